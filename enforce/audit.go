@@ -1,0 +1,501 @@
+package enforce
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// draft is the JSON Schema dialect a schema declares with $schema.
+type draft int
+
+const (
+	draft4 draft = 4
+	draft6 draft = 6
+	draft7 draft = 7
+	// draft2020 is checked by translating to draft-07 where the meaning is
+	// the same, and refusing what cannot be translated.
+	draft2020 draft = 2020
+)
+
+func (d draft) String() string {
+	if d == draft2020 {
+		return "2020-12"
+	}
+	return fmt.Sprintf("draft-%02d", int(d))
+}
+
+var dialects = map[string]draft{
+	"http://json-schema.org/draft-04/schema":       draft4,
+	"http://json-schema.org/draft-06/schema":       draft6,
+	"http://json-schema.org/draft-07/schema":       draft7,
+	"https://json-schema.org/draft/2020-12/schema": draft2020,
+}
+
+// refusedKeywords are keywords the validator does not know. It would
+// ignore them silently, so a schema that uses them is refused instead.
+var refusedKeywords = map[string]string{
+	"prefixItems":           "2020-12 tuple validation",
+	"unevaluatedProperties": "2019-09/2020-12 evaluation tracking",
+	"unevaluatedItems":      "2019-09/2020-12 evaluation tracking",
+	"dependentRequired":     "2019-09/2020-12 dependencies",
+	"dependentSchemas":      "2019-09/2020-12 dependencies",
+	"$anchor":               "2019-09/2020-12 anchors",
+	"$dynamicRef":           "2020-12 dynamic references",
+	"$dynamicAnchor":        "2020-12 dynamic references",
+	"$recursiveRef":         "2019-09 recursive references",
+	"$recursiveAnchor":      "2019-09 recursive references",
+	"minContains":           "2019-09/2020-12 contains bounds",
+	"maxContains":           "2019-09/2020-12 contains bounds",
+	"$vocabulary":           "2019-09/2020-12 vocabularies",
+}
+
+// Where subschemas live, by keyword. inPlace keywords apply their
+// subschemas to the same instance; the others descend into it.
+var (
+	schemaKeywords = map[string]bool{ // value is one schema
+		"additionalItems": false, "additionalProperties": false, "contains": false,
+		"propertyNames": false, "items": false,
+		"not": true, "if": true, "then": true, "else": true,
+	}
+	schemaListKeywords = map[string]bool{ // value is an array of schemas
+		"allOf": true, "anyOf": true, "oneOf": true, "items": false,
+	}
+	schemaMapKeywords = map[string]bool{ // value is an object of schemas
+		"properties": false, "patternProperties": false,
+		"definitions": false, "$defs": false,
+		"dependencies": true, // applies to the same instance
+	}
+	// count keywords take a non-negative integer; 2.0 is one.
+	countKeywords = []string{"maxItems", "minItems", "maxLength", "minLength", "maxProperties", "minProperties"}
+)
+
+// auditor walks a schema document, refuses what the validator would check
+// wrongly, and rewrites what it can check right once rewritten.
+type auditor struct {
+	root  any
+	draft draft
+	// refs maps the location of each $ref to its target's location.
+	refs map[string]string
+	// edges maps a subschema's location to the subschemas it applies to the
+	// same instance (its $ref target, allOf members, …). A cycle among them
+	// would recurse forever without consuming input.
+	edges map[string][]string
+	// anyRef and subIDs decide whether base-URI changes matter.
+	anyRef bool
+	subID  string
+}
+
+func newAuditor(root any) (*auditor, error) {
+	a := &auditor{root: root, draft: draft7, refs: map[string]string{}, edges: map[string][]string{}}
+	if m, ok := root.(map[string]any); ok {
+		if v, ok := m["$schema"]; ok {
+			s, ok := v.(string)
+			if !ok {
+				return nil, &SchemaError{Keyword: "$schema", Reason: "must be a string"}
+			}
+			d, ok := dialects[strings.TrimSuffix(s, "#")]
+			if !ok {
+				return nil, &SchemaError{Keyword: "$schema", Reason: fmt.Sprintf("unsupported dialect %q (supported: draft-04, draft-06, draft-07, 2020-12; none means draft-07)", s)}
+			}
+			a.draft = d
+		}
+	}
+	return a, nil
+}
+
+// audit checks the whole document and returns the rewritten copy to
+// compile.
+func (a *auditor) audit() (any, error) {
+	out, err := a.walk(a.root, "")
+	if err != nil {
+		return nil, err
+	}
+	if a.anyRef && a.subID != "" {
+		return nil, &SchemaError{Keyword: a.idKeyword(), Location: a.subID, Reason: "an identifier in a subschema changes the base of $ref; only references within one document, by JSON Pointer, are supported"}
+	}
+	for from, to := range a.refs {
+		if _, ok := resolvePointer(a.root, to); !ok {
+			return nil, &SchemaError{Keyword: "$ref", Location: from, Reason: fmt.Sprintf("target %q not found in the schema", "#"+to)}
+		}
+	}
+	if err := a.findCycle(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (a *auditor) idKeyword() string {
+	if a.draft == draft4 {
+		return "id"
+	}
+	return "$id"
+}
+
+// walk checks the subschema s at location loc and returns its rewrite.
+func (a *auditor) walk(s any, loc string) (any, error) {
+	switch s := s.(type) {
+	case bool:
+		if a.draft == draft4 {
+			return nil, &SchemaError{Location: loc, Reason: "a boolean schema needs draft-06 or later"}
+		}
+		return s, nil
+	case map[string]any:
+		return a.walkObject(s, loc)
+	default:
+		return nil, &SchemaError{Location: loc, Reason: fmt.Sprintf("a schema must be an object or a boolean, not %s", jsonKind(s))}
+	}
+}
+
+func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
+	// Refuse the unknown before rewriting anything, in a stable order.
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if why, ok := refusedKeywords[k]; ok {
+			return nil, &SchemaError{Keyword: k, Location: loc, Reason: why + " is not supported by the validator, which would ignore it"}
+		}
+	}
+
+	out := make(map[string]any, len(m))
+	for _, k := range keys {
+		out[k] = m[k]
+	}
+	if id, ok := m[a.idKeyword()].(string); ok {
+		if loc == "" || strings.HasPrefix(id, "#") {
+			delete(out, a.idKeyword()) // the root's own id: all refs are local
+		} else if a.subID == "" {
+			a.subID = loc
+		}
+	}
+	delete(out, "$schema")
+	if loc != "" {
+		if _, ok := m["$schema"]; ok {
+			return nil, &SchemaError{Keyword: "$schema", Location: loc, Reason: "a dialect change inside a schema is not supported"}
+		}
+	}
+
+	if ref, ok := m["$ref"]; ok {
+		rs, ok := ref.(string)
+		if !ok {
+			return nil, &SchemaError{Keyword: "$ref", Location: loc, Reason: "must be a string"}
+		}
+		target, err := refPointer(rs)
+		if err != nil {
+			return nil, &SchemaError{Keyword: "$ref", Location: loc, Reason: err.Error()}
+		}
+		a.anyRef = true
+		a.refs[loc] = target
+		a.edges[loc] = append(a.edges[loc], target)
+	}
+
+	if a.draft == draft2020 {
+		// Keywords 2020-12 does not have are ignored by it; the validator
+		// would apply them.
+		delete(out, "additionalItems")
+		delete(out, "dependencies")
+		// format is an annotation in 2020-12.
+		delete(out, "format")
+		if _, ok := m["items"].([]any); ok {
+			return nil, &SchemaError{Keyword: "items", Location: loc, Reason: "in 2020-12 items takes one schema; an array of schemas is prefixItems, which is not supported"}
+		}
+	} else if f, ok := m["format"].(string); ok {
+		out["format"] = formatName(f)
+	}
+
+	for _, k := range countKeywords {
+		if v, ok := m[k]; ok {
+			n, err := countValue(v)
+			if err != nil {
+				return nil, &SchemaError{Keyword: k, Location: loc, Reason: err.Error()}
+			}
+			out[k] = n
+		}
+	}
+	if e, ok := m["enum"].([]any); ok && len(e) == 0 {
+		// An empty enum admits nothing; the validator would admit all.
+		delete(out, "enum")
+		out["not"] = map[string]any{}
+		if _, ok := m["not"]; ok {
+			return nil, &SchemaError{Keyword: "enum", Location: loc, Reason: "an empty enum beside not is not supported"}
+		}
+	}
+	for _, k := range []string{"enum", "const"} {
+		if v, ok := out[k]; ok {
+			out[k] = canonicalNumbers(v)
+		}
+	}
+	if v, ok := m["required"].([]any); ok && len(v) == 0 && a.draft == draft4 {
+		return nil, &SchemaError{Keyword: "required", Location: loc, Reason: "draft-04 requires at least one name"}
+	}
+
+	for _, k := range keys {
+		v := m[k]
+		child := loc + "/" + escapePointer(k)
+		if inPlace, ok := schemaKeywords[k]; ok {
+			if _, isList := v.([]any); !(k == "items" && isList) {
+				if k == "additionalItems" && a.draft == draft2020 {
+					continue
+				}
+				sub, err := a.walk(v, child)
+				if err != nil {
+					return nil, err
+				}
+				out[k] = sub
+				if inPlace {
+					a.edges[loc] = append(a.edges[loc], child)
+				}
+				continue
+			}
+		}
+		if inPlace, ok := schemaListKeywords[k]; ok {
+			list, ok := v.([]any)
+			if !ok {
+				return nil, &SchemaError{Keyword: k, Location: loc, Reason: "must be an array of schemas"}
+			}
+			if k != "items" && len(list) == 0 {
+				return nil, &SchemaError{Keyword: k, Location: loc, Reason: "must not be empty"}
+			}
+			subs := make([]any, len(list))
+			for i, e := range list {
+				c := child + "/" + strconv.Itoa(i)
+				sub, err := a.walk(e, c)
+				if err != nil {
+					return nil, err
+				}
+				subs[i] = sub
+				if inPlace {
+					a.edges[loc] = append(a.edges[loc], c)
+				}
+			}
+			out[k] = subs
+			continue
+		}
+		if inPlace, ok := schemaMapKeywords[k]; ok {
+			if k == "dependencies" && a.draft == draft2020 {
+				continue
+			}
+			mm, ok := v.(map[string]any)
+			if !ok {
+				return nil, &SchemaError{Keyword: k, Location: loc, Reason: "must be an object"}
+			}
+			subs := make(map[string]any, len(mm))
+			for name, e := range mm {
+				c := child + "/" + escapePointer(name)
+				if _, isNames := e.([]any); isNames && k == "dependencies" {
+					subs[name] = e
+					continue
+				}
+				sub, err := a.walk(e, c)
+				if err != nil {
+					return nil, err
+				}
+				subs[name] = sub
+				if inPlace {
+					a.edges[loc] = append(a.edges[loc], c)
+				}
+			}
+			out[k] = subs
+		}
+	}
+	if target, ok := a.refs[loc]; ok && a.draft != draft2020 {
+		// Before 2019-09 $ref replaces its siblings: the validator ignores
+		// them, and so does the cycle check. They stay in the document,
+		// where a pointer may still reach them.
+		a.edges[loc] = []string{target}
+	}
+	if ref, ok := out["$ref"]; ok && a.draft == draft2020 && len(out) > 1 {
+		// Since 2019-09 $ref applies beside its siblings, but the
+		// validator stops at $ref: move it into allOf, which means the
+		// same.
+		delete(out, "$ref")
+		all, _ := out["allOf"].([]any)
+		out["allOf"] = append(all, map[string]any{"$ref": ref})
+	}
+	return out, nil
+}
+
+// findCycle refuses a $ref loop that consumes no input: validating any
+// instance against it would recurse forever.
+func (a *auditor) findCycle() error {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[string]int{}
+	var visit func(loc string) (string, bool)
+	visit = func(loc string) (string, bool) {
+		switch state[loc] {
+		case active:
+			return loc, true
+		case done:
+			return "", false
+		}
+		state[loc] = active
+		next := append([]string(nil), a.edges[loc]...)
+		sort.Strings(next)
+		for _, n := range next {
+			if at, ok := visit(n); ok {
+				return at, true
+			}
+		}
+		state[loc] = done
+		return "", false
+	}
+	locs := make([]string, 0, len(a.edges))
+	for l := range a.edges {
+		locs = append(locs, l)
+	}
+	sort.Strings(locs)
+	for _, l := range locs {
+		if at, ok := visit(l); ok {
+			ref := at
+			for from := range a.refs {
+				if from == at || strings.HasPrefix(from, at+"/") {
+					ref = from
+					break
+				}
+			}
+			return &SchemaError{Keyword: "$ref", Location: ref, Reason: "reference cycle that consumes no input: validation would never end"}
+		}
+	}
+	return nil
+}
+
+// refPointer accepts a reference to a JSON Pointer within the same
+// document ("#", "#/definitions/a") and returns the unescaped pointer.
+// Anything else could send the validator to the network or to anchors it
+// resolves wrongly.
+func refPointer(ref string) (string, error) {
+	if !strings.HasPrefix(ref, "#") {
+		return "", fmt.Errorf("%q is not a reference within this schema: only \"#\" and \"#/json/pointer\" references are supported, so validation never reaches the network", ref)
+	}
+	frag, err := url.PathUnescape(ref[1:])
+	if err != nil {
+		return "", fmt.Errorf("%q: %v", ref, err)
+	}
+	if frag != "" && !strings.HasPrefix(frag, "/") {
+		return "", fmt.Errorf("%q names an anchor; only JSON Pointer references are supported", ref)
+	}
+	return frag, nil
+}
+
+func resolvePointer(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch d := doc.(type) {
+		case map[string]any:
+			v, ok := d[tok]
+			if !ok {
+				return nil, false
+			}
+			doc = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(d) || (len(tok) > 1 && tok[0] == '0') {
+				return nil, false
+			}
+			doc = d[i]
+		default:
+			return nil, false
+		}
+	}
+	switch doc.(type) {
+	case map[string]any, bool:
+		return doc, true
+	}
+	return nil, false
+}
+
+func escapePointer(s string) string {
+	if !strings.ContainsAny(s, "~/") {
+		return s
+	}
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// countValue accepts a non-negative integer, also written as 2.0.
+func countValue(v any) (json.Number, error) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return "", fmt.Errorf("must be a non-negative integer, not %s", jsonKind(v))
+	}
+	r, ok := new(big.Rat).SetString(string(n))
+	if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {
+		return "", fmt.Errorf("must be a non-negative integer, not %s", n)
+	}
+	return json.Number(r.Num().String()), nil
+}
+
+// canonicalNumbers rewrites numbers so that equal values are spelled the
+// same: the validator compares enum, const and uniqueItems members by
+// their JSON text, which would tell 1 from 1.0.
+func canonicalNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		return canonicalNumber(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = canonicalNumbers(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = canonicalNumbers(e)
+		}
+		return out
+	}
+	return v
+}
+
+func canonicalNumber(n json.Number) json.Number {
+	s := string(n)
+	if !strings.ContainsAny(s, ".eE") {
+		if s == "-0" {
+			return "0"
+		}
+		return n
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return n
+	}
+	if r.IsInt() {
+		return json.Number(r.Num().String())
+	}
+	if f, exact := r.Float64(); exact {
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return n
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}

@@ -1,0 +1,96 @@
+package enforce_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// suiteDir finds the official JSON-Schema-Test-Suite, which is data beside
+// the repository, never part of it. ENFORCER_JSON_SCHEMA_TEST_SUITE
+// overrides the default location.
+func suiteDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("ENFORCER_JSON_SCHEMA_TEST_SUITE")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "jsonschema-test-suite")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("JSON-Schema-Test-Suite not found at %s; set ENFORCER_JSON_SCHEMA_TEST_SUITE to run it", dir)
+	}
+	return dir
+}
+
+type suiteGroup struct {
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+	Tests       []struct {
+		Description string          `json:"description"`
+		Data        json.RawMessage `json:"data"`
+		Valid       bool            `json:"valid"`
+	} `json:"tests"`
+}
+
+// TestConformance runs the suite's required tests (not optional/, and not
+// refRemote, which needs a network). Every case must be judged correctly
+// or have its schema refused at compile time: a refusal is a clear error,
+// a wrong verdict is a silent lie.
+func TestConformance(t *testing.T) {
+	root := suiteDir(t)
+	for _, draft := range []string{"draft7", "draft2020-12"} {
+		t.Run(draft, func(t *testing.T) {
+			files, err := filepath.Glob(filepath.Join(root, draft, "*.json"))
+			if err != nil || len(files) == 0 {
+				t.Skipf("no test files for %s", draft)
+			}
+			sort.Strings(files)
+			var judged, refused, wrong int
+			refusedBy := map[string]int{}
+			for _, file := range files {
+				name := filepath.Base(file)
+				if name == "refRemote.json" {
+					continue
+				}
+				raw, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var groups []suiteGroup
+				if err := json.Unmarshal(raw, &groups); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				for _, g := range groups {
+					s, err := enforce.CompileSchema(g.Schema)
+					if err != nil {
+						var se *enforce.SchemaError
+						if !errors.As(err, &se) {
+							t.Errorf("%s / %s: CompileSchema returned %T, want *enforce.SchemaError", name, g.Description, err)
+						}
+						refused += len(g.Tests)
+						key := se.Keyword
+						if key == "" {
+							key = se.Reason
+						}
+						refusedBy[key] += len(g.Tests)
+						continue
+					}
+					for _, tc := range g.Tests {
+						err := s.Check(string(tc.Data))
+						if got := err == nil; got != tc.Valid {
+							wrong++
+							t.Errorf("%s / %s / %s: valid = %v, want %v (%v)", name, g.Description, tc.Description, got, tc.Valid, err)
+							continue
+						}
+						judged++
+					}
+				}
+			}
+			t.Logf("%s: %d judged correctly, %d refused at compile, %d wrong; refused by %v", draft, judged, refused, wrong, refusedBy)
+		})
+	}
+}

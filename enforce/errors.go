@@ -1,0 +1,167 @@
+package enforce
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Stage names the half of judging that failed.
+type Stage string
+
+const (
+	// StageJSONParse: the answer is not exactly one JSON value.
+	StageJSONParse Stage = "json-parse"
+	// StageSchemaValidate: the answer is JSON but breaks the schema.
+	StageSchemaValidate Stage = "schema-validate"
+)
+
+// Issue is one way an answer breaks its contract.
+type Issue struct {
+	// Path is the JSON Pointer (RFC 6901) of the failing value: "" for the
+	// whole answer, "/items/0/qty" for a member. A missing required member
+	// or a disallowed extra member is reported at its own pointer
+	// ("/city"), not at its parent's.
+	Path string `json:"path"`
+	// Keyword is the schema keyword that failed ("required", "type", …);
+	// "json" for a json-parse issue.
+	Keyword string `json:"keyword"`
+	// Message is the validator's own message, verbatim. It may quote text
+	// from the answer: treat it as data.
+	Message string `json:"message"`
+}
+
+// CheckError is why an answer does not keep its contract. Check returns it.
+type CheckError struct {
+	Stage Stage
+	// Issues holds every issue found, sorted by Path, so a single
+	// corrective turn can fix them all. It is never empty.
+	Issues []Issue
+}
+
+// Error returns the stage and the first issue.
+func (e *CheckError) Error() string {
+	first := e.Issues[0]
+	var b strings.Builder
+	b.WriteString(string(e.Stage))
+	b.WriteString(": ")
+	if first.Path != "" {
+		b.WriteString(first.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(first.Message)
+	if n := len(e.Issues) - 1; n > 0 {
+		fmt.Fprintf(&b, " (and %d more)", n)
+	}
+	return b.String()
+}
+
+// Path is the first issue's JSON Pointer.
+func (e *CheckError) Path() string { return e.Issues[0].Path }
+
+// SchemaError is why a schema was refused. CompileSchema and SchemaFor
+// return it for a schema that is not JSON, is not a schema, or uses
+// something the validator would check wrongly.
+type SchemaError struct {
+	// Keyword is the offending keyword ("prefixItems", "$ref", …), or ""
+	// when the schema as a whole is at fault.
+	Keyword string
+	// Location is the JSON Pointer of the offending subschema within the
+	// schema document ("" for the root).
+	Location string
+	// Reason says what is wrong.
+	Reason string
+	// Err is the underlying error, if any.
+	Err error
+}
+
+func (e *SchemaError) Error() string {
+	var b strings.Builder
+	b.WriteString("enforce: schema refused")
+	if e.Keyword != "" {
+		fmt.Fprintf(&b, ": keyword %q", e.Keyword)
+	}
+	if e.Keyword != "" || e.Location != "" {
+		fmt.Fprintf(&b, " at %q", "#"+e.Location)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Reason)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *SchemaError) Unwrap() error { return e.Err }
+
+// Sentinels that say why enforcement stopped. An *OutputError wraps one of
+// them when retries were opted into.
+var (
+	// ErrExhausted: the answer failed with no retries left.
+	ErrExhausted = errors.New("enforce: output retries exhausted")
+	// ErrBrokenBy: the model's own answer kept the contract but a rewrite
+	// broke it, so the run stopped without spending its retries.
+	ErrBrokenBy = errors.New("enforce: a rewrite broke a valid answer")
+	// ErrRetries: a retry count outside 0..MaxRetries.
+	ErrRetries = errors.New("enforce: output retries out of range")
+)
+
+// OutputError is what a run returns when its final answer does not keep
+// the contract, with or without retries.
+type OutputError struct {
+	Stage  Stage
+	Output string // the final answer as it stood
+	Path   string // JSON Pointer of the first issue
+	// BrokenBy names the rewrite (act-output middleware) that first turned
+	// the model's passing answer into a failing one; "" otherwise.
+	BrokenBy string
+	// Attempts is the ledger, nil when retries were not opted into.
+	Attempts []Attempt
+	// Err is the cause: a *CheckError with every issue.
+	Err error
+}
+
+func (e *OutputError) Error() string {
+	var b strings.Builder
+	b.WriteString("enforce: final answer breaks the output contract")
+	if e.BrokenBy != "" {
+		fmt.Fprintf(&b, " (broken by %q)", e.BrokenBy)
+	} else if e.Attempts != nil {
+		fmt.Fprintf(&b, " after %d attempt(s)", len(e.Attempts))
+	}
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the cause and, when retries were opted into, the sentinel
+// that says why enforcement stopped (ErrBrokenBy or ErrExhausted), so
+// errors.Is and errors.As see both.
+func (e *OutputError) Unwrap() []error {
+	errs := make([]error, 0, 2)
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	switch {
+	case e.BrokenBy != "":
+		errs = append(errs, ErrBrokenBy)
+	case e.Attempts != nil:
+		errs = append(errs, ErrExhausted)
+	}
+	return errs
+}
+
+// NewOutputError builds the error for an answer that failed Check without
+// retries: Attempts is nil. err must be what Check returned.
+func NewOutputError(answer string, err error) *OutputError {
+	oe := &OutputError{Output: answer, Err: err}
+	var ce *CheckError
+	if errors.As(err, &ce) {
+		oe.Stage = ce.Stage
+		oe.Path = ce.Path()
+	}
+	return oe
+}

@@ -1,0 +1,257 @@
+package enforce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/enforcer-go/enforcer/fnv"
+)
+
+// Outcome is what became of one final answer.
+type Outcome string
+
+const (
+	// OutcomePassed: the answer kept the contract; the run returns it.
+	OutcomePassed Outcome = "passed"
+	// OutcomeRetried: it failed and a corrective turn was sent.
+	OutcomeRetried Outcome = "retried"
+	// OutcomeExhausted: it failed and no retry will follow — none were
+	// left, or a rewrite broke a valid answer (BrokenBy). The answer stands.
+	OutcomeExhausted Outcome = "exhausted"
+)
+
+// Attempt is one row of the ledger: one final answer, in order.
+type Attempt struct {
+	Attempt               int     `json:"attempt"`   // 1-based within the run
+	Iteration             int     `json:"iteration"` // the ReAct iteration that produced the answer
+	Outcome               Outcome `json:"outcome"`
+	Stage                 Stage   `json:"stage,omitempty"`                 // absent on a passing row
+	Error                 string  `json:"error,omitempty"`                 // validator's own message, verbatim; absent on a passing row
+	Path                  string  `json:"path,omitempty"`                  // JSON Pointer of the failing field, when known
+	CorrectiveMessageHash string  `json:"correctiveMessageHash,omitempty"` // fnv.Hex32a of the corrective message; only on 'retried'
+	BrokenBy              string  `json:"brokenBy,omitempty"`              // only on 'exhausted'
+}
+
+// MaxRetries is the most output retries a run may opt into.
+const MaxRetries = 10
+
+// Rewrite is one step that changed the model's answer after the model gave
+// it (an act-output middleware), with the answer as that step left it.
+type Rewrite struct {
+	By   string // the step's name
+	Text string // the answer after the step
+}
+
+// Answer is one final answer to judge.
+type Answer struct {
+	// Iteration is the loop iteration that produced it (1-based).
+	Iteration int
+	// Model is the answer as the model gave it.
+	Model string
+	// Rewrites are the steps that changed it since, in order; the answer
+	// that stands is the last one's Text, or Model when there are none.
+	Rewrites []Rewrite
+}
+
+// Text is the answer as it stands after every rewrite.
+func (a Answer) Text() string {
+	if n := len(a.Rewrites); n > 0 {
+		return a.Rewrites[n-1].Text
+	}
+	return a.Model
+}
+
+// Verdict is what the ledger decided about one answer.
+type Verdict struct {
+	// Row is the attempt row just recorded.
+	Row Attempt
+	// Corrective is the message to send the model as a user turn before
+	// looping again; non-empty exactly when Row.Outcome is OutcomeRetried.
+	// Row.CorrectiveMessageHash is fnv.Hex32a(Corrective).
+	Corrective string
+	// Err is nil when the answer passed or will be retried, and an
+	// *OutputError when the run must stop with the answer failing.
+	Err error
+}
+
+// Ledger judges the final answers of one run against a contract with a
+// retry budget, and records one Attempt row per answer. Use one Ledger per
+// run; it is not safe for concurrent use.
+type Ledger struct {
+	schema  *Schema
+	retries int
+	rows    []Attempt
+}
+
+// NewLedger returns a ledger for a run that opted into retries (0 to
+// MaxRetries). A run that did not opt in has no ledger: judge its answer
+// with Schema.Check and report a failure with NewOutputError.
+func NewLedger(s *Schema, retries int) (*Ledger, error) {
+	if s == nil {
+		return nil, errors.New("enforce: NewLedger needs a schema")
+	}
+	if retries < 0 || retries > MaxRetries {
+		return nil, fmt.Errorf("%w: %d is not in 0..%d", ErrRetries, retries, MaxRetries)
+	}
+	return &Ledger{schema: s, retries: retries}, nil
+}
+
+// Attempts returns a copy of the rows recorded so far, never nil.
+func (l *Ledger) Attempts() []Attempt {
+	return append(make([]Attempt, 0, len(l.rows)), l.rows...)
+}
+
+// RetriesLeft is how many corrective turns the ledger may still send.
+func (l *Ledger) RetriesLeft() int {
+	used := 0
+	for _, r := range l.rows {
+		if r.Outcome == OutcomeRetried {
+			used++
+		}
+	}
+	return l.retries - used
+}
+
+// Judge checks one final answer and records its row:
+//   - it keeps the contract: a passed row;
+//   - it fails, but the model's own answer passed and a rewrite broke it:
+//     an exhausted row naming the rewrite that first broke it (BrokenBy),
+//     with retries left unspent, since re-asking cannot fix a rewrite;
+//   - it fails with retries left: a retried row and a corrective message;
+//   - it fails with none left: an exhausted row.
+//
+// Model answers are judged again only on the failure path, and only when
+// rewrites changed them.
+func (l *Ledger) Judge(a Answer) Verdict {
+	text := a.Text()
+	err := l.schema.Check(text)
+	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration}
+	if err == nil {
+		row.Outcome = OutcomePassed
+		l.rows = append(l.rows, row)
+		return Verdict{Row: row}
+	}
+	var ce *CheckError
+	errors.As(err, &ce)
+	row.Stage, row.Error, row.Path = ce.Stage, ce.Issues[0].Message, ce.Path()
+
+	if by := l.brokenBy(a); by != "" {
+		row.Outcome = OutcomeExhausted
+		row.BrokenBy = by
+		l.rows = append(l.rows, row)
+		return Verdict{Row: row, Err: l.outputError(text, ce, by)}
+	}
+	if left := l.RetriesLeft(); left > 0 {
+		msg := CorrectiveMessage(ce, row.Attempt, l.retries+1)
+		row.Outcome = OutcomeRetried
+		row.CorrectiveMessageHash = fnv.Hex32a(msg)
+		l.rows = append(l.rows, row)
+		return Verdict{Row: row, Corrective: msg}
+	}
+	row.Outcome = OutcomeExhausted
+	l.rows = append(l.rows, row)
+	return Verdict{Row: row, Err: l.outputError(text, ce, "")}
+}
+
+func (l *Ledger) outputError(text string, ce *CheckError, brokenBy string) *OutputError {
+	return &OutputError{
+		Stage: ce.Stage, Output: text, Path: ce.Path(), BrokenBy: brokenBy,
+		Attempts: l.Attempts(), Err: ce,
+	}
+}
+
+// brokenBy names the first rewrite whose output fails after a passing
+// model answer, or "" when the model's own answer fails too.
+func (l *Ledger) brokenBy(a Answer) string {
+	if len(a.Rewrites) == 0 || a.Model == a.Text() || l.schema.Check(a.Model) != nil {
+		return ""
+	}
+	prev := a.Model
+	for _, rw := range a.Rewrites {
+		if rw.Text == prev {
+			continue
+		}
+		if l.schema.Check(rw.Text) != nil {
+			return rw.By
+		}
+		prev = rw.Text
+	}
+	return ""
+}
+
+// Caps that keep a corrective message bounded whatever the answer was.
+const (
+	maxIssueText  = 2048 // bytes of issue lines, then "and K more"
+	maxIssueQuote = 200  // bytes of one validator message
+)
+
+// CorrectiveMessage is the user turn that asks the model to fix a failed
+// answer: our own words naming the stage, every issue with its JSON
+// Pointer (validator text quoted as data, capped), attempt n of max, and
+// the instruction to reply with only the JSON. The same inputs always give
+// the same text, so its hash is stable.
+func CorrectiveMessage(ce *CheckError, attempt, max int) string {
+	var b strings.Builder
+	b.WriteString("Your previous answer did not satisfy the required output format.\n")
+	switch ce.Stage {
+	case StageJSONParse:
+		b.WriteString("Stage: json-parse — the answer must be exactly one JSON value, with no text, markdown fences or second value around it.\n")
+	default:
+		b.WriteString("Stage: schema-validate — the answer is JSON but does not match the JSON Schema.\n")
+	}
+	b.WriteString("Issues (each validator message is quoted as data):\n")
+	written := 0
+	for i, is := range ce.Issues {
+		line := "- at " + pointerLabel(is.Path) + ": " + strconv.Quote(truncate(is.Message, maxIssueQuote)) + "\n"
+		if written+len(line) > maxIssueText && i > 0 {
+			fmt.Fprintf(&b, "- and %d more\n", len(ce.Issues)-i)
+			break
+		}
+		b.WriteString(line)
+		written += len(line)
+	}
+	fmt.Fprintf(&b, "This was attempt %d of %d. Reply with only the corrected JSON value, nothing else.", attempt, max)
+	return b.String()
+}
+
+func pointerLabel(p string) string {
+	if p == "" {
+		return "the root (\"\")"
+	}
+	return strconv.Quote(p)
+}
+
+// Loop drives any loop that produces final answers, without the agent
+// package. produce is called for the first answer with corrective == "",
+// and again after each failure with retries left, with the corrective
+// message to show the model. Loop returns the accepted answer, the ledger
+// rows, and an error: an *OutputError when the last answer fails, or
+// produce's error (with the rows so far) when it fails, or the context's
+// cause when ctx ends between attempts.
+func Loop(ctx context.Context, s *Schema, retries int, produce func(ctx context.Context, corrective string) (string, error)) (string, []Attempt, error) {
+	l, err := NewLedger(s, retries)
+	if err != nil {
+		return "", nil, err
+	}
+	corrective := ""
+	for iteration := 1; ; iteration++ {
+		if err := context.Cause(ctx); err != nil {
+			return "", l.Attempts(), err
+		}
+		answer, err := produce(ctx, corrective)
+		if err != nil {
+			return "", l.Attempts(), err
+		}
+		v := l.Judge(Answer{Iteration: iteration, Model: answer})
+		switch v.Row.Outcome {
+		case OutcomePassed:
+			return answer, l.Attempts(), nil
+		case OutcomeExhausted:
+			return answer, l.Attempts(), v.Err
+		}
+		corrective = v.Corrective
+	}
+}

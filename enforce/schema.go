@@ -1,0 +1,281 @@
+package enforce
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/invopop/jsonschema"
+	"github.com/xeipuuv/gojsonschema"
+)
+
+// Schema is a compiled output contract. It is safe for concurrent use.
+type Schema struct {
+	source []byte // the schema as given, for prompts and logs
+	gs     *gojsonschema.Schema
+}
+
+// CompileSchema compiles a JSON Schema document.
+//
+// The schema's own $schema decides its dialect: draft-04, draft-06,
+// draft-07 (also when $schema is absent) or 2020-12, where format is an
+// annotation and is not asserted. A schema the validator would check
+// wrongly is refused with a *SchemaError naming the keyword and its
+// location: 2019-09/2020-12 keywords it does not know (prefixItems,
+// unevaluatedProperties, dependentRequired, $anchor, $dynamicRef, …), a
+// $ref cycle that consumes no input, a $ref to a missing target, and any
+// $ref that is not a JSON Pointer into the same document — so validation
+// never reaches the network.
+func CompileSchema(jsonSchema []byte) (*Schema, error) {
+	doc, err := parseJSON(string(jsonSchema))
+	if err != nil {
+		return nil, &SchemaError{Reason: "not JSON", Err: err}
+	}
+	a, err := newAuditor(doc)
+	if err != nil {
+		return nil, err
+	}
+	tree, err := a.audit()
+	if err != nil {
+		return nil, err
+	}
+	sl := gojsonschema.NewSchemaLoader()
+	sl.AutoDetect = false
+	sl.Validate = false
+	switch a.draft {
+	case draft4:
+		sl.Draft = gojsonschema.Draft4
+	case draft6:
+		sl.Draft = gojsonschema.Draft6
+	default:
+		sl.Draft = gojsonschema.Draft7
+	}
+	gs, err := compileSafely(sl, tree)
+	if err != nil {
+		return nil, &SchemaError{Reason: "not a valid " + a.draft.String() + " schema", Err: err}
+	}
+	return &Schema{source: append([]byte(nil), jsonSchema...), gs: gs}, nil
+}
+
+func compileSafely(sl *gojsonschema.SchemaLoader, tree any) (gs *gojsonschema.Schema, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("validator panicked: %v", r)
+		}
+	}()
+	return sl.Compile(gojsonschema.NewRawLoader(tree))
+}
+
+// JSON returns the schema document as it was given.
+func (s *Schema) JSON() []byte { return append([]byte(nil), s.source...) }
+
+var schemaCache sync.Map // reflect.Type → schemaEntry
+
+type schemaEntry struct {
+	s   *Schema
+	err error
+}
+
+// SchemaFor returns the contract for answers that decode into T,
+// reflected by invopop/jsonschema's default Reflector (every field without
+// omitempty is required; unknown members are refused) and compiled once
+// per type: later calls return the cached *Schema without allocating.
+// Formats are asserted, so a time.Time field accepts only RFC 3339 text.
+func SchemaFor[T any]() (*Schema, error) {
+	t := reflect.TypeFor[T]()
+	if e, ok := schemaCache.Load(t); ok {
+		e := e.(*schemaEntry)
+		return e.s, e.err
+	}
+	e := &schemaEntry{}
+	e.s, e.err = reflectSchema(t)
+	actual, _ := schemaCache.LoadOrStore(t, e)
+	e = actual.(*schemaEntry)
+	return e.s, e.err
+}
+
+func reflectSchema(t reflect.Type) (s *Schema, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &SchemaError{Reason: fmt.Sprintf("cannot reflect a schema from %v: %v", t, r)}
+		}
+	}()
+	r := &jsonschema.Reflector{}
+	js := r.ReflectFromType(t)
+	// Reflected schemas name 2020-12 but use only keywords that mean the
+	// same in draft-07, where format is asserted — which we want: an
+	// answer that does not decode into T must fail.
+	js.Version = ""
+	raw, err := json.Marshal(js)
+	if err != nil {
+		return nil, &SchemaError{Reason: fmt.Sprintf("cannot encode the schema reflected from %v", t), Err: err}
+	}
+	return CompileSchema(raw)
+}
+
+// Check judges answer against the contract in two stages: json-parse (the
+// whole answer must be exactly one JSON value), then schema-validate. It
+// returns nil when the answer keeps the contract, else a *CheckError
+// carrying the stage and every issue with its JSON Pointer.
+func (s *Schema) Check(answer string) error {
+	doc, err := parseJSON(answer)
+	if err != nil {
+		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: err.Error()}}}
+	}
+	return s.validate(doc)
+}
+
+func (s *Schema) validate(doc any) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: fmt.Sprintf("validator failed: %v", r)}}}
+		}
+	}()
+	res, verr := s.gs.Validate(gojsonschema.NewRawLoader(canonicalNumbers(doc)))
+	if verr != nil {
+		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: verr.Error()}}}
+	}
+	if res.Valid() {
+		return nil
+	}
+	errs := res.Errors()
+	issues := make([]Issue, 0, len(errs))
+	for _, re := range errs {
+		issues = append(issues, toIssue(re))
+	}
+	sort.SliceStable(issues, func(i, j int) bool {
+		if issues[i].Path != issues[j].Path {
+			return issues[i].Path < issues[j].Path
+		}
+		return issues[i].Message < issues[j].Message
+	})
+	return &CheckError{Stage: StageSchemaValidate, Issues: issues}
+}
+
+// ctxSep separates the validator's context path segments; a NUL cannot be
+// confused with the dots that may appear in member names.
+const ctxSep = "\x00"
+
+func toIssue(re gojsonschema.ResultError) Issue {
+	ptr := contextPointer(re.Context())
+	switch re.Type() {
+	case "required", "additional_property_not_allowed":
+		if p, ok := re.Details()["property"].(string); ok {
+			ptr += "/" + escapePointer(p)
+		}
+	}
+	msg := re.Description()
+	if re.Type() == "format" {
+		msg = strings.ReplaceAll(msg, formatPrefix, "")
+	}
+	return Issue{Path: ptr, Keyword: keywordOf(re.Type()), Message: msg}
+}
+
+func contextPointer(c *gojsonschema.JsonContext) string {
+	if c == nil {
+		return ""
+	}
+	parts := strings.Split(c.String(ctxSep), ctxSep)
+	var b strings.Builder
+	for _, p := range parts[1:] { // parts[0] is "(root)"
+		b.WriteByte('/')
+		b.WriteString(escapePointer(p))
+	}
+	return b.String()
+}
+
+// keywordOf maps the validator's error type to the schema keyword.
+func keywordOf(t string) string {
+	switch t {
+	case "invalid_type":
+		return "type"
+	case "additional_property_not_allowed":
+		return "additionalProperties"
+	case "number_any_of":
+		return "anyOf"
+	case "number_one_of":
+		return "oneOf"
+	case "number_all_of":
+		return "allOf"
+	case "number_not":
+		return "not"
+	case "array_min_items":
+		return "minItems"
+	case "array_max_items":
+		return "maxItems"
+	case "string_gte":
+		return "minLength"
+	case "string_lte":
+		return "maxLength"
+	case "array_min_properties":
+		return "minProperties"
+	case "array_max_properties":
+		return "maxProperties"
+	case "number_gte":
+		return "minimum"
+	case "number_gt":
+		return "exclusiveMinimum"
+	case "number_lte":
+		return "maximum"
+	case "number_lt":
+		return "exclusiveMaximum"
+	case "multiple_of":
+		return "multipleOf"
+	case "unique":
+		return "uniqueItems"
+	case "array_contains":
+		return "contains"
+	case "array_no_additional_items":
+		return "additionalItems"
+	case "condition_then":
+		return "then"
+	case "condition_else":
+		return "else"
+	case "invalid_property_name":
+		return "propertyNames"
+	case "missing_dependency":
+		return "dependencies"
+	case "does_not_match_pattern":
+		return "pattern"
+	case "false":
+		return "false"
+	}
+	return t
+}
+
+// formatPrefix namespaces the format checkers registered below, so that
+// the validator's own global checkers stay as they are.
+const formatPrefix = "enforcer/"
+
+var formatMu sync.Mutex
+
+// formatName returns the name to compile for format f. The validator
+// applies format checks to numbers too and fails them, where JSON Schema
+// says a format constrains strings only; a wrapper that passes non-strings
+// fixes that without changing the validator's global checkers.
+func formatName(f string) string {
+	if !gojsonschema.FormatCheckers.Has(f) {
+		return f // unknown formats pass, as the specification says
+	}
+	name := formatPrefix + f
+	formatMu.Lock()
+	defer formatMu.Unlock()
+	if !gojsonschema.FormatCheckers.Has(name) {
+		gojsonschema.FormatCheckers.Add(name, stringFormat(f))
+	}
+	return name
+}
+
+type stringFormat string
+
+func (f stringFormat) IsFormat(input any) bool {
+	s, ok := input.(string)
+	if !ok {
+		return true
+	}
+	return gojsonschema.FormatCheckers.IsFormat(string(f), s)
+}
+
