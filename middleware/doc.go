@@ -17,7 +17,7 @@
 //			return out, nil
 //		},
 //	}
-//	answer, trace, err := middleware.Run(ctx, middleware.PhaseOutput, []middleware.Middleware{redact}, answer)
+//	out, trace, err := middleware.Run(ctx, middleware.PhaseOutput, []middleware.Middleware{redact}, answer)
 //
 // Run fails closed: a step that denies, returns any other error or panics
 // stops the chain, and Run returns "" with a *DeniedError naming the step.

@@ -70,8 +70,9 @@ func (e *DeniedError) Error() string {
 	return msg
 }
 
-// Unwrap returns Err, so errors.Is(err, ErrDenied) on Err tells an explicit
-// Deny apart from a step that failed.
+// Unwrap returns Err. errors.Is(e.Err, ErrDenied) holds only for an explicit
+// Deny, which tells a step's decision apart from a step that failed or
+// panicked.
 func (e *DeniedError) Unwrap() error { return e.Err }
 
 // Is reports whether target is ErrDenied.

@@ -38,7 +38,8 @@ type Step struct {
 // a non-Deny error from a step while the context is done: it is reported as
 // the cancellation, wrapping both. A Deny or a panic is a denial regardless.
 //
-// Run does not check names; call Validate once when the list is built.
+// An unknown phase is an error (not a denial) and runs no step. Run does
+// not check names; call Validate once when the list is built.
 func Run(ctx context.Context, phase Phase, ms []Middleware, text string) (string, []Step, error) {
 	if phase != PhaseInput && phase != PhaseOutput {
 		return "", nil, fmt.Errorf("middleware: unknown phase %q", phase)
