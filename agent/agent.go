@@ -1,0 +1,354 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/middleware"
+)
+
+// Agent runs a ReAct loop over a Model. It is immutable after New and safe
+// for concurrent use: each Run has its own conversation and ledger.
+type Agent struct {
+	model Model
+	cfg   config
+	specs []ToolSpec
+}
+
+// New returns an agent for m. Options are checked here; an invalid option
+// does not panic, it makes Run return an error matching ErrInvalidOption.
+func New(m Model, opts ...Option) *Agent {
+	a := &Agent{model: m}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&a.cfg)
+		}
+	}
+	if m == nil {
+		a.cfg.invalid("New: nil Model")
+	}
+	a.cfg.finish()
+	for _, t := range a.cfg.tools {
+		a.specs = append(a.specs, t.spec())
+	}
+	return a
+}
+
+// Result is what a run did. Run and RunTyped return a non-nil *Result
+// whenever the model was called, also alongside an error, so the ledger
+// and the conversation are always inspectable.
+type Result struct {
+	// Output is the final answer as it stands after act-output middleware.
+	Output string `json:"output"`
+	// Messages is the whole conversation, including failed answers and
+	// corrective turns that RetryHistoryLatest did not re-send.
+	Messages []Message `json:"messages"`
+	// Iterations counts model calls.
+	Iterations int `json:"iterations"`
+	// Attempts is the ledger: one row per final answer. Nil unless the
+	// agent has WithOutputRetries.
+	Attempts []enforce.Attempt `json:"attempts,omitempty"`
+	// Usage is summed over every model call, failed attempts included.
+	Usage Usage `json:"usage"`
+	// Trace lists what act middleware did, in order, for input and output.
+	Trace []middleware.Step `json:"trace,omitempty"`
+}
+
+// Errors that say why a run stopped. Failures of the output contract are
+// *enforce.OutputError; denials are *middleware.DeniedError.
+var (
+	// ErrMaxIterations: the run reached its iteration bound without a
+	// final answer.
+	ErrMaxIterations = errors.New("agent: iteration limit reached")
+	// ErrEmptyAnswer: the model's final answer was empty, and no output
+	// schema was there to judge it.
+	ErrEmptyAnswer = errors.New("agent: model returned an empty answer")
+	// ErrModel is matched by every failure of a Model call, including a
+	// panic inside Generate.
+	ErrModel      = errors.New("agent: model call failed")
+	errToolPanic  = errors.New("tool panicked")
+	errModelPanic = errors.New("model panicked")
+)
+
+// Run runs the loop on input until the model gives a final answer that
+// passes (or, without a schema, any non-empty final answer).
+//
+// With an output schema the final answer goes through act-output
+// middleware and is judged. Without WithOutputRetries a failing answer
+// returns *enforce.OutputError with nil Attempts. With it, each answer
+// gets a row; a failing answer with retries left is appended to the
+// conversation with a corrective user message and the loop runs again.
+// A denied answer is never judged and gets no row: Run returns the
+// *middleware.DeniedError. A cancelled ctx returns context.Cause(ctx) with
+// the rows so far.
+func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
+	return a.run(ctx, input, nil)
+}
+
+// RunTyped runs the agent and decodes the accepted answer into T. When the
+// agent has no output schema, the contract is enforce.SchemaFor[T]. A
+// failing final answer returns *enforce.OutputError, with or without
+// retries alike, except that Attempts is nil without them.
+func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, error) {
+	var zero T
+	var schema *enforce.Schema
+	if a.cfg.schema == nil {
+		s, err := enforce.SchemaFor[T]()
+		if err != nil {
+			return zero, &Result{}, err
+		}
+		schema = s
+	}
+	res, err := a.run(ctx, input, schema)
+	if err != nil {
+		return zero, res, err
+	}
+	var v T
+	if err := json.Unmarshal([]byte(res.Output), &v); err != nil {
+		return zero, res, fmt.Errorf("agent: the accepted answer does not decode into %T: %w", v, err)
+	}
+	return v, res, nil
+}
+
+// contractPrompt tells the model the output contract, in our words.
+func contractPrompt(s *enforce.Schema) string {
+	return "Your final answer must be a single JSON value that satisfies the JSON Schema below. " +
+		"Reply with only the JSON: no prose, no markdown fences.\n\nJSON Schema:\n" + string(s.JSON())
+}
+
+// runState is one run's mutable state.
+type runState struct {
+	a      *Agent
+	schema *enforce.Schema
+	ledger *enforce.Ledger
+	res    *Result
+	// skip marks messages that are not re-sent (RetryHistoryLatest).
+	skip map[int]bool
+	// lastPair holds the indices of the latest failed answer and its
+	// correction.
+	lastPair []int
+}
+
+func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema) (*Result, error) {
+	res := &Result{}
+	if err := errors.Join(a.cfg.errs...); err != nil {
+		return res, err
+	}
+	st := &runState{a: a, schema: a.cfg.schema, res: res}
+	if override != nil {
+		st.schema = override
+	}
+	if a.cfg.retriesSet {
+		if st.schema == nil {
+			return res, fmt.Errorf("%w: WithOutputRetries needs WithOutputSchema or RunTyped", ErrInvalidOption)
+		}
+		l, err := enforce.NewLedger(st.schema, a.cfg.retries)
+		if err != nil {
+			return res, err
+		}
+		st.ledger = l
+	}
+	defer func() {
+		if st.ledger != nil {
+			res.Attempts = st.ledger.Attempts()
+		}
+	}()
+	if err := context.Cause(ctx); err != nil {
+		return res, err
+	}
+
+	in, steps, err := middleware.Run(ctx, middleware.PhaseInput, a.cfg.middleware, input)
+	res.Trace = append(res.Trace, steps...)
+	if err != nil {
+		return res, err
+	}
+	system := a.cfg.system
+	if st.schema != nil {
+		if system != "" {
+			system += "\n\n"
+		}
+		system += contractPrompt(st.schema)
+	}
+	if system != "" {
+		res.Messages = append(res.Messages, Message{Role: RoleSystem, Content: system})
+	}
+	res.Messages = append(res.Messages, Message{Role: RoleUser, Content: in})
+	return res, st.loop(ctx)
+}
+
+func (st *runState) loop(ctx context.Context) error {
+	a, res := st.a, st.res
+	for res.Iterations < a.cfg.maxIterations {
+		if err := context.Cause(ctx); err != nil {
+			return err
+		}
+		res.Iterations++
+		iteration := res.Iterations
+		resp, err := st.generate(ctx)
+		res.Usage.add(resp.Usage)
+		if err != nil {
+			if cause := context.Cause(ctx); cause != nil && errors.Is(err, ctx.Err()) {
+				return cause
+			}
+			return err
+		}
+		msg := resp.Message
+		msg.Role = RoleAssistant
+		for i := range msg.ToolCalls {
+			if msg.ToolCalls[i].ID == "" {
+				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", iteration, i+1)
+			}
+		}
+		res.Messages = append(res.Messages, msg)
+		if len(msg.ToolCalls) > 0 {
+			if err := st.runTools(ctx, msg.ToolCalls); err != nil {
+				return err
+			}
+			continue
+		}
+		done, err := st.final(ctx, iteration, msg.Content)
+		if done || err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("%w (%d)", ErrMaxIterations, a.cfg.maxIterations)
+}
+
+// final handles a final answer; done reports whether the run ends.
+func (st *runState) final(ctx context.Context, iteration int, content string) (done bool, err error) {
+	a, res := st.a, st.res
+	out, steps, err := middleware.Run(ctx, middleware.PhaseOutput, a.cfg.middleware, content)
+	res.Trace = append(res.Trace, steps...)
+	if err != nil {
+		return true, err // a denied answer is never judged
+	}
+	res.Output = out
+	switch {
+	case st.schema == nil:
+		if strings.TrimSpace(out) == "" {
+			return true, ErrEmptyAnswer
+		}
+		return true, nil
+	case st.ledger == nil:
+		if err := st.schema.Check(out); err != nil {
+			return true, enforce.NewOutputError(out, err)
+		}
+		return true, nil
+	}
+	ans := enforce.Answer{Iteration: iteration, Model: content}
+	for _, s := range steps {
+		if s.Changed {
+			ans.Rewrites = append(ans.Rewrites, enforce.Rewrite{By: s.Name, Text: s.Text})
+		}
+	}
+	v := st.ledger.Judge(ans)
+	st.logRow(v.Row)
+	if v.Row.Outcome != enforce.OutcomeRetried {
+		return true, v.Err
+	}
+	if a.cfg.history == RetryHistoryLatest {
+		for _, i := range st.lastPair {
+			if st.skip == nil {
+				st.skip = map[int]bool{}
+			}
+			st.skip[i] = true
+		}
+	}
+	res.Messages = append(res.Messages, Message{Role: RoleUser, Content: v.Corrective})
+	st.lastPair = []int{len(res.Messages) - 2, len(res.Messages) - 1}
+	return false, nil
+}
+
+func (st *runState) logRow(r enforce.Attempt) {
+	st.a.cfg.logger.Debug("output attempt",
+		"attempt", r.Attempt, "iteration", r.Iteration, "outcome", r.Outcome,
+		"stage", r.Stage, "error", r.Error, "path", r.Path,
+		"correctiveMessageHash", r.CorrectiveMessageHash, "brokenBy", r.BrokenBy)
+}
+
+// generate calls the model with the messages to send, turning a panic into
+// an error.
+func (st *runState) generate(ctx context.Context) (resp Response, err error) {
+	req := Request{Tools: st.a.specs}
+	if st.schema != nil {
+		req.OutputSchema = st.schema.JSON()
+	}
+	if len(st.skip) == 0 {
+		req.Messages = append([]Message(nil), st.res.Messages...)
+	} else {
+		req.Messages = make([]Message, 0, len(st.res.Messages)-len(st.skip))
+		for i, m := range st.res.Messages {
+			if !st.skip[i] {
+				req.Messages = append(req.Messages, m)
+			}
+		}
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			resp, err = Response{}, fmt.Errorf("%w: %w: %v", ErrModel, errModelPanic, r)
+		}
+	}()
+	resp, err = st.a.model.Generate(ctx, req)
+	if err != nil {
+		return resp, fmt.Errorf("%w: %w", ErrModel, err)
+	}
+	return resp, nil
+}
+
+// runTools runs the calls and appends one tool message per call, in order.
+// Tool failures become messages; only a cancelled ctx stops the run.
+func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
+	results := make([]string, len(calls))
+	one := func(i int) {
+		c := calls[i]
+		idx, ok := st.a.cfg.toolIndex[c.Name]
+		if !ok {
+			results[i] = fmt.Sprintf("error: unknown tool %q; available: %s", c.Name, st.toolNames())
+			return
+		}
+		out, err := st.a.cfg.tools[idx].call(ctx, c.Arguments)
+		if err != nil {
+			st.a.cfg.logger.Debug("tool failed", "tool", c.Name, "id", c.ID, "error", err)
+			out = "error: " + err.Error()
+		}
+		results[i] = out
+	}
+	if st.a.cfg.parallelTools && len(calls) > 1 {
+		var wg sync.WaitGroup
+		for i := range calls {
+			wg.Add(1)
+			go func() { defer wg.Done(); one(i) }()
+		}
+		wg.Wait()
+	} else {
+		for i := range calls {
+			if err := context.Cause(ctx); err != nil {
+				return err
+			}
+			one(i)
+		}
+	}
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	for i, c := range calls {
+		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: results[i], ToolCallID: c.ID})
+	}
+	return nil
+}
+
+func (st *runState) toolNames() string {
+	if len(st.a.cfg.tools) == 0 {
+		return "none"
+	}
+	names := make([]string, len(st.a.cfg.tools))
+	for i, t := range st.a.cfg.tools {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}

@@ -1,0 +1,125 @@
+// Package agenttest scripts models for tests of code built on package
+// agent, the way net/http/httptest serves tests of HTTP code.
+//
+// A Model replies with its steps in order and records every request it
+// received. It fails the test when the script runs out, and, at cleanup,
+// when steps are left unused — so a test cannot pass without the
+// conversation it scripted.
+//
+//	m := agenttest.NewModel(t,
+//		agenttest.Reply("Sure! The city is Paris."), // prose: json-parse fails
+//		agenttest.Reply(`{"city":"Paris"}`),
+//	)
+//	a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(2))
+//	res, err := a.Run(ctx, "Where is the Louvre?")
+//	// res.Attempts: retried, passed
+package agenttest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/enforcer-go/enforcer/agent"
+)
+
+// ErrScriptExhausted is returned by Generate once every step is used.
+var ErrScriptExhausted = errors.New("agenttest: script exhausted")
+
+// Step is one scripted model reply.
+type Step struct {
+	msg   agent.Message
+	usage agent.Usage
+	err   error
+}
+
+// Reply answers with text and no tool calls: a final answer.
+func Reply(text string) Step {
+	return Step{msg: agent.Message{Role: agent.RoleAssistant, Content: text}}
+}
+
+// CallTools answers with tool calls.
+func CallTools(calls ...agent.ToolCall) Step {
+	return Step{msg: agent.Message{Role: agent.RoleAssistant, ToolCalls: calls}}
+}
+
+// Call is a tool call with JSON arguments, for CallTools. The ID is left
+// for the agent to assign when empty.
+func Call(id, name, args string) agent.ToolCall {
+	return agent.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)}
+}
+
+// Fail makes the model call return err.
+func Fail(err error) Step { return Step{err: err} }
+
+// WithUsage sets the tokens the step reports.
+func (s Step) WithUsage(input, output int) Step {
+	s.usage = agent.Usage{InputTokens: input, OutputTokens: output}
+	return s
+}
+
+// Model is a scripted agent.Model. It is safe for concurrent use; steps
+// are handed out in order of arrival.
+type Model struct {
+	t        testing.TB
+	mu       sync.Mutex
+	steps    []Step
+	next     int
+	requests []agent.Request
+}
+
+// NewModel returns a model that replies with steps in order. It reports
+// an error on t when a request arrives after the last step, and at
+// cleanup when steps are left unused.
+func NewModel(t testing.TB, steps ...Step) *Model {
+	t.Helper()
+	m := &Model{t: t, steps: steps}
+	t.Cleanup(func() {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if left := len(m.steps) - m.next; left > 0 {
+			t.Errorf("agenttest: %d of %d scripted steps left unused", left, len(m.steps))
+		}
+	})
+	return m
+}
+
+// Generate records req and replies with the next step.
+func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.requests = append(m.requests, cloneRequest(req))
+	if m.next >= len(m.steps) {
+		m.t.Errorf("agenttest: request %d arrived after the script's %d steps", len(m.requests), len(m.steps))
+		return agent.Response{}, fmt.Errorf("%w after %d steps", ErrScriptExhausted, len(m.steps))
+	}
+	s := m.steps[m.next]
+	m.next++
+	if s.err != nil {
+		return agent.Response{Usage: s.usage}, s.err
+	}
+	return agent.Response{Message: s.msg, Usage: s.usage}, nil
+}
+
+// Requests returns a copy of every request received, in order.
+func (m *Model) Requests() []agent.Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]agent.Request(nil), m.requests...)
+}
+
+// Calls is how many requests arrived.
+func (m *Model) Calls() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.requests)
+}
+
+func cloneRequest(r agent.Request) agent.Request {
+	r.Messages = append([]agent.Message(nil), r.Messages...)
+	r.Tools = append([]agent.ToolSpec(nil), r.Tools...)
+	return r
+}

@@ -1,0 +1,170 @@
+package agent
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/middleware"
+	"github.com/hashicorp/go-hclog"
+)
+
+// Option configures an Agent. Options are validated by New; an invalid one
+// makes every Run return an error matching ErrInvalidOption.
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+// RetryHistory says which failed answers a retry re-sends to the model.
+type RetryHistory int
+
+const (
+	// RetryHistoryAll re-sends every failed answer and its correction: the
+	// history grows by two messages per retry. The default.
+	RetryHistoryAll RetryHistory = iota
+	// RetryHistoryLatest re-sends only the latest failed answer and its
+	// correction, so what is sent stays flat however many retries run.
+	// Earlier failed pairs stay in Result.Messages.
+	RetryHistoryLatest
+)
+
+// DefaultMaxIterations bounds a run that sets no WithMaxIterations.
+const DefaultMaxIterations = 10
+
+type config struct {
+	schema        *enforce.Schema
+	retries       int
+	retriesSet    bool
+	middleware    []middleware.Middleware
+	tools         []Tool
+	toolIndex     map[string]int
+	parallelTools bool
+	maxIterations int
+	system        string
+	history       RetryHistory
+	logger        hclog.Logger
+	errs          []error
+}
+
+func (c *config) invalid(format string, args ...any) {
+	c.errs = append(c.errs, fmt.Errorf("%w: "+format, append([]any{ErrInvalidOption}, args...)...))
+}
+
+// WithOutputSchema sets the output contract the final answer is judged
+// against. Without WithOutputRetries a failing answer ends the run with an
+// *enforce.OutputError and no attempt rows.
+func WithOutputSchema(s *enforce.Schema) Option {
+	return optionFunc(func(c *config) {
+		if s == nil {
+			c.invalid("WithOutputSchema(nil)")
+		}
+		c.schema = s
+	})
+}
+
+// WithOutputRetries opts into enforcement: every final answer gets an
+// attempt row, and a failing one is answered with a corrective turn while
+// retries are left. n is 0 to enforce.MaxRetries; 0 records rows but never
+// re-asks. It needs WithOutputSchema (or RunTyped).
+func WithOutputRetries(n int) Option {
+	return optionFunc(func(c *config) {
+		if n < 0 || n > enforce.MaxRetries {
+			c.invalid("WithOutputRetries(%d): want 0..%d", n, enforce.MaxRetries)
+		}
+		c.retries, c.retriesSet = n, true
+	})
+}
+
+// WithMiddleware adds act middleware, run in the order given: Input steps
+// on the user's input, Output steps on each final answer before it is
+// judged.
+func WithMiddleware(ms ...middleware.Middleware) Option {
+	return optionFunc(func(c *config) {
+		c.middleware = append(c.middleware, ms...)
+	})
+}
+
+// WithTools adds tools the model may call.
+func WithTools(ts ...Tool) Option {
+	return optionFunc(func(c *config) {
+		c.tools = append(c.tools, ts...)
+	})
+}
+
+// WithParallelTools runs the tool calls of one model reply concurrently.
+// Results are appended in the order the model asked for them either way.
+// By default tools run one after another.
+func WithParallelTools() Option {
+	return optionFunc(func(c *config) { c.parallelTools = true })
+}
+
+// WithMaxIterations bounds the model calls of one run (default
+// DefaultMaxIterations). A corrective turn counts as an iteration.
+func WithMaxIterations(n int) Option {
+	return optionFunc(func(c *config) {
+		if n < 1 {
+			c.invalid("WithMaxIterations(%d): want at least 1", n)
+		}
+		c.maxIterations = n
+	})
+}
+
+// WithSystemPrompt sets the system message. With an output schema, the
+// contract is appended to it in the library's own words.
+func WithSystemPrompt(s string) Option {
+	return optionFunc(func(c *config) { c.system = s })
+}
+
+// WithRetryHistory chooses what a retry re-sends (default RetryHistoryAll).
+func WithRetryHistory(h RetryHistory) Option {
+	return optionFunc(func(c *config) {
+		if h != RetryHistoryAll && h != RetryHistoryLatest {
+			c.invalid("WithRetryHistory(%d): unknown value", int(h))
+		}
+		c.history = h
+	})
+}
+
+// WithLogger sets the logger (default: none). Each attempt row is logged at
+// debug level with the row's fields.
+func WithLogger(l hclog.Logger) Option {
+	return optionFunc(func(c *config) {
+		if l == nil {
+			l = hclog.NewNullLogger()
+		}
+		c.logger = l
+	})
+}
+
+// ErrInvalidOption is matched by the error Run returns when New was given
+// an invalid option.
+var ErrInvalidOption = errors.New("agent: invalid option")
+
+func (c *config) finish() {
+	if c.maxIterations == 0 {
+		c.maxIterations = DefaultMaxIterations
+	}
+	if c.logger == nil {
+		c.logger = hclog.NewNullLogger()
+	}
+	if err := middleware.Validate(c.middleware...); err != nil {
+		c.invalid("WithMiddleware: %v", err)
+	}
+	c.toolIndex = make(map[string]int, len(c.tools))
+	for i, t := range c.tools {
+		switch {
+		case t.err != nil:
+			c.invalid("WithTools: %v", t.err)
+		case t.Name == "":
+			c.invalid("WithTools: tool %d has no name", i)
+		case t.Run == nil:
+			c.invalid("WithTools: tool %q has no Run", t.Name)
+		}
+		if _, dup := c.toolIndex[t.Name]; dup {
+			c.invalid("WithTools: tool %q given twice", t.Name)
+		}
+		c.toolIndex[t.Name] = i
+	}
+}

@@ -1,0 +1,78 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// Role says who wrote a message.
+type Role string
+
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Message is one turn of the conversation.
+type Message struct {
+	Role       Role       `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCallID string     `json:"toolCallId,omitempty"` // on a RoleTool message: the call it answers
+}
+
+// ToolCall is the model asking to run a tool.
+type ToolCall struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// ToolSpec describes a tool to the model.
+type ToolSpec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"` // JSON Schema of the arguments
+}
+
+// Request is what the loop sends the model on each iteration.
+type Request struct {
+	Messages []Message
+	Tools    []ToolSpec
+	// OutputSchema is the contract's JSON Schema when the agent has one,
+	// for models that can constrain their output natively. The answer is
+	// judged either way.
+	OutputSchema json.RawMessage
+}
+
+// Response is the model's reply: a final answer (no tool calls) or tool
+// calls to run.
+type Response struct {
+	Message Message
+	Usage   Usage
+}
+
+// Usage counts tokens.
+type Usage struct {
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+}
+
+func (u *Usage) add(v Usage) {
+	u.InputTokens += v.InputTokens
+	u.OutputTokens += v.OutputTokens
+}
+
+// Model generates the next message of a conversation. Implementations must
+// be safe for concurrent use when one Agent serves many runs at once.
+type Model interface {
+	Generate(ctx context.Context, req Request) (Response, error)
+}
+
+// ModelFunc adapts a function to Model.
+type ModelFunc func(ctx context.Context, req Request) (Response, error)
+
+// Generate calls f.
+func (f ModelFunc) Generate(ctx context.Context, req Request) (Response, error) { return f(ctx, req) }
