@@ -1,0 +1,69 @@
+// Quickstart: an agent whose model answers in prose, then with a wrong
+// type, then correctly. enforcer judges each final answer against the
+// contract reflected from Weather, sends a corrective turn after each
+// failure, and keeps one attempt row per answer.
+//
+//	go run ./examples/quickstart
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"text/tabwriter"
+
+	"github.com/enforcer-go/enforcer/agent"
+)
+
+// Weather is the output contract: the answer must decode into it.
+type Weather struct {
+	City  string  `json:"city"`
+	TempC float64 `json:"tempC"`
+	Sky   string  `json:"sky" jsonschema:"enum=clear,enum=cloudy,enum=rain"`
+}
+
+// scripted stands in for a real model: no network, no keys.
+func scripted() agent.Model {
+	replies := []string{
+		"It's a lovely 21 degrees and sunny in Paris today!",
+		`{"city": "Paris", "tempC": "21", "sky": "clear"}`,
+		`{"city": "Paris", "tempC": 21, "sky": "clear"}`,
+	}
+	n := 0
+	return agent.ModelFunc(func(ctx context.Context, req agent.Request) (agent.Response, error) {
+		r := replies[min(n, len(replies)-1)]
+		n++
+		return agent.Response{
+			Message: agent.Message{Role: agent.RoleAssistant, Content: r},
+			Usage:   agent.Usage{InputTokens: 120, OutputTokens: 20},
+		}, nil
+	})
+}
+
+func main() {
+	a := agent.New(scripted(), agent.WithOutputRetries(2))
+	w, res, err := agent.RunTyped[Weather](context.Background(), a, "What's the weather in Paris?")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "run failed:", err)
+		os.Exit(1)
+	}
+
+	fmt.Println("attempt ledger:")
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  attempt\titeration\toutcome\tstage\tpath\tcorrective\terror")
+	for _, r := range res.Attempts {
+		fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Attempt, r.Iteration, r.Outcome,
+			dash(string(r.Stage)), dash(r.Path), dash(r.CorrectiveMessageHash), dash(r.Error))
+	}
+	tw.Flush()
+
+	fmt.Printf("\naccepted on attempt %d: %+v\n", len(res.Attempts), w)
+	fmt.Printf("model calls: %d, tokens in/out: %d/%d\n", res.Iterations, res.Usage.InputTokens, res.Usage.OutputTokens)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
