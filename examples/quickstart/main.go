@@ -9,6 +9,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"text/tabwriter"
 
@@ -41,15 +42,21 @@ func scripted() agent.Model {
 }
 
 func main() {
-	a := agent.New(scripted(), agent.WithOutputRetries(2))
-	w, res, err := agent.RunTyped[Weather](context.Background(), a, "What's the weather in Paris?")
-	if err != nil {
+	if err := run(context.Background(), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "run failed:", err)
 		os.Exit(1)
 	}
+}
 
-	fmt.Println("attempt ledger:")
-	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+func run(ctx context.Context, out io.Writer) error {
+	a := agent.New(scripted(), agent.WithOutputRetries(2))
+	w, res, err := agent.RunTyped[Weather](ctx, a, "What's the weather in Paris?")
+	if err != nil {
+		return err
+	}
+
+	fmt.Fprintln(out, "attempt ledger:")
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  attempt\titeration\toutcome\tstage\tpath\tcorrective\terror")
 	for _, r := range res.Attempts {
 		fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%s\n", r.Attempt, r.Iteration, r.Outcome,
@@ -57,8 +64,9 @@ func main() {
 	}
 	tw.Flush()
 
-	fmt.Printf("\naccepted on attempt %d: %+v\n", len(res.Attempts), w)
-	fmt.Printf("model calls: %d, tokens in/out: %d/%d\n", res.Iterations, res.Usage.InputTokens, res.Usage.OutputTokens)
+	fmt.Fprintf(out, "\naccepted on attempt %d: %+v\n", len(res.Attempts), w)
+	fmt.Fprintf(out, "model calls: %d, tokens in/out: %d/%d\n", res.Iterations, res.Usage.InputTokens, res.Usage.OutputTokens)
+	return nil
 }
 
 func dash(s string) string {
