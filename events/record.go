@@ -337,8 +337,8 @@ func checkLedger(name, turnID string, attempt, iteration int, stage, msg string)
 		return invalid("%s: attempt %d < 1", name, attempt)
 	case iteration < 1:
 		return invalid("%s: iteration %d < 1", name, iteration)
-	case stage == "":
-		return invalid("%s: stage is empty", name)
+	case stage != "json-parse" && stage != "schema-validate":
+		return invalid("%s: stage %q is not json-parse or schema-validate", name, stage)
 	case msg == "":
 		return invalid("%s: error is empty", name)
 	}
