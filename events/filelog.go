@@ -142,6 +142,7 @@ type fileLog struct {
 	size    int64   // bytes of complete records
 	offsets []int64 // offsets[i] is where record i+1 starts
 	pending int     // records written since the last fsync
+	syncs   int     // fsyncs done by Append and the sync loop, for tests
 	broken  error   // set when the file may no longer match offsets
 	closed  bool
 	opt     fileOptions
@@ -179,6 +180,7 @@ func (l *fileLog) Append(rec Record) error {
 			return &Error{Op: "append", Seq: rec.Sequence, Detail: "fsync", Err: err}
 		}
 		l.pending = 0
+		l.syncs++
 	}
 	l.offsets = append(l.offsets, l.size)
 	l.size += int64(len(line))
@@ -207,6 +209,7 @@ func (l *fileLog) syncLoop(tick <-chan time.Time, stopTicker func()) {
 				l.undo()
 			} else {
 				l.pending = 0
+				l.syncs++
 			}
 		}
 		l.mu.Unlock()
@@ -270,7 +273,10 @@ func (l *fileLog) Close() error {
 	l.closed = true
 	var err error
 	if l.pending > 0 && l.broken == nil {
-		err = l.f.Sync()
+		if err = l.f.Sync(); err == nil {
+			l.pending = 0
+			l.syncs++
+		}
 	}
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
