@@ -1,0 +1,54 @@
+package events
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+)
+
+// Sentinels say why an operation stopped; *Error carries the details.
+// Check them with errors.Is, never by message.
+var (
+	// ErrInvalid: an event breaks the producer contract (see each event
+	// type), so it was not appended.
+	ErrInvalid = errors.New("events: invalid event")
+	// ErrCorrupt: stored records cannot be read back (a damaged line that
+	// is not the last one, a gap in sequence numbers, a foreign stream).
+	ErrCorrupt = errors.New("events: corrupt log")
+	// ErrCursor: a view cursor is malformed, names another session, or
+	// points past the end of the stream.
+	ErrCursor = errors.New("events: bad cursor")
+	// ErrClosed: the stream or log was closed.
+	ErrClosed = errors.New("events: closed")
+)
+
+// Error is the one error type of this package. Err is one of the sentinels
+// above or an underlying I/O or decoding error.
+type Error struct {
+	Op     string // what was being done: "append", "open", "read", "subscribe", ...
+	Seq    int64  // the record's sequence number, when one is involved
+	Detail string // what was wrong, in words
+	Err    error
+}
+
+// Error reads "<sentinel or cause>: <op> [record N]: <detail>".
+func (e *Error) Error() string {
+	s := "events"
+	if e.Err != nil {
+		s = e.Err.Error()
+	}
+	s += ": " + e.Op
+	if e.Seq > 0 {
+		s += " record " + strconv.FormatInt(e.Seq, 10)
+	}
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	return s
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+func invalid(format string, args ...any) error {
+	return &Error{Op: "append", Detail: fmt.Sprintf(format, args...), Err: ErrInvalid}
+}

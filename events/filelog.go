@@ -1,0 +1,385 @@
+package events
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"iter"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// maxLine bounds one record line; longer lines are treated as damage.
+const maxLine = 16 << 20
+
+// FileOption configures OpenFile.
+type FileOption func(*fileOptions) error
+
+type fileOptions struct {
+	every    int
+	interval time.Duration
+	tick     <-chan time.Time // test hook: replaces the interval ticker
+	synced   func()           // test hook: called after each background fsync
+}
+
+// SyncEvery batches fsyncs: the file is fsynced once n records are pending
+// and, when interval > 0, every interval while any are pending (and on
+// Close). SyncEvery(1, 0) is the default: fsync before every Append
+// returns.
+//
+// Batching trades durability for throughput. A process crash loses
+// nothing either way: each record is written to the file (one write call)
+// before Append returns. A machine or power failure can lose the records
+// appended since the last fsync: at most n-1 records, and at most interval
+// of appends when interval > 0. Subscribers may already have seen them.
+func SyncEvery(n int, interval time.Duration) FileOption {
+	return func(o *fileOptions) error {
+		if n < 1 {
+			return fmt.Errorf("events: SyncEvery: n = %d, want >= 1", n)
+		}
+		if interval < 0 {
+			return fmt.Errorf("events: SyncEvery: interval = %v, want >= 0", interval)
+		}
+		o.every, o.interval = n, interval
+		return nil
+	}
+}
+
+// OpenFile opens the file log at name, creating it (and fsyncing its
+// directory) when it does not exist. The file holds one JSON record per
+// line (see Record); only one process may write it at a time.
+//
+// Opening recovers from a crash: every complete line is read back; a
+// damaged last line (no newline, or not a record — a write torn by the
+// crash) is truncated away and the truncation fsynced. Damage anywhere
+// else, or a gap in sequence numbers, is reported as ErrCorrupt and the
+// file is left untouched. Appends continue after the last good record.
+//
+// By default every Append fsyncs the file before it returns, so a record
+// that Append accepted survives a power failure. See SyncEvery for
+// batching.
+func OpenFile(name string, opts ...FileOption) (Log, error) {
+	o := fileOptions{every: 1}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	_, statErr := os.Stat(name)
+	created := errors.Is(statErr, fs.ErrNotExist)
+	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, &Error{Op: "open", Err: err}
+	}
+	l, err := openLog(f, created, o)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+func openLog(f *os.File, created bool, o fileOptions) (*fileLog, error) {
+	if created {
+		if err := syncDir(filepath.Dir(f.Name())); err != nil {
+			return nil, &Error{Op: "open", Err: err}
+		}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return nil, &Error{Op: "open", Err: err}
+	}
+	offsets, good, err := scanLog(io.NewSectionReader(f, 0, st.Size()))
+	if err != nil {
+		return nil, err
+	}
+	if good < st.Size() { // a torn tail
+		if err := f.Truncate(good); err != nil {
+			return nil, &Error{Op: "open", Detail: "truncating a torn last line", Err: err}
+		}
+		if err := f.Sync(); err != nil {
+			return nil, &Error{Op: "open", Err: err}
+		}
+	}
+	l := &fileLog{f: f, size: good, offsets: offsets, opt: o, stop: make(chan struct{})}
+	if o.interval > 0 || o.tick != nil {
+		tick, stopTicker := o.tick, func() {}
+		if tick == nil {
+			t := time.NewTicker(o.interval)
+			tick, stopTicker = t.C, t.Stop
+		}
+		l.wg.Add(1)
+		go l.syncLoop(tick, stopTicker)
+	}
+	return l, nil
+}
+
+func syncDir(dir string) error {
+	if runtime.GOOS == "windows" { // directories cannot be fsynced there
+		return nil
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+type fileLog struct {
+	mu      sync.Mutex
+	f       *os.File
+	size    int64   // bytes of complete records
+	offsets []int64 // offsets[i] is where record i+1 starts
+	pending int     // records written since the last fsync
+	syncs   int     // fsyncs done by Append and the sync loop, for tests
+	broken  error   // set when the file may no longer match offsets
+	closed  bool
+	opt     fileOptions
+	stop    chan struct{}
+	wg      sync.WaitGroup
+}
+
+func (l *fileLog) Append(rec Record) error {
+	line, err := json.Marshal(rec)
+	if err != nil {
+		return &Error{Op: "append", Seq: rec.Sequence, Err: err}
+	}
+	line = append(line, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.closed:
+		return &Error{Op: "append", Seq: rec.Sequence, Err: ErrClosed}
+	case l.broken != nil:
+		return l.broken
+	}
+	if err := nextSeq(int64(len(l.offsets)), rec); err != nil {
+		return err
+	}
+	if n, err := l.f.Write(line); err != nil {
+		if n > 0 {
+			l.undo()
+		}
+		return &Error{Op: "append", Seq: rec.Sequence, Err: err}
+	}
+	l.pending++
+	if l.pending >= l.opt.every {
+		if err := l.f.Sync(); err != nil {
+			l.undo()
+			return &Error{Op: "append", Seq: rec.Sequence, Detail: "fsync", Err: err}
+		}
+		l.pending = 0
+		l.syncs++
+	}
+	l.offsets = append(l.offsets, l.size)
+	l.size += int64(len(line))
+	return nil
+}
+
+// undo cuts a failed write off the file. After a failed write or fsync the
+// file's state is uncertain, so the log refuses further appends either way.
+func (l *fileLog) undo() {
+	l.broken = &Error{Op: "append", Detail: "a write or fsync failed; reopen the log", Err: ErrClosed}
+	_ = l.f.Truncate(l.size)
+}
+
+func (l *fileLog) syncLoop(tick <-chan time.Time, stopTicker func()) {
+	defer l.wg.Done()
+	defer stopTicker()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-tick:
+		}
+		l.mu.Lock()
+		if !l.closed && l.broken == nil && l.pending > 0 {
+			if err := l.f.Sync(); err != nil {
+				l.undo()
+			} else {
+				l.pending = 0
+				l.syncs++
+			}
+		}
+		l.mu.Unlock()
+		if l.opt.synced != nil {
+			l.opt.synced()
+		}
+	}
+}
+
+func (l *fileLog) Last() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return int64(len(l.offsets))
+}
+
+func (l *fileLog) Records(after int64) iter.Seq2[Record, error] {
+	return func(yield func(Record, error) bool) {
+		l.mu.Lock()
+		closed, n, end := l.closed, int64(len(l.offsets)), l.size
+		var start int64
+		if after = max(after, 0); after < n {
+			start = l.offsets[after]
+		}
+		l.mu.Unlock()
+		if closed {
+			yield(Record{}, &Error{Op: "read", Err: ErrClosed})
+			return
+		}
+		if after >= n {
+			return
+		}
+		br := bufio.NewReaderSize(io.NewSectionReader(l.f, start, end-start), 64<<10)
+		var buf []byte
+		for seq := after + 1; seq <= n; seq++ {
+			line, _, complete, err := readLine(br, buf)
+			buf = line
+			if err == nil && !complete {
+				err = io.ErrUnexpectedEOF
+			}
+			var rec Record
+			if err == nil {
+				rec, err = decodeLine(line, seq)
+			}
+			if err != nil {
+				yield(Record{}, &Error{Op: "read", Seq: seq, Err: err})
+				return
+			}
+			if !yield(rec, nil) {
+				return
+			}
+		}
+	}
+}
+
+func (l *fileLog) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	var err error
+	if l.pending > 0 && l.broken == nil {
+		if err = l.f.Sync(); err == nil {
+			l.pending = 0
+			l.syncs++
+		}
+	}
+	if cerr := l.f.Close(); err == nil {
+		err = cerr
+	}
+	l.mu.Unlock()
+	close(l.stop)
+	l.wg.Wait()
+	if err != nil {
+		return &Error{Op: "close", Err: err}
+	}
+	return nil
+}
+
+// scanLog reads a log file from the start and returns where each record
+// starts and the length of the good prefix: everything up to a damaged
+// last line.
+func scanLog(r io.Reader) (offsets []int64, good int64, err error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	var (
+		off    int64
+		buf    []byte
+		bad    error // why the previous complete line is damaged
+		badOff int64
+	)
+	for {
+		line, n, complete, rerr := readLine(br, buf)
+		buf = line
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil && rerr != errLineTooLong {
+			return nil, 0, &Error{Op: "open", Err: rerr}
+		}
+		if bad != nil { // a damaged line with more after it is not a torn write
+			return nil, 0, &Error{Op: "open", Seq: int64(len(offsets)) + 1, Detail: fmt.Sprintf("damaged line at byte %d", badOff), Err: errors.Join(ErrCorrupt, bad)}
+		}
+		if !complete {
+			break
+		}
+		seq := int64(len(offsets)) + 1
+		derr := rerr
+		if derr == nil {
+			_, derr = decodeLine(line, seq)
+		}
+		switch {
+		case derr == nil:
+			offsets = append(offsets, off)
+			good = off + n
+		case errors.Is(derr, ErrCorrupt):
+			return nil, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("at byte %d", off), Err: derr}
+		default:
+			bad, badOff = derr, off
+		}
+		off += n
+	}
+	return offsets, good, nil
+}
+
+var errLineTooLong = errors.New("line too long")
+
+// readLine reads one line, newline included, reusing buf. n is the number
+// of bytes consumed; complete reports a trailing newline. A line longer
+// than maxLine is consumed and returned as nil with errLineTooLong only
+// when it is complete (a too-long tail is just a torn line). At the end of
+// input it returns io.EOF with n == 0.
+func readLine(br *bufio.Reader, buf []byte) (line []byte, n int64, complete bool, err error) {
+	buf, tooLong := buf[:0], false
+	for {
+		frag, e := br.ReadSlice('\n')
+		n += int64(len(frag))
+		if !tooLong && len(buf)+len(frag) > maxLine {
+			tooLong, buf = true, buf[:0]
+		}
+		if !tooLong {
+			buf = append(buf, frag...)
+		}
+		switch {
+		case e == bufio.ErrBufferFull:
+			continue
+		case e == nil:
+			complete = true
+		case e != io.EOF:
+			return buf, n, false, e
+		case n == 0:
+			return buf, 0, false, io.EOF
+		}
+		if tooLong && complete {
+			return buf, n, true, errLineTooLong
+		}
+		return buf, n, complete, nil
+	}
+}
+
+// decodeLine decodes one complete line that should hold record seq. A
+// record that decodes but is out of sequence is ErrCorrupt: no torn write
+// produces one.
+func decodeLine(line []byte, seq int64) (Record, error) {
+	var rec Record
+	if err := rec.UnmarshalJSON(bytes.TrimSuffix(line, []byte("\n"))); err != nil {
+		return Record{}, err
+	}
+	if rec.Sequence != seq {
+		return Record{}, fmt.Errorf("%w: sequence %d where %d was due", ErrCorrupt, rec.Sequence, seq)
+	}
+	return rec, nil
+}

@@ -1,0 +1,328 @@
+package events
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// withTicker replaces the interval ticker of SyncEvery and reports each
+// pass of the background syncer on synced.
+func withTicker(tick <-chan time.Time, synced chan<- struct{}) FileOption {
+	return func(o *fileOptions) error {
+		o.tick = tick
+		o.synced = func() { synced <- struct{}{} }
+		return nil
+	}
+}
+
+func openStream(t *testing.T, path string, opts ...FileOption) *Stream {
+	t.Helper()
+	l, err := OpenFile(path, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewStream(testSession, l, WithClock(fixedClock()))
+	if err != nil {
+		l.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// writeLog writes the transcript to a new file log and returns its path
+// and the bytes of each line.
+func writeLog(t *testing.T) (string, [][]byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "session.ndjson")
+	s := openStream(t, path)
+	for _, ev := range transcript() {
+		if _, err := s.Append(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, bytes.SplitAfter(b, []byte("\n"))[:len(transcript())]
+}
+
+func readAll(t *testing.T, l Log) []Record {
+	t.Helper()
+	var recs []Record
+	for r, err := range l.Records(0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, r)
+	}
+	return recs
+}
+
+func TestFileLogKeepsEveryRecordAcrossReopen(t *testing.T) {
+	path, _ := writeLog(t)
+	s := openStream(t, path)
+	want := len(transcript())
+	if got := len(readAll(t, s.log)); got != want {
+		t.Fatalf("reopened log holds %d records, want %d", got, want)
+	}
+	n, err := s.Append(TurnStarted{TurnID: "t9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := n.Cursor(), cursor(testSession, int64(want+1)); got != want {
+		t.Errorf("cursor after reopen = %q, want %q", got, want)
+	}
+	// A turn that ended before the restart still resolves a wait.
+	if got, err := s.WaitTurn(context.Background(), "t2"); err != nil || got.Method != "turn/completed" {
+		t.Errorf("WaitTurn(t2) = %v, %v; want its turn/completed", got.Method, err)
+	}
+}
+
+func TestOpenFileDropsATornLastLine(t *testing.T) {
+	path, lines := writeLog(t)
+	orig, _ := os.ReadFile(path)
+	last := lines[len(lines)-1]
+	keep := orig[:len(orig)-len(last)] // every line but the last
+	tests := []struct {
+		name     string
+		content  []byte
+		wantRecs int
+	}{
+		{"a last line cut in the middle", append(bytes.Clone(keep), last[:len(last)/2]...), len(lines) - 1},
+		{"a last line missing only its newline", append(bytes.Clone(keep), last[:len(last)-1]...), len(lines) - 1},
+		{"a last line cut after one byte", append(bytes.Clone(keep), last[:1]...), len(lines) - 1},
+		{"a partial garbage line after complete ones", append(bytes.Clone(orig), `{"seq":12,"id":"x`...), len(lines)},
+		{"zeros after complete lines", append(bytes.Clone(orig), make([]byte, 100)...), len(lines)},
+		{"a complete garbage last line", append(bytes.Clone(orig), "\x00\x00garbage\n"...), len(lines)},
+		{"an empty last line", append(bytes.Clone(orig), '\n'), len(lines)},
+		{"an empty file", nil, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "session.ndjson")
+			if err := os.WriteFile(p, tt.content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := openStream(t, p)
+			recs := readAll(t, s.log)
+			if got := len(recs); got != tt.wantRecs {
+				t.Fatalf("got %d records, want %d", got, tt.wantRecs)
+			}
+			for i, r := range recs {
+				if r.Sequence != int64(i+1) {
+					t.Fatalf("record %d has sequence %d", i+1, r.Sequence)
+				}
+			}
+			b, _ := os.ReadFile(p)
+			if want := bytes.Join(lines[:tt.wantRecs], nil); !bytes.Equal(b, want) {
+				t.Errorf("file after reopen is not exactly the complete records:\n%q", b)
+			}
+			n, err := s.Append(TurnStarted{TurnID: "next"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := n.Cursor(), cursor(testSession, int64(tt.wantRecs+1)); got != want {
+				t.Errorf("next cursor = %q, want %q", got, want)
+			}
+			s.Close()
+			l, err := OpenFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close()
+			if got, want := l.Last(), int64(tt.wantRecs+1); got != want {
+				t.Errorf("after a second reopen Last() = %d, want %d", got, want)
+			}
+		})
+	}
+}
+
+func TestOpenFileRefusesDamageBeforeTheLastLine(t *testing.T) {
+	_, lines := writeLog(t)
+	tests := []struct {
+		name    string
+		content [][]byte
+	}{
+		{"a garbage line in the middle", [][]byte{lines[0], []byte("garbage\n"), lines[1]}},
+		{"a torn line in the middle", [][]byte{lines[0], lines[1][:10], []byte("\n"), lines[2]}},
+		{"a missing record", [][]byte{lines[0], lines[2]}},
+		{"a repeated record", [][]byte{lines[0], lines[1], lines[1]}},
+		{"a record out of sequence at the end", [][]byte{lines[0], lines[2]}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "session.ndjson")
+			content := bytes.Join(tt.content, nil)
+			if err := os.WriteFile(p, content, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			l, err := OpenFile(p)
+			if err == nil {
+				l.Close()
+			}
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("OpenFile = %v, want ErrCorrupt", err)
+			}
+			if b, _ := os.ReadFile(p); !bytes.Equal(b, content) {
+				t.Errorf("OpenFile changed a corrupt file")
+			}
+		})
+	}
+}
+
+func TestNewStreamRefusesAnotherSessionsLog(t *testing.T) {
+	path, _ := writeLog(t)
+	l, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := NewStream("another", l); !errors.Is(err, ErrCorrupt) {
+		t.Errorf("NewStream = %v, want ErrCorrupt", err)
+	}
+}
+
+func TestSyncEveryBatchesFsyncs(t *testing.T) {
+	tick := make(chan time.Time)
+	synced := make(chan struct{})
+	path := filepath.Join(t.TempDir(), "session.ndjson")
+	s := openStream(t, path, SyncEvery(3, time.Hour), withTicker(tick, synced))
+	fl := s.log.(*fileLog)
+	syncs := func() (int, int) {
+		fl.mu.Lock()
+		defer fl.mu.Unlock()
+		return fl.syncs, fl.pending
+	}
+	appendN := func(n int) {
+		for range n {
+			if _, err := s.Append(TurnStarted{TurnID: "t"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	appendN(2)
+	if n, p := syncs(); n != 0 || p != 2 {
+		t.Fatalf("after 2 appends: %d fsyncs, %d pending; want 0, 2", n, p)
+	}
+	appendN(1)
+	if n, p := syncs(); n != 1 || p != 0 {
+		t.Fatalf("after 3 appends: %d fsyncs, %d pending; want 1, 0", n, p)
+	}
+	appendN(1)
+	tick <- time.Time{}
+	<-synced
+	if n, p := syncs(); n != 2 || p != 0 {
+		t.Fatalf("after a tick with 1 pending: %d fsyncs, %d pending; want 2, 0", n, p)
+	}
+	tick <- time.Time{}
+	<-synced
+	if n, _ := syncs(); n != 2 {
+		t.Fatalf("a tick with nothing pending fsynced: %d fsyncs, want 2", n)
+	}
+	appendN(1)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n, p := syncs(); n != 3 || p != 0 {
+		t.Errorf("after Close: %d fsyncs, %d pending; want 3, 0", n, p)
+	}
+}
+
+func TestSyncEveryByDefaultFsyncsEachAppend(t *testing.T) {
+	s := openStream(t, filepath.Join(t.TempDir(), "session.ndjson"))
+	for range 3 {
+		if _, err := s.Append(TurnStarted{TurnID: "t"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fl := s.log.(*fileLog)
+	fl.mu.Lock()
+	defer fl.mu.Unlock()
+	if fl.syncs != 3 || fl.pending != 0 {
+		t.Errorf("%d fsyncs, %d pending; want 3, 0", fl.syncs, fl.pending)
+	}
+}
+
+func TestSyncEveryRejectsBadValues(t *testing.T) {
+	for _, opt := range []FileOption{SyncEvery(0, 0), SyncEvery(1, -time.Second)} {
+		if _, err := OpenFile(filepath.Join(t.TempDir(), "x"), opt); err == nil {
+			t.Error("OpenFile accepted a bad SyncEvery")
+		}
+	}
+}
+
+func TestLogsRefuseOutOfSequenceAndClosedAppends(t *testing.T) {
+	for name, open := range map[string]func(t *testing.T) Log{
+		"memory": func(*testing.T) Log { return NewMemoryLog() },
+		"file": func(t *testing.T) Log {
+			l, err := OpenFile(filepath.Join(t.TempDir(), "x"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		},
+	} {
+		t.Run("the "+name+" log checks sequence numbers and closing", func(t *testing.T) {
+			l := open(t)
+			rec := Record{Stream: "s", Sequence: 2, ID: "a", Event: TurnStarted{TurnID: "t", CommandID: "t"}}
+			if err := l.Append(rec); !errors.Is(err, ErrCorrupt) {
+				t.Errorf("appending record 2 first = %v, want ErrCorrupt", err)
+			}
+			rec.Sequence = 1
+			if err := l.Append(rec); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Close(); err != nil {
+				t.Fatal(err)
+			}
+			rec.Sequence = 2
+			if err := l.Append(rec); !errors.Is(err, ErrClosed) {
+				t.Errorf("Append after Close = %v, want ErrClosed", err)
+			}
+			for _, err := range l.Records(0) {
+				if !errors.Is(err, ErrClosed) {
+					t.Errorf("Records after Close = %v, want ErrClosed", err)
+				}
+			}
+		})
+	}
+}
+
+func TestFileLogReadsWhileAppending(t *testing.T) {
+	s := openStream(t, filepath.Join(t.TempDir(), "session.ndjson"), SyncEvery(64, 0))
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for range 300 {
+			if _, err := s.Append(TurnStarted{TurnID: "t"}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for range 50 {
+		var want int64 = 1
+		for r, err := range s.log.Records(0) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Sequence != want {
+				t.Fatalf("read sequence %d, want %d", r.Sequence, want)
+			}
+			want++
+		}
+	}
+	wg.Wait()
+}

@@ -1,0 +1,366 @@
+package events
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xeipuuv/gojsonschema"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+const testSession = "0198f0aa-1111-7000-8000-0000000000aa"
+
+// fixedClock returns a clock that starts at a fixed instant and advances
+// 250ms per call, so records get distinct, deterministic times and IDs.
+func fixedClock() func() time.Time {
+	t := time.UnixMilli(1754590940000).UTC()
+	return func() time.Time {
+		t = t.Add(250 * time.Millisecond)
+		return t
+	}
+}
+
+// transcript is one session with every kind of event: a turn that retries
+// twice and fails its output contract once, a failed turn, a reclaimed one.
+func transcript() []Event {
+	return []Event{
+		TurnStarted{TurnID: "t1"},
+		ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 4 * time.Second, ErrorKind: KindRateLimit, HTTPStatus: 429, System: "meta"},
+		TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 2 * time.Second, Reason: "  provider stream\n\tdisconnected \x00"},
+		SchemaRetry{TurnID: "t1", Attempt: 1, RetriesRemaining: 1, Iteration: 2, Stage: "schema-validate", Error: "city: city is required", Path: "/city", CorrectiveMessageHash: "0c1f2e3d"},
+		SchemaExhausted{TurnID: "t1", Attempt: 2, Iteration: 3, Stage: "json-parse", Error: "invalid character 'x' at 1:1"},
+		TurnCompleted{TurnID: "t1", Terminal: "completed", Duration: 48211 * time.Millisecond, TimeToFirstToken: 902 * time.Millisecond,
+			Usage: &Usage{InputTokens: 48210, OutputTokens: 1211, CachedTokens: 40100, ReasoningTokens: 384}},
+		TurnStarted{TurnID: "t2", CommandID: "c2"},
+		ModelRetry{TurnID: "t2", Attempt: 2, NextAttempt: 3, MaxAttempts: 3, RetryDelay: 0},
+		TurnCompleted{TurnID: "t2", Terminal: "failed", Reason: "model gave up",
+			Error: &TurnError{Kind: "modelError", Message: "provider returned 503", Retryable: true}},
+		TurnUnqueued{TurnID: "t3", CommandID: "c3"},
+		TurnCompleted{TurnID: "t4", Terminal: "cancelled"},
+	}
+}
+
+// appendAll appends evs to a fresh in-memory stream with a fixed clock.
+func appendAll(t testing.TB, evs []Event) (*Stream, []Notification) {
+	t.Helper()
+	s, err := NewStream(testSession, NewMemoryLog(), WithClock(fixedClock()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	var ns []Notification
+	for _, ev := range evs {
+		n, err := s.Append(ev)
+		if err != nil {
+			t.Fatalf("Append(%#v): %v", ev, err)
+		}
+		ns = append(ns, n)
+	}
+	return s, ns
+}
+
+func frameBytes(t testing.TB, n Notification) []byte {
+	t.Helper()
+	b, err := json.Marshal(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// wireSchemas loads the wire contract (the spec's excerpt plus this
+// package's additions) and returns, per method, a compiled schema for its
+// params and the names of the params' properties.
+func wireSchemas(t *testing.T) (map[string]*gojsonschema.Schema, map[string][]string) {
+	t.Helper()
+	type doc struct {
+		Defs          map[string]json.RawMessage `json:"$defs"`
+		Notifications map[string]struct {
+			Params struct {
+				Ref string `json:"$ref"`
+			} `json:"params"`
+		} `json:"notifications"`
+	}
+	defs := map[string]json.RawMessage{}
+	methods := map[string]string{}
+	for _, name := range []string{"msp.schema.excerpt.json", "events.schema.json"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d doc
+		if err := json.Unmarshal(b, &d); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for k, v := range d.Defs {
+			defs[k] = v
+		}
+		for m, n := range d.Notifications {
+			methods[m] = strings.TrimPrefix(n.Params.Ref, "#/$defs/")
+		}
+	}
+	schemas, props := map[string]*gojsonschema.Schema{}, map[string][]string{}
+	for m, def := range methods {
+		root, _ := json.Marshal(map[string]any{"$ref": "#/$defs/" + def, "$defs": defs})
+		sl := gojsonschema.NewSchemaLoader()
+		sl.Draft, sl.AutoDetect = gojsonschema.Draft7, false
+		s, err := sl.Compile(gojsonschema.NewBytesLoader(root))
+		if err != nil {
+			t.Fatalf("compiling %s: %v", def, err)
+		}
+		schemas[m] = s
+		var d struct {
+			Properties map[string]json.RawMessage `json:"properties"`
+		}
+		json.Unmarshal(defs[def], &d)
+		for p := range d.Properties {
+			props[m] = append(props[m], p)
+		}
+	}
+	return schemas, props
+}
+
+func TestEveryFrameMatchesTheWireSchema(t *testing.T) {
+	schemas, props := wireSchemas(t)
+	_, ns := appendAll(t, transcript())
+	seen := map[string]bool{}
+	for _, n := range ns {
+		frame := frameBytes(t, n)
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal(frame, &top); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := len(top), 3; got != want || string(top["jsonrpc"]) != `"2.0"` {
+			t.Errorf("frame %s: want exactly jsonrpc 2.0, method and params", frame)
+		}
+		s, ok := schemas[n.Method]
+		if !ok {
+			t.Fatalf("no schema for method %q", n.Method)
+		}
+		seen[n.Method] = true
+		res, err := s.Validate(gojsonschema.NewBytesLoader(n.Params))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range res.Errors() {
+			t.Errorf("%s params %s: %s", n.Method, n.Params, e)
+		}
+		var params map[string]json.RawMessage
+		json.Unmarshal(n.Params, &params)
+		for k := range params {
+			if !slices.Contains(props[n.Method], k) {
+				t.Errorf("%s params carry %q, which the wire schema does not define", n.Method, k)
+			}
+		}
+	}
+	for m := range schemas {
+		if !seen[m] && m != "turn/retracted" {
+			t.Errorf("the transcript has no %s frame", m)
+		}
+	}
+}
+
+func TestFramesCiteTheirRecordAndCursorsIncrease(t *testing.T) {
+	s, ns := appendAll(t, transcript())
+	var prev string
+	seq := int64(0)
+	for rec, err := range s.log.Records(0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := ns[seq]
+		seq++
+		var p struct {
+			SessionID   string `json:"sessionId"`
+			TurnID      string `json:"turnId"`
+			SourceRange struct {
+				Stream      struct{ Kind, ID string }
+				First, Last recordPosition
+			} `json:"sourceRange"`
+		}
+		if err := json.Unmarshal(n.Params, &p); err != nil {
+			t.Fatal(err)
+		}
+		want := recordPosition{rec.ID, rec.Sequence}
+		if p.SourceRange.First != want || p.SourceRange.Last != want {
+			t.Errorf("record %d: sourceRange %+v, want first == last == %+v", seq, p.SourceRange, want)
+		}
+		if p.SourceRange.Stream.Kind != "session" || p.SourceRange.Stream.ID != testSession || p.SessionID != testSession {
+			t.Errorf("record %d: got stream %+v session %q, want session stream %q", seq, p.SourceRange.Stream, p.SessionID, testSession)
+		}
+		if p.TurnID != rec.Event.turn() {
+			t.Errorf("record %d: turnId %q, want %q", seq, p.TurnID, rec.Event.turn())
+		}
+		c := n.Cursor()
+		if c <= prev {
+			t.Errorf("cursor %q does not sort after %q", c, prev)
+		}
+		if pos, err := parseCursor(testSession, c); err != nil || pos != rec.Sequence {
+			t.Errorf("parseCursor(%q) = %d, %v; want %d", c, pos, err, rec.Sequence)
+		}
+		prev = c
+	}
+	if got, want := seq, int64(len(ns)); got != want {
+		t.Errorf("log holds %d records, want %d", got, want)
+	}
+}
+
+func TestFoldingTheSameRecordsTwiceGivesIdenticalFrames(t *testing.T) {
+	s, ns := appendAll(t, transcript())
+	i := 0
+	for rec, err := range s.log.Records(0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Through the log line format too, as a file log would store it.
+		line, err := json.Marshal(rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Record
+		if err := json.Unmarshal(line, &back); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range []Record{rec, back} {
+			n, err := Fold(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := frameBytes(t, n), frameBytes(t, ns[i]); !bytes.Equal(got, want) {
+				t.Errorf("refold of record %d:\n got %s\nwant %s", rec.Sequence, got, want)
+			}
+		}
+		i++
+	}
+}
+
+func TestGoldenTranscript(t *testing.T) {
+	_, ns := appendAll(t, transcript())
+	var got bytes.Buffer
+	for _, n := range ns {
+		got.Write(frameBytes(t, n))
+		got.WriteByte('\n')
+	}
+	golden := filepath.Join("testdata", "transcript.golden.ndjson")
+	if *update {
+		if err := os.WriteFile(golden, got.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Errorf("frames differ from %s (run go test -update and review the diff):\n%s", golden, got.Bytes())
+	}
+}
+
+func TestAppendRefusesEventsThatBreakTheProducerContract(t *testing.T) {
+	ok := TurnRetry{TurnID: "t", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: time.Second, Reason: "x"}
+	tests := []struct {
+		name string
+		ev   Event
+	}{
+		{"a nil event", nil},
+		{"a turn start without a turn", TurnStarted{}},
+		{"a retry of attempt 0", func() Event { e := ok; e.Attempt = 0; return e }()},
+		{"a retry whose next attempt is not later", func() Event { e := ok; e.NextAttempt = 1; return e }()},
+		{"a retry past the bound", func() Event { e := ok; e.NextAttempt, e.MaxAttempts = 3, 2; return e }()},
+		{"a retry with a negative delay", func() Event { e := ok; e.RetryDelay = -time.Millisecond; return e }()},
+		{"a model retry with next == attempt", ModelRetry{TurnID: "t", Attempt: 2, NextAttempt: 2, MaxAttempts: 3}},
+		{"a model retry with a negative delay", ModelRetry{TurnID: "t", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: -1}},
+		{"a model retry with HTTP status 42", ModelRetry{TurnID: "t", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, HTTPStatus: 42}},
+		{"a completion with an unknown terminal", TurnCompleted{TurnID: "t", Terminal: "done"}},
+		{"a failure without an error", TurnCompleted{TurnID: "t", Terminal: "failed"}},
+		{"a success with an error", TurnCompleted{TurnID: "t", Terminal: "completed", Error: &TurnError{Kind: "modelError"}}},
+		{"a failure of an unknown kind", TurnCompleted{TurnID: "t", Terminal: "failed", Error: &TurnError{Kind: "oops"}}},
+		{"negative usage", TurnCompleted{TurnID: "t", Terminal: "completed", Usage: &Usage{InputTokens: -1}}},
+		{"a schema retry without a hash", SchemaRetry{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e"}},
+		{"a schema retry with negative retries left", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: -1, Iteration: 1, Stage: "json-parse", Error: "e", CorrectiveMessageHash: "811c9dc5"}},
+		{"an exhausted row of an unknown stage", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "parse", Error: "e"}},
+		{"an exhausted row at iteration 0", SchemaExhausted{TurnID: "t", Attempt: 1, Stage: "json-parse", Error: "e"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _ := appendAll(t, nil)
+			_, err := s.Append(tt.ev)
+			if !errors.Is(err, ErrInvalid) {
+				t.Fatalf("Append = %v, want ErrInvalid", err)
+			}
+			var e *Error
+			if !errors.As(err, &e) || e.Detail == "" {
+				t.Errorf("want an *Error saying what was wrong, got %#v", err)
+			}
+			if got := s.log.Last(); got != 0 {
+				t.Errorf("log holds %d records after a refused append, want 0", got)
+			}
+		})
+	}
+	t.Run("a retry at the contract's edges is accepted", func(t *testing.T) {
+		s, _ := appendAll(t, nil)
+		if _, err := s.Append(TurnRetry{TurnID: "t", Attempt: 1, NextAttempt: 2, MaxAttempts: 2}); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+func TestNormalizeReason(t *testing.T) {
+	long := strings.Repeat("é", 200)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"empty text gets the fallback", "", "retry scheduled"},
+		{"only white space gets the fallback", " \t\r\n ", "retry scheduled"},
+		{"only control characters get the fallback", "\x00\x07\x1b", "retry scheduled"},
+		{"white space runs collapse to one space", "provider\n\t  stream   disconnected", "provider stream disconnected"},
+		{"the ends are trimmed", "  timeout  ", "timeout"},
+		{"control characters are removed", "time\x00out\x1b[31m", "timeout[31m"},
+		{"bidi controls are removed", "a\u202eb", "ab"},
+		{"invalid UTF-8 is replaced", "bad \xff byte", "bad \uFFFD byte"},
+		{"long text is cut to 160 runes on a rune boundary", long, strings.Repeat("é", 160)},
+		{"a cut never leaves a trailing space", strings.Repeat("a", 159) + " bcd", strings.Repeat("a", 159)},
+		{"160 runes are kept whole", strings.Repeat("a", 158) + " b", strings.Repeat("a", 158) + " b"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := NormalizeReason(tt.in)
+			if got != tt.want {
+				t.Errorf("NormalizeReason(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			if again := NormalizeReason(got); again != got {
+				t.Errorf("NormalizeReason is not idempotent: %q then %q", got, again)
+			}
+		})
+	}
+}
+
+func FuzzNormalizeReason(f *testing.F) {
+	f.Add("  provider\n stream \x00 disconnected ")
+	f.Add(strings.Repeat("é ", 100))
+	f.Fuzz(func(t *testing.T, in string) {
+		got := NormalizeReason(in)
+		switch n := len([]rune(got)); {
+		case n == 0 || n > 160:
+			t.Fatalf("%d runes", n)
+		case strings.TrimSpace(got) != got || strings.Contains(got, "  "):
+			t.Fatalf("not trimmed or collapsed: %q", got)
+		case NormalizeReason(got) != got:
+			t.Fatalf("not idempotent: %q", got)
+		}
+		for _, r := range got {
+			if r < 0x20 || r == 0x7f || (r != ' ' && strings.ContainsRune("\t\n\v\f\r\u0085\u00a0\u2028\u2029", r)) {
+				t.Fatalf("kept %U in %q", r, got)
+			}
+		}
+	})
+}

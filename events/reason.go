@@ -1,0 +1,50 @@
+package events
+
+import (
+	"strings"
+	"unicode"
+)
+
+// maxReason is the most runes NormalizeReason returns.
+const maxReason = 160
+
+// fallbackReason stands in for an empty reason.
+const fallbackReason = "retry scheduled"
+
+// NormalizeReason is the one normalization of a turn/retryScheduled reason.
+// Producers call it (Stream.Append calls it again, which changes nothing):
+// invalid UTF-8 becomes U+FFFD, control and bidi-control characters are
+// removed, each run of white space becomes one space, the ends are
+// trimmed, and the result is cut on a rune boundary to at most 160 runes.
+// An empty result becomes "retry scheduled", so the reason is never empty.
+func NormalizeReason(s string) string {
+	var b strings.Builder
+	b.Grow(min(len(s), 4*maxReason))
+	n, space := 0, false
+	for _, r := range s { // ranging over a string yields U+FFFD for invalid bytes
+		switch {
+		case unicode.IsSpace(r):
+			space = true
+			continue
+		case unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r):
+			continue
+		}
+		if space && n > 0 {
+			if n+1 >= maxReason { // a space would be the last rune: stop here
+				break
+			}
+			b.WriteByte(' ')
+			n++
+		}
+		space = false
+		if n == maxReason {
+			break
+		}
+		b.WriteRune(r)
+		n++
+	}
+	if b.Len() == 0 {
+		return fallbackReason
+	}
+	return b.String()
+}

@@ -1,0 +1,173 @@
+package events
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"iter"
+	"net/http"
+)
+
+// ServeHTTP streams the session's notifications as Server-Sent Events, one
+// event per notification:
+//
+//	id: <viewCursor>
+//	event: <method>
+//	data: <the JSON-RPC frame>
+//
+// It resumes after the cursor in the Last-Event-ID header, else in the
+// "cursor" query parameter, else from the start of the stream; a bad cursor
+// gets 400 Bad Request. Each event is flushed as it is written. The
+// response ends when the request's context ends or the stream closes.
+func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := r.Header.Get("Last-Event-ID")
+	if c == "" {
+		c = r.URL.Query().Get("cursor")
+	}
+	pos, err := s.position(c)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // ask proxies not to buffer the stream
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush() // send the headers now; a writer without Flush still works
+	var buf []byte
+	_ = s.follow(r.Context(), pos, func(e *entry) bool {
+		buf = append(buf[:0], "id: "...)
+		buf = append(buf, e.cursor...)
+		buf = append(buf, "\nevent: "...)
+		buf = append(buf, e.n.Method...)
+		buf = append(buf, "\ndata: "...)
+		buf = append(buf, e.frame...)
+		buf = append(buf, "\n\n"...)
+		if _, err := w.Write(buf); err != nil {
+			return false
+		}
+		_ = rc.Flush() // best effort: a failed connection fails the next Write
+		return true
+	})
+}
+
+// sseEvent is one parsed Server-Sent Event.
+type sseEvent struct {
+	id, event string
+	data      []byte
+}
+
+// maxSSELine bounds one line of an event stream.
+const maxSSELine = 1 << 20
+
+// ReadSSE reads an event stream written by Stream.ServeHTTP (any
+// text/event-stream is parsed by the SSE rules: fields id, event, data,
+// comments, CR/LF/CRLF line ends) and yields each event's data decoded as
+// a Notification; n.Cursor() is then the value to resume from. It ends at
+// the end of r, or after yielding the first error (a line over 1 MiB, data
+// that is not a JSON-RPC frame, a read error).
+func ReadSSE(r io.Reader) iter.Seq2[Notification, error] {
+	return func(yield func(Notification, error) bool) {
+		for ev, err := range readSSE(r) {
+			if err != nil {
+				yield(Notification{}, &Error{Op: "read sse", Err: err})
+				return
+			}
+			var n Notification
+			if err := json.Unmarshal(ev.data, &n); err != nil || n.JSONRPC != "2.0" || n.Method == "" {
+				if err == nil {
+					err = errors.New("data is not a JSON-RPC 2.0 notification")
+				}
+				yield(Notification{}, &Error{Op: "read sse", Detail: "event " + ev.id, Err: err})
+				return
+			}
+			if !yield(n, nil) {
+				return
+			}
+		}
+	}
+}
+
+// readSSE parses an event stream into events with data, per the HTML
+// standard's event-stream interpretation (minus retry, which it ignores).
+func readSSE(r io.Reader) iter.Seq2[sseEvent, error] {
+	return func(yield func(sseEvent, error) bool) {
+		br := bufio.NewReader(r)
+		var (
+			ev      sseEvent
+			data    []byte
+			hasData bool
+			lastID  string
+			line    []byte
+		)
+		skipLF := false
+		for {
+			line = line[:0]
+			// Read up to CR, LF or CRLF.
+			for {
+				b, err := br.ReadByte()
+				if err != nil {
+					if err == io.EOF {
+						return // an unterminated event is discarded, as the standard says
+					}
+					yield(sseEvent{}, err)
+					return
+				}
+				if skipLF {
+					skipLF = false
+					if b == '\n' {
+						continue
+					}
+				}
+				if b == '\r' {
+					skipLF = true
+					break
+				}
+				if b == '\n' {
+					break
+				}
+				if len(line) >= maxSSELine {
+					yield(sseEvent{}, errors.New("event stream line too long"))
+					return
+				}
+				line = append(line, b)
+			}
+			if len(line) == 0 { // dispatch
+				if hasData {
+					ev.id = lastID
+					ev.data = bytes.TrimSuffix(data, []byte("\n"))
+					if !yield(ev, nil) {
+						return
+					}
+				}
+				ev, data, hasData = sseEvent{}, nil, false
+				continue
+			}
+			if line[0] == ':' {
+				continue
+			}
+			field, value, _ := bytes.Cut(line, []byte(":"))
+			value = bytes.TrimPrefix(value, []byte(" "))
+			switch string(field) {
+			case "event":
+				ev.event = string(value)
+			case "data":
+				data = append(data, value...)
+				data = append(data, '\n')
+				hasData = true
+				if len(data) > maxSSELine {
+					yield(sseEvent{}, errors.New("event stream event too long"))
+					return
+				}
+			case "id":
+				if bytes.IndexByte(value, 0) < 0 {
+					lastID = string(value)
+				}
+			}
+		}
+	}
+}

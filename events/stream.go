@@ -1,0 +1,399 @@
+package events
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"iter"
+	"sync"
+	"time"
+)
+
+// Option configures NewStream.
+type Option func(*options) error
+
+type options struct {
+	clock  func() time.Time
+	buffer int
+}
+
+// WithClock sets the clock that stamps records and their IDs (default
+// time.Now). Tests pass a fixed clock to get byte-identical logs and frames.
+func WithClock(now func() time.Time) Option {
+	return func(o *options) error {
+		if now == nil {
+			return fmt.Errorf("events: WithClock: nil clock")
+		}
+		o.clock = now
+		return nil
+	}
+}
+
+// WithBuffer sets how many recent notifications a Stream keeps in memory
+// for its subscribers (default 1024). A subscriber further behind than
+// that reads from the log instead, so the size bounds memory, never
+// delivery.
+func WithBuffer(n int) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return fmt.Errorf("events: WithBuffer: n = %d, want >= 1", n)
+		}
+		o.buffer = n
+		return nil
+	}
+}
+
+// Stream is one session's stream: it appends events to a Log and fans the
+// folded notifications out to subscribers and turn-waiters. It is safe for
+// concurrent use. The zero value is not usable; call NewStream.
+type Stream struct {
+	id    string
+	log   Log
+	clock func() time.Time
+	idKey uint32 // mixes the session into record IDs
+
+	wmu sync.Mutex // serializes appends; held across the log write
+
+	mu        sync.Mutex // guards the rest
+	last      int64      // last published sequence number
+	ring      []entry    // ring[(seq-1) % len] holds the newest len(ring) entries
+	subs      map[chan struct{}]struct{}
+	terminals map[string]int64 // turn ID -> sequence of its first terminal
+	waiters   map[string][]chan entry
+	closed    bool
+	done      chan struct{}
+}
+
+// NewStream returns the stream of session id over log, which it owns (Close
+// closes it). A log that already holds records is read once, so that
+// sequence numbers and cursors continue and WaitTurn sees turns that ended
+// before a restart; its records must all belong to session id.
+func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
+	o := options{clock: time.Now, buffer: 1024}
+	for _, opt := range opts {
+		if opt == nil {
+			continue
+		}
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	if id == "" || log == nil {
+		return nil, fmt.Errorf("events: NewStream: empty session id or nil log")
+	}
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	s := &Stream{
+		id: id, log: log, clock: o.clock, idKey: h.Sum32(),
+		ring:      make([]entry, o.buffer),
+		subs:      map[chan struct{}]struct{}{},
+		terminals: map[string]int64{},
+		waiters:   map[string][]chan entry{},
+		done:      make(chan struct{}),
+	}
+	for rec, err := range log.Records(0) {
+		if err != nil {
+			return nil, err
+		}
+		if rec.Stream != id {
+			return nil, &Error{Op: "open", Seq: rec.Sequence, Detail: fmt.Sprintf("record belongs to session %q", rec.Stream), Err: ErrCorrupt}
+		}
+		e, err := fold(rec)
+		if err != nil {
+			return nil, err
+		}
+		s.publish(e)
+	}
+	return s, nil
+}
+
+// Append makes ev durable in the log, then delivers its notification to
+// subscribers and, for turn/completed and turn/unqueued, to WaitTurn. It
+// returns the notification. An event that breaks its producer contract is
+// refused with ErrInvalid and nothing is recorded.
+//
+// Append assigns the record's sequence number (1, 2, …) and ID: a UUIDv7
+// layout whose 48-bit timestamp comes from the clock (WithClock), whose
+// random bits are replaced by a hash of the session ID, and whose last 48
+// bits are the sequence number. IDs are unique within a session and, with
+// overwhelming likelihood, across sessions; with a fixed clock they are
+// deterministic.
+func (s *Stream) Append(ev Event) (Notification, error) {
+	ev, err := checkEvent(ev)
+	if err != nil {
+		return Notification{}, err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.mu.Lock()
+	closed, seq := s.closed, s.last+1
+	s.mu.Unlock()
+	if closed {
+		return Notification{}, &Error{Op: "append", Err: ErrClosed}
+	}
+	now := s.clock()
+	rec := Record{Stream: s.id, Sequence: seq, ID: recordID(now, s.idKey, seq), Time: time.UnixMilli(now.UnixMilli()).UTC(), Event: ev}
+	e, err := fold(rec)
+	if err != nil {
+		return Notification{}, err
+	}
+	if err := s.log.Append(rec); err != nil {
+		return Notification{}, err
+	}
+	s.mu.Lock()
+	s.publish(e)
+	s.mu.Unlock()
+	return e.n, nil
+}
+
+// publish makes e visible; s.mu must be held (or s not yet shared).
+func (s *Stream) publish(e entry) {
+	s.last = e.seq
+	s.ring[(e.seq-1)%int64(len(s.ring))] = e
+	for c := range s.subs {
+		select {
+		case c <- struct{}{}:
+		default: // already woken
+		}
+	}
+	if e.terminal {
+		if _, ok := s.terminals[e.turn]; !ok {
+			s.terminals[e.turn] = e.seq
+			for _, c := range s.waiters[e.turn] {
+				c <- e // buffered, one send each
+			}
+			delete(s.waiters, e.turn)
+		}
+	}
+}
+
+func recordID(t time.Time, key uint32, seq int64) string {
+	var b [16]byte
+	var ms [8]byte
+	binary.BigEndian.PutUint64(ms[:], uint64(t.UnixMilli()))
+	copy(b[0:6], ms[2:])
+	b[6] = 0x70 | byte(key>>28)&0x0f
+	b[7] = byte(key >> 20)
+	b[8] = 0x80 | byte(key>>14)&0x3f
+	b[9] = byte(key >> 6)
+	var sq [8]byte
+	binary.BigEndian.PutUint64(sq[:], uint64(seq))
+	copy(b[10:16], sq[2:])
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], b[10:16])
+	return string(out[:])
+}
+
+// Subscribe yields the notifications after the view cursor after ("" for
+// the whole stream): first the ones already recorded, then new ones as they
+// are appended, each exactly once and in order. It ends after yielding an
+// error: the context's cause when ctx is done, ErrClosed when the stream
+// closes, ErrCursor for a cursor that is malformed, of another session, or
+// ahead of the stream.
+//
+// A subscriber never slows Append down: the stream keeps the newest
+// notifications in a bounded buffer (WithBuffer) and a subscriber that
+// falls further behind re-reads the log, so it loses nothing.
+func (s *Stream) Subscribe(ctx context.Context, after string) iter.Seq2[Notification, error] {
+	return func(yield func(Notification, error) bool) {
+		pos, err := s.position(after)
+		if err == nil {
+			err = s.follow(ctx, pos, func(e *entry) bool { return yield(e.n, nil) })
+		}
+		if err != nil {
+			yield(Notification{}, err)
+		}
+	}
+}
+
+// position resolves a cursor against the stream.
+func (s *Stream) position(c string) (int64, error) {
+	pos, err := parseCursor(s.id, c)
+	if err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	last := s.last
+	s.mu.Unlock()
+	if pos > last {
+		return 0, &Error{Op: "subscribe", Detail: fmt.Sprintf("cursor %q is ahead of the stream", c), Err: ErrCursor}
+	}
+	return pos, nil
+}
+
+// follow calls yield for every entry after pos until yield returns false
+// (then it returns nil) or ctx ends or the stream closes.
+func (s *Stream) follow(ctx context.Context, pos int64, yield func(*entry) bool) error {
+	wake := make(chan struct{}, 1)
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return &Error{Op: "subscribe", Err: ErrClosed}
+	}
+	s.subs[wake] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.subs, wake)
+		s.mu.Unlock()
+	}()
+
+	batch := make([]entry, 0, 64)
+	for {
+		if ctx.Err() != nil {
+			return context.Cause(ctx)
+		}
+		s.mu.Lock()
+		last, closed, oldest := s.last, s.closed, s.last-int64(len(s.ring))+1
+		if pos+1 >= oldest {
+			for seq := pos + 1; seq <= last && len(batch) < cap(batch); seq++ {
+				batch = append(batch, s.ring[(seq-1)%int64(len(s.ring))])
+			}
+		}
+		s.mu.Unlock()
+		if closed {
+			return &Error{Op: "subscribe", Err: ErrClosed}
+		}
+		switch {
+		case len(batch) > 0:
+			for i := range batch {
+				if !yield(&batch[i]) {
+					return nil
+				}
+				pos = batch[i].seq
+			}
+			clear(batch) // drop references to frames
+			batch = batch[:0]
+		case pos < last: // fell out of the buffer: catch up from the log
+			for rec, err := range s.log.Records(pos) {
+				if err != nil {
+					return s.closedOr(err)
+				}
+				e, err := fold(rec)
+				if err != nil {
+					return err
+				}
+				if !yield(&e) {
+					return nil
+				}
+				if pos = e.seq; pos >= last || ctx.Err() != nil {
+					break
+				}
+			}
+		default:
+			select {
+			case <-ctx.Done():
+				return context.Cause(ctx)
+			case <-s.done:
+				return &Error{Op: "subscribe", Err: ErrClosed}
+			case <-wake:
+			}
+		}
+	}
+}
+
+// closedOr reports ErrClosed for an error caused by closing the stream.
+func (s *Stream) closedOr(err error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return &Error{Op: "subscribe", Err: ErrClosed}
+	}
+	return err
+}
+
+// WaitTurn blocks until the turn's first turn/completed or turn/unqueued
+// notification is appended, or returns it at once if it already was, and
+// returns it. Retry and ledger notifications never resolve it. It returns
+// context.Cause(ctx) when ctx ends first and ErrClosed when the stream
+// closes.
+func (s *Stream) WaitTurn(ctx context.Context, turnID string) (Notification, error) {
+	s.mu.Lock()
+	if seq, ok := s.terminals[turnID]; ok {
+		e, inRing := s.at(seq)
+		s.mu.Unlock()
+		if inRing {
+			return e.n, nil
+		}
+		return s.read(seq)
+	}
+	if s.closed {
+		s.mu.Unlock()
+		return Notification{}, &Error{Op: "wait", Err: ErrClosed}
+	}
+	c := make(chan entry, 1)
+	s.waiters[turnID] = append(s.waiters[turnID], c)
+	s.mu.Unlock()
+
+	select {
+	case e := <-c:
+		return e.n, nil
+	case <-ctx.Done():
+	case <-s.done:
+	}
+	s.mu.Lock()
+	ws := s.waiters[turnID]
+	for i, w := range ws {
+		if w == c {
+			s.waiters[turnID] = append(ws[:i:i], ws[i+1:]...)
+			break
+		}
+	}
+	if len(s.waiters[turnID]) == 0 {
+		delete(s.waiters, turnID)
+	}
+	s.mu.Unlock()
+	select {
+	case e := <-c: // the terminal landed as we gave up: report it
+		return e.n, nil
+	default:
+	}
+	if ctx.Err() != nil {
+		return Notification{}, context.Cause(ctx)
+	}
+	return Notification{}, &Error{Op: "wait", Err: ErrClosed}
+}
+
+// at returns the buffered entry seq; s.mu must be held.
+func (s *Stream) at(seq int64) (entry, bool) {
+	e := s.ring[(seq-1)%int64(len(s.ring))]
+	return e, e.seq == seq
+}
+
+// read folds record seq from the log.
+func (s *Stream) read(seq int64) (Notification, error) {
+	for rec, err := range s.log.Records(seq - 1) {
+		if err != nil {
+			return Notification{}, s.closedOr(err)
+		}
+		return Fold(rec)
+	}
+	return Notification{}, &Error{Op: "read", Seq: seq, Detail: "record missing from the log", Err: ErrCorrupt}
+}
+
+// Close ends every subscription and wait with ErrClosed and closes the log.
+// Appends after Close fail with ErrClosed. Close waits for an Append in
+// progress.
+func (s *Stream) Close() error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	close(s.done)
+	s.mu.Unlock()
+	return s.log.Close()
+}
