@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/events"
 	"github.com/enforcer-go/enforcer/middleware"
 )
 
@@ -43,6 +44,11 @@ func New(m Model, opts ...Option) *Agent {
 // whenever the model was called, also alongside an error, so the ledger
 // and the conversation are always inspectable.
 type Result struct {
+	// TurnID names the run in recorded events (see ContextWithTurnID).
+	TurnID string `json:"turnId"`
+	// TurnAttempts counts runs of the whole turn (WithTurnRetry); Result
+	// describes the last one, except Usage, which sums them all.
+	TurnAttempts int `json:"turnAttempts"`
 	// Output is the final answer as it stands after act-output middleware.
 	Output string `json:"output"`
 	// Messages is the whole conversation, including failed answers and
@@ -127,6 +133,7 @@ type runState struct {
 	schema *enforce.Schema
 	ledger *enforce.Ledger
 	res    *Result
+	turn   string
 	// skip marks messages that are not re-sent (RetryHistoryLatest).
 	skip map[int]bool
 	// lastPair holds the indices of the latest failed answer and its
@@ -135,19 +142,50 @@ type runState struct {
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema) (*Result, error) {
-	res := &Result{}
+	turn := turnID(ctx)
 	if err := errors.Join(a.cfg.errs...); err != nil {
-		return res, err
+		return &Result{TurnID: turn}, err
 	}
-	st := &runState{a: a, schema: a.cfg.schema, res: res}
+	schema := a.cfg.schema
 	if override != nil {
-		st.schema = override
+		schema = override
 	}
-	if a.cfg.retriesSet {
-		if st.schema == nil {
-			return res, fmt.Errorf("%w: WithOutputRetries needs WithOutputSchema or RunTyped", ErrInvalidOption)
+	if a.cfg.retriesSet && schema == nil {
+		return &Result{TurnID: turn}, fmt.Errorf("%w: WithOutputRetries needs WithOutputSchema or RunTyped", ErrInvalidOption)
+	}
+	a.record(events.TurnStarted{TurnID: turn})
+	var usage Usage
+	var res *Result
+	var err error
+	for attempt := 1; ; attempt++ {
+		res, err = a.runOnce(ctx, turn, input, schema)
+		usage.add(res.Usage)
+		res.Usage, res.TurnAttempts = usage, attempt
+		p := a.cfg.turnRetry
+		if err == nil || p == nil || attempt >= p.MaxAttempts || context.Cause(ctx) != nil || !p.Retryable(err) {
+			break
 		}
-		l, err := enforce.NewLedger(st.schema, a.cfg.retries)
+		d := p.Backoff(attempt, err)
+		a.record(events.TurnRetry{
+			TurnID: turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts,
+			RetryDelay: d, Reason: retryReason(err),
+		})
+		a.cfg.logger.Debug("turn retry scheduled", "turn", turn, "attempt", attempt, "delay", d, "error", err)
+		if werr := wait(ctx, d); werr != nil {
+			err = werr
+			break
+		}
+	}
+	a.record(completed(ctx, turn, res, err))
+	return res, err
+}
+
+// runOnce runs the turn once, from a fresh conversation.
+func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce.Schema) (*Result, error) {
+	res := &Result{TurnID: turn}
+	st := &runState{a: a, schema: schema, res: res, turn: turn}
+	if a.cfg.retriesSet {
+		l, err := enforce.NewLedger(schema, a.cfg.retries)
 		if err != nil {
 			return res, err
 		}
@@ -248,6 +286,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string) (d
 	}
 	v := st.ledger.Judge(ans)
 	st.logRow(v.Row)
+	a.recordRow(st.turn, v.Row, st.ledger.RetriesLeft())
 	if v.Row.Outcome != enforce.OutcomeRetried {
 		return true, v.Err
 	}
@@ -288,16 +327,38 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 			}
 		}
 	}
+	p := st.a.cfg.modelRetry
+	for attempt := 1; ; attempt++ {
+		resp, err = st.call(ctx, req)
+		if err == nil {
+			return resp, nil
+		}
+		if p == nil || attempt >= p.MaxAttempts || context.Cause(ctx) != nil || !p.Retryable(err) {
+			return resp, fmt.Errorf("%w: %w", ErrModel, err)
+		}
+		d := p.Backoff(attempt, err)
+		ev := events.ModelRetry{TurnID: st.turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts, RetryDelay: d, ErrorKind: events.KindUnknown}
+		var pe *ProviderError
+		if errors.As(err, &pe) {
+			ev.ErrorKind, ev.HTTPStatus, ev.System = pe.Kind, pe.HTTPStatus, pe.System
+		}
+		st.a.record(ev)
+		st.a.cfg.logger.Debug("model retry scheduled", "turn", st.turn, "attempt", attempt, "delay", d, "error", err)
+		st.res.Usage.add(resp.Usage)
+		if werr := wait(ctx, d); werr != nil {
+			return Response{}, werr
+		}
+	}
+}
+
+// call makes one model call, turning a panic into an error.
+func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			resp, err = Response{}, fmt.Errorf("%w: %w: %v", ErrModel, errModelPanic, r)
+			resp, err = Response{}, fmt.Errorf("%w: %v", errModelPanic, r)
 		}
 	}()
-	resp, err = st.a.model.Generate(ctx, req)
-	if err != nil {
-		return resp, fmt.Errorf("%w: %w", ErrModel, err)
-	}
-	return resp, nil
+	return st.a.model.Generate(ctx, req)
 }
 
 // runTools runs the calls and appends one tool message per call, in order.

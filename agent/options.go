@@ -45,6 +45,9 @@ type config struct {
 	system        string
 	history       RetryHistory
 	logger        hclog.Logger
+	modelRetry    *RetryPolicy
+	turnRetry     *RetryPolicy
+	events        Recorder
 	errs          []error
 }
 

@@ -1,0 +1,123 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/middleware"
+)
+
+// Recorder receives the durable facts of each run as it happens;
+// *events.Stream is one. Append must be safe for concurrent use.
+type Recorder interface {
+	Append(ev events.Event) (events.Notification, error)
+}
+
+// WithEvents records each run's facts on r while it runs: turn/started;
+// turn/modelRetryScheduled and turn/retryScheduled before each backoff
+// wait; output/schemaRetry for each retried attempt row (with the row's
+// correctiveMessageHash) and output/schemaExhausted for an exhausted one;
+// turn/completed last. A failure to record is logged and does not stop
+// the run.
+func WithEvents(r Recorder) Option {
+	return optionFunc(func(c *config) {
+		if r == nil {
+			c.invalid("WithEvents(nil)")
+		}
+		c.events = r
+	})
+}
+
+type turnIDKey struct{}
+
+// ContextWithTurnID sets the turn ID that a run started with ctx records
+// its events under. Without it each run makes a random one; either way
+// Result.TurnID tells it.
+func ContextWithTurnID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, turnIDKey{}, id)
+}
+
+func turnID(ctx context.Context) string {
+	if id, ok := ctx.Value(turnIDKey{}).(string); ok && id != "" {
+		return id
+	}
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (a *Agent) record(ev events.Event) {
+	if a.cfg.events == nil {
+		return
+	}
+	if _, err := a.cfg.events.Append(ev); err != nil {
+		a.cfg.logger.Warn("event not recorded", "event", fmt.Sprintf("%T", ev), "error", err)
+	}
+}
+
+func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
+	switch row.Outcome {
+	case enforce.OutcomeRetried:
+		a.record(events.SchemaRetry{
+			TurnID: turn, Attempt: row.Attempt, RetriesRemaining: retriesLeft, Iteration: row.Iteration,
+			Stage: string(row.Stage), Error: row.Error, Path: row.Path, CorrectiveMessageHash: row.CorrectiveMessageHash,
+		})
+	case enforce.OutcomeExhausted:
+		a.record(events.SchemaExhausted{
+			TurnID: turn, Attempt: row.Attempt, Iteration: row.Iteration,
+			Stage: string(row.Stage), Error: row.Error, Path: row.Path, BrokenBy: row.BrokenBy,
+		})
+	}
+}
+
+// completed folds a run's end into its terminal event.
+func completed(ctx context.Context, turn string, res *Result, err error) events.TurnCompleted {
+	ev := events.TurnCompleted{TurnID: turn, Terminal: "completed", Usage: &events.Usage{
+		InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens,
+	}}
+	if err == nil {
+		return ev
+	}
+	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
+		ev.Terminal = "cancelled"
+		return ev
+	}
+	ev.Terminal = "failed"
+	te := &events.TurnError{Kind: "modelError", Message: err.Error()}
+	var pe *ProviderError
+	var de *middleware.DeniedError
+	switch {
+	case errors.Is(err, ErrMaxIterations):
+		te.Kind = "stepLimit"
+	case errors.Is(err, ErrInvalidOption):
+		te.Kind = "configError"
+	case errors.As(err, &pe):
+		te.Retryable = pe.Retryable()
+		if pe.Kind == events.KindAuth {
+			te.Kind = "authRequired"
+		}
+	case errors.As(err, &de):
+		te.Kind = "environmentError"
+	}
+	ev.Error = te
+	return ev
+}
+
+// retryReason is the turn/retryScheduled reason for err: our words for
+// provider failures, whose own message is not shown to users.
+func retryReason(err error) string {
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		r := "model call failed: " + string(pe.Kind)
+		if pe.HTTPStatus != 0 {
+			r += fmt.Sprintf(" (HTTP %d)", pe.HTTPStatus)
+		}
+		return r
+	}
+	return err.Error()
+}
