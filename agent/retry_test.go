@@ -1,0 +1,229 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/agent/agenttest"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/events"
+)
+
+func newStream(t *testing.T) *events.Stream {
+	t.Helper()
+	s, err := events.NewStream("session-1", events.NewMemoryLog(),
+		events.WithClock(func() time.Time { return time.Unix(1754590940, 0) }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// methods reads every notification recorded so far.
+func methods(t *testing.T, s *events.Stream) ([]string, []events.Notification) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var got []string
+	var ns []events.Notification
+	for n, err := range s.Subscribe(ctx, "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, n.Method)
+		ns = append(ns, n)
+		if n.Method == "turn/completed" {
+			break
+		}
+	}
+	return got, ns
+}
+
+func zeroDelay(int, error) time.Duration { return 0 }
+
+var rateLimited = &agent.ProviderError{System: "openai", Kind: events.KindRateLimit, HTTPStatus: 429, RetryAfter: 4 * time.Second, Message: "slow down"}
+
+func TestModelRetryRecordsEachScheduledRetryBeforeTheCallSucceeds(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewModel(t,
+		agenttest.Fail(rateLimited).WithUsage(5, 0),
+		agenttest.Fail(&agent.ProviderError{System: "openai", Kind: events.KindServerError, HTTPStatus: 500}),
+		agenttest.Reply("done").WithUsage(10, 2),
+	)
+	var delays []time.Duration
+	a := agent.New(m, agent.WithEvents(s), agent.WithModelRetry(agent.RetryPolicy{
+		MaxAttempts: 3,
+		Backoff: func(attempt int, err error) time.Duration {
+			d := agent.DefaultBackoff(attempt, err)
+			delays = append(delays, d)
+			return 0 // the test does not wait; the recorded delay is checked below
+		},
+	}))
+	res, err := a.Run(agent.ContextWithTurnID(context.Background(), "turn-1"), "hi")
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if got, want := res.Output, "done"; got != want {
+		t.Errorf("Output = %q, want %q", got, want)
+	}
+	if got, want := res.Usage, (agent.Usage{InputTokens: 15, OutputTokens: 2}); got != want {
+		t.Errorf("Usage = %+v, want %+v (failed calls count too)", got, want)
+	}
+	got, ns := methods(t, s)
+	want := []string{"turn/started", "turn/modelRetryScheduled", "turn/modelRetryScheduled", "turn/completed"}
+	if len(got) != len(want) {
+		t.Fatalf("methods = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("methods = %v, want %v", got, want)
+		}
+	}
+	if delays[0] != 4*time.Second {
+		t.Errorf("first delay = %v, want the provider's Retry-After of 4s", delays[0])
+	}
+	if got, want := events.Describe(ns[1], 0), "rate limited · retrying now · attempt 1/3"; got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
+}
+
+func TestModelRetryNeverRetriesABadRequest(t *testing.T) {
+	bad := &agent.ProviderError{System: "openai", Kind: events.KindBadRequest, HTTPStatus: 400}
+	m := agenttest.NewModel(t, agenttest.Fail(bad))
+	a := agent.New(m, agent.WithModelRetry(agent.RetryPolicy{Backoff: zeroDelay}))
+	res, err := a.Run(context.Background(), "hi")
+	var pe *agent.ProviderError
+	if !errors.As(err, &pe) || pe.HTTPStatus != 400 {
+		t.Fatalf("err = %v, want the 400 ProviderError", err)
+	}
+	if !errors.Is(err, agent.ErrModel) {
+		t.Errorf("err does not match ErrModel")
+	}
+	if res == nil || m.Calls() != 1 {
+		t.Errorf("calls = %d, want 1", m.Calls())
+	}
+}
+
+func TestModelRetryStopsAtMaxAttempts(t *testing.T) {
+	m := agenttest.NewModel(t, agenttest.Fail(rateLimited), agenttest.Fail(rateLimited))
+	a := agent.New(m, agent.WithModelRetry(agent.RetryPolicy{MaxAttempts: 2, Backoff: zeroDelay}))
+	_, err := a.Run(context.Background(), "hi")
+	if !errors.Is(err, rateLimited) {
+		t.Fatalf("err = %v, want the last provider error", err)
+	}
+}
+
+func TestCancellingDuringBackoffReturnsTheCauseAtOnce(t *testing.T) {
+	s := newStream(t)
+	cause := errors.New("user closed the tab")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	m := agenttest.NewModel(t, agenttest.Fail(rateLimited))
+	a := agent.New(m, agent.WithEvents(s), agent.WithModelRetry(agent.RetryPolicy{
+		Backoff: func(int, error) time.Duration {
+			cancel(cause) // cancelled while the retry is being scheduled
+			return time.Hour
+		},
+	}))
+	res, err := a.Run(ctx, "hi")
+	if !errors.Is(err, cause) {
+		t.Fatalf("err = %v, want the cause", err)
+	}
+	if res == nil {
+		t.Fatal("nil Result")
+	}
+	got, ns := methods(t, s)
+	if len(got) != 3 || got[1] != "turn/modelRetryScheduled" {
+		t.Fatalf("methods = %v", got)
+	}
+	if !containsJSON(ns[2].Params, `"terminal":"cancelled"`) {
+		t.Errorf("turn/completed = %s, want terminal cancelled", ns[2].Params)
+	}
+}
+
+func TestTurnRetryRerunsTheTurnAndRecordsANormalizedReason(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewModel(t,
+		agenttest.Fail(rateLimited).WithUsage(3, 0),
+		agenttest.Reply("ok").WithUsage(7, 1),
+	)
+	a := agent.New(m, agent.WithEvents(s), agent.WithTurnRetry(agent.RetryPolicy{MaxAttempts: 3, Backoff: zeroDelay}))
+	res, err := a.Run(context.Background(), "hi")
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.TurnAttempts != 2 {
+		t.Errorf("TurnAttempts = %d, want 2", res.TurnAttempts)
+	}
+	if got, want := res.Usage, (agent.Usage{InputTokens: 10, OutputTokens: 1}); got != want {
+		t.Errorf("Usage = %+v, want %+v", got, want)
+	}
+	got, ns := methods(t, s)
+	if len(got) != 3 || got[1] != "turn/retryScheduled" {
+		t.Fatalf("methods = %v", got)
+	}
+	if !containsJSON(ns[1].Params, `"reason":"model call failed: rate_limit (HTTP 429)"`) || !containsJSON(ns[1].Params, `"nextAttempt":2`) {
+		t.Errorf("turn/retryScheduled params = %s", ns[1].Params)
+	}
+	// The provider's own message is not user text.
+	if containsJSON(ns[1].Params, "slow down") {
+		t.Errorf("the provider message leaked into the reason: %s", ns[1].Params)
+	}
+}
+
+func TestSchemaRetryEventCarriesTheRowsHash(t *testing.T) {
+	s := newStream(t)
+	schema, err := enforce.CompileSchema([]byte(`{"type":"object","required":["city"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := agenttest.NewModel(t, agenttest.Reply("Paris"), agenttest.Reply(`{}`))
+	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(schema), agent.WithOutputRetries(1))
+	res, err := a.Run(context.Background(), "where?")
+	if !errors.Is(err, enforce.ErrExhausted) {
+		t.Fatalf("err = %v, want ErrExhausted", err)
+	}
+	got, ns := methods(t, s)
+	want := []string{"turn/started", "output/schemaRetry", "output/schemaExhausted", "turn/completed"}
+	if len(got) != len(want) || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("methods = %v, want %v", got, want)
+	}
+	hash := res.Attempts[0].CorrectiveMessageHash
+	if !containsJSON(ns[1].Params, `"correctiveMessageHash":"`+hash+`"`) {
+		t.Errorf("output/schemaRetry = %s, want hash %s", ns[1].Params, hash)
+	}
+	if !containsJSON(ns[2].Params, `"path":"/city"`) {
+		t.Errorf("output/schemaExhausted = %s, want path /city", ns[2].Params)
+	}
+}
+
+func TestInvalidRetryPolicyIsAnInvalidOption(t *testing.T) {
+	m := agenttest.NewModel(t)
+	a := agent.New(m, agent.WithModelRetry(agent.RetryPolicy{MaxAttempts: -1}))
+	if _, err := a.Run(context.Background(), "hi"); !errors.Is(err, agent.ErrInvalidOption) {
+		t.Fatalf("err = %v, want ErrInvalidOption", err)
+	}
+}
+
+func TestDefaultBackoffGrowsAndIsCapped(t *testing.T) {
+	for attempt := 1; attempt <= 20; attempt++ {
+		d := agent.DefaultBackoff(attempt, errors.New("x"))
+		full := agent.BackoffMax
+		if attempt < 16 {
+			full = min(agent.BackoffBase<<(attempt-1), agent.BackoffMax)
+		}
+		if d < full/2 || d > full {
+			t.Errorf("attempt %d: delay %v outside [%v, %v]", attempt, d, full/2, full)
+		}
+	}
+	long := &agent.ProviderError{Kind: events.KindRateLimit, RetryAfter: time.Hour}
+	if got := agent.DefaultBackoff(1, long); got != agent.BackoffMax {
+		t.Errorf("Retry-After of an hour gave %v, want the cap %v", got, agent.BackoffMax)
+	}
+}
+
+func containsJSON(b []byte, sub string) bool { return strings.Contains(string(b), sub) }
