@@ -1,0 +1,28 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestStream runs the example with zero-length delays: the same server,
+// client and notifications, without waiting.
+func TestStream(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), &out, 0); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	for _, want := range []string{
+		"rate limited · retrying now · attempt 1/3",
+		"provider overloaded · retrying now · attempt 2/3",
+		"turn completed",
+		"answer: Here is your summary.",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
