@@ -20,9 +20,11 @@ type Recorder interface {
 
 // WithEvents records each run's facts on r while it runs: turn/started;
 // turn/modelRetryScheduled and turn/retryScheduled before each backoff
-// wait; output/schemaRetry for each retried attempt row (with the row's
-// correctiveMessageHash) and output/schemaExhausted for an exhausted one;
-// turn/completed last. A failure to record is logged and does not stop
+// wait; for each retried attempt row, turn/retryScheduled (attempt N of
+// retries+1, no delay, so a client can show "attempt 1/3 · retrying now ·
+// answer broke the output contract at json-parse") and then
+// output/schemaRetry (with the row's correctiveMessageHash);
+// output/schemaExhausted for an exhausted row; turn/completed last. A failure to record is logged and does not stop
 // the run.
 func WithEvents(r Recorder) Option {
 	return optionFunc(func(c *config) {
@@ -63,6 +65,15 @@ func (a *Agent) record(ev events.Event) {
 func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 	switch row.Outcome {
 	case enforce.OutcomeRetried:
+		// For clients, a corrective turn is a retry scheduled at once.
+		reason := "answer broke the output contract at " + string(row.Stage)
+		if row.Path != "" {
+			reason += " " + row.Path
+		}
+		a.record(events.TurnRetry{
+			TurnID: turn, Attempt: row.Attempt, NextAttempt: row.Attempt + 1,
+			MaxAttempts: a.cfg.retries + 1, Reason: reason,
+		})
 		a.record(events.SchemaRetry{
 			TurnID: turn, Attempt: row.Attempt, RetriesRemaining: retriesLeft, Iteration: row.Iteration,
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, CorrectiveMessageHash: row.CorrectiveMessageHash,

@@ -1,7 +1,8 @@
 // Quickstart: an agent whose model answers in prose, then with a wrong
 // type, then correctly. enforcer judges each final answer against the
 // contract reflected from Weather, sends a corrective turn after each
-// failure, and keeps one attempt row per answer.
+// failure, and keeps one attempt row per answer. The session stream shows
+// each step live, as a streaming client would see it.
 //
 //	go run ./examples/quickstart
 package main
@@ -11,9 +12,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/events"
 )
 
 // Weather is the output contract: the answer must decode into it.
@@ -49,13 +52,26 @@ func main() {
 }
 
 func run(ctx context.Context, out io.Writer) error {
-	a := agent.New(scripted(), agent.WithOutputRetries(2))
+	// The session stream: what a UI would watch while the turn runs.
+	stream, err := events.NewStream("quickstart", events.NewMemoryLog())
+	if err != nil {
+		return err
+	}
+	defer stream.Close()
+	watched := make(chan error, 1)
+	go func() { watched <- watch(ctx, out, stream) }()
+
+	a := agent.New(scripted(), agent.WithOutputRetries(2), agent.WithEvents(stream))
+	fmt.Fprintln(out, "live:")
 	w, res, err := agent.RunTyped[Weather](ctx, a, "What's the weather in Paris?")
+	if werr := <-watched; werr != nil {
+		return werr
+	}
 	if err != nil {
 		return err
 	}
 
-	fmt.Fprintln(out, "attempt ledger:")
+	fmt.Fprintln(out, "\nattempt ledger:")
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  attempt\titeration\toutcome\tstage\tpath\tcorrective\terror")
 	for _, r := range res.Attempts {
@@ -66,6 +82,23 @@ func run(ctx context.Context, out io.Writer) error {
 
 	fmt.Fprintf(out, "\naccepted on attempt %d: %+v\n", len(res.Attempts), w)
 	fmt.Fprintf(out, "model calls: %d, tokens in/out: %d/%d\n", res.Iterations, res.Usage.InputTokens, res.Usage.OutputTokens)
+	return nil
+}
+
+// watch prints each turn notification as it happens, as a UI would show
+// it. (The stream also carries output/schemaRetry, the ledger's event.)
+func watch(ctx context.Context, out io.Writer, s *events.Stream) error {
+	for n, err := range s.Subscribe(ctx, "") {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(n.Method, "turn/") {
+			fmt.Fprintf(out, "  %s\n", events.Describe(n, 0))
+		}
+		if n.Method == "turn/completed" {
+			return nil
+		}
+	}
 	return nil
 }
 

@@ -18,6 +18,8 @@ func TestQuickstart(t *testing.T) {
 		`(?m)^\s+1\s+1\s+retried\s+json-parse\s`,
 		`(?m)^\s+2\s+2\s+retried\s+schema-validate\s+/tempC\s`,
 		`(?m)^\s+3\s+3\s+passed\s`,
+		`attempt 1/3 · retrying now · answer broke the output contract at json-parse`,
+		`attempt 2/3 · retrying now · answer broke the output contract at schema-validate /tempC`,
 		`accepted on attempt 3: \{City:Paris TempC:21 Sky:clear\}`,
 	} {
 		if !regexp.MustCompile(want).Match(out.Bytes()) {
