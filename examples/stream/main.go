@@ -152,4 +152,3 @@ func render(out io.Writer, body io.Reader, unit time.Duration) error {
 		}
 	}
 }
-
