@@ -14,12 +14,6 @@ import (
 	"github.com/enforcer-go/enforcer/middleware"
 )
 
-// Weather is the output contract of most tests here.
-type Weather struct {
-	City  string `json:"city"`
-	TempC int    `json:"tempC"`
-}
-
 const (
 	valid   = `{"city":"Paris","tempC":21}`
 	prose   = "Sure! It is 21 degrees in Paris."
