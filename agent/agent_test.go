@@ -779,3 +779,35 @@ func TestInvalidOptions(t *testing.T) {
 		}
 	})
 }
+
+func TestDefaultIterationsLeaveRoomForEveryRetry(t *testing.T) {
+	// Ten retries take eleven answers; the default bound is ten iterations
+	// of the loop's own work plus one per retry.
+	var steps []agenttest.Step
+	for range 11 {
+		steps = append(steps, agenttest.Reply(prose))
+	}
+	m := agenttest.NewModel(t, steps...)
+	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(enforce.MaxRetries))
+
+	res, err := a.Run(t.Context(), "Weather in Paris?")
+
+	if !errors.Is(err, enforce.ErrExhausted) {
+		t.Errorf("err = %v, want one matching enforce.ErrExhausted", err)
+	}
+	if errors.Is(err, agent.ErrMaxIterations) {
+		t.Errorf("err = %v matches ErrMaxIterations", err)
+	}
+	var got []enforce.Outcome
+	for _, r := range res.Attempts {
+		got = append(got, r.Outcome)
+	}
+	var want []enforce.Outcome
+	for range 10 {
+		want = append(want, enforce.OutcomeRetried)
+	}
+	want = append(want, enforce.OutcomeExhausted)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("outcomes = %v, want %v", got, want)
+	}
+}
