@@ -172,3 +172,37 @@ func TestTenThousandConcurrentRuns(t *testing.T) {
 		t.Errorf("goroutines: %d before, %d after the runs\n%s", before, after, strings.TrimSpace(stacks))
 	}
 }
+
+func TestModelsMayAppendToTheirRequest(t *testing.T) {
+	// Run under -race: the agent's tool specs are shared by every request,
+	// so an append must not write into them.
+	noop := func(context.Context, struct{}) (string, error) { return "", nil }
+	model := agent.ModelFunc(func(_ context.Context, req agent.Request) (agent.Response, error) {
+		tools := append(req.Tools, agent.ToolSpec{Name: "builtin-search"})
+		msgs := append(req.Messages, agent.Message{Role: agent.RoleSystem, Content: "provider note"})
+		return reply(fmt.Sprintf("%d tools, %d messages", len(tools), len(msgs))), nil
+	})
+	a := agent.New(model, agent.WithTools(
+		agent.NewTool("a", "", noop), agent.NewTool("b", "", noop), agent.NewTool("c", "", noop)))
+	const n = 8
+	outputs := make([]string, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := a.Run(t.Context(), "hi")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			outputs[i] = res.Output
+		}()
+	}
+	wg.Wait()
+	for i, got := range outputs {
+		if want := "4 tools, 2 messages"; got != want {
+			t.Errorf("run %d: Output = %q, want %q", i, got, want)
+		}
+	}
+}
