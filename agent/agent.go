@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -37,6 +38,9 @@ func New(m Model, opts ...Option) *Agent {
 	for _, t := range a.cfg.tools {
 		a.specs = append(a.specs, t.spec())
 	}
+	// Every request shares specs: clipped, a model's append to
+	// Request.Tools copies instead of writing into it.
+	a.specs = slices.Clip(a.specs)
 	return a
 }
 

@@ -30,7 +30,9 @@ const (
 	RetryHistoryLatest
 )
 
-// DefaultMaxIterations bounds a run that sets no WithMaxIterations.
+// DefaultMaxIterations bounds a run that sets no WithMaxIterations; such a
+// run also gets one more iteration per output retry, so that every retry
+// it opted into can be answered.
 const DefaultMaxIterations = 10
 
 type config struct {
@@ -104,7 +106,8 @@ func WithParallelTools() Option {
 }
 
 // WithMaxIterations bounds the model calls of one run (default
-// DefaultMaxIterations). A corrective turn counts as an iteration.
+// DefaultMaxIterations plus the output retries). A corrective turn counts
+// as an iteration.
 func WithMaxIterations(n int) Option {
 	return optionFunc(func(c *config) {
 		if n < 1 {
@@ -147,7 +150,7 @@ var ErrInvalidOption = errors.New("agent: invalid option")
 
 func (c *config) finish() {
 	if c.maxIterations == 0 {
-		c.maxIterations = DefaultMaxIterations
+		c.maxIterations = DefaultMaxIterations + max(c.retries, 0)
 	}
 	if c.logger == nil {
 		c.logger = hclog.NewNullLogger()

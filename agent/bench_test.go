@@ -1,0 +1,74 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// Report is the contract of the benchmarks: a ~1 KiB answer.
+type Report struct {
+	Title string       `json:"title"`
+	Items []ReportItem `json:"items"`
+}
+
+type ReportItem struct {
+	Name string `json:"name"`
+	Qty  int    `json:"qty"`
+	Note string `json:"note"`
+}
+
+func report1KiB(tb testing.TB) string {
+	tb.Helper()
+	r := Report{Title: "Quarterly stock count for the Paris warehouse"}
+	for i := range 17 {
+		r.Items = append(r.Items, ReportItem{Name: fmt.Sprintf("item-%02d", i), Qty: i * 7, Note: "counted twice, ok"})
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if n := len(b); n < 900 || n > 1200 {
+		tb.Fatalf("answer is %d bytes, want about 1 KiB", n)
+	}
+	return string(b)
+}
+
+// BenchmarkCheck1KiB judges the answer alone: the floor for a run.
+func BenchmarkCheck1KiB(b *testing.B) {
+	answer := report1KiB(b)
+	s, err := enforce.SchemaFor[Report]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(answer)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkRunTyped1KiB is a one-iteration typed run with retries on and a
+// model that costs nothing, so what remains is the loop's own overhead on
+// top of judging (and decoding into T).
+func BenchmarkRunTyped1KiB(b *testing.B) {
+	answer := report1KiB(b)
+	model := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+		return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: answer}}, nil
+	})
+	a := agent.New(model, agent.WithOutputRetries(2))
+	ctx := context.Background()
+	b.SetBytes(int64(len(answer)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, _, err := agent.RunTyped[Report](ctx, a, "Count the stock."); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,152 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/middleware"
+)
+
+// Weather is the output contract of the examples and of most tests.
+type Weather struct {
+	City  string `json:"city"`
+	TempC int    `json:"tempC"`
+}
+
+// cannedModel replies with msgs in order, then fails. A real program
+// calls an LLM here; tests use agenttest.NewModel.
+func cannedModel(msgs ...agent.Message) agent.Model {
+	var mu sync.Mutex
+	return agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(msgs) == 0 {
+			return agent.Response{}, errors.New("no more canned replies")
+		}
+		m := msgs[0]
+		msgs = msgs[1:]
+		return agent.Response{Message: m, Usage: agent.Usage{InputTokens: 100, OutputTokens: 10}}, nil
+	})
+}
+
+func answer(text string) agent.Message {
+	return agent.Message{Role: agent.RoleAssistant, Content: text}
+}
+
+// The model first answers in prose; the corrective turn gets JSON that
+// decodes into Weather. The ledger shows both attempts.
+func ExampleRunTyped() {
+	model := cannedModel(
+		answer("It is 21 degrees in Paris."),
+		answer(`{"city":"Paris","tempC":21}`),
+	)
+	a := agent.New(model, agent.WithOutputRetries(2))
+
+	w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%+v after %d iterations, %d input tokens\n", w, res.Iterations, res.Usage.InputTokens)
+	ledger, _ := json.MarshalIndent(res.Attempts, "", "  ")
+	fmt.Println(string(ledger))
+	// Output:
+	// {City:Paris TempC:21} after 2 iterations, 200 input tokens
+	// [
+	//   {
+	//     "attempt": 1,
+	//     "iteration": 1,
+	//     "outcome": "retried",
+	//     "stage": "json-parse",
+	//     "error": "line 1, column 1: unexpected character 'I': expected a value",
+	//     "correctiveMessageHash": "916fb5fb"
+	//   },
+	//   {
+	//     "attempt": 2,
+	//     "iteration": 2,
+	//     "outcome": "passed"
+	//   }
+	// ]
+}
+
+// A tool with typed arguments: the model calls it, gets its result as a
+// tool message, and answers.
+func ExampleNewTool() {
+	type cityArgs struct {
+		City string `json:"city"`
+	}
+	lookup := agent.NewTool("lookup", "Current temperature of a city in °C.",
+		func(ctx context.Context, in cityArgs) (string, error) {
+			return "21", nil
+		})
+	model := cannedModel(
+		agent.Message{ToolCalls: []agent.ToolCall{{ID: "call-1", Name: "lookup", Arguments: json.RawMessage(`{"city":"Paris"}`)}}},
+		answer(`{"city":"Paris","tempC":21}`),
+	)
+	a := agent.New(model, agent.WithTools(lookup))
+
+	w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, m := range res.Messages[1:] { // after the system prompt
+		switch {
+		case len(m.ToolCalls) > 0:
+			fmt.Printf("%s: calls %s(%s)\n", m.Role, m.ToolCalls[0].Name, m.ToolCalls[0].Arguments)
+		case m.Role == agent.RoleTool:
+			fmt.Printf("%s: %s answers %s\n", m.Role, m.ToolCallID, m.Content)
+		default:
+			fmt.Printf("%s: %s\n", m.Role, m.Content)
+		}
+	}
+	fmt.Printf("%+v\n", w)
+	// Output:
+	// user: Weather in Paris?
+	// assistant: calls lookup({"city":"Paris"})
+	// tool: call-1 answers 21
+	// assistant: {"city":"Paris","tempC":21}
+	// {City:Paris TempC:21}
+}
+
+// A middleware that appends a signature breaks the model's valid answer.
+// Asking the model again cannot fix that, so the run stops at once with
+// an exhausted row naming the middleware, retries unspent.
+func ExampleWithMiddleware() {
+	sign := middleware.Middleware{
+		Name: "signature",
+		Output: func(ctx context.Context, s string) (string, error) {
+			return s + "\n-- the weather bot", nil
+		},
+	}
+	model := cannedModel(answer(`{"city":"Paris","tempC":21}`))
+	a := agent.New(model, agent.WithOutputRetries(2), agent.WithMiddleware(sign))
+
+	_, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+	var oe *enforce.OutputError
+	if errors.As(err, &oe) {
+		fmt.Println("broken by:", oe.BrokenBy, "| ErrBrokenBy:", errors.Is(err, enforce.ErrBrokenBy))
+		fmt.Println("output:", strings.ReplaceAll(oe.Output, "\n", `\n`))
+	}
+	fmt.Println("model calls:", res.Iterations)
+	row, _ := json.MarshalIndent(res.Attempts[0], "", "  ")
+	fmt.Println(string(row))
+	// Output:
+	// broken by: signature | ErrBrokenBy: true
+	// output: {"city":"Paris","tempC":21}\n-- the weather bot
+	// model calls: 1
+	// {
+	//   "attempt": 1,
+	//   "iteration": 1,
+	//   "outcome": "exhausted",
+	//   "stage": "json-parse",
+	//   "error": "line 2, column 1: unexpected character '-' after the top-level value (the answer must be exactly one JSON value)",
+	//   "brokenBy": "signature"
+	// }
+}
