@@ -270,23 +270,26 @@ func (st *runState) final(ctx context.Context, iteration int, content string) (d
 		return true, err // a denied answer is never judged
 	}
 	res.Output = out
-	switch {
-	case st.schema == nil:
+	if st.schema == nil {
 		if strings.TrimSpace(out) == "" {
 			return true, ErrEmptyAnswer
 		}
 		return true, nil
-	case st.ledger == nil:
-		if err := st.schema.Check(out); err != nil {
-			return true, enforce.NewOutputError(out, err)
-		}
-		return true, nil
 	}
-	ans := enforce.Answer{Iteration: iteration, Model: content}
+	ans := enforce.Answer{Iteration: iteration, Model: content, Last: res.Iterations >= a.cfg.maxIterations}
 	for _, s := range steps {
 		if s.Changed {
 			ans.Rewrites = append(ans.Rewrites, enforce.Rewrite{By: s.Name, Text: s.Text})
 		}
+	}
+	if st.ledger == nil {
+		// Not opted in: judged once, after the run, with no rows.
+		if err := st.schema.Check(out); err != nil {
+			oe := enforce.NewOutputError(out, err)
+			oe.BrokenBy = st.schema.BrokenBy(ans)
+			return true, oe
+		}
+		return true, nil
 	}
 	v := st.ledger.Judge(ans)
 	st.logRow(v.Row)

@@ -54,6 +54,10 @@ type Answer struct {
 	// Rewrites are the steps that changed it since, in order; the answer
 	// that stands is the last one's Text, or Model when there are none.
 	Rewrites []Rewrite
+	// Last says no further answer can follow (the loop has no iteration
+	// left for a corrective turn): a failing answer is exhausted even with
+	// retries left, so no row claims a correction that is never sent.
+	Last bool
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -138,13 +142,13 @@ func (l *Ledger) Judge(a Answer) Verdict {
 	errors.As(err, &ce)
 	row.Stage, row.Error, row.Path = ce.Stage, ce.Issues[0].Message, ce.Path()
 
-	if by := l.brokenBy(a); by != "" {
+	if by := l.schema.BrokenBy(a); by != "" {
 		row.Outcome = OutcomeExhausted
 		row.BrokenBy = by
 		l.rows = append(l.rows, row)
 		return Verdict{Row: row, Err: l.outputError(text, ce, by)}
 	}
-	if left := l.RetriesLeft(); left > 0 {
+	if left := l.RetriesLeft(); left > 0 && !a.Last {
 		msg := CorrectiveMessage(ce, row.Attempt, l.retries+1)
 		row.Outcome = OutcomeRetried
 		row.CorrectiveMessageHash = fnv.Hex32a(msg)
@@ -163,10 +167,12 @@ func (l *Ledger) outputError(text string, ce *CheckError, brokenBy string) *Outp
 	}
 }
 
-// brokenBy names the first rewrite whose output fails after a passing
-// model answer, or "" when the model's own answer fails too.
-func (l *Ledger) brokenBy(a Answer) string {
-	if len(a.Rewrites) == 0 || a.Model == a.Text() || l.schema.Check(a.Model) != nil {
+// BrokenBy names the rewrite that first turned the model's passing answer
+// into a failing one, judging after each rewrite that changed the text. It
+// returns "" when the model's own answer fails too, or nothing was
+// rewritten. Call it only when a.Text() fails: it judges again.
+func (s *Schema) BrokenBy(a Answer) string {
+	if len(a.Rewrites) == 0 || a.Model == a.Text() || s.Check(a.Model) != nil {
 		return ""
 	}
 	prev := a.Model
@@ -174,7 +180,7 @@ func (l *Ledger) brokenBy(a Answer) string {
 		if rw.Text == prev {
 			continue
 		}
-		if l.schema.Check(rw.Text) != nil {
+		if s.Check(rw.Text) != nil {
 			return rw.By
 		}
 		prev = rw.Text
