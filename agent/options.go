@@ -26,7 +26,8 @@ const (
 	RetryHistoryAll RetryHistory = iota
 	// RetryHistoryLatest re-sends only the latest failed answer and its
 	// correction, so what is sent stays flat however many retries run.
-	// Earlier failed pairs stay in Result.Messages.
+	// Earlier failed pairs stay in Result.Messages. Tool calls and their
+	// results are always re-sent: the model needs them to answer.
 	RetryHistoryLatest
 )
 
