@@ -1,18 +1,3 @@
-// Package agenttest scripts models for tests of code built on package
-// agent, the way net/http/httptest serves tests of HTTP code.
-//
-// A Model replies with its steps in order and records every request it
-// received. It fails the test when the script runs out, and, at cleanup,
-// when steps are left unused — so a test cannot pass without the
-// conversation it scripted.
-//
-//	m := agenttest.NewModel(t,
-//		agenttest.Reply("Sure! The city is Paris."), // prose: json-parse fails
-//		agenttest.Reply(`{"city":"Paris"}`),
-//	)
-//	a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(2))
-//	res, err := a.Run(ctx, "Where is the Louvre?")
-//	// res.Attempts: retried, passed
 package agenttest
 
 import (
