@@ -249,6 +249,11 @@ func (p *parser) array() any {
 // no float64 or realistic decimal needs more than a few hundred.
 const maxExponent = 1000
 
+// maxNumberLength bounds a number's text for the same reason: converting
+// decimal digits is quadratic in their count, so a 1 MiB number took
+// seconds and a 10 MiB one minutes.
+const maxNumberLength = 1000
+
 func (p *parser) number() any {
 	start := p.i
 	s := p.s
@@ -297,6 +302,10 @@ func (p *parser) number() any {
 			p.fail(expStart, "exponent larger than %d in number: the validator's exact arithmetic would not finish", maxExponent)
 			return nil
 		}
+	}
+	if i-start > maxNumberLength {
+		p.fail(start, "number longer than %d characters: the validator's exact arithmetic would not finish", maxNumberLength)
+		return nil
 	}
 	p.i = i
 	return json.Number(s[start:i])
