@@ -278,4 +278,3 @@ func (f stringFormat) IsFormat(input any) bool {
 	}
 	return gojsonschema.FormatCheckers.IsFormat(string(f), s)
 }
-
