@@ -25,19 +25,19 @@ func stdlibDecode(s string) (v any, ok bool) {
 
 // parserMayRefuse reports whether s breaks one of the rules our parser adds
 // to encoding/json's: valid UTF-8, no duplicate keys (after unescaping),
-// bounded numbers.
+// bounded numbers, nesting at most MaxDepth deep.
 func parserMayRefuse(s string) bool {
 	if !utf8.ValidString(s) {
 		return true
 	}
 	dec := json.NewDecoder(strings.NewReader(s))
 	dec.UseNumber()
-	return hasDuplicateKeyOrHugeNumber(dec)
+	return breaksAStricterRule(dec)
 }
 
-// hasDuplicateKeyOrHugeNumber walks the token stream, since a decoded map
+// breaksAStricterRule walks the token stream, since a decoded map
 // has already dropped the duplicates.
-func hasDuplicateKeyOrHugeNumber(dec *json.Decoder) bool {
+func breaksAStricterRule(dec *json.Decoder) bool {
 	type frame struct {
 		keys     map[string]bool
 		isObject bool
@@ -61,6 +61,9 @@ func hasDuplicateKeyOrHugeNumber(dec *json.Decoder) bool {
 					top.wantKey = true
 				}
 				stack = append(stack, &frame{keys: map[string]bool{}, isObject: tok == '{', wantKey: true})
+				if len(stack) > MaxDepth {
+					return true
+				}
 			default:
 				stack = stack[:len(stack)-1]
 			}
@@ -100,7 +103,8 @@ func hugeNumber(n string) bool {
 // TestParseAgreesWithEncodingJSON generates many inputs, valid and broken,
 // and requires our parser to accept exactly what encoding/json accepts,
 // decoding to the same tree, except where it refuses invalid UTF-8, a
-// duplicate key or a number too large to compare exactly.
+// duplicate key, a number too large to compare exactly or nesting deeper
+// than MaxDepth.
 func TestParseAgreesWithEncodingJSON(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	n := 20000
@@ -132,7 +136,7 @@ func TestParseAgreesWithEncodingJSON(t *testing.T) {
 			refused++
 		}
 	}
-	t.Logf("%d inputs: %d accepted by both, %d refused by both, %d refused only by us (UTF-8, duplicates, huge numbers)", n, accepted, refused, extra)
+	t.Logf("%d inputs: %d accepted by both, %d refused by both, %d refused only by us (UTF-8, duplicates, huge numbers, depth)", n, accepted, refused, extra)
 	if accepted == 0 || refused == 0 || extra == 0 {
 		t.Errorf("the generator does not cover all three cases")
 	}
