@@ -244,6 +244,16 @@ func (p *parser) array() any {
 	}
 }
 
+// maxExponent bounds the exponent of a number. The validator compares
+// numbers exactly (math/big), and 1e999999 would take seconds to expand;
+// no float64 or realistic decimal needs more than a few hundred.
+const maxExponent = 1000
+
+// maxNumberLength bounds a number's text for the same reason: converting
+// decimal digits is quadratic in their count, so a 1 MiB number took
+// seconds and a 10 MiB one minutes.
+const maxNumberLength = 1000
+
 func (p *parser) number() any {
 	start := p.i
 	s := p.s
@@ -281,9 +291,21 @@ func (p *parser) number() any {
 			p.fail(i, "unexpected %s in exponent: expected a digit", p.describe(i))
 			return nil
 		}
+		expStart, exp := i, 0
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			if exp <= maxExponent {
+				exp = exp*10 + int(s[i]-'0')
+			}
 			i++
 		}
+		if exp > maxExponent {
+			p.fail(expStart, "exponent larger than %d in number: the validator's exact arithmetic would not finish", maxExponent)
+			return nil
+		}
+	}
+	if i-start > maxNumberLength {
+		p.fail(start, "number longer than %d characters: the validator's exact arithmetic would not finish", maxNumberLength)
+		return nil
 	}
 	p.i = i
 	return json.Number(s[start:i])

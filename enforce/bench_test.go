@@ -1,0 +1,170 @@
+package enforce_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/xeipuuv/gojsonschema"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+const orderSchema = `{
+	"type": "object",
+	"required": ["orderId", "customer", "items", "total"],
+	"additionalProperties": false,
+	"properties": {
+		"orderId": {"type": "string", "pattern": "^ORD-[0-9]+$"},
+		"placed": {"type": "string", "format": "date-time"},
+		"customer": {
+			"type": "object",
+			"required": ["name", "email", "address"],
+			"properties": {
+				"name": {"type": "string", "minLength": 1},
+				"email": {"type": "string", "format": "email"},
+				"address": {
+					"type": "object",
+					"required": ["street", "city", "zip"],
+					"properties": {
+						"street": {"type": "string"},
+						"city": {"type": "string"},
+						"zip": {"type": "string", "maxLength": 10}
+					}
+				}
+			}
+		},
+		"items": {
+			"type": "array", "minItems": 1, "maxItems": 100,
+			"items": {
+				"type": "object",
+				"required": ["sku", "qty", "priceCents"],
+				"additionalProperties": false,
+				"properties": {
+					"sku": {"type": "string", "minLength": 3},
+					"qty": {"type": "integer", "minimum": 1},
+					"priceCents": {"type": "integer", "minimum": 0},
+					"gift": {"type": "boolean"}
+				}
+			}
+		},
+		"total": {"type": "integer", "minimum": 0},
+		"status": {"enum": ["open", "paid", "shipped"]}
+	}
+}`
+
+// orderAnswer is a passing answer of about 1 KiB: a dozen line items, a
+// nested object, strings and integers.
+func orderAnswer() string {
+	var b strings.Builder
+	b.WriteString(`{"orderId": "ORD-20240501", "placed": "2024-05-01T10:00:00Z", "status": "paid",`)
+	b.WriteString(`"customer": {"name": "Ada Lovelace", "email": "ada@example.com", "address": {"street": "12 St James's Square", "city": "London", "zip": "SW1Y 4JH"}},`)
+	b.WriteString(`"items": [`)
+	total := 0
+	for i := range 12 {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		qty, price := i%3+1, 199+i*150
+		total += qty * price
+		fmt.Fprintf(&b, `{"sku": "SKU-%04d", "qty": %d, "priceCents": %d, "gift": %t}`, 1000+i, qty, price, i%4 == 0)
+	}
+	fmt.Fprintf(&b, `], "total": %d}`, total)
+	return b.String()
+}
+
+func TestOrderAnswerPasses(t *testing.T) {
+	a := orderAnswer()
+	if n := len(a); n < 900 || n > 1200 {
+		t.Errorf("the benchmark answer is %d bytes, want about 1 KiB", n)
+	}
+	if err := mustCompile(t, orderSchema).Check(a); err != nil {
+		t.Fatal(err)
+	}
+	gs, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader([]byte(orderSchema)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := gs.Validate(gojsonschema.NewBytesLoader([]byte(a)))
+	if err != nil || !res.Valid() {
+		t.Fatalf("gojsonschema: %v %v", err, res.Errors())
+	}
+}
+
+func BenchmarkCheckPassing1KiB(b *testing.B) {
+	s := mustCompile(b, orderSchema)
+	answer := orderAnswer()
+	b.SetBytes(int64(len(answer)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkGojsonschemaBytesLoader1KiB is the baseline: the validator on
+// its own, decoding the same bytes itself.
+func BenchmarkGojsonschemaBytesLoader1KiB(b *testing.B) {
+	gs, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader([]byte(orderSchema)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	answer := []byte(orderAnswer())
+	b.SetBytes(int64(len(answer)))
+	b.ReportAllocs()
+	for b.Loop() {
+		res, err := gs.Validate(gojsonschema.NewBytesLoader(answer))
+		if err != nil || !res.Valid() {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkCheckFailing1KiB(b *testing.B) {
+	s := mustCompile(b, orderSchema)
+	answer := strings.Replace(orderAnswer(), `"qty": 1`, `"qty": 0`, -1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err == nil {
+			b.Fatal("the answer passed")
+		}
+	}
+}
+
+func BenchmarkParse1KiB(b *testing.B) {
+	// The json-parse stage alone: an answer with trailing text fails only
+	// after the whole value has been parsed.
+	s := mustCompile(b, `{}`)
+	answer := orderAnswer() + " x"
+	b.SetBytes(int64(len(answer)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err == nil {
+			b.Fatal("the answer passed")
+		}
+	}
+}
+
+func BenchmarkSchemaForCached(b *testing.B) {
+	if _, err := enforce.SchemaFor[Forecast](); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_, _ = enforce.SchemaFor[Forecast]()
+	}
+}
+
+func BenchmarkCorrectiveMessage(b *testing.B) {
+	s := mustCompile(b, orderSchema)
+	var ce *enforce.CheckError
+	if !errors.As(s.Check(strings.Replace(orderAnswer(), `"qty": 1`, `"qty": 0`, -1)), &ce) {
+		b.Fatal("the answer passed")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = enforce.CorrectiveMessage(ce, 1, 3)
+	}
+}

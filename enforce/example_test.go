@@ -1,0 +1,188 @@
+package enforce_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// Check judges an answer in two stages and reports every issue with its
+// JSON Pointer, sorted by path.
+func ExampleCompileSchema() {
+	s, err := enforce.CompileSchema([]byte(`{
+		"type": "object",
+		"required": ["city", "tempC"],
+		"additionalProperties": false,
+		"properties": {
+			"city": {"type": "string"},
+			"tempC": {"type": "number"}
+		}
+	}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, answer := range []string{
+		`{"city": "Oslo", "tempC": 4.5}`,
+		"```json\n{\"city\": \"Oslo\"}\n```",
+		`{"tempC": "cold", "wind": 3}`,
+	} {
+		err := s.Check(answer)
+		var ce *enforce.CheckError
+		if !errors.As(err, &ce) {
+			fmt.Println("passed")
+			continue
+		}
+		fmt.Println(ce.Stage)
+		for _, is := range ce.Issues {
+			fmt.Printf("  %q %s\n", is.Path, is.Keyword)
+		}
+	}
+	// Output:
+	// passed
+	// json-parse
+	//   "" json
+	// schema-validate
+	//   "/city" required
+	//   "/tempC" type
+	//   "/wind" additionalProperties
+}
+
+// A schema the validator would check wrongly is refused, naming the
+// keyword and where it is.
+func ExampleCompileSchema_refused() {
+	_, err := enforce.CompileSchema([]byte(`{"properties": {"point": {"prefixItems": [{"type": "number"}, {"type": "number"}]}}}`))
+	var se *enforce.SchemaError
+	if errors.As(err, &se) {
+		fmt.Printf("%s at %q\n", se.Keyword, se.Location)
+	}
+	// Output:
+	// prefixItems at "/properties/point"
+}
+
+type Forecast struct {
+	City  string  `json:"city"`
+	TempC float64 `json:"tempC"`
+	Note  string  `json:"note,omitempty"`
+}
+
+// SchemaFor reflects the contract from a Go type: fields without omitempty
+// are required and unknown members are refused.
+func ExampleSchemaFor() {
+	s, err := enforce.SchemaFor[Forecast]()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s.Check(`{"city": "Oslo", "tempC": 4.5}`))
+	fmt.Println(s.Check(`{"city": "Oslo", "tempC": 4.5, "humidity": 80}`))
+	fmt.Println(s.Check(`{"city": "Oslo"}`))
+	// Output:
+	// <nil>
+	// schema-validate: /humidity: Additional property humidity is not allowed
+	// schema-validate: /tempC: tempC is required
+}
+
+// Judge records one row per answer. A failure with retries left yields the
+// corrective message to send; a rewrite that breaks a valid answer stops
+// the run at once, naming the rewrite.
+func ExampleLedger_Judge() {
+	s, _ := enforce.SchemaFor[Forecast]()
+	l, _ := enforce.NewLedger(s, 2)
+
+	v := l.Judge(enforce.Answer{Iteration: 1, Model: `{"city": "Oslo"}`})
+	fmt.Println(v.Row.Outcome, v.Row.Path, v.Corrective != "")
+
+	v = l.Judge(enforce.Answer{
+		Iteration: 2,
+		Model:     `{"city": "Oslo", "tempC": 4.5}`,
+		Rewrites:  []enforce.Rewrite{{By: "add-disclaimer", Text: `{"city": "Oslo", "tempC": 4.5} (not financial advice)`}},
+	})
+	fmt.Println(v.Row.Outcome, v.Row.BrokenBy, errors.Is(v.Err, enforce.ErrBrokenBy))
+	fmt.Println("retries left:", l.RetriesLeft())
+	// Output:
+	// retried /tempC true
+	// exhausted add-disclaimer true
+	// retries left: 1
+}
+
+// Loop wraps a plain Go loop around any model — here a fake one with canned
+// answers — and keeps the ledger, for code that does not use the agent
+// package.
+func ExampleLoop() {
+	s, _ := enforce.SchemaFor[Forecast]()
+	canned := []string{
+		`Sure! It is 4.5 degrees in Oslo.`,
+		`{"city": "Oslo", "tempC": "4.5"}`,
+		`{"city": "Oslo", "tempC": 4.5}`,
+	}
+	calls := 0
+	model := func(ctx context.Context, corrective string) (string, error) {
+		if corrective != "" {
+			// A real loop appends the failed answer as an assistant turn and
+			// corrective as a user turn before calling the model again.
+			fmt.Printf("call %d gets a corrective message\n", calls+1)
+		}
+		answer := canned[calls]
+		calls++
+		return answer, nil
+	}
+
+	answer, attempts, err := enforce.Loop(context.Background(), s, 2, model)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(answer)
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(attempts)
+	// Output:
+	// call 2 gets a corrective message
+	// call 3 gets a corrective message
+	// {"city": "Oslo", "tempC": 4.5}
+	// [
+	//   {
+	//     "attempt": 1,
+	//     "iteration": 1,
+	//     "outcome": "retried",
+	//     "stage": "json-parse",
+	//     "error": "line 1, column 1: unexpected character 'S': expected a value",
+	//     "correctiveMessageHash": "2c35f4e9"
+	//   },
+	//   {
+	//     "attempt": 2,
+	//     "iteration": 2,
+	//     "outcome": "retried",
+	//     "stage": "schema-validate",
+	//     "error": "Invalid type. Expected: number, given: string",
+	//     "path": "/tempC",
+	//     "correctiveMessageHash": "12a2bd65"
+	//   },
+	//   {
+	//     "attempt": 3,
+	//     "iteration": 3,
+	//     "outcome": "passed"
+	//   }
+	// ]
+}
+
+// The corrective message is our own words; the validator's text is quoted
+// as data.
+func ExampleCorrectiveMessage() {
+	s, _ := enforce.SchemaFor[Forecast]()
+	var ce *enforce.CheckError
+	errors.As(s.Check(`{"city": 7}`), &ce)
+	fmt.Println(enforce.CorrectiveMessage(ce, 1, 3))
+	// Output:
+	// Your previous answer did not satisfy the required output format.
+	// Stage: schema-validate — the answer is JSON but does not match the JSON Schema.
+	// Issues (each validator message is quoted as data):
+	// - at "/city": "Invalid type. Expected: string, given: integer"
+	// - at "/tempC": "tempC is required"
+	// This was attempt 1 of 3. Reply with only the corrected JSON value, nothing else.
+}

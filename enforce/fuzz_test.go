@@ -1,0 +1,87 @@
+package enforce
+
+import (
+	"errors"
+	"testing"
+	"unicode/utf8"
+)
+
+// fuzzSchema is an order: nested objects, arrays, strings, integers,
+// formats, enums and a recursive $ref.
+const fuzzSchema = `{
+	"type": "object",
+	"required": ["id", "items"],
+	"additionalProperties": false,
+	"properties": {
+		"id": {"type": "string", "pattern": "^[A-Z]{2}-[0-9]+$"},
+		"placed": {"type": "string", "format": "date-time"},
+		"status": {"enum": ["open", "paid", 1]},
+		"total": {"type": "number", "minimum": 0, "multipleOf": 0.01},
+		"items": {"type": "array", "maxItems": 50, "uniqueItems": true, "items": {
+			"type": "object", "required": ["sku", "qty"],
+			"properties": {"sku": {"type": "string", "minLength": 1}, "qty": {"type": "integer", "minimum": 1}}
+		}},
+		"note": {"$ref": "#/definitions/note"}
+	},
+	"definitions": {"note": {"type": ["string", "object"], "properties": {"reply": {"$ref": "#/definitions/note"}}}}
+}`
+
+// FuzzCheck judges arbitrary answers: it must never panic, and whatever
+// encoding/json accepts as one value must pass the json-parse stage unless
+// it breaks one of our stricter rules (invalid UTF-8, a duplicate key, a
+// number too large to compare exactly, nesting deeper than MaxDepth).
+func FuzzCheck(f *testing.F) {
+	s, err := CompileSchema([]byte(fuzzSchema))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(`{"id": "AB-1", "items": [{"sku": "x", "qty": 2}]}`)
+	f.Fuzz(func(t *testing.T, answer string) {
+		err := s.Check(answer)
+		if err == nil {
+			return
+		}
+		var ce *CheckError
+		if !errors.As(err, &ce) || len(ce.Issues) == 0 {
+			t.Fatalf("Check(%q) = %T %v, want a *CheckError with issues", answer, err, err)
+		}
+		if ce.Stage != StageJSONParse {
+			return
+		}
+		if _, ok := stdlibDecode(answer); ok && utf8.ValidString(answer) && !parserMayRefuse(answer) {
+			t.Fatalf("Check(%q) failed at json-parse (%v), but encoding/json accepts it", answer, err)
+		}
+	})
+}
+
+// FuzzCompileSchema compiles arbitrary schemas: it must never panic or
+// overflow the stack, and returns either a *Schema or a *SchemaError. A
+// schema that compiles must judge a few answers without crashing.
+func FuzzCompileSchema(f *testing.F) {
+	f.Add(`{"type": "object", "properties": {"a": {"$ref": "#"}}}`)
+	answers := []string{`null`, `true`, `0`, `-1.5`, `"a"`, `[]`, `{}`, `[1, "a", {"b": [null]}]`, `{"a": {"a": {"a": 1}}, "b": "x"}`}
+	f.Fuzz(func(t *testing.T, schema string) {
+		s, err := CompileSchema([]byte(schema))
+		if err != nil {
+			var se *SchemaError
+			if !errors.As(err, &se) {
+				t.Fatalf("CompileSchema(%q) = %T %v, want a *SchemaError", schema, err, err)
+			}
+			if s != nil {
+				t.Fatalf("CompileSchema(%q) returned a schema beside its error", schema)
+			}
+			return
+		}
+		if s == nil {
+			t.Fatalf("CompileSchema(%q) = nil, nil", schema)
+		}
+		for _, a := range answers {
+			if err := s.Check(a); err != nil {
+				var ce *CheckError
+				if !errors.As(err, &ce) || ce.Stage != StageSchemaValidate {
+					t.Fatalf("schema %q: Check(%q) = %v, want nil or a schema-validate *CheckError", schema, a, err)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,357 @@
+package enforce_test
+
+import (
+	"errors"
+	"reflect"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+type issueAt struct{ Path, Keyword string }
+
+func issuesAt(ce *enforce.CheckError) []issueAt {
+	out := make([]issueAt, len(ce.Issues))
+	for i, is := range ce.Issues {
+		out[i] = issueAt{is.Path, is.Keyword}
+	}
+	return out
+}
+
+func TestCheckReportsEveryIssueAtItsPointer(t *testing.T) {
+	tests := []struct {
+		name   string
+		schema string
+		answer string
+		want   []issueAt
+	}{
+		{
+			name: "every issue is reported, sorted by path, missing and extra members at their own pointer",
+			schema: `{"type": "object", "required": ["city", "name"], "additionalProperties": false,
+				"properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}, "city": {"type": "string"}}}`,
+			answer: `{"name": 5, "age": -1, "extra": true}`,
+			want:   []issueAt{{"/age", "minimum"}, {"/city", "required"}, {"/extra", "additionalProperties"}, {"/name", "type"}},
+		},
+		{
+			name:   "a member name with a slash or a tilde is escaped in the pointer",
+			schema: `{"properties": {"a/b": {"type": "string"}, "c~d": {"type": "string"}}, "required": ["x/y"]}`,
+			answer: `{"a/b": 1, "c~d": 2}`,
+			want:   []issueAt{{"/a~1b", "type"}, {"/c~0d", "type"}, {"/x~1y", "required"}},
+		},
+		{
+			name:   "a disallowed member with a slash is escaped in the pointer",
+			schema: `{"additionalProperties": false}`,
+			answer: `{"~/": 1}`,
+			want:   []issueAt{{"/~0~1", "additionalProperties"}},
+		},
+		{
+			name:   "a member name with a dot keeps it",
+			schema: `{"properties": {"a.b": {"properties": {"c": {"type": "string"}}}}}`,
+			answer: `{"a.b": {"c": 1}}`,
+			want:   []issueAt{{"/a.b/c", "type"}},
+		},
+		{
+			name: "an issue inside an array element has the element's index",
+			schema: `{"properties": {"items": {"type": "array", "items": {"type": "object", "required": ["sku"],
+				"properties": {"qty": {"type": "integer", "minimum": 1}, "sku": {"type": "string"}}}}}}`,
+			answer: `{"items": [{"sku": "a", "qty": 0}, {"sku": "b", "qty": 2}, {"qty": 1.5}]}`,
+			want:   []issueAt{{"/items/0/qty", "minimum"}, {"/items/2/qty", "type"}, {"/items/2/sku", "required"}},
+		},
+		{
+			name:   "a wrong root type is reported at the root",
+			schema: `{"type": "object"}`,
+			answer: `[1]`,
+			want:   []issueAt{{"", "type"}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ce := checkError(t, mustCompile(t, tt.schema).Check(tt.answer))
+			if got, want := ce.Stage, enforce.StageSchemaValidate; got != want {
+				t.Fatalf("Stage = %q, want %q", got, want)
+			}
+			if got := issuesAt(ce); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("issues = %v, want %v", got, tt.want)
+			}
+			if got, want := ce.Path(), tt.want[0].Path; got != want {
+				t.Errorf("Path() = %q, want the first issue's %q", got, want)
+			}
+		})
+	}
+}
+
+func TestCompileSchemaRefuses(t *testing.T) {
+	const d2020 = `"$schema": "https://json-schema.org/draft/2020-12/schema", `
+	tests := []struct {
+		name         string
+		schema       string
+		wantKeyword  string
+		wantLocation string
+	}{
+		{"prefixItems is refused", `{"properties": {"a": {"prefixItems": [{}]}}}`, "prefixItems", "/properties/a"},
+		{"unevaluatedProperties is refused", `{` + d2020 + `"unevaluatedProperties": false}`, "unevaluatedProperties", ""},
+		{"unevaluatedItems is refused", `{"items": {"unevaluatedItems": false}}`, "unevaluatedItems", "/items"},
+		{"dependentRequired is refused", `{"allOf": [{}, {"dependentRequired": {"a": ["b"]}}]}`, "dependentRequired", "/allOf/1"},
+		{"dependentSchemas is refused", `{"dependentSchemas": {"a": {}}}`, "dependentSchemas", ""},
+		{"$anchor is refused", `{"definitions": {"x": {"$anchor": "x"}}}`, "$anchor", "/definitions/x"},
+		{"$dynamicRef is refused", `{` + d2020 + `"$dynamicRef": "#meta"}`, "$dynamicRef", ""},
+		{"$dynamicAnchor is refused", `{` + d2020 + `"$defs": {"m": {"$dynamicAnchor": "meta"}}}`, "$dynamicAnchor", "/$defs/m"},
+		{"$recursiveRef is refused", `{"$recursiveRef": "#"}`, "$recursiveRef", ""},
+		{"minContains is refused", `{"contains": {}, "minContains": 2}`, "minContains", ""},
+		{"maxContains is refused", `{"properties": {"a/b": {"contains": {}, "maxContains": 2}}}`, "maxContains", "/properties/a~1b"},
+		{"a $ref to the root that consumes no input is refused", `{"$ref": "#"}`, "$ref", ""},
+		{"a $ref to itself is refused", `{"definitions": {"a": {"$ref": "#/definitions/a"}}}`, "$ref", "/definitions/a"},
+		{"a $ref to a missing target is refused", `{"properties": {"a": {"$ref": "#/definitions/missing"}}}`, "$ref", "/properties/a"},
+		{"a $ref to a missing $defs target is refused", `{` + d2020 + `"$ref": "#/$defs/missing"}`, "$ref", ""},
+		{"a remote $ref is refused", `{"properties": {"a": {"$ref": "http://example.com/schema.json"}}}`, "$ref", "/properties/a"},
+		{"a relative file $ref is refused", `{"$ref": "other.json#/definitions/a"}`, "$ref", ""},
+		{"an anchor $ref is refused", `{"properties": {"a": {"$ref": "#foo"}}}`, "$ref", "/properties/a"},
+		{"a non-string $ref is refused", `{"$ref": 1}`, "$ref", ""},
+		{"2020-12 items as an array is refused", `{` + d2020 + `"items": [{}]}`, "items", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := enforce.CompileSchema([]byte(tt.schema))
+			var se *enforce.SchemaError
+			if !errors.As(err, &se) {
+				t.Fatalf("CompileSchema = (%v, %v), want a *enforce.SchemaError", s, err)
+			}
+			if got, want := se.Keyword, tt.wantKeyword; got != want {
+				t.Errorf("Keyword = %q, want %q", got, want)
+			}
+			if got, want := se.Location, tt.wantLocation; got != want {
+				t.Errorf("Location = %q, want %q", got, want)
+			}
+			if se.Reason == "" {
+				t.Errorf("Reason is empty")
+			}
+		})
+	}
+}
+
+// A loop through allOf is refused at one of the $refs on the loop, in
+// either order of discovery.
+func TestCompileSchemaRefusesATwoStepLoop(t *testing.T) {
+	for _, schema := range []string{
+		`{"definitions": {"a": {"allOf": [{"$ref": "#/definitions/b"}]}, "b": {"$ref": "#/definitions/a"}}, "$ref": "#/definitions/a"}`,
+		`{"$defs": {"a": {"allOf": [{"type": "object"}, {"$ref": "#/$defs/b"}]}, "b": {"allOf": [{"$ref": "#/$defs/a"}]}}, "properties": {"x": {"$ref": "#/$defs/b"}}}`,
+	} {
+		t.Run("a loop through allOf is refused: "+schema, func(t *testing.T) {
+			_, err := enforce.CompileSchema([]byte(schema))
+			var se *enforce.SchemaError
+			if !errors.As(err, &se) {
+				t.Fatalf("CompileSchema error = %v, want a *enforce.SchemaError", err)
+			}
+			if got, want := se.Keyword, "$ref"; got != want {
+				t.Errorf("Keyword = %q, want %q", got, want)
+			}
+			onLoop := map[string]bool{
+				"/definitions/a/allOf/0": true, "/definitions/b": true,
+				"/$defs/a/allOf/1": true, "/$defs/b/allOf/0": true,
+			}
+			if !onLoop[se.Location] {
+				t.Errorf("Location = %q, want a $ref on the loop", se.Location)
+			}
+		})
+	}
+}
+
+func TestRecursiveSchemaThatConsumesInput(t *testing.T) {
+	s := mustCompile(t, `{"type": "object", "required": ["name"], "additionalProperties": false,
+		"properties": {"name": {"type": "string"}, "children": {"type": "array", "items": {"$ref": "#"}}}}`)
+	tests := []struct {
+		name   string
+		answer string
+		want   []issueAt // nil: passes
+	}{
+		{"a tree three deep passes", `{"name": "a", "children": [{"name": "b", "children": [{"name": "c", "children": []}]}, {"name": "d"}]}`, nil},
+		{"a bad leaf three deep fails at its pointer", `{"name": "a", "children": [{"name": "b", "children": [{"name": 3, "extra": 1}]}]}`,
+			[]issueAt{{"/children/0/children/0/extra", "additionalProperties"}, {"/children/0/children/0/name", "type"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.Check(tt.answer)
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Check = %v, want nil", err)
+				}
+				return
+			}
+			if got := issuesAt(checkError(t, err)); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("issues = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// verdicts runs each answer through s and compares pass/fail.
+func TestCheckVerdicts(t *testing.T) {
+	const d2020 = `"$schema": "https://json-schema.org/draft/2020-12/schema", `
+	const d7 = `"$schema": "http://json-schema.org/draft-07/schema#", `
+	tests := []struct {
+		name   string
+		schema string
+		answer string
+		pass   bool
+	}{
+		{"without $schema format is asserted (draft-07)", `{"format": "email"}`, `"not-an-email"`, false},
+		{"without $schema a valid email passes", `{"format": "email"}`, `"a@example.com"`, true},
+		{"under draft-07 format is asserted", `{` + d7 + `"format": "date-time"}`, `"yesterday"`, false},
+		{"under 2020-12 format is not asserted", `{` + d2020 + `"format": "email"}`, `"not-an-email"`, true},
+		{"under 2020-12 a $ref applies beside its siblings: the sibling fails", `{` + d2020 + `"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "maxLength": 3}`, `"abcd"`, false},
+		{"under 2020-12 a $ref applies beside its siblings: the target fails", `{` + d2020 + `"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "maxLength": 3}`, `12`, false},
+		{"under 2020-12 a $ref applies beside its siblings: both hold", `{` + d2020 + `"$defs": {"s": {"type": "string"}}, "$ref": "#/$defs/s", "maxLength": 3}`, `"ab"`, true},
+		{"under draft-07 a $ref replaces its siblings", `{"definitions": {"s": {"type": "string"}}, "$ref": "#/definitions/s", "maxLength": 3}`, `"abcd"`, true},
+		{"format on a number passes", `{"format": "email"}`, `12`, true},
+		{"format on an object passes", `{"format": "date-time"}`, `{}`, true},
+		{"an unknown format passes", `{"format": "shoe-size"}`, `"44"`, true},
+		{"maxItems 2.0 admits two", `{"maxItems": 2.0}`, `[1, 2]`, true},
+		{"maxItems 2.0 refuses three", `{"maxItems": 2.0}`, `[1, 2, 3]`, false},
+		{"minLength 1e1 refuses nine", `{"minLength": 1e1}`, `"123456789"`, false},
+		{"enum 1 admits 1.0", `{"enum": [1]}`, `1.0`, true},
+		{"enum 1.0 admits 1", `{"enum": [1.0]}`, `1`, true},
+		{"enum 1 admits 1e0", `{"enum": [1, "a"]}`, `1e0`, true},
+		{"enum 1 refuses 1.5", `{"enum": [1]}`, `1.5`, false},
+		{"const 0 admits -0", `{"const": 0}`, `-0`, true},
+		{"const in an object compares numbers by value", `{"const": {"a": [1]}}`, `{"a": [1.00]}`, true},
+		{"an empty enum admits nothing", `{"enum": []}`, `1`, false},
+		{"uniqueItems refuses 1 and 1.0", `{"uniqueItems": true}`, `[1, 1.0]`, false},
+		{"integer admits 1.0", `{"type": "integer"}`, `1.0`, true},
+		{"integer refuses 1.5", `{"type": "integer"}`, `1.5`, false},
+		{"multipleOf 0.1 admits 0.3", `{"multipleOf": 0.1}`, `0.3`, true},
+		{"a large integer is compared exactly", `{"maximum": 9007199254740992}`, `9007199254740993`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := mustCompile(t, tt.schema).Check(tt.answer)
+			if got := err == nil; got != tt.pass {
+				t.Errorf("Check(%s) = %v, want pass = %v", tt.answer, err, tt.pass)
+			}
+		})
+	}
+}
+
+func TestSchemaJSONReturnsTheSchemaAsGiven(t *testing.T) {
+	in := []byte(`{"type": "string"}`)
+	s := mustCompile(t, string(in))
+	got := s.JSON()
+	if want := string(in); string(got) != want {
+		t.Errorf("JSON() = %s, want %s", got, want)
+	}
+	got[0] = 'X'
+	if s.JSON()[0] != '{' {
+		t.Errorf("JSON() returned the schema's own bytes; changing them changed the schema")
+	}
+}
+
+type event struct {
+	Name string    `json:"name"`
+	At   time.Time `json:"at"`
+	Note string    `json:"note,omitempty"`
+}
+
+type node struct {
+	Name     string `json:"name"`
+	Children []node `json:"children"`
+}
+
+func TestSchemaFor(t *testing.T) {
+	evt, err := enforce.SchemaFor[event]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := enforce.SchemaFor[node]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		s      *enforce.Schema
+		answer string
+		want   []issueAt // nil: passes
+	}{
+		{"an RFC 3339 time passes and an omitempty field may be missing", evt, `{"name": "launch", "at": "2024-05-01T10:00:00Z"}`, nil},
+		{"an omitempty field may be present", evt, `{"name": "launch", "at": "2024-05-01T10:00:00+02:00", "note": "ok"}`, nil},
+		{"a time that is not RFC 3339 fails at its pointer", evt, `{"name": "launch", "at": "yesterday"}`, []issueAt{{"/at", "format"}}},
+		{"a field without omitempty is required", evt, `{"at": "2024-05-01T10:00:00Z"}`, []issueAt{{"/name", "required"}}},
+		{"an extra member fails at its own pointer", evt, `{"name": "a", "at": "2024-05-01T10:00:00Z", "extra": 1}`, []issueAt{{"/extra", "additionalProperties"}}},
+		{"a recursive type validates a tree", tree, `{"name": "a", "children": [{"name": "b", "children": [{"name": "c", "children": []}]}]}`, nil},
+		{"a recursive type fails deep in a tree", tree, `{"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]}`, []issueAt{{"/children/0/children/0/children", "required"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.s.Check(tt.answer)
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Check = %v, want nil", err)
+				}
+				return
+			}
+			if got := issuesAt(checkError(t, err)); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("issues = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// raceProbe is used only by the concurrency test, so its first SchemaFor
+// call happens there, from many goroutines at once.
+type raceProbe struct {
+	ID    int      `json:"id"`
+	Tags  []string `json:"tags"`
+	Inner struct {
+		OK bool `json:"ok"`
+	} `json:"inner"`
+}
+
+func TestSchemaForFromManyGoroutinesReturnsOneSchema(t *testing.T) {
+	const n = 64
+	got := make([]*enforce.Schema, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			got[i], errs[i] = enforce.SchemaFor[raceProbe]()
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatalf("goroutine %d: %v", i, errs[i])
+		}
+		if got[i] != got[0] {
+			t.Fatalf("goroutine %d got schema %p, goroutine 0 got %p", i, got[i], got[0])
+		}
+	}
+	again, _ := enforce.SchemaFor[raceProbe]()
+	if again != got[0] {
+		t.Errorf("a later call returned %p, want the cached %p", again, got[0])
+	}
+}
+
+func TestSchemaForCachedDoesNotAllocate(t *testing.T) {
+	if _, err := enforce.SchemaFor[event](); err != nil {
+		t.Fatal(err)
+	}
+	if got := testing.AllocsPerRun(100, func() { _, _ = enforce.SchemaFor[event]() }); got != 0 {
+		t.Errorf("a cached SchemaFor allocates %v times, want 0", got)
+	}
+}
+
+func TestSchemaForAnUnreflectableTypeIsASchemaError(t *testing.T) {
+	s, err := enforce.SchemaFor[chan int]()
+	var se *enforce.SchemaError
+	if !errors.As(err, &se) {
+		t.Fatalf("SchemaFor[chan int] = (%v, %v), want a *enforce.SchemaError", s, err)
+	}
+	if s != nil {
+		t.Errorf("SchemaFor returned a schema beside its error")
+	}
+}
