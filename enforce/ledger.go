@@ -196,10 +196,11 @@ const (
 
 // CorrectiveMessage is the user turn that asks the model to fix a failed
 // answer: our own words naming the stage, every issue with its JSON
-// Pointer (validator text quoted as data, capped), attempt n of max, and
+// Pointer (validator text quoted as data, capped), attempt n of
+// maxAttempts, and
 // the instruction to reply with only the JSON. The same inputs always give
 // the same text, so its hash is stable.
-func CorrectiveMessage(ce *CheckError, attempt, max int) string {
+func CorrectiveMessage(ce *CheckError, attempt, maxAttempts int) string {
 	var b strings.Builder
 	b.WriteString("Your previous answer did not satisfy the required output format.\n")
 	switch ce.Stage {
@@ -219,7 +220,7 @@ func CorrectiveMessage(ce *CheckError, attempt, max int) string {
 		b.WriteString(line)
 		written += len(line)
 	}
-	fmt.Fprintf(&b, "This was attempt %d of %d. Reply with only the corrected JSON value, nothing else.", attempt, max)
+	fmt.Fprintf(&b, "This was attempt %d of %d. Reply with only the corrected JSON value, nothing else.", attempt, maxAttempts)
 	return b.String()
 }
 

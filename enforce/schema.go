@@ -32,7 +32,7 @@ type Schema struct {
 func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	doc, err := parseJSON(string(jsonSchema))
 	if err != nil {
-		return nil, &SchemaError{Reason: "not JSON", Err: err}
+		return nil, &SchemaError{Reason: "not a JSON document the validator accepts", Err: err}
 	}
 	a, err := newAuditor(doc)
 	if err != nil {
