@@ -196,8 +196,7 @@ const (
 
 // CorrectiveMessage is the user turn that asks the model to fix a failed
 // answer: our own words naming the stage, every issue with its JSON
-// Pointer (validator text quoted as data, capped), attempt n of
-// maxAttempts, and
+// Pointer (validator text quoted as data, capped), "attempt N of M", and
 // the instruction to reply with only the JSON. The same inputs always give
 // the same text, so its hash is stable.
 func CorrectiveMessage(ce *CheckError, attempt, maxAttempts int) string {
