@@ -83,7 +83,7 @@ func ExampleFold() {
 	fmt.Printf("%s\n%s\n", n.Method, n.Params)
 	// Output:
 	// turn/retryScheduled
-	// {"sessionId":"s1","viewCursor":"v:s1:000000000041","sourceRange":{"stream":{"kind":"session","id":"s1"},"first":{"id":"rec-41","sequence":41},"last":{"id":"rec-41","sequence":41}},"turnId":"t1","attempt":1,"nextAttempt":2,"maxAttempts":3,"reason":"provider stream disconnected","retryDelayMs":2000}
+	// {"sessionId":"s1","viewCursor":"v:s1:000000000041","sourceRange":{"stream":{"kind":"session","id":"s1"},"first":{"id":"rec-41","sequence":41},"last":{"id":"rec-41","sequence":41}},"turnId":"t1","attempt":1,"nextAttempt":2,"maxAttempts":3,"retryDelayMs":2000,"reason":"provider stream disconnected"}
 }
 
 // Resume after the last notification seen.
