@@ -21,7 +21,7 @@ func withTicker(tick <-chan time.Time, synced chan<- struct{}) FileOption {
 	}
 }
 
-func openStream(t *testing.T, path string, opts ...FileOption) *Stream {
+func openStream(t testing.TB, path string, opts ...FileOption) *Stream {
 	t.Helper()
 	l, err := OpenFile(path, opts...)
 	if err != nil {
@@ -38,7 +38,7 @@ func openStream(t *testing.T, path string, opts ...FileOption) *Stream {
 
 // writeLog writes the transcript to a new file log and returns its path
 // and the bytes of each line.
-func writeLog(t *testing.T) (string, [][]byte) {
+func writeLog(t testing.TB) (string, [][]byte) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "session.ndjson")
 	s := openStream(t, path)
