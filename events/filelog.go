@@ -3,7 +3,6 @@ package events
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -151,11 +150,10 @@ type fileLog struct {
 }
 
 func (l *fileLog) Append(rec Record) error {
-	line, err := json.Marshal(rec)
-	if err != nil {
-		return &Error{Op: "append", Seq: rec.Sequence, Err: err}
+	if rec.Event == nil {
+		return nextSeq(rec.Sequence-1, rec) // reports the missing event
 	}
-	line = append(line, '\n')
+	line := append(appendRecord(make([]byte, 0, 512), rec), '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {

@@ -1,11 +1,16 @@
 package events
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -21,7 +26,7 @@ func withTicker(tick <-chan time.Time, synced chan<- struct{}) FileOption {
 	}
 }
 
-func openStream(t *testing.T, path string, opts ...FileOption) *Stream {
+func openStream(t testing.TB, path string, opts ...FileOption) *Stream {
 	t.Helper()
 	l, err := OpenFile(path, opts...)
 	if err != nil {
@@ -38,7 +43,7 @@ func openStream(t *testing.T, path string, opts ...FileOption) *Stream {
 
 // writeLog writes the transcript to a new file log and returns its path
 // and the bytes of each line.
-func writeLog(t *testing.T) (string, [][]byte) {
+func writeLog(t testing.TB) (string, [][]byte) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "session.ndjson")
 	s := openStream(t, path)
@@ -325,4 +330,66 @@ func TestFileLogReadsWhileAppending(t *testing.T) {
 		}
 	}
 	wg.Wait()
+}
+
+// A child process appends and reports each acknowledged record; the parent
+// kills it mid-stream. Every acknowledged record must be there on reopen.
+func TestFileLogKeepsAcknowledgedRecordsWhenTheProcessIsKilled(t *testing.T) {
+	if path := os.Getenv("EVENTS_CRASH_CHILD"); path != "" {
+		crashChild(path)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	path := filepath.Join(t.TempDir(), "session.ndjson")
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFileLogKeepsAcknowledgedRecordsWhenTheProcessIsKilled$")
+	cmd.Env = append(os.Environ(), "EVENTS_CRASH_CHILD="+path)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	acked := int64(0)
+	sc := bufio.NewScanner(out)
+	for acked < 50 && sc.Scan() {
+		if n, ok := strings.CutPrefix(sc.Text(), "ack "); ok {
+			acked, _ = strconv.ParseInt(n, 10, 64)
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if acked < 50 {
+		t.Fatalf("the child acknowledged only %d records", acked)
+	}
+	s := openStream(t, path)
+	if got := s.log.Last(); got < acked {
+		t.Fatalf("after the kill the log holds %d records; %d were acknowledged", got, acked)
+	}
+	readAll(t, s.log)
+	if _, err := s.Append(TurnStarted{TurnID: "after"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func crashChild(path string) {
+	l, err := OpenFile(path)
+	if err != nil {
+		os.Exit(2)
+	}
+	s, err := NewStream(testSession, l)
+	if err != nil {
+		os.Exit(2)
+	}
+	for i := range 1_000_000 { // bounded, in case the parent never kills us
+		n, err := s.Append(TurnRetry{TurnID: "t", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, Reason: strings.Repeat("x", i%150)})
+		if err != nil {
+			os.Exit(2)
+		}
+		seq, _ := parseCursor(testSession, n.Cursor())
+		fmt.Fprintf(os.Stdout, "ack %d\n", seq)
+	}
+	os.Exit(0)
 }

@@ -37,11 +37,16 @@ const cursorDigits = 12
 // seq of session sid: "v:<sid>:<seq, zero-padded>". One record folds to one
 // notification, so the sequence number is a strictly increasing position.
 func cursor(sid string, seq int64) string {
-	n := strconv.FormatInt(seq, 10)
-	if len(n) < cursorDigits {
-		n = strings.Repeat("0", cursorDigits-len(n)) + n
+	var num [20]byte
+	n := strconv.AppendInt(num[:0], seq, 10)
+	b := make([]byte, 0, 3+len(sid)+max(len(n), cursorDigits))
+	b = append(b, "v:"...)
+	b = append(b, sid...)
+	b = append(b, ':')
+	for i := len(n); i < cursorDigits; i++ {
+		b = append(b, '0')
 	}
-	return "v:" + sid + ":" + n
+	return string(append(b, n...))
 }
 
 // parseCursor returns the sequence number a cursor of session sid names;
@@ -69,19 +74,6 @@ type recordPosition struct {
 	Sequence int64  `json:"sequence"`
 }
 
-type envelope struct {
-	SessionID   string `json:"sessionId"`
-	ViewCursor  string `json:"viewCursor"`
-	SourceRange struct {
-		Stream struct {
-			Kind string `json:"kind"`
-			ID   string `json:"id"`
-		} `json:"stream"`
-		First recordPosition `json:"first"`
-		Last  recordPosition `json:"last"`
-	} `json:"sourceRange"`
-}
-
 // entry is a folded record as a Stream keeps it.
 type entry struct {
 	seq      int64
@@ -106,52 +98,54 @@ func Fold(rec Record) (Notification, error) {
 }
 
 func fold(rec Record) (entry, error) {
+	ev, err := checkEvent(rec.Event)
+	if err != nil {
+		return entry{}, err
+	}
+	rec.Event = ev
+	return foldChecked(rec)
+}
+
+// foldChecked folds a record whose event has passed check.
+func foldChecked(rec Record) (entry, error) {
 	switch {
 	case rec.Stream == "" || rec.ID == "":
 		return entry{}, &Error{Op: "fold", Seq: rec.Sequence, Detail: "record has no stream or id", Err: ErrInvalid}
 	case rec.Sequence < 1:
 		return entry{}, &Error{Op: "fold", Detail: "record sequence < 1", Err: ErrInvalid}
 	}
-	ev, err := checkEvent(rec.Event)
-	if err != nil {
-		return entry{}, err
+	k := rec.Event.info()
+	c := cursor(rec.Stream, rec.Sequence)
+	w := jw{b: make([]byte, 0, 384+4*len(rec.Stream)+2*len(rec.ID))}
+	w.open("")
+	w.str("jsonrpc", "2.0")
+	w.str("method", k.method)
+	start := len(w.b) + len(`,"params":`)
+	w.open("params")
+	w.str("sessionId", rec.Stream)
+	w.str("viewCursor", c)
+	w.open("sourceRange")
+	w.open("stream")
+	w.str("kind", "session")
+	w.str("id", rec.Stream)
+	w.close()
+	for _, end := range []string{"first", "last"} {
+		w.open(end)
+		w.str("id", rec.ID)
+		w.int("sequence", rec.Sequence)
+		w.close()
 	}
-	k := ev.info()
-	data, err := k.encode(ev)
-	if err != nil {
-		return entry{}, &Error{Op: "fold", Seq: rec.Sequence, Err: err}
-	}
-	var env envelope
-	env.SessionID = rec.Stream
-	env.ViewCursor = cursor(rec.Stream, rec.Sequence)
-	env.SourceRange.Stream.Kind = "session"
-	env.SourceRange.Stream.ID = rec.Stream
-	env.SourceRange.First = recordPosition{rec.ID, rec.Sequence}
-	env.SourceRange.Last = env.SourceRange.First
-	head, err := json.Marshal(env)
-	if err != nil {
-		return entry{}, &Error{Op: "fold", Seq: rec.Sequence, Err: err}
-	}
-	frame := make([]byte, 0, len(head)+len(data)+len(k.method)+40)
-	frame = append(frame, `{"jsonrpc":"2.0","method":"`...)
-	frame = append(frame, k.method...)
-	frame = append(frame, `","params":`...)
-	start := len(frame)
-	frame = append(frame, head[:len(head)-1]...)
-	if len(data) > 2 { // data is a non-empty object: splice its members in
-		frame = append(frame, ',')
-		frame = append(frame, data[1:]...)
-	} else {
-		frame = append(frame, '}')
-	}
-	end := len(frame)
-	frame = append(frame, '}')
+	w.close()
+	rec.Event.wire(&w)
+	w.close()
+	end := len(w.b)
+	w.close()
 	return entry{
 		seq:      rec.Sequence,
-		turn:     ev.turn(),
+		turn:     rec.Event.turn(),
 		terminal: k.terminal,
-		cursor:   env.ViewCursor,
-		frame:    frame,
-		n:        Notification{JSONRPC: "2.0", Method: k.method, Params: frame[start:end:end]},
+		cursor:   c,
+		frame:    w.b,
+		n:        Notification{JSONRPC: "2.0", Method: k.method, Params: w.b[start:end:end]},
 	}, nil
 }

@@ -11,8 +11,10 @@ import (
 type Log interface {
 	// Append stores rec after the last record. rec.Sequence must be Last()+1;
 	// anything else is refused with ErrCorrupt. When Append returns nil the
-	// record is as durable as the log promises; when it returns an error the
-	// log is unchanged.
+	// record is as durable as the log promises. When it returns an error,
+	// Last and Records do not show the record; a log that cannot be sure of
+	// that (the file log after a failed write or fsync) refuses every later
+	// append until it is reopened.
 	Append(rec Record) error
 	// Last returns the sequence number of the last record, 0 when empty.
 	Last() int64

@@ -18,6 +18,9 @@ const fallbackReason = "retry scheduled"
 // trimmed, and the result is cut on a rune boundary to at most 160 runes.
 // An empty result becomes "retry scheduled", so the reason is never empty.
 func NormalizeReason(s string) string {
+	if isNormalASCII(s) {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(min(len(s), 4*maxReason))
 	n, space := 0, false
@@ -47,4 +50,18 @@ func NormalizeReason(s string) string {
 		return fallbackReason
 	}
 	return b.String()
+}
+
+// isNormalASCII reports whether s is printable ASCII that NormalizeReason
+// would return unchanged: the common case, checked without allocating.
+func isNormalASCII(s string) bool {
+	if s == "" || len(s) > maxReason || s[0] == ' ' || s[len(s)-1] == ' ' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == ' ' && s[i+1] == ' ' {
+			return false
+		}
+	}
+	return true
 }

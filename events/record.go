@@ -35,6 +35,7 @@ type Event interface {
 	check() (Event, error)
 	info() *kind
 	turn() string
+	wire(w *jw) // appends the event's params members
 }
 
 // kind ties an event type to its record kind and wire method.
@@ -42,23 +43,19 @@ type kind struct {
 	name     string // record kind in the log
 	method   string // JSON-RPC method of the folded notification
 	terminal bool   // resolves a turn-wait
-	encode   func(Event) ([]byte, error)
 	decode   func([]byte) (Event, error)
 }
 
 var kinds = map[string]*kind{}
 
-func register[E Event](name, method string, terminal bool, toWire func(E) any, fromWire func([]byte) (E, error)) *kind {
+func register[E Event](name, method string, terminal bool, fromWire func([]byte) (E, error)) *kind {
 	k := &kind{
 		name: name, method: method, terminal: terminal,
-		encode: func(e Event) ([]byte, error) { return json.Marshal(toWire(e.(E))) },
 		decode: func(b []byte) (Event, error) { return fromWire(b) },
 	}
 	kinds[name] = k
 	return k
 }
-
-func plain[E any](e E) any { return e }
 
 func decodePlain[E any](b []byte) (E, error) {
 	var e E
@@ -195,20 +192,16 @@ type (
 )
 
 var (
-	kindTurnStarted   = register("turn_started", "turn/started", false, plain[TurnStarted], decodePlain[TurnStarted])
+	kindTurnStarted   = register("turn_started", "turn/started", false, decodePlain[TurnStarted])
 	kindTurnCompleted = register("turn_completed", "turn/completed", true,
-		func(e TurnCompleted) any {
-			return turnCompletedWire{turnCompletedAlias(e), e.Duration.Milliseconds(), e.TimeToFirstToken.Milliseconds()}
-		},
 		func(b []byte) (TurnCompleted, error) {
 			w, err := decodePlain[turnCompletedWire](b)
 			e := TurnCompleted(w.turnCompletedAlias)
 			e.Duration, e.TimeToFirstToken = ms(w.DurationMs), ms(w.TimeToFirstTokenMs)
 			return e, err
 		})
-	kindTurnUnqueued = register("turn_unqueued", "turn/unqueued", true, plain[TurnUnqueued], decodePlain[TurnUnqueued])
+	kindTurnUnqueued = register("turn_unqueued", "turn/unqueued", true, decodePlain[TurnUnqueued])
 	kindTurnRetry    = register("turn_retry_scheduled", "turn/retryScheduled", false,
-		func(e TurnRetry) any { return turnRetryWire{turnRetryAlias(e), e.RetryDelay.Milliseconds()} },
 		func(b []byte) (TurnRetry, error) {
 			w, err := decodePlain[turnRetryWire](b)
 			e := TurnRetry(w.turnRetryAlias)
@@ -216,15 +209,14 @@ var (
 			return e, err
 		})
 	kindModelRetry = register("model_retry_scheduled", "turn/modelRetryScheduled", false,
-		func(e ModelRetry) any { return modelRetryWire{modelRetryAlias(e), e.RetryDelay.Milliseconds()} },
 		func(b []byte) (ModelRetry, error) {
 			w, err := decodePlain[modelRetryWire](b)
 			e := ModelRetry(w.modelRetryAlias)
 			e.RetryDelay = ms(w.RetryDelayMs)
 			return e, err
 		})
-	kindSchemaRetry     = register("output_schema_retry", "output/schemaRetry", false, plain[SchemaRetry], decodePlain[SchemaRetry])
-	kindSchemaExhausted = register("output_schema_exhausted", "output/schemaExhausted", false, plain[SchemaExhausted], decodePlain[SchemaExhausted])
+	kindSchemaRetry     = register("output_schema_retry", "output/schemaRetry", false, decodePlain[SchemaRetry])
+	kindSchemaExhausted = register("output_schema_exhausted", "output/schemaExhausted", false, decodePlain[SchemaExhausted])
 )
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
@@ -399,12 +391,22 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	if r.Event == nil {
 		return nil, invalid("record %d has no event", r.Sequence)
 	}
-	k := r.Event.info()
-	data, err := k.encode(r.Event)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(recordJSON{r.Sequence, r.ID, r.Stream, r.Time.UnixMilli(), k.name, data})
+	return appendRecord(nil, r), nil
+}
+
+func appendRecord(b []byte, r Record) []byte {
+	w := jw{b: b}
+	w.open("")
+	w.int("seq", r.Sequence)
+	w.str("id", r.ID)
+	w.str("stream", r.Stream)
+	w.int("atMs", r.Time.UnixMilli())
+	w.str("kind", r.Event.info().name)
+	w.open("data")
+	r.Event.wire(&w)
+	w.close()
+	w.close()
+	return w.b
 }
 
 // UnmarshalJSON decodes a record written by MarshalJSON. It checks the

@@ -135,7 +135,7 @@ func (s *Stream) Append(ev Event) (Notification, error) {
 	}
 	now := s.clock()
 	rec := Record{Stream: s.id, Sequence: seq, ID: recordID(now, s.idKey, seq), Time: time.UnixMilli(now.UnixMilli()).UTC(), Event: ev}
-	e, err := fold(rec)
+	e, err := foldChecked(rec)
 	if err != nil {
 		return Notification{}, err
 	}

@@ -1,0 +1,156 @@
+package events_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/enforcer-go/enforcer/events"
+)
+
+// A turn that hits a rate limit, retries, and completes. The client side
+// renders each notification; WaitTurn returns on the terminal only.
+func Example() {
+	s, err := events.NewStream("session-1", events.NewMemoryLog())
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+
+	for _, ev := range []events.Event{
+		events.TurnStarted{TurnID: "t1"},
+		events.ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+			RetryDelay: 4 * time.Second, ErrorKind: events.KindRateLimit, HTTPStatus: 429, System: "meta"},
+		events.TurnRetry{TurnID: "t1", Attempt: 2, NextAttempt: 3, MaxAttempts: 3,
+			RetryDelay: 2500 * time.Millisecond, Reason: events.NormalizeReason("provider stream\n disconnected")},
+		events.TurnCompleted{TurnID: "t1", Terminal: "completed"},
+	} {
+		n, err := s.Append(ev)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(events.Describe(n, 0))
+	}
+	n, err := s.WaitTurn(context.Background(), "t1")
+	fmt.Println(n.Method, err)
+	// Output:
+	// turn started
+	// rate limited · retrying in 4s · attempt 1/3
+	// attempt 2/3 · retrying in 3s · provider stream disconnected
+	// turn completed
+	// turn/completed <nil>
+}
+
+// Clients count down locally from the recorded delay.
+func ExampleDescribe() {
+	s, _ := events.NewStream("session-1", events.NewMemoryLog())
+	defer s.Close()
+	n, _ := s.Append(events.ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+		RetryDelay: 4 * time.Second, ErrorKind: events.KindOverloaded})
+	for _, elapsed := range []time.Duration{0, 1500 * time.Millisecond, 4 * time.Second} {
+		fmt.Println(events.Describe(n, elapsed))
+	}
+	// Output:
+	// provider overloaded · retrying in 4s · attempt 1/3
+	// provider overloaded · retrying in 3s · attempt 1/3
+	// provider overloaded · retrying now · attempt 1/3
+}
+
+func ExampleNormalizeReason() {
+	fmt.Printf("%q\n", events.NormalizeReason("  upstream\treset\x00 by peer\n"))
+	fmt.Printf("%q\n", events.NormalizeReason(""))
+	fmt.Println(len([]rune(events.NormalizeReason(strings.Repeat("x", 500)))))
+	// Output:
+	// "upstream reset by peer"
+	// "retry scheduled"
+	// 160
+}
+
+// The frame a client receives for one record. Folding is pure: the same
+// record always gives the same bytes.
+func ExampleFold() {
+	n, err := events.Fold(events.Record{Stream: "s1", Sequence: 41, ID: "rec-41",
+		Event: events.TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+			RetryDelay: 2 * time.Second, Reason: "provider stream disconnected"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%s\n%s\n", n.Method, n.Params)
+	// Output:
+	// turn/retryScheduled
+	// {"sessionId":"s1","viewCursor":"v:s1:000000000041","sourceRange":{"stream":{"kind":"session","id":"s1"},"first":{"id":"rec-41","sequence":41},"last":{"id":"rec-41","sequence":41}},"turnId":"t1","attempt":1,"nextAttempt":2,"maxAttempts":3,"retryDelayMs":2000,"reason":"provider stream disconnected"}
+}
+
+// Resume after the last notification seen.
+func ExampleStream_Subscribe() {
+	s, _ := events.NewStream("session-1", events.NewMemoryLog())
+	defer s.Close()
+	first, _ := s.Append(events.TurnStarted{TurnID: "t1"})
+	s.Append(events.TurnCompleted{TurnID: "t1", Terminal: "cancelled"})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for n, err := range s.Subscribe(ctx, first.Cursor()) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(n.Method, n.Cursor())
+		break // or keep going: new notifications arrive as they are appended
+	}
+	// Output:
+	// turn/completed v:session-1:000000000002
+}
+
+// A file log survives restarts; cursors continue where they left off.
+func ExampleOpenFile() {
+	dir, _ := os.MkdirTemp("", "events")
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "session-1.ndjson")
+
+	for range 2 { // two runs of the program
+		l, err := events.OpenFile(path, events.SyncEvery(64, time.Second))
+		if err != nil {
+			log.Fatal(err)
+		}
+		s, err := events.NewStream("session-1", l)
+		if err != nil {
+			log.Fatal(err)
+		}
+		n, _ := s.Append(events.TurnStarted{TurnID: "t1"})
+		fmt.Println(n.Cursor())
+		s.Close()
+	}
+	// Output:
+	// v:session-1:000000000001
+	// v:session-1:000000000002
+}
+
+// Serve a session over Server-Sent Events and render it on the client.
+func ExampleReadSSE() {
+	s, _ := events.NewStream("session-1", events.NewMemoryLog())
+	defer s.Close()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	s.Append(events.ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 2,
+		RetryDelay: 1200 * time.Millisecond, ErrorKind: events.KindTimeout})
+
+	resp, err := srv.Client().Get(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	for n, err := range events.ReadSSE(resp.Body) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(events.Describe(n, 0))
+		break // a real client keeps reading, and reconnects with Last-Event-ID = n.Cursor()
+	}
+	// Output:
+	// timed out · retrying in 2s · attempt 1/2
+}

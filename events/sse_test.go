@@ -1,0 +1,196 @@
+package events
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// get opens the event stream with the given Last-Event-ID.
+func get(t *testing.T, url, lastID string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest("GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("got %s %q", resp.Status, resp.Header.Get("Content-Type"))
+	}
+	return resp
+}
+
+func TestServeHTTPResumesAfterTheLastEventIDExactlyOnce(t *testing.T) {
+	s, _ := appendAll(t, nil)
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	appendStarts(t, s, 5)
+
+	seen := map[int64]int{}
+	var last string
+	resp := get(t, srv.URL, "")
+	next, stop := iter.Pull2(ReadSSE(resp.Body))
+	for range 3 {
+		n, err, ok := next()
+		if err != nil || !ok {
+			t.Fatalf("stream ended early: %v", err)
+		}
+		seen[seqOf(t, n)]++
+		last = n.Cursor()
+	}
+	stop()
+	resp.Body.Close() // disconnect mid-stream
+
+	appendStarts(t, s, 3)
+	resp = get(t, srv.URL, last)
+	defer resp.Body.Close()
+	next, stop = iter.Pull2(ReadSSE(resp.Body))
+	defer stop()
+	for range 5 {
+		n, err, ok := next()
+		if err != nil || !ok {
+			t.Fatalf("stream ended early: %v", err)
+		}
+		seen[seqOf(t, n)]++
+	}
+	appendStarts(t, s, 1) // and live ones keep coming
+	n, err, ok := next()
+	if err != nil || !ok {
+		t.Fatal(err)
+	}
+	seen[seqOf(t, n)]++
+	for seq := int64(1); seq <= 9; seq++ {
+		if seen[seq] != 1 {
+			t.Errorf("record %d delivered %d times; all: %v", seq, seen[seq], seen)
+		}
+	}
+}
+
+func TestServeHTTPWritesIDEventAndData(t *testing.T) {
+	s, ns := appendAll(t, transcript()[:2])
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "?cursor=" + url.QueryEscape(ns[0].Cursor()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	br := bufio.NewReader(resp.Body)
+	var lines []string
+	for range 4 {
+		l, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, l)
+	}
+	want := []string{
+		"id: " + ns[1].Cursor() + "\n",
+		"event: turn/modelRetryScheduled\n",
+		"data: " + string(frameBytes(t, ns[1])) + "\n",
+		"\n",
+	}
+	for i := range want {
+		if lines[i] != want[i] {
+			t.Errorf("line %d = %q, want %q", i+1, lines[i], want[i])
+		}
+	}
+}
+
+func TestServeHTTPRefusesABadCursor(t *testing.T) {
+	s, _ := appendAll(t, nil)
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	resp, err := http.Get(srv.URL + "?cursor=nope")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("got %s, want 400", resp.Status)
+	}
+}
+
+func TestServeHTTPEndsWithTheRequest(t *testing.T) {
+	s, _ := appendAll(t, transcript())
+	ctx, cancel := context.WithCancel(context.Background())
+	req := httptest.NewRequestWithContext(ctx, "GET", "/", nil)
+	rec := httptest.NewRecorder()
+	done := make(chan struct{})
+	go func() {
+		s.ServeHTTP(rec, req)
+		close(done)
+	}()
+	for { // wait until it is live, then hang up
+		s.mu.Lock()
+		n := len(s.subs)
+		s.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		runtime.Gosched()
+	}
+	cancel()
+	<-done
+	var got int
+	for _, err := range ReadSSE(rec.Body) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got++
+	}
+	if want := len(transcript()); got > want {
+		t.Errorf("got %d events, at most %d exist", got, want)
+	}
+}
+
+func TestReadSSE(t *testing.T) {
+	frame := `{"jsonrpc":"2.0","method":"turn/started","params":{"viewCursor":"c1"}}`
+	tests := []struct {
+		name, in string
+		want     []string // cursors
+		wantErr  bool
+	}{
+		{"LF line ends", "id: c1\nevent: turn/started\ndata: " + frame + "\n\n", []string{"c1"}, false},
+		{"CRLF line ends and comments", ": hi\r\nid: c1\r\ndata: " + frame + "\r\n\r\n", []string{"c1"}, false},
+		{"CR line ends", "data: " + frame + "\r\r", []string{"c1"}, false},
+		{"data split over lines", "data: {\"jsonrpc\":\"2.0\",\ndata: \"method\":\"m\",\"params\":{\"viewCursor\":\"c2\"}}\n\n", []string{"c2"}, false},
+		{"an event without data is skipped", "id: x\nevent: ping\n\n", nil, false},
+		{"an unterminated last event is discarded", "data: " + frame + "\n", nil, false},
+		{"data that is not a frame is an error", "data: [1]\n\n", nil, true},
+		{"a huge line is an error", "data: " + strings.Repeat("x", maxSSELine+1) + "\n\n", nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			var gotErr error
+			for n, err := range ReadSSE(strings.NewReader(tt.in)) {
+				if err != nil {
+					gotErr = err
+					continue
+				}
+				got = append(got, n.Cursor())
+			}
+			if (gotErr != nil) != tt.wantErr || strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("got %v, %v; want %v, error %v", got, gotErr, tt.want, tt.wantErr)
+			}
+			var e *Error
+			if gotErr != nil && !errors.As(gotErr, &e) {
+				t.Errorf("error %v is not an *Error", gotErr)
+			}
+		})
+	}
+}
