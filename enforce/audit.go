@@ -88,6 +88,10 @@ type auditor struct {
 	// anyRef and subIDs decide whether base-URI changes matter.
 	anyRef bool
 	subID  string
+	// compares is set when a keyword compares instance values by their
+	// JSON text (enum, const, uniqueItems): only then must an answer's
+	// numbers be canonicalized before validation.
+	compares bool
 }
 
 func newAuditor(root any) (*auditor, error) {
@@ -118,7 +122,8 @@ func (a *auditor) audit() (any, error) {
 	if a.anyRef && a.subID != "" {
 		return nil, &SchemaError{Keyword: a.idKeyword(), Location: a.subID, Reason: "an identifier in a subschema changes the base of $ref; only references within one document, by JSON Pointer, are supported"}
 	}
-	for from, to := range a.refs {
+	for _, from := range sortedKeys(a.refs) {
+		to := a.refs[from]
 		if _, ok := resolvePointer(a.root, to); !ok {
 			return nil, &SchemaError{Keyword: "$ref", Location: from, Reason: fmt.Sprintf("target %q not found in the schema", "#"+to)}
 		}
@@ -227,8 +232,12 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 			return nil, &SchemaError{Keyword: "enum", Location: loc, Reason: "an empty enum beside not is not supported"}
 		}
 	}
+	if _, ok := m["uniqueItems"]; ok {
+		a.compares = true
+	}
 	for _, k := range []string{"enum", "const"} {
 		if v, ok := out[k]; ok {
+			a.compares = true
 			out[k] = canonicalNumbers(v)
 		}
 	}
@@ -287,7 +296,8 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 				return nil, &SchemaError{Keyword: k, Location: loc, Reason: "must be an object"}
 			}
 			subs := make(map[string]any, len(mm))
-			for name, e := range mm {
+			for _, name := range sortedKeys(mm) { // the first refusal found is always the same
+				e := mm[name]
 				c := child + "/" + escapePointer(name)
 				if _, isNames := e.([]any); isNames && k == "dependencies" {
 					subs[name] = e
@@ -358,7 +368,7 @@ func (a *auditor) findCycle() error {
 	for _, l := range locs {
 		if at, ok := visit(l); ok {
 			ref := at
-			for from := range a.refs {
+			for _, from := range sortedKeys(a.refs) {
 				if from == at || strings.HasPrefix(from, at+"/") {
 					ref = from
 					break
@@ -438,6 +448,27 @@ func countValue(v any) (json.Number, error) {
 	return json.Number(r.Num().String()), nil
 }
 
+// canonicalizeInPlace is canonicalNumbers for a tree the caller owns: it
+// rewrites numbers where they stand instead of copying containers.
+func canonicalizeInPlace(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		return canonicalNumber(v)
+	case []any:
+		for i, e := range v {
+			v[i] = canonicalizeInPlace(e)
+		}
+	case map[string]any:
+		for k, e := range v {
+			switch e.(type) {
+			case json.Number, []any, map[string]any:
+				v[k] = canonicalizeInPlace(e)
+			}
+		}
+	}
+	return v
+}
+
 // canonicalNumbers rewrites numbers so that equal values are spelled the
 // same: the validator compares enum, const and uniqueItems members by
 // their JSON text, which would tell 1 from 1.0.
@@ -498,4 +529,13 @@ func jsonKind(v any) string {
 		return "an object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

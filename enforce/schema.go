@@ -16,6 +16,9 @@ import (
 type Schema struct {
 	source []byte // the schema as given, for prompts and logs
 	gs     *gojsonschema.Schema
+	// canonical: canonicalize an answer's numbers before validating (the
+	// schema compares values by their JSON text).
+	canonical bool
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -57,7 +60,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a valid " + a.draft.String() + " schema", Err: err}
 	}
-	return &Schema{source: append([]byte(nil), jsonSchema...), gs: gs}, nil
+	return &Schema{source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares}, nil
 }
 
 func compileSafely(sl *gojsonschema.SchemaLoader, tree any) (gs *gojsonschema.Schema, err error) {
@@ -134,7 +137,10 @@ func (s *Schema) validate(doc any) (err error) {
 			err = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: fmt.Sprintf("validator failed: %v", r)}}}
 		}
 	}()
-	res, verr := s.gs.Validate(gojsonschema.NewRawLoader(canonicalNumbers(doc)))
+	if s.canonical {
+		doc = canonicalizeInPlace(doc) // the tree is ours, fresh from the parser
+	}
+	res, verr := s.gs.Validate(gojsonschema.NewRawLoader(doc))
 	if verr != nil {
 		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: verr.Error()}}}
 	}
