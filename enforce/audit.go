@@ -158,11 +158,7 @@ func (a *auditor) walk(s any, loc string) (any, error) {
 
 func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 	// Refuse the unknown before rewriting anything, in a stable order.
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := sortedKeys(m)
 	for _, k := range keys {
 		if why, ok := refusedKeywords[k]; ok {
 			return nil, &SchemaError{Keyword: k, Location: loc, Reason: why + " is not supported by the validator, which would ignore it"}
