@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -119,7 +118,7 @@ func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, e
 		return zero, res, err
 	}
 	var v T
-	if err := json.Unmarshal([]byte(res.Output), &v); err != nil {
+	if err := enforce.Unmarshal(res.Output, &v); err != nil {
 		return zero, res, fmt.Errorf("agent: the accepted answer does not decode into %T: %w", v, err)
 	}
 	return v, res, nil

@@ -72,3 +72,25 @@ func BenchmarkRunTyped1KiB(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRun1KiB is the same run untyped: judging plus the loop, without
+// decoding into T, so it isolates what the loop itself adds.
+func BenchmarkRun1KiB(b *testing.B) {
+	answer := report1KiB(b)
+	s, err := enforce.SchemaFor[Report]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	model := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+		return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: answer}}, nil
+	})
+	a := agent.New(model, agent.WithOutputSchema(s), agent.WithOutputRetries(2))
+	ctx := context.Background()
+	b.SetBytes(int64(len(answer)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := a.Run(ctx, "Count the stock."); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,200 @@
+package enforce_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+type decodeItem struct {
+	Name  string  `json:"name"`
+	Qty   int     `json:"qty,omitempty"`
+	Price float64 `json:"price"`
+	Tags  []string
+	Ptr   *int8          `json:"ptr"`
+	Any   any            `json:"any"`
+	Map   map[string]int `json:"map"`
+	Arr   [2]uint16      `json:"arr"`
+	Num   json.Number    `json:"num"`
+	Skip  string         `json:"-"`
+	Dash  string         `json:"-,"`
+	Bad   string         `json:"a\"b"` // an invalid tag name: the field's own name counts
+	F32   float32        `json:"f32"`
+	hid   int
+}
+
+type decodeOrder struct {
+	ID    string       `json:"id"`
+	Items []decodeItem `json:"items"`
+	Next  *decodeOrder `json:"next"`
+}
+
+type withTime struct {
+	At time.Time `json:"at"`
+}
+
+type withString struct {
+	N int `json:"n,string"`
+}
+
+type Embedded struct{ E int }
+type withEmbedded struct {
+	Embedded
+	X int
+}
+
+// decodeInputs pairs answers with what they decode into. Each must give
+// exactly json.Unmarshal's value and error.
+var decodeInputs = []string{
+	`{"id":"o1","items":[{"name":"a","qty":2,"price":1.5,"Tags":["x","y"],"ptr":-3,"any":{"k":[1,"s",true,null,2.5e3]},"map":{"a":1},"arr":[1,2,3],"num":1e2,"-":"dash","Bad":"b","f32":1.25}],"next":{"id":"o2","items":[],"next":null}}`,
+	`{"id":"o1","items":null}`,
+	`{"ID":"case-insensitive"}`,
+	`{"id":"o1","unknown":{"deep":[1,2]}}`,
+	`{"id":"o1","items":[{"qty":1.5}]}`,
+	`{"id":"o1","items":[{"qty":99999999999999999999}]}`,
+	`{"id":"o1","items":[{"ptr":300}]}`,
+	`{"id":"o1","items":[{"arr":[-1]}]}`,
+	`{"id":"o1","items":[{"f32":1e39}]}`,
+	`{"id":"o1","items":[{"name":5}]}`,
+	`{"id":"dup","id":"second"}`,
+	`{"id":"\u00e9\ud800"}`,
+	`{"id":"o1"} trailing`,
+	`[1,2]`,
+	`null`,
+	`{"id":"o1","items":[{"any":1e400}]}`,
+	`{"id":"o1","items":[{"map":{"a":"x"}}]}`,
+	`{"id":"o1","items":[{"Tags":null,"map":null,"ptr":null,"any":null,"name":null}]}`,
+	`{"ıd":"dotless i"}`,
+}
+
+func sameDecode[T any](t *testing.T, answer string) {
+	t.Helper()
+	var got, want T
+	gotErr := enforce.Unmarshal(answer, &got)
+	wantErr := json.Unmarshal([]byte(answer), &want)
+	if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
+		t.Errorf("%T from %s: error = %v, want %v", got, answer, gotErr, wantErr)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%T from %s:\n got %#v\nwant %#v", got, answer, got, want)
+	}
+}
+
+func TestUnmarshalMatchesEncodingJSON(t *testing.T) {
+	for _, in := range decodeInputs {
+		sameDecode[decodeOrder](t, in)
+		sameDecode[any](t, in)
+		sameDecode[map[string]any](t, in)
+		sameDecode[[]int](t, in)
+		sameDecode[withTime](t, in)
+		sameDecode[withString](t, in)
+		sameDecode[withEmbedded](t, in)
+	}
+	sameDecode[withTime](t, `{"at":"2026-11-29T10:00:00Z"}`)
+	sameDecode[withString](t, `{"n":"12"}`)
+	sameDecode[withEmbedded](t, `{"E":1,"X":2}`)
+	sameDecode[[]byte](t, `"aGVsbG8="`)
+}
+
+func TestUnmarshalIntoAPopulatedValueBehavesLikeEncodingJSON(t *testing.T) {
+	got := decodeOrder{ID: "keep", Items: []decodeItem{{Name: "old"}}}
+	want := got
+	answer := `{"items":[{"qty":3}]}`
+	if err := enforce.Unmarshal(answer, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(answer), &want); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %#v, want %#v", got, want)
+	}
+}
+
+func FuzzUnmarshal(f *testing.F) {
+	for _, in := range decodeInputs {
+		f.Add(in)
+	}
+	f.Fuzz(func(t *testing.T, answer string) {
+		sameDecode[decodeOrder](t, answer)
+		sameDecode[any](t, answer)
+	})
+}
+
+func BenchmarkUnmarshal1KiB(b *testing.B) {
+	answer := order1KiB(b)
+	b.SetBytes(int64(len(answer)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var o benchOrder
+		if err := enforce.Unmarshal(answer, &o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkJSONUnmarshal1KiB(b *testing.B) {
+	answer := order1KiB(b)
+	b.SetBytes(int64(len(answer)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var o benchOrder
+		if err := json.Unmarshal([]byte(answer), &o); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchOrder is what orderAnswer decodes into.
+type benchOrder struct {
+	OrderID  string `json:"orderId"`
+	Placed   string `json:"placed"`
+	Status   string `json:"status"`
+	Customer struct {
+		Name    string `json:"name"`
+		Email   string `json:"email"`
+		Address struct {
+			Street string `json:"street"`
+			City   string `json:"city"`
+			Zip    string `json:"zip"`
+		} `json:"address"`
+	} `json:"customer"`
+	Items []struct {
+		SKU        string `json:"sku"`
+		Qty        int    `json:"qty"`
+		PriceCents int    `json:"priceCents"`
+		Gift       bool   `json:"gift"`
+	} `json:"items"`
+	Total int `json:"total"`
+}
+
+func order1KiB(tb testing.TB) string {
+	tb.Helper()
+	a := orderAnswer()
+	var got, want benchOrder
+	if err := enforce.Unmarshal(a, &got); err != nil {
+		tb.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(a), &want); err != nil || !reflect.DeepEqual(got, want) {
+		tb.Fatalf("the benchmark answer decodes differently: %v", err)
+	}
+	return a
+}
+
+func ExampleUnmarshal() {
+	type Weather struct {
+		City  string  `json:"city"`
+		TempC float64 `json:"tempC"`
+	}
+	var w Weather
+	if err := enforce.Unmarshal(`{"city": "Paris", "tempC": 21.5}`, &w); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%+v\n", w)
+	// Output: {City:Paris TempC:21.5}
+}
