@@ -137,6 +137,8 @@ type runState struct {
 	ledger *enforce.Ledger
 	res    *Result
 	turn   string
+	// schemaJSON is the contract sent with each request.
+	schemaJSON []byte
 	// skip marks messages that are not re-sent (RetryHistoryLatest).
 	skip map[int]bool
 	// lastPair holds the indices of the latest failed answer and its
@@ -321,7 +323,10 @@ func (st *runState) logRow(r enforce.Attempt) {
 func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 	req := Request{Tools: st.a.specs}
 	if st.schema != nil {
-		req.OutputSchema = st.schema.JSON()
+		if st.schemaJSON == nil {
+			st.schemaJSON = st.schema.JSON() // one copy per run, shared by its requests
+		}
+		req.OutputSchema = st.schemaJSON
 	}
 	if len(st.skip) == 0 {
 		req.Messages = append([]Message(nil), st.res.Messages...)
