@@ -66,7 +66,8 @@ func (u *Usage) add(v Usage) {
 }
 
 // Model generates the next message of a conversation. Implementations must
-// be safe for concurrent use when one Agent serves many runs at once.
+// be safe for concurrent use when one Agent serves many runs at once, and
+// must treat req as read-only: its slices may be shared between requests.
 type Model interface {
 	Generate(ctx context.Context, req Request) (Response, error)
 }
