@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+	"unsafe"
 )
 
 // Unmarshal decodes a JSON answer into v with exactly the results of
@@ -19,7 +20,7 @@ import (
 // field only case-insensitively, and any error).
 func Unmarshal(answer string, v any) error {
 	rv := reflect.ValueOf(v)
-	if rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().IsZero() && fastType(rv.Type().Elem()) {
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() && allZeroBits(rv) && fastType(rv.Type().Elem()) {
 		// Decode into a fresh value so a fallback starts clean.
 		fresh := reflect.New(rv.Type().Elem())
 		p := parser{s: answer}
@@ -35,6 +36,18 @@ func Unmarshal(answer string, v any) error {
 	return json.Unmarshal([]byte(answer), v)
 }
 
+// allZeroBits reports whether *p is all zero bytes: a fresh value. (IsZero
+// would also accept -0.0, which encoding/json may leave in place.)
+func allZeroBits(p reflect.Value) bool {
+	b := unsafe.Slice((*byte)(p.UnsafePointer()), p.Type().Elem().Size())
+	for _, c := range b {
+		if c != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 var (
 	fastTypes       sync.Map // reflect.Type → bool
 	jsonNumberType  = reflect.TypeFor[json.Number]()
@@ -42,19 +55,28 @@ var (
 	textType        = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
 
-// fastType reports whether assign decodes every value of t exactly as
-// encoding/json would.
+// fastType reports whether into decodes every value of t exactly as
+// encoding/json would. Only final answers are cached, so a recursive type
+// or a concurrent first use never sees a provisional one.
 func fastType(t reflect.Type) bool {
-	if ok, seen := fastTypes.Load(t); seen {
+	if ok, cached := fastTypes.Load(t); cached {
 		return ok.(bool)
 	}
-	fastTypes.Store(t, true) // provisional: recursive types refer to themselves
-	ok := checkFast(t)
+	ok := checkFast(t, map[reflect.Type]bool{})
 	fastTypes.Store(t, ok)
 	return ok
 }
 
-func checkFast(t reflect.Type) bool {
+// checkFast walks every type reachable from t once; a type met again is
+// being checked further up, and the AND of all their own rules is t's.
+func checkFast(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if ok, cached := fastTypes.Load(t); cached {
+		return ok.(bool)
+	}
+	if seen[t] {
+		return true
+	}
+	seen[t] = true
 	if t.Implements(unmarshalerType) || reflect.PointerTo(t).Implements(unmarshalerType) ||
 		t.Implements(textType) || reflect.PointerTo(t).Implements(textType) {
 		return false
@@ -71,13 +93,16 @@ func checkFast(t reflect.Type) bool {
 		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Uint8 {
 			return false // []byte is base64 in encoding/json
 		}
-		return fastType(t.Elem())
+		if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Pointer {
+			return false // **T, and pointer cycles such as type P *P
+		}
+		return checkFast(t.Elem(), seen)
 	case reflect.Map:
 		k := t.Key()
 		if k.Kind() != reflect.String || k.Implements(textType) || reflect.PointerTo(k).Implements(textType) {
 			return false
 		}
-		return fastType(t.Elem())
+		return checkFast(t.Elem(), seen)
 	case reflect.Struct:
 		for i := range t.NumField() {
 			f := t.Field(i)
@@ -95,7 +120,7 @@ func checkFast(t reflect.Type) bool {
 			if opts != "" && !onlyOmit(opts) {
 				return false // ",string" and options we do not know
 			}
-			if !fastType(f.Type) {
+			if !checkFast(f.Type, seen) {
 				return false
 			}
 		}
@@ -256,9 +281,6 @@ func (p *parser) intoArray(v reflect.Value) bool {
 	defer func() { p.depth-- }()
 	p.i++ // '['
 	isSlice := v.Kind() == reflect.Slice
-	if isSlice {
-		v.Set(reflect.MakeSlice(v.Type(), 0, 4))
-	}
 	n := 0
 	p.skipSpace()
 	if p.i < len(p.s) && p.s[p.i] == ']' {
@@ -268,7 +290,10 @@ func (p *parser) intoArray(v reflect.Value) bool {
 			p.skipSpace()
 			switch {
 			case isSlice:
-				v.Set(reflect.Append(v, reflect.New(v.Type().Elem()).Elem()))
+				if n >= v.Cap() { // grown as encoding/json grows it
+					v.Grow(1)
+				}
+				v.SetLen(n + 1)
 				if !p.into(v.Index(n)) {
 					return false
 				}
@@ -298,6 +323,9 @@ func (p *parser) intoArray(v reflect.Value) bool {
 	}
 	for i := n; !isSlice && i < v.Len(); i++ {
 		v.Index(i).SetZero()
+	}
+	if isSlice && n == 0 {
+		v.Set(reflect.MakeSlice(v.Type(), 0, 0))
 	}
 	return true
 }

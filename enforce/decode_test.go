@@ -3,6 +3,7 @@ package enforce_test
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -197,4 +198,97 @@ func ExampleUnmarshal() {
 	}
 	fmt.Printf("%+v\n", w)
 	// Output: {City:Paris TempC:21.5}
+}
+
+// cents decodes dollars into cents: a custom unmarshaler the fast path
+// must leave to encoding/json, however deep in a recursive type it sits.
+type cents int
+
+func (c *cents) UnmarshalJSON(b []byte) error {
+	var d int
+	if err := json.Unmarshal(b, &d); err != nil {
+		return err
+	}
+	*c = cents(d * 100)
+	return nil
+}
+
+type recursiveOrder struct {
+	Sub   []recursiveOrder `json:"sub"`
+	Price cents            `json:"price"`
+}
+
+type recursiveNode struct {
+	Kids []recursiveNode
+	N    int `json:",string"`
+}
+
+type selfPointer *selfPointer
+
+func TestUnmarshalRecursiveTypesKeepTheirCustomRules(t *testing.T) {
+	// Decoding T first once cached its dependents wrongly; any order must
+	// give encoding/json's result.
+	sameDecode[recursiveOrder](t, `{"price":1}`)
+	sameDecode[[]recursiveOrder](t, `[{"price":12,"sub":[{"price":3}]}]`)
+	sameDecode[*recursiveOrder](t, `{"price":7}`)
+	sameDecode[recursiveNode](t, `{"N":"5"}`)
+	sameDecode[[]recursiveNode](t, `[{"N":5}]`)
+}
+
+func TestUnmarshalPointerCyclesFallBack(t *testing.T) {
+	// A pointer cycle would recurse without end on the fast path; it must
+	// be left to encoding/json (which decodes null into it fine).
+	sameDecode[selfPointer](t, `null`)
+}
+
+func TestUnmarshalLeavesNegativeZeroLikeEncodingJSON(t *testing.T) {
+	negZero := math.Copysign(0, -1)
+	got, want := negZero, negZero
+	if err := enforce.Unmarshal(`null`, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(`null`), &want); err != nil {
+		t.Fatal(err)
+	}
+	if math.Signbit(got) != math.Signbit(want) {
+		t.Errorf("Signbit after null = %v, want %v", math.Signbit(got), math.Signbit(want))
+	}
+}
+
+func TestUnmarshalSlicesHaveEncodingJSONsCapacity(t *testing.T) {
+	for _, in := range []string{`[]`, `[1]`, `[1,2,3]`, `[1,2,3,4,5]`} {
+		var got, want []int
+		if err := enforce.Unmarshal(in, &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) || cap(got) != cap(want) || (got == nil) != (want == nil) {
+			t.Errorf("%s: len/cap/nil = %d/%d/%v, want %d/%d/%v", in, len(got), cap(got), got == nil, len(want), cap(want), want == nil)
+		}
+	}
+}
+
+func TestUnmarshalConcurrentFirstUseNeverTakesAWrongFastPath(t *testing.T) {
+	// Fresh types, first used by two goroutines at once.
+	for round := range 200 {
+		fields := []reflect.StructField{{Name: "N", Type: reflect.TypeFor[int](), Tag: `json:",string"`}}
+		for i := range 20 {
+			fields = append(fields, reflect.StructField{Name: fmt.Sprintf("M%d_%d", round, i), Type: reflect.TypeFor[map[string]int]()})
+		}
+		typ := reflect.StructOf(fields)
+		errs := make(chan error, 2)
+		for range 2 {
+			go func() {
+				v := reflect.New(typ)
+				errs <- enforce.Unmarshal(`{"N":5}`, v.Interface())
+			}()
+		}
+		for range 2 {
+			if err := <-errs; err == nil {
+				t.Fatalf("round %d: nil error, want encoding/json's ,string error", round)
+			}
+		}
+	}
 }
