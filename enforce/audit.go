@@ -222,11 +222,11 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 	}
 	if e, ok := m["enum"].([]any); ok && len(e) == 0 {
 		// An empty enum admits nothing; the validator would admit all.
-		delete(out, "enum")
-		out["not"] = map[string]any{}
 		if _, ok := m["not"]; ok {
 			return nil, &SchemaError{Keyword: "enum", Location: loc, Reason: "an empty enum beside not is not supported"}
 		}
+		delete(out, "enum")
+		out["not"] = map[string]any{}
 	}
 	if _, ok := m["uniqueItems"]; ok {
 		a.compares = true
