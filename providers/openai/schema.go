@@ -61,7 +61,11 @@ func inlineRoot(b json.RawMessage) (string, map[string]any, error) {
 		if len(defs) == 0 {
 			delete(root, "$defs")
 		} else {
-			root["$defs"] = defs
+			rest, err := json.Marshal(defs)
+			if err != nil {
+				return "", nil, err
+			}
+			root["$defs"] = json.RawMessage(rest)
 		}
 	}
 	for k, v := range root {

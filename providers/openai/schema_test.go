@@ -25,6 +25,12 @@ func TestInlineRoot(t *testing.T) {
 			want:     `{"type":"object"}`,
 		},
 		{
+			name:     "only the inlined definition leaves $defs",
+			schema:   `{"$ref":"#/$defs/W","$defs":{"S":{"type":"integer"},"W":{"type":"object","properties":{"s":{"$ref":"#/$defs/S"}}}}}`,
+			wantName: "W",
+			want:     `{"$defs":{"S":{"type":"integer"}},"properties":{"s":{"$ref":"#/$defs/S"}},"type":"object"}`,
+		},
+		{
 			name:     "definitions still referred to stay",
 			schema:   `{"$ref":"#/$defs/W","$defs":{"S":{"type":"integer"},"W":{"type":"object","properties":{"s":{"$ref":"#/$defs/S"},"w":{"$ref":"#/$defs/W"}}}}}`,
 			wantName: "W",
