@@ -34,6 +34,8 @@ type Model struct {
 	err           error
 }
 
+var _ agent.Model = (*Model)(nil)
+
 // Option configures a Model.
 type Option interface{ apply(*Model) }
 

@@ -339,6 +339,20 @@ func TestTransportFailures(t *testing.T) {
 			t.Fatalf("err = %v, want a retryable ProviderError of kind timeout", err)
 		}
 	})
+	t.Run("a body cut off mid-stream is a retryable connection error", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", "1000")
+			io.WriteString(w, `{"id":"x","choices":[`)
+		}))
+		defer srv.Close()
+		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/"), option.WithAPIKey("k"))
+		_, err := New(client, "claude-sonnet-4-5").Generate(context.Background(), agent.Request{})
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindConnection || !pe.Retryable() {
+			t.Fatalf("err = %v, want a retryable ProviderError of kind connection", err)
+		}
+	})
 	t.Run("a cancelled context returns its cause, not a provider error", func(t *testing.T) {
 		stop := errors.New("user went away")
 		ctx, cancel := context.WithCancelCause(context.Background())

@@ -34,8 +34,8 @@
 // agent.KindForStatus (529 is overloaded), with the status, the
 // Retry-After delay (from retry-after-ms, or Retry-After in seconds or as
 // an HTTP date) and the provider's message; a timeout or a lost connection
-// has Kind timeout or connection; a body that does not decode has Kind
-// unknown. Err is the SDK's error (*anthropic.Error for API errors).
+// has Kind timeout or connection (so does a body cut off mid-stream); a
+// complete body that does not decode has Kind unknown. Err is the SDK's error (*anthropic.Error for API errors).
 //
 // WithNativeSchema sends the agent's output schema as a structured-output
 // format (output_config.format), for models that support it. The answer is
