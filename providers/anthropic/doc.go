@@ -35,7 +35,8 @@
 // Retry-After delay (from retry-after-ms, or Retry-After in seconds or as
 // an HTTP date) and the provider's message; a timeout or a lost connection
 // has Kind timeout or connection (so does a body cut off mid-stream); a
-// complete body that does not decode has Kind unknown. Err is the SDK's error (*anthropic.Error for API errors).
+// complete body that does not decode has Kind unknown. Err is the SDK's
+// error (*anthropic.Error for API errors).
 //
 // WithNativeSchema sends the agent's output schema as a structured-output
 // format (output_config.format), for models that support it. The answer is

@@ -40,8 +40,9 @@
 // agent.KindForStatus, with the status, the Retry-After delay (from
 // retry-after-ms, or Retry-After in seconds or as an HTTP date) and the
 // provider's message; a timeout or a lost connection has Kind timeout or
-// connection; a body that does not decode has Kind unknown. Err is the
-// SDK's error (*openai.Error for API errors).
+// connection (so does a body cut off mid-stream); a complete body that
+// does not decode has Kind unknown. Err is the SDK's error (*openai.Error
+// for API errors).
 //
 // WithNativeSchema sends the agent's output schema as a json_schema
 // response format. The answer is judged by the contract either way.
