@@ -1,0 +1,310 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/events"
+)
+
+// System names the provider in *agent.ProviderError and recorded events.
+const System = "anthropic"
+
+// DefaultMaxTokens is the max_tokens of a request without WithMaxTokens.
+// The Messages API requires one; every current Claude model can produce
+// this many.
+const DefaultMaxTokens = 4096
+
+// Model is an agent.Model over the Anthropic Messages API. It is immutable
+// after New and safe for concurrent use.
+type Model struct {
+	client        sdk.Client
+	model         string
+	maxTokens     int64
+	native        bool
+	clientRetries bool
+	params        []func(*sdk.MessageNewParams)
+	reqOpts       []option.RequestOption
+	err           error
+}
+
+var _ agent.Model = (*Model)(nil)
+
+// Option configures a Model.
+type Option interface{ apply(*Model) }
+
+type optionFunc func(*Model)
+
+func (f optionFunc) apply(m *Model) { f(m) }
+
+// New returns a Model that sends Messages API requests for model through
+// client, configured as the caller likes (API key, base URL, HTTP client,
+// middleware).
+//
+// Every request runs with option.WithMaxRetries(0): retries belong to
+// agent.WithModelRetry, which records each one (turn/modelRetryScheduled)
+// before it waits, so a client watching the turn sees why it stalls. The
+// SDK's own retries would be silent. WithClientRetries keeps the client's
+// setting instead.
+//
+// Invalid options (and an empty model name) do not panic: they make every
+// Generate return an error matching agent.ErrInvalidOption.
+func New(client sdk.Client, model string, opts ...Option) *Model {
+	m := &Model{client: client, model: model, maxTokens: DefaultMaxTokens}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(m)
+		}
+	}
+	if model == "" {
+		m.invalid("New: empty model name")
+	}
+	return m
+}
+
+func (m *Model) invalid(format string, args ...any) {
+	if m.err == nil {
+		m.err = fmt.Errorf("%w: anthropic: "+format, append([]any{agent.ErrInvalidOption}, args...)...)
+	}
+}
+
+// WithMaxTokens sets max_tokens, the bound on each reply (default
+// DefaultMaxTokens). The SDK refuses non-streaming requests it expects to
+// run past ten minutes (about 21,000 tokens, less for some models); this
+// adapter does not stream.
+func WithMaxTokens(n int) Option {
+	return optionFunc(func(m *Model) {
+		if n < 1 {
+			m.invalid("WithMaxTokens(%d): want at least 1", n)
+			return
+		}
+		m.maxTokens = int64(n)
+	})
+}
+
+// WithNativeSchema asks the model to constrain its answer to the request's
+// output schema (agent.Request.OutputSchema) with Anthropic's structured
+// outputs, output_config.format {"type": "json_schema", "schema"}. Only
+// models that support structured outputs accept it, and they accept a
+// subset of JSON Schema (objects must forbid additional properties, as
+// enforce.SchemaFor's do). The answer is still judged by the agent either
+// way. Requests without an output schema are sent unchanged.
+func WithNativeSchema() Option {
+	return optionFunc(func(m *Model) { m.native = true })
+}
+
+// WithClientRetries keeps the client's own retry setting (the SDK retries
+// twice by default) instead of sending each request with
+// option.WithMaxRetries(0). Those retries are invisible to the agent: they
+// are not recorded, and they add to the delay of agent.WithModelRetry.
+func WithClientRetries() Option {
+	return optionFunc(func(m *Model) { m.clientRetries = true })
+}
+
+// WithParams lets f adjust every request's parameters (tool_choice, stop
+// sequences, metadata, …) after the adapter has set the model,
+// max_tokens, system prompt, messages, tools and output format.
+func WithParams(f func(*sdk.MessageNewParams)) Option {
+	return optionFunc(func(m *Model) {
+		if f == nil {
+			m.invalid("WithParams(nil)")
+			return
+		}
+		m.params = append(m.params, f)
+	})
+}
+
+// WithRequestOptions adds per-request options (headers, timeouts, …),
+// applied after the adapter's own.
+func WithRequestOptions(opts ...option.RequestOption) Option {
+	return optionFunc(func(m *Model) { m.reqOpts = append(m.reqOpts, opts...) })
+}
+
+// Generate sends req as one Messages API request. A failed call returns
+// *agent.ProviderError (System "anthropic"), except a done ctx, which
+// returns context.Cause(ctx).
+func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
+	if m.err != nil {
+		return agent.Response{}, m.err
+	}
+	params, err := m.newParams(req)
+	if err != nil {
+		return agent.Response{}, err
+	}
+	var raw *http.Response
+	opts := []option.RequestOption{option.WithResponseInto(&raw)}
+	if !m.clientRetries {
+		opts = append(opts, option.WithMaxRetries(0))
+	}
+	opts = append(opts, m.reqOpts...)
+	msg, err := m.client.Messages.New(ctx, params, opts...)
+	if err != nil {
+		return agent.Response{}, failure(ctx, err, raw)
+	}
+	return fromMessage(msg, raw)
+}
+
+// newParams maps the conversation. The system messages become the
+// top-level system prompt; tool results become tool_result blocks of a user
+// message; consecutive messages of one role are merged into one message, so
+// tool results and a following user turn travel together, as the API
+// expects.
+func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
+	p := sdk.MessageNewParams{Model: sdk.Model(m.model), MaxTokens: m.maxTokens}
+	var role agent.Role
+	add := func(r agent.Role, blocks ...sdk.ContentBlockParamUnion) {
+		if len(blocks) == 0 {
+			return
+		}
+		if r == role {
+			last := p.Messages[len(p.Messages)-1]
+			if last.OfUser != nil {
+				last.OfUser.Content = append(last.OfUser.Content, blocks...)
+			} else {
+				last.OfAssistant.Content = append(last.OfAssistant.Content, blocks...)
+			}
+			return
+		}
+		role = r
+		if r == agent.RoleUser {
+			p.Messages = append(p.Messages, sdk.NewUserMessage(blocks...))
+		} else {
+			p.Messages = append(p.Messages, sdk.NewAssistantMessage(blocks...))
+		}
+	}
+	for i, msg := range req.Messages {
+		switch msg.Role {
+		case agent.RoleSystem:
+			if msg.Content != "" {
+				p.System = append(p.System, sdk.TextBlockParam{Text: msg.Content})
+			}
+		case agent.RoleUser:
+			// The API refuses empty text blocks.
+			if msg.Content != "" {
+				add(agent.RoleUser, sdk.NewTextBlock(msg.Content))
+			}
+		case agent.RoleTool:
+			result := sdk.ToolResultBlockParam{ToolUseID: msg.ToolCallID}
+			if msg.Content != "" {
+				result.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: msg.Content}}}
+			}
+			add(agent.RoleUser, sdk.ContentBlockParamUnion{OfToolResult: &result})
+		case agent.RoleAssistant:
+			var blocks []sdk.ContentBlockParamUnion
+			if msg.Content != "" {
+				blocks = append(blocks, sdk.NewTextBlock(msg.Content))
+			}
+			for _, c := range msg.ToolCalls {
+				input := c.Arguments
+				if len(input) == 0 {
+					input = json.RawMessage("{}")
+				}
+				if !json.Valid(input) {
+					return p, fmt.Errorf("anthropic: message %d: tool call %q: arguments are not JSON", i, c.ID)
+				}
+				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input, c.Name))
+			}
+			add(agent.RoleAssistant, blocks...)
+		default:
+			return p, fmt.Errorf("anthropic: message %d: unknown role %q", i, msg.Role)
+		}
+	}
+	for _, t := range req.Tools {
+		tp := sdk.ToolParam{Name: t.Name}
+		if t.Description != "" {
+			tp.Description = sdk.String(t.Description)
+		}
+		if len(t.Parameters) > 0 {
+			schema, err := inputSchema(t.Parameters)
+			if err != nil {
+				return p, fmt.Errorf("anthropic: tool %q: parameters: %w", t.Name, err)
+			}
+			tp.InputSchema = schema
+		}
+		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: &tp})
+	}
+	if m.native && len(req.OutputSchema) > 0 {
+		schema, err := inlineRoot(req.OutputSchema)
+		if err != nil {
+			return p, fmt.Errorf("anthropic: output schema: %w", err)
+		}
+		p.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
+	}
+	for _, f := range m.params {
+		f(&p)
+	}
+	return p, nil
+}
+
+// inputSchema spreads a JSON Schema over the SDK's input schema type, which
+// fixes "type": "object" and keeps every other keyword as it came.
+func inputSchema(b json.RawMessage) (sdk.ToolInputSchemaParam, error) {
+	obj, err := inlineRoot(b)
+	if err != nil {
+		return sdk.ToolInputSchemaParam{}, err
+	}
+	var s sdk.ToolInputSchemaParam
+	if v, ok := obj["properties"]; ok {
+		s.Properties = v
+	}
+	if v, ok := obj["required"].(json.RawMessage); ok {
+		if err := json.Unmarshal(v, &s.Required); err != nil {
+			return s, fmt.Errorf("required: %w", err)
+		}
+	}
+	delete(obj, "properties")
+	delete(obj, "required")
+	delete(obj, "type")
+	if len(obj) > 0 {
+		s.ExtraFields = obj
+	}
+	return s, nil
+}
+
+// fromMessage maps the reply: text blocks joined into the content, tool_use
+// blocks into tool calls. Other blocks (thinking, server tools) are not
+// part of agent.Message and are dropped.
+func fromMessage(msg *sdk.Message, raw *http.Response) (agent.Response, error) {
+	if msg == nil || msg.Role != "assistant" {
+		status := 0
+		if raw != nil {
+			status = raw.StatusCode
+		}
+		return agent.Response{}, &agent.ProviderError{
+			System: System, Kind: events.KindUnknown, HTTPStatus: status,
+			Message: "malformed response: not an assistant message",
+			Err:     errMalformed,
+		}
+	}
+	out := agent.Message{Role: agent.RoleAssistant}
+	for _, b := range msg.Content {
+		switch b.Type {
+		case "text":
+			out.Content += b.Text
+		case "tool_use":
+			args := b.Input
+			if len(args) == 0 || string(args) == "null" {
+				args = json.RawMessage("{}")
+			}
+			out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+		}
+	}
+	u := msg.Usage
+	return agent.Response{
+		Message: out,
+		// Cached prompt tokens are counted apart from input_tokens; the
+		// prompt is all three.
+		Usage: agent.Usage{
+			InputTokens:  int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens),
+			OutputTokens: int(u.OutputTokens),
+		},
+	}, nil
+}
+
+var errMalformed = errors.New("malformed response")

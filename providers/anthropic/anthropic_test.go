@@ -1,0 +1,525 @@
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/events"
+)
+
+const plainMessage = `{
+  "id": "msg_01", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+  "content": [{"type": "text", "text": "Paris."}],
+  "stop_reason": "end_turn", "stop_sequence": null,
+  "usage": {"input_tokens": 21, "cache_read_input_tokens": 5, "cache_creation_input_tokens": 0, "output_tokens": 3}
+}`
+
+const toolUseMessage = `{
+  "id": "msg_02", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+  "content": [
+    {"type": "text", "text": "Let me check."},
+    {"type": "tool_use", "id": "toolu_01", "name": "weather", "input": {"city": "Paris"}}
+  ],
+  "stop_reason": "tool_use", "stop_sequence": null,
+  "usage": {"input_tokens": 40, "output_tokens": 12}
+}`
+
+// message is a 200 body whose answer is text.
+func message(text string) string {
+	b, _ := json.Marshal(text)
+	return `{"id":"msg_03","type":"message","role":"assistant","model":"claude-sonnet-4-5",
+"content":[{"type":"text","text":` + string(b) + `}],"stop_reason":"end_turn","stop_sequence":null,
+"usage":{"input_tokens":10,"output_tokens":5}}`
+}
+
+func errorBody(typ, msg string) string {
+	return `{"type":"error","error":{"type":"` + typ + `","message":"` + msg + `"},"request_id":"req_011"}`
+}
+
+func TestGenerateSendsThePlainConversationAndMapsTheAnswer(t *testing.T) {
+	srv := newFakeServer(t, okReply(plainMessage))
+	m := New(srv.client(), "claude-sonnet-4-5")
+
+	resp, err := m.Generate(context.Background(), agent.Request{Messages: []agent.Message{
+		{Role: agent.RoleSystem, Content: "Answer briefly."},
+		{Role: agent.RoleUser, Content: "Capital of France?"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Message; got.Role != agent.RoleAssistant || got.Content != "Paris." || got.ToolCalls != nil {
+		t.Errorf("message = %+v, want the assistant's Paris.", got)
+	}
+	if got, want := resp.Usage, (agent.Usage{InputTokens: 26, OutputTokens: 3}); got != want {
+		t.Errorf("usage = %+v, want %+v (cache reads count as input)", got, want)
+	}
+
+	bodies := srv.requests()
+	if got, want := srv.paths[0], "POST /v1/messages"; got != want {
+		t.Errorf("request = %s, want %s", got, want)
+	}
+	req, keys := decodeRequest(t, bodies[0])
+	if got, want := req.Model, "claude-sonnet-4-5"; got != want {
+		t.Errorf("model = %q, want %q", got, want)
+	}
+	if got, want := req.MaxTokens, DefaultMaxTokens; got != want {
+		t.Errorf("max_tokens = %d, want %d", got, want)
+	}
+	if len(req.System) != 1 || req.System[0].Type != "text" || req.System[0].Text != "Answer briefly." {
+		t.Errorf("system = %+v, want one text block with the system message", req.System)
+	}
+	if got, want := req.roles(), []string{"user:text"}; !slices.Equal(got, want) {
+		t.Errorf("messages = %v, want %v (the system message is not one)", got, want)
+	}
+	for _, k := range []string{"tools", "tool_choice", "output_config", "stream"} {
+		if _, ok := keys[k]; ok {
+			t.Errorf("request has %q, want it absent", k)
+		}
+	}
+	checkGolden(t, "plain_request.json", bodies[0])
+}
+
+type weatherArgs struct {
+	City string `json:"city"`
+}
+
+func TestToolCallRoundTripSendsTheResultWithTheToolUseID(t *testing.T) {
+	srv := newFakeServer(t, okReply(toolUseMessage), okReply(message("It is 18°C in Paris.")))
+	var gotArgs weatherArgs
+	tool := agent.NewTool("weather", "Current weather for a city.", func(_ context.Context, in weatherArgs) (string, error) {
+		gotArgs = in
+		return "18°C, clear", nil
+	})
+	a := agent.New(New(srv.client(), "claude-sonnet-4-5"), agent.WithTools(tool))
+
+	res, err := a.Run(context.Background(), "Weather in Paris?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := gotArgs.City, "Paris"; got != want {
+		t.Errorf("tool got city %q, want %q", got, want)
+	}
+	if got, want := res.Output, "It is 18°C in Paris."; got != want {
+		t.Errorf("output = %q, want %q", got, want)
+	}
+	if got, want := res.Usage, (agent.Usage{InputTokens: 50, OutputTokens: 17}); got != want {
+		t.Errorf("usage = %+v, want %+v (summed over both calls)", got, want)
+	}
+
+	bodies := srv.requests()
+	if len(bodies) != 2 {
+		t.Fatalf("server saw %d requests, want 2", len(bodies))
+	}
+	first, keys := decodeRequest(t, bodies[0])
+	if len(first.Tools) != 1 || first.Tools[0].Name != "weather" || first.Tools[0].Description != "Current weather for a city." {
+		t.Fatalf("tools = %+v, want the weather tool", first.Tools)
+	}
+	var schema struct {
+		Type       string         `json:"type"`
+		Properties map[string]any `json:"properties"`
+		Required   []string       `json:"required"`
+		Ref        string         `json:"$ref"`
+	}
+	if err := json.Unmarshal(first.Tools[0].InputSchema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	if schema.Type != "object" || schema.Ref != "" || schema.Properties["city"] == nil || !slices.Equal(schema.Required, []string{"city"}) {
+		t.Errorf("input_schema = %s, want an object schema with required city at the root", first.Tools[0].InputSchema)
+	}
+	if _, ok := keys["tool_choice"]; ok {
+		t.Error("tool_choice is set, want it absent unless the user sets it")
+	}
+
+	second, _ := decodeRequest(t, bodies[1])
+	if got, want := second.roles(), []string{"user:text", "assistant:text,tool_use", "user:tool_result"}; !slices.Equal(got, want) {
+		t.Fatalf("second request messages = %v, want %v", got, want)
+	}
+	use := second.Messages[1].Content[1]
+	if use.ID != "toolu_01" || use.Name != "weather" || string(use.Input) != `{"city":"Paris"}` {
+		t.Errorf("tool_use sent back = %+v, want toolu_01 weather {\"city\":\"Paris\"}", use)
+	}
+	result := second.Messages[2].Content[0]
+	if got, want := result.ToolUseID, "toolu_01"; got != want {
+		t.Errorf("tool_use_id = %q, want %q", got, want)
+	}
+	if len(result.Content) != 1 || result.Content[0].Type != "text" || result.Content[0].Text != "18°C, clear" {
+		t.Errorf("tool_result content = %+v, want one text block with the tool's output", result.Content)
+	}
+	checkGolden(t, "tool_result_request.json", bodies[1])
+}
+
+func TestConsecutiveMessagesOfOneRoleAreMerged(t *testing.T) {
+	srv := newFakeServer(t, okReply(plainMessage))
+	_, err := New(srv.client(), "claude-sonnet-4-5").Generate(context.Background(), agent.Request{Messages: []agent.Message{
+		{Role: agent.RoleSystem, Content: "Be brief."},
+		{Role: agent.RoleUser, Content: "Weather in Paris and Rome?"},
+		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{
+			{ID: "toolu_a", Name: "weather", Arguments: json.RawMessage(`{"city":"Paris"}`)},
+			{ID: "toolu_b", Name: "weather"},
+		}},
+		{Role: agent.RoleTool, ToolCallID: "toolu_a", Content: "18°C"},
+		{Role: agent.RoleTool, ToolCallID: "toolu_b", Content: ""},
+		{Role: agent.RoleUser, Content: "Reply with only the JSON."},
+		{Role: agent.RoleSystem, Content: "Second system note."},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := decodeRequest(t, srv.requests()[0])
+	want := []string{"user:text", "assistant:tool_use,tool_use", "user:tool_result,tool_result,text"}
+	if got := req.roles(); !slices.Equal(got, want) {
+		t.Errorf("messages = %v, want %v", got, want)
+	}
+	if got := string(req.Messages[1].Content[1].Input); got != `{}` {
+		t.Errorf("input of a call without arguments = %s, want {}", got)
+	}
+	if got := req.Messages[2].Content[1].Content; len(got) != 0 {
+		t.Errorf("an empty tool result has content %+v, want none (the API refuses empty text)", got)
+	}
+	if len(req.System) != 2 {
+		t.Errorf("system = %+v, want both system messages", req.System)
+	}
+}
+
+func TestProviderErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		reply      reply
+		kind       events.ErrorKind
+		retryAfter time.Duration
+		message    string
+		retryable  bool
+	}{
+		{
+			name:  "a 429 with Retry-After in seconds is a retryable rate limit",
+			reply: reply{status: 429, header: map[string]string{"Retry-After": "7"}, body: errorBody("rate_limit_error", "Number of request tokens has exceeded your rate limit")},
+			kind:  events.KindRateLimit, retryAfter: 7 * time.Second, message: "Number of request tokens has exceeded your rate limit", retryable: true,
+		},
+		{
+			name:  "a 529 is overload",
+			reply: reply{status: 529, body: errorBody("overloaded_error", "Overloaded")},
+			kind:  events.KindOverloaded, message: "Overloaded", retryable: true,
+		},
+		{
+			name:  "a 500 is a retryable server error",
+			reply: reply{status: 500, body: errorBody("api_error", "Internal server error")},
+			kind:  events.KindServerError, message: "Internal server error", retryable: true,
+		},
+		{
+			name:  "a 503 with an HTML body keeps the status and the body's text",
+			reply: reply{status: 503, header: map[string]string{"Content-Type": "text/html"}, body: "<html>\n  Service   Unavailable\n</html>"},
+			kind:  events.KindOverloaded, message: "<html> Service Unavailable </html>", retryable: true,
+		},
+		{
+			name:  "a 400 is a bad request that is never retried",
+			reply: reply{status: 400, body: errorBody("invalid_request_error", "messages: roles must alternate")},
+			kind:  events.KindBadRequest, message: "messages: roles must alternate", retryable: false,
+		},
+		{
+			name:  "a 401 is an auth failure",
+			reply: reply{status: 401, body: errorBody("authentication_error", "invalid x-api-key")},
+			kind:  events.KindAuth, message: "invalid x-api-key", retryable: false,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t, tt.reply)
+			// The client asks for SDK retries; the adapter must still send once.
+			m := New(srv.client(option.WithMaxRetries(3)), "claude-sonnet-4-5")
+			_, err := m.Generate(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}})
+
+			var pe *agent.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v (%T), want *agent.ProviderError", err, err)
+			}
+			if got, want := pe.System, "anthropic"; got != want {
+				t.Errorf("System = %q, want %q", got, want)
+			}
+			if got, want := pe.Kind, tt.kind; got != want {
+				t.Errorf("Kind = %q, want %q", got, want)
+			}
+			if got, want := pe.HTTPStatus, tt.reply.status; got != want {
+				t.Errorf("HTTPStatus = %d, want %d", got, want)
+			}
+			if got, want := pe.RetryAfter, tt.retryAfter; got != want {
+				t.Errorf("RetryAfter = %v, want %v", got, want)
+			}
+			if got, want := pe.Message, tt.message; got != want {
+				t.Errorf("Message = %q, want %q", got, want)
+			}
+			if got, want := pe.Retryable(), tt.retryable; got != want {
+				t.Errorf("Retryable() = %v, want %v", got, want)
+			}
+			if got, want := agent.DefaultRetryable(err), tt.retryable; got != want {
+				t.Errorf("agent.DefaultRetryable = %v, want %v", got, want)
+			}
+			var apiErr *sdk.Error
+			if !errors.As(err, &apiErr) {
+				t.Errorf("err does not unwrap to *anthropic.Error")
+			}
+			if got := len(srv.requests()); got != 1 {
+				t.Errorf("server saw %d requests, want exactly 1: the SDK must not retry", got)
+			}
+		})
+	}
+}
+
+func TestMalformedResponsesAreErrorsNotPanics(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+	}{
+		{"a body that is not JSON", `{"content": [ this is not json`},
+		{"a body that is a JSON string", `"hello"`},
+		{"a body that is not a message", `{"type":"completion","completion":"hi"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t, okReply(tt.body))
+			_, err := New(srv.client(), "claude-sonnet-4-5").Generate(context.Background(), agent.Request{})
+			var pe *agent.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v (%T), want *agent.ProviderError", err, err)
+			}
+			if got, want := pe.Kind, events.KindUnknown; got != want {
+				t.Errorf("Kind = %q, want %q", got, want)
+			}
+			if pe.Retryable() {
+				t.Error("a malformed body is retryable, want not")
+			}
+			if got := len(srv.requests()); got != 1 {
+				t.Errorf("server saw %d requests, want 1", got)
+			}
+		})
+	}
+}
+
+// hang is a handler that calls arrived and then never answers: it returns
+// once the client has gone. It reads the body first, so that the server
+// notices the client closing the connection.
+func hang(arrived func()) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		arrived()
+		<-r.Context().Done()
+	})
+}
+
+func TestTransportFailures(t *testing.T) {
+	t.Run("a refused connection is a retryable connection error", func(t *testing.T) {
+		srv := httptest.NewServer(http.NotFoundHandler())
+		url := srv.URL
+		srv.Close()
+		client := sdk.NewClient(option.WithBaseURL(url+"/"), option.WithAPIKey("k"))
+		_, err := New(client, "claude-sonnet-4-5").Generate(context.Background(), agent.Request{})
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindConnection || pe.HTTPStatus != 0 || !pe.Retryable() {
+			t.Fatalf("err = %v, want a retryable ProviderError of kind connection without status", err)
+		}
+	})
+	t.Run("an HTTP client timeout is a retryable timeout", func(t *testing.T) {
+		srv := httptest.NewServer(hang(func() {}))
+		defer srv.Close()
+		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/"), option.WithAPIKey("k"),
+			option.WithHTTPClient(&http.Client{Timeout: 20 * time.Millisecond}))
+		_, err := New(client, "claude-sonnet-4-5").Generate(context.Background(), agent.Request{})
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindTimeout || !pe.Retryable() {
+			t.Fatalf("err = %v, want a retryable ProviderError of kind timeout", err)
+		}
+	})
+	t.Run("a body cut off mid-stream is a retryable connection error", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", "1000")
+			io.WriteString(w, `{"id":"x","choices":[`)
+		}))
+		defer srv.Close()
+		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/"), option.WithAPIKey("k"))
+		_, err := New(client, "claude-sonnet-4-5").Generate(context.Background(), agent.Request{})
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindConnection || !pe.Retryable() {
+			t.Fatalf("err = %v, want a retryable ProviderError of kind connection", err)
+		}
+	})
+	t.Run("a cancelled context returns its cause, not a provider error", func(t *testing.T) {
+		stop := errors.New("user went away")
+		ctx, cancel := context.WithCancelCause(context.Background())
+		srv := httptest.NewServer(hang(func() { cancel(stop) }))
+		defer srv.Close()
+		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/"), option.WithAPIKey("k"))
+		_, err := New(client, "claude-sonnet-4-5").Generate(ctx, agent.Request{})
+		if !errors.Is(err, stop) {
+			t.Fatalf("err = %v, want the context's cause", err)
+		}
+		var pe *agent.ProviderError
+		if errors.As(err, &pe) {
+			t.Errorf("err is a ProviderError (%v), want the cause alone", pe)
+		}
+	})
+}
+
+func TestWithClientRetriesLeavesTheSDKRetrying(t *testing.T) {
+	srv := newFakeServer(t,
+		reply{status: 529, header: map[string]string{"Retry-After-Ms": "1"}, body: errorBody("overloaded_error", "Overloaded")},
+		okReply(plainMessage),
+	)
+	m := New(srv.client(option.WithMaxRetries(1)), "claude-sonnet-4-5", WithClientRetries())
+	if _, err := m.Generate(context.Background(), agent.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(srv.requests()); got != 2 {
+		t.Errorf("server saw %d requests, want 2", got)
+	}
+}
+
+type Weather struct {
+	City  string  `json:"city"`
+	TempC float64 `json:"tempC"`
+}
+
+func TestWithNativeSchemaSendsAnOutputFormat(t *testing.T) {
+	s, err := enforce.SchemaFor[Weather]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "Paris?"}}, OutputSchema: s.JSON()}
+
+	t.Run("with the option, output_config carries the schema inlined at the root", func(t *testing.T) {
+		srv := newFakeServer(t, okReply(message(`{"city":"Paris","tempC":18}`)))
+		if _, err := New(srv.client(), "claude-sonnet-4-5", WithNativeSchema()).Generate(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		body := srv.requests()[0]
+		got, _ := decodeRequest(t, body)
+		if got.OutputConfig == nil || got.OutputConfig.Format.Type != "json_schema" {
+			t.Fatalf("output_config = %+v, want a json_schema format", got.OutputConfig)
+		}
+		var schema struct {
+			Type     string   `json:"type"`
+			Required []string `json:"required"`
+			Ref      string   `json:"$ref"`
+		}
+		if err := json.Unmarshal(got.OutputConfig.Format.Schema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		if schema.Type != "object" || schema.Ref != "" || !slices.Equal(schema.Required, []string{"city", "tempC"}) {
+			t.Errorf("schema = %s, want the Weather object at the root", got.OutputConfig.Format.Schema)
+		}
+		checkGolden(t, "native_schema_request.json", body)
+	})
+	t.Run("without the option, no output_config is sent", func(t *testing.T) {
+		srv := newFakeServer(t, okReply(message(`{"city":"Paris","tempC":18}`)))
+		if _, err := New(srv.client(), "claude-sonnet-4-5").Generate(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		if _, keys := decodeRequest(t, srv.requests()[0]); keys["output_config"] != nil {
+			t.Errorf("output_config = %s, want it absent", keys["output_config"])
+		}
+	})
+}
+
+func TestOptionsShapeTheRequest(t *testing.T) {
+	srv := newFakeServer(t, okReply(plainMessage))
+	m := New(srv.client(), "claude-sonnet-4-5",
+		WithMaxTokens(512),
+		WithParams(func(p *sdk.MessageNewParams) {
+			p.StopSequences = []string{"END"}
+			p.ToolChoice = sdk.ToolChoiceUnionParam{OfAny: &sdk.ToolChoiceAnyParam{}}
+		}))
+	if _, err := m.Generate(context.Background(), agent.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	got, keys := decodeRequest(t, srv.requests()[0])
+	if got.MaxTokens != 512 {
+		t.Errorf("max_tokens = %d, want 512", got.MaxTokens)
+	}
+	if got, want := string(keys["stop_sequences"]), `["END"]`; got != want {
+		t.Errorf("stop_sequences = %s, want %s", got, want)
+	}
+	if got, want := string(keys["tool_choice"]), `{"type":"any"}`; got != want {
+		t.Errorf("tool_choice = %s, want %s", got, want)
+	}
+}
+
+func TestInvalidConfigurationFailsEveryCall(t *testing.T) {
+	tests := []struct {
+		name  string
+		model string
+		opts  []Option
+	}{
+		{"an empty model name", "", nil},
+		{"max tokens of zero", "claude-sonnet-4-5", []Option{WithMaxTokens(0)}},
+		{"a nil params func", "claude-sonnet-4-5", []Option{WithParams(nil)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New(sdk.NewClient(option.WithAPIKey("k"), option.WithBaseURL("http://127.0.0.1:1/")), tt.model, tt.opts...)
+			_, err := m.Generate(context.Background(), agent.Request{})
+			if !errors.Is(err, agent.ErrInvalidOption) {
+				t.Errorf("err = %v, want agent.ErrInvalidOption", err)
+			}
+		})
+	}
+}
+
+func TestBadRequestInputIsRefusedBeforeSending(t *testing.T) {
+	tests := []struct {
+		name string
+		req  agent.Request
+	}{
+		{"an unknown role", agent.Request{Messages: []agent.Message{{Role: "narrator", Content: "x"}}}},
+		{"tool parameters that are not a JSON object", agent.Request{Tools: []agent.ToolSpec{{Name: "t", Parameters: json.RawMessage(`[1]`)}}}},
+		{"tool call arguments that are not JSON", agent.Request{Messages: []agent.Message{{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "x", Name: "t", Arguments: json.RawMessage(`{no`)}}}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t)
+			if _, err := New(srv.client(), "claude-sonnet-4-5").Generate(context.Background(), tt.req); err == nil {
+				t.Error("err = nil, want an error")
+			}
+		})
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   time.Duration
+	}{
+		{"absent", nil, 0},
+		{"seconds", map[string]string{"Retry-After": "3"}, 3 * time.Second},
+		{"fractional seconds", map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
+		{"an HTTP date", map[string]string{"Retry-After": "Sun, 01 Jun 2025 12:00:09 GMT"}, 9 * time.Second},
+		{"an HTTP date in the past", map[string]string{"Retry-After": "Sun, 01 Jun 2025 11:00:00 GMT"}, 0},
+		{"milliseconds win over seconds", map[string]string{"Retry-After-Ms": "250", "Retry-After": "3"}, 250 * time.Millisecond},
+		{"bad milliseconds fall back to seconds", map[string]string{"Retry-After-Ms": "soon", "Retry-After": "3"}, 3 * time.Second},
+		{"garbage", map[string]string{"Retry-After": "soon"}, 0},
+		{"negative", map[string]string{"Retry-After": "-5"}, 0},
+		{"huge is capped", map[string]string{"Retry-After": "1e300"}, maxRetryAfter},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			for k, v := range tt.header {
+				h.Set(k, v)
+			}
+			if got := retryAfter(h, now); got != tt.want {
+				t.Errorf("retryAfter = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}

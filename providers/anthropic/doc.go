@@ -1,0 +1,45 @@
+// Package anthropic adapts the Messages API of the official Anthropic Go
+// SDK (github.com/anthropics/anthropic-sdk-go/v2) to agent.Model: the
+// system messages become the top-level system prompt, tool calls become
+// tool_use blocks and tool results tool_result blocks of a user message,
+// token usage is mapped back, and failed calls become *agent.ProviderError
+// so agent.WithModelRetry can retry them and record why.
+//
+// It wraps the client you configured. Both packages are named anthropic,
+// so one of them needs an import alias:
+//
+//	import (
+//		"github.com/anthropics/anthropic-sdk-go/v2"
+//
+//		enforceranthropic "github.com/enforcer-go/enforcer/providers/anthropic"
+//	)
+//
+//	client := anthropic.NewClient() // ANTHROPIC_API_KEY from the environment
+//	a := agent.New(enforceranthropic.New(client, "claude-sonnet-4-5", enforceranthropic.WithMaxTokens(1024)),
+//		agent.WithOutputRetries(2),
+//		agent.WithModelRetry(agent.RetryPolicy{}))
+//	w, res, err := agent.RunTyped[Weather](ctx, a, "Weather in Paris?")
+//
+// Every request needs max_tokens: DefaultMaxTokens unless WithMaxTokens
+// says otherwise.
+//
+// Retries: every request is sent with option.WithMaxRetries(0), whatever
+// the client says, because the SDK's own retries are invisible: the agent
+// records each retry it schedules (turn/modelRetryScheduled) with its kind
+// and delay, so a client watching the turn knows why it stalls; a hidden
+// SDK retry is dead air before that. Use agent.WithModelRetry, or
+// WithClientRetries to keep the SDK's.
+//
+// Errors: an HTTP error becomes a ProviderError whose Kind comes from
+// agent.KindForStatus (529 is overloaded), with the status, the
+// Retry-After delay (from retry-after-ms, or Retry-After in seconds or as
+// an HTTP date) and the provider's message; a timeout or a lost connection
+// has Kind timeout or connection (so does a body cut off mid-stream); a
+// complete body that does not decode has Kind unknown. Err is the SDK's
+// error (*anthropic.Error for API errors).
+//
+// WithNativeSchema sends the agent's output schema as a structured-output
+// format (output_config.format), for models that support it. The answer is
+// judged by the contract either way; without the option the contract
+// reaches the model only through the system prompt the agent writes.
+package anthropic

@@ -1,0 +1,49 @@
+// Package openai adapts the chat completions API of the official OpenAI Go
+// SDK (github.com/openai/openai-go/v3) to agent.Model: it maps messages,
+// tool definitions, tool calls and token usage both ways, and turns failed
+// calls into *agent.ProviderError so agent.WithModelRetry can retry them and
+// record why.
+//
+// It wraps the client you configured. Both packages are named openai, so
+// one of them needs an import alias:
+//
+//	import (
+//		"github.com/openai/openai-go/v3"
+//		"github.com/openai/openai-go/v3/option"
+//
+//		enforceropenai "github.com/enforcer-go/enforcer/providers/openai"
+//	)
+//
+//	client := openai.NewClient() // OPENAI_API_KEY from the environment
+//	a := agent.New(enforceropenai.New(client, "gpt-4o-mini"),
+//		agent.WithOutputRetries(2),
+//		agent.WithModelRetry(agent.RetryPolicy{}))
+//	w, res, err := agent.RunTyped[Weather](ctx, a, "Weather in Paris?")
+//
+// Ollama, vLLM, llama.cpp's server and any other OpenAI-compatible endpoint
+// work through the client's base URL:
+//
+//	client := openai.NewClient(
+//		option.WithBaseURL("http://localhost:11434/v1/"), // Ollama
+//		option.WithAPIKey("ollama"),                      // ignored, but must be set
+//	)
+//	m := enforceropenai.New(client, "llama3.2")
+//
+// Retries: every request is sent with option.WithMaxRetries(0), whatever
+// the client says, because the SDK's own retries are invisible: the agent
+// records each retry it schedules (turn/modelRetryScheduled) with its kind
+// and delay, so a client watching the turn knows why it stalls; a hidden
+// SDK retry is dead air before that. Use agent.WithModelRetry, or
+// WithClientRetries to keep the SDK's.
+//
+// Errors: an HTTP error becomes a ProviderError whose Kind comes from
+// agent.KindForStatus, with the status, the Retry-After delay (from
+// retry-after-ms, or Retry-After in seconds or as an HTTP date) and the
+// provider's message; a timeout or a lost connection has Kind timeout or
+// connection (so does a body cut off mid-stream); a complete body that
+// does not decode has Kind unknown. Err is the SDK's error (*openai.Error
+// for API errors).
+//
+// WithNativeSchema sends the agent's output schema as a json_schema
+// response format. The answer is judged by the contract either way.
+package openai

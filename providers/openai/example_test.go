@@ -1,0 +1,51 @@
+package openai_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+
+	"github.com/enforcer-go/enforcer/agent"
+	enforceropenai "github.com/enforcer-go/enforcer/providers/openai"
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+type Weather struct {
+	City  string  `json:"city"`
+	TempC float64 `json:"tempC"`
+}
+
+func ExampleNew() {
+	// A stand-in for any OpenAI-compatible endpoint: OpenAI itself,
+	// Ollama, vLLM, llama.cpp's server.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","model":"llama3.2",
+			"choices":[{"index":0,"finish_reason":"stop",
+				"message":{"role":"assistant","content":"{\"city\":\"Paris\",\"tempC\":18}"}}],
+			"usage":{"prompt_tokens":52,"completion_tokens":9,"total_tokens":61}}`)
+	}))
+	defer srv.Close()
+
+	client := openai.NewClient(
+		option.WithBaseURL(srv.URL+"/v1/"), // e.g. "http://localhost:11434/v1/" for Ollama
+		option.WithAPIKey("unused"),
+	)
+	a := agent.New(enforceropenai.New(client, "llama3.2"), agent.WithOutputRetries(2))
+
+	w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	fmt.Printf("%s %.0f°C\n", w.City, w.TempC)
+	fmt.Println("attempt 1:", res.Attempts[0].Outcome)
+	fmt.Println("tokens:", res.Usage.InputTokens, "in,", res.Usage.OutputTokens, "out")
+	// Output:
+	// Paris 18°C
+	// attempt 1: passed
+	// tokens: 52 in, 9 out
+}

@@ -1,0 +1,259 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/events"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+)
+
+// System names the provider in *agent.ProviderError and recorded events.
+const System = "openai"
+
+// Model is an agent.Model over the chat completions API of an
+// OpenAI-compatible endpoint. It is immutable after New and safe for
+// concurrent use.
+type Model struct {
+	client        sdk.Client
+	model         string
+	native        bool
+	strict        bool
+	clientRetries bool
+	params        []func(*sdk.ChatCompletionNewParams)
+	reqOpts       []option.RequestOption
+	err           error
+}
+
+var _ agent.Model = (*Model)(nil)
+
+// Option configures a Model.
+type Option interface{ apply(*Model) }
+
+type optionFunc func(*Model)
+
+func (f optionFunc) apply(m *Model) { f(m) }
+
+// New returns a Model that sends chat completion requests for model through
+// client, configured as the caller likes (API key, base URL, HTTP client,
+// middleware).
+//
+// Every request runs with option.WithMaxRetries(0): retries belong to
+// agent.WithModelRetry, which records each one (turn/modelRetryScheduled)
+// before it waits, so a client watching the turn sees why it stalls. The
+// SDK's own retries would be silent. WithClientRetries keeps the client's
+// setting instead.
+//
+// Invalid options (and an empty model name) do not panic: they make every
+// Generate return an error matching agent.ErrInvalidOption.
+func New(client sdk.Client, model string, opts ...Option) *Model {
+	m := &Model{client: client, model: model}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(m)
+		}
+	}
+	if model == "" {
+		m.invalid("New: empty model name")
+	}
+	return m
+}
+
+func (m *Model) invalid(format string, args ...any) {
+	if m.err == nil {
+		m.err = fmt.Errorf("%w: openai: "+format, append([]any{agent.ErrInvalidOption}, args...)...)
+	}
+}
+
+// WithNativeSchema asks the endpoint to constrain its answer to the
+// request's output schema (agent.Request.OutputSchema) with
+// response_format {"type": "json_schema", "json_schema": {"name", "schema",
+// "strict"}}. The answer is still judged by the agent either way. A schema
+// rooted at a "$ref" into "$defs" (as enforce.SchemaFor makes) is sent with
+// that definition inlined at the root, named after it.
+//
+// strict asks for OpenAI's strict mode, which accepts only schemas whose
+// every property is required and whose objects forbid additional
+// properties: true for enforce.SchemaFor types without omitempty fields.
+// Requests without an output schema are sent unchanged.
+func WithNativeSchema(strict bool) Option {
+	return optionFunc(func(m *Model) { m.native, m.strict = true, strict })
+}
+
+// WithClientRetries keeps the client's own retry setting (the SDK retries
+// twice by default) instead of sending each request with
+// option.WithMaxRetries(0). Those retries are invisible to the agent: they
+// are not recorded, and they add to the delay of agent.WithModelRetry.
+func WithClientRetries() Option {
+	return optionFunc(func(m *Model) { m.clientRetries = true })
+}
+
+// WithParams lets f adjust every request's parameters (temperature,
+// max_completion_tokens, tool_choice, …) after the adapter has set the
+// model, messages, tools and response format.
+func WithParams(f func(*sdk.ChatCompletionNewParams)) Option {
+	return optionFunc(func(m *Model) {
+		if f == nil {
+			m.invalid("WithParams(nil)")
+			return
+		}
+		m.params = append(m.params, f)
+	})
+}
+
+// WithRequestOptions adds per-request options (headers, timeouts, …),
+// applied after the adapter's own.
+func WithRequestOptions(opts ...option.RequestOption) Option {
+	return optionFunc(func(m *Model) { m.reqOpts = append(m.reqOpts, opts...) })
+}
+
+// Generate sends req as one chat completion request and returns the first
+// choice. A failed call returns *agent.ProviderError (System "openai"),
+// except a done ctx, which returns context.Cause(ctx).
+func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
+	if m.err != nil {
+		return agent.Response{}, m.err
+	}
+	params, err := m.newParams(req)
+	if err != nil {
+		return agent.Response{}, err
+	}
+	var raw *http.Response
+	opts := []option.RequestOption{option.WithResponseInto(&raw)}
+	if !m.clientRetries {
+		opts = append(opts, option.WithMaxRetries(0))
+	}
+	opts = append(opts, m.reqOpts...)
+	cc, err := m.client.Chat.Completions.New(ctx, params, opts...)
+	if err != nil {
+		return agent.Response{}, failure(ctx, err, raw)
+	}
+	return fromCompletion(cc, raw)
+}
+
+func (m *Model) newParams(req agent.Request) (sdk.ChatCompletionNewParams, error) {
+	p := sdk.ChatCompletionNewParams{Model: shared.ChatModel(m.model)}
+	for i, msg := range req.Messages {
+		switch msg.Role {
+		case agent.RoleSystem:
+			p.Messages = append(p.Messages, sdk.SystemMessage(msg.Content))
+		case agent.RoleUser:
+			p.Messages = append(p.Messages, sdk.UserMessage(msg.Content))
+		case agent.RoleTool:
+			p.Messages = append(p.Messages, sdk.ToolMessage(msg.Content, msg.ToolCallID))
+		case agent.RoleAssistant:
+			var a sdk.ChatCompletionAssistantMessageParam
+			// An assistant message needs content or tool calls; content may
+			// be left out only when there are calls.
+			if msg.Content != "" || len(msg.ToolCalls) == 0 {
+				a.Content.OfString = sdk.String(msg.Content)
+			}
+			for _, c := range msg.ToolCalls {
+				args := string(c.Arguments)
+				if args == "" {
+					args = "{}"
+				}
+				a.ToolCalls = append(a.ToolCalls, sdk.ChatCompletionMessageToolCallUnionParam{
+					OfFunction: &sdk.ChatCompletionMessageFunctionToolCallParam{
+						ID:       c.ID,
+						Function: sdk.ChatCompletionMessageFunctionToolCallFunctionParam{Name: c.Name, Arguments: args},
+					},
+				})
+			}
+			p.Messages = append(p.Messages, sdk.ChatCompletionMessageParamUnion{OfAssistant: &a})
+		default:
+			return p, fmt.Errorf("openai: message %d: unknown role %q", i, msg.Role)
+		}
+	}
+	for _, t := range req.Tools {
+		fd := shared.FunctionDefinitionParam{Name: t.Name}
+		if t.Description != "" {
+			fd.Description = sdk.String(t.Description)
+		}
+		if len(t.Parameters) > 0 {
+			_, obj, err := inlineRoot(t.Parameters)
+			if err != nil {
+				return p, fmt.Errorf("openai: tool %q: parameters: %w", t.Name, err)
+			}
+			fd.Parameters = obj
+		}
+		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(fd))
+	}
+	if m.native && len(req.OutputSchema) > 0 {
+		name, schema, err := inlineRoot(req.OutputSchema)
+		if err != nil {
+			return p, fmt.Errorf("openai: output schema: %w", err)
+		}
+		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema, Strict: sdk.Bool(m.strict)},
+		}
+	}
+	for _, f := range m.params {
+		f(&p)
+	}
+	return p, nil
+}
+
+// fromCompletion maps the first choice. A body that decoded but carries no
+// choice is a malformed response, not an empty answer.
+func fromCompletion(cc *sdk.ChatCompletion, raw *http.Response) (agent.Response, error) {
+	status := 0
+	if raw != nil {
+		status = raw.StatusCode
+	}
+	if cc == nil || len(cc.Choices) == 0 {
+		return agent.Response{}, &agent.ProviderError{
+			System: System, Kind: events.KindUnknown, HTTPStatus: status,
+			Message: "malformed response: no choices",
+			Err:     errMalformed,
+		}
+	}
+	msg := cc.Choices[0].Message
+	out := agent.Message{Role: agent.RoleAssistant, Content: msg.Content}
+	if out.Content == "" && msg.Refusal != "" {
+		// A refusal is the model's answer; the contract judges it.
+		out.Content = msg.Refusal
+	}
+	for i, tc := range msg.ToolCalls {
+		if tc.Type != "" && tc.Type != "function" {
+			return agent.Response{}, &agent.ProviderError{
+				System: System, Kind: events.KindUnknown, HTTPStatus: status,
+				Message: fmt.Sprintf("malformed response: tool call %d has type %q; only function tools are sent", i, tc.Type),
+				Err:     errMalformed,
+			}
+		}
+		id := tc.ID
+		if id == "" {
+			// Some OpenAI-compatible servers leave ids out; the tool result
+			// still needs one to refer to.
+			id = "call_" + strconv.Itoa(i)
+		}
+		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: id, Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)})
+	}
+	return agent.Response{
+		Message: out,
+		Usage:   agent.Usage{InputTokens: int(cc.Usage.PromptTokens), OutputTokens: int(cc.Usage.CompletionTokens)},
+	}, nil
+}
+
+// arguments keeps ToolCall.Arguments valid JSON: models do emit broken
+// arguments, which then reach the tool as a JSON string it can refuse.
+func arguments(s string) json.RawMessage {
+	if s == "" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+var errMalformed = errors.New("malformed response")

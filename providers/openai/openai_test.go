@@ -1,0 +1,531 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/events"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+const plainCompletion = `{
+  "id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-mini",
+  "choices": [{"index": 0, "finish_reason": "stop",
+    "message": {"role": "assistant", "content": "Paris.", "refusal": null}}],
+  "usage": {"prompt_tokens": 21, "completion_tokens": 3, "total_tokens": 24}
+}`
+
+const toolCallCompletion = `{
+  "id": "chatcmpl-2", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-mini",
+  "choices": [{"index": 0, "finish_reason": "tool_calls",
+    "message": {"role": "assistant", "content": null, "refusal": null,
+      "tool_calls": [{"id": "call_abc", "type": "function",
+        "function": {"name": "weather", "arguments": "{\"city\":\"Paris\"}"}}]}}],
+  "usage": {"prompt_tokens": 40, "completion_tokens": 12, "total_tokens": 52}
+}`
+
+// completion is a 200 body whose answer is content.
+func completion(content string) string {
+	b, _ := json.Marshal(content)
+	return `{"id":"chatcmpl-3","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini",
+"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":` + string(b) + `}}],
+"usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`
+}
+
+func errorBody(typ, msg string) string {
+	return `{"error":{"message":"` + msg + `","type":"` + typ + `","param":null,"code":null}}`
+}
+
+func TestGenerateSendsThePlainConversationAndMapsTheAnswer(t *testing.T) {
+	srv := newFakeServer(t, okReply(plainCompletion))
+	m := New(srv.client(), "gpt-4o-mini")
+
+	resp, err := m.Generate(context.Background(), agent.Request{Messages: []agent.Message{
+		{Role: agent.RoleSystem, Content: "Answer briefly."},
+		{Role: agent.RoleUser, Content: "Capital of France?"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := resp.Message, (agent.Message{Role: agent.RoleAssistant, Content: "Paris."}); got.Role != want.Role || got.Content != want.Content || got.ToolCalls != nil {
+		t.Errorf("message = %+v, want %+v", got, want)
+	}
+	if got, want := resp.Usage, (agent.Usage{InputTokens: 21, OutputTokens: 3}); got != want {
+		t.Errorf("usage = %+v, want %+v", got, want)
+	}
+
+	bodies := srv.requests()
+	if got, want := srv.paths[0], "POST /v1/chat/completions"; got != want {
+		t.Errorf("request = %s, want %s", got, want)
+	}
+	req, keys := decodeRequest(t, bodies[0])
+	if got, want := req.Model, "gpt-4o-mini"; got != want {
+		t.Errorf("model = %q, want %q", got, want)
+	}
+	if got, want := req.roles(), []string{"system", "user"}; !slices.Equal(got, want) {
+		t.Errorf("roles = %v, want %v", got, want)
+	}
+	for _, k := range []string{"tools", "tool_choice", "response_format", "stream"} {
+		if _, ok := keys[k]; ok {
+			t.Errorf("request has %q, want it absent", k)
+		}
+	}
+	checkGolden(t, "plain_request.json", bodies[0])
+}
+
+type weatherArgs struct {
+	City string `json:"city"`
+}
+
+func TestToolCallRoundTripSendsTheResultWithTheCallID(t *testing.T) {
+	srv := newFakeServer(t, okReply(toolCallCompletion), okReply(completion("It is 18°C in Paris.")))
+	var gotArgs weatherArgs
+	tool := agent.NewTool("weather", "Current weather for a city.", func(_ context.Context, in weatherArgs) (string, error) {
+		gotArgs = in
+		return "18°C, clear", nil
+	})
+	a := agent.New(New(srv.client(), "gpt-4o-mini"), agent.WithTools(tool))
+
+	res, err := a.Run(context.Background(), "Weather in Paris?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := gotArgs.City, "Paris"; got != want {
+		t.Errorf("tool got city %q, want %q", got, want)
+	}
+	if got, want := res.Output, "It is 18°C in Paris."; got != want {
+		t.Errorf("output = %q, want %q", got, want)
+	}
+	if got, want := res.Usage, (agent.Usage{InputTokens: 50, OutputTokens: 17}); got != want {
+		t.Errorf("usage = %+v, want %+v (summed over both calls)", got, want)
+	}
+
+	bodies := srv.requests()
+	if len(bodies) != 2 {
+		t.Fatalf("server saw %d requests, want 2", len(bodies))
+	}
+	first, keys := decodeRequest(t, bodies[0])
+	if len(first.Tools) != 1 || first.Tools[0].Type != "function" || first.Tools[0].Function.Name != "weather" {
+		t.Fatalf("tools = %+v, want one function tool named weather", first.Tools)
+	}
+	var params struct {
+		Type       string         `json:"type"`
+		Properties map[string]any `json:"properties"`
+		Required   []string       `json:"required"`
+	}
+	if err := json.Unmarshal(first.Tools[0].Function.Parameters, &params); err != nil {
+		t.Fatal(err)
+	}
+	if params.Type != "object" || params.Properties["city"] == nil || !slices.Equal(params.Required, []string{"city"}) {
+		t.Errorf("parameters = %s, want an object schema with required city at the root", first.Tools[0].Function.Parameters)
+	}
+	if _, ok := keys["tool_choice"]; ok {
+		t.Error("tool_choice is set, want it absent unless the user sets it")
+	}
+
+	second, _ := decodeRequest(t, bodies[1])
+	if got, want := second.roles(), []string{"user", "assistant", "tool"}; !slices.Equal(got, want) {
+		t.Fatalf("second request roles = %v, want %v", got, want)
+	}
+	call := second.Messages[1].ToolCalls
+	if len(call) != 1 || call[0].ID != "call_abc" || call[0].Type != "function" || call[0].Function.Name != "weather" || call[0].Function.Arguments != `{"city":"Paris"}` {
+		t.Errorf("assistant tool calls sent back = %+v, want call_abc weather {\"city\":\"Paris\"}", call)
+	}
+	toolMsg := second.Messages[2]
+	if got, want := toolMsg.ToolCallID, "call_abc"; got != want {
+		t.Errorf("tool_call_id = %q, want %q", got, want)
+	}
+	if got, want := string(toolMsg.Content), `"18°C, clear"`; got != want {
+		t.Errorf("tool content = %s, want %s", got, want)
+	}
+	checkGolden(t, "tool_result_request.json", bodies[1])
+}
+
+func TestGenerateMapsToolCallsFromTheResponse(t *testing.T) {
+	srv := newFakeServer(t, okReply(`{"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
+"tool_calls":[{"type":"function","function":{"name":"a","arguments":""}},
+              {"id":"x1","type":"function","function":{"name":"b","arguments":"{not json"}}]}}]}`))
+	resp, err := New(srv.client(), "local").Generate(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := resp.Message.ToolCalls
+	want := []agent.ToolCall{
+		{ID: "call_0", Name: "a", Arguments: json.RawMessage(`{}`)},
+		{ID: "x1", Name: "b", Arguments: json.RawMessage(`"{not json"`)},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("tool calls = %+v, want %+v", got, want)
+	}
+	for i := range want {
+		if got[i].ID != want[i].ID || got[i].Name != want[i].Name || string(got[i].Arguments) != string(want[i].Arguments) {
+			t.Errorf("call %d = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if resp.Usage != (agent.Usage{}) {
+		t.Errorf("usage = %+v, want zero when the body has none", resp.Usage)
+	}
+}
+
+func TestProviderErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		reply      reply
+		kind       events.ErrorKind
+		retryAfter time.Duration
+		message    string
+		retryable  bool
+	}{
+		{
+			name:  "a 429 with Retry-After in seconds is a retryable rate limit",
+			reply: reply{status: 429, header: map[string]string{"Retry-After": "7"}, body: errorBody("rate_limit_exceeded", "Rate limit reached")},
+			kind:  events.KindRateLimit, retryAfter: 7 * time.Second, message: "Rate limit reached", retryable: true,
+		},
+		{
+			name:  "a 429 with retry-after-ms prefers the milliseconds",
+			reply: reply{status: 429, header: map[string]string{"Retry-After": "2", "Retry-After-Ms": "1500"}, body: errorBody("rate_limit_exceeded", "slow down")},
+			kind:  events.KindRateLimit, retryAfter: 1500 * time.Millisecond, message: "slow down", retryable: true,
+		},
+		{
+			name:  "a 500 is a retryable server error",
+			reply: reply{status: 500, body: errorBody("server_error", "The server had an error")},
+			kind:  events.KindServerError, message: "The server had an error", retryable: true,
+		},
+		{
+			name:  "a 503 is overload",
+			reply: reply{status: 503, body: errorBody("server_error", "overloaded")},
+			kind:  events.KindOverloaded, message: "overloaded", retryable: true,
+		},
+		{
+			name:  "a 502 with an HTML body keeps the status and the body's text",
+			reply: reply{status: 502, header: map[string]string{"Content-Type": "text/html"}, body: "<html>\n  Bad   Gateway\n</html>"},
+			kind:  events.KindServerError, message: "<html> Bad Gateway </html>", retryable: true,
+		},
+		{
+			name:  "a 400 is a bad request that is never retried",
+			reply: reply{status: 400, body: errorBody("invalid_request_error", "Invalid 'messages'")},
+			kind:  events.KindBadRequest, message: "Invalid 'messages'", retryable: false,
+		},
+		{
+			name:  "a 401 is an auth failure",
+			reply: reply{status: 401, body: errorBody("invalid_request_error", "Incorrect API key provided")},
+			kind:  events.KindAuth, message: "Incorrect API key provided", retryable: false,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t, tt.reply)
+			// The client asks for SDK retries; the adapter must still send once.
+			m := New(srv.client(option.WithMaxRetries(3)), "gpt-4o-mini")
+			_, err := m.Generate(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}})
+
+			var pe *agent.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v (%T), want *agent.ProviderError", err, err)
+			}
+			if got, want := pe.System, "openai"; got != want {
+				t.Errorf("System = %q, want %q", got, want)
+			}
+			if got, want := pe.Kind, tt.kind; got != want {
+				t.Errorf("Kind = %q, want %q", got, want)
+			}
+			if got, want := pe.HTTPStatus, tt.reply.status; got != want {
+				t.Errorf("HTTPStatus = %d, want %d", got, want)
+			}
+			if got, want := pe.RetryAfter, tt.retryAfter; got != want {
+				t.Errorf("RetryAfter = %v, want %v", got, want)
+			}
+			if got, want := pe.Message, tt.message; got != want {
+				t.Errorf("Message = %q, want %q", got, want)
+			}
+			if got, want := pe.Retryable(), tt.retryable; got != want {
+				t.Errorf("Retryable() = %v, want %v", got, want)
+			}
+			if got, want := agent.DefaultRetryable(err), tt.retryable; got != want {
+				t.Errorf("agent.DefaultRetryable = %v, want %v", got, want)
+			}
+			if pe.Err == nil {
+				t.Error("Err is nil, want the SDK's error")
+			}
+			if got := len(srv.requests()); got != 1 {
+				t.Errorf("server saw %d requests, want exactly 1: the SDK must not retry", got)
+			}
+		})
+	}
+}
+
+func TestAnAPIErrorUnwrapsToTheSDKError(t *testing.T) {
+	srv := newFakeServer(t, reply{status: 400, body: errorBody("invalid_request_error", "bad")})
+	_, err := New(srv.client(), "gpt-4o-mini").Generate(context.Background(), agent.Request{})
+	var apiErr *sdk.Error
+	if !errors.As(err, &apiErr) {
+		t.Fatalf("err = %v, want it to unwrap to *openai.Error", err)
+	}
+	if got, want := apiErr.Type, "invalid_request_error"; got != want {
+		t.Errorf("Type = %q, want %q", got, want)
+	}
+}
+
+func TestMalformedResponsesAreErrorsNotPanics(t *testing.T) {
+	tests := []struct {
+		name string
+		body string
+	}{
+		{"a body that is not JSON", `{"choices": [ this is not json`},
+		{"a body with no choices", `{"id":"x","object":"chat.completion","choices":[]}`},
+		{"a body that is a JSON string", `"hello"`},
+		{"a tool call of a type never declared", `{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c","type":"custom","custom":{"name":"x","input":"y"}}]}}]}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t, okReply(tt.body))
+			_, err := New(srv.client(), "gpt-4o-mini").Generate(context.Background(), agent.Request{})
+			var pe *agent.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v (%T), want *agent.ProviderError", err, err)
+			}
+			if got, want := pe.Kind, events.KindUnknown; got != want {
+				t.Errorf("Kind = %q, want %q", got, want)
+			}
+			if pe.Retryable() {
+				t.Error("a malformed body is retryable, want not")
+			}
+			if got := len(srv.requests()); got != 1 {
+				t.Errorf("server saw %d requests, want 1", got)
+			}
+		})
+	}
+}
+
+func TestTransportFailures(t *testing.T) {
+	t.Run("a refused connection is a retryable connection error", func(t *testing.T) {
+		srv := httptest.NewServer(http.NotFoundHandler())
+		url := srv.URL
+		srv.Close()
+		client := sdk.NewClient(option.WithBaseURL(url+"/v1/"), option.WithAPIKey("k"))
+		_, err := New(client, "gpt-4o-mini").Generate(context.Background(), agent.Request{})
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindConnection || pe.HTTPStatus != 0 || !pe.Retryable() {
+			t.Fatalf("err = %#v, want a retryable ProviderError of kind connection without status", err)
+		}
+	})
+	t.Run("a request timeout is a retryable timeout", func(t *testing.T) {
+		srv := httptest.NewServer(hang(func() {}))
+		defer srv.Close()
+		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("k"))
+		m := New(client, "gpt-4o-mini", WithRequestOptions(option.WithRequestTimeout(20*time.Millisecond)))
+		_, err := m.Generate(context.Background(), agent.Request{})
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindTimeout || !pe.Retryable() {
+			t.Fatalf("err = %v, want a retryable ProviderError of kind timeout", err)
+		}
+	})
+	t.Run("a body cut off mid-stream is a retryable connection error", func(t *testing.T) {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Length", "1000")
+			io.WriteString(w, `{"id":"x","choices":[`)
+		}))
+		defer srv.Close()
+		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("k"))
+		_, err := New(client, "gpt-4o-mini").Generate(context.Background(), agent.Request{})
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindConnection || !pe.Retryable() {
+			t.Fatalf("err = %v, want a retryable ProviderError of kind connection", err)
+		}
+	})
+	t.Run("a cancelled context returns its cause, not a provider error", func(t *testing.T) {
+		stop := errors.New("user went away")
+		ctx, cancel := context.WithCancelCause(context.Background())
+		srv := httptest.NewServer(hang(func() { cancel(stop) }))
+		defer srv.Close()
+		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("k"))
+		_, err := New(client, "gpt-4o-mini").Generate(ctx, agent.Request{})
+		if !errors.Is(err, stop) {
+			t.Fatalf("err = %v, want the context's cause", err)
+		}
+		var pe *agent.ProviderError
+		if errors.As(err, &pe) {
+			t.Errorf("err is a ProviderError (%v), want the cause alone", pe)
+		}
+	})
+}
+
+// hang is a handler that calls arrived and then never answers: it returns
+// once the client has gone. It reads the body first, so that the server
+// notices the client closing the connection.
+func hang(arrived func()) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		arrived()
+		<-r.Context().Done()
+	})
+}
+
+func TestWithClientRetriesLeavesTheSDKRetrying(t *testing.T) {
+	srv := newFakeServer(t,
+		reply{status: 500, header: map[string]string{"Retry-After-Ms": "1"}, body: errorBody("server_error", "boom")},
+		okReply(plainCompletion),
+	)
+	m := New(srv.client(option.WithMaxRetries(1)), "gpt-4o-mini", WithClientRetries())
+	if _, err := m.Generate(context.Background(), agent.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(srv.requests()); got != 2 {
+		t.Errorf("server saw %d requests, want 2", got)
+	}
+}
+
+type Weather struct {
+	City  string  `json:"city"`
+	TempC float64 `json:"tempC"`
+}
+
+func TestWithNativeSchemaSendsAJSONSchemaResponseFormat(t *testing.T) {
+	s, err := enforce.SchemaFor[Weather]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "Paris?"}}, OutputSchema: s.JSON()}
+
+	t.Run("with the option, response_format carries the schema inlined at the root", func(t *testing.T) {
+		srv := newFakeServer(t, okReply(completion(`{"city":"Paris","tempC":18}`)))
+		if _, err := New(srv.client(), "gpt-4o-mini", WithNativeSchema(true)).Generate(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		body := srv.requests()[0]
+		got, _ := decodeRequest(t, body)
+		rf := got.ResponseFormat
+		if rf == nil || rf.Type != "json_schema" || rf.JSONSchema.Name != "Weather" || rf.JSONSchema.Strict == nil || !*rf.JSONSchema.Strict {
+			t.Fatalf("response_format = %+v, want json_schema named Weather, strict", rf)
+		}
+		var schema struct {
+			Type                 string   `json:"type"`
+			Required             []string `json:"required"`
+			AdditionalProperties *bool    `json:"additionalProperties"`
+			Ref                  string   `json:"$ref"`
+		}
+		if err := json.Unmarshal(rf.JSONSchema.Schema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		if schema.Type != "object" || schema.Ref != "" || !slices.Equal(schema.Required, []string{"city", "tempC"}) || schema.AdditionalProperties == nil || *schema.AdditionalProperties {
+			t.Errorf("schema = %s, want the Weather object at the root", rf.JSONSchema.Schema)
+		}
+		checkGolden(t, "native_schema_request.json", body)
+	})
+	t.Run("without the option, no response_format is sent", func(t *testing.T) {
+		srv := newFakeServer(t, okReply(completion(`{"city":"Paris","tempC":18}`)))
+		if _, err := New(srv.client(), "gpt-4o-mini").Generate(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		if _, keys := decodeRequest(t, srv.requests()[0]); keys["response_format"] != nil {
+			t.Errorf("response_format = %s, want it absent", keys["response_format"])
+		}
+	})
+	t.Run("with the option but no output schema, no response_format is sent", func(t *testing.T) {
+		srv := newFakeServer(t, okReply(plainCompletion))
+		if _, err := New(srv.client(), "gpt-4o-mini", WithNativeSchema(false)).Generate(context.Background(), agent.Request{}); err != nil {
+			t.Fatal(err)
+		}
+		if _, keys := decodeRequest(t, srv.requests()[0]); keys["response_format"] != nil {
+			t.Errorf("response_format = %s, want it absent", keys["response_format"])
+		}
+	})
+}
+
+func TestWithParamsAdjustsTheRequest(t *testing.T) {
+	srv := newFakeServer(t, okReply(plainCompletion))
+	m := New(srv.client(), "gpt-4o-mini", WithParams(func(p *sdk.ChatCompletionNewParams) {
+		p.Temperature = sdk.Float(0.25)
+		p.ToolChoice.OfAuto = sdk.String("none")
+	}))
+	if _, err := m.Generate(context.Background(), agent.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	got, keys := decodeRequest(t, srv.requests()[0])
+	if got.Temperature == nil || *got.Temperature != 0.25 {
+		t.Errorf("temperature = %v, want 0.25", got.Temperature)
+	}
+	if got, want := string(keys["tool_choice"]), `"none"`; got != want {
+		t.Errorf("tool_choice = %s, want %s", got, want)
+	}
+}
+
+func TestInvalidConfigurationFailsEveryCall(t *testing.T) {
+	tests := []struct {
+		name  string
+		model string
+		opts  []Option
+	}{
+		{"an empty model name", "", nil},
+		{"a nil params func", "gpt-4o-mini", []Option{WithParams(nil)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := New(sdk.NewClient(option.WithAPIKey("k"), option.WithBaseURL("http://127.0.0.1:1/")), tt.model, tt.opts...)
+			_, err := m.Generate(context.Background(), agent.Request{})
+			if !errors.Is(err, agent.ErrInvalidOption) {
+				t.Errorf("err = %v, want agent.ErrInvalidOption", err)
+			}
+		})
+	}
+}
+
+func TestBadRequestInputIsRefusedBeforeSending(t *testing.T) {
+	tests := []struct {
+		name string
+		req  agent.Request
+	}{
+		{"an unknown role", agent.Request{Messages: []agent.Message{{Role: "narrator", Content: "x"}}}},
+		{"tool parameters that are not a JSON object", agent.Request{Tools: []agent.ToolSpec{{Name: "t", Parameters: json.RawMessage(`[1]`)}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t)
+			if _, err := New(srv.client(), "gpt-4o-mini").Generate(context.Background(), tt.req); err == nil {
+				t.Error("err = nil, want an error")
+			}
+		})
+	}
+}
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   time.Duration
+	}{
+		{"absent", nil, 0},
+		{"seconds", map[string]string{"Retry-After": "3"}, 3 * time.Second},
+		{"fractional seconds", map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
+		{"an HTTP date", map[string]string{"Retry-After": "Sun, 01 Jun 2025 12:00:09 GMT"}, 9 * time.Second},
+		{"an HTTP date in the past", map[string]string{"Retry-After": "Sun, 01 Jun 2025 11:00:00 GMT"}, 0},
+		{"milliseconds win over seconds", map[string]string{"Retry-After-Ms": "250", "Retry-After": "3"}, 250 * time.Millisecond},
+		{"bad milliseconds fall back to seconds", map[string]string{"Retry-After-Ms": "soon", "Retry-After": "3"}, 3 * time.Second},
+		{"garbage", map[string]string{"Retry-After": "soon"}, 0},
+		{"negative", map[string]string{"Retry-After": "-5"}, 0},
+		{"huge is capped", map[string]string{"Retry-After": "1e300"}, maxRetryAfter},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			for k, v := range tt.header {
+				h.Set(k, v)
+			}
+			if got := retryAfter(h, now); got != tt.want {
+				t.Errorf("retryAfter = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
