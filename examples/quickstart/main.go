@@ -4,6 +4,10 @@
 // failure, and keeps one attempt row per answer. The session stream shows
 // each step live, as a streaming client would see it.
 //
+// With OPENAI_BASE_URL set (and optionally OPENAI_API_KEY and
+// ENFORCER_MODEL), the same program runs against that OpenAI-compatible
+// endpoint instead: OpenAI, Ollama, vLLM, llama.cpp's server.
+//
 //	go run ./examples/quickstart
 package main
 
@@ -15,8 +19,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	enforceropenai "github.com/enforcer-go/enforcer/providers/openai"
 )
 
 // Weather is the output contract: the answer must decode into it.
@@ -45,13 +53,34 @@ func scripted() agent.Model {
 }
 
 func main() {
-	if err := run(context.Background(), os.Stdout); err != nil {
+	if err := run(context.Background(), os.Stdout, os.Getenv); err != nil {
 		fmt.Fprintln(os.Stderr, "run failed:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, out io.Writer) error {
+// chooseModel picks the scripted model, or a real OpenAI-compatible
+// endpoint when OPENAI_BASE_URL is set (OPENAI_API_KEY and ENFORCER_MODEL
+// optional), and says which.
+func chooseModel(out io.Writer, getenv func(string) string) agent.Model {
+	base := getenv("OPENAI_BASE_URL")
+	if base == "" {
+		fmt.Fprintln(out, "model: scripted (no network, no keys; set OPENAI_BASE_URL to use a real endpoint)")
+		return scripted()
+	}
+	key, name := getenv("OPENAI_API_KEY"), getenv("ENFORCER_MODEL")
+	if key == "" {
+		key = "unused" // local servers such as Ollama ignore it, but the client needs one
+	}
+	if name == "" {
+		name = "gpt-4o-mini"
+	}
+	fmt.Fprintf(out, "model: %s at %s (from OPENAI_BASE_URL)\n", name, base)
+	client := openai.NewClient(option.WithBaseURL(base), option.WithAPIKey(key))
+	return enforceropenai.New(client, name)
+}
+
+func run(ctx context.Context, out io.Writer, getenv func(string) string) error {
 	// The session stream: what a UI would watch while the turn runs.
 	stream, err := events.NewStream("quickstart", events.NewMemoryLog())
 	if err != nil {
@@ -61,14 +90,12 @@ func run(ctx context.Context, out io.Writer) error {
 	watched := make(chan error, 1)
 	go func() { watched <- watch(ctx, out, stream) }()
 
-	a := agent.New(scripted(), agent.WithOutputRetries(2), agent.WithEvents(stream))
+	a := agent.New(chooseModel(out, getenv), agent.WithOutputRetries(2), agent.WithEvents(stream),
+		agent.WithModelRetry(agent.RetryPolicy{}))
 	fmt.Fprintln(out, "live:")
-	w, res, err := agent.RunTyped[Weather](ctx, a, "What's the weather in Paris?")
+	w, res, err := agent.RunTyped[Weather](ctx, a, "What's the weather in Paris? Answer as JSON.")
 	if werr := <-watched; werr != nil {
 		return werr
-	}
-	if err != nil {
-		return err
 	}
 
 	fmt.Fprintln(out, "\nattempt ledger:")
@@ -79,6 +106,9 @@ func run(ctx context.Context, out io.Writer) error {
 			dash(string(r.Stage)), dash(r.Path), dash(r.CorrectiveMessageHash), dash(r.Error))
 	}
 	tw.Flush()
+	if err != nil {
+		return err
+	}
 
 	fmt.Fprintf(out, "\naccepted on attempt %d: %+v\n", len(res.Attempts), w)
 	fmt.Fprintf(out, "model calls: %d, tokens in/out: %d/%d\n", res.Iterations, res.Usage.InputTokens, res.Usage.OutputTokens)

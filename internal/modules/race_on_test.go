@@ -1,0 +1,5 @@
+//go:build race
+
+package modules_test
+
+func init() { raceFlag = []string{"-race"} }
