@@ -1,0 +1,182 @@
+// Package wire holds what the provider adapters share: classifying a
+// failed call into *agent.ProviderError, reading Retry-After, and shaping
+// schemas for the wire. It is internal to the providers.
+package wire
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/events"
+)
+
+// Failure classifies a failed call of system's SDK. res is the last HTTP
+// response when one arrived (an SDK may return a plain error for an error
+// body that is not JSON, and the status must survive that); message is
+// the provider's own error text when the adapter decoded one. A cancelled
+// ctx yields its cause instead.
+func Failure(ctx context.Context, system string, err error, res *http.Response, message string) error {
+	if ctx.Err() != nil {
+		return context.Cause(ctx)
+	}
+	pe := &agent.ProviderError{System: system, Kind: events.KindUnknown, Message: message, Err: err}
+	switch {
+	case res != nil && res.StatusCode >= 400:
+		pe.HTTPStatus = res.StatusCode
+		pe.Kind = agent.KindForStatus(res.StatusCode)
+		pe.RetryAfter = RetryAfter(res.Header, time.Now())
+		if pe.Message == "" {
+			pe.Message = bodyText(res)
+		}
+	case isTimeout(err):
+		pe.Kind = events.KindTimeout
+	case isConnection(err):
+		pe.Kind = events.KindConnection
+	case res != nil:
+		// A success status whose body did not decode.
+		pe.HTTPStatus = res.StatusCode
+		pe.Message = "malformed response body"
+	}
+	return pe
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
+}
+
+// isConnection reports a transport failure: no response, or a body cut off.
+func isConnection(err error) bool {
+	var ue *url.Error
+	var oe *net.OpError
+	return errors.As(err, &ue) || errors.As(err, &oe) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)
+}
+
+// bodyText is the start of an error body that was not the provider's JSON
+// (a proxy's HTML page, say), with whitespace collapsed.
+func bodyText(res *http.Response) string {
+	if res.Body == nil {
+		return ""
+	}
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+	return strings.Join(strings.Fields(string(b)), " ")
+}
+
+// MaxRetryAfter bounds a provider's Retry-After so that absurd values cannot
+// overflow a time.Duration.
+const MaxRetryAfter = 24 * time.Hour
+
+// RetryAfter reads retry-after-ms (milliseconds), then Retry-After (seconds
+// or an HTTP date, relative to now). Absent, unparsable or past values are 0.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if d, ok := scaled(v, time.Millisecond); ok {
+			return d
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if d, ok := scaled(v, time.Second); ok {
+		return d
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return min(max(t.Sub(now), 0), MaxRetryAfter)
+	}
+	return 0
+}
+
+func scaled(v string, unit time.Duration) (time.Duration, bool) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil || math.IsNaN(f) {
+		return 0, false
+	}
+	if f <= 0 {
+		return 0, true
+	}
+	if f >= float64(MaxRetryAfter/unit) {
+		return MaxRetryAfter, true
+	}
+	return time.Duration(f * float64(unit)), true
+}
+
+// rawObject splits a JSON object into its members, each kept as raw JSON.
+// The SDK takes schemas as map[string]any; raw members keep numbers and
+// nesting byte for byte, where a decoded tree would not.
+func rawObject(b json.RawMessage) (map[string]any, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(b, &members); err != nil {
+		return nil, err
+	}
+	if members == nil {
+		return nil, errors.New("want a JSON object, got null")
+	}
+	obj := make(map[string]any, len(members))
+	for k, v := range members {
+		obj[k] = v
+	}
+	return obj, nil
+}
+
+// InlineRoot prepares a schema for the wire: tool parameters and output
+// formats. A root that is only a "$ref" to "#/$defs/Name", as
+// enforce.SchemaFor and agent.NewTool make, gets that definition inlined
+// (providers want "type": "object" at the root) and Name is returned; any
+// other schema is returned as is, with name "". "$defs" stays, for
+// references within it.
+func InlineRoot(b json.RawMessage) (name string, schema map[string]any, err error) {
+	root, err := rawObject(b)
+	if err != nil {
+		return "", nil, err
+	}
+	ref, _ := root["$ref"].(json.RawMessage)
+	var target string
+	if json.Unmarshal(ref, &target) != nil || !strings.HasPrefix(target, "#/$defs/") {
+		return "", root, nil
+	}
+	defName := strings.TrimPrefix(target, "#/$defs/")
+	var defs map[string]json.RawMessage
+	if raw, _ := root["$defs"].(json.RawMessage); json.Unmarshal(raw, &defs) != nil || defs[defName] == nil {
+		return "", root, nil
+	}
+	def, err := rawObject(defs[defName])
+	if err != nil {
+		return "", root, nil
+	}
+	// The inlined definition leaves $defs unless something else refers to it.
+	if bytes.Count(b, ref) == 1 {
+		delete(defs, defName)
+		if len(defs) == 0 {
+			delete(root, "$defs")
+		} else {
+			rest, err := json.Marshal(defs)
+			if err != nil {
+				return "", nil, err
+			}
+			root["$defs"] = json.RawMessage(rest)
+		}
+	}
+	for k, v := range root {
+		switch k {
+		case "$ref", "$id":
+		default:
+			if _, clash := def[k]; !clash {
+				def[k] = v
+			}
+		}
+	}
+	return defName, def, nil
+}

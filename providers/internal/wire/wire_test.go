@@ -1,0 +1,178 @@
+package wire
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/events"
+)
+
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name   string
+		header map[string]string
+		want   time.Duration
+	}{
+		{"absent", nil, 0},
+		{"seconds", map[string]string{"Retry-After": "3"}, 3 * time.Second},
+		{"fractional seconds", map[string]string{"Retry-After": "0.5"}, 500 * time.Millisecond},
+		{"an HTTP date", map[string]string{"Retry-After": "Sun, 01 Jun 2025 12:00:09 GMT"}, 9 * time.Second},
+		{"an HTTP date in the past", map[string]string{"Retry-After": "Sun, 01 Jun 2025 11:00:00 GMT"}, 0},
+		{"milliseconds win over seconds", map[string]string{"Retry-After-Ms": "250", "Retry-After": "3"}, 250 * time.Millisecond},
+		{"bad milliseconds fall back to seconds", map[string]string{"Retry-After-Ms": "soon", "Retry-After": "3"}, 3 * time.Second},
+		{"garbage", map[string]string{"Retry-After": "soon"}, 0},
+		{"negative", map[string]string{"Retry-After": "-5"}, 0},
+		{"huge is capped", map[string]string{"Retry-After": "1e300"}, MaxRetryAfter},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := http.Header{}
+			for k, v := range tt.header {
+				h.Set(k, v)
+			}
+			if got := RetryAfter(h, now); got != tt.want {
+				t.Errorf("RetryAfter = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestInlineRoot(t *testing.T) {
+	tests := []struct {
+		name     string
+		schema   string
+		wantName string
+		want     string
+	}{
+		{
+			name:     "a plain object schema is sent as is",
+			schema:   `{"type":"object","properties":{"n":{"type":"integer","maximum":12345678901234567890}}}`,
+			wantName: "",
+			want:     `{"properties":{"n":{"type":"integer","maximum":12345678901234567890}},"type":"object"}`,
+		},
+		{
+			name:     "a root $ref is inlined and its definition dropped",
+			schema:   `{"$id":"https://x/w","$ref":"#/$defs/W","$defs":{"W":{"type":"object"}}}`,
+			wantName: "W",
+			want:     `{"type":"object"}`,
+		},
+		{
+			name:     "only the inlined definition leaves $defs",
+			schema:   `{"$ref":"#/$defs/W","$defs":{"S":{"type":"integer"},"W":{"type":"object","properties":{"s":{"$ref":"#/$defs/S"}}}}}`,
+			wantName: "W",
+			want:     `{"$defs":{"S":{"type":"integer"}},"properties":{"s":{"$ref":"#/$defs/S"}},"type":"object"}`,
+		},
+		{
+			name:     "definitions still referred to stay",
+			schema:   `{"$ref":"#/$defs/W","$defs":{"S":{"type":"integer"},"W":{"type":"object","properties":{"s":{"$ref":"#/$defs/S"},"w":{"$ref":"#/$defs/W"}}}}}`,
+			wantName: "W",
+			want:     `{"$defs":{"S":{"type":"integer"},"W":{"type":"object","properties":{"s":{"$ref":"#/$defs/S"},"w":{"$ref":"#/$defs/W"}}}},"properties":{"s":{"$ref":"#/$defs/S"},"w":{"$ref":"#/$defs/W"}},"type":"object"}`,
+		},
+		{
+			name:     "an inlined definition gives its name",
+			schema:   `{"$ref":"#/$defs/a.b","$defs":{"a.b":{"type":"object"}}}`,
+			wantName: "a.b",
+			want:     `{"type":"object"}`,
+		},
+		{
+			name:     "a $ref to a missing definition is sent as is",
+			schema:   `{"$ref":"#/$defs/Nope","$defs":{}}`,
+			wantName: "",
+			want:     `{"$defs":{},"$ref":"#/$defs/Nope"}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			name, obj, err := InlineRoot(json.RawMessage(tt.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, err := json.Marshal(obj)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := name, tt.wantName; got != want {
+				t.Errorf("name = %q, want %q", got, want)
+			}
+			if got, want := string(b), tt.want; got != want {
+				t.Errorf("schema = %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+func TestInlineRootRefusesWhatIsNotAnObject(t *testing.T) {
+	for _, s := range []string{`null`, `[1]`, `"x"`, `{`} {
+		if _, _, err := InlineRoot(json.RawMessage(s)); err == nil {
+			t.Errorf("InlineRoot(%s): err = nil, want an error", s)
+		}
+	}
+}
+
+func TestFailure(t *testing.T) {
+	response := func(status int, header http.Header, body string) *http.Response {
+		if header == nil {
+			header = http.Header{}
+		}
+		return &http.Response{StatusCode: status, Header: header, Body: io.NopCloser(strings.NewReader(body))}
+	}
+	sdkErr := errors.New("sdk: failed")
+	tests := []struct {
+		name    string
+		err     error
+		res     *http.Response
+		message string
+		want    agent.ProviderError
+	}{
+		{"a 429 with Retry-After", sdkErr, response(429, http.Header{"Retry-After": {"3"}}, ""), "slow down",
+			agent.ProviderError{System: "sys", Kind: events.KindRateLimit, HTTPStatus: 429, RetryAfter: 3 * time.Second, Message: "slow down"}},
+		{"a 502 with an HTML body keeps the page's text", sdkErr, response(502, nil, "<html>\n  Bad   gateway</html>"), "",
+			agent.ProviderError{System: "sys", Kind: events.KindServerError, HTTPStatus: 502, Message: "<html> Bad gateway</html>"}},
+		{"a 400 is a bad request", sdkErr, response(400, nil, ""), "no such model",
+			agent.ProviderError{System: "sys", Kind: events.KindBadRequest, HTTPStatus: 400, Message: "no such model"}},
+		{"a timeout", fmt.Errorf("post: %w", context.DeadlineExceeded), nil, "",
+			agent.ProviderError{System: "sys", Kind: events.KindTimeout}},
+		{"a refused connection", &url.Error{Op: "Post", URL: "http://127.0.0.1:1", Err: errors.New("connection refused")}, nil, "",
+			agent.ProviderError{System: "sys", Kind: events.KindConnection}},
+		{"a body cut off", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), nil, "",
+			agent.ProviderError{System: "sys", Kind: events.KindConnection}},
+		{"a success whose body did not decode", errors.New("json: bad"), response(200, nil, ""), "",
+			agent.ProviderError{System: "sys", Kind: events.KindUnknown, HTTPStatus: 200, Message: "malformed response body"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Failure(context.Background(), "sys", tt.err, tt.res, tt.message)
+			var pe *agent.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want *agent.ProviderError", err)
+			}
+			got := *pe
+			got.Err = nil
+			if got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+			if !errors.Is(err, tt.err) {
+				t.Errorf("the SDK's error is not wrapped")
+			}
+		})
+	}
+}
+
+func TestFailureKeepsTheCauseOfACancelledContext(t *testing.T) {
+	cause := errors.New("user left")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(cause)
+	if err := Failure(ctx, "sys", context.Canceled, nil, ""); !errors.Is(err, cause) {
+		t.Errorf("err = %v, want the cause", err)
+	}
+}
