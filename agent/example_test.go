@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
@@ -149,4 +150,43 @@ func ExampleWithMiddleware() {
 	//   "error": "line 2, column 1: unexpected character '-' after the top-level value (the answer must be exactly one JSON value)",
 	//   "brokenBy": "signature"
 	// }
+}
+
+// Run without a schema returns the model's final answer as text; with
+// WithOutputSchema and no retries, a failing answer is an
+// *enforce.OutputError and no rows are written.
+func ExampleAgent_Run() {
+	s, err := enforce.CompileSchema([]byte(`{"type":"object","required":["city"]}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	a := agent.New(cannedModel(answer(`{"town":"Paris"}`)), agent.WithOutputSchema(s))
+	res, err := a.Run(context.Background(), "Where is the Louvre?")
+	var oe *enforce.OutputError
+	if errors.As(err, &oe) {
+		fmt.Printf("stage %s, path %s, no rows: %v\n", oe.Stage, oe.Path, res.Attempts == nil)
+	}
+	// Output: stage schema-validate, path /city, no rows: true
+}
+
+// A model failing with a rate limit is retried under the policy; the
+// retry is recorded before the wait (here zero) as
+// turn/modelRetryScheduled.
+func ExampleWithModelRetry() {
+	calls := 0
+	model := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+		calls++
+		if calls == 1 {
+			return agent.Response{}, &agent.ProviderError{System: "openai", Kind: "rate_limit", HTTPStatus: 429}
+		}
+		return agent.Response{Message: answer("done")}, nil
+	})
+	a := agent.New(model, agent.WithModelRetry(agent.RetryPolicy{
+		MaxAttempts: 3,
+		Backoff:     func(int, error) time.Duration { return 0 }, // no wait in an example
+	}))
+	res, err := a.Run(context.Background(), "hi")
+	fmt.Println(res.Output, err, calls)
+	// Output: done <nil> 2
 }

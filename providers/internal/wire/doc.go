@@ -1,0 +1,4 @@
+// Package wire holds what the provider adapters share: classifying a
+// failed call into *agent.ProviderError, reading Retry-After, and shaping
+// schemas for the wire. It is internal to the providers.
+package wire
