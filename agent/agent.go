@@ -50,14 +50,16 @@ type Result struct {
 	// TurnID names the run in recorded events (see ContextWithTurnID).
 	TurnID string `json:"turnId"`
 	// TurnAttempts counts runs of the whole turn (WithTurnRetry); Result
-	// describes the last one, except Usage, which sums them all.
+	// describes the last one, except Usage, which sums them all, and
+	// Attempts, which holds the rows of all of them in order.
 	TurnAttempts int `json:"turnAttempts"`
 	// Output is the final answer as it stands after act-output middleware.
 	Output string `json:"output"`
 	// Messages is the whole conversation, including failed answers and
 	// corrective turns that RetryHistoryLatest did not re-send.
 	Messages []Message `json:"messages"`
-	// Iterations counts model calls.
+	// Iterations counts the ReAct iterations of the (last) turn attempt:
+	// one per model reply. Calls retried under WithModelRetry count once.
 	Iterations int `json:"iterations"`
 	// Attempts is the ledger: one row per final answer. Nil unless the
 	// agent has WithOutputRetries.
@@ -106,10 +108,10 @@ func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, error) {
 	var zero T
 	var schema *enforce.Schema
-	if a.cfg.schema == nil {
+	if a.cfg.schema == nil && len(a.cfg.errs) == 0 {
 		s, err := enforce.SchemaFor[T]()
 		if err != nil {
-			return zero, &Result{}, err
+			return zero, &Result{TurnID: turnID(ctx)}, err
 		}
 		schema = s
 	}
@@ -158,19 +160,32 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 	if a.cfg.retriesSet && schema == nil {
 		return &Result{TurnID: turn}, fmt.Errorf("%w: WithOutputRetries needs WithOutputSchema or RunTyped", ErrInvalidOption)
 	}
+	// One ledger for the whole turn: rows keep their order and numbers
+	// across turn retries, and share one retry budget.
+	var ledger *enforce.Ledger
+	if a.cfg.retriesSet {
+		l, err := enforce.NewLedger(schema, a.cfg.retries)
+		if err != nil {
+			return &Result{TurnID: turn}, err
+		}
+		ledger = l
+	}
 	a.record(events.TurnStarted{TurnID: turn})
 	var usage Usage
 	var res *Result
 	var err error
 	for attempt := 1; ; attempt++ {
-		res, err = a.runOnce(ctx, turn, input, schema)
+		res, err = a.runOnce(ctx, turn, input, schema, ledger)
 		usage.add(res.Usage)
 		res.Usage, res.TurnAttempts = usage, attempt
 		p := a.cfg.turnRetry
-		if err == nil || p == nil || attempt >= p.MaxAttempts || context.Cause(ctx) != nil || !p.Retryable(err) {
+		if err == nil || p == nil || attempt >= p.MaxAttempts || context.Cause(ctx) != nil {
 			break
 		}
-		d := p.Backoff(attempt, err)
+		d, retry := a.schedule(p, attempt, err)
+		if !retry {
+			break
+		}
 		a.record(events.TurnRetry{
 			TurnID: turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts,
 			RetryDelay: d, Reason: retryReason(err),
@@ -186,16 +201,9 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 }
 
 // runOnce runs the turn once, from a fresh conversation.
-func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce.Schema) (*Result, error) {
+func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce.Schema, ledger *enforce.Ledger) (*Result, error) {
 	res := &Result{TurnID: turn}
-	st := &runState{a: a, schema: schema, res: res, turn: turn}
-	if a.cfg.retriesSet {
-		l, err := enforce.NewLedger(schema, a.cfg.retries)
-		if err != nil {
-			return res, err
-		}
-		st.ledger = l
-	}
+	st := &runState{a: a, schema: schema, res: res, turn: turn, ledger: ledger}
 	defer func() {
 		if st.ledger != nil {
 			res.Attempts = st.ledger.Attempts()
@@ -235,13 +243,14 @@ func (st *runState) loop(ctx context.Context) error {
 		resp, err := st.generate(ctx)
 		res.Usage.add(resp.Usage)
 		if err != nil {
-			if cause := context.Cause(ctx); cause != nil && errors.Is(err, ctx.Err()) {
-				return cause
+			if cause := context.Cause(ctx); cause != nil {
+				return cause // cancelled while the call was in flight
 			}
 			return err
 		}
 		msg := resp.Message
 		msg.Role = RoleAssistant
+		msg.ToolCalls = slices.Clone(msg.ToolCalls) // IDs are assigned below; the model's reply stays its own
 		for i := range msg.ToolCalls {
 			if msg.ToolCalls[i].ID == "" {
 				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", iteration, i+1)
@@ -268,7 +277,8 @@ func (st *runState) final(ctx context.Context, iteration int, content string) (d
 	out, steps, err := middleware.Run(ctx, middleware.PhaseOutput, a.cfg.middleware, content)
 	res.Trace = append(res.Trace, steps...)
 	if err != nil {
-		return true, err // a denied answer is never judged
+		res.Output = "" // a denied answer is never judged, nor returned
+		return true, err
 	}
 	res.Output = out
 	if st.schema == nil {
@@ -344,10 +354,13 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 		if err == nil {
 			return resp, nil
 		}
-		if p == nil || attempt >= p.MaxAttempts || context.Cause(ctx) != nil || !p.Retryable(err) {
+		if p == nil || attempt >= p.MaxAttempts || context.Cause(ctx) != nil {
 			return resp, fmt.Errorf("%w: %w", ErrModel, err)
 		}
-		d := p.Backoff(attempt, err)
+		d, retry := st.a.schedule(p, attempt, err)
+		if !retry {
+			return resp, fmt.Errorf("%w: %w", ErrModel, err)
+		}
 		ev := events.ModelRetry{TurnID: st.turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts, RetryDelay: d, ErrorKind: events.KindUnknown}
 		var pe *ProviderError
 		if errors.As(err, &pe) {

@@ -106,9 +106,10 @@ func WithParallelTools() Option {
 	return optionFunc(func(c *config) { c.parallelTools = true })
 }
 
-// WithMaxIterations bounds the model calls of one run (default
-// DefaultMaxIterations plus the output retries). A corrective turn counts
-// as an iteration.
+// WithMaxIterations bounds the ReAct iterations (model replies) of one
+// run (default DefaultMaxIterations plus the output retries). A corrective
+// turn counts as an iteration; a call retried under WithModelRetry does
+// not.
 func WithMaxIterations(n int) Option {
 	return optionFunc(func(c *config) {
 		if n < 1 {

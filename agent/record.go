@@ -22,7 +22,8 @@ type Recorder interface {
 // turn/modelRetryScheduled and turn/retryScheduled before each backoff
 // wait; for each retried attempt row, turn/retryScheduled (attempt N of
 // retries+1, no delay, so a client can show "attempt 1/3 · retrying now ·
-// answer broke the output contract at json-parse") and then
+// answer broke the output contract at json-parse"; left out with
+// WithTurnRetry, whose turn retries own that numbering) and then
 // output/schemaRetry (with the row's correctiveMessageHash);
 // output/schemaExhausted for an exhausted row; turn/completed last. A failure to record is logged and does not stop
 // the run.
@@ -57,6 +58,11 @@ func (a *Agent) record(ev events.Event) {
 	if a.cfg.events == nil {
 		return
 	}
+	defer func() {
+		if r := recover(); r != nil {
+			a.cfg.logger.Error("recorder panicked; event not recorded", "event", fmt.Sprintf("%T", ev), "panic", r)
+		}
+	}()
 	if _, err := a.cfg.events.Append(ev); err != nil {
 		a.cfg.logger.Warn("event not recorded", "event", fmt.Sprintf("%T", ev), "error", err)
 	}
@@ -65,15 +71,19 @@ func (a *Agent) record(ev events.Event) {
 func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 	switch row.Outcome {
 	case enforce.OutcomeRetried:
-		// For clients, a corrective turn is a retry scheduled at once.
-		reason := "answer broke the output contract at " + string(row.Stage)
-		if row.Path != "" {
-			reason += " " + row.Path
+		// For clients, a corrective turn is a retry scheduled at once —
+		// unless whole-turn retries (WithTurnRetry) own the numbering of
+		// turn/retryScheduled.
+		if a.cfg.turnRetry == nil {
+			reason := "answer broke the output contract at " + string(row.Stage)
+			if row.Path != "" {
+				reason += " " + row.Path
+			}
+			a.record(events.TurnRetry{
+				TurnID: turn, Attempt: row.Attempt, NextAttempt: row.Attempt + 1,
+				MaxAttempts: a.cfg.retries + 1, Reason: reason,
+			})
 		}
-		a.record(events.TurnRetry{
-			TurnID: turn, Attempt: row.Attempt, NextAttempt: row.Attempt + 1,
-			MaxAttempts: a.cfg.retries + 1, Reason: reason,
-		})
 		a.record(events.SchemaRetry{
 			TurnID: turn, Attempt: row.Attempt, RetriesRemaining: retriesLeft, Iteration: row.Iteration,
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, CorrectiveMessageHash: row.CorrectiveMessageHash,
@@ -108,6 +118,7 @@ func completed(ctx context.Context, turn string, res *Result, err error) events.
 	case errors.Is(err, ErrInvalidOption):
 		te.Kind = "configError"
 	case errors.As(err, &pe):
+		te.Message = retryReason(pe) // the provider's own message stays off the stream
 		te.Retryable = pe.Retryable()
 		if pe.Kind == events.KindAuth {
 			te.Kind = "authRequired"

@@ -14,8 +14,9 @@ import (
 
 // ProviderError is a failed call to a model provider, as an adapter
 // reports it. The model-retry policy and turn/modelRetryScheduled read
-// its Kind, HTTPStatus and RetryAfter; Message is the provider's own text,
-// which is logged but never shown to end users.
+// its Kind, HTTPStatus and RetryAfter; Message is the provider's own text:
+// it is in the error Run returns, for the developer, but never on the
+// session stream, which carries words derived from Kind instead.
 type ProviderError struct {
 	System     string           // the provider system, e.g. "openai", "anthropic"
 	Kind       events.ErrorKind // rate_limit, overloaded, server_error, timeout, connection, bad_request, auth, …
@@ -83,7 +84,8 @@ type RetryPolicy struct {
 	// MaxAttempts counts attempts, the first included (default 3).
 	MaxAttempts int
 	// Backoff is the delay before attempt+1 after attempt failed with err
-	// (default DefaultBackoff). Return 0 to retry at once.
+	// (default DefaultBackoff). Return 0 to retry at once; a negative delay
+	// counts as 0.
 	Backoff func(attempt int, err error) time.Duration
 	// Retryable decides whether err may be retried (default
 	// DefaultRetryable).
@@ -96,7 +98,7 @@ const (
 	BackoffMax  = 30 * time.Second
 )
 
-// DefaultBackoff is exponential with full jitter: a random delay in
+// DefaultBackoff is exponential with equal jitter: a random delay in
 // [d/2, d] where d = BackoffBase·2^(attempt-1), capped at BackoffMax. A
 // provider's Retry-After is honoured as the delay, up to BackoffMax.
 func DefaultBackoff(attempt int, err error) time.Duration {
@@ -171,6 +173,22 @@ func WithTurnRetry(p RetryPolicy) Option {
 		p := p.withDefaults()
 		c.turnRetry = &p
 	})
+}
+
+// schedule asks p whether to retry after attempt failed with err, and
+// after how long. A policy function that panics stops the retries (the
+// panic is logged): a broken policy must not crash the run.
+func (a *Agent) schedule(p *RetryPolicy, attempt int, err error) (d time.Duration, retry bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			a.cfg.logger.Error("retry policy panicked; not retrying", "panic", r, "error", err)
+			d, retry = 0, false
+		}
+	}()
+	if !p.Retryable(err) {
+		return 0, false
+	}
+	return max(p.Backoff(attempt, err), 0), true
 }
 
 // wait blocks for d or until ctx ends, returning the context's cause.

@@ -95,8 +95,9 @@ func (e *SchemaError) Error() string {
 
 func (e *SchemaError) Unwrap() error { return e.Err }
 
-// Sentinels that say why enforcement stopped. An *OutputError wraps one of
-// them when retries were opted into.
+// Sentinels that say why enforcement stopped. An *OutputError wraps
+// ErrBrokenBy when a rewrite broke a valid answer, and otherwise
+// ErrExhausted when retries were opted into.
 var (
 	// ErrExhausted: the answer failed with no retries left.
 	ErrExhausted = errors.New("enforce: output retries exhausted")
@@ -137,9 +138,9 @@ func (e *OutputError) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the cause and, when retries were opted into, the sentinel
-// that says why enforcement stopped (ErrBrokenBy or ErrExhausted), so
-// errors.Is and errors.As see both.
+// Unwrap returns the cause and the sentinel that says why enforcement
+// stopped — ErrBrokenBy when BrokenBy is set, else ErrExhausted when
+// retries were opted into — so errors.Is and errors.As see both.
 func (e *OutputError) Unwrap() []error {
 	errs := make([]error, 0, 2)
 	if e.Err != nil {
