@@ -165,4 +165,3 @@ func TestAPanickingRecorderDoesNotCrashTheRun(t *testing.T) {
 		t.Errorf("Run = %q, %v; want ok", res.Output, err)
 	}
 }
-
