@@ -121,7 +121,13 @@ func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, e
 	}
 	var v T
 	if err := enforce.Unmarshal(res.Output, &v); err != nil {
-		return zero, res, fmt.Errorf("agent: the accepted answer does not decode into %T: %w", v, err)
+		// Only with WithOutputSchema: a contract of T's own (SchemaFor)
+		// already judged that the answer decodes.
+		ce := &enforce.CheckError{Stage: enforce.StageSchemaValidate, Issues: []enforce.Issue{{
+			Keyword: "type", Message: fmt.Sprintf("the answer does not decode into %T: %v", v, err)}}}
+		oe := enforce.NewOutputError(res.Output, ce)
+		oe.Attempts = res.Attempts
+		return zero, res, oe
 	}
 	return v, res, nil
 }

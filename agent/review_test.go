@@ -11,6 +11,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/agent/agenttest"
+	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
 	"github.com/enforcer-go/enforcer/middleware"
 )
@@ -163,5 +164,31 @@ func TestAPanickingRecorderDoesNotCrashTheRun(t *testing.T) {
 	res, err := agent.New(m, agent.WithEvents(panickyRecorder{})).Run(context.Background(), "hi")
 	if err != nil || res.Output != "ok" {
 		t.Errorf("Run = %q, %v; want ok", res.Output, err)
+	}
+}
+
+func TestAnAnswerThatDoesNotFitTheGoTypeIsCorrected(t *testing.T) {
+	m := agenttest.NewModel(t,
+		agenttest.Reply(`{"city":"Paris","tempC":21.0}`), // an integer to JSON Schema, not to an int field
+		agenttest.Reply(valid))
+	w, res, err := agent.RunTyped[Weather](context.Background(), agent.New(m, agent.WithOutputRetries(1)), "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.TempC != 21 || len(res.Attempts) != 2 || res.Attempts[0].Path != "/tempC" {
+		t.Errorf("w = %+v, rows = %+v; want a retried row at /tempC, then a pass", w, res.Attempts)
+	}
+}
+
+func TestRunTypedWithAnotherSchemaReportsADecodeFailureAsAnOutputError(t *testing.T) {
+	s, err := enforce.CompileSchema([]byte(`{"type":"object"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := agenttest.NewModel(t, agenttest.Reply(`{"city":"Paris","tempC":"warm"}`))
+	_, _, err = agent.RunTyped[Weather](context.Background(), agent.New(m, agent.WithOutputSchema(s)), "hi")
+	var oe *enforce.OutputError
+	if !errors.As(err, &oe) || oe.Stage != enforce.StageSchemaValidate {
+		t.Errorf("err = %v, want an *enforce.OutputError at schema-validate", err)
 	}
 }

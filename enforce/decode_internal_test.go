@@ -2,6 +2,8 @@ package enforce
 
 import (
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -49,4 +51,49 @@ func TestUnmarshalTakesTheFastPath(t *testing.T) {
 	if v.Name != "a" || v.Qty != 2 || v.Next == nil || v.Next.Name != "b" || v.Arr[0] != 1.5 || *v.Kv["a"] != 3 || v.Meta["k"] != 1.0 {
 		t.Errorf("into decoded %+v", v)
 	}
+}
+
+// FuzzPointerAt: on any valid JSON and any offset, pointerAt ends and
+// names a value that exists.
+func FuzzPointerAt(f *testing.F) {
+	f.Add(`{"items":[{"qty":1},{"qty":2.5}],"sub":{"x":300}}`, 30)
+	f.Add(`[[],{},"a\"b",{"k/~":[1,2]}]`, 20)
+	f.Add(`  7 `, 2)
+	f.Fuzz(func(t *testing.T, s string, off int) {
+		tree, err := parseJSON(s)
+		if err != nil {
+			return
+		}
+		ptr := pointerAt(s, off)
+		if _, ok := resolveAny(tree, ptr); !ok {
+			t.Errorf("pointerAt(%q, %d) = %q, which does not resolve", s, off, ptr)
+		}
+	})
+}
+
+// resolveAny follows an RFC 6901 pointer into any JSON value.
+func resolveAny(doc any, ptr string) (any, bool) {
+	if ptr == "" {
+		return doc, true
+	}
+	for _, tok := range strings.Split(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch d := doc.(type) {
+		case map[string]any:
+			v, ok := d[tok]
+			if !ok {
+				return nil, false
+			}
+			doc = v
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(d) {
+				return nil, false
+			}
+			doc = d[i]
+		default:
+			return nil, false
+		}
+	}
+	return doc, true
 }

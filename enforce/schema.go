@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -19,6 +20,9 @@ type Schema struct {
 	// canonical: canonicalize an answer's numbers before validating (the
 	// schema compares values by their JSON text).
 	canonical bool
+	// decode, set by SchemaFor[T], decodes a valid answer into a T: a
+	// schema cannot tell 21.0 from 21, but an int field can.
+	decode func(answer string) error
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -86,7 +90,10 @@ type schemaEntry struct {
 // reflected by invopop/jsonschema's default Reflector (every field without
 // omitempty is required; unknown members are refused) and compiled once
 // per type: later calls return the cached *Schema without allocating.
-// Formats are asserted, so a time.Time field accepts only RFC 3339 text.
+// Formats are asserted, so a time.Time field accepts only RFC 3339 text,
+// and Check also decodes a valid answer into T: what JSON Schema allows
+// but T cannot hold (21.0 or 300 for a uint8 field) fails at
+// schema-validate, with the field's path.
 func SchemaFor[T any]() (*Schema, error) {
 	t := reflect.TypeFor[T]()
 	if e, ok := schemaCache.Load(t); ok {
@@ -95,6 +102,12 @@ func SchemaFor[T any]() (*Schema, error) {
 	}
 	e := &schemaEntry{}
 	e.s, e.err = reflectSchema(t)
+	if e.err == nil {
+		e.s.decode = func(answer string) error {
+			var v T
+			return Unmarshal(answer, &v)
+		}
+	}
 	actual, _ := schemaCache.LoadOrStore(t, e)
 	e = actual.(*schemaEntry)
 	return e.s, e.err
@@ -128,7 +141,27 @@ func (s *Schema) Check(answer string) error {
 	if err != nil {
 		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: err.Error()}}}
 	}
-	return s.validate(doc)
+	if err := s.validate(doc); err != nil {
+		return err
+	}
+	if s.decode != nil {
+		if err := s.decode(answer); err != nil {
+			return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{decodeIssue(answer, err)}}
+		}
+	}
+	return nil
+}
+
+// decodeIssue reports a valid answer that does not decode into the Go
+// type, at the pointer of the value that did not fit.
+func decodeIssue(answer string, err error) Issue {
+	is := Issue{Keyword: "type", Message: err.Error()}
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		is.Message = fmt.Sprintf("%s does not fit the Go type %s", ute.Value, ute.Type)
+		is.Path = pointerAt(answer, int(ute.Offset))
+	}
+	return is
 }
 
 func (s *Schema) validate(doc any) (err error) {

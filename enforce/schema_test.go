@@ -355,3 +355,38 @@ func TestSchemaForAnUnreflectableTypeIsASchemaError(t *testing.T) {
 		t.Errorf("SchemaFor returned a schema beside its error")
 	}
 }
+
+type decodeContract struct {
+	Items []struct {
+		Qty int `json:"qty"`
+	} `json:"items"`
+	Level uint8 `json:"level"`
+}
+
+func TestSchemaForChecksThatTheAnswerFitsTheGoType(t *testing.T) {
+	s, err := enforce.SchemaFor[decodeContract]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, answer, wantPath string
+	}{
+		{"an integer written 2.0 does not fit an int", `{"items":[{"qty":1},{"qty":2.0}],"level":1}`, "/items/1/qty"},
+		{"300 does not fit a uint8", `{"items":[],"level":300}`, "/level"},
+		{"-1 does not fit a uint8", `{"items":[],"level":-1}`, "/level"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ce *enforce.CheckError
+			if !errors.As(s.Check(tt.answer), &ce) {
+				t.Fatalf("Check(%s) passed, want a schema-validate failure", tt.answer)
+			}
+			if ce.Stage != enforce.StageSchemaValidate || ce.Path() != tt.wantPath {
+				t.Errorf("stage %s, path %q; want schema-validate at %q (%v)", ce.Stage, ce.Path(), tt.wantPath, ce)
+			}
+		})
+	}
+	if err := s.Check(`{"items":[{"qty":2}],"level":255}`); err != nil {
+		t.Errorf("a fitting answer failed: %v", err)
+	}
+}
