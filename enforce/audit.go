@@ -64,18 +64,28 @@ var (
 	}
 	schemaListKeywords = map[string]bool{ // value is an array of schemas
 		"allOf": true, "anyOf": true, "oneOf": true, "items": false,
+		"prefixItems": false, // 2020-12 only; translated below
 	}
 	schemaMapKeywords = map[string]bool{ // value is an object of schemas
 		"properties": false, "patternProperties": false,
 		"definitions": false, "$defs": false,
-		"dependencies": true, // applies to the same instance
+		"dependencies":     true, // applies to the same instance
+		"dependentSchemas": true, // 2020-12 only; translated below
 	}
+	// translated2020 are 2020-12 keywords with an exact draft-07
+	// equivalent: they are rewritten, not refused.
+	translated2020 = map[string]bool{"prefixItems": true, "dependentRequired": true, "dependentSchemas": true}
 	// count keywords take a non-negative integer; 2.0 is one.
 	countKeywords = []string{"maxItems", "minItems", "maxLength", "minLength", "maxProperties", "minProperties"}
 )
 
 // auditor walks a schema document, refuses what the validator would check
 // wrongly, and rewrites what it can check right once rewritten.
+type refNode struct {
+	node   map[string]any
+	target string
+}
+
 type auditor struct {
 	root  any
 	draft draft
@@ -88,6 +98,12 @@ type auditor struct {
 	// anyRef and subIDs decide whether base-URI changes matter.
 	anyRef bool
 	subID  string
+	// refNodes are the output objects holding each $ref, with its target
+	// in the original document, and moved maps original locations of
+	// translated keywords to their new path segments: a $ref into a
+	// translated keyword is re-aimed once the walk is done.
+	refNodes []refNode
+	moved    map[string]string
 	// compares is set when a keyword compares instance values by their
 	// JSON text (enum, const, uniqueItems): only then must an answer's
 	// numbers be canonicalized before validation.
@@ -131,6 +147,7 @@ func (a *auditor) audit() (any, error) {
 	if err := a.findCycle(); err != nil {
 		return nil, err
 	}
+	a.reaim()
 	return out, nil
 }
 
@@ -160,8 +177,12 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 	// Refuse the unknown before rewriting anything, in a stable order.
 	keys := sortedKeys(m)
 	for _, k := range keys {
-		if why, ok := refusedKeywords[k]; ok {
-			return nil, &SchemaError{Keyword: k, Location: loc, Reason: why + " is not supported by the validator, which would ignore it"}
+		if why, ok := refusedKeywords[k]; ok && !(a.draft == draft2020 && translated2020[k]) {
+			reason := why + " is not supported by the validator, which would ignore it"
+			if translated2020[k] {
+				reason = why + " is not a " + a.draft.String() + " keyword; declare \"$schema\": \"https://json-schema.org/draft/2020-12/schema\" to use it"
+			}
+			return nil, &SchemaError{Keyword: k, Location: loc, Reason: reason}
 		}
 	}
 
@@ -311,19 +332,29 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 			out[k] = subs
 		}
 	}
+	if a.draft == draft2020 {
+		if err := a.translate2020(m, out, loc); err != nil {
+			return nil, err
+		}
+	}
 	if target, ok := a.refs[loc]; ok && a.draft != draft2020 {
 		// Before 2019-09 $ref replaces its siblings: the validator ignores
 		// them, and so does the cycle check. They stay in the document,
 		// where a pointer may still reach them.
 		a.edges[loc] = []string{target}
 	}
+	node := out
 	if ref, ok := out["$ref"]; ok && a.draft == draft2020 && len(out) > 1 {
 		// Since 2019-09 $ref applies beside its siblings, but the
 		// validator stops at $ref: move it into allOf, which means the
 		// same.
 		delete(out, "$ref")
 		all, _ := out["allOf"].([]any)
-		out["allOf"] = append(all, map[string]any{"$ref": ref})
+		node = map[string]any{"$ref": ref}
+		out["allOf"] = append(all, node)
+	}
+	if target, ok := a.refs[loc]; ok {
+		a.refNodes = append(a.refNodes, refNode{node: node, target: target})
 	}
 	return out, nil
 }
@@ -534,4 +565,90 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// translate2020 rewrites the 2020-12 keywords that have an exact draft-07
+// equivalent, after their subschemas were audited: prefixItems (with
+// items) is draft-07's array items (with additionalItems);
+// dependentRequired and dependentSchemas are draft-07's dependencies.
+func (a *auditor) translate2020(m, out map[string]any, loc string) error {
+	if pre, ok := out["prefixItems"]; ok {
+		if items, ok := out["items"]; ok {
+			out["additionalItems"] = items
+			a.move(loc+"/items", "/additionalItems")
+		}
+		out["items"] = pre
+		delete(out, "prefixItems")
+		a.move(loc+"/prefixItems", "/items")
+	}
+	deps := map[string]any{}
+	if v, ok := m["dependentRequired"]; ok {
+		dr, ok := v.(map[string]any)
+		if !ok {
+			return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: "must be an object"}
+		}
+		for name, names := range dr {
+			list, ok := names.([]any)
+			if !ok {
+				return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name members in an array", name)}
+			}
+			seen := map[string]bool{}
+			for _, n := range list {
+				s, ok := n.(string)
+				if !ok || seen[s] {
+					return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name unique members as strings", name)}
+				}
+				seen[s] = true
+			}
+			deps[name] = list
+		}
+	}
+	if ds, ok := out["dependentSchemas"].(map[string]any); ok {
+		a.move(loc+"/dependentSchemas", "/dependencies")
+		for name, sub := range ds {
+			if names, both := deps[name]; both {
+				sub = map[string]any{"allOf": []any{map[string]any{"required": names}, sub}}
+				a.move(loc+"/dependentSchemas/"+escapePointer(name), "/"+escapePointer(name)+"/allOf/1")
+			}
+			deps[name] = sub
+		}
+	}
+	delete(out, "dependentRequired")
+	delete(out, "dependentSchemas")
+	if len(deps) > 0 {
+		out["dependencies"] = deps
+	}
+	return nil
+}
+
+func (a *auditor) move(from, to string) {
+	if a.moved == nil {
+		a.moved = map[string]string{}
+	}
+	a.moved[from] = to
+}
+
+// reaim points each $ref whose target passes through a translated keyword
+// at the target's new location.
+func (a *auditor) reaim() {
+	if len(a.moved) == 0 {
+		return
+	}
+	for _, r := range a.refNodes {
+		if r.target == "" {
+			continue
+		}
+		var orig, aimed strings.Builder
+		for _, seg := range strings.Split(r.target[1:], "/") {
+			orig.WriteString("/" + seg)
+			if to, ok := a.moved[orig.String()]; ok {
+				aimed.WriteString(to)
+			} else {
+				aimed.WriteString("/" + seg)
+			}
+		}
+		if aimed.String() != r.target {
+			r.node["$ref"] = (&url.URL{Fragment: aimed.String()}).String()
+		}
+	}
 }

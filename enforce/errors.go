@@ -63,7 +63,7 @@ func (e *CheckError) Path() string { return e.Issues[0].Path }
 // return it for a schema that is not JSON, is not a schema, or uses
 // something the validator would check wrongly.
 type SchemaError struct {
-	// Keyword is the offending keyword ("prefixItems", "$ref", …), or ""
+	// Keyword is the offending keyword ("unevaluatedProperties", "$ref", …), or ""
 	// when the schema as a whole is at fault.
 	Keyword string
 	// Location is the JSON Pointer of the offending subschema within the

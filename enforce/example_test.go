@@ -55,13 +55,16 @@ func ExampleCompileSchema() {
 // A schema the validator would check wrongly is refused, naming the
 // keyword and where it is.
 func ExampleCompileSchema_refused() {
-	_, err := enforce.CompileSchema([]byte(`{"properties": {"point": {"prefixItems": [{"type": "number"}, {"type": "number"}]}}}`))
+	_, err := enforce.CompileSchema([]byte(`{
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"properties": {"point": {"type": "object", "unevaluatedProperties": false}}
+	}`))
 	var se *enforce.SchemaError
 	if errors.As(err, &se) {
 		fmt.Printf("%s at %q\n", se.Keyword, se.Location)
 	}
 	// Output:
-	// prefixItems at "/properties/point"
+	// unevaluatedProperties at "/properties/point"
 }
 
 type Forecast struct {

@@ -29,10 +29,12 @@ type Schema struct {
 //
 // The schema's own $schema decides its dialect: draft-04, draft-06,
 // draft-07 (also when $schema is absent) or 2020-12, where format is an
-// annotation and is not asserted. A schema the validator would check
-// wrongly is refused with a *SchemaError naming the keyword and its
-// location: 2019-09/2020-12 keywords it does not know (prefixItems,
-// unevaluatedProperties, dependentRequired, $anchor, $dynamicRef, …), a
+// annotation and is not asserted; its prefixItems, dependentRequired and
+// dependentSchemas are translated to their exact draft-07 equivalents. A
+// schema the validator would check wrongly is refused with a *SchemaError
+// naming the keyword and its location: 2019-09/2020-12 keywords without
+// an equivalent (unevaluatedProperties, unevaluatedItems, minContains,
+// $anchor, $dynamicRef, …; prefixItems and its kin outside 2020-12), a
 // $ref cycle that consumes no input, a $ref to a missing target, and any
 // $ref that is not a JSON Pointer into the same document — so validation
 // never reaches the network.

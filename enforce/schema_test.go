@@ -4,6 +4,7 @@ import (
 	"errors"
 	"reflect"
 	"sync"
+	"strings"
 	"testing"
 	"time"
 
@@ -388,5 +389,92 @@ func TestSchemaForChecksThatTheAnswerFitsTheGoType(t *testing.T) {
 	}
 	if err := s.Check(`{"items":[{"qty":2}],"level":255}`); err != nil {
 		t.Errorf("a fitting answer failed: %v", err)
+	}
+}
+
+// 2020-12 keywords with an exact draft-07 equivalent are translated, and
+// judged like the keywords they stand for.
+func TestTranslated2020Keywords(t *testing.T) {
+	const dialect = `"$schema": "https://json-schema.org/draft/2020-12/schema", `
+	tests := []struct {
+		name, schema string
+		valid        []string
+		invalid      map[string]string // answer → a path among its issues ("" for any)
+	}{
+		{
+			name:   "prefixItems with items checks a tuple and what follows",
+			schema: `{` + dialect + `"prefixItems": [{"type": "string"}, {"type": "integer"}], "items": {"type": "boolean"}}`,
+			valid:  []string{`[]`, `["a"]`, `["a", 1]`, `["a", 1, true, false]`},
+			invalid: map[string]string{
+				`[1]`:            "/0",
+				`["a", "b"]`:     "/1",
+				`["a", 1, "no"]`: "/2",
+			},
+		},
+		{
+			name:   "prefixItems with items false is a closed tuple",
+			schema: `{` + dialect + `"prefixItems": [{"type": "string"}], "items": false}`,
+			valid:  []string{`["a"]`},
+			invalid: map[string]string{
+				`["a", 1]`: "",
+			},
+		},
+		{
+			name:   "dependentRequired names the members a member needs",
+			schema: `{` + dialect + `"dependentRequired": {"card": ["cvv"]}}`,
+			valid:  []string{`{}`, `{"cvv": 1}`, `{"card": 1, "cvv": 2}`},
+			invalid: map[string]string{
+				`{"card": 1}`: "",
+			},
+		},
+		{
+			name:   "dependentSchemas and dependentRequired on one member both apply",
+			schema: `{` + dialect + `"dependentRequired": {"card": ["cvv"]}, "dependentSchemas": {"card": {"properties": {"cvv": {"type": "integer"}}}}}`,
+			valid:  []string{`{"card": 1, "cvv": 123}`},
+			invalid: map[string]string{
+				`{"card": 1}`:             "",
+				`{"card": 1, "cvv": "x"}`: "/cvv",
+			},
+		},
+		{
+			name:   "a $ref into prefixItems follows the translation",
+			schema: `{` + dialect + `"prefixItems": [{"type": "integer"}, {"$ref": "#/prefixItems/0"}]}`,
+			valid:  []string{`[1, 2]`},
+			invalid: map[string]string{
+				`[1, "x"]`: "/1",
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustCompile(t, tt.schema)
+			for _, a := range tt.valid {
+				if err := s.Check(a); err != nil {
+					t.Errorf("Check(%s) = %v, want valid", a, err)
+				}
+			}
+			for a, path := range tt.invalid {
+				var ce *enforce.CheckError
+				if !errors.As(s.Check(a), &ce) {
+					t.Errorf("Check(%s) passed, want invalid", a)
+					continue
+				}
+				found := path == ""
+				for _, is := range ce.Issues {
+					found = found || is.Path == path
+				}
+				if !found {
+					t.Errorf("Check(%s) issues = %+v, want one at %q", a, ce.Issues, path)
+				}
+			}
+		})
+	}
+}
+
+func TestTranslatable2020KeywordsAreRefusedInOlderDialects(t *testing.T) {
+	_, err := enforce.CompileSchema([]byte(`{"prefixItems": [{}]}`))
+	var se *enforce.SchemaError
+	if !errors.As(err, &se) || se.Keyword != "prefixItems" || !strings.Contains(se.Reason, "2020-12") {
+		t.Errorf("err = %v, want prefixItems refused with a hint to declare 2020-12", err)
 	}
 }
