@@ -3,8 +3,8 @@ package enforce_test
 import (
 	"errors"
 	"reflect"
-	"sync"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
