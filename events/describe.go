@@ -98,11 +98,14 @@ func Describe(n Notification, elapsed time.Duration) string {
 }
 
 func countdown(delayMs int64, elapsed time.Duration) string {
-	delayMs = min(delayMs, int64(math.MaxInt64/time.Millisecond))
-	left := time.Duration(delayMs)*time.Millisecond - elapsed
+	delayMs = max(0, min(delayMs, int64(math.MaxInt64/time.Millisecond)))
+	left := time.Duration(delayMs)*time.Millisecond - max(elapsed, 0)
 	if left <= 0 {
 		return "retrying now"
 	}
-	secs := (left + time.Second - 1) / time.Second
+	secs := left / time.Second
+	if left%time.Second != 0 {
+		secs++ // rounded up: "in 1s" until it is due
+	}
 	return "retrying in " + strconv.FormatInt(int64(secs), 10) + "s"
 }

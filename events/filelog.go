@@ -154,6 +154,10 @@ func (l *fileLog) Append(rec Record) error {
 		return nextSeq(rec.Sequence-1, rec) // reports the missing event
 	}
 	line := append(appendRecord(make([]byte, 0, 512), rec), '\n')
+	if len(line) > maxLine {
+		// Readers treat longer lines as damage; never write one.
+		return &Error{Op: "append", Seq: rec.Sequence, Detail: fmt.Sprintf("record of %d bytes is over the %d-byte line limit", len(line), maxLine), Err: ErrInvalid}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	switch {

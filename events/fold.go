@@ -63,8 +63,8 @@ func parseCursor(sid, c string) (int64, error) {
 		return 0, bad("is not a cursor of session " + strconv.Quote(sid))
 	}
 	seq, err := strconv.ParseInt(rest, 10, 64)
-	if err != nil || seq < 0 || rest[0] == '+' || rest[0] == '-' {
-		return 0, bad("has no valid position")
+	if err != nil || seq < 0 || rest[0] == '+' || rest[0] == '-' || c != cursor(sid, seq) {
+		return 0, bad("has no valid position") // only cursors the stream issued
 	}
 	return seq, nil
 }

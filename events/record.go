@@ -3,8 +3,12 @@ package events
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Record is one entry of a session stream's durable log. A Stream fills in
@@ -238,8 +242,8 @@ func (e SchemaRetry) turn() string     { return e.TurnID }
 func (e SchemaExhausted) turn() string { return e.TurnID }
 
 func (e TurnStarted) check() (Event, error) {
-	if e.TurnID == "" {
-		return nil, invalid("turn_started: turnId is empty")
+	if err := checkIDs("turn_started", e.TurnID, e.CommandID); err != nil {
+		return nil, err
 	}
 	if e.CommandID == "" {
 		e.CommandID = e.TurnID
@@ -248,8 +252,8 @@ func (e TurnStarted) check() (Event, error) {
 }
 
 func (e TurnUnqueued) check() (Event, error) {
-	if e.TurnID == "" {
-		return nil, invalid("turn_unqueued: turnId is empty")
+	if err := checkIDs("turn_unqueued", e.TurnID, e.CommandID); err != nil {
+		return nil, err
 	}
 	if e.CommandID == "" {
 		e.CommandID = e.TurnID
@@ -280,8 +284,13 @@ func (e TurnCompleted) check() (Event, error) {
 	case e.Usage != nil && (e.Usage.InputTokens < 0 || e.Usage.OutputTokens < 0 || e.Usage.CachedTokens < 0 || e.Usage.ReasoningTokens < 0):
 		return nil, invalid("turn_completed: negative token count")
 	}
+	if err := checkIDs("turn_completed", e.TurnID); err != nil {
+		return nil, err
+	}
+	e.Reason = text(e.Reason)
 	if e.Error != nil { // keep the caller's struct out of the log
 		te := *e.Error
+		te.Message = text(te.Message)
 		e.Error = &te
 	}
 	if e.Usage != nil {
@@ -308,7 +317,7 @@ func (e TurnRetry) check() (Event, error) {
 		return nil, err
 	}
 	e.Reason = NormalizeReason(e.Reason)
-	return e, nil
+	return e, checkIDs("turn_retry_scheduled", e.TurnID)
 }
 
 func (e ModelRetry) check() (Event, error) {
@@ -318,7 +327,8 @@ func (e ModelRetry) check() (Event, error) {
 	if e.HTTPStatus != 0 && (e.HTTPStatus < 100 || e.HTTPStatus > 599) {
 		return nil, invalid("model_retry_scheduled: http status %d out of range", e.HTTPStatus)
 	}
-	return e, nil
+	e.ErrorKind, e.System = ErrorKind(text(string(e.ErrorKind))), text(e.System)
+	return e, checkIDs("model_retry_scheduled", e.TurnID)
 }
 
 func checkLedger(name, turnID string, attempt, iteration int, stage, msg string) error {
@@ -347,14 +357,69 @@ func (e SchemaRetry) check() (Event, error) {
 	if !isHex8(e.CorrectiveMessageHash) {
 		return nil, invalid("output_schema_retry: correctiveMessageHash %q is not 8 lowercase hex digits", e.CorrectiveMessageHash)
 	}
-	return e, nil
+	e.Error, e.Path = text(e.Error), text(e.Path)
+	return e, checkIDs("output_schema_retry", e.TurnID)
 }
 
 func (e SchemaExhausted) check() (Event, error) {
 	if err := checkLedger("output_schema_exhausted", e.TurnID, e.Attempt, e.Iteration, e.Stage, e.Error); err != nil {
 		return nil, err
 	}
-	return e, nil
+	e.Error, e.Path, e.BrokenBy = text(e.Error), text(e.Path), text(e.BrokenBy)
+	return e, checkIDs("output_schema_exhausted", e.TurnID)
+}
+
+// maxText bounds each free-text field of an event (an error message, a
+// reason), so every record fits a log line and an SSE frame.
+const maxText = 16 << 10
+
+// text makes a free-text field safe to record: valid UTF-8 (invalid bytes
+// become U+FFFD, as the JSON on the wire would show them anyway, so live
+// and replayed frames agree) and at most maxText bytes, cut on a rune
+// boundary.
+func text(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= maxText {
+		return s
+	}
+	n := maxText - len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// maxID bounds session, turn and command IDs.
+const maxID = 256
+
+// checkIDs refuses IDs that could not travel intact: empty, over maxID
+// bytes, invalid UTF-8, or holding control characters (which would break
+// an SSE id: line or a Last-Event-ID header). CommandID may be empty.
+func checkIDs(kind string, turnID string, commandID ...string) error {
+	if turnID == "" {
+		return invalid("%s: turnId is empty", kind)
+	}
+	for _, id := range append([]string{turnID}, commandID...) {
+		if id == "" {
+			continue
+		}
+		if err := checkID(id); err != nil {
+			return invalid("%s: id %.40q %s", kind, id, err)
+		}
+	}
+	return nil
+}
+
+func checkID(id string) error {
+	switch {
+	case len(id) > maxID:
+		return fmt.Errorf("is longer than %d bytes", maxID)
+	case !utf8.ValidString(id):
+		return errors.New("is not valid UTF-8")
+	case strings.ContainsFunc(id, unicode.IsControl):
+		return errors.New("holds control characters")
+	}
+	return nil
 }
 
 func isHex8(s string) bool {

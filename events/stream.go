@@ -83,6 +83,9 @@ func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
 	if id == "" || log == nil {
 		return nil, fmt.Errorf("events: NewStream: empty session id or nil log")
 	}
+	if err := checkID(id); err != nil {
+		return nil, fmt.Errorf("events: NewStream: session id %.40q %w", id, err)
+	}
 	h := fnv.New32a()
 	h.Write([]byte(id))
 	s := &Stream{

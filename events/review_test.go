@@ -1,0 +1,118 @@
+package events
+
+import (
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestHugeTextFieldsAreCappedSoEveryRecordReadsBack(t *testing.T) {
+	l, err := OpenFile(filepath.Join(t.TempDir(), "s.ndjson"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewStream(testSession, l, WithBuffer(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	huge := strings.Repeat("x", 17<<20)
+	if _, err := s.Append(SchemaRetry{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: huge, CorrectiveMessageHash: "0123abcd"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Append(TurnCompleted{TurnID: "t", Terminal: "completed"}); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for nt, err := range s.Subscribe(context.Background(), "") {
+		if err != nil {
+			t.Fatalf("after %d notifications: %v", n, err)
+		}
+		n++
+		if len(nt.Params) > 2*maxText {
+			t.Errorf("a %d-byte frame: the error was not capped", len(nt.Params))
+		}
+		if nt.Method == "turn/completed" {
+			break
+		}
+	}
+	if n != 2 {
+		t.Errorf("read %d notifications back, want 2", n)
+	}
+}
+
+func TestIDsThatCannotTravelIntactAreRefused(t *testing.T) {
+	for _, id := range []string{"s\xff", "a\nb", "a\rb", "a\x00b", strings.Repeat("s", maxID+1)} {
+		if _, err := NewStream(id, NewMemoryLog()); err == nil {
+			t.Errorf("NewStream(%q) accepted", id)
+		}
+	}
+	s := newTestStream(t)
+	for _, id := range []string{"t\xff", "t\n"} {
+		if _, err := s.Append(TurnStarted{TurnID: id}); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Append(TurnStarted{%q}) = %v, want ErrInvalid", id, err)
+		}
+	}
+}
+
+func TestInvalidUTF8InTextFoldsTheSameLiveAndReplayed(t *testing.T) {
+	s := newTestStream(t)
+	live, err := s.Append(TurnCompleted{TurnID: "t", Terminal: "completed", Reason: "bad\xffbyte"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for replayed, err := range s.Subscribe(context.Background(), "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(replayed.Params) != string(live.Params) {
+			t.Errorf("replayed %s, live %s", replayed.Params, live.Params)
+		}
+		break
+	}
+}
+
+func TestOnlyIssuedCursorsAreAccepted(t *testing.T) {
+	for _, c := range []string{"v:s:1", "v:s:0000000000000000001", "v:s:0000000000007 "} {
+		if _, err := parseCursor("s", c); !errors.Is(err, ErrCursor) {
+			t.Errorf("parseCursor(%q) = %v, want ErrCursor", c, err)
+		}
+	}
+	if seq, err := parseCursor("s", cursor("s", 7)); err != nil || seq != 7 {
+		t.Errorf("an issued cursor: %d, %v", seq, err)
+	}
+}
+
+func TestCountdownNeverOverflows(t *testing.T) {
+	tests := []struct {
+		delayMs int64
+		elapsed time.Duration
+		want    string
+	}{
+		{math.MaxInt64 / int64(time.Millisecond), 0, "retrying in 9223372037s"},
+		{math.MaxInt64, -time.Hour, "retrying in 9223372037s"},
+		{-5, 0, "retrying now"},
+		{4000, 0, "retrying in 4s"},
+		{4000, 3001 * time.Millisecond, "retrying in 1s"},
+		{4000, 4 * time.Second, "retrying now"},
+	}
+	for _, tt := range tests {
+		if got := countdown(tt.delayMs, tt.elapsed); got != tt.want {
+			t.Errorf("countdown(%d, %v) = %q, want %q", tt.delayMs, tt.elapsed, got, tt.want)
+		}
+	}
+}
+
+func newTestStream(t *testing.T) *Stream {
+	t.Helper()
+	s, err := NewStream(testSession, NewMemoryLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
