@@ -425,7 +425,19 @@ func refPointer(ref string) (string, error) {
 	return frag, nil
 }
 
+// resolvePointer follows ptr to a subschema (an object or a boolean).
 func resolvePointer(doc any, ptr string) (any, bool) {
+	v, ok := lookupPointer(doc, ptr)
+	switch v.(type) {
+	case map[string]any, bool:
+		return v, ok
+	}
+	return nil, false
+}
+
+// lookupPointer follows an unescaped-URI JSON Pointer (RFC 6901) into a
+// parsed document.
+func lookupPointer(doc any, ptr string) (any, bool) {
 	if ptr == "" {
 		return doc, true
 	}
@@ -448,11 +460,7 @@ func resolvePointer(doc any, ptr string) (any, bool) {
 			return nil, false
 		}
 	}
-	switch doc.(type) {
-	case map[string]any, bool:
-		return doc, true
-	}
-	return nil, false
+	return doc, true
 }
 
 func escapePointer(s string) string {

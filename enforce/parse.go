@@ -312,36 +312,30 @@ func (p *parser) number() any {
 	return json.Number(s[start:i])
 }
 
-// str decodes a string starting at the opening quote. An unescaped string
-// is returned as a substring of the input, without copying.
+// str decodes a string starting at the opening quote. A plain string is
+// returned as a substring of the input, without copying; escapes and
+// errors are strSlow's.
 func (p *parser) str() string {
 	s := p.s
 	start := p.i + 1
-	i := start
-	for i < len(s) {
-		c := s[i]
-		switch {
+	for i := start; i < len(s); {
+		switch c := s[i]; {
 		case c == '"':
 			p.i = i + 1
 			return s[start:i]
-		case c == '\\':
+		case c == '\\' || c < 0x20:
 			return p.strSlow(start, i)
-		case c < 0x20:
-			p.fail(i, "control character 0x%02x in string: it must be escaped", c)
-			return ""
 		case c < utf8.RuneSelf:
 			i++
 		default:
 			r, size := utf8.DecodeRuneInString(s[i:])
 			if r == utf8.RuneError && size == 1 {
-				p.fail(i, "invalid UTF-8 byte 0x%02x in string", c)
-				return ""
+				return p.strSlow(start, i)
 			}
 			i += size
 		}
 	}
-	p.fail(len(s), "unexpected end of input in string")
-	return ""
+	return p.strSlow(start, len(s))
 }
 
 func (p *parser) strSlow(start, i int) string {
