@@ -83,7 +83,7 @@ func (r *recorder) modelRetries() []events.ModelRetry {
 
 func TestAgentModelRetryRetriesARateLimitOnce(t *testing.T) {
 	srv := newFakeServer(t,
-		reply{status: 429, header: map[string]string{"Retry-After": "3"}, body: errorBody("rate_limit_error", "Rate limit reached")},
+		reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: errorBody("rate_limit_error", "Rate limit reached")},
 		okReply(message(`{"city":"Paris","tempC":18}`)),
 	)
 	rec := &recorder{}

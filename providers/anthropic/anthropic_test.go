@@ -66,7 +66,7 @@ func TestGenerateSendsThePlainConversationAndMapsTheAnswer(t *testing.T) {
 	}
 
 	bodies := srv.requests()
-	if got, want := srv.paths[0], "POST /v1/messages"; got != want {
+	if got, want := srv.Paths()[0], "POST /v1/messages"; got != want {
 		t.Errorf("request = %s, want %s", got, want)
 	}
 	req, keys := decodeRequest(t, bodies[0])
@@ -203,32 +203,32 @@ func TestProviderErrors(t *testing.T) {
 	}{
 		{
 			name:  "a 429 with Retry-After in seconds is a retryable rate limit",
-			reply: reply{status: 429, header: map[string]string{"Retry-After": "7"}, body: errorBody("rate_limit_error", "Number of request tokens has exceeded your rate limit")},
+			reply: reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: errorBody("rate_limit_error", "Number of request tokens has exceeded your rate limit")},
 			kind:  events.KindRateLimit, retryAfter: 7 * time.Second, message: "Number of request tokens has exceeded your rate limit", retryable: true,
 		},
 		{
 			name:  "a 529 is overload",
-			reply: reply{status: 529, body: errorBody("overloaded_error", "Overloaded")},
+			reply: reply{Status: 529, Body: errorBody("overloaded_error", "Overloaded")},
 			kind:  events.KindOverloaded, message: "Overloaded", retryable: true,
 		},
 		{
 			name:  "a 500 is a retryable server error",
-			reply: reply{status: 500, body: errorBody("api_error", "Internal server error")},
+			reply: reply{Status: 500, Body: errorBody("api_error", "Internal server error")},
 			kind:  events.KindServerError, message: "Internal server error", retryable: true,
 		},
 		{
 			name:  "a 503 with an HTML body keeps the status and the body's text",
-			reply: reply{status: 503, header: map[string]string{"Content-Type": "text/html"}, body: "<html>\n  Service   Unavailable\n</html>"},
+			reply: reply{Status: 503, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>\n  Service   Unavailable\n</html>"},
 			kind:  events.KindOverloaded, message: "<html> Service Unavailable </html>", retryable: true,
 		},
 		{
 			name:  "a 400 is a bad request that is never retried",
-			reply: reply{status: 400, body: errorBody("invalid_request_error", "messages: roles must alternate")},
+			reply: reply{Status: 400, Body: errorBody("invalid_request_error", "messages: roles must alternate")},
 			kind:  events.KindBadRequest, message: "messages: roles must alternate", retryable: false,
 		},
 		{
 			name:  "a 401 is an auth failure",
-			reply: reply{status: 401, body: errorBody("authentication_error", "invalid x-api-key")},
+			reply: reply{Status: 401, Body: errorBody("authentication_error", "invalid x-api-key")},
 			kind:  events.KindAuth, message: "invalid x-api-key", retryable: false,
 		},
 	}
@@ -249,7 +249,7 @@ func TestProviderErrors(t *testing.T) {
 			if got, want := pe.Kind, tt.kind; got != want {
 				t.Errorf("Kind = %q, want %q", got, want)
 			}
-			if got, want := pe.HTTPStatus, tt.reply.status; got != want {
+			if got, want := pe.HTTPStatus, tt.reply.Status; got != want {
 				t.Errorf("HTTPStatus = %d, want %d", got, want)
 			}
 			if got, want := pe.RetryAfter, tt.retryAfter; got != want {
@@ -372,7 +372,7 @@ func TestTransportFailures(t *testing.T) {
 
 func TestWithClientRetriesLeavesTheSDKRetrying(t *testing.T) {
 	srv := newFakeServer(t,
-		reply{status: 529, header: map[string]string{"Retry-After-Ms": "1"}, body: errorBody("overloaded_error", "Overloaded")},
+		reply{Status: 529, Header: map[string]string{"Retry-After-Ms": "1"}, Body: errorBody("overloaded_error", "Overloaded")},
 		okReply(plainMessage),
 	)
 	m := New(srv.client(option.WithMaxRetries(1)), "claude-sonnet-4-5", WithClientRetries())

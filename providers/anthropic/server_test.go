@@ -4,92 +4,43 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden request bodies in testdata/")
 
 // reply is one scripted HTTP response.
-type reply struct {
-	status int
-	header map[string]string
-	body   string
-}
+type reply = wiretest.Reply
 
 // okReply is a 200 with a Messages API body.
-func okReply(body string) reply { return reply{status: 200, body: body} }
+func okReply(body string) reply { return wiretest.OK(body) }
 
-// fakeServer speaks the Messages API wire format from a script and
-// keeps every request body it received.
-type fakeServer struct {
-	t      *testing.T
-	srv    *httptest.Server
-	mu     sync.Mutex
-	script []reply
-	bodies [][]byte
-	paths  []string
-}
+// fakeServer speaks the Messages API wire format from a script and keeps
+// every request body it received.
+type fakeServer struct{ *wiretest.Server }
 
 func newFakeServer(t *testing.T, script ...reply) *fakeServer {
 	t.Helper()
-	f := &fakeServer{t: t, script: script}
-	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
-	t.Cleanup(func() {
-		f.srv.Close()
-		f.mu.Lock()
-		defer f.mu.Unlock()
-		if len(f.script) > 0 {
-			t.Errorf("%d scripted replies left unused", len(f.script))
-		}
-	})
-	return f
-}
-
-func (f *fakeServer) serve(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	f.mu.Lock()
-	f.bodies = append(f.bodies, body)
-	f.paths = append(f.paths, r.Method+" "+r.URL.Path)
-	if len(f.script) == 0 {
-		f.mu.Unlock()
-		f.t.Errorf("unscripted request %d: %s", len(f.bodies), body)
-		http.Error(w, "unscripted", http.StatusTeapot)
-		return
-	}
-	rep := f.script[0]
-	f.script = f.script[1:]
-	f.mu.Unlock()
-	w.Header().Set("Content-Type", "application/json")
-	for k, v := range rep.header {
-		w.Header().Set(k, v)
-	}
-	w.WriteHeader(rep.status)
-	io.WriteString(w, rep.body)
+	return &fakeServer{wiretest.NewServer(t, script...)}
 }
 
 // client is configured as a user would, against the fake server.
 func (f *fakeServer) client(opts ...option.RequestOption) sdk.Client {
 	return sdk.NewClient(append([]option.RequestOption{
-		option.WithBaseURL(f.srv.URL + "/"),
+		option.WithBaseURL(f.URL + "/"),
 		option.WithAPIKey("test-key"),
 	}, opts...)...)
 }
 
 // requests returns the request bodies received so far.
-func (f *fakeServer) requests() [][]byte {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([][]byte(nil), f.bodies...)
-}
+func (f *fakeServer) requests() [][]byte { return f.Requests() }
 
 // wireRequest is a Messages API request body as Anthropic documents it.
 type wireRequest struct {

@@ -65,7 +65,7 @@ func TestGenerateSendsThePlainConversationAndMapsTheAnswer(t *testing.T) {
 	}
 
 	bodies := srv.requests()
-	if got, want := srv.paths[0], "POST /v1/chat/completions"; got != want {
+	if got, want := srv.Paths()[0], "POST /v1/chat/completions"; got != want {
 		t.Errorf("request = %s, want %s", got, want)
 	}
 	req, keys := decodeRequest(t, bodies[0])
@@ -188,37 +188,37 @@ func TestProviderErrors(t *testing.T) {
 	}{
 		{
 			name:  "a 429 with Retry-After in seconds is a retryable rate limit",
-			reply: reply{status: 429, header: map[string]string{"Retry-After": "7"}, body: errorBody("rate_limit_exceeded", "Rate limit reached")},
+			reply: reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: errorBody("rate_limit_exceeded", "Rate limit reached")},
 			kind:  events.KindRateLimit, retryAfter: 7 * time.Second, message: "Rate limit reached", retryable: true,
 		},
 		{
 			name:  "a 429 with retry-after-ms prefers the milliseconds",
-			reply: reply{status: 429, header: map[string]string{"Retry-After": "2", "Retry-After-Ms": "1500"}, body: errorBody("rate_limit_exceeded", "slow down")},
+			reply: reply{Status: 429, Header: map[string]string{"Retry-After": "2", "Retry-After-Ms": "1500"}, Body: errorBody("rate_limit_exceeded", "slow down")},
 			kind:  events.KindRateLimit, retryAfter: 1500 * time.Millisecond, message: "slow down", retryable: true,
 		},
 		{
 			name:  "a 500 is a retryable server error",
-			reply: reply{status: 500, body: errorBody("server_error", "The server had an error")},
+			reply: reply{Status: 500, Body: errorBody("server_error", "The server had an error")},
 			kind:  events.KindServerError, message: "The server had an error", retryable: true,
 		},
 		{
 			name:  "a 503 is overload",
-			reply: reply{status: 503, body: errorBody("server_error", "overloaded")},
+			reply: reply{Status: 503, Body: errorBody("server_error", "overloaded")},
 			kind:  events.KindOverloaded, message: "overloaded", retryable: true,
 		},
 		{
 			name:  "a 502 with an HTML body keeps the status and the body's text",
-			reply: reply{status: 502, header: map[string]string{"Content-Type": "text/html"}, body: "<html>\n  Bad   Gateway\n</html>"},
+			reply: reply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>\n  Bad   Gateway\n</html>"},
 			kind:  events.KindServerError, message: "<html> Bad Gateway </html>", retryable: true,
 		},
 		{
 			name:  "a 400 is a bad request that is never retried",
-			reply: reply{status: 400, body: errorBody("invalid_request_error", "Invalid 'messages'")},
+			reply: reply{Status: 400, Body: errorBody("invalid_request_error", "Invalid 'messages'")},
 			kind:  events.KindBadRequest, message: "Invalid 'messages'", retryable: false,
 		},
 		{
 			name:  "a 401 is an auth failure",
-			reply: reply{status: 401, body: errorBody("invalid_request_error", "Incorrect API key provided")},
+			reply: reply{Status: 401, Body: errorBody("invalid_request_error", "Incorrect API key provided")},
 			kind:  events.KindAuth, message: "Incorrect API key provided", retryable: false,
 		},
 	}
@@ -239,7 +239,7 @@ func TestProviderErrors(t *testing.T) {
 			if got, want := pe.Kind, tt.kind; got != want {
 				t.Errorf("Kind = %q, want %q", got, want)
 			}
-			if got, want := pe.HTTPStatus, tt.reply.status; got != want {
+			if got, want := pe.HTTPStatus, tt.reply.Status; got != want {
 				t.Errorf("HTTPStatus = %d, want %d", got, want)
 			}
 			if got, want := pe.RetryAfter, tt.retryAfter; got != want {
@@ -265,7 +265,7 @@ func TestProviderErrors(t *testing.T) {
 }
 
 func TestAnAPIErrorUnwrapsToTheSDKError(t *testing.T) {
-	srv := newFakeServer(t, reply{status: 400, body: errorBody("invalid_request_error", "bad")})
+	srv := newFakeServer(t, reply{Status: 400, Body: errorBody("invalid_request_error", "bad")})
 	_, err := New(srv.client(), "gpt-4o-mini").Generate(context.Background(), agent.Request{})
 	var apiErr *sdk.Error
 	if !errors.As(err, &apiErr) {
@@ -374,7 +374,7 @@ func hang(arrived func()) http.Handler {
 
 func TestWithClientRetriesLeavesTheSDKRetrying(t *testing.T) {
 	srv := newFakeServer(t,
-		reply{status: 500, header: map[string]string{"Retry-After-Ms": "1"}, body: errorBody("server_error", "boom")},
+		reply{Status: 500, Header: map[string]string{"Retry-After-Ms": "1"}, Body: errorBody("server_error", "boom")},
 		okReply(plainCompletion),
 	)
 	m := New(srv.client(option.WithMaxRetries(1)), "gpt-4o-mini", WithClientRetries())
