@@ -70,22 +70,6 @@ type Result struct {
 	Trace []middleware.Step `json:"trace,omitempty"`
 }
 
-// Errors that say why a run stopped. Failures of the output contract are
-// *enforce.OutputError; denials are *middleware.DeniedError.
-var (
-	// ErrMaxIterations: the run reached its iteration bound without a
-	// final answer.
-	ErrMaxIterations = errors.New("agent: iteration limit reached")
-	// ErrEmptyAnswer: the model's final answer was empty, and no output
-	// schema was there to judge it.
-	ErrEmptyAnswer = errors.New("agent: model returned an empty answer")
-	// ErrModel is matched by every failure of a Model call, including a
-	// panic inside Generate.
-	ErrModel      = errors.New("agent: model call failed")
-	errToolPanic  = errors.New("tool panicked")
-	errModelPanic = errors.New("model panicked")
-)
-
 // Run runs the loop on input until the model gives a final answer that
 // passes (or, without a schema, any non-empty final answer).
 //

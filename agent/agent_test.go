@@ -811,3 +811,49 @@ func TestDefaultIterationsLeaveRoomForEveryRetry(t *testing.T) {
 		t.Errorf("outcomes = %v, want %v", got, want)
 	}
 }
+
+func TestADeniedAnswerLeavesNoOutput(t *testing.T) {
+	calls := 0
+	deny := middleware.Middleware{Name: "d", Output: func(_ context.Context, s string) (string, error) {
+		calls++
+		if calls == 2 {
+			return "", middleware.Deny("nope")
+		}
+		return s, nil
+	}}
+	m := agenttest.NewModel(t, agenttest.Reply(prose), agenttest.Reply(valid))
+	res, err := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2),
+		agent.WithMiddleware(deny)).Run(context.Background(), "hi")
+	if !errors.Is(err, middleware.ErrDenied) {
+		t.Fatalf("err = %v, want a denial", err)
+	}
+	if res.Output != "" {
+		t.Errorf("Output = %q, want empty after a denial", res.Output)
+	}
+}
+
+func TestAnAnswerThatDoesNotFitTheGoTypeIsCorrected(t *testing.T) {
+	m := agenttest.NewModel(t,
+		agenttest.Reply(`{"city":"Paris","tempC":21.0}`), // an integer to JSON Schema, not to an int field
+		agenttest.Reply(valid))
+	w, res, err := agent.RunTyped[Weather](context.Background(), agent.New(m, agent.WithOutputRetries(1)), "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.TempC != 21 || len(res.Attempts) != 2 || res.Attempts[0].Path != "/tempC" {
+		t.Errorf("w = %+v, rows = %+v; want a retried row at /tempC, then a pass", w, res.Attempts)
+	}
+}
+
+func TestRunTypedWithAnotherSchemaReportsADecodeFailureAsAnOutputError(t *testing.T) {
+	s, err := enforce.CompileSchema([]byte(`{"type":"object"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := agenttest.NewModel(t, agenttest.Reply(`{"city":"Paris","tempC":"warm"}`))
+	_, _, err = agent.RunTyped[Weather](context.Background(), agent.New(m, agent.WithOutputSchema(s)), "hi")
+	var oe *enforce.OutputError
+	if !errors.As(err, &oe) || oe.Stage != enforce.StageSchemaValidate {
+		t.Errorf("err = %v, want an *enforce.OutputError at schema-validate", err)
+	}
+}

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/enforcer-go/enforcer/enforce"
@@ -146,10 +145,6 @@ func WithLogger(l hclog.Logger) Option {
 	})
 }
 
-// ErrInvalidOption is matched by the error Run returns when New was given
-// an invalid option.
-var ErrInvalidOption = errors.New("agent: invalid option")
-
 func (c *config) finish() {
 	if c.maxIterations == 0 {
 		c.maxIterations = DefaultMaxIterations + max(c.retries, 0)
@@ -175,4 +170,50 @@ func (c *config) finish() {
 		}
 		c.toolIndex[t.Name] = i
 	}
+}
+
+// WithModelRetry retries failed model calls under p. Each scheduled retry
+// is recorded (turn/modelRetryScheduled, with WithEvents) before the wait
+// begins, so clients see it while the turn is still running. A context
+// cancelled during the wait ends the run at once with its cause.
+func WithModelRetry(p RetryPolicy) Option {
+	return optionFunc(func(c *config) {
+		if err := p.validate("WithModelRetry"); err != nil {
+			c.errs = append(c.errs, err)
+		}
+		p := p.withDefaults()
+		c.modelRetry = &p
+	})
+}
+
+// WithTurnRetry re-runs a whole turn, from a fresh conversation, when it
+// fails with an error p deems retryable (by default a retryable provider
+// error that outlasted any model retries). Each scheduled turn retry is
+// recorded (turn/retryScheduled) before the wait begins.
+func WithTurnRetry(p RetryPolicy) Option {
+	return optionFunc(func(c *config) {
+		if err := p.validate("WithTurnRetry"); err != nil {
+			c.errs = append(c.errs, err)
+		}
+		p := p.withDefaults()
+		c.turnRetry = &p
+	})
+}
+
+// WithEvents records each run's facts on r while it runs: turn/started;
+// turn/modelRetryScheduled and turn/retryScheduled before each backoff
+// wait; for each retried attempt row, turn/retryScheduled (attempt N of
+// retries+1, no delay, so a client can show "attempt 1/3 · retrying now ·
+// answer broke the output contract at json-parse"; left out with
+// WithTurnRetry, whose turn retries own that numbering) and then
+// output/schemaRetry (with the row's correctiveMessageHash);
+// output/schemaExhausted for an exhausted row; turn/completed last. A failure to record is logged and does not stop
+// the run.
+func WithEvents(r Recorder) Option {
+	return optionFunc(func(c *config) {
+		if r == nil {
+			c.invalid("WithEvents(nil)")
+		}
+		c.events = r
+	})
 }

@@ -18,24 +18,6 @@ type Recorder interface {
 	Append(ev events.Event) (events.Notification, error)
 }
 
-// WithEvents records each run's facts on r while it runs: turn/started;
-// turn/modelRetryScheduled and turn/retryScheduled before each backoff
-// wait; for each retried attempt row, turn/retryScheduled (attempt N of
-// retries+1, no delay, so a client can show "attempt 1/3 · retrying now ·
-// answer broke the output contract at json-parse"; left out with
-// WithTurnRetry, whose turn retries own that numbering) and then
-// output/schemaRetry (with the row's correctiveMessageHash);
-// output/schemaExhausted for an exhausted row; turn/completed last. A failure to record is logged and does not stop
-// the run.
-func WithEvents(r Recorder) Option {
-	return optionFunc(func(c *config) {
-		if r == nil {
-			c.invalid("WithEvents(nil)")
-		}
-		c.events = r
-	})
-}
-
 type turnIDKey struct{}
 
 // ContextWithTurnID sets the turn ID that a run started with ctx records

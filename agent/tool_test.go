@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -220,5 +221,43 @@ func TestMaxIterations(t *testing.T) {
 	}
 	if got, want := m.Calls(), 3; got != want {
 		t.Errorf("model calls = %d, want %d", got, want)
+	}
+}
+
+func TestToolCallIDsAreAssignedOnACopyOfTheModelsReply(t *testing.T) {
+	shared := agent.Response{Message: agent.Message{Role: agent.RoleAssistant,
+		ToolCalls: []agent.ToolCall{{Name: "echo", Arguments: []byte(`{}`)}}}}
+	echo := agent.Tool{Name: "echo", Run: func(context.Context, json.RawMessage) (string, error) { return "ok", nil }}
+	m := agent.ModelFunc(func(_ context.Context, req agent.Request) (agent.Response, error) {
+		if len(req.Messages) < 5 {
+			return shared, nil // the same reply value, twice per run
+		}
+		return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: "done"}}, nil
+	})
+	a := agent.New(m, agent.WithTools(echo))
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := a.Run(context.Background(), "hi")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			seen := map[string]bool{}
+			for _, msg := range res.Messages {
+				for _, c := range msg.ToolCalls {
+					if seen[c.ID] {
+						t.Errorf("tool call ID %q used twice in one conversation", c.ID)
+					}
+					seen[c.ID] = true
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if id := shared.Message.ToolCalls[0].ID; id != "" {
+		t.Errorf("the model's own reply was changed: ID = %q", id)
 	}
 }
