@@ -56,7 +56,7 @@ type Result struct {
 	// Output is the final answer as it stands after act-output middleware.
 	Output string `json:"output"`
 	// Messages is the whole conversation, including failed answers and
-	// corrective turns that RetryHistoryLatest did not re-send.
+	// corrective turns that WithLatestRetryOnly did not re-send.
 	Messages []Message `json:"messages"`
 	// Iterations counts the ReAct iterations of the (last) turn attempt:
 	// one per model reply. Calls retried under WithModelRetry count once.
@@ -131,7 +131,7 @@ type runState struct {
 	turn   string
 	// schemaJSON is the contract sent with each request.
 	schemaJSON []byte
-	// skip marks messages that are not re-sent (RetryHistoryLatest).
+	// skip marks messages that are not re-sent (WithLatestRetryOnly).
 	skip map[int]bool
 	// lastPair holds the indices of the latest failed answer and its
 	// correction.
@@ -298,7 +298,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string) (d
 	if v.Row.Outcome != enforce.OutcomeRetried {
 		return true, v.Err
 	}
-	if a.cfg.history == RetryHistoryLatest {
+	if a.cfg.latestOnly {
 		for _, i := range st.lastPair {
 			if st.skip == nil {
 				st.skip = map[int]bool{}

@@ -578,11 +578,10 @@ func size(r agent.Request) (n, bytes int) {
 }
 
 func TestRetryHistory(t *testing.T) {
-	t.Run("RetryHistoryAll sends two more messages per retry", func(t *testing.T) {
+	t.Run("by default each retry sends two more messages", func(t *testing.T) {
 		m := agenttest.NewModel(t,
 			agenttest.Reply(prose), agenttest.Reply(prose), agenttest.Reply(prose), agenttest.Reply(valid))
-		a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(3),
-			agent.WithRetryHistory(agent.RetryHistoryAll))
+		a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(3))
 		if _, err := a.Run(t.Context(), "Weather in Paris?"); err != nil {
 			t.Fatal(err)
 		}
@@ -595,7 +594,7 @@ func TestRetryHistory(t *testing.T) {
 		}
 	})
 
-	t.Run("RetryHistoryLatest keeps the request flat over 10 retries", func(t *testing.T) {
+	t.Run("WithLatestRetryOnly keeps the request flat over 10 retries", func(t *testing.T) {
 		s := weatherSchema(t)
 		var steps []agenttest.Step
 		var failed []string
@@ -610,7 +609,7 @@ func TestRetryHistory(t *testing.T) {
 		m := agenttest.NewModel(t, steps...)
 		// Eleven answers take eleven iterations: a corrective turn counts.
 		a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(10),
-			agent.WithMaxIterations(11), agent.WithRetryHistory(agent.RetryHistoryLatest))
+			agent.WithMaxIterations(11), agent.WithLatestRetryOnly())
 
 		res, err := a.Run(t.Context(), "Weather in Paris?")
 		if err != nil {

@@ -16,24 +16,10 @@ type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
-// RetryHistory says which failed answers a retry re-sends to the model.
-type RetryHistory int
-
-const (
-	// RetryHistoryAll re-sends every failed answer and its correction: the
-	// history grows by two messages per retry. The default.
-	RetryHistoryAll RetryHistory = iota
-	// RetryHistoryLatest re-sends only the latest failed answer and its
-	// correction, so what is sent stays flat however many retries run.
-	// Earlier failed pairs stay in Result.Messages. Tool calls and their
-	// results are always re-sent: the model needs them to answer.
-	RetryHistoryLatest
-)
-
-// DefaultMaxIterations bounds a run that sets no WithMaxIterations; such a
+// defaultMaxIterations bounds a run that sets no WithMaxIterations; such a
 // run also gets one more iteration per output retry, so that every retry
 // it opted into can be answered.
-const DefaultMaxIterations = 10
+const defaultMaxIterations = 10
 
 type config struct {
 	schema        *enforce.Schema
@@ -45,7 +31,7 @@ type config struct {
 	parallelTools bool
 	maxIterations int
 	system        string
-	history       RetryHistory
+	latestOnly    bool // WithLatestRetryOnly
 	logger        hclog.Logger
 	modelRetry    *RetryPolicy
 	turnRetry     *RetryPolicy
@@ -106,9 +92,8 @@ func WithParallelTools() Option {
 }
 
 // WithMaxIterations bounds the ReAct iterations (model replies) of one
-// run (default DefaultMaxIterations plus the output retries). A corrective
-// turn counts as an iteration; a call retried under WithModelRetry does
-// not.
+// run (default 10, plus one per output retry). A corrective turn counts
+// as an iteration; a call retried under WithModelRetry does not.
 func WithMaxIterations(n int) Option {
 	return optionFunc(func(c *config) {
 		if n < 1 {
@@ -124,14 +109,14 @@ func WithSystemPrompt(s string) Option {
 	return optionFunc(func(c *config) { c.system = s })
 }
 
-// WithRetryHistory chooses what a retry re-sends (default RetryHistoryAll).
-func WithRetryHistory(h RetryHistory) Option {
-	return optionFunc(func(c *config) {
-		if h != RetryHistoryAll && h != RetryHistoryLatest {
-			c.invalid("WithRetryHistory(%d): unknown value", int(h))
-		}
-		c.history = h
-	})
+// WithLatestRetryOnly makes each output retry re-send only the latest
+// failed answer and its correction, so what is sent stays flat however
+// many retries run. By default every failed answer and its correction is
+// re-sent: the history grows by two messages per retry. Either way every
+// pair stays in Result.Messages, and tool calls and their results are
+// always re-sent: the model needs them to answer.
+func WithLatestRetryOnly() Option {
+	return optionFunc(func(c *config) { c.latestOnly = true })
 }
 
 // WithLogger sets the logger (default: none). Each attempt row is logged at
@@ -147,7 +132,7 @@ func WithLogger(l hclog.Logger) Option {
 
 func (c *config) finish() {
 	if c.maxIterations == 0 {
-		c.maxIterations = DefaultMaxIterations + max(c.retries, 0)
+		c.maxIterations = defaultMaxIterations + max(c.retries, 0)
 	}
 	if c.logger == nil {
 		c.logger = hclog.NewNullLogger()

@@ -40,35 +40,36 @@ type RetryPolicy struct {
 	// (default DefaultBackoff). Return 0 to retry at once; a negative delay
 	// counts as 0.
 	Backoff func(attempt int, err error) time.Duration
-	// Retryable decides whether err may be retried (default
-	// DefaultRetryable).
+	// Retryable decides whether err may be retried. The default retries a
+	// *ProviderError whose Retryable method says so, and a network timeout;
+	// nothing else, and never a cancelled context. A policy of your own can
+	// ask ProviderError.Retryable the same way.
 	Retryable func(err error) bool
 }
 
 // Backoff bounds for DefaultBackoff.
 const (
-	BackoffBase = 500 * time.Millisecond
-	BackoffMax  = 30 * time.Second
+	backoffBase = 500 * time.Millisecond
+	backoffMax  = 30 * time.Second
 )
 
 // DefaultBackoff is exponential with equal jitter: a random delay in
-// [d/2, d] where d = BackoffBase·2^(attempt-1), capped at BackoffMax. A
-// provider's Retry-After is honoured as the delay, up to BackoffMax.
+// [d/2, d] where d = 500ms·2^(attempt-1), capped at 30s. A provider's
+// Retry-After is honoured as the delay, up to the same 30s.
 func DefaultBackoff(attempt int, err error) time.Duration {
 	var pe *ProviderError
 	if errors.As(err, &pe) && pe.RetryAfter > 0 {
-		return min(pe.RetryAfter, BackoffMax)
+		return min(pe.RetryAfter, backoffMax)
 	}
-	d := BackoffMax
+	d := backoffMax
 	if attempt < 16 {
-		d = min(BackoffBase<<(attempt-1), BackoffMax)
+		d = min(backoffBase<<(attempt-1), backoffMax)
 	}
 	return d/2 + rand.N(d/2+1)
 }
 
-// DefaultRetryable retries a retryable *ProviderError and a network
-// timeout; nothing else, and never a cancelled context.
-func DefaultRetryable(err error) bool {
+// defaultRetryable is RetryPolicy's default Retryable.
+func defaultRetryable(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
@@ -88,7 +89,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 		p.Backoff = DefaultBackoff
 	}
 	if p.Retryable == nil {
-		p.Retryable = DefaultRetryable
+		p.Retryable = defaultRetryable
 	}
 	return p
 }

@@ -261,9 +261,6 @@ func TestProviderErrors(t *testing.T) {
 			if got, want := pe.Retryable(), tt.retryable; got != want {
 				t.Errorf("Retryable() = %v, want %v", got, want)
 			}
-			if got, want := agent.DefaultRetryable(err), tt.retryable; got != want {
-				t.Errorf("agent.DefaultRetryable = %v, want %v", got, want)
-			}
 			var apiErr *sdk.Error
 			if !errors.As(err, &apiErr) {
 				t.Errorf("err does not unwrap to *anthropic.Error")

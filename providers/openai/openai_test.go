@@ -251,9 +251,6 @@ func TestProviderErrors(t *testing.T) {
 			if got, want := pe.Retryable(), tt.retryable; got != want {
 				t.Errorf("Retryable() = %v, want %v", got, want)
 			}
-			if got, want := agent.DefaultRetryable(err), tt.retryable; got != want {
-				t.Errorf("agent.DefaultRetryable = %v, want %v", got, want)
-			}
 			if pe.Err == nil {
 				t.Error("Err is nil, want the SDK's error")
 			}
