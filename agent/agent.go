@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,6 +20,44 @@ type Agent struct {
 	model Model
 	cfg   config
 	specs []ToolSpec
+	// contract is the WithOutputSchema contract's text, made once in New;
+	// contracts holds those of the schemas RunTyped brings
+	// (*enforce.Schema → *contract), one per schema, made on first use.
+	contract  *contract
+	contracts sync.Map
+}
+
+// contract is what a schema adds to every request of a run: the system
+// message with the contract in our words, and the schema's JSON for
+// Request.OutputSchema. Runs share both read-only.
+type contract struct {
+	system string
+	json   json.RawMessage
+}
+
+func (a *Agent) newContract(s *enforce.Schema) *contract {
+	js := s.JSON()
+	system := a.cfg.system
+	if system != "" {
+		system += "\n\n"
+	}
+	system += contractPrompt(js)
+	return &contract{system: system, json: slices.Clip(js)}
+}
+
+// contractFor returns the contract for s, made once per schema.
+func (a *Agent) contractFor(s *enforce.Schema) *contract {
+	switch {
+	case s == nil:
+		return nil
+	case s == a.cfg.schema && a.contract != nil:
+		return a.contract
+	}
+	if c, ok := a.contracts.Load(s); ok {
+		return c.(*contract)
+	}
+	c, _ := a.contracts.LoadOrStore(s, a.newContract(s))
+	return c.(*contract)
 }
 
 // New returns an agent for m. Options are checked here; an invalid option
@@ -34,6 +73,9 @@ func New(m Model, opts ...Option) *Agent {
 		a.cfg.invalid("New: nil Model")
 	}
 	a.cfg.finish()
+	if a.cfg.schema != nil {
+		a.contract = a.newContract(a.cfg.schema)
+	}
 	for _, t := range a.cfg.tools {
 		a.specs = append(a.specs, t.spec())
 	}
@@ -117,9 +159,9 @@ func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, e
 }
 
 // contractPrompt tells the model the output contract, in our words.
-func contractPrompt(s *enforce.Schema) string {
+func contractPrompt(schemaJSON []byte) string {
 	return "Your final answer must be a single JSON value that satisfies the JSON Schema below. " +
-		"Reply with only the JSON: no prose, no markdown fences.\n\nJSON Schema:\n" + string(s.JSON())
+		"Reply with only the JSON: no prose, no markdown fences.\n\nJSON Schema:\n" + string(schemaJSON)
 }
 
 // runState is one run's mutable state.
@@ -129,8 +171,9 @@ type runState struct {
 	ledger *enforce.Ledger
 	res    *Result
 	turn   string
-	// schemaJSON is the contract sent with each request.
-	schemaJSON []byte
+	// contract is the schema's text, shared by every request (nil
+	// without a schema).
+	contract *contract
 	// skip marks messages that are not re-sent (WithLatestRetryOnly).
 	skip map[int]bool
 	// lastPair holds the indices of the latest failed answer and its
@@ -193,7 +236,7 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 // runOnce runs the turn once, from a fresh conversation.
 func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce.Schema, ledger *enforce.Ledger) (*Result, error) {
 	res := &Result{TurnID: turn}
-	st := &runState{a: a, schema: schema, res: res, turn: turn, ledger: ledger}
+	st := &runState{a: a, schema: schema, res: res, turn: turn, ledger: ledger, contract: a.contractFor(schema)}
 	defer func() {
 		if st.ledger != nil {
 			res.Attempts = st.ledger.Attempts()
@@ -209,11 +252,8 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 		return res, err
 	}
 	system := a.cfg.system
-	if st.schema != nil {
-		if system != "" {
-			system += "\n\n"
-		}
-		system += contractPrompt(st.schema)
+	if st.contract != nil {
+		system = st.contract.system
 	}
 	if system != "" {
 		res.Messages = append(res.Messages, Message{Role: RoleSystem, Content: system})
@@ -322,11 +362,8 @@ func (st *runState) logRow(r enforce.Attempt) {
 // an error.
 func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 	req := Request{Tools: st.a.specs}
-	if st.schema != nil {
-		if st.schemaJSON == nil {
-			st.schemaJSON = st.schema.JSON() // one copy per run, shared by its requests
-		}
-		req.OutputSchema = st.schemaJSON
+	if st.contract != nil {
+		req.OutputSchema = st.contract.json
 	}
 	if len(st.skip) == 0 {
 		req.Messages = append([]Message(nil), st.res.Messages...)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
@@ -854,5 +855,37 @@ func TestRunTypedWithAnotherSchemaReportsADecodeFailureAsAnOutputError(t *testin
 	var oe *enforce.OutputError
 	if !errors.As(err, &oe) || oe.Stage != enforce.StageSchemaValidate {
 		t.Errorf("err = %v, want an *enforce.OutputError at schema-validate", err)
+	}
+}
+
+type City struct {
+	Name string `json:"name"`
+}
+
+func TestEachSchemaSendsItsOwnContract(t *testing.T) {
+	m := agenttest.NewModel(t,
+		agenttest.Reply(valid), agenttest.Reply(`{"name":"Paris"}`), agenttest.Reply(valid))
+	a := agent.New(m, agent.WithSystemPrompt("Be brief."))
+	ctx := t.Context()
+	if _, _, err := agent.RunTyped[Weather](ctx, a, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := agent.RunTyped[City](ctx, a, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := agent.RunTyped[Weather](ctx, a, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	weather, _ := enforce.SchemaFor[Weather]()
+	city, _ := enforce.SchemaFor[City]()
+	reqs := m.Requests()
+	for i, s := range []*enforce.Schema{weather, city, weather} {
+		if got, want := string(reqs[i].OutputSchema), string(s.JSON()); got != want {
+			t.Errorf("request %d OutputSchema = %s, want %s", i+1, got, want)
+		}
+		sys := reqs[i].Messages[0]
+		if sys.Role != agent.RoleSystem || !strings.HasPrefix(sys.Content, "Be brief.\n\n") || !strings.HasSuffix(sys.Content, string(s.JSON())) {
+			t.Errorf("request %d system message = %q, want the prompt, then the contract of its own schema", i+1, sys.Content)
+		}
 	}
 }
