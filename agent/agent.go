@@ -391,7 +391,7 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 		ev := events.ModelRetry{TurnID: st.turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts, RetryDelay: d, ErrorKind: events.KindUnknown}
 		var pe *ProviderError
 		if errors.As(err, &pe) {
-			ev.ErrorKind, ev.HTTPStatus, ev.System = pe.Kind, pe.HTTPStatus, pe.System
+			ev.ErrorKind, ev.HTTPStatus, ev.System = pe.Kind, pe.status(), pe.System
 		}
 		st.a.record(ev)
 		st.a.cfg.logger.Debug("model retry scheduled", "turn", st.turn, "attempt", attempt, "delay", d, "error", err)

@@ -30,9 +30,11 @@ var (
 
 // ProviderError is a failed call to a model provider, as an adapter
 // reports it. The model-retry policy and turn/modelRetryScheduled read
-// its Kind, HTTPStatus and RetryAfter; Message is the provider's own text:
-// it is in the error Run returns, for the developer, but never on the
-// session stream, which carries words derived from Kind instead.
+// its Kind, HTTPStatus and RetryAfter. Its Error text ends with Message,
+// the provider's own text, or when there is none with Err's (a dial
+// error, say), so the developer sees the cause; neither ever reaches the
+// session stream, which carries words derived from Kind and HTTPStatus
+// instead. An HTTPStatus outside 100..599 is left off the stream.
 type ProviderError struct {
 	System     string           // the provider system, e.g. "openai", "anthropic"
 	Kind       events.ErrorKind // rate_limit, overloaded, server_error, timeout, connection, bad_request, auth, …
@@ -51,10 +53,22 @@ func (e *ProviderError) Error() string {
 	if e.HTTPStatus != 0 {
 		msg += " (HTTP " + strconv.Itoa(e.HTTPStatus) + ")"
 	}
-	if e.Message != "" {
+	switch {
+	case e.Message != "":
 		msg += ": " + e.Message
+	case e.Err != nil:
+		msg += ": " + e.Err.Error()
 	}
 	return msg
+}
+
+// status is HTTPStatus when it is one (100..599), else 0: Go's client
+// accepts any three digits, and events carries only real statuses.
+func (e *ProviderError) status() int {
+	if e.HTTPStatus < 100 || e.HTTPStatus > 599 {
+		return 0
+	}
+	return e.HTTPStatus
 }
 
 func (e *ProviderError) Unwrap() error { return e.Err }

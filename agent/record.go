@@ -118,8 +118,8 @@ func retryReason(err error) string {
 	var pe *ProviderError
 	if errors.As(err, &pe) {
 		r := "model call failed: " + string(pe.Kind)
-		if pe.HTTPStatus != 0 {
-			r += fmt.Sprintf(" (HTTP %d)", pe.HTTPStatus)
+		if status := pe.status(); status != 0 {
+			r += fmt.Sprintf(" (HTTP %d)", status)
 		}
 		return r
 	}

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -294,5 +295,22 @@ func TestAPanickingRetryPolicyStopsRetryingWithoutCrashing(t *testing.T) {
 	got, _ := methods(t, s) // turn/completed is recorded, so a turn-wait resolves
 	if got[len(got)-1] != "turn/completed" {
 		t.Errorf("methods = %v", got)
+	}
+}
+
+func TestAStatusOutsideHTTPsRangeStillRecordsTheRetry(t *testing.T) {
+	s := newStream(t)
+	odd := &agent.ProviderError{System: "openai", Kind: events.KindServerError, HTTPStatus: 999}
+	m := agenttest.NewModel(t, agenttest.Fail(odd), agenttest.Reply("ok"))
+	a := agent.New(m, agent.WithEvents(s), agent.WithModelRetry(agent.RetryPolicy{Backoff: zeroDelay}))
+	if _, err := a.Run(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	got, ns := methods(t, s)
+	if want := []string{"turn/started", "turn/modelRetryScheduled", "turn/completed"}; !slices.Equal(got, want) {
+		t.Fatalf("methods = %v, want %v", got, want)
+	}
+	if containsJSON(ns[1].Params, "httpStatus") {
+		t.Errorf("turn/modelRetryScheduled = %s, want no httpStatus for 999", ns[1].Params)
 	}
 }
