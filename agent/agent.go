@@ -203,7 +203,10 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 		}
 		ledger = l
 	}
-	a.record(events.TurnStarted{TurnID: turn})
+	// events checks IDs; a turn it refuses would record nothing at all.
+	if err := a.record(events.TurnStarted{TurnID: turn}); errors.Is(err, events.ErrInvalid) {
+		return &Result{TurnID: turn}, fmt.Errorf("agent: turn not recorded: %w", err)
+	}
 	var usage Usage
 	var res *Result
 	var err error
@@ -229,7 +232,7 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 			break
 		}
 	}
-	a.record(completed(ctx, turn, res, err))
+	a.recordTerminal(completed(ctx, turn, res, err))
 	return res, err
 }
 

@@ -192,8 +192,17 @@ func WithTurnRetry(p RetryPolicy) Option {
 // answer broke the output contract at json-parse"; left out with
 // WithTurnRetry, whose turn retries own that numbering) and then
 // output/schemaRetry (with the row's correctiveMessageHash);
-// output/schemaExhausted for an exhausted row; turn/completed last. A failure to record is logged and does not stop
-// the run.
+// output/schemaExhausted for an exhausted row; turn/completed last.
+//
+// A failure to record is logged and does not stop the run, with two
+// exceptions that keep the stream whole. When r refuses turn/started as
+// invalid ([events.ErrInvalid]: a turn ID from [ContextWithTurnID] that
+// cannot travel, holding a newline or over 256 bytes, say), Run returns
+// that error before it calls the model, and records nothing. When r
+// refuses turn/completed, Run records it once more with only the terminal
+// and its error (no usage, reason or timings), so that a turn-wait still
+// resolves; only a recorder that takes nothing (a closed stream) leaves
+// the turn open.
 func WithEvents(r Recorder) Option {
 	return optionFunc(func(c *config) {
 		if r == nil {

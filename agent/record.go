@@ -22,7 +22,9 @@ type turnIDKey struct{}
 
 // ContextWithTurnID sets the turn ID that a run started with ctx records
 // its events under. Without it each run makes a random one; either way
-// Result.TurnID tells it.
+// [Result.TurnID] tells it. An ID the stream refuses (see [WithEvents])
+// makes Run return an error matching [events.ErrInvalid] before the model
+// is called.
 func ContextWithTurnID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, turnIDKey{}, id)
 }
@@ -36,18 +38,34 @@ func turnID(ctx context.Context) string {
 	return hex.EncodeToString(b[:])
 }
 
-func (a *Agent) record(ev events.Event) {
+// record appends ev when the agent has a recorder. A failure is logged and
+// returned, never raised: recording must not stop the run.
+func (a *Agent) record(ev events.Event) (err error) {
 	if a.cfg.events == nil {
-		return
+		return nil
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			a.cfg.logger.Error("recorder panicked; event not recorded", "event", fmt.Sprintf("%T", ev), "panic", r)
+			err = fmt.Errorf("recorder panicked: %v", r)
 		}
 	}()
 	if _, err := a.cfg.events.Append(ev); err != nil {
 		a.cfg.logger.Warn("event not recorded", "event", fmt.Sprintf("%T", ev), "error", err)
+		return err
 	}
+	return nil
+}
+
+// recordTerminal records the turn's terminal. A turn must not stay open on
+// the stream, so when the recorder refuses ev it is recorded once more as
+// the least it can be: the same terminal and error, without usage, reason
+// or timings.
+func (a *Agent) recordTerminal(ev events.TurnCompleted) {
+	if a.record(ev) == nil {
+		return
+	}
+	a.record(events.TurnCompleted{TurnID: ev.TurnID, Terminal: ev.Terminal, Error: ev.Error})
 }
 
 func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
