@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
@@ -416,36 +417,22 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 }
 
 // runTools runs the calls and appends one tool message per call, in order.
-// Tool failures become messages; only a cancelled ctx stops the run.
+// Tool failures become messages; only a done ctx stops the run, and at
+// once: a tool that ignores ctx is left to finish on its own goroutine.
 func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
 	results := make([]string, len(calls))
-	one := func(i int) {
-		c := calls[i]
-		idx, ok := st.a.cfg.toolIndex[c.Name]
-		if !ok {
-			results[i] = fmt.Sprintf("error: unknown tool %q; available: %s", c.Name, st.toolNames())
-			return
-		}
-		out, err := st.a.cfg.tools[idx].call(ctx, c.Arguments)
-		if err != nil {
-			st.a.cfg.logger.Debug("tool failed", "tool", c.Name, "id", c.ID, "error", err)
-			out = "error: " + err.Error()
-		}
-		results[i] = out
-	}
-	if st.a.cfg.parallelTools && len(calls) > 1 {
-		var wg sync.WaitGroup
-		for i := range calls {
-			wg.Add(1)
-			go func() { defer wg.Done(); one(i) }()
-		}
-		wg.Wait()
+	if ctx.Done() == nil { // never cancelled: nothing to return early for
+		st.callTools(ctx, calls, results)
 	} else {
-		for i := range calls {
-			if err := context.Cause(ctx); err != nil {
-				return err
-			}
-			one(i)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			st.callTools(ctx, calls, results)
+		}()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return context.Cause(ctx)
 		}
 	}
 	if err := context.Cause(ctx); err != nil {
@@ -455,6 +442,51 @@ func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
 		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: results[i], ToolCallID: c.ID})
 	}
 	return nil
+}
+
+// callTools writes each call's result at its index, on up to
+// WithParallelTools goroutines, and starts no call once ctx is done.
+func (st *runState) callTools(ctx context.Context, calls []ToolCall, results []string) {
+	workers := min(max(st.a.cfg.parallelTools, 1), len(calls))
+	if workers == 1 {
+		for i, c := range calls {
+			if ctx.Err() != nil {
+				return
+			}
+			results[i] = st.callTool(ctx, c)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for range workers {
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(calls) {
+					return
+				}
+				results[i] = st.callTool(ctx, calls[i])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// callTool runs one call; every failure becomes the text the model sees.
+func (st *runState) callTool(ctx context.Context, c ToolCall) string {
+	idx, ok := st.a.cfg.toolIndex[c.Name]
+	if !ok {
+		return fmt.Sprintf("error: unknown tool %q; available: %s", c.Name, st.toolNames())
+	}
+	out, err := st.a.cfg.tools[idx].call(ctx, c.Arguments)
+	if err != nil {
+		st.a.cfg.logger.Debug("tool failed", "tool", c.Name, "id", c.ID, "error", err)
+		return "error: " + err.Error()
+	}
+	return out
 }
 
 func (st *runState) toolNames() string {

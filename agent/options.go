@@ -28,7 +28,7 @@ type config struct {
 	middleware    []middleware.Middleware
 	tools         []Tool
 	toolIndex     map[string]int
-	parallelTools bool
+	parallelTools int // at most this many tool calls at once; 0: one after another
 	maxIterations int
 	system        string
 	latestOnly    bool // WithLatestRetryOnly
@@ -84,12 +84,28 @@ func WithTools(ts ...Tool) Option {
 	})
 }
 
-// WithParallelTools runs the tool calls of one model reply concurrently.
-// Results are appended in the order the model asked for them either way.
-// By default tools run one after another.
-func WithParallelTools() Option {
-	return optionFunc(func(c *config) { c.parallelTools = true })
+// WithParallelTools runs the tool calls of one model reply concurrently,
+// at most n at once (0 means 16; n is 0..1024), so that a reply asking for
+// thousands of calls cannot start thousands of goroutines. Results are
+// appended in the order the model asked for them either way. By default
+// tools run one after another.
+func WithParallelTools(n int) Option {
+	return optionFunc(func(c *config) {
+		if n < 0 || n > maxParallelTools {
+			c.invalid("WithParallelTools(%d): want 0..%d (0 means %d)", n, maxParallelTools, defaultParallelTools)
+		}
+		if n == 0 {
+			n = defaultParallelTools
+		}
+		c.parallelTools = n
+	})
 }
+
+// Bounds of WithParallelTools.
+const (
+	defaultParallelTools = 16
+	maxParallelTools     = 1024
+)
 
 // WithMaxIterations bounds the ReAct iterations (model replies) of one
 // run (default 10, plus one per output retry). A corrective turn counts
