@@ -355,11 +355,19 @@ func (st *runState) final(ctx context.Context, iteration int, content string) (d
 	return false, nil
 }
 
+// logRow logs a row at debug level with the members its JSON has: an
+// empty stage, error, path, hash or brokenBy is left out, as in the row.
 func (st *runState) logRow(r enforce.Attempt) {
-	st.a.cfg.logger.Debug("output attempt",
-		"attempt", r.Attempt, "iteration", r.Iteration, "outcome", r.Outcome,
-		"stage", r.Stage, "error", r.Error, "path", r.Path,
-		"correctiveMessageHash", r.CorrectiveMessageHash, "brokenBy", r.BrokenBy)
+	args := []any{"attempt", r.Attempt, "iteration", r.Iteration, "outcome", r.Outcome}
+	for _, f := range [...]struct{ k, v string }{
+		{"stage", string(r.Stage)}, {"error", r.Error}, {"path", r.Path},
+		{"correctiveMessageHash", r.CorrectiveMessageHash}, {"brokenBy", r.BrokenBy},
+	} {
+		if f.v != "" {
+			args = append(args, f.k, f.v)
+		}
+	}
+	st.a.cfg.logger.Debug("output attempt", args...)
 }
 
 // generate calls the model with the messages to send, turning a panic into
