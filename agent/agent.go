@@ -21,8 +21,8 @@ type Agent struct {
 	model Model
 	cfg   config
 	specs []ToolSpec
-	// contract is the WithOutputSchema contract's text, made once in New;
-	// contracts holds those of the schemas RunTyped brings
+	// contract is the [WithOutputSchema] contract's text, made once in New;
+	// contracts holds those of the schemas [RunTyped] brings
 	// (*enforce.Schema → *contract), one per schema, made on first use.
 	contract  *contract
 	contracts sync.Map
@@ -30,7 +30,7 @@ type Agent struct {
 
 // contract is what a schema adds to every request of a run: the system
 // message with the contract in our words, and the schema's JSON for
-// Request.OutputSchema. Runs share both read-only.
+// [Request.OutputSchema]. Runs share both read-only.
 type contract struct {
 	system string
 	json   json.RawMessage
@@ -62,7 +62,7 @@ func (a *Agent) contractFor(s *enforce.Schema) *contract {
 }
 
 // New returns an agent for m. Options are checked here; an invalid option
-// does not panic, it makes Run return an error matching ErrInvalidOption.
+// does not panic, it makes Run return an error matching [ErrInvalidOption].
 func New(m Model, opts ...Option) *Agent {
 	a := &Agent{model: m}
 	for _, o := range opts {
@@ -86,26 +86,26 @@ func New(m Model, opts ...Option) *Agent {
 	return a
 }
 
-// Result is what a run did. Run and RunTyped return a non-nil *Result
+// Result is what a run did. Run and [RunTyped] return a non-nil *Result
 // whenever the model was called, also alongside an error, so the ledger
 // and the conversation are always inspectable.
 type Result struct {
-	// TurnID names the run in recorded events (see ContextWithTurnID).
+	// TurnID names the run in recorded events (see [ContextWithTurnID]).
 	TurnID string `json:"turnId"`
-	// TurnAttempts counts runs of the whole turn (WithTurnRetry); Result
+	// TurnAttempts counts runs of the whole turn ([WithTurnRetry]); Result
 	// describes the last one, except Usage, which sums them all, and
 	// Attempts, which holds the rows of all of them in order.
 	TurnAttempts int `json:"turnAttempts"`
 	// Output is the final answer as it stands after act-output middleware.
 	Output string `json:"output"`
 	// Messages is the whole conversation, including failed answers and
-	// corrective turns that WithLatestRetryOnly did not re-send.
+	// corrective turns that [WithLatestRetryOnly] did not re-send.
 	Messages []Message `json:"messages"`
 	// Iterations counts the ReAct iterations of the (last) turn attempt:
-	// one per model reply. Calls retried under WithModelRetry count once.
+	// one per model reply. Calls retried under [WithModelRetry] count once.
 	Iterations int `json:"iterations"`
 	// Attempts is the ledger: one row per final answer. Nil unless the
-	// agent has WithOutputRetries.
+	// agent has [WithOutputRetries].
 	Attempts []enforce.Attempt `json:"attempts,omitempty"`
 	// Usage is summed over every model call, failed attempts included.
 	Usage Usage `json:"usage"`
@@ -117,13 +117,14 @@ type Result struct {
 // passes (or, without a schema, any non-empty final answer).
 //
 // With an output schema the final answer goes through act-output
-// middleware and is judged. Without WithOutputRetries a failing answer
+// middleware and is judged. Without [WithOutputRetries] a failing answer
 // returns *enforce.OutputError with nil Attempts. With it, each answer
 // gets a row; a failing answer with retries left is appended to the
 // conversation with a corrective user message and the loop runs again.
 // A denied answer is never judged and gets no row: Run returns the
-// *middleware.DeniedError. A cancelled ctx returns context.Cause(ctx) with
-// the rows so far.
+// [*middleware.DeniedError]. A cancelled ctx returns context.Cause(ctx)
+// with the rows so far, at once, even while a tool or middleware step that
+// ignores ctx runs (see the package doc's Cancellation).
 func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 	return a.run(ctx, input, nil)
 }
@@ -175,7 +176,7 @@ type runState struct {
 	// contract is the schema's text, shared by every request (nil
 	// without a schema).
 	contract *contract
-	// skip marks messages that are not re-sent (WithLatestRetryOnly).
+	// skip marks messages that are not re-sent ([WithLatestRetryOnly]).
 	skip map[int]bool
 	// lastPair holds the indices of the latest failed answer and its
 	// correction.
@@ -453,7 +454,7 @@ func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
 }
 
 // callTools writes each call's result at its index, on up to
-// WithParallelTools goroutines, and starts no call once ctx is done.
+// [WithParallelTools] goroutines, and starts no call once ctx is done.
 func (st *runState) callTools(ctx context.Context, calls []ToolCall, results []string) {
 	workers := min(max(st.a.cfg.parallelTools, 1), len(calls))
 	if workers == 1 {

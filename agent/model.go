@@ -77,8 +77,10 @@ func addTokens(sum, n int) int {
 }
 
 // Model generates the next message of a conversation. Implementations must
-// be safe for concurrent use when one Agent serves many runs at once, and
-// must treat req as read-only: its slices may be shared between requests.
+// be safe for concurrent use when one [Agent] serves many runs at once,
+// must treat req as read-only (its slices may be shared between requests
+// and runs), and must return when ctx ends: unlike a tool or a middleware
+// step, Generate is waited for.
 type Model interface {
 	Generate(ctx context.Context, req Request) (Response, error)
 }

@@ -9,14 +9,14 @@ import (
 )
 
 // Option configures an Agent. Options are validated by New; an invalid one
-// makes every Run return an error matching ErrInvalidOption.
+// makes every Run return an error matching [ErrInvalidOption].
 type Option interface{ apply(*config) }
 
 type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
-// defaultMaxIterations bounds a run that sets no WithMaxIterations; such a
+// defaultMaxIterations bounds a run that sets no [WithMaxIterations]; such a
 // run also gets one more iteration per output retry, so that every retry
 // it opted into can be answered.
 const defaultMaxIterations = 10
@@ -44,7 +44,7 @@ func (c *config) invalid(format string, args ...any) {
 }
 
 // WithOutputSchema sets the output contract the final answer is judged
-// against. Without WithOutputRetries a failing answer ends the run with an
+// against. Without [WithOutputRetries] a failing answer ends the run with an
 // *enforce.OutputError and no attempt rows.
 func WithOutputSchema(s *enforce.Schema) Option {
 	return optionFunc(func(c *config) {
@@ -58,7 +58,7 @@ func WithOutputSchema(s *enforce.Schema) Option {
 // WithOutputRetries opts into enforcement: every final answer gets an
 // attempt row, and a failing one is answered with a corrective turn while
 // retries are left. n is 0 to enforce.MaxRetries; 0 records rows but never
-// re-asks. It needs WithOutputSchema (or RunTyped).
+// re-asks. It needs [WithOutputSchema] (or [RunTyped]).
 func WithOutputRetries(n int) Option {
 	return optionFunc(func(c *config) {
 		if n < 0 || n > enforce.MaxRetries {
@@ -101,7 +101,7 @@ func WithParallelTools(n int) Option {
 	})
 }
 
-// Bounds of WithParallelTools.
+// Bounds of [WithParallelTools].
 const (
 	defaultParallelTools = 16
 	maxParallelTools     = 1024
@@ -109,7 +109,7 @@ const (
 
 // WithMaxIterations bounds the ReAct iterations (model replies) of one
 // run (default 10, plus one per output retry). A corrective turn counts
-// as an iteration; a call retried under WithModelRetry does not.
+// as an iteration; a call retried under [WithModelRetry] does not.
 func WithMaxIterations(n int) Option {
 	return optionFunc(func(c *config) {
 		if n < 1 {
@@ -129,7 +129,7 @@ func WithSystemPrompt(s string) Option {
 // failed answer and its correction, so what is sent stays flat however
 // many retries run. By default every failed answer and its correction is
 // re-sent: the history grows by two messages per retry. Either way every
-// pair stays in Result.Messages, and tool calls and their results are
+// pair stays in [Result.Messages], and tool calls and their results are
 // always re-sent: the model needs them to answer.
 func WithLatestRetryOnly() Option {
 	return optionFunc(func(c *config) { c.latestOnly = true })
@@ -174,7 +174,7 @@ func (c *config) finish() {
 }
 
 // WithModelRetry retries failed model calls under p. Each scheduled retry
-// is recorded (turn/modelRetryScheduled, with WithEvents) before the wait
+// is recorded (turn/modelRetryScheduled, with [WithEvents]) before the wait
 // begins, so clients see it while the turn is still running. A context
 // cancelled during the wait ends the run at once with its cause.
 func WithModelRetry(p RetryPolicy) Option {
@@ -206,7 +206,7 @@ func WithTurnRetry(p RetryPolicy) Option {
 // wait; for each retried attempt row, turn/retryScheduled (attempt N of
 // retries+1, no delay, so a client can show "attempt 1/3 · retrying now ·
 // answer broke the output contract at json-parse"; left out with
-// WithTurnRetry, whose turn retries own that numbering) and then
+// [WithTurnRetry], whose turn retries own that numbering) and then
 // output/schemaRetry (with the row's correctiveMessageHash);
 // output/schemaExhausted for an exhausted row; turn/completed last.
 //

@@ -72,7 +72,7 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 	switch row.Outcome {
 	case enforce.OutcomeRetried:
 		// For clients, a corrective turn is a retry scheduled at once —
-		// unless whole-turn retries (WithTurnRetry) own the numbering of
+		// unless whole-turn retries ([WithTurnRetry]) own the numbering of
 		// turn/retryScheduled.
 		if a.cfg.turnRetry == nil {
 			reason := "answer broke the output contract at " + string(row.Stage)

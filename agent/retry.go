@@ -31,23 +31,23 @@ func KindForStatus(status int) events.ErrorKind {
 }
 
 // RetryPolicy bounds and paces retries: of one model call
-// (WithModelRetry), or of a whole turn (WithTurnRetry). The zero value
+// ([WithModelRetry]), or of a whole turn ([WithTurnRetry]). The zero value
 // means defaults.
 type RetryPolicy struct {
 	// MaxAttempts counts attempts, the first included (default 3).
 	MaxAttempts int
 	// Backoff is the delay before attempt+1 after attempt failed with err
-	// (default DefaultBackoff). Return 0 to retry at once; a negative delay
+	// (default [DefaultBackoff]). Return 0 to retry at once; a negative delay
 	// counts as 0.
 	Backoff func(attempt int, err error) time.Duration
 	// Retryable decides whether err may be retried. The default retries a
 	// *ProviderError whose Retryable method says so, and a network timeout;
 	// nothing else, and never a cancelled context. A policy of your own can
-	// ask ProviderError.Retryable the same way.
+	// ask [ProviderError.Retryable] the same way.
 	Retryable func(err error) bool
 }
 
-// Backoff bounds for DefaultBackoff.
+// Backoff bounds for [DefaultBackoff].
 const (
 	backoffBase = 500 * time.Millisecond
 	backoffMax  = 30 * time.Second
@@ -68,7 +68,7 @@ func DefaultBackoff(attempt int, err error) time.Duration {
 	return d/2 + rand.N(d/2+1)
 }
 
-// defaultRetryable is RetryPolicy's default Retryable.
+// defaultRetryable is [RetryPolicy]'s default Retryable.
 func defaultRetryable(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
