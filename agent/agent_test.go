@@ -733,6 +733,8 @@ func TestInvalidOptions(t *testing.T) {
 		{"two tools with one name are refused", []agent.Option{agent.WithTools(agent.NewTool("t", "", noop), agent.NewTool("t", "", noop))}},
 		{"a nil output schema is refused", []agent.Option{agent.WithOutputSchema(nil)}},
 		{"output retries without a schema are refused by Run", []agent.Option{agent.WithOutputRetries(1)}},
+		{"-1 parallel tools are refused", []agent.Option{agent.WithParallelTools(-1)}},
+		{"1025 parallel tools are over the cap", []agent.Option{agent.WithParallelTools(1025)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
