@@ -2,11 +2,13 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
@@ -19,10 +21,48 @@ type Agent struct {
 	model Model
 	cfg   config
 	specs []ToolSpec
+	// contract is the [WithOutputSchema] contract's text, made once in New;
+	// contracts holds those of the schemas [RunTyped] brings
+	// (*enforce.Schema → *contract), one per schema, made on first use.
+	contract  *contract
+	contracts sync.Map
+}
+
+// contract is what a schema adds to every request of a run: the system
+// message with the contract in our words, and the schema's JSON for
+// [Request.OutputSchema]. Runs share both read-only.
+type contract struct {
+	system string
+	json   json.RawMessage
+}
+
+func (a *Agent) newContract(s *enforce.Schema) *contract {
+	js := s.JSON()
+	system := a.cfg.system
+	if system != "" {
+		system += "\n\n"
+	}
+	system += contractPrompt(js)
+	return &contract{system: system, json: slices.Clip(js)}
+}
+
+// contractFor returns the contract for s, made once per schema.
+func (a *Agent) contractFor(s *enforce.Schema) *contract {
+	switch {
+	case s == nil:
+		return nil
+	case s == a.cfg.schema && a.contract != nil:
+		return a.contract
+	}
+	if c, ok := a.contracts.Load(s); ok {
+		return c.(*contract)
+	}
+	c, _ := a.contracts.LoadOrStore(s, a.newContract(s))
+	return c.(*contract)
 }
 
 // New returns an agent for m. Options are checked here; an invalid option
-// does not panic, it makes Run return an error matching ErrInvalidOption.
+// does not panic, it makes Run return an error matching [ErrInvalidOption].
 func New(m Model, opts ...Option) *Agent {
 	a := &Agent{model: m}
 	for _, o := range opts {
@@ -34,6 +74,9 @@ func New(m Model, opts ...Option) *Agent {
 		a.cfg.invalid("New: nil Model")
 	}
 	a.cfg.finish()
+	if a.cfg.schema != nil {
+		a.contract = a.newContract(a.cfg.schema)
+	}
 	for _, t := range a.cfg.tools {
 		a.specs = append(a.specs, t.spec())
 	}
@@ -43,26 +86,26 @@ func New(m Model, opts ...Option) *Agent {
 	return a
 }
 
-// Result is what a run did. Run and RunTyped return a non-nil *Result
+// Result is what a run did. Run and [RunTyped] return a non-nil *Result
 // whenever the model was called, also alongside an error, so the ledger
 // and the conversation are always inspectable.
 type Result struct {
-	// TurnID names the run in recorded events (see ContextWithTurnID).
+	// TurnID names the run in recorded events (see [ContextWithTurnID]).
 	TurnID string `json:"turnId"`
-	// TurnAttempts counts runs of the whole turn (WithTurnRetry); Result
+	// TurnAttempts counts runs of the whole turn ([WithTurnRetry]); Result
 	// describes the last one, except Usage, which sums them all, and
 	// Attempts, which holds the rows of all of them in order.
 	TurnAttempts int `json:"turnAttempts"`
 	// Output is the final answer as it stands after act-output middleware.
 	Output string `json:"output"`
 	// Messages is the whole conversation, including failed answers and
-	// corrective turns that RetryHistoryLatest did not re-send.
+	// corrective turns that [WithLatestRetryOnly] did not re-send.
 	Messages []Message `json:"messages"`
 	// Iterations counts the ReAct iterations of the (last) turn attempt:
-	// one per model reply. Calls retried under WithModelRetry count once.
+	// one per model reply. Calls retried under [WithModelRetry] count once.
 	Iterations int `json:"iterations"`
 	// Attempts is the ledger: one row per final answer. Nil unless the
-	// agent has WithOutputRetries.
+	// agent has [WithOutputRetries].
 	Attempts []enforce.Attempt `json:"attempts,omitempty"`
 	// Usage is summed over every model call, failed attempts included.
 	Usage Usage `json:"usage"`
@@ -70,33 +113,18 @@ type Result struct {
 	Trace []middleware.Step `json:"trace,omitempty"`
 }
 
-// Errors that say why a run stopped. Failures of the output contract are
-// *enforce.OutputError; denials are *middleware.DeniedError.
-var (
-	// ErrMaxIterations: the run reached its iteration bound without a
-	// final answer.
-	ErrMaxIterations = errors.New("agent: iteration limit reached")
-	// ErrEmptyAnswer: the model's final answer was empty, and no output
-	// schema was there to judge it.
-	ErrEmptyAnswer = errors.New("agent: model returned an empty answer")
-	// ErrModel is matched by every failure of a Model call, including a
-	// panic inside Generate.
-	ErrModel      = errors.New("agent: model call failed")
-	errToolPanic  = errors.New("tool panicked")
-	errModelPanic = errors.New("model panicked")
-)
-
 // Run runs the loop on input until the model gives a final answer that
 // passes (or, without a schema, any non-empty final answer).
 //
 // With an output schema the final answer goes through act-output
-// middleware and is judged. Without WithOutputRetries a failing answer
+// middleware and is judged. Without [WithOutputRetries] a failing answer
 // returns *enforce.OutputError with nil Attempts. With it, each answer
 // gets a row; a failing answer with retries left is appended to the
 // conversation with a corrective user message and the loop runs again.
 // A denied answer is never judged and gets no row: Run returns the
-// *middleware.DeniedError. A cancelled ctx returns context.Cause(ctx) with
-// the rows so far.
+// [*middleware.DeniedError]. A cancelled ctx returns context.Cause(ctx)
+// with the rows so far, at once, even while a tool or middleware step that
+// ignores ctx runs (see the package doc's Cancellation).
 func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 	return a.run(ctx, input, nil)
 }
@@ -133,9 +161,9 @@ func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, e
 }
 
 // contractPrompt tells the model the output contract, in our words.
-func contractPrompt(s *enforce.Schema) string {
+func contractPrompt(schemaJSON []byte) string {
 	return "Your final answer must be a single JSON value that satisfies the JSON Schema below. " +
-		"Reply with only the JSON: no prose, no markdown fences.\n\nJSON Schema:\n" + string(s.JSON())
+		"Reply with only the JSON: no prose, no markdown fences.\n\nJSON Schema:\n" + string(schemaJSON)
 }
 
 // runState is one run's mutable state.
@@ -145,9 +173,10 @@ type runState struct {
 	ledger *enforce.Ledger
 	res    *Result
 	turn   string
-	// schemaJSON is the contract sent with each request.
-	schemaJSON []byte
-	// skip marks messages that are not re-sent (RetryHistoryLatest).
+	// contract is the schema's text, shared by every request (nil
+	// without a schema).
+	contract *contract
+	// skip marks messages that are not re-sent ([WithLatestRetryOnly]).
 	skip map[int]bool
 	// lastPair holds the indices of the latest failed answer and its
 	// correction.
@@ -176,7 +205,10 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 		}
 		ledger = l
 	}
-	a.record(events.TurnStarted{TurnID: turn})
+	// events checks IDs; a turn it refuses would record nothing at all.
+	if err := a.record(events.TurnStarted{TurnID: turn}); errors.Is(err, events.ErrInvalid) {
+		return &Result{TurnID: turn}, fmt.Errorf("agent: turn not recorded: %w", err)
+	}
 	var usage Usage
 	var res *Result
 	var err error
@@ -202,14 +234,14 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 			break
 		}
 	}
-	a.record(completed(ctx, turn, res, err))
+	a.recordTerminal(completed(ctx, turn, res, err))
 	return res, err
 }
 
 // runOnce runs the turn once, from a fresh conversation.
 func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce.Schema, ledger *enforce.Ledger) (*Result, error) {
 	res := &Result{TurnID: turn}
-	st := &runState{a: a, schema: schema, res: res, turn: turn, ledger: ledger}
+	st := &runState{a: a, schema: schema, res: res, turn: turn, ledger: ledger, contract: a.contractFor(schema)}
 	defer func() {
 		if st.ledger != nil {
 			res.Attempts = st.ledger.Attempts()
@@ -225,11 +257,8 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 		return res, err
 	}
 	system := a.cfg.system
-	if st.schema != nil {
-		if system != "" {
-			system += "\n\n"
-		}
-		system += contractPrompt(st.schema)
+	if st.contract != nil {
+		system = st.contract.system
 	}
 	if system != "" {
 		res.Messages = append(res.Messages, Message{Role: RoleSystem, Content: system})
@@ -314,7 +343,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string) (d
 	if v.Row.Outcome != enforce.OutcomeRetried {
 		return true, v.Err
 	}
-	if a.cfg.history == RetryHistoryLatest {
+	if a.cfg.latestOnly {
 		for _, i := range st.lastPair {
 			if st.skip == nil {
 				st.skip = map[int]bool{}
@@ -327,22 +356,27 @@ func (st *runState) final(ctx context.Context, iteration int, content string) (d
 	return false, nil
 }
 
+// logRow logs a row at debug level with the members its JSON has: an
+// empty stage, error, path, hash or brokenBy is left out, as in the row.
 func (st *runState) logRow(r enforce.Attempt) {
-	st.a.cfg.logger.Debug("output attempt",
-		"attempt", r.Attempt, "iteration", r.Iteration, "outcome", r.Outcome,
-		"stage", r.Stage, "error", r.Error, "path", r.Path,
-		"correctiveMessageHash", r.CorrectiveMessageHash, "brokenBy", r.BrokenBy)
+	args := []any{"attempt", r.Attempt, "iteration", r.Iteration, "outcome", r.Outcome}
+	for _, f := range [...]struct{ k, v string }{
+		{"stage", string(r.Stage)}, {"error", r.Error}, {"path", r.Path},
+		{"correctiveMessageHash", r.CorrectiveMessageHash}, {"brokenBy", r.BrokenBy},
+	} {
+		if f.v != "" {
+			args = append(args, f.k, f.v)
+		}
+	}
+	st.a.cfg.logger.Debug("output attempt", args...)
 }
 
 // generate calls the model with the messages to send, turning a panic into
 // an error.
 func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 	req := Request{Tools: st.a.specs}
-	if st.schema != nil {
-		if st.schemaJSON == nil {
-			st.schemaJSON = st.schema.JSON() // one copy per run, shared by its requests
-		}
-		req.OutputSchema = st.schemaJSON
+	if st.contract != nil {
+		req.OutputSchema = st.contract.json
 	}
 	if len(st.skip) == 0 {
 		req.Messages = append([]Message(nil), st.res.Messages...)
@@ -370,7 +404,7 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 		ev := events.ModelRetry{TurnID: st.turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts, RetryDelay: d, ErrorKind: events.KindUnknown}
 		var pe *ProviderError
 		if errors.As(err, &pe) {
-			ev.ErrorKind, ev.HTTPStatus, ev.System = pe.Kind, pe.HTTPStatus, pe.System
+			ev.ErrorKind, ev.HTTPStatus, ev.System = pe.Kind, pe.status(), pe.System
 		}
 		st.a.record(ev)
 		st.a.cfg.logger.Debug("model retry scheduled", "turn", st.turn, "attempt", attempt, "delay", d, "error", err)
@@ -392,36 +426,22 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 }
 
 // runTools runs the calls and appends one tool message per call, in order.
-// Tool failures become messages; only a cancelled ctx stops the run.
+// Tool failures become messages; only a done ctx stops the run, and at
+// once: a tool that ignores ctx is left to finish on its own goroutine.
 func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
 	results := make([]string, len(calls))
-	one := func(i int) {
-		c := calls[i]
-		idx, ok := st.a.cfg.toolIndex[c.Name]
-		if !ok {
-			results[i] = fmt.Sprintf("error: unknown tool %q; available: %s", c.Name, st.toolNames())
-			return
-		}
-		out, err := st.a.cfg.tools[idx].call(ctx, c.Arguments)
-		if err != nil {
-			st.a.cfg.logger.Debug("tool failed", "tool", c.Name, "id", c.ID, "error", err)
-			out = "error: " + err.Error()
-		}
-		results[i] = out
-	}
-	if st.a.cfg.parallelTools && len(calls) > 1 {
-		var wg sync.WaitGroup
-		for i := range calls {
-			wg.Add(1)
-			go func() { defer wg.Done(); one(i) }()
-		}
-		wg.Wait()
+	if ctx.Done() == nil { // never cancelled: nothing to return early for
+		st.callTools(ctx, calls, results)
 	} else {
-		for i := range calls {
-			if err := context.Cause(ctx); err != nil {
-				return err
-			}
-			one(i)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			st.callTools(ctx, calls, results)
+		}()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return context.Cause(ctx)
 		}
 	}
 	if err := context.Cause(ctx); err != nil {
@@ -431,6 +451,51 @@ func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
 		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: results[i], ToolCallID: c.ID})
 	}
 	return nil
+}
+
+// callTools writes each call's result at its index, on up to
+// [WithParallelTools] goroutines, and starts no call once ctx is done.
+func (st *runState) callTools(ctx context.Context, calls []ToolCall, results []string) {
+	workers := min(max(st.a.cfg.parallelTools, 1), len(calls))
+	if workers == 1 {
+		for i, c := range calls {
+			if ctx.Err() != nil {
+				return
+			}
+			results[i] = st.callTool(ctx, c)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for range workers {
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(calls) {
+					return
+				}
+				results[i] = st.callTool(ctx, calls[i])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// callTool runs one call; every failure becomes the text the model sees.
+func (st *runState) callTool(ctx context.Context, c ToolCall) string {
+	idx, ok := st.a.cfg.toolIndex[c.Name]
+	if !ok {
+		return fmt.Sprintf("error: unknown tool %q; available: %s", c.Name, st.toolNames())
+	}
+	out, err := st.a.cfg.tools[idx].call(ctx, c.Arguments)
+	if err != nil {
+		st.a.cfg.logger.Debug("tool failed", "tool", c.Name, "id", c.ID, "error", err)
+		return "error: " + err.Error()
+	}
+	return out
 }
 
 func (st *runState) toolNames() string {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
@@ -578,11 +579,10 @@ func size(r agent.Request) (n, bytes int) {
 }
 
 func TestRetryHistory(t *testing.T) {
-	t.Run("RetryHistoryAll sends two more messages per retry", func(t *testing.T) {
+	t.Run("by default each retry sends two more messages", func(t *testing.T) {
 		m := agenttest.NewModel(t,
 			agenttest.Reply(prose), agenttest.Reply(prose), agenttest.Reply(prose), agenttest.Reply(valid))
-		a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(3),
-			agent.WithRetryHistory(agent.RetryHistoryAll))
+		a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(3))
 		if _, err := a.Run(t.Context(), "Weather in Paris?"); err != nil {
 			t.Fatal(err)
 		}
@@ -595,7 +595,7 @@ func TestRetryHistory(t *testing.T) {
 		}
 	})
 
-	t.Run("RetryHistoryLatest keeps the request flat over 10 retries", func(t *testing.T) {
+	t.Run("WithLatestRetryOnly keeps the request flat over 10 retries", func(t *testing.T) {
 		s := weatherSchema(t)
 		var steps []agenttest.Step
 		var failed []string
@@ -610,7 +610,7 @@ func TestRetryHistory(t *testing.T) {
 		m := agenttest.NewModel(t, steps...)
 		// Eleven answers take eleven iterations: a corrective turn counts.
 		a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(10),
-			agent.WithMaxIterations(11), agent.WithRetryHistory(agent.RetryHistoryLatest))
+			agent.WithMaxIterations(11), agent.WithLatestRetryOnly())
 
 		res, err := a.Run(t.Context(), "Weather in Paris?")
 		if err != nil {
@@ -733,6 +733,8 @@ func TestInvalidOptions(t *testing.T) {
 		{"two tools with one name are refused", []agent.Option{agent.WithTools(agent.NewTool("t", "", noop), agent.NewTool("t", "", noop))}},
 		{"a nil output schema is refused", []agent.Option{agent.WithOutputSchema(nil)}},
 		{"output retries without a schema are refused by Run", []agent.Option{agent.WithOutputRetries(1)}},
+		{"-1 parallel tools are refused", []agent.Option{agent.WithParallelTools(-1)}},
+		{"1025 parallel tools are over the cap", []agent.Option{agent.WithParallelTools(1025)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -809,5 +811,83 @@ func TestDefaultIterationsLeaveRoomForEveryRetry(t *testing.T) {
 	want = append(want, enforce.OutcomeExhausted)
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("outcomes = %v, want %v", got, want)
+	}
+}
+
+func TestADeniedAnswerLeavesNoOutput(t *testing.T) {
+	calls := 0
+	deny := middleware.Middleware{Name: "d", Output: func(_ context.Context, s string) (string, error) {
+		calls++
+		if calls == 2 {
+			return "", middleware.Deny("nope")
+		}
+		return s, nil
+	}}
+	m := agenttest.NewModel(t, agenttest.Reply(prose), agenttest.Reply(valid))
+	res, err := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2),
+		agent.WithMiddleware(deny)).Run(context.Background(), "hi")
+	if !errors.Is(err, middleware.ErrDenied) {
+		t.Fatalf("err = %v, want a denial", err)
+	}
+	if res.Output != "" {
+		t.Errorf("Output = %q, want empty after a denial", res.Output)
+	}
+}
+
+func TestAnAnswerThatDoesNotFitTheGoTypeIsCorrected(t *testing.T) {
+	m := agenttest.NewModel(t,
+		agenttest.Reply(`{"city":"Paris","tempC":21.0}`), // an integer to JSON Schema, not to an int field
+		agenttest.Reply(valid))
+	w, res, err := agent.RunTyped[Weather](context.Background(), agent.New(m, agent.WithOutputRetries(1)), "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.TempC != 21 || len(res.Attempts) != 2 || res.Attempts[0].Path != "/tempC" {
+		t.Errorf("w = %+v, rows = %+v; want a retried row at /tempC, then a pass", w, res.Attempts)
+	}
+}
+
+func TestRunTypedWithAnotherSchemaReportsADecodeFailureAsAnOutputError(t *testing.T) {
+	s, err := enforce.CompileSchema([]byte(`{"type":"object"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := agenttest.NewModel(t, agenttest.Reply(`{"city":"Paris","tempC":"warm"}`))
+	_, _, err = agent.RunTyped[Weather](context.Background(), agent.New(m, agent.WithOutputSchema(s)), "hi")
+	var oe *enforce.OutputError
+	if !errors.As(err, &oe) || oe.Stage != enforce.StageSchemaValidate {
+		t.Errorf("err = %v, want an *enforce.OutputError at schema-validate", err)
+	}
+}
+
+type City struct {
+	Name string `json:"name"`
+}
+
+func TestEachSchemaSendsItsOwnContract(t *testing.T) {
+	m := agenttest.NewModel(t,
+		agenttest.Reply(valid), agenttest.Reply(`{"name":"Paris"}`), agenttest.Reply(valid))
+	a := agent.New(m, agent.WithSystemPrompt("Be brief."))
+	ctx := t.Context()
+	if _, _, err := agent.RunTyped[Weather](ctx, a, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := agent.RunTyped[City](ctx, a, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := agent.RunTyped[Weather](ctx, a, "hi"); err != nil {
+		t.Fatal(err)
+	}
+	weather, _ := enforce.SchemaFor[Weather]()
+	city, _ := enforce.SchemaFor[City]()
+	reqs := m.Requests()
+	for i, s := range []*enforce.Schema{weather, city, weather} {
+		if got, want := string(reqs[i].OutputSchema), string(s.JSON()); got != want {
+			t.Errorf("request %d OutputSchema = %s, want %s", i+1, got, want)
+		}
+		sys := reqs[i].Messages[0]
+		if sys.Role != agent.RoleSystem || !strings.HasPrefix(sys.Content, "Be brief.\n\n") || !strings.HasSuffix(sys.Content, string(s.JSON())) {
+			t.Errorf("request %d system message = %q, want the prompt, then the contract of its own schema", i+1, sys.Content)
+		}
 	}
 }

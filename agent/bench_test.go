@@ -94,3 +94,44 @@ func BenchmarkRun1KiB(b *testing.B) {
 		}
 	}
 }
+
+// largeSchema is a contract of about 3.9 KB, the size that made copying
+// the schema text per run show up in a profile.
+func largeSchema(tb testing.TB) *enforce.Schema {
+	tb.Helper()
+	props := map[string]any{}
+	for i := range 45 {
+		props[fmt.Sprintf("field%02d", i)] = map[string]any{
+			"type": "string", "description": "a free-text field the model may leave out",
+		}
+	}
+	b, err := json.Marshal(map[string]any{"type": "object", "properties": props})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if n := len(b); n < 3500 || n > 4300 {
+		tb.Fatalf("schema is %d bytes, want about 3.9 KB", n)
+	}
+	s, err := enforce.CompileSchema(b)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkRunLargeSchema is a one-iteration run under a 3.9 KB contract
+// with a tiny answer, so what the contract text costs per run shows.
+func BenchmarkRunLargeSchema(b *testing.B) {
+	s := largeSchema(b)
+	model := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+		return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: `{"field01":"x"}`}}, nil
+	})
+	a := agent.New(model, agent.WithOutputSchema(s), agent.WithSystemPrompt("You count stock."))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := a.Run(ctx, "Count the stock."); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

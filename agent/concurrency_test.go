@@ -126,7 +126,7 @@ func TestTenThousandConcurrentRuns(t *testing.T) {
 		}
 		return toolModel(ctx, req)
 	})
-	a := agent.New(gate, agent.WithTools(tool), agent.WithParallelTools())
+	a := agent.New(gate, agent.WithTools(tool), agent.WithParallelTools(0))
 
 	before := runtime.NumGoroutine()
 	runtime.GC()

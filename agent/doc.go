@@ -1,15 +1,60 @@
-// Package agent runs a ReAct loop over a Model and enforces its output
+// Package agent runs a ReAct loop over a [Model] and enforces its output
 // contract.
 //
 // The model either asks for tool calls, which the loop runs and answers
 // with tool messages, or gives a final answer. With an output schema the
 // final answer passes act-output middleware and is judged by package
-// enforce; with WithOutputRetries a failing answer is answered with a
-// corrective turn and the loop runs again, and Result.Attempts records one
-// row per final answer.
+// enforce; with [WithOutputRetries] a failing answer is answered with a
+// corrective turn and the loop runs again, and [Result.Attempts] records
+// one row per final answer.
 //
 //	s, _ := enforce.SchemaFor[Weather]()
 //	a := agent.New(model, agent.WithOutputSchema(s), agent.WithOutputRetries(2))
 //	w, res, err := agent.RunTyped[Weather](ctx, a, "Weather in Paris?")
 //	// res.Attempts: [{attempt:1 outcome:retried …} {attempt:2 outcome:passed}]
+//
+// # Errors
+//
+// [Agent.Run] and [RunTyped] return a non-nil [*Result] whenever the model
+// was called, also alongside an error. Why a run stopped is a sentinel
+// ([ErrMaxIterations], [ErrEmptyAnswer], [ErrModel], [ErrInvalidOption]) or
+// a typed error: [*enforce.OutputError] for a broken contract,
+// [*middleware.DeniedError] for a denial, [*ProviderError] (wrapped in
+// [ErrModel]) for a failed provider call. A cancelled context returns
+// [context.Cause].
+//
+// # Retries
+//
+// [WithModelRetry] retries one failed model call, [WithTurnRetry] the
+// whole turn, both under a [RetryPolicy]; [DefaultBackoff] is exponential
+// with jitter and honours a provider's Retry-After.
+//
+// # Events
+//
+// [WithEvents] records each run on a session stream (package events) as it
+// happens, under the turn ID that [ContextWithTurnID] sets. Every recorded
+// turn reaches its terminal, turn/completed: when the stream refuses the
+// full event it is recorded again without usage or timings. A turn ID the
+// stream refuses stops the run before the model is called. Token counts
+// ([Usage]) saturate at math.MaxInt, and a negative count a model reports
+// counts as unknown.
+//
+// # Bounds
+//
+//   - Iterations: 10 per run, plus one per output retry
+//     ([WithMaxIterations]).
+//   - Output retries: 0..enforce.MaxRetries ([WithOutputRetries]).
+//   - Retry attempts: 1..100, 3 by default ([RetryPolicy.MaxAttempts]);
+//     backoff 500ms doubling to 30s, Retry-After capped at 30s.
+//   - Parallel tools: 16 calls of one reply at once by default, 1..1024
+//     ([WithParallelTools]).
+//
+// # Cancellation
+//
+// When the context ends, Run returns its cause at once: during a backoff
+// wait, between iterations, and while a tool or a middleware step runs,
+// even one that never looks at its context. Such code is not waited for:
+// it finishes on its own goroutine, which may outlive the run, and its
+// result is dropped. A [Model] must honour its context: Run waits for
+// Generate to return.
 package agent

@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
@@ -56,4 +58,54 @@ func TestLoggerWritesOneLinePerRow(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("logged rows = %+v, want %+v", got, want)
 	}
+}
+
+func TestALoggedRowHasTheMembersOfItsJSON(t *testing.T) {
+	var buf bytes.Buffer
+	logger := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Debug, JSONFormat: true})
+	m := agenttest.NewModel(t, agenttest.Reply(prose), agenttest.Reply(missing), agenttest.Reply(valid))
+	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithLogger(logger))
+	res, err := a.Run(t.Context(), "Weather in Paris?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	sc := bufio.NewScanner(&buf)
+	for sc.Scan() {
+		var fields map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &fields); err != nil {
+			t.Fatalf("log line %q: %v", sc.Text(), err)
+		}
+		if fields["@message"] != "output attempt" {
+			continue
+		}
+		got = append(got, keys(fields))
+	}
+	var want [][]string
+	for _, r := range res.Attempts { // json-parse (no path), schema-validate (a path), passed
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fields map[string]any
+		if err := json.Unmarshal(b, &fields); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, keys(fields))
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("logged members = %q, want the rows' JSON members %q", got, want)
+	}
+}
+
+// keys lists a log line's or row's members, without hclog's own.
+func keys(m map[string]any) []string {
+	var ks []string
+	for k := range m {
+		if !strings.HasPrefix(k, "@") {
+			ks = append(ks, k)
+		}
+	}
+	slices.Sort(ks)
+	return ks
 }

@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/enforcer-go/enforcer/enforce"
@@ -10,31 +9,17 @@ import (
 )
 
 // Option configures an Agent. Options are validated by New; an invalid one
-// makes every Run return an error matching ErrInvalidOption.
+// makes every Run return an error matching [ErrInvalidOption].
 type Option interface{ apply(*config) }
 
 type optionFunc func(*config)
 
 func (f optionFunc) apply(c *config) { f(c) }
 
-// RetryHistory says which failed answers a retry re-sends to the model.
-type RetryHistory int
-
-const (
-	// RetryHistoryAll re-sends every failed answer and its correction: the
-	// history grows by two messages per retry. The default.
-	RetryHistoryAll RetryHistory = iota
-	// RetryHistoryLatest re-sends only the latest failed answer and its
-	// correction, so what is sent stays flat however many retries run.
-	// Earlier failed pairs stay in Result.Messages. Tool calls and their
-	// results are always re-sent: the model needs them to answer.
-	RetryHistoryLatest
-)
-
-// DefaultMaxIterations bounds a run that sets no WithMaxIterations; such a
+// defaultMaxIterations bounds a run that sets no [WithMaxIterations]; such a
 // run also gets one more iteration per output retry, so that every retry
 // it opted into can be answered.
-const DefaultMaxIterations = 10
+const defaultMaxIterations = 10
 
 type config struct {
 	schema        *enforce.Schema
@@ -43,10 +28,10 @@ type config struct {
 	middleware    []middleware.Middleware
 	tools         []Tool
 	toolIndex     map[string]int
-	parallelTools bool
+	parallelTools int // at most this many tool calls at once; 0: one after another
 	maxIterations int
 	system        string
-	history       RetryHistory
+	latestOnly    bool // WithLatestRetryOnly
 	logger        hclog.Logger
 	modelRetry    *RetryPolicy
 	turnRetry     *RetryPolicy
@@ -59,7 +44,7 @@ func (c *config) invalid(format string, args ...any) {
 }
 
 // WithOutputSchema sets the output contract the final answer is judged
-// against. Without WithOutputRetries a failing answer ends the run with an
+// against. Without [WithOutputRetries] a failing answer ends the run with an
 // *enforce.OutputError and no attempt rows.
 func WithOutputSchema(s *enforce.Schema) Option {
 	return optionFunc(func(c *config) {
@@ -73,7 +58,7 @@ func WithOutputSchema(s *enforce.Schema) Option {
 // WithOutputRetries opts into enforcement: every final answer gets an
 // attempt row, and a failing one is answered with a corrective turn while
 // retries are left. n is 0 to enforce.MaxRetries; 0 records rows but never
-// re-asks. It needs WithOutputSchema (or RunTyped).
+// re-asks. It needs [WithOutputSchema] (or [RunTyped]).
 func WithOutputRetries(n int) Option {
 	return optionFunc(func(c *config) {
 		if n < 0 || n > enforce.MaxRetries {
@@ -99,17 +84,32 @@ func WithTools(ts ...Tool) Option {
 	})
 }
 
-// WithParallelTools runs the tool calls of one model reply concurrently.
-// Results are appended in the order the model asked for them either way.
-// By default tools run one after another.
-func WithParallelTools() Option {
-	return optionFunc(func(c *config) { c.parallelTools = true })
+// WithParallelTools runs the tool calls of one model reply concurrently,
+// at most n at once (0 means 16; n is 0..1024), so that a reply asking for
+// thousands of calls cannot start thousands of goroutines. Results are
+// appended in the order the model asked for them either way. By default
+// tools run one after another.
+func WithParallelTools(n int) Option {
+	return optionFunc(func(c *config) {
+		if n < 0 || n > maxParallelTools {
+			c.invalid("WithParallelTools(%d): want 0..%d (0 means %d)", n, maxParallelTools, defaultParallelTools)
+		}
+		if n == 0 {
+			n = defaultParallelTools
+		}
+		c.parallelTools = n
+	})
 }
 
+// Bounds of [WithParallelTools].
+const (
+	defaultParallelTools = 16
+	maxParallelTools     = 1024
+)
+
 // WithMaxIterations bounds the ReAct iterations (model replies) of one
-// run (default DefaultMaxIterations plus the output retries). A corrective
-// turn counts as an iteration; a call retried under WithModelRetry does
-// not.
+// run (default 10, plus one per output retry). A corrective turn counts
+// as an iteration; a call retried under [WithModelRetry] does not.
 func WithMaxIterations(n int) Option {
 	return optionFunc(func(c *config) {
 		if n < 1 {
@@ -125,14 +125,14 @@ func WithSystemPrompt(s string) Option {
 	return optionFunc(func(c *config) { c.system = s })
 }
 
-// WithRetryHistory chooses what a retry re-sends (default RetryHistoryAll).
-func WithRetryHistory(h RetryHistory) Option {
-	return optionFunc(func(c *config) {
-		if h != RetryHistoryAll && h != RetryHistoryLatest {
-			c.invalid("WithRetryHistory(%d): unknown value", int(h))
-		}
-		c.history = h
-	})
+// WithLatestRetryOnly makes each output retry re-send only the latest
+// failed answer and its correction, so what is sent stays flat however
+// many retries run. By default every failed answer and its correction is
+// re-sent: the history grows by two messages per retry. Either way every
+// pair stays in [Result.Messages], and tool calls and their results are
+// always re-sent: the model needs them to answer.
+func WithLatestRetryOnly() Option {
+	return optionFunc(func(c *config) { c.latestOnly = true })
 }
 
 // WithLogger sets the logger (default: none). Each attempt row is logged at
@@ -146,13 +146,9 @@ func WithLogger(l hclog.Logger) Option {
 	})
 }
 
-// ErrInvalidOption is matched by the error Run returns when New was given
-// an invalid option.
-var ErrInvalidOption = errors.New("agent: invalid option")
-
 func (c *config) finish() {
 	if c.maxIterations == 0 {
-		c.maxIterations = DefaultMaxIterations + max(c.retries, 0)
+		c.maxIterations = defaultMaxIterations + max(c.retries, 0)
 	}
 	if c.logger == nil {
 		c.logger = hclog.NewNullLogger()
@@ -175,4 +171,59 @@ func (c *config) finish() {
 		}
 		c.toolIndex[t.Name] = i
 	}
+}
+
+// WithModelRetry retries failed model calls under p. Each scheduled retry
+// is recorded (turn/modelRetryScheduled, with [WithEvents]) before the wait
+// begins, so clients see it while the turn is still running. A context
+// cancelled during the wait ends the run at once with its cause.
+func WithModelRetry(p RetryPolicy) Option {
+	return optionFunc(func(c *config) {
+		if err := p.validate("WithModelRetry"); err != nil {
+			c.errs = append(c.errs, err)
+		}
+		p := p.withDefaults()
+		c.modelRetry = &p
+	})
+}
+
+// WithTurnRetry re-runs a whole turn, from a fresh conversation, when it
+// fails with an error p deems retryable (by default a retryable provider
+// error that outlasted any model retries). Each scheduled turn retry is
+// recorded (turn/retryScheduled) before the wait begins.
+func WithTurnRetry(p RetryPolicy) Option {
+	return optionFunc(func(c *config) {
+		if err := p.validate("WithTurnRetry"); err != nil {
+			c.errs = append(c.errs, err)
+		}
+		p := p.withDefaults()
+		c.turnRetry = &p
+	})
+}
+
+// WithEvents records each run's facts on r while it runs: turn/started;
+// turn/modelRetryScheduled and turn/retryScheduled before each backoff
+// wait; for each retried attempt row, turn/retryScheduled (attempt N of
+// retries+1, no delay, so a client can show "attempt 1/3 · retrying now ·
+// answer broke the output contract at json-parse"; left out with
+// [WithTurnRetry], whose turn retries own that numbering) and then
+// output/schemaRetry (with the row's correctiveMessageHash);
+// output/schemaExhausted for an exhausted row; turn/completed last.
+//
+// A failure to record is logged and does not stop the run, with two
+// exceptions that keep the stream whole. When r refuses turn/started as
+// invalid ([events.ErrInvalid]: a turn ID from [ContextWithTurnID] that
+// cannot travel, holding a newline or over 256 bytes, say), Run returns
+// that error before it calls the model, and records nothing. When r
+// refuses turn/completed, Run records it once more with only the terminal
+// and its error (no usage, reason or timings), so that a turn-wait still
+// resolves; only a recorder that takes nothing (a closed stream) leaves
+// the turn open.
+func WithEvents(r Recorder) Option {
+	return optionFunc(func(c *config) {
+		if r == nil {
+			c.invalid("WithEvents(nil)")
+		}
+		c.events = r
+	})
 }

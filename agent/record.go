@@ -18,29 +18,13 @@ type Recorder interface {
 	Append(ev events.Event) (events.Notification, error)
 }
 
-// WithEvents records each run's facts on r while it runs: turn/started;
-// turn/modelRetryScheduled and turn/retryScheduled before each backoff
-// wait; for each retried attempt row, turn/retryScheduled (attempt N of
-// retries+1, no delay, so a client can show "attempt 1/3 · retrying now ·
-// answer broke the output contract at json-parse"; left out with
-// WithTurnRetry, whose turn retries own that numbering) and then
-// output/schemaRetry (with the row's correctiveMessageHash);
-// output/schemaExhausted for an exhausted row; turn/completed last. A failure to record is logged and does not stop
-// the run.
-func WithEvents(r Recorder) Option {
-	return optionFunc(func(c *config) {
-		if r == nil {
-			c.invalid("WithEvents(nil)")
-		}
-		c.events = r
-	})
-}
-
 type turnIDKey struct{}
 
 // ContextWithTurnID sets the turn ID that a run started with ctx records
 // its events under. Without it each run makes a random one; either way
-// Result.TurnID tells it.
+// [Result.TurnID] tells it. An ID the stream refuses (see [WithEvents])
+// makes Run return an error matching [events.ErrInvalid] before the model
+// is called.
 func ContextWithTurnID(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, turnIDKey{}, id)
 }
@@ -54,25 +38,41 @@ func turnID(ctx context.Context) string {
 	return hex.EncodeToString(b[:])
 }
 
-func (a *Agent) record(ev events.Event) {
+// record appends ev when the agent has a recorder. A failure is logged and
+// returned, never raised: recording must not stop the run.
+func (a *Agent) record(ev events.Event) (err error) {
 	if a.cfg.events == nil {
-		return
+		return nil
 	}
 	defer func() {
 		if r := recover(); r != nil {
 			a.cfg.logger.Error("recorder panicked; event not recorded", "event", fmt.Sprintf("%T", ev), "panic", r)
+			err = fmt.Errorf("recorder panicked: %v", r)
 		}
 	}()
 	if _, err := a.cfg.events.Append(ev); err != nil {
 		a.cfg.logger.Warn("event not recorded", "event", fmt.Sprintf("%T", ev), "error", err)
+		return err
 	}
+	return nil
+}
+
+// recordTerminal records the turn's terminal. A turn must not stay open on
+// the stream, so when the recorder refuses ev it is recorded once more as
+// the least it can be: the same terminal and error, without usage, reason
+// or timings.
+func (a *Agent) recordTerminal(ev events.TurnCompleted) {
+	if a.record(ev) == nil {
+		return
+	}
+	a.record(events.TurnCompleted{TurnID: ev.TurnID, Terminal: ev.Terminal, Error: ev.Error})
 }
 
 func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 	switch row.Outcome {
 	case enforce.OutcomeRetried:
 		// For clients, a corrective turn is a retry scheduled at once —
-		// unless whole-turn retries (WithTurnRetry) own the numbering of
+		// unless whole-turn retries ([WithTurnRetry]) own the numbering of
 		// turn/retryScheduled.
 		if a.cfg.turnRetry == nil {
 			reason := "answer broke the output contract at " + string(row.Stage)
@@ -136,8 +136,8 @@ func retryReason(err error) string {
 	var pe *ProviderError
 	if errors.As(err, &pe) {
 		r := "model call failed: " + string(pe.Kind)
-		if pe.HTTPStatus != 0 {
-			r += fmt.Sprintf(" (HTTP %d)", pe.HTTPStatus)
+		if status := pe.status(); status != 0 {
+			r += fmt.Sprintf(" (HTTP %d)", status)
 		}
 		return r
 	}

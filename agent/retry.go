@@ -6,57 +6,10 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
-	"strconv"
 	"time"
 
 	"github.com/enforcer-go/enforcer/events"
 )
-
-// ProviderError is a failed call to a model provider, as an adapter
-// reports it. The model-retry policy and turn/modelRetryScheduled read
-// its Kind, HTTPStatus and RetryAfter; Message is the provider's own text:
-// it is in the error Run returns, for the developer, but never on the
-// session stream, which carries words derived from Kind instead.
-type ProviderError struct {
-	System     string           // the provider system, e.g. "openai", "anthropic"
-	Kind       events.ErrorKind // rate_limit, overloaded, server_error, timeout, connection, bad_request, auth, …
-	HTTPStatus int              // 0 when no HTTP response arrived
-	RetryAfter time.Duration    // the provider's Retry-After, 0 when absent
-	Message    string
-	Err        error // the underlying error, if any
-}
-
-func (e *ProviderError) Error() string {
-	msg := "agent: provider"
-	if e.System != "" {
-		msg += " " + e.System
-	}
-	msg += ": " + string(e.Kind)
-	if e.HTTPStatus != 0 {
-		msg += " (HTTP " + strconv.Itoa(e.HTTPStatus) + ")"
-	}
-	if e.Message != "" {
-		msg += ": " + e.Message
-	}
-	return msg
-}
-
-func (e *ProviderError) Unwrap() error { return e.Err }
-
-// Retryable reports whether calling again may succeed: rate limits,
-// overload, server errors, timeouts and lost connections; never a bad
-// request (400) or an auth failure (401, 403).
-func (e *ProviderError) Retryable() bool {
-	switch e.HTTPStatus {
-	case 400, 401, 403, 404, 422:
-		return false
-	}
-	switch e.Kind {
-	case events.KindRateLimit, events.KindOverloaded, events.KindServerError, events.KindTimeout, events.KindConnection:
-		return true
-	}
-	return false
-}
 
 // KindForStatus maps an HTTP status to an error kind, for adapters.
 func KindForStatus(status int) events.ErrorKind {
@@ -78,44 +31,45 @@ func KindForStatus(status int) events.ErrorKind {
 }
 
 // RetryPolicy bounds and paces retries: of one model call
-// (WithModelRetry), or of a whole turn (WithTurnRetry). The zero value
+// ([WithModelRetry]), or of a whole turn ([WithTurnRetry]). The zero value
 // means defaults.
 type RetryPolicy struct {
 	// MaxAttempts counts attempts, the first included (default 3).
 	MaxAttempts int
 	// Backoff is the delay before attempt+1 after attempt failed with err
-	// (default DefaultBackoff). Return 0 to retry at once; a negative delay
+	// (default [DefaultBackoff]). Return 0 to retry at once; a negative delay
 	// counts as 0.
 	Backoff func(attempt int, err error) time.Duration
-	// Retryable decides whether err may be retried (default
-	// DefaultRetryable).
+	// Retryable decides whether err may be retried. The default retries a
+	// *ProviderError whose Retryable method says so, and a network timeout;
+	// nothing else, and never a cancelled context. A policy of your own can
+	// ask [ProviderError.Retryable] the same way.
 	Retryable func(err error) bool
 }
 
-// Backoff bounds for DefaultBackoff.
+// Backoff bounds for [DefaultBackoff].
 const (
-	BackoffBase = 500 * time.Millisecond
-	BackoffMax  = 30 * time.Second
+	backoffBase = 500 * time.Millisecond
+	backoffMax  = 30 * time.Second
 )
 
 // DefaultBackoff is exponential with equal jitter: a random delay in
-// [d/2, d] where d = BackoffBase·2^(attempt-1), capped at BackoffMax. A
-// provider's Retry-After is honoured as the delay, up to BackoffMax.
+// [d/2, d] where d = 500ms·2^(attempt-1), capped at 30s. A provider's
+// Retry-After is honoured as the delay, up to the same 30s.
 func DefaultBackoff(attempt int, err error) time.Duration {
 	var pe *ProviderError
 	if errors.As(err, &pe) && pe.RetryAfter > 0 {
-		return min(pe.RetryAfter, BackoffMax)
+		return min(pe.RetryAfter, backoffMax)
 	}
-	d := BackoffMax
+	d := backoffMax
 	if attempt < 16 {
-		d = min(BackoffBase<<(attempt-1), BackoffMax)
+		d = min(backoffBase<<(attempt-1), backoffMax)
 	}
 	return d/2 + rand.N(d/2+1)
 }
 
-// DefaultRetryable retries a retryable *ProviderError and a network
-// timeout; nothing else, and never a cancelled context.
-func DefaultRetryable(err error) bool {
+// defaultRetryable is [RetryPolicy]'s default Retryable.
+func defaultRetryable(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
@@ -135,7 +89,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 		p.Backoff = DefaultBackoff
 	}
 	if p.Retryable == nil {
-		p.Retryable = DefaultRetryable
+		p.Retryable = defaultRetryable
 	}
 	return p
 }
@@ -145,34 +99,6 @@ func (p RetryPolicy) validate(name string) error {
 		return fmt.Errorf("%w: %s MaxAttempts %d: want 1..100 (0 means 3)", ErrInvalidOption, name, p.MaxAttempts)
 	}
 	return nil
-}
-
-// WithModelRetry retries failed model calls under p. Each scheduled retry
-// is recorded (turn/modelRetryScheduled, with WithEvents) before the wait
-// begins, so clients see it while the turn is still running. A context
-// cancelled during the wait ends the run at once with its cause.
-func WithModelRetry(p RetryPolicy) Option {
-	return optionFunc(func(c *config) {
-		if err := p.validate("WithModelRetry"); err != nil {
-			c.errs = append(c.errs, err)
-		}
-		p := p.withDefaults()
-		c.modelRetry = &p
-	})
-}
-
-// WithTurnRetry re-runs a whole turn, from a fresh conversation, when it
-// fails with an error p deems retryable (by default a retryable provider
-// error that outlasted any model retries). Each scheduled turn retry is
-// recorded (turn/retryScheduled) before the wait begins.
-func WithTurnRetry(p RetryPolicy) Option {
-	return optionFunc(func(c *config) {
-		if err := p.validate("WithTurnRetry"); err != nil {
-			c.errs = append(c.errs, err)
-		}
-		p := p.withDefaults()
-		c.turnRetry = &p
-	})
 }
 
 // schedule asks p whether to retry after attempt failed with err, and

@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -230,3 +231,86 @@ func TestDefaultBackoffGrowsAndIsCapped(t *testing.T) {
 }
 
 func containsJSON(b []byte, sub string) bool { return strings.Contains(string(b), sub) }
+
+func TestTurnRetryKeepsEveryRowAndOneNumbering(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewModel(t,
+		agenttest.Reply(prose), agenttest.Fail(rateLimited),
+		agenttest.Reply(prose), agenttest.Reply(valid))
+	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(3),
+		agent.WithTurnRetry(agent.RetryPolicy{MaxAttempts: 3, Backoff: zeroDelay}))
+	res, err := a.Run(agent.ContextWithTurnID(context.Background(), "t1"), "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outcomes []string
+	for _, r := range res.Attempts {
+		outcomes = append(outcomes, string(r.Outcome))
+	}
+	if got, want := strings.Join(outcomes, " "), "retried retried passed"; got != want {
+		t.Errorf("rows = %s, want %s (rows from the first turn attempt kept)", got, want)
+	}
+	got, _ := methods(t, s)
+	if n := strings.Count(strings.Join(got, " "), "turn/retryScheduled"); n != 1 {
+		t.Errorf("turn/retryScheduled recorded %d times, want once (the turn retry): %v", n, got)
+	}
+}
+
+func TestCancellingWhileACallFailsReturnsTheCause(t *testing.T) {
+	cause := errors.New("user hit stop")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	m := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+		cancel(cause)
+		return agent.Response{}, rateLimited
+	})
+	_, err := agent.New(m).Run(ctx, "hi")
+	if !errors.Is(err, cause) {
+		t.Errorf("err = %v, want the cause", err)
+	}
+}
+
+func TestANegativeBackoffIsRecordedAsNoDelay(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewModel(t, agenttest.Fail(rateLimited), agenttest.Reply("ok"))
+	a := agent.New(m, agent.WithEvents(s), agent.WithModelRetry(agent.RetryPolicy{
+		Backoff: func(int, error) time.Duration { return -time.Second }}))
+	if _, err := a.Run(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	got, ns := methods(t, s)
+	if len(got) != 3 || got[1] != "turn/modelRetryScheduled" || !containsJSON(ns[1].Params, `"retryDelayMs":0`) {
+		t.Errorf("methods = %v, want the retry recorded with retryDelayMs 0", got)
+	}
+}
+
+func TestAPanickingRetryPolicyStopsRetryingWithoutCrashing(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewModel(t, agenttest.Fail(rateLimited))
+	a := agent.New(m, agent.WithEvents(s), agent.WithModelRetry(agent.RetryPolicy{
+		Retryable: func(error) bool { panic("boom") }}))
+	_, err := a.Run(context.Background(), "hi")
+	if !errors.Is(err, rateLimited) {
+		t.Errorf("err = %v, want the provider error", err)
+	}
+	got, _ := methods(t, s) // turn/completed is recorded, so a turn-wait resolves
+	if got[len(got)-1] != "turn/completed" {
+		t.Errorf("methods = %v", got)
+	}
+}
+
+func TestAStatusOutsideHTTPsRangeStillRecordsTheRetry(t *testing.T) {
+	s := newStream(t)
+	odd := &agent.ProviderError{System: "openai", Kind: events.KindServerError, HTTPStatus: 999}
+	m := agenttest.NewModel(t, agenttest.Fail(odd), agenttest.Reply("ok"))
+	a := agent.New(m, agent.WithEvents(s), agent.WithModelRetry(agent.RetryPolicy{Backoff: zeroDelay}))
+	if _, err := a.Run(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	got, ns := methods(t, s)
+	if want := []string{"turn/started", "turn/modelRetryScheduled", "turn/completed"}; !slices.Equal(got, want) {
+		t.Fatalf("methods = %v, want %v", got, want)
+	}
+	if containsJSON(ns[1].Params, "httpStatus") {
+		t.Errorf("turn/modelRetryScheduled = %s, want no httpStatus for 999", ns[1].Params)
+	}
+}

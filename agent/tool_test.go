@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/agent/agenttest"
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/middleware"
 )
 
 type lookupArgs struct {
@@ -178,7 +181,7 @@ func TestParallelToolsKeepResultOrder(t *testing.T) {
 		calls = append(calls, agenttest.Call(fmt.Sprintf("c%d", i), "step", fmt.Sprintf(`{"i":%d}`, i)))
 	}
 	m := agenttest.NewModel(t, agenttest.CallTools(calls...), agenttest.Reply("done"))
-	a := agent.New(m, agent.WithTools(tool), agent.WithParallelTools())
+	a := agent.New(m, agent.WithTools(tool), agent.WithParallelTools(0))
 
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -220,5 +223,149 @@ func TestMaxIterations(t *testing.T) {
 	}
 	if got, want := m.Calls(), 3; got != want {
 		t.Errorf("model calls = %d, want %d", got, want)
+	}
+}
+
+func TestToolCallIDsAreAssignedOnACopyOfTheModelsReply(t *testing.T) {
+	shared := agent.Response{Message: agent.Message{Role: agent.RoleAssistant,
+		ToolCalls: []agent.ToolCall{{Name: "echo", Arguments: []byte(`{}`)}}}}
+	echo := agent.Tool{Name: "echo", Run: func(context.Context, json.RawMessage) (string, error) { return "ok", nil }}
+	m := agent.ModelFunc(func(_ context.Context, req agent.Request) (agent.Response, error) {
+		if len(req.Messages) < 5 {
+			return shared, nil // the same reply value, twice per run
+		}
+		return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: "done"}}, nil
+	})
+	a := agent.New(m, agent.WithTools(echo))
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := a.Run(context.Background(), "hi")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			seen := map[string]bool{}
+			for _, msg := range res.Messages {
+				for _, c := range msg.ToolCalls {
+					if seen[c.ID] {
+						t.Errorf("tool call ID %q used twice in one conversation", c.ID)
+					}
+					seen[c.ID] = true
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if id := shared.Message.ToolCalls[0].ID; id != "" {
+		t.Errorf("the model's own reply was changed: ID = %q", id)
+	}
+}
+
+func TestParallelToolsRunAtMostTheCapAtOnce(t *testing.T) {
+	tests := []struct {
+		name  string
+		n     int // WithParallelTools(n)
+		calls int
+		want  int // tools inside at once, at most
+	}{
+		{"a cap of 3 over 20 calls", 3, 20, 3},
+		{"the default cap of 16 over 40 calls", 0, 40, 16},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var running, peak atomic.Int64
+			entered := make(chan struct{})
+			release := make(chan struct{})
+			tool := agent.Tool{Name: "slow", Run: func(context.Context, json.RawMessage) (string, error) {
+				r := running.Add(1)
+				for p := peak.Load(); r > p && !peak.CompareAndSwap(p, r); p = peak.Load() {
+				}
+				entered <- struct{}{}
+				<-release
+				running.Add(-1)
+				return "ok", nil
+			}}
+			var calls []agent.ToolCall
+			for range tt.calls {
+				calls = append(calls, agenttest.Call("", "slow", `{}`))
+			}
+			m := agenttest.NewModel(t, agenttest.CallTools(calls...), agenttest.Reply("done"))
+			a := agent.New(m, agent.WithTools(tool), agent.WithParallelTools(tt.n))
+			done := make(chan error, 1)
+			go func() {
+				_, err := a.Run(t.Context(), "hi")
+				done <- err
+			}()
+			// Release one call only while the cap's worth are inside, so that
+			// any call past the cap would be inside too, and counted.
+			for range tt.want {
+				<-entered
+			}
+			for range tt.calls - tt.want {
+				release <- struct{}{}
+				<-entered
+			}
+			close(release)
+			if err := <-done; err != nil {
+				t.Fatal(err)
+			}
+			if got, want := int(peak.Load()), tt.want; got != want {
+				t.Errorf("at most %d tools ran at once, want %d", got, want)
+			}
+		})
+	}
+}
+
+func TestRunReturnsOnCancelWithoutWaitingForCodeThatIgnoresCtx(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []agenttest.Step
+		opts  func(block func()) []agent.Option
+	}{
+		{"a tool", []agenttest.Step{agenttest.CallTools(agenttest.Call("", "stuck", `{}`))},
+			func(block func()) []agent.Option {
+				return []agent.Option{agent.WithTools(agent.Tool{Name: "stuck",
+					Run: func(context.Context, json.RawMessage) (string, error) { block(); return "", nil }})}
+			}},
+		{"a parallel tool", []agenttest.Step{agenttest.CallTools(agenttest.Call("", "stuck", `{}`), agenttest.Call("", "stuck", `{}`))},
+			func(block func()) []agent.Option {
+				return []agent.Option{agent.WithParallelTools(0), agent.WithTools(agent.Tool{Name: "stuck",
+					Run: func(context.Context, json.RawMessage) (string, error) { block(); return "", nil }})}
+			}},
+		{"an input middleware", nil,
+			func(block func()) []agent.Option {
+				return []agent.Option{agent.WithMiddleware(middleware.Middleware{Name: "stuck",
+					Input: func(context.Context, string) (string, error) { block(); return "", nil }})}
+			}},
+		{"an output middleware", []agenttest.Step{agenttest.Reply("ok")},
+			func(block func()) []agent.Option {
+				return []agent.Option{agent.WithMiddleware(middleware.Middleware{Name: "stuck",
+					Output: func(context.Context, string) (string, error) { block(); return "", nil }})}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			never := make(chan struct{})
+			t.Cleanup(func() { close(never) }) // lets the abandoned code end
+			entered := make(chan struct{}, 2)
+			block := func() { entered <- struct{}{}; <-never }
+			m := agenttest.NewModel(t, tt.steps...)
+			a := agent.New(m, tt.opts(block)...)
+			cause := errors.New("user hit stop")
+			ctx, cancel := context.WithCancelCause(t.Context())
+			done := make(chan error, 1)
+			go func() {
+				_, err := a.Run(ctx, "hi")
+				done <- err
+			}()
+			<-entered
+			cancel(cause)
+			if err := <-done; !errors.Is(err, cause) {
+				t.Errorf("err = %v, want the cause", err)
+			}
+		})
 	}
 }

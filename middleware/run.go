@@ -37,6 +37,9 @@ type Step struct {
 // and an error wrapping context.Cause(ctx); that is not a denial. Neither is
 // a non-Deny error from a step while the context is done: it is reported as
 // the cancellation, wrapping both. A Deny or a panic is a denial regardless.
+// Run does not wait for a step that ignores its context: when the context
+// ends while a step runs, Run returns at once, and the step finishes on its
+// own goroutine, which may outlive the call; its result is dropped.
 //
 // An unknown phase is an error (not a denial) and runs no step. Run does
 // not check names; call Validate once when the list is built.
@@ -56,7 +59,11 @@ func Run(ctx context.Context, phase Phase, ms []Middleware, text string) (string
 		if ctx.Err() != nil {
 			return "", trace, fmt.Errorf("middleware: %s phase stopped before step %q: %w", phase, m.Name, context.Cause(ctx))
 		}
-		out, why, pv, err := call(ctx, f, text)
+		r, ok := call(ctx, f, text)
+		out, pv, err := r.out, r.pv, r.err
+		if !ok {
+			return "", trace, fmt.Errorf("middleware: %s phase stopped in step %q: %w", phase, m.Name, context.Cause(ctx))
+		}
 		if pv != nil {
 			err, _ := pv.(error)
 			return "", trace, &DeniedError{Name: m.Name, Phase: phase, Reason: fmt.Sprint("panic: ", pv), Panic: pv, Err: err}
@@ -74,24 +81,53 @@ func Run(ctx context.Context, phase Phase, ms []Middleware, text string) (string
 		if trace == nil {
 			trace = make([]Step, 0, len(ms)-i)
 		}
-		trace = append(trace, Step{Name: m.Name, Phase: phase, Changed: out != text, Why: why, Text: out})
+		trace = append(trace, Step{Name: m.Name, Phase: phase, Changed: out != text, Why: r.why, Text: out})
 		text = out
 	}
 	return text, trace, nil
 }
 
 // call runs one step, recovering a panic into pv. panic(nil) arrives as a
-// *runtime.PanicNilError, so pv is non-nil for every panic.
-func call(ctx context.Context, f Func, text string) (out, why string, pv any, err error) {
+// *runtime.PanicNilError, so pv is non-nil for every panic. When ctx ends
+// first, call returns at once with ok false and leaves the step running on
+// its own goroutine: a step that ignores ctx cannot hold the caller.
+func call(ctx context.Context, f Func, text string) (r outcome, ok bool) {
 	n := &notes{}
-	defer func() {
-		why = n.close()
-		if r := recover(); r != nil {
-			pv = r
+	sctx := context.WithValue(ctx, notesKey{}, n)
+	run := func() (r outcome) {
+		defer func() {
+			if p := recover(); p != nil {
+				r.pv = p
+			}
+		}()
+		r.out, r.err = f(sctx, text)
+		return r
+	}
+	if ctx.Done() == nil { // never cancelled: no goroutine needed
+		r = run()
+	} else {
+		c := make(chan outcome, 1)
+		go func() { c <- run() }()
+		select {
+		case r = <-c:
+		case <-ctx.Done():
+			select {
+			case r = <-c: // finished as ctx ended: keep its result
+			default:
+				n.close()
+				return outcome{}, false
+			}
 		}
-	}()
-	out, err = f(context.WithValue(ctx, notesKey{}, n), text)
-	return out, why, nil, err
+	}
+	r.why = n.close()
+	return r, true
+}
+
+// outcome is what one step did: its text and notes, or its panic or error.
+type outcome struct {
+	out, why string
+	pv       any
+	err      error
 }
 
 type notesKey struct{}

@@ -491,3 +491,25 @@ func BenchmarkRun(b *testing.B) {
 		}
 	}
 }
+
+func TestRunReturnsWhenTheContextEndsInAStepThatIgnoresIt(t *testing.T) {
+	never := make(chan struct{})
+	t.Cleanup(func() { close(never) }) // lets the abandoned step end
+	entered := make(chan struct{})
+	stuck := middleware.Middleware{Name: "stuck", Output: func(ctx context.Context, s string) (string, error) {
+		close(entered)
+		<-never
+		middleware.Explain(ctx, "too late") // after Run returned: dropped
+		return s, nil
+	}}
+	cause := errors.New("user hit stop")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	go func() { <-entered; cancel(cause) }()
+	out, trace, err := middleware.Run(ctx, middleware.PhaseOutput, []middleware.Middleware{stuck}, "answer")
+	if !errors.Is(err, cause) || errors.Is(err, middleware.ErrDenied) {
+		t.Errorf("err = %v, want the cause, not a denial", err)
+	}
+	if out != "" || trace != nil {
+		t.Errorf("Run = %q, %v; want nothing from the abandoned step", out, trace)
+	}
+}

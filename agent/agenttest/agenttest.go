@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"runtime"
+	"strconv"
 	"sync"
 	"testing"
 
@@ -54,22 +57,37 @@ type Model struct {
 	steps    []Step
 	next     int
 	requests []agent.Request
+	at       string // file:line of the NewModel call, for reports
 }
 
 // NewModel returns a model that replies with steps in order. It reports
 // an error on t when a request arrives after the last step, and at
-// cleanup when steps are left unused.
+// cleanup when steps are left unused. Both reports name the line that
+// called NewModel: the cleanup's is reported at it, and a request past
+// the script (which arrives through the code under test) says it.
 func NewModel(t testing.TB, steps ...Step) *Model {
 	t.Helper()
-	m := &Model{t: t, steps: steps}
+	m := &Model{t: t, steps: steps, at: "?"}
+	if _, file, line, ok := runtime.Caller(1); ok {
+		m.at = filepath.Base(file) + ":" + strconv.Itoa(line)
+	}
 	t.Cleanup(func() {
+		t.Helper()
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		if left := len(m.steps) - m.next; left > 0 {
-			t.Errorf("agenttest: %d of %d scripted steps left unused", left, len(m.steps))
+			t.Errorf("agenttest: %d of %s left unused", left, plural(len(m.steps), "scripted step"))
 		}
 	})
 	return m
+}
+
+// plural is "1 step", "2 steps".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // Generate records req and replies with the next step.
@@ -78,7 +96,9 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 	defer m.mu.Unlock()
 	m.requests = append(m.requests, cloneRequest(req))
 	if m.next >= len(m.steps) {
-		m.t.Errorf("agenttest: request %d arrived after the script's %d steps", len(m.requests), len(m.steps))
+		m.t.Helper()
+		m.t.Errorf("agenttest: request %d arrived after the script's %s (the model made at %s)",
+			len(m.requests), plural(len(m.steps), "step"), m.at)
 		return agent.Response{}, fmt.Errorf("%w after %d steps", ErrScriptExhausted, len(m.steps))
 	}
 	s := m.steps[m.next]

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
@@ -20,14 +21,24 @@ type fakeTB struct {
 	mu       sync.Mutex
 	errors   []string
 	cleanups []func()
+	helper   bool // Helper was called since the last Errorf
+	unhelped int  // reports made without Helper: they would point into agenttest
 }
 
-func (f *fakeTB) Helper() {}
+func (f *fakeTB) Helper() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.helper = true
+}
 
 func (f *fakeTB) Errorf(format string, args ...any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.errors = append(f.errors, fmt.Sprintf(format, args...))
+	if !f.helper {
+		f.unhelped++
+	}
+	f.helper = false
 }
 
 func (f *fakeTB) Cleanup(fn func()) { f.cleanups = append(f.cleanups, fn) }
@@ -160,4 +171,40 @@ func TestModelDrivesAnAgent(t *testing.T) {
 			t.Errorf("errors reported = %d, want %d", got, want)
 		}
 	})
+}
+
+func TestModelReportsAtTheCallersLineInWords(t *testing.T) {
+	tests := []struct {
+		name     string
+		steps    int
+		requests int
+		want     string
+	}{
+		{"one request too many after one step", 1, 2, "agenttest: request 2 arrived after the script's 1 step (the model made at agenttest_test.go:"},
+		{"one request too many after two steps", 2, 3, "agenttest: request 3 arrived after the script's 2 steps (the model made at agenttest_test.go:"},
+		{"one step of one left", 1, 0, "agenttest: 1 of 1 scripted step left unused"},
+		{"two steps of three left", 3, 1, "agenttest: 2 of 3 scripted steps left unused"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tb := &fakeTB{}
+			var steps []agenttest.Step
+			for range tt.steps {
+				steps = append(steps, agenttest.Reply("ok"))
+			}
+			tb.helper = false // NewModel's own Helper call does not count
+			m := agenttest.NewModel(tb, steps...)
+			tb.helper = false
+			for i := range tt.requests {
+				_, _ = m.Generate(t.Context(), request(fmt.Sprint("q", i)))
+			}
+			tb.finish()
+			if len(tb.errors) != 1 || !strings.HasPrefix(tb.errors[0], tt.want) {
+				t.Errorf("reported %q, want one report starting %q", tb.errors, tt.want)
+			}
+			if tb.unhelped != 0 {
+				t.Errorf("%d reports made without t.Helper, so they point into agenttest", tb.unhelped)
+			}
+		})
+	}
 }

@@ -1,10 +1,10 @@
 // Package agenttest scripts models for tests of code built on package
 // agent, the way net/http/httptest serves tests of HTTP code.
 //
-// A Model replies with its steps in order and records every request it
-// received. It fails the test when the script runs out, and, at cleanup,
-// when steps are left unused — so a test cannot pass without the
-// conversation it scripted.
+// A [Model] replies with its steps ([Reply], [CallTools], [Fail]) in order
+// and records every request it received ([Model.Requests]). It fails the
+// test when the script runs out, and, at cleanup, when steps are left
+// unused — so a test cannot pass without the conversation it scripted.
 //
 //	m := agenttest.NewModel(t,
 //		agenttest.Reply("Sure! The city is Paris."), // prose: json-parse fails
@@ -13,4 +13,10 @@
 //	a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(2))
 //	res, err := a.Run(ctx, "Where is the Louvre?")
 //	// res.Attempts: retried, passed
+//
+// # Reports
+//
+// Unused steps are reported at the line that called [NewModel]. A request
+// past the script arrives through the code under test, so its report names
+// that line in its text; Generate then returns [ErrScriptExhausted].
 package agenttest

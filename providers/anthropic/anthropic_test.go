@@ -261,9 +261,6 @@ func TestProviderErrors(t *testing.T) {
 			if got, want := pe.Retryable(), tt.retryable; got != want {
 				t.Errorf("Retryable() = %v, want %v", got, want)
 			}
-			if got, want := agent.DefaultRetryable(err), tt.retryable; got != want {
-				t.Errorf("agent.DefaultRetryable = %v, want %v", got, want)
-			}
 			var apiErr *sdk.Error
 			if !errors.As(err, &apiErr) {
 				t.Errorf("err does not unwrap to *anthropic.Error")
@@ -490,5 +487,23 @@ func TestBadRequestInputIsRefusedBeforeSending(t *testing.T) {
 				t.Error("err = nil, want an error")
 			}
 		})
+	}
+}
+
+func TestAStatusOutsideHTTPsRangeIsAnUnknownFailureWithoutTheStatus(t *testing.T) {
+	srv := newFakeServer(t, reply{Status: 999, Body: errorBody("api_error", "odd")})
+	_, err := New(srv.client(), "claude-sonnet-4-5").Generate(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}})
+	var pe *agent.ProviderError
+	if !errors.As(err, &pe) {
+		t.Fatalf("err = %v (%T), want *agent.ProviderError", err, err)
+	}
+	if got, want := pe.Kind, events.KindUnknown; got != want {
+		t.Errorf("Kind = %q, want %q", got, want)
+	}
+	if got, want := pe.HTTPStatus, 0; got != want {
+		t.Errorf("HTTPStatus = %d, want %d: 999 is no HTTP status", got, want)
+	}
+	if pe.Retryable() {
+		t.Error("Retryable() = true, want false for an unknown failure")
 	}
 }

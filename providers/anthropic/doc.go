@@ -37,6 +37,8 @@
 // has Kind timeout or connection (so does a body cut off mid-stream); a
 // complete body that does not decode has Kind unknown. Err is the SDK's
 // error (*anthropic.Error for API errors).
+// A status outside 100..599, which Go's client accepts, is not kept: the
+// failure has Kind unknown and HTTPStatus 0, and is not retried by default.
 //
 // WithNativeSchema sends the agent's output schema as a structured-output
 // format (output_config.format), for models that support it. The answer is

@@ -43,6 +43,8 @@
 // connection (so does a body cut off mid-stream); a complete body that
 // does not decode has Kind unknown. Err is the SDK's error (*openai.Error
 // for API errors).
+// A status outside 100..599, which Go's client accepts, is not kept: the
+// failure has Kind unknown and HTTPStatus 0, and is not retried by default.
 //
 // WithNativeSchema sends the agent's output schema as a json_schema
 // response format. The answer is judged by the contract either way.

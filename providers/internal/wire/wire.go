@@ -21,11 +21,20 @@ import (
 // Failure classifies a failed call of system's SDK. res is the last HTTP
 // response when one arrived (an SDK may return a plain error for an error
 // body that is not JSON, and the status must survive that); message is
-// the provider's own error text when the adapter decoded one. A cancelled
-// ctx yields its cause instead.
+// the provider's own error text when the adapter decoded one. A status
+// outside 100..599 is not kept: the failure is of kind unknown. A
+// cancelled ctx yields its cause instead.
 func Failure(ctx context.Context, system string, err error, res *http.Response, message string) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
+	}
+	if res != nil && (res.StatusCode < 100 || res.StatusCode > 599) {
+		// Go's client accepts any three digits; what is not an HTTP status
+		// says nothing about retrying, and cannot travel in an event.
+		if message == "" {
+			message = "invalid HTTP status " + strconv.Itoa(res.StatusCode)
+		}
+		res = nil
 	}
 	pe := &agent.ProviderError{System: system, Kind: events.KindUnknown, Message: message, Err: err}
 	switch {

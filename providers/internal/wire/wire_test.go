@@ -148,6 +148,10 @@ func TestFailure(t *testing.T) {
 			agent.ProviderError{System: "sys", Kind: events.KindConnection}},
 		{"a success whose body did not decode", errors.New("json: bad"), response(200, nil, ""), "",
 			agent.ProviderError{System: "sys", Kind: events.KindUnknown, HTTPStatus: 200, Message: "malformed response body"}},
+		{"a status above HTTP's range is unknown and not kept", sdkErr, response(999, nil, "odd"), "",
+			agent.ProviderError{System: "sys", Kind: events.KindUnknown, Message: "invalid HTTP status 999"}},
+		{"a status below HTTP's range is unknown and not kept", sdkErr, response(99, nil, ""), "provider said so",
+			agent.ProviderError{System: "sys", Kind: events.KindUnknown, Message: "provider said so"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"math"
 )
 
 // Role says who wrote a message.
@@ -54,20 +55,32 @@ type Response struct {
 	Usage   Usage
 }
 
-// Usage counts tokens.
+// Usage counts tokens. Summed over calls, each count saturates at
+// math.MaxInt instead of wrapping, and a negative count a model reports is
+// taken as unknown: it adds nothing.
 type Usage struct {
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
 }
 
 func (u *Usage) add(v Usage) {
-	u.InputTokens += v.InputTokens
-	u.OutputTokens += v.OutputTokens
+	u.InputTokens = addTokens(u.InputTokens, v.InputTokens)
+	u.OutputTokens = addTokens(u.OutputTokens, v.OutputTokens)
+}
+
+func addTokens(sum, n int) int {
+	sum, n = max(sum, 0), max(n, 0)
+	if sum > math.MaxInt-n {
+		return math.MaxInt
+	}
+	return sum + n
 }
 
 // Model generates the next message of a conversation. Implementations must
-// be safe for concurrent use when one Agent serves many runs at once, and
-// must treat req as read-only: its slices may be shared between requests.
+// be safe for concurrent use when one [Agent] serves many runs at once,
+// must treat req as read-only (its slices may be shared between requests
+// and runs), and must return when ctx ends: unlike a tool or a middleware
+// step, Generate is waited for.
 type Model interface {
 	Generate(ctx context.Context, req Request) (Response, error)
 }

@@ -1,0 +1,89 @@
+package agent
+
+import (
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/enforcer-go/enforcer/events"
+)
+
+// Errors that say why a run stopped. Failures of the output contract are
+// *enforce.OutputError; denials are *middleware.DeniedError.
+var (
+	// ErrMaxIterations: the run reached its iteration bound without a
+	// final answer.
+	ErrMaxIterations = errors.New("agent: iteration limit reached")
+	// ErrEmptyAnswer: the model's final answer was empty, and no output
+	// schema was there to judge it.
+	ErrEmptyAnswer = errors.New("agent: model returned an empty answer")
+	// ErrModel is matched by every failure of a Model call, including a
+	// panic inside Generate.
+	ErrModel = errors.New("agent: model call failed")
+	// ErrInvalidOption is matched by the error Run returns when New was
+	// given an invalid option.
+	ErrInvalidOption = errors.New("agent: invalid option")
+
+	errToolPanic  = errors.New("tool panicked")
+	errModelPanic = errors.New("model panicked")
+)
+
+// ProviderError is a failed call to a model provider, as an adapter
+// reports it. The model-retry policy and turn/modelRetryScheduled read
+// its Kind, HTTPStatus and RetryAfter. Its Error text ends with Message,
+// the provider's own text, or when there is none with Err's (a dial
+// error, say), so the developer sees the cause; neither ever reaches the
+// session stream, which carries words derived from Kind and HTTPStatus
+// instead. An HTTPStatus outside 100..599 is left off the stream.
+type ProviderError struct {
+	System     string           // the provider system, e.g. "openai", "anthropic"
+	Kind       events.ErrorKind // rate_limit, overloaded, server_error, timeout, connection, bad_request, auth, …
+	HTTPStatus int              // 0 when no HTTP response arrived
+	RetryAfter time.Duration    // the provider's Retry-After, 0 when absent
+	Message    string
+	Err        error // the underlying error, if any
+}
+
+func (e *ProviderError) Error() string {
+	msg := "agent: provider"
+	if e.System != "" {
+		msg += " " + e.System
+	}
+	msg += ": " + string(e.Kind)
+	if e.HTTPStatus != 0 {
+		msg += " (HTTP " + strconv.Itoa(e.HTTPStatus) + ")"
+	}
+	switch {
+	case e.Message != "":
+		msg += ": " + e.Message
+	case e.Err != nil:
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// status is HTTPStatus when it is one (100..599), else 0: Go's client
+// accepts any three digits, and events carries only real statuses.
+func (e *ProviderError) status() int {
+	if e.HTTPStatus < 100 || e.HTTPStatus > 599 {
+		return 0
+	}
+	return e.HTTPStatus
+}
+
+func (e *ProviderError) Unwrap() error { return e.Err }
+
+// Retryable reports whether calling again may succeed: rate limits,
+// overload, server errors, timeouts and lost connections; never a bad
+// request (400) or an auth failure (401, 403).
+func (e *ProviderError) Retryable() bool {
+	switch e.HTTPStatus {
+	case 400, 401, 403, 404, 422:
+		return false
+	}
+	switch e.Kind {
+	case events.KindRateLimit, events.KindOverloaded, events.KindServerError, events.KindTimeout, events.KindConnection:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,162 @@
+package agent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/agent/agenttest"
+	"github.com/enforcer-go/enforcer/events"
+)
+
+func TestTheProvidersMessageStaysOffTheStream(t *testing.T) {
+	s := newStream(t)
+	secret := "internal: key sk-123 for org-xyz"
+	m := agenttest.NewModel(t, agenttest.Fail(&agent.ProviderError{System: "openai",
+		Kind: events.KindBadRequest, HTTPStatus: 400, Message: secret}))
+	if _, err := agent.New(m, agent.WithEvents(s)).Run(context.Background(), "hi"); err == nil {
+		t.Fatal("err = nil")
+	}
+	_, ns := methods(t, s)
+	last := ns[len(ns)-1]
+	if containsJSON(last.Params, "sk-123") || !containsJSON(last.Params, `"kind":"modelError"`) {
+		t.Errorf("turn/completed = %s, want a modelError without the provider's message", last.Params)
+	}
+}
+
+type panickyRecorder struct{}
+
+func (panickyRecorder) Append(events.Event) (events.Notification, error) { panic("disk on fire") }
+
+func TestAPanickingRecorderDoesNotCrashTheRun(t *testing.T) {
+	m := agenttest.NewModel(t, agenttest.Reply("ok"))
+	res, err := agent.New(m, agent.WithEvents(panickyRecorder{})).Run(context.Background(), "hi")
+	if err != nil || res.Output != "ok" {
+		t.Errorf("Run = %q, %v; want ok", res.Output, err)
+	}
+}
+
+// turnUsage waits for the turn's terminal, which must already be recorded,
+// and returns it with its usage.
+func turnUsage(t *testing.T, s *events.Stream, turn string) (events.Notification, *agent.Usage) {
+	t.Helper()
+	done, cancel := context.WithCancel(context.Background())
+	cancel() // the terminal is recorded before Run returns: no waiting
+	n, err := s.WaitTurn(done, turn)
+	if err != nil {
+		t.Fatalf("WaitTurn = %v, want turn/completed already recorded", err)
+	}
+	var p struct {
+		Usage *agent.Usage `json:"usage"`
+	}
+	if err := json.Unmarshal(n.Params, &p); err != nil {
+		t.Fatal(err)
+	}
+	return n, p.Usage
+}
+
+func TestHostileTokenCountsStillCompleteTheTurn(t *testing.T) {
+	echo := agent.Tool{Name: "echo", Run: func(context.Context, json.RawMessage) (string, error) { return "ok", nil }}
+	tests := []struct {
+		name  string
+		steps []agenttest.Step
+		want  agent.Usage
+	}{
+		{"counts past math.MaxInt saturate",
+			[]agenttest.Step{
+				agenttest.CallTools(agenttest.Call("", "echo", `{}`)).WithUsage(math.MaxInt, 1),
+				agenttest.Reply("ok").WithUsage(math.MaxInt, 1)},
+			agent.Usage{InputTokens: math.MaxInt, OutputTokens: 2}},
+		{"a negative count is unknown and adds nothing",
+			[]agenttest.Step{
+				agenttest.CallTools(agenttest.Call("", "echo", `{}`)).WithUsage(-5, 3),
+				agenttest.Reply("ok").WithUsage(7, math.MinInt)},
+			agent.Usage{InputTokens: 7, OutputTokens: 3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStream(t)
+			a := agent.New(agenttest.NewModel(t, tt.steps...), agent.WithEvents(s), agent.WithTools(echo))
+			res, err := a.Run(context.Background(), "hi")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := res.Usage, tt.want; got != want {
+				t.Errorf("Result.Usage = %+v, want %+v", got, want)
+			}
+			n, usage := turnUsage(t, s, res.TurnID)
+			if n.Method != "turn/completed" || usage == nil || *usage != tt.want {
+				t.Errorf("terminal = %s %s, want turn/completed with usage %+v", n.Method, n.Params, tt.want)
+			}
+		})
+	}
+}
+
+// refusingRecorder records on a stream, but refuses a turn/completed
+// that carries usage, as a stream refuses one it cannot send.
+type refusingRecorder struct{ s *events.Stream }
+
+func (r refusingRecorder) Append(ev events.Event) (events.Notification, error) {
+	if tc, ok := ev.(events.TurnCompleted); ok && tc.Usage != nil {
+		return events.Notification{}, fmt.Errorf("refused: %w", events.ErrInvalid)
+	}
+	return r.s.Append(ev)
+}
+
+func TestARefusedTerminalIsRecordedAgainWithoutUsage(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []agenttest.Step
+		want  string // the terminal's JSON members
+	}{
+		{"a completed turn", []agenttest.Step{agenttest.Reply("ok")}, `"terminal":"completed"`},
+		{"a failed turn keeps its error", []agenttest.Step{agenttest.Reply("")}, `"terminal":"failed"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStream(t)
+			a := agent.New(agenttest.NewModel(t, tt.steps...), agent.WithEvents(refusingRecorder{s}))
+			res, _ := a.Run(context.Background(), "hi")
+			n, usage := turnUsage(t, s, res.TurnID)
+			if n.Method != "turn/completed" || usage != nil || !containsJSON(n.Params, tt.want) {
+				t.Errorf("terminal = %s %s, want turn/completed with %s and no usage", n.Method, n.Params, tt.want)
+			}
+		})
+	}
+}
+
+func TestATurnIDTheStreamRefusesStopsTheRunBeforeTheModel(t *testing.T) {
+	tests := []struct {
+		name string
+		id   string
+	}{
+		{"a newline", "turn\n1"},
+		{"over 256 bytes", strings.Repeat("t", 257)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStream(t)
+			m := agenttest.NewModel(t) // no steps: a call fails the test
+			res, err := agent.New(m, agent.WithEvents(s)).Run(agent.ContextWithTurnID(context.Background(), tt.id), "hi")
+			if !errors.Is(err, events.ErrInvalid) {
+				t.Errorf("err = %v, want events.ErrInvalid", err)
+			}
+			if res == nil || res.TurnID != tt.id {
+				t.Errorf("Result = %+v, want one naming the turn", res)
+			}
+			// A probe ends the read: what precedes it was recorded by the run.
+			if _, err := s.Append(events.TurnCompleted{TurnID: "probe", Terminal: "completed"}); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := methods(t, s); !slices.Equal(got, []string{"turn/completed"}) {
+				t.Errorf("recorded %v, want nothing before the probe's turn/completed", got)
+			}
+		})
+	}
+}
