@@ -4,9 +4,9 @@
 // failure, and keeps one attempt row per answer. The session stream shows
 // each step live, as a streaming client would see it.
 //
-// With OPENAI_BASE_URL set (and optionally OPENAI_API_KEY and
-// ENFORCER_MODEL), the same program runs against that OpenAI-compatible
-// endpoint instead: OpenAI, Ollama, vLLM, llama.cpp's server.
+// The model is scripted: no network, no keys, and nothing but the core
+// module to build. examples/openai runs the same contract against a real
+// OpenAI-compatible endpoint.
 //
 //	go run ./examples/quickstart
 package main
@@ -19,12 +19,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
-	enforceropenai "github.com/enforcer-go/enforcer/providers/openai"
 )
 
 // Weather is the output contract: the answer must decode into it.
@@ -34,17 +30,18 @@ type Weather struct {
 	Sky   string  `json:"sky" jsonschema:"enum=clear,enum=cloudy,enum=rain"`
 }
 
-// scripted stands in for a real model: no network, no keys.
-func scripted() agent.Model {
+// scripted stands in for a real model. It counts the requests it receives:
+// the agent's Iterations counts model replies, and a request retried under
+// WithModelRetry is one iteration but two requests.
+func scripted(requests *int) agent.Model {
 	replies := []string{
 		"It's a lovely 21 degrees and sunny in Paris today!",
 		`{"city": "Paris", "tempC": "21", "sky": "clear"}`,
 		`{"city": "Paris", "tempC": 21, "sky": "clear"}`,
 	}
-	n := 0
 	return agent.ModelFunc(func(ctx context.Context, req agent.Request) (agent.Response, error) {
-		r := replies[min(n, len(replies)-1)]
-		n++
+		r := replies[min(*requests, len(replies)-1)]
+		*requests++
 		return agent.Response{
 			Message: agent.Message{Role: agent.RoleAssistant, Content: r},
 			Usage:   agent.Usage{InputTokens: 120, OutputTokens: 20},
@@ -53,34 +50,13 @@ func scripted() agent.Model {
 }
 
 func main() {
-	if err := run(context.Background(), os.Stdout, os.Getenv); err != nil {
+	if err := run(context.Background(), os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, "run failed:", err)
 		os.Exit(1)
 	}
 }
 
-// chooseModel picks the scripted model, or a real OpenAI-compatible
-// endpoint when OPENAI_BASE_URL is set (OPENAI_API_KEY and ENFORCER_MODEL
-// optional), and says which.
-func chooseModel(out io.Writer, getenv func(string) string) agent.Model {
-	base := getenv("OPENAI_BASE_URL")
-	if base == "" {
-		fmt.Fprintln(out, "model: scripted (no network, no keys; set OPENAI_BASE_URL to use a real endpoint)")
-		return scripted()
-	}
-	key, name := getenv("OPENAI_API_KEY"), getenv("ENFORCER_MODEL")
-	if key == "" {
-		key = "unused" // local servers such as Ollama ignore it, but the client needs one
-	}
-	if name == "" {
-		name = "gpt-4o-mini"
-	}
-	fmt.Fprintf(out, "model: %s at %s (from OPENAI_BASE_URL)\n", name, base)
-	client := openai.NewClient(option.WithBaseURL(base), option.WithAPIKey(key))
-	return enforceropenai.New(client, name)
-}
-
-func run(ctx context.Context, out io.Writer, getenv func(string) string) error {
+func run(ctx context.Context, out io.Writer) error {
 	// The session stream: what a UI would watch while the turn runs.
 	stream, err := events.NewStream("quickstart", events.NewMemoryLog())
 	if err != nil {
@@ -90,7 +66,9 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) error {
 	watched := make(chan error, 1)
 	go func() { watched <- watch(ctx, out, stream) }()
 
-	a := agent.New(chooseModel(out, getenv), agent.WithOutputRetries(2), agent.WithEvents(stream),
+	fmt.Fprintln(out, "model: scripted (no network, no keys; examples/openai runs a real endpoint)")
+	requests := 0
+	a := agent.New(scripted(&requests), agent.WithOutputRetries(2), agent.WithEvents(stream),
 		agent.WithModelRetry(agent.RetryPolicy{}))
 	fmt.Fprintln(out, "live:")
 	w, res, err := agent.RunTyped[Weather](ctx, a, "What's the weather in Paris? Answer as JSON.")
@@ -111,7 +89,9 @@ func run(ctx context.Context, out io.Writer, getenv func(string) string) error {
 	}
 
 	fmt.Fprintf(out, "\naccepted on attempt %d: %+v\n", len(res.Attempts), w)
-	fmt.Fprintf(out, "model calls: %d, tokens in/out: %d/%d\n", res.Iterations, res.Usage.InputTokens, res.Usage.OutputTokens)
+	fmt.Fprintf(out, "iterations (model replies): %d\n", res.Iterations)
+	fmt.Fprintf(out, "requests sent (counted at the model): %d\n", requests)
+	fmt.Fprintf(out, "tokens in/out: %d/%d\n", res.Usage.InputTokens, res.Usage.OutputTokens)
 	return nil
 }
 

@@ -1,6 +1,6 @@
 // Package modules has no code. Its test runs the tests of the
-// repository's other Go modules — the provider adapters and the examples,
-// which live in modules of their own so that the core module depends on
-// nothing but its three libraries — so that `go test ./...` at the root
-// tests every module, as the README promises.
+// repository's other Go modules — the provider adapters and
+// examples/openai, which live in modules of their own so that the core
+// module depends on nothing but its three libraries — so that
+// `go test ./...` at the root tests every module, as the README promises.
 package modules

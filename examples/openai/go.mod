@@ -1,10 +1,10 @@
-module github.com/enforcer-go/enforcer/examples
+module github.com/enforcer-go/enforcer/examples/openai
 
 go 1.26.0
 
 require (
 	github.com/enforcer-go/enforcer v0.0.0
-	github.com/enforcer-go/enforcer/providers/openai v0.0.0-00010101000000-000000000000
+	github.com/enforcer-go/enforcer/providers/openai v0.0.0
 	github.com/openai/openai-go/v3 v3.98.0
 )
 
@@ -30,6 +30,6 @@ require (
 )
 
 replace (
-	github.com/enforcer-go/enforcer => ../
-	github.com/enforcer-go/enforcer/providers/openai => ../providers/openai
+	github.com/enforcer-go/enforcer => ../..
+	github.com/enforcer-go/enforcer/providers/openai => ../../providers/openai
 )
