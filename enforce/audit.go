@@ -253,7 +253,9 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 		a.compares = true
 	}
 	for _, k := range []string{"enum", "const"} {
-		if v, ok := out[k]; ok {
+		if v, ok := out[k]; ok && holdsNumber(v) {
+			// Only a number can be spelled two ways: an enum of strings
+			// needs no canonical answer.
 			a.compares = true
 			out[k] = canonicalNumbers(v)
 		}
@@ -484,24 +486,56 @@ func countValue(v any) (json.Number, error) {
 }
 
 // canonicalizeInPlace is canonicalNumbers for a tree the caller owns: it
-// rewrites numbers where they stand instead of copying containers.
+// rewrites numbers where they stand, and writes only those that change.
 func canonicalizeInPlace(v any) any {
 	switch v := v.(type) {
 	case json.Number:
 		return canonicalNumber(v)
 	case []any:
 		for i, e := range v {
-			v[i] = canonicalizeInPlace(e)
+			switch e := e.(type) {
+			case json.Number:
+				if c := canonicalNumber(e); c != e {
+					v[i] = c
+				}
+			case []any, map[string]any:
+				canonicalizeInPlace(e)
+			}
 		}
 	case map[string]any:
 		for k, e := range v {
-			switch e.(type) {
-			case json.Number, []any, map[string]any:
-				v[k] = canonicalizeInPlace(e)
+			switch e := e.(type) {
+			case json.Number:
+				if c := canonicalNumber(e); c != e {
+					v[k] = c
+				}
+			case []any, map[string]any:
+				canonicalizeInPlace(e)
 			}
 		}
 	}
 	return v
+}
+
+// holdsNumber reports whether v is or contains a number.
+func holdsNumber(v any) bool {
+	switch v := v.(type) {
+	case json.Number:
+		return true
+	case []any:
+		for _, e := range v {
+			if holdsNumber(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range v {
+			if holdsNumber(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // canonicalNumbers rewrites numbers so that equal values are spelled the
