@@ -35,9 +35,6 @@ type Attempt struct {
 	BrokenBy              string  `json:"brokenBy,omitempty"`              // only on 'exhausted'
 }
 
-// MaxRetries is the most output retries a run may opt into.
-const MaxRetries = 10
-
 // Rewrite is one step that changed the model's answer after the model gave
 // it (an act-output middleware), with the answer as that step left it.
 type Rewrite struct {

@@ -9,11 +9,6 @@ import (
 	"unicode/utf8"
 )
 
-// MaxDepth is how deeply arrays and objects may nest in an answer or a
-// schema. Deeper input fails the json-parse stage instead of exhausting the
-// stack of the validator that walks it.
-const MaxDepth = 1000
-
 // parseError is a json-parse failure at a byte offset of the input.
 type parseError struct {
 	off int
