@@ -179,6 +179,6 @@ func BenchmarkCorrectiveMessage(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		_ = enforce.CorrectiveMessage(ce, 1, 3)
+		_ = ce.Corrective(1, 3)
 	}
 }

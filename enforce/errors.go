@@ -155,14 +155,9 @@ func (e *OutputError) Unwrap() []error {
 	return errs
 }
 
-// NewOutputError builds the error for an answer that failed Check without
-// retries: Attempts is nil. err must be what Check returned.
-func NewOutputError(answer string, err error) *OutputError {
-	oe := &OutputError{Output: answer, Err: err}
-	var ce *CheckError
-	if errors.As(err, &ce) {
-		oe.Stage = ce.Stage
-		oe.Path = ce.Path()
+func newOutputError(text string, ce *CheckError, brokenBy string, attempts []Attempt) *OutputError {
+	return &OutputError{
+		Stage: ce.Stage, Output: text, Path: ce.Path(), BrokenBy: brokenBy,
+		Attempts: attempts, Err: ce,
 	}
-	return oe
 }

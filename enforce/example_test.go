@@ -97,12 +97,12 @@ func ExampleLedger_Judge() {
 	s, _ := enforce.SchemaFor[Forecast]()
 	l, _ := enforce.NewLedger(s, 2)
 
-	v := l.Judge(enforce.Answer{Iteration: 1, Model: `{"city": "Oslo"}`})
+	v := l.Judge(enforce.Answer{Iteration: 1, Given: `{"city": "Oslo"}`})
 	fmt.Println(v.Row.Outcome, v.Row.Path, v.Corrective != "")
 
 	v = l.Judge(enforce.Answer{
 		Iteration: 2,
-		Model:     `{"city": "Oslo", "tempC": 4.5}`,
+		Given:     `{"city": "Oslo", "tempC": 4.5}`,
 		Rewrites:  []enforce.Rewrite{{By: "add-disclaimer", Text: `{"city": "Oslo", "tempC": 4.5} (not financial advice)`}},
 	})
 	fmt.Println(v.Row.Outcome, v.Row.BrokenBy, errors.Is(v.Err, enforce.ErrBrokenBy))
@@ -176,11 +176,11 @@ func ExampleLoop() {
 
 // The corrective message is our own words; the validator's text is quoted
 // as data.
-func ExampleCorrectiveMessage() {
+func ExampleCheckError_Corrective() {
 	s, _ := enforce.SchemaFor[Forecast]()
 	var ce *enforce.CheckError
 	errors.As(s.Check(`{"city": 7}`), &ce)
-	fmt.Println(enforce.CorrectiveMessage(ce, 1, 3))
+	fmt.Println(ce.Corrective(1, 3))
 	// Output:
 	// Your previous answer did not satisfy the required output format.
 	// Stage: schema-validate — the answer is JSON but does not match the JSON Schema.

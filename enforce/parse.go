@@ -170,7 +170,7 @@ func (p *parser) object() any {
 			return nil
 		}
 		if _, dup := m[k]; dup {
-			p.fail(keyOff, "duplicate object key %q", truncate(k, 64))
+			p.fail(keyOff, "duplicate object key %q", cut(k, 64))
 			return nil
 		}
 		p.skipSpace()
@@ -435,16 +435,22 @@ func hex4(s string, i int) (rune, bool) {
 	return r, true
 }
 
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
+// cut shortens s to at most n bytes on a rune boundary, followed by a
+// marker that says it was cut and from what length: the same input always
+// gives the same text.
+func cut(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
 	}
-	return s[:n] + "…"
+	return s[:i] + "…[cut: " + strconv.Itoa(i) + " of " + strconv.Itoa(len(s)) + " bytes]"
 }
+
+// quote caps a piece of text taken from an answer, for an Issue.
+func quote(s string) string { return cut(s, MaxQuote) }
 
 // pointerAt returns the JSON Pointer of the innermost value of s that
 // spans the byte offset off (start < off <= end), or "" for the root. s
