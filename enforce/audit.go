@@ -3,7 +3,6 @@ package enforce
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"net/url"
 	"sort"
 	"strconv"
@@ -79,13 +78,15 @@ var (
 	countKeywords = []string{"maxItems", "minItems", "maxLength", "minLength", "maxProperties", "minProperties"}
 )
 
-// auditor walks a schema document, refuses what the validator would check
-// wrongly, and rewrites what it can check right once rewritten.
+// refNode is an output object holding a $ref, with its target in the
+// original document.
 type refNode struct {
 	node   map[string]any
 	target string
 }
 
+// auditor walks a schema document, refuses what the validator would check
+// wrongly, and rewrites what it can check right once rewritten.
 type auditor struct {
 	root  any
 	draft draft
@@ -539,161 +540,6 @@ func refPointer(ref string) (string, error) {
 	return frag, nil
 }
 
-// resolvePointer follows ptr to a subschema (an object or a boolean).
-func resolvePointer(doc any, ptr string) (any, bool) {
-	v, ok := lookupPointer(doc, ptr)
-	switch v.(type) {
-	case map[string]any, bool:
-		return v, ok
-	}
-	return nil, false
-}
-
-// lookupPointer follows an unescaped-URI JSON Pointer (RFC 6901) into a
-// parsed document.
-func lookupPointer(doc any, ptr string) (any, bool) {
-	if ptr == "" {
-		return doc, true
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch d := doc.(type) {
-		case map[string]any:
-			v, ok := d[tok]
-			if !ok {
-				return nil, false
-			}
-			doc = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(d) || (len(tok) > 1 && tok[0] == '0') {
-				return nil, false
-			}
-			doc = d[i]
-		default:
-			return nil, false
-		}
-	}
-	return doc, true
-}
-
-func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// countValue accepts a non-negative integer, also written as 2.0.
-func countValue(v any) (json.Number, error) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return "", fmt.Errorf("must be a non-negative integer, not %s", jsonKind(v))
-	}
-	r, ok := new(big.Rat).SetString(string(n))
-	if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {
-		return "", fmt.Errorf("must be a non-negative integer, not %s", n)
-	}
-	return json.Number(r.Num().String()), nil
-}
-
-// canonicalizeInPlace is canonicalNumbers for a tree the caller owns: it
-// rewrites numbers where they stand, and writes only those that change.
-func canonicalizeInPlace(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		return canonicalNumber(v)
-	case []any:
-		for i, e := range v {
-			switch e := e.(type) {
-			case json.Number:
-				if c := canonicalNumber(e); c != e {
-					v[i] = c
-				}
-			case []any, map[string]any:
-				canonicalizeInPlace(e)
-			}
-		}
-	case map[string]any:
-		for k, e := range v {
-			switch e := e.(type) {
-			case json.Number:
-				if c := canonicalNumber(e); c != e {
-					v[k] = c
-				}
-			case []any, map[string]any:
-				canonicalizeInPlace(e)
-			}
-		}
-	}
-	return v
-}
-
-// holdsNumber reports whether v is or contains a number.
-func holdsNumber(v any) bool {
-	switch v := v.(type) {
-	case json.Number:
-		return true
-	case []any:
-		for _, e := range v {
-			if holdsNumber(e) {
-				return true
-			}
-		}
-	case map[string]any:
-		for _, e := range v {
-			if holdsNumber(e) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// canonicalNumbers rewrites numbers so that equal values are spelled the
-// same: the validator compares enum, const and uniqueItems members by
-// their JSON text, which would tell 1 from 1.0.
-func canonicalNumbers(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		return canonicalNumber(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = canonicalNumbers(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = canonicalNumbers(e)
-		}
-		return out
-	}
-	return v
-}
-
-func canonicalNumber(n json.Number) json.Number {
-	s := string(n)
-	if !strings.ContainsAny(s, ".eE") {
-		if s == "-0" {
-			return "0"
-		}
-		return n
-	}
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return n
-	}
-	if r.IsInt() {
-		return json.Number(r.Num().String())
-	}
-	if f, exact := r.Float64(); exact {
-		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
-	}
-	return n
-}
-
 func jsonKind(v any) string {
 	switch v.(type) {
 	case nil:
@@ -719,90 +565,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// translate2020 rewrites the 2020-12 keywords that have an exact draft-07
-// equivalent, after their subschemas were audited: prefixItems (with
-// items) is draft-07's array items (with additionalItems);
-// dependentRequired and dependentSchemas are draft-07's dependencies.
-func (a *auditor) translate2020(m, out map[string]any, loc string) error {
-	if pre, ok := out["prefixItems"]; ok {
-		if items, ok := out["items"]; ok {
-			out["additionalItems"] = items
-			a.move(loc+"/items", "/additionalItems")
-		}
-		out["items"] = pre
-		delete(out, "prefixItems")
-		a.move(loc+"/prefixItems", "/items")
-	}
-	deps := map[string]any{}
-	if v, ok := m["dependentRequired"]; ok {
-		dr, ok := v.(map[string]any)
-		if !ok {
-			return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: "must be an object"}
-		}
-		for name, names := range dr {
-			list, ok := names.([]any)
-			if !ok {
-				return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name members in an array", name)}
-			}
-			seen := map[string]bool{}
-			for _, n := range list {
-				s, ok := n.(string)
-				if !ok || seen[s] {
-					return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name unique members as strings", name)}
-				}
-				seen[s] = true
-			}
-			deps[name] = list
-		}
-	}
-	if ds, ok := out["dependentSchemas"].(map[string]any); ok {
-		a.move(loc+"/dependentSchemas", "/dependencies")
-		for name, sub := range ds {
-			if names, both := deps[name]; both {
-				sub = map[string]any{"allOf": []any{map[string]any{"required": names}, sub}}
-				a.move(loc+"/dependentSchemas/"+escapePointer(name), "/"+escapePointer(name)+"/allOf/1")
-			}
-			deps[name] = sub
-		}
-	}
-	delete(out, "dependentRequired")
-	delete(out, "dependentSchemas")
-	if len(deps) > 0 {
-		out["dependencies"] = deps
-	}
-	return nil
-}
-
-func (a *auditor) move(from, to string) {
-	if a.moved == nil {
-		a.moved = map[string]string{}
-	}
-	a.moved[from] = to
-}
-
-// reaim points each $ref whose target passes through a translated keyword
-// at the target's new location.
-func (a *auditor) reaim() {
-	if len(a.moved) == 0 {
-		return
-	}
-	for _, r := range a.refNodes {
-		if r.target == "" {
-			continue
-		}
-		var orig, aimed strings.Builder
-		for _, seg := range strings.Split(r.target[1:], "/") {
-			orig.WriteString("/" + seg)
-			if to, ok := a.moved[orig.String()]; ok {
-				aimed.WriteString(to)
-			} else {
-				aimed.WriteString("/" + seg)
-			}
-		}
-		if aimed.String() != r.target {
-			r.node["$ref"] = (&url.URL{Fragment: aimed.String()}).String()
-		}
-	}
 }

@@ -1,5 +1,10 @@
 package enforce
 
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
 // Bounds on what an answer or a schema may demand. Each is named in the
 // error that reports it being passed.
 const (
@@ -36,3 +41,20 @@ const (
 	// MaxRetries is the most output retries a run may opt into.
 	MaxRetries = 10
 )
+
+// cut shortens s to at most n bytes on a rune boundary, followed by a
+// marker that says it was cut and from what length: the same input always
+// gives the same text.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…[cut: " + strconv.Itoa(i) + " of " + strconv.Itoa(len(s)) + " bytes]"
+}
+
+// quote caps a piece of text taken from an answer, for an Issue.
+func quote(s string) string { return cut(s, MaxQuote) }

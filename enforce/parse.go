@@ -3,7 +3,6 @@ package enforce
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -433,85 +432,4 @@ func hex4(s string, i int) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
-}
-
-// cut shortens s to at most n bytes on a rune boundary, followed by a
-// marker that says it was cut and from what length: the same input always
-// gives the same text.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…[cut: " + strconv.Itoa(i) + " of " + strconv.Itoa(len(s)) + " bytes]"
-}
-
-// quote caps a piece of text taken from an answer, for an Issue.
-func quote(s string) string { return cut(s, MaxQuote) }
-
-// pointerAt returns the JSON Pointer of the innermost value of s that
-// spans the byte offset off (start < off <= end), or "" for the root. s
-// must be valid JSON.
-func pointerAt(s string, off int) string {
-	p := parser{s: s}
-	var path []string
-	best := ""
-	var walk func()
-	walk = func() {
-		p.skipSpace()
-		start := p.i
-		if p.i >= len(p.s) || p.err != nil {
-			return
-		}
-		switch p.s[p.i] {
-		case '{':
-			p.i++
-			for p.err == nil {
-				p.skipSpace()
-				if p.i >= len(p.s) || p.s[p.i] == '}' {
-					p.i++
-					break
-				}
-				if p.s[p.i] == ',' {
-					p.i++
-					continue
-				}
-				k := p.str()
-				p.skipSpace()
-				p.i++ // ':'
-				path = append(path, escapePointer(k))
-				walk()
-				path = path[:len(path)-1]
-			}
-		case '[':
-			p.i++
-			for n := 0; p.err == nil; n++ {
-				p.skipSpace()
-				if p.i >= len(p.s) || p.s[p.i] == ']' {
-					p.i++
-					break
-				}
-				if p.s[p.i] == ',' {
-					p.i++
-					n--
-					continue
-				}
-				path = append(path, strconv.Itoa(n))
-				walk()
-				path = path[:len(path)-1]
-			}
-		default:
-			p.value()
-		}
-		if start < off && off <= p.i && p.err == nil {
-			if ptr := "/" + strings.Join(path, "/"); len(path) > 0 && len(ptr) > len(best) {
-				best = ptr
-			}
-		}
-	}
-	walk()
-	return best
 }

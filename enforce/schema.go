@@ -2,11 +2,9 @@ package enforce
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/invopop/jsonschema"
@@ -237,18 +235,6 @@ func (s *Schema) Decode(answer string, v any) error {
 	return nil
 }
 
-// decodeIssue reports an answer that does not decode into the Go type, at
-// the pointer of the value that did not fit.
-func decodeIssue(answer string, err error) Issue {
-	is := Issue{Keyword: "type", Message: quote(err.Error())}
-	var ute *json.UnmarshalTypeError
-	if errors.As(err, &ute) {
-		is.Message = quote(fmt.Sprintf("%s does not fit the Go type %s", ute.Value, ute.Type))
-		is.Path = quote(pointerAt(answer, int(ute.Offset)))
-	}
-	return is
-}
-
 func (s *Schema) validate(doc any) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -277,128 +263,4 @@ func (s *Schema) validate(doc any) (err error) {
 		return issues[i].Message < issues[j].Message
 	})
 	return &CheckError{Stage: StageSchemaValidate, Issues: issues}
-}
-
-// ctxSep separates the validator's context path segments; a NUL cannot be
-// confused with the dots that may appear in member names.
-const ctxSep = "\x00"
-
-func toIssue(re gojsonschema.ResultError) Issue {
-	ptr := contextPointer(re.Context())
-	switch re.Type() {
-	case "required", "additional_property_not_allowed":
-		if p, ok := re.Details()["property"].(string); ok {
-			ptr += "/" + escapePointer(p)
-		}
-	}
-	msg := re.Description()
-	if re.Type() == "format" {
-		msg = strings.ReplaceAll(msg, formatPrefix, "")
-	}
-	return Issue{Path: quote(ptr), Keyword: keywordOf(re.Type()), Message: quote(msg)}
-}
-
-func contextPointer(c *gojsonschema.JsonContext) string {
-	if c == nil {
-		return ""
-	}
-	parts := strings.Split(c.String(ctxSep), ctxSep)
-	var b strings.Builder
-	for _, p := range parts[1:] { // parts[0] is "(root)"
-		b.WriteByte('/')
-		b.WriteString(escapePointer(p))
-	}
-	return b.String()
-}
-
-// keywordOf maps the validator's error type to the schema keyword.
-func keywordOf(t string) string {
-	switch t {
-	case "invalid_type":
-		return "type"
-	case "additional_property_not_allowed":
-		return "additionalProperties"
-	case "number_any_of":
-		return "anyOf"
-	case "number_one_of":
-		return "oneOf"
-	case "number_all_of":
-		return "allOf"
-	case "number_not":
-		return "not"
-	case "array_min_items":
-		return "minItems"
-	case "array_max_items":
-		return "maxItems"
-	case "string_gte":
-		return "minLength"
-	case "string_lte":
-		return "maxLength"
-	case "array_min_properties":
-		return "minProperties"
-	case "array_max_properties":
-		return "maxProperties"
-	case "number_gte":
-		return "minimum"
-	case "number_gt":
-		return "exclusiveMinimum"
-	case "number_lte":
-		return "maximum"
-	case "number_lt":
-		return "exclusiveMaximum"
-	case "multiple_of":
-		return "multipleOf"
-	case "unique":
-		return "uniqueItems"
-	case "array_contains":
-		return "contains"
-	case "array_no_additional_items":
-		return "additionalItems"
-	case "condition_then":
-		return "then"
-	case "condition_else":
-		return "else"
-	case "invalid_property_name":
-		return "propertyNames"
-	case "missing_dependency":
-		return "dependencies"
-	case "does_not_match_pattern":
-		return "pattern"
-	case "false":
-		return "false"
-	}
-	return t
-}
-
-// formatPrefix namespaces the format checkers registered below, so that
-// the validator's own global checkers stay as they are.
-const formatPrefix = "enforcer/"
-
-var formatMu sync.Mutex
-
-// formatName returns the name to compile for format f. The validator
-// applies format checks to numbers too and fails them, where JSON Schema
-// says a format constrains strings only; a wrapper that passes non-strings
-// fixes that without changing the validator's global checkers.
-func formatName(f string) string {
-	if !gojsonschema.FormatCheckers.Has(f) {
-		return f // unknown formats pass, as the specification says
-	}
-	name := formatPrefix + f
-	formatMu.Lock()
-	defer formatMu.Unlock()
-	if !gojsonschema.FormatCheckers.Has(name) {
-		gojsonschema.FormatCheckers.Add(name, stringFormat(f))
-	}
-	return name
-}
-
-type stringFormat string
-
-func (f stringFormat) IsFormat(input any) bool {
-	s, ok := input.(string)
-	if !ok {
-		return true
-	}
-	return gojsonschema.FormatCheckers.IsFormat(string(f), s)
 }
