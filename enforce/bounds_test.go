@@ -207,3 +207,18 @@ func TestAnswerSizeIsBounded(t *testing.T) {
 		}
 	})
 }
+
+func TestSchemaErrorQuotesAHugeLocationCapped(t *testing.T) {
+	huge := strings.Repeat("p", 1<<20)
+	_, err := enforce.CompileSchema([]byte(`{"properties": {"` + huge + `": {"unevaluatedItems": false}}}`))
+	var se *enforce.SchemaError
+	if !errors.As(err, &se) {
+		t.Fatalf("CompileSchema = %v, want a *SchemaError", err)
+	}
+	if got, max := len(err.Error()), 6*quoteLimit; got > max {
+		t.Errorf("SchemaError.Error() is %d bytes, want at most %d", got, max)
+	}
+	if got, want := se.Location, "/properties/"+huge; got != want {
+		t.Errorf("Location is %d bytes, want the whole pointer (%d bytes)", len(got), len(want))
+	}
+}
