@@ -121,8 +121,8 @@ func (l *Ledger) RetriesLeft() int {
 //   - it fails with retries left: a retried row and a corrective message;
 //   - it fails with none left: an exhausted row.
 //
-// Model answers are judged again only on the failure path, and only when
-// rewrites changed them.
+// The model's own answer (Given) is judged again only on the failure path,
+// and only when rewrites changed it.
 func (l *Ledger) Judge(a Answer) Verdict {
 	text := a.Text()
 	err := l.schema.Check(text)
