@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -130,32 +131,34 @@ func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 }
 
 // RunTyped runs the agent and decodes the accepted answer into T. When the
-// agent has no output schema, the contract is enforce.SchemaFor[T]. A
-// failing final answer returns *enforce.OutputError, with or without
-// retries alike, except that Attempts is nil without them.
+// agent has no output schema, the contract is enforce.SchemaFor[T]; a
+// schema from enforce.CompileSchema is judged together with T, so an answer
+// that keeps it but does not decode into T fails at schema-validate like
+// any other; a schema reflected from another type is refused before the
+// model is called, with an error matching ErrInvalidOption. A failing
+// final answer returns *enforce.OutputError, with or without retries
+// alike, except that Attempts is nil without them.
 func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, error) {
 	var zero T
 	var schema *enforce.Schema
-	if a.cfg.schema == nil && len(a.cfg.errs) == 0 {
-		s, err := enforce.SchemaFor[T]()
+	if len(a.cfg.errs) == 0 {
+		var err error
+		if a.cfg.schema == nil {
+			schema, err = enforce.SchemaFor[T]()
+		} else if schema, err = a.cfg.schema.For(reflect.TypeFor[T]()); err != nil {
+			err = fmt.Errorf("%w: WithOutputSchema does not fit RunTyped[%v]: %w", ErrInvalidOption, reflect.TypeFor[T](), err)
+		}
 		if err != nil {
 			return zero, &Result{TurnID: turnID(ctx)}, err
 		}
-		schema = s
 	}
 	res, err := a.run(ctx, input, schema)
 	if err != nil {
 		return zero, res, err
 	}
 	var v T
-	if err := enforce.Unmarshal(res.Output, &v); err != nil {
-		// Only with WithOutputSchema: a contract of T's own (SchemaFor)
-		// already judged that the answer decodes.
-		ce := &enforce.CheckError{Stage: enforce.StageSchemaValidate, Issues: []enforce.Issue{{
-			Keyword: "type", Message: fmt.Sprintf("the answer does not decode into %T: %v", v, err)}}}
-		oe := enforce.NewOutputError(res.Output, ce)
-		oe.Attempts = res.Attempts
-		return zero, res, oe
+	if err := schema.Decode(res.Output, &v); err != nil {
+		return zero, res, err
 	}
 	return v, res, nil
 }
@@ -322,7 +325,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string) (d
 		}
 		return true, nil
 	}
-	ans := enforce.Answer{Iteration: iteration, Model: content, Last: res.Iterations >= a.cfg.maxIterations}
+	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations}
 	for _, s := range steps {
 		if s.Changed {
 			ans.Rewrites = append(ans.Rewrites, enforce.Rewrite{By: s.Name, Text: s.Text})
@@ -330,12 +333,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string) (d
 	}
 	if st.ledger == nil {
 		// Not opted in: judged once, after the run, with no rows.
-		if err := st.schema.Check(out); err != nil {
-			oe := enforce.NewOutputError(out, err)
-			oe.BrokenBy = st.schema.BrokenBy(ans)
-			return true, oe
-		}
-		return true, nil
+		return true, st.schema.Judge(ans)
 	}
 	v := st.ledger.Judge(ans)
 	st.logRow(v.Row)

@@ -191,7 +191,7 @@ func TestCorrectiveTurn(t *testing.T) {
 		if got, want := corrective.Role, agent.RoleUser; got != want {
 			t.Errorf("last message role = %q, want %q", got, want)
 		}
-		want := enforce.CorrectiveMessage(checkError(t, s, prose), 1, 3)
+		want := checkError(t, s, prose).Corrective(1, 3)
 		if got := corrective.Content; got != want {
 			t.Errorf("corrective message = %q, want %q", got, want)
 		}
@@ -622,7 +622,7 @@ func TestRetryHistory(t *testing.T) {
 		}
 		baseN, baseBytes := size(reqs[0])
 		for i := 1; i < len(reqs); i++ {
-			corrective := enforce.CorrectiveMessage(checkError(t, s, failed[i-1]), i, 11)
+			corrective := checkError(t, s, failed[i-1]).Corrective(i, 11)
 			n, bytes := size(reqs[i])
 			if got, want := n, baseN+2; got != want {
 				t.Errorf("request %d has %d messages, want %d", i+1, got, want)

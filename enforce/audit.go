@@ -3,7 +3,6 @@ package enforce
 import (
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"net/url"
 	"sort"
 	"strconv"
@@ -79,13 +78,15 @@ var (
 	countKeywords = []string{"maxItems", "minItems", "maxLength", "minLength", "maxProperties", "minProperties"}
 )
 
-// auditor walks a schema document, refuses what the validator would check
-// wrongly, and rewrites what it can check right once rewritten.
+// refNode is an output object holding a $ref, with its target in the
+// original document.
 type refNode struct {
 	node   map[string]any
 	target string
 }
 
+// auditor walks a schema document, refuses what the validator would check
+// wrongly, and rewrites what it can check right once rewritten.
 type auditor struct {
 	root  any
 	draft draft
@@ -105,13 +106,23 @@ type auditor struct {
 	refNodes []refNode
 	moved    map[string]string
 	// compares is set when a keyword compares instance values by their
-	// JSON text (enum, const, uniqueItems): only then must an answer's
-	// numbers be canonicalized before validation.
+	// JSON text (uniqueItems, or an enum or const holding a number): only
+	// then must an answer's numbers be canonicalized before validation.
 	compares bool
+	// children maps a subschema's location to every subschema it applies,
+	// to the same instance or to a part of it, for the expansion bound;
+	// walked holds every location audited, so that a $ref can be held to
+	// subschemas the audit saw.
+	children map[string][]string
+	walked   map[string]bool
 }
 
 func newAuditor(root any) (*auditor, error) {
-	a := &auditor{root: root, draft: draft7, refs: map[string]string{}, edges: map[string][]string{}}
+	a := &auditor{
+		root: root, draft: draft7,
+		refs: map[string]string{}, edges: map[string][]string{},
+		children: map[string][]string{}, walked: map[string]bool{},
+	}
 	if m, ok := root.(map[string]any); ok {
 		if v, ok := m["$schema"]; ok {
 			s, ok := v.(string)
@@ -143,8 +154,14 @@ func (a *auditor) audit() (any, error) {
 		if _, ok := resolvePointer(a.root, to); !ok {
 			return nil, &SchemaError{Keyword: "$ref", Location: from, Reason: fmt.Sprintf("target %q not found in the schema", "#"+to)}
 		}
+		if v, _ := resolvePointer(a.root, to); !a.walked[to] && v != true && v != false {
+			return nil, &SchemaError{Keyword: "$ref", Location: from, Reason: fmt.Sprintf("target %q is not where a subschema may stand (under an unknown keyword?), so it was not audited", "#"+to)}
+		}
 	}
 	if err := a.findCycle(); err != nil {
+		return nil, err
+	}
+	if err := a.checkExpansion(); err != nil {
 		return nil, err
 	}
 	a.reaim()
@@ -160,6 +177,7 @@ func (a *auditor) idKeyword() string {
 
 // walk checks the subschema s at location loc and returns its rewrite.
 func (a *auditor) walk(s any, loc string) (any, error) {
+	a.walked[loc] = true
 	switch s := s.(type) {
 	case bool:
 		if a.draft == draft4 {
@@ -173,23 +191,79 @@ func (a *auditor) walk(s any, loc string) (any, error) {
 	}
 }
 
+// walkObject audits one schema object in four steps: refuse what the
+// validator would check wrongly, rewrite what the dialect means
+// differently, normalise values the validator reads too strictly, and
+// descend into subschemas. What needs the audited subschemas (2020-12
+// translations, $ref beside siblings) comes last.
 func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
-	// Refuse the unknown before rewriting anything, in a stable order.
-	keys := sortedKeys(m)
+	keys := sortedKeys(m) // the first refusal found is always the same
+	if err := a.refuse(m, keys, loc); err != nil {
+		return nil, err
+	}
+	out := make(map[string]any, len(m))
+	for _, k := range keys {
+		out[k] = m[k]
+	}
+	a.identify(m, out, loc)
+	a.rewriteForDialect(m, out)
+	if err := a.normalise(m, out, loc); err != nil {
+		return nil, err
+	}
+	if err := a.descend(m, out, keys, loc); err != nil {
+		return nil, err
+	}
+	return a.finish(m, out, loc)
+}
+
+// refuse returns a *SchemaError for the first thing in m, in key order,
+// that the validator would ignore or check wrongly.
+func (a *auditor) refuse(m map[string]any, keys []string, loc string) error {
 	for _, k := range keys {
 		if why, ok := refusedKeywords[k]; ok && !(a.draft == draft2020 && translated2020[k]) {
 			reason := why + " is not supported by the validator, which would ignore it"
 			if translated2020[k] {
 				reason = why + " is not a " + a.draft.String() + " keyword; declare \"$schema\": \"https://json-schema.org/draft/2020-12/schema\" to use it"
 			}
-			return nil, &SchemaError{Keyword: k, Location: loc, Reason: reason}
+			return &SchemaError{Keyword: k, Location: loc, Reason: reason}
 		}
 	}
-
-	out := make(map[string]any, len(m))
-	for _, k := range keys {
-		out[k] = m[k]
+	if _, ok := m["$schema"]; ok && loc != "" {
+		return &SchemaError{Keyword: "$schema", Location: loc, Reason: "a dialect change inside a schema is not supported"}
 	}
+	if ref, ok := m["$ref"]; ok {
+		rs, ok := ref.(string)
+		if !ok {
+			return &SchemaError{Keyword: "$ref", Location: loc, Reason: "must be a string"}
+		}
+		if _, err := refPointer(rs); err != nil {
+			return &SchemaError{Keyword: "$ref", Location: loc, Reason: err.Error()}
+		}
+	}
+	if _, ok := m["items"].([]any); ok && a.draft == draft2020 {
+		return &SchemaError{Keyword: "items", Location: loc, Reason: "in 2020-12 items takes one schema; an array of schemas is prefixItems, which is not supported"}
+	}
+	if e, ok := m["enum"].([]any); ok {
+		if len(e) == 0 {
+			if _, ok := m["not"]; ok {
+				return &SchemaError{Keyword: "enum", Location: loc, Reason: "an empty enum beside not is not supported"}
+			}
+		}
+		if len(e) > MaxEnum {
+			return &SchemaError{Keyword: "enum", Location: loc, Reason: fmt.Sprintf("%d values, more than MaxEnum (%d): the validator checks an enum's values pairwise when it compiles", len(e), MaxEnum)}
+		}
+	}
+	if v, ok := m["required"].([]any); ok && len(v) == 0 && a.draft == draft4 {
+		return &SchemaError{Keyword: "required", Location: loc, Reason: "draft-04 requires at least one name"}
+	}
+	return nil
+}
+
+// identify handles what names and links subschemas: $schema, the root's
+// own identifier, identifiers in subschemas (which change the base of
+// $ref), and the $ref itself.
+func (a *auditor) identify(m, out map[string]any, loc string) {
+	delete(out, "$schema")
 	if id, ok := m[a.idKeyword()].(string); ok {
 		if loc == "" || strings.HasPrefix(id, "#") {
 			delete(out, a.idKeyword()) // the root's own id: all refs are local
@@ -197,27 +271,17 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 			a.subID = loc
 		}
 	}
-	delete(out, "$schema")
-	if loc != "" {
-		if _, ok := m["$schema"]; ok {
-			return nil, &SchemaError{Keyword: "$schema", Location: loc, Reason: "a dialect change inside a schema is not supported"}
-		}
-	}
-
-	if ref, ok := m["$ref"]; ok {
-		rs, ok := ref.(string)
-		if !ok {
-			return nil, &SchemaError{Keyword: "$ref", Location: loc, Reason: "must be a string"}
-		}
-		target, err := refPointer(rs)
-		if err != nil {
-			return nil, &SchemaError{Keyword: "$ref", Location: loc, Reason: err.Error()}
-		}
+	if rs, ok := m["$ref"].(string); ok {
+		target, _ := refPointer(rs) // refuse checked it
 		a.anyRef = true
 		a.refs[loc] = target
 		a.edges[loc] = append(a.edges[loc], target)
 	}
+}
 
+// rewriteForDialect drops what the dialect ignores and the validator
+// would apply, and registers the format checkers the dialect asserts.
+func (a *auditor) rewriteForDialect(m, out map[string]any) {
 	if a.draft == draft2020 {
 		// Keywords 2020-12 does not have are ignored by it; the validator
 		// would apply them.
@@ -225,27 +289,28 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 		delete(out, "dependencies")
 		// format is an annotation in 2020-12.
 		delete(out, "format")
-		if _, ok := m["items"].([]any); ok {
-			return nil, &SchemaError{Keyword: "items", Location: loc, Reason: "in 2020-12 items takes one schema; an array of schemas is prefixItems, which is not supported"}
-		}
-	} else if f, ok := m["format"].(string); ok {
+		return
+	}
+	if f, ok := m["format"].(string); ok {
 		out["format"] = formatName(f)
 	}
+}
 
+// normalise rewrites values the validator reads more strictly than JSON
+// Schema means them: counts written as 2.0, an empty enum, and numbers in
+// values compared by their JSON text.
+func (a *auditor) normalise(m, out map[string]any, loc string) error {
 	for _, k := range countKeywords {
 		if v, ok := m[k]; ok {
 			n, err := countValue(v)
 			if err != nil {
-				return nil, &SchemaError{Keyword: k, Location: loc, Reason: err.Error()}
+				return &SchemaError{Keyword: k, Location: loc, Reason: err.Error()}
 			}
 			out[k] = n
 		}
 	}
 	if e, ok := m["enum"].([]any); ok && len(e) == 0 {
 		// An empty enum admits nothing; the validator would admit all.
-		if _, ok := m["not"]; ok {
-			return nil, &SchemaError{Keyword: "enum", Location: loc, Reason: "an empty enum beside not is not supported"}
-		}
 		delete(out, "enum")
 		out["not"] = map[string]any{}
 	}
@@ -253,53 +318,64 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 		a.compares = true
 	}
 	for _, k := range []string{"enum", "const"} {
-		if v, ok := out[k]; ok {
+		if v, ok := out[k]; ok && holdsNumber(v) {
+			// Only a number can be spelled two ways: an enum of strings
+			// needs no canonical answer.
 			a.compares = true
 			out[k] = canonicalNumbers(v)
 		}
 	}
-	if v, ok := m["required"].([]any); ok && len(v) == 0 && a.draft == draft4 {
-		return nil, &SchemaError{Keyword: "required", Location: loc, Reason: "draft-04 requires at least one name"}
-	}
+	return nil
+}
 
+// descend audits every subschema of m, replacing it in out by its
+// rewrite, and records which apply to the same instance (for the cycle
+// check) and which are reached at all (for the expansion bound).
+func (a *auditor) descend(m, out map[string]any, keys []string, loc string) error {
 	for _, k := range keys {
 		v := m[k]
 		child := loc + "/" + escapePointer(k)
+		sub := func(s any, at string, inPlace bool) (any, error) {
+			r, err := a.walk(s, at)
+			if err != nil {
+				return nil, err
+			}
+			if inPlace {
+				a.edges[loc] = append(a.edges[loc], at)
+			}
+			if k != "definitions" && k != "$defs" { // reached only by $ref
+				a.children[loc] = append(a.children[loc], at)
+			}
+			return r, nil
+		}
 		if inPlace, ok := schemaKeywords[k]; ok {
 			if _, isList := v.([]any); !(k == "items" && isList) {
 				if k == "additionalItems" && a.draft == draft2020 {
 					continue
 				}
-				sub, err := a.walk(v, child)
+				r, err := sub(v, child, inPlace)
 				if err != nil {
-					return nil, err
+					return err
 				}
-				out[k] = sub
-				if inPlace {
-					a.edges[loc] = append(a.edges[loc], child)
-				}
+				out[k] = r
 				continue
 			}
 		}
 		if inPlace, ok := schemaListKeywords[k]; ok {
 			list, ok := v.([]any)
 			if !ok {
-				return nil, &SchemaError{Keyword: k, Location: loc, Reason: "must be an array of schemas"}
+				return &SchemaError{Keyword: k, Location: loc, Reason: "must be an array of schemas"}
 			}
 			if k != "items" && len(list) == 0 {
-				return nil, &SchemaError{Keyword: k, Location: loc, Reason: "must not be empty"}
+				return &SchemaError{Keyword: k, Location: loc, Reason: "must not be empty"}
 			}
 			subs := make([]any, len(list))
 			for i, e := range list {
-				c := child + "/" + strconv.Itoa(i)
-				sub, err := a.walk(e, c)
+				r, err := sub(e, child+"/"+strconv.Itoa(i), inPlace)
 				if err != nil {
-					return nil, err
+					return err
 				}
-				subs[i] = sub
-				if inPlace {
-					a.edges[loc] = append(a.edges[loc], c)
-				}
+				subs[i] = r
 			}
 			out[k] = subs
 			continue
@@ -310,38 +386,43 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 			}
 			mm, ok := v.(map[string]any)
 			if !ok {
-				return nil, &SchemaError{Keyword: k, Location: loc, Reason: "must be an object"}
+				return &SchemaError{Keyword: k, Location: loc, Reason: "must be an object"}
 			}
 			subs := make(map[string]any, len(mm))
 			for _, name := range sortedKeys(mm) { // the first refusal found is always the same
 				e := mm[name]
-				c := child + "/" + escapePointer(name)
 				if _, isNames := e.([]any); isNames && k == "dependencies" {
 					subs[name] = e
 					continue
 				}
-				sub, err := a.walk(e, c)
+				r, err := sub(e, child+"/"+escapePointer(name), inPlace)
 				if err != nil {
-					return nil, err
+					return err
 				}
-				subs[name] = sub
-				if inPlace {
-					a.edges[loc] = append(a.edges[loc], c)
-				}
+				subs[name] = r
 			}
 			out[k] = subs
 		}
 	}
+	return nil
+}
+
+// finish applies what needs the audited subschemas: the 2020-12
+// translations, and $ref's relation to its siblings, which differs by
+// dialect.
+func (a *auditor) finish(m, out map[string]any, loc string) (any, error) {
 	if a.draft == draft2020 {
 		if err := a.translate2020(m, out, loc); err != nil {
 			return nil, err
 		}
 	}
-	if target, ok := a.refs[loc]; ok && a.draft != draft2020 {
+	target, isRef := a.refs[loc]
+	if isRef && a.draft != draft2020 {
 		// Before 2019-09 $ref replaces its siblings: the validator ignores
-		// them, and so does the cycle check. They stay in the document,
-		// where a pointer may still reach them.
+		// them, and so do the cycle check and the expansion bound. They
+		// stay in the document, where a pointer may still reach them.
 		a.edges[loc] = []string{target}
+		delete(a.children, loc)
 	}
 	node := out
 	if ref, ok := out["$ref"]; ok && a.draft == draft2020 && len(out) > 1 {
@@ -353,10 +434,44 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 		node = map[string]any{"$ref": ref}
 		out["allOf"] = append(all, node)
 	}
-	if target, ok := a.refs[loc]; ok {
+	if isRef {
 		a.refNodes = append(a.refNodes, refNode{node: node, target: target})
 	}
 	return out, nil
+}
+
+// checkExpansion bounds the work one answer can demand: the number of
+// subschemas validation may visit with every $ref inlined, where a
+// reference back into a subschema already being expanded (recursion,
+// which consumes input) counts once. A few kilobytes of schema whose
+// levels each refer twice to the next expand to millions.
+func (a *auditor) checkExpansion() error {
+	n := 0
+	expanding := map[string]bool{}
+	var visit func(loc string) bool
+	visit = func(loc string) bool {
+		if n++; n > MaxSchemaExpansion {
+			return false
+		}
+		if expanding[loc] {
+			return true
+		}
+		expanding[loc] = true
+		defer delete(expanding, loc)
+		for _, c := range a.children[loc] {
+			if !visit(c) {
+				return false
+			}
+		}
+		if target, ok := a.refs[loc]; ok {
+			return visit(target)
+		}
+		return true
+	}
+	if !visit("") {
+		return &SchemaError{Keyword: "$ref", Reason: fmt.Sprintf("the schema expands to more than MaxSchemaExpansion (%d) subschemas with its references inlined: validating one answer could take minutes", MaxSchemaExpansion)}
+	}
+	return nil
 }
 
 // findCycle refuses a $ref loop that consumes no input: validating any
@@ -425,129 +540,6 @@ func refPointer(ref string) (string, error) {
 	return frag, nil
 }
 
-// resolvePointer follows ptr to a subschema (an object or a boolean).
-func resolvePointer(doc any, ptr string) (any, bool) {
-	v, ok := lookupPointer(doc, ptr)
-	switch v.(type) {
-	case map[string]any, bool:
-		return v, ok
-	}
-	return nil, false
-}
-
-// lookupPointer follows an unescaped-URI JSON Pointer (RFC 6901) into a
-// parsed document.
-func lookupPointer(doc any, ptr string) (any, bool) {
-	if ptr == "" {
-		return doc, true
-	}
-	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch d := doc.(type) {
-		case map[string]any:
-			v, ok := d[tok]
-			if !ok {
-				return nil, false
-			}
-			doc = v
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(d) || (len(tok) > 1 && tok[0] == '0') {
-				return nil, false
-			}
-			doc = d[i]
-		default:
-			return nil, false
-		}
-	}
-	return doc, true
-}
-
-func escapePointer(s string) string {
-	if !strings.ContainsAny(s, "~/") {
-		return s
-	}
-	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
-}
-
-// countValue accepts a non-negative integer, also written as 2.0.
-func countValue(v any) (json.Number, error) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return "", fmt.Errorf("must be a non-negative integer, not %s", jsonKind(v))
-	}
-	r, ok := new(big.Rat).SetString(string(n))
-	if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {
-		return "", fmt.Errorf("must be a non-negative integer, not %s", n)
-	}
-	return json.Number(r.Num().String()), nil
-}
-
-// canonicalizeInPlace is canonicalNumbers for a tree the caller owns: it
-// rewrites numbers where they stand instead of copying containers.
-func canonicalizeInPlace(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		return canonicalNumber(v)
-	case []any:
-		for i, e := range v {
-			v[i] = canonicalizeInPlace(e)
-		}
-	case map[string]any:
-		for k, e := range v {
-			switch e.(type) {
-			case json.Number, []any, map[string]any:
-				v[k] = canonicalizeInPlace(e)
-			}
-		}
-	}
-	return v
-}
-
-// canonicalNumbers rewrites numbers so that equal values are spelled the
-// same: the validator compares enum, const and uniqueItems members by
-// their JSON text, which would tell 1 from 1.0.
-func canonicalNumbers(v any) any {
-	switch v := v.(type) {
-	case json.Number:
-		return canonicalNumber(v)
-	case []any:
-		out := make([]any, len(v))
-		for i, e := range v {
-			out[i] = canonicalNumbers(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]any, len(v))
-		for k, e := range v {
-			out[k] = canonicalNumbers(e)
-		}
-		return out
-	}
-	return v
-}
-
-func canonicalNumber(n json.Number) json.Number {
-	s := string(n)
-	if !strings.ContainsAny(s, ".eE") {
-		if s == "-0" {
-			return "0"
-		}
-		return n
-	}
-	r, ok := new(big.Rat).SetString(s)
-	if !ok {
-		return n
-	}
-	if r.IsInt() {
-		return json.Number(r.Num().String())
-	}
-	if f, exact := r.Float64(); exact {
-		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
-	}
-	return n
-}
-
 func jsonKind(v any) string {
 	switch v.(type) {
 	case nil:
@@ -573,90 +565,4 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
-}
-
-// translate2020 rewrites the 2020-12 keywords that have an exact draft-07
-// equivalent, after their subschemas were audited: prefixItems (with
-// items) is draft-07's array items (with additionalItems);
-// dependentRequired and dependentSchemas are draft-07's dependencies.
-func (a *auditor) translate2020(m, out map[string]any, loc string) error {
-	if pre, ok := out["prefixItems"]; ok {
-		if items, ok := out["items"]; ok {
-			out["additionalItems"] = items
-			a.move(loc+"/items", "/additionalItems")
-		}
-		out["items"] = pre
-		delete(out, "prefixItems")
-		a.move(loc+"/prefixItems", "/items")
-	}
-	deps := map[string]any{}
-	if v, ok := m["dependentRequired"]; ok {
-		dr, ok := v.(map[string]any)
-		if !ok {
-			return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: "must be an object"}
-		}
-		for name, names := range dr {
-			list, ok := names.([]any)
-			if !ok {
-				return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name members in an array", name)}
-			}
-			seen := map[string]bool{}
-			for _, n := range list {
-				s, ok := n.(string)
-				if !ok || seen[s] {
-					return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name unique members as strings", name)}
-				}
-				seen[s] = true
-			}
-			deps[name] = list
-		}
-	}
-	if ds, ok := out["dependentSchemas"].(map[string]any); ok {
-		a.move(loc+"/dependentSchemas", "/dependencies")
-		for name, sub := range ds {
-			if names, both := deps[name]; both {
-				sub = map[string]any{"allOf": []any{map[string]any{"required": names}, sub}}
-				a.move(loc+"/dependentSchemas/"+escapePointer(name), "/"+escapePointer(name)+"/allOf/1")
-			}
-			deps[name] = sub
-		}
-	}
-	delete(out, "dependentRequired")
-	delete(out, "dependentSchemas")
-	if len(deps) > 0 {
-		out["dependencies"] = deps
-	}
-	return nil
-}
-
-func (a *auditor) move(from, to string) {
-	if a.moved == nil {
-		a.moved = map[string]string{}
-	}
-	a.moved[from] = to
-}
-
-// reaim points each $ref whose target passes through a translated keyword
-// at the target's new location.
-func (a *auditor) reaim() {
-	if len(a.moved) == 0 {
-		return
-	}
-	for _, r := range a.refNodes {
-		if r.target == "" {
-			continue
-		}
-		var orig, aimed strings.Builder
-		for _, seg := range strings.Split(r.target[1:], "/") {
-			orig.WriteString("/" + seg)
-			if to, ok := a.moved[orig.String()]; ok {
-				aimed.WriteString(to)
-			} else {
-				aimed.WriteString("/" + seg)
-			}
-		}
-		if aimed.String() != r.target {
-			r.node["$ref"] = (&url.URL{Fragment: aimed.String()}).String()
-		}
-	}
 }

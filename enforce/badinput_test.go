@@ -19,7 +19,8 @@ func TestBadAnswers(t *testing.T) {
 		},
 		"definitions": {"tree": {"type": "array", "items": {"$ref": "#/definitions/tree"}}}
 	}`
-	s := mustCompile(t, schema)
+	// Above the default MaxAnswerBytes, so that the parser meets each.
+	s := mustCompile(t, schema).WithMaxAnswerBytes(64 * mib)
 	tests := []struct {
 		name      string
 		answer    string

@@ -11,14 +11,14 @@ import (
 	"unsafe"
 )
 
-// Unmarshal decodes a JSON answer into v with exactly the results of
+// unmarshal decodes a JSON answer into v with exactly the results of
 // json.Unmarshal — same values, same errors — but faster for the shapes
 // answers usually have: into a zero value, it decodes with enforce's own
 // parser straight into v, and falls back to json.Unmarshal for anything
 // whose meaning it does not own (custom unmarshalers such as time.Time,
 // embedded structs, ",string" fields, []byte, member names that match a
 // field only case-insensitively, and any error).
-func Unmarshal(answer string, v any) error {
+func unmarshal(answer string, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Pointer && !rv.IsNil() && allZeroBits(rv) && fastType(rv.Type().Elem()) {
 		// Decode into a fresh value so a fallback starts clean.

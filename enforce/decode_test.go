@@ -186,13 +186,19 @@ func order1KiB(tb testing.TB) string {
 	return a
 }
 
-func ExampleUnmarshal() {
+func ExampleSchema_Decode() {
 	type Weather struct {
 		City  string  `json:"city"`
 		TempC float64 `json:"tempC"`
 	}
+	s, _ := enforce.SchemaFor[Weather]()
+	answer := `{"city": "Paris", "tempC": 21.5}`
+	if err := s.Check(answer); err != nil {
+		fmt.Println(err)
+		return
+	}
 	var w Weather
-	if err := enforce.Unmarshal(`{"city": "Paris", "tempC": 21.5}`, &w); err != nil {
+	if err := s.Decode(answer, &w); err != nil {
 		fmt.Println(err)
 		return
 	}

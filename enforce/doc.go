@@ -1,12 +1,8 @@
 // Package enforce holds an LLM's final answer to an output contract, a JSON
-// Schema. Check judges an answer in two stages — json-parse (the whole
-// answer must be exactly one JSON value) and schema-validate — and reports
-// every issue with its JSON Pointer. A Ledger judges the answers of one run
-// against a retry budget: it records one Attempt row per answer, writes the
-// corrective message for the model when an answer fails with retries left,
-// and stops at once when a rewrite, not the model, broke a valid answer.
-// Loop wraps any loop that produces answers, so the package works without
-// the agent package.
+// Schema: it compiles the contract, judges answers in two stages, writes
+// the corrective message when one fails, and keeps the ledger of attempts.
+// It works around any loop that produces answers; package agent uses it,
+// but it does not need agent.
 //
 // The shortest real use:
 //
@@ -22,10 +18,55 @@
 //		return callModel(ctx, corrective) // corrective is "" the first time
 //	})
 //
+// # Contracts
+//
+// [SchemaFor] reflects the contract from a Go type; [CompileSchema] takes a
+// JSON Schema document (draft-04, -06, -07 or 2020-12). [Schema.For] binds a
+// compiled contract to a Go type, so that an answer that keeps the schema
+// but does not decode into the type fails too, and refuses a contract
+// reflected from another type.
+//
 // Schemas the validator would check wrongly (2020-12-only keywords, $ref
-// loops that consume no input, references outside the document) are refused
-// by CompileSchema with a *SchemaError naming the keyword and its location.
-// Answers of any size are judged without a crash: nesting deeper than
-// MaxDepth, invalid UTF-8, duplicate keys and numbers too large to compare
-// exactly fail the json-parse stage.
+// loops that consume no input, references outside the document or into
+// places the audit does not know) are refused with a *[SchemaError] naming
+// the keyword and its location.
+//
+// # Judging
+//
+// [Schema.Check] judges an answer in two stages — json-parse (the whole
+// answer must be exactly one JSON value) and schema-validate — and returns
+// a *[CheckError] with every issue at its JSON Pointer. [Schema.Judge] does
+// the same for the final answer of a run without retries, naming the
+// rewrite that broke a passing answer; [Schema.Decode] decodes a passing
+// answer.
+//
+// # Retries and the ledger
+//
+// A [Ledger] judges the answers of one run against a retry budget: one
+// [Attempt] row per answer, a [Verdict] whose Corrective is the message to
+// send the model when an answer fails with retries left (see
+// [CheckError.Corrective]), and an *[OutputError] when the run must stop —
+// at once when a rewrite, not the model, broke a valid answer
+// ([ErrBrokenBy]), or when retries run out ([ErrExhausted]). [Loop] drives
+// a ledger around any loop.
+//
+// # Bounds
+//
+// Answers and schemas of any size are met without a crash, within bounds
+// each named in the error that reports it:
+//
+//   - [MaxAnswerBytes]: a longer answer fails json-parse before it is
+//     parsed ([Schema.WithMaxAnswerBytes] sets a schema's own limit);
+//   - [MaxDepth]: deeper nesting fails json-parse, or refuses the schema;
+//   - [MaxEnum]: a larger enum refuses the schema (split a longer list into
+//     an anyOf of enums);
+//   - [MaxSchemaExpansion]: a schema that expands to more subschemas with
+//     its references inlined is refused;
+//   - [MaxQuote]: an issue quotes at most this much of the answer in its
+//     Path and Message, marking the cut; rows, errors and corrective
+//     messages are built from these;
+//   - [MaxRetries]: the largest retry budget.
+//
+// Invalid UTF-8, duplicate keys, and numbers too large to compare exactly
+// fail the json-parse stage.
 package enforce

@@ -21,17 +21,20 @@ type Issue struct {
 	// Path is the JSON Pointer (RFC 6901) of the failing value: "" for the
 	// whole answer, "/items/0/qty" for a member. A missing required member
 	// or a disallowed extra member is reported at its own pointer
-	// ("/city"), not at its parent's.
+	// ("/city"), not at its parent's. A pointer longer than [MaxQuote]
+	// bytes is cut there, with a marker saying so.
 	Path string `json:"path"`
 	// Keyword is the schema keyword that failed ("required", "type", …);
 	// "json" for a json-parse issue.
 	Keyword string `json:"keyword"`
-	// Message is the validator's own message, verbatim. It may quote text
-	// from the answer: treat it as data.
+	// Message is the validator's own message, verbatim up to [MaxQuote]
+	// bytes and then cut with a marker. It may quote text from the answer:
+	// treat it as data.
 	Message string `json:"message"`
 }
 
-// CheckError is why an answer does not keep its contract. Check returns it.
+// CheckError is why an answer does not keep its contract. [Schema.Check]
+// returns it.
 type CheckError struct {
 	Stage Stage
 	// Issues holds every issue found, sorted by Path, so a single
@@ -59,15 +62,17 @@ func (e *CheckError) Error() string {
 // Path is the first issue's JSON Pointer.
 func (e *CheckError) Path() string { return e.Issues[0].Path }
 
-// SchemaError is why a schema was refused. CompileSchema and SchemaFor
-// return it for a schema that is not JSON, is not a schema, or uses
-// something the validator would check wrongly.
+// SchemaError is why a schema was refused. [CompileSchema] and [SchemaFor]
+// return it for a schema that is not JSON, is not a schema, passes a bound,
+// or uses something the validator would check wrongly; [Schema.For] for a
+// contract reflected from another type.
 type SchemaError struct {
 	// Keyword is the offending keyword ("unevaluatedProperties", "$ref", …), or ""
 	// when the schema as a whole is at fault.
 	Keyword string
 	// Location is the JSON Pointer of the offending subschema within the
-	// schema document ("" for the root).
+	// schema document ("" for the root). Error quotes at most MaxQuote
+	// bytes of it.
 	Location string
 	// Reason says what is wrong.
 	Reason string
@@ -82,10 +87,10 @@ func (e *SchemaError) Error() string {
 		fmt.Fprintf(&b, ": keyword %q", e.Keyword)
 	}
 	if e.Keyword != "" || e.Location != "" {
-		fmt.Fprintf(&b, " at %q", "#"+e.Location)
+		fmt.Fprintf(&b, " at %q", "#"+quote(e.Location))
 	}
 	b.WriteString(": ")
-	b.WriteString(e.Reason)
+	b.WriteString(cut(e.Reason, 4*MaxQuote))
 	if e.Err != nil {
 		b.WriteString(": ")
 		b.WriteString(e.Err.Error())
@@ -95,7 +100,7 @@ func (e *SchemaError) Error() string {
 
 func (e *SchemaError) Unwrap() error { return e.Err }
 
-// Sentinels that say why enforcement stopped. An *OutputError wraps
+// Sentinels that say why enforcement stopped. An *[OutputError] wraps
 // ErrBrokenBy when a rewrite broke a valid answer, and otherwise
 // ErrExhausted when retries were opted into.
 var (
@@ -104,12 +109,13 @@ var (
 	// ErrBrokenBy: the model's own answer kept the contract but a rewrite
 	// broke it, so the run stopped without spending its retries.
 	ErrBrokenBy = errors.New("enforce: a rewrite broke a valid answer")
-	// ErrRetries: a retry count outside 0..MaxRetries.
+	// ErrRetries: a retry count outside 0..[MaxRetries].
 	ErrRetries = errors.New("enforce: output retries out of range")
 )
 
 // OutputError is what a run returns when its final answer does not keep
-// the contract, with or without retries.
+// the contract, with or without retries: [Schema.Judge], [Ledger.Judge]
+// (in [Verdict.Err]), [Loop] and [Schema.Decode] build it.
 type OutputError struct {
 	Stage  Stage
 	Output string // the final answer as it stood
@@ -155,14 +161,9 @@ func (e *OutputError) Unwrap() []error {
 	return errs
 }
 
-// NewOutputError builds the error for an answer that failed Check without
-// retries: Attempts is nil. err must be what Check returned.
-func NewOutputError(answer string, err error) *OutputError {
-	oe := &OutputError{Output: answer, Err: err}
-	var ce *CheckError
-	if errors.As(err, &ce) {
-		oe.Stage = ce.Stage
-		oe.Path = ce.Path()
+func newOutputError(text string, ce *CheckError, brokenBy string, attempts []Attempt) *OutputError {
+	return &OutputError{
+		Stage: ce.Stage, Output: text, Path: ce.Path(), BrokenBy: brokenBy,
+		Attempts: attempts, Err: ce,
 	}
-	return oe
 }

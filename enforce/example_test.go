@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 
 	"github.com/enforcer-go/enforcer/enforce"
 )
@@ -97,12 +98,12 @@ func ExampleLedger_Judge() {
 	s, _ := enforce.SchemaFor[Forecast]()
 	l, _ := enforce.NewLedger(s, 2)
 
-	v := l.Judge(enforce.Answer{Iteration: 1, Model: `{"city": "Oslo"}`})
+	v := l.Judge(enforce.Answer{Iteration: 1, Given: `{"city": "Oslo"}`})
 	fmt.Println(v.Row.Outcome, v.Row.Path, v.Corrective != "")
 
 	v = l.Judge(enforce.Answer{
 		Iteration: 2,
-		Model:     `{"city": "Oslo", "tempC": 4.5}`,
+		Given:     `{"city": "Oslo", "tempC": 4.5}`,
 		Rewrites:  []enforce.Rewrite{{By: "add-disclaimer", Text: `{"city": "Oslo", "tempC": 4.5} (not financial advice)`}},
 	})
 	fmt.Println(v.Row.Outcome, v.Row.BrokenBy, errors.Is(v.Err, enforce.ErrBrokenBy))
@@ -176,11 +177,11 @@ func ExampleLoop() {
 
 // The corrective message is our own words; the validator's text is quoted
 // as data.
-func ExampleCorrectiveMessage() {
+func ExampleCheckError_Corrective() {
 	s, _ := enforce.SchemaFor[Forecast]()
 	var ce *enforce.CheckError
 	errors.As(s.Check(`{"city": 7}`), &ce)
-	fmt.Println(enforce.CorrectiveMessage(ce, 1, 3))
+	fmt.Println(ce.Corrective(1, 3))
 	// Output:
 	// Your previous answer did not satisfy the required output format.
 	// Stage: schema-validate — the answer is JSON but does not match the JSON Schema.
@@ -188,4 +189,50 @@ func ExampleCorrectiveMessage() {
 	// - at "/city": "Invalid type. Expected: string, given: integer"
 	// - at "/tempC": "tempC is required"
 	// This was attempt 1 of 3. Reply with only the corrected JSON value, nothing else.
+}
+
+// A compiled contract bound to a Go type judges both: the answer keeps the
+// schema, but "three" does not fit an int.
+func ExampleSchema_For() {
+	type Count struct {
+		N int `json:"n"`
+	}
+	s, _ := enforce.CompileSchema([]byte(`{"type": "object", "required": ["n"]}`))
+	typed, _ := s.For(reflect.TypeFor[Count]())
+	fmt.Println(s.Check(`{"n": "three"}`))
+	fmt.Println(typed.Check(`{"n": "three"}`))
+
+	other, _ := enforce.SchemaFor[Forecast]()
+	_, err := other.For(reflect.TypeFor[Count]())
+	var se *enforce.SchemaError
+	fmt.Println("reflected from another type:", errors.As(err, &se))
+	// Output:
+	// <nil>
+	// schema-validate: /n: string does not fit the Go type int
+	// reflected from another type: true
+}
+
+// Without a ledger, Judge says whether the final answer stands, and names
+// the rewrite that broke the model's passing answer.
+func ExampleSchema_Judge() {
+	s, _ := enforce.SchemaFor[Forecast]()
+	good := `{"city": "Oslo", "tempC": 4.5}`
+	err := s.Judge(enforce.Answer{Iteration: 1, Given: good, Rewrites: []enforce.Rewrite{{By: "wrap", Text: "Forecast: " + good}}})
+	var oe *enforce.OutputError
+	if errors.As(err, &oe) {
+		fmt.Println(oe.Stage, oe.BrokenBy, errors.Is(err, enforce.ErrBrokenBy))
+	}
+	// Output: json-parse wrap true
+}
+
+func ExampleSchema_WithMaxAnswerBytes() {
+	s, _ := enforce.SchemaFor[Forecast]()
+	small := s.WithMaxAnswerBytes(16)
+	var ce *enforce.CheckError
+	errors.As(small.Check(`{"city": "Oslo", "tempC": 4.5}`), &ce)
+	fmt.Println(ce.Stage)
+	fmt.Println(s.Check(`{"city": "Oslo", "tempC": 4.5}`))
+	// Output:
+	// json-parse
+	// <nil>
 }

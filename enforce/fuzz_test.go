@@ -26,7 +26,8 @@ const fuzzSchema = `{
 	"definitions": {"note": {"type": ["string", "object"], "properties": {"reply": {"$ref": "#/definitions/note"}}}}
 }`
 
-// FuzzCheck judges arbitrary answers: it must never panic, and whatever
+// FuzzCheck judges arbitrary answers: it must never panic, never quote more
+// than MaxQuote bytes of the answer in an issue's path or message, and whatever
 // encoding/json accepts as one value must pass the json-parse stage unless
 // it breaks one of our stricter rules (invalid UTF-8, a duplicate key, a
 // number too large to compare exactly, nesting deeper than MaxDepth).
@@ -44,6 +45,11 @@ func FuzzCheck(f *testing.F) {
 		var ce *CheckError
 		if !errors.As(err, &ce) || len(ce.Issues) == 0 {
 			t.Fatalf("Check(%q) = %T %v, want a *CheckError with issues", answer, err, err)
+		}
+		for _, is := range ce.Issues {
+			if len(is.Path) > MaxQuote+64 || len(is.Message) > MaxQuote+64 {
+				t.Fatalf("Check(%q): an issue quotes %d bytes of path and %d of message, more than MaxQuote", answer, len(is.Path), len(is.Message))
+			}
 		}
 		if ce.Stage != StageJSONParse {
 			return

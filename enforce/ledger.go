@@ -1,11 +1,8 @@
 package enforce
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/enforcer-go/enforcer/fnv"
 )
@@ -35,9 +32,6 @@ type Attempt struct {
 	BrokenBy              string  `json:"brokenBy,omitempty"`              // only on 'exhausted'
 }
 
-// MaxRetries is the most output retries a run may opt into.
-const MaxRetries = 10
-
 // Rewrite is one step that changed the model's answer after the model gave
 // it (an act-output middleware), with the answer as that step left it.
 type Rewrite struct {
@@ -49,10 +43,10 @@ type Rewrite struct {
 type Answer struct {
 	// Iteration is the loop iteration that produced it (1-based).
 	Iteration int
-	// Model is the answer as the model gave it.
-	Model string
+	// Given is the answer as the model gave it, before any rewrite.
+	Given string
 	// Rewrites are the steps that changed it since, in order; the answer
-	// that stands is the last one's Text, or Model when there are none.
+	// that stands is the last one's Text, or Given when there are none.
 	Rewrites []Rewrite
 	// Last says no further answer can follow (the loop has no iteration
 	// left for a corrective turn): a failing answer is exhausted even with
@@ -65,7 +59,7 @@ func (a Answer) Text() string {
 	if n := len(a.Rewrites); n > 0 {
 		return a.Rewrites[n-1].Text
 	}
-	return a.Model
+	return a.Given
 }
 
 // Verdict is what the ledger decided about one answer.
@@ -92,7 +86,7 @@ type Ledger struct {
 
 // NewLedger returns a ledger for a run that opted into retries (0 to
 // MaxRetries). A run that did not opt in has no ledger: judge its answer
-// with Schema.Check and report a failure with NewOutputError.
+// with [Schema.Judge].
 func NewLedger(s *Schema, retries int) (*Ledger, error) {
 	if s == nil {
 		return nil, errors.New("enforce: NewLedger needs a schema")
@@ -127,8 +121,8 @@ func (l *Ledger) RetriesLeft() int {
 //   - it fails with retries left: a retried row and a corrective message;
 //   - it fails with none left: an exhausted row.
 //
-// Model answers are judged again only on the failure path, and only when
-// rewrites changed them.
+// The model's own answer (Given) is judged again only on the failure path,
+// and only when rewrites changed it.
 func (l *Ledger) Judge(a Answer) Verdict {
 	text := a.Text()
 	err := l.schema.Check(text)
@@ -142,14 +136,14 @@ func (l *Ledger) Judge(a Answer) Verdict {
 	errors.As(err, &ce)
 	row.Stage, row.Error, row.Path = ce.Stage, ce.Issues[0].Message, ce.Path()
 
-	if by := l.schema.BrokenBy(a); by != "" {
+	if by := l.schema.brokenBy(a); by != "" {
 		row.Outcome = OutcomeExhausted
 		row.BrokenBy = by
 		l.rows = append(l.rows, row)
-		return Verdict{Row: row, Err: l.outputError(text, ce, by)}
+		return Verdict{Row: row, Err: newOutputError(text, ce, by, l.Attempts())}
 	}
 	if left := l.RetriesLeft(); left > 0 && !a.Last {
-		msg := CorrectiveMessage(ce, row.Attempt, l.retries+1)
+		msg := ce.Corrective(row.Attempt, l.retries+1)
 		row.Outcome = OutcomeRetried
 		row.CorrectiveMessageHash = fnv.Hex32a(msg)
 		l.rows = append(l.rows, row)
@@ -157,25 +151,18 @@ func (l *Ledger) Judge(a Answer) Verdict {
 	}
 	row.Outcome = OutcomeExhausted
 	l.rows = append(l.rows, row)
-	return Verdict{Row: row, Err: l.outputError(text, ce, "")}
+	return Verdict{Row: row, Err: newOutputError(text, ce, "", l.Attempts())}
 }
 
-func (l *Ledger) outputError(text string, ce *CheckError, brokenBy string) *OutputError {
-	return &OutputError{
-		Stage: ce.Stage, Output: text, Path: ce.Path(), BrokenBy: brokenBy,
-		Attempts: l.Attempts(), Err: ce,
-	}
-}
-
-// BrokenBy names the rewrite that first turned the model's passing answer
+// brokenBy names the rewrite that first turned the model's passing answer
 // into a failing one, judging after each rewrite that changed the text. It
 // returns "" when the model's own answer fails too, or nothing was
 // rewritten. Call it only when a.Text() fails: it judges again.
-func (s *Schema) BrokenBy(a Answer) string {
-	if len(a.Rewrites) == 0 || a.Model == a.Text() || s.Check(a.Model) != nil {
+func (s *Schema) brokenBy(a Answer) string {
+	if len(a.Rewrites) == 0 || a.Given == a.Text() || s.Check(a.Given) != nil {
 		return ""
 	}
-	prev := a.Model
+	prev := a.Given
 	for _, rw := range a.Rewrites {
 		if rw.Text == prev {
 			continue
@@ -186,78 +173,4 @@ func (s *Schema) BrokenBy(a Answer) string {
 		prev = rw.Text
 	}
 	return ""
-}
-
-// Caps that keep a corrective message bounded whatever the answer was.
-const (
-	maxIssueText  = 2048 // bytes of issue lines, then "and K more"
-	maxIssueQuote = 200  // bytes of one validator message
-)
-
-// CorrectiveMessage is the user turn that asks the model to fix a failed
-// answer: our own words naming the stage, every issue with its JSON
-// Pointer (validator text quoted as data, capped), "attempt N of M", and
-// the instruction to reply with only the JSON. The same inputs always give
-// the same text, so its hash is stable.
-func CorrectiveMessage(ce *CheckError, attempt, maxAttempts int) string {
-	var b strings.Builder
-	b.WriteString("Your previous answer did not satisfy the required output format.\n")
-	switch ce.Stage {
-	case StageJSONParse:
-		b.WriteString("Stage: json-parse — the answer must be exactly one JSON value, with no text, markdown fences or second value around it.\n")
-	default:
-		b.WriteString("Stage: schema-validate — the answer is JSON but does not match the JSON Schema.\n")
-	}
-	b.WriteString("Issues (each validator message is quoted as data):\n")
-	written := 0
-	for i, is := range ce.Issues {
-		line := "- at " + pointerLabel(is.Path) + ": " + strconv.Quote(truncate(is.Message, maxIssueQuote)) + "\n"
-		if written+len(line) > maxIssueText && i > 0 {
-			fmt.Fprintf(&b, "- and %d more\n", len(ce.Issues)-i)
-			break
-		}
-		b.WriteString(line)
-		written += len(line)
-	}
-	fmt.Fprintf(&b, "This was attempt %d of %d. Reply with only the corrected JSON value, nothing else.", attempt, maxAttempts)
-	return b.String()
-}
-
-func pointerLabel(p string) string {
-	if p == "" {
-		return "the root (\"\")"
-	}
-	return strconv.Quote(p)
-}
-
-// Loop drives any loop that produces final answers, without the agent
-// package. produce is called for the first answer with corrective == "",
-// and again after each failure with retries left, with the corrective
-// message to show the model. Loop returns the accepted answer, the ledger
-// rows, and an error: an *OutputError when the last answer fails, or
-// produce's error (with the rows so far) when it fails, or the context's
-// cause when ctx ends between attempts.
-func Loop(ctx context.Context, s *Schema, retries int, produce func(ctx context.Context, corrective string) (string, error)) (string, []Attempt, error) {
-	l, err := NewLedger(s, retries)
-	if err != nil {
-		return "", nil, err
-	}
-	corrective := ""
-	for iteration := 1; ; iteration++ {
-		if err := context.Cause(ctx); err != nil {
-			return "", l.Attempts(), err
-		}
-		answer, err := produce(ctx, corrective)
-		if err != nil {
-			return "", l.Attempts(), err
-		}
-		v := l.Judge(Answer{Iteration: iteration, Model: answer})
-		switch v.Row.Outcome {
-		case OutcomePassed:
-			return answer, l.Attempts(), nil
-		case OutcomeExhausted:
-			return answer, l.Attempts(), v.Err
-		}
-		corrective = v.Corrective
-	}
 }

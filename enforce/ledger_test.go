@@ -42,9 +42,9 @@ func row(a enforce.Attempt) enforce.Attempt {
 func TestLedgerRows(t *testing.T) {
 	l := newLedger(t, 2)
 	answers := []enforce.Answer{
-		{Iteration: 1, Model: prose},
-		{Iteration: 3, Model: empty},
-		{Iteration: 4, Model: good},
+		{Iteration: 1, Given: prose},
+		{Iteration: 3, Given: empty},
+		{Iteration: 4, Given: good},
 	}
 	want := []enforce.Attempt{
 		{Attempt: 1, Iteration: 1, Outcome: enforce.OutcomeRetried, Stage: enforce.StageJSONParse},
@@ -96,11 +96,11 @@ func TestLedgerExhausted(t *testing.T) {
 		t.Run(fmt.Sprintf("with %d retries the answer after the last retry is exhausted", retries), func(t *testing.T) {
 			l := newLedger(t, retries)
 			for i := range retries {
-				if v := l.Judge(enforce.Answer{Iteration: i + 1, Model: empty}); v.Row.Outcome != enforce.OutcomeRetried {
+				if v := l.Judge(enforce.Answer{Iteration: i + 1, Given: empty}); v.Row.Outcome != enforce.OutcomeRetried {
 					t.Fatalf("answer %d: Outcome = %q, want retried", i+1, v.Row.Outcome)
 				}
 			}
-			v := l.Judge(enforce.Answer{Iteration: retries + 1, Model: empty})
+			v := l.Judge(enforce.Answer{Iteration: retries + 1, Given: empty})
 			want := enforce.Attempt{Attempt: retries + 1, Iteration: retries + 1, Outcome: enforce.OutcomeExhausted, Stage: enforce.StageSchemaValidate, Path: "/city"}
 			got := v.Row
 			got.Error = ""
@@ -135,19 +135,19 @@ func TestLedgerBrokenBy(t *testing.T) {
 		wantOutcome enforce.Outcome
 		wantBy      string
 	}{
-		{"a rewrite that breaks a passing answer is named", enforce.Answer{Model: good, Rewrites: []enforce.Rewrite{rw("wrap", "Answer: "+good)}},
+		{"a rewrite that breaks a passing answer is named", enforce.Answer{Given: good, Rewrites: []enforce.Rewrite{rw("wrap", "Answer: "+good)}},
 			enforce.OutcomeExhausted, "wrap"},
-		{"of two rewrites only the second breaks it and is named", enforce.Answer{Model: good, Rewrites: []enforce.Rewrite{rw("compact", good2), rw("redact", empty)}},
+		{"of two rewrites only the second breaks it and is named", enforce.Answer{Given: good, Rewrites: []enforce.Rewrite{rw("compact", good2), rw("redact", empty)}},
 			enforce.OutcomeExhausted, "redact"},
-		{"the first of two breaking rewrites is named", enforce.Answer{Model: good, Rewrites: []enforce.Rewrite{rw("wrap", "Answer: "+good), rw("shout", "ANSWER: "+good)}},
+		{"the first of two breaking rewrites is named", enforce.Answer{Given: good, Rewrites: []enforce.Rewrite{rw("wrap", "Answer: "+good), rw("shout", "ANSWER: "+good)}},
 			enforce.OutcomeExhausted, "wrap"},
-		{"a rewrite that leaves the text unchanged is passed over", enforce.Answer{Model: good, Rewrites: []enforce.Rewrite{rw("noop", good), rw("wrap", "Answer: "+good)}},
+		{"a rewrite that leaves the text unchanged is passed over", enforce.Answer{Given: good, Rewrites: []enforce.Rewrite{rw("noop", good), rw("wrap", "Answer: "+good)}},
 			enforce.OutcomeExhausted, "wrap"},
-		{"a rewrite that breaks and a later one that repairs pass", enforce.Answer{Model: good, Rewrites: []enforce.Rewrite{rw("wrap", "Answer: "+good), rw("unwrap", good2)}},
+		{"a rewrite that breaks and a later one that repairs pass", enforce.Answer{Given: good, Rewrites: []enforce.Rewrite{rw("wrap", "Answer: "+good), rw("unwrap", good2)}},
 			enforce.OutcomePassed, ""},
-		{"a failing model answer is retried, not broken by a rewrite", enforce.Answer{Model: prose, Rewrites: []enforce.Rewrite{rw("wrap", "Answer: "+prose)}},
+		{"a failing model answer is retried, not broken by a rewrite", enforce.Answer{Given: prose, Rewrites: []enforce.Rewrite{rw("wrap", "Answer: "+prose)}},
 			enforce.OutcomeRetried, ""},
-		{"a failing model answer a rewrite changes to another failure is retried", enforce.Answer{Model: empty, Rewrites: []enforce.Rewrite{rw("wrap", "Answer: {}")}},
+		{"a failing model answer a rewrite changes to another failure is retried", enforce.Answer{Given: empty, Rewrites: []enforce.Rewrite{rw("wrap", "Answer: {}")}},
 			enforce.OutcomeRetried, ""},
 	}
 	for _, tt := range tests {
@@ -217,18 +217,18 @@ func TestNewLedgerRefusesRetriesOutOfRange(t *testing.T) {
 func TestCorrectiveMessage(t *testing.T) {
 	s := mustCompile(t, `{"type": "object", "required": ["city", "when"], "properties": {"temp": {"type": "number"}}}`)
 	ce := checkError(t, s.Check(`{"temp": "warm"}`))
-	msg := enforce.CorrectiveMessage(ce, 2, 3)
+	msg := ce.Corrective(2, 3)
 	for _, want := range []string{"schema-validate", `"/city"`, `"/temp"`, `"/when"`, "attempt 2 of 3"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the message does not contain %q:\n%s", want, msg)
 		}
 	}
-	if again := enforce.CorrectiveMessage(ce, 2, 3); again != msg {
+	if again := ce.Corrective(2, 3); again != msg {
 		t.Errorf("the same inputs gave two messages")
 	}
 
 	ce = checkError(t, s.Check(`Sure! {"temp": 1}`))
-	msg = enforce.CorrectiveMessage(ce, 1, 1)
+	msg = ce.Corrective(1, 1)
 	for _, want := range []string{"json-parse", `the root ("")`, "attempt 1 of 1"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("the message does not contain %q:\n%s", want, msg)
@@ -242,7 +242,7 @@ func TestCorrectiveMessageIsCapped(t *testing.T) {
 	for i := range n {
 		ce.Issues = append(ce.Issues, enforce.Issue{Path: fmt.Sprintf("/items/%d/qty", i), Keyword: "type", Message: strings.Repeat("Invalid type. ", 40)})
 	}
-	msg := enforce.CorrectiveMessage(ce, 1, 3)
+	msg := ce.Corrective(1, 3)
 	if got, max := len(msg), 3<<10; got >= max {
 		t.Errorf("the message is %d bytes, want under %d", got, max)
 	}
@@ -265,7 +265,7 @@ func TestCorrectiveMessageQuotesValidatorText(t *testing.T) {
 	s := mustCompile(t, citySchema)
 	answer, _ := json.Marshal(map[string]any{"city": "Oslo", hostile: 1})
 	ce := checkError(t, s.Check(string(answer)))
-	msg := enforce.CorrectiveMessage(ce, 1, 2)
+	msg := ce.Corrective(1, 2)
 	if got, want := ce.Issues[0].Path, "/"+hostile; got != want {
 		t.Fatalf("Path = %q, want %q", got, want)
 	}
@@ -282,8 +282,11 @@ func TestCorrectiveMessageQuotesValidatorText(t *testing.T) {
 func TestOutputErrorUnwraps(t *testing.T) {
 	s := mustCompile(t, citySchema)
 
-	t.Run("NewOutputError has no ledger and unwraps to the CheckError only", func(t *testing.T) {
-		err := enforce.NewOutputError(empty, s.Check(empty))
+	t.Run("Schema.Judge has no ledger and unwraps to the CheckError only", func(t *testing.T) {
+		var err *enforce.OutputError
+		if !errors.As(s.Judge(enforce.Answer{Iteration: 1, Given: empty}), &err) {
+			t.Fatal("Judge did not return an *OutputError")
+		}
 		var ce *enforce.CheckError
 		if !errors.As(err, &ce) {
 			t.Fatalf("errors.As(*CheckError) failed on %v", err)
@@ -300,7 +303,7 @@ func TestOutputErrorUnwraps(t *testing.T) {
 	})
 
 	t.Run("an exhausted ledger's error unwraps to the CheckError and ErrExhausted", func(t *testing.T) {
-		v := newLedger(t, 0).Judge(enforce.Answer{Iteration: 1, Model: prose})
+		v := newLedger(t, 0).Judge(enforce.Answer{Iteration: 1, Given: prose})
 		var ce *enforce.CheckError
 		if !errors.As(v.Err, &ce) || ce.Stage != enforce.StageJSONParse {
 			t.Errorf("errors.As(*CheckError) = %v, want the json-parse CheckError", ce)
@@ -311,7 +314,7 @@ func TestOutputErrorUnwraps(t *testing.T) {
 	})
 
 	t.Run("a broken answer's error unwraps to the CheckError and ErrBrokenBy", func(t *testing.T) {
-		v := newLedger(t, 1).Judge(enforce.Answer{Iteration: 1, Model: good, Rewrites: []enforce.Rewrite{{By: "x", Text: prose}}})
+		v := newLedger(t, 1).Judge(enforce.Answer{Iteration: 1, Given: good, Rewrites: []enforce.Rewrite{{By: "x", Text: prose}}})
 		var ce *enforce.CheckError
 		if !errors.As(v.Err, &ce) {
 			t.Errorf("errors.As(*CheckError) failed on %v", v.Err)
@@ -342,10 +345,10 @@ func jsonKeys(t *testing.T, a enforce.Attempt) []string {
 
 func TestAttemptJSONOmitsWhatARowDoesNotHave(t *testing.T) {
 	l := newLedger(t, 1)
-	retried := l.Judge(enforce.Answer{Iteration: 1, Model: empty}).Row
-	passed := l.Judge(enforce.Answer{Iteration: 2, Model: good}).Row
-	broken := newLedger(t, 1).Judge(enforce.Answer{Iteration: 1, Model: good, Rewrites: []enforce.Rewrite{{By: "x", Text: empty}}}).Row
-	exhausted := newLedger(t, 0).Judge(enforce.Answer{Iteration: 1, Model: prose}).Row
+	retried := l.Judge(enforce.Answer{Iteration: 1, Given: empty}).Row
+	passed := l.Judge(enforce.Answer{Iteration: 2, Given: good}).Row
+	broken := newLedger(t, 1).Judge(enforce.Answer{Iteration: 1, Given: good, Rewrites: []enforce.Rewrite{{By: "x", Text: empty}}}).Row
+	exhausted := newLedger(t, 0).Judge(enforce.Answer{Iteration: 1, Given: prose}).Row
 	tests := []struct {
 		name string
 		row  enforce.Attempt

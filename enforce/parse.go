@@ -3,16 +3,10 @@ package enforce
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
-
-// MaxDepth is how deeply arrays and objects may nest in an answer or a
-// schema. Deeper input fails the json-parse stage instead of exhausting the
-// stack of the validator that walks it.
-const MaxDepth = 1000
 
 // parseError is a json-parse failure at a byte offset of the input.
 type parseError struct {
@@ -175,7 +169,7 @@ func (p *parser) object() any {
 			return nil
 		}
 		if _, dup := m[k]; dup {
-			p.fail(keyOff, "duplicate object key %q", truncate(k, 64))
+			p.fail(keyOff, "duplicate object key %q", cut(k, 64))
 			return nil
 		}
 		p.skipSpace()
@@ -438,79 +432,4 @@ func hex4(s string, i int) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
-}
-
-// truncate cuts s to at most n bytes on a rune boundary, marking the cut.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
-}
-
-// pointerAt returns the JSON Pointer of the innermost value of s that
-// spans the byte offset off (start < off <= end), or "" for the root. s
-// must be valid JSON.
-func pointerAt(s string, off int) string {
-	p := parser{s: s}
-	var path []string
-	best := ""
-	var walk func()
-	walk = func() {
-		p.skipSpace()
-		start := p.i
-		if p.i >= len(p.s) || p.err != nil {
-			return
-		}
-		switch p.s[p.i] {
-		case '{':
-			p.i++
-			for p.err == nil {
-				p.skipSpace()
-				if p.i >= len(p.s) || p.s[p.i] == '}' {
-					p.i++
-					break
-				}
-				if p.s[p.i] == ',' {
-					p.i++
-					continue
-				}
-				k := p.str()
-				p.skipSpace()
-				p.i++ // ':'
-				path = append(path, escapePointer(k))
-				walk()
-				path = path[:len(path)-1]
-			}
-		case '[':
-			p.i++
-			for n := 0; p.err == nil; n++ {
-				p.skipSpace()
-				if p.i >= len(p.s) || p.s[p.i] == ']' {
-					p.i++
-					break
-				}
-				if p.s[p.i] == ',' {
-					p.i++
-					n--
-					continue
-				}
-				path = append(path, strconv.Itoa(n))
-				walk()
-				path = path[:len(path)-1]
-			}
-		default:
-			p.value()
-		}
-		if start < off && off <= p.i && p.err == nil {
-			if ptr := "/" + strings.Join(path, "/"); len(path) > 0 && len(ptr) > len(best) {
-				best = ptr
-			}
-		}
-	}
-	walk()
-	return best
 }

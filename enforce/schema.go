@@ -2,11 +2,9 @@ package enforce
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"sort"
-	"strings"
 	"sync"
 
 	"github.com/invopop/jsonschema"
@@ -20,9 +18,15 @@ type Schema struct {
 	// canonical: canonicalize an answer's numbers before validating (the
 	// schema compares values by their JSON text).
 	canonical bool
-	// decode, set by SchemaFor[T], decodes a valid answer into a T: a
-	// schema cannot tell 21.0 from 21, but an int field can.
-	decode func(answer string) error
+	// maxAnswer is the longest answer judged; 0 means MaxAnswerBytes.
+	maxAnswer int
+	// goType, set by SchemaFor and For, is the Go type every passing
+	// answer must decode into: a schema cannot tell 21.0 from 21, but an
+	// int field can.
+	goType reflect.Type
+	// typed holds For's copies of a schema without a Go type, by type,
+	// so that one type always gets the same *Schema.
+	typed *sync.Map
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -66,7 +70,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a valid " + a.draft.String() + " schema", Err: err}
 	}
-	return &Schema{source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares}, nil
+	return &Schema{source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, typed: new(sync.Map)}, nil
 }
 
 func compileSafely(sl *gojsonschema.SchemaLoader, tree any) (gs *gojsonschema.Schema, err error) {
@@ -97,7 +101,10 @@ type schemaEntry struct {
 // but T cannot hold (21.0 or 300 for a uint8 field) fails at
 // schema-validate, with the field's path.
 func SchemaFor[T any]() (*Schema, error) {
-	t := reflect.TypeFor[T]()
+	return schemaForType(reflect.TypeFor[T]())
+}
+
+func schemaForType(t reflect.Type) (*Schema, error) {
 	if e, ok := schemaCache.Load(t); ok {
 		e := e.(*schemaEntry)
 		return e.s, e.err
@@ -105,14 +112,50 @@ func SchemaFor[T any]() (*Schema, error) {
 	e := &schemaEntry{}
 	e.s, e.err = reflectSchema(t)
 	if e.err == nil {
-		e.s.decode = func(answer string) error {
-			var v T
-			return Unmarshal(answer, &v)
-		}
+		e.s.goType = t
 	}
 	actual, _ := schemaCache.LoadOrStore(t, e)
 	e = actual.(*schemaEntry)
 	return e.s, e.err
+}
+
+// For returns the contract for answers that must also decode into a value
+// of type t, as RunTyped-style callers need: s itself when it was
+// reflected from t by SchemaFor; for a schema from CompileSchema, a copy
+// (the same one for every call with t) whose Check also decodes each
+// answer that keeps the schema into a t, so that one that does not fit
+// fails at schema-validate with the path of the value; and a *SchemaError
+// when s was reflected from another type, whose answers would decode into
+// a t silently wrong.
+func (s *Schema) For(t reflect.Type) (*Schema, error) {
+	switch s.goType {
+	case t:
+		return s, nil
+	case nil:
+		if t == nil {
+			return nil, &SchemaError{Reason: "For needs a Go type"}
+		}
+	default:
+		return nil, &SchemaError{Reason: fmt.Sprintf("the contract was reflected from %v, so answers for %v would decode wrongly; use SchemaFor[%v] or a compiled schema", s.goType, t, t)}
+	}
+	if c, ok := s.typed.Load(t); ok {
+		return c.(*Schema), nil
+	}
+	c := *s
+	c.goType, c.typed = t, nil
+	actual, _ := s.typed.LoadOrStore(t, &c)
+	return actual.(*Schema), nil
+}
+
+// WithMaxAnswerBytes returns a copy of s that judges answers of up to n
+// bytes, where s judges up to MaxAnswerBytes; n <= 0 means
+// MaxAnswerBytes. A longer answer fails the json-parse stage before any
+// of it is parsed.
+func (s *Schema) WithMaxAnswerBytes(n int) *Schema {
+	c := *s
+	c.maxAnswer = max(n, 0)
+	c.typed = new(sync.Map)
+	return &c
 }
 
 func reflectSchema(t reflect.Type) (s *Schema, err error) {
@@ -135,35 +178,61 @@ func reflectSchema(t reflect.Type) (s *Schema, err error) {
 }
 
 // Check judges answer against the contract in two stages: json-parse (the
-// whole answer must be exactly one JSON value), then schema-validate. It
-// returns nil when the answer keeps the contract, else a *CheckError
-// carrying the stage and every issue with its JSON Pointer.
+// whole answer must be exactly one JSON value, of at most MaxAnswerBytes
+// or the schema's own limit), then schema-validate. It returns nil when
+// the answer keeps the contract, else a *CheckError carrying the stage and
+// every issue with its JSON Pointer.
 func (s *Schema) Check(answer string) error {
+	if limit := s.maxAnswerBytes(); len(answer) > limit {
+		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
+			"the answer is %d bytes, more than the %d bytes the contract judges (MaxAnswerBytes, or Schema.WithMaxAnswerBytes): it was not parsed", len(answer), limit)}}}
+	}
 	doc, err := parseJSON(answer)
 	if err != nil {
-		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: err.Error()}}}
+		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(err.Error())}}}
 	}
 	if err := s.validate(doc); err != nil {
 		return err
 	}
-	if s.decode != nil {
-		if err := s.decode(answer); err != nil {
+	if s.goType != nil {
+		if err := unmarshal(answer, reflect.New(s.goType).Interface()); err != nil {
 			return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{decodeIssue(answer, err)}}
 		}
 	}
 	return nil
 }
 
-// decodeIssue reports a valid answer that does not decode into the Go
-// type, at the pointer of the value that did not fit.
-func decodeIssue(answer string, err error) Issue {
-	is := Issue{Keyword: "type", Message: err.Error()}
-	var ute *json.UnmarshalTypeError
-	if errors.As(err, &ute) {
-		is.Message = fmt.Sprintf("%s does not fit the Go type %s", ute.Value, ute.Type)
-		is.Path = pointerAt(answer, int(ute.Offset))
+func (s *Schema) maxAnswerBytes() int {
+	if s.maxAnswer > 0 {
+		return s.maxAnswer
 	}
-	return is
+	return MaxAnswerBytes
+}
+
+// Judge judges the final answer of a run that did not opt into retries,
+// as it stands after every rewrite: nil when it keeps the contract, else
+// an *OutputError with nil Attempts whose BrokenBy names the rewrite that
+// first broke the model's own passing answer, if one did.
+func (s *Schema) Judge(a Answer) error {
+	text := a.Text()
+	err := s.Check(text)
+	if err == nil {
+		return nil
+	}
+	ce := err.(*CheckError)
+	return newOutputError(text, ce, s.brokenBy(a), nil)
+}
+
+// Decode decodes answer into v (a non-nil pointer), with the values
+// json.Unmarshal gives, faster for the shapes answers usually have. An
+// answer that does not decode into v is an *OutputError at
+// schema-validate, its issue at the pointer of the value that did not
+// fit. An answer that passed s, where s is For v's type, always decodes.
+func (s *Schema) Decode(answer string, v any) error {
+	if err := unmarshal(answer, v); err != nil {
+		return newOutputError(answer, &CheckError{Stage: StageSchemaValidate, Issues: []Issue{decodeIssue(answer, err)}}, "", nil)
+	}
+	return nil
 }
 
 func (s *Schema) validate(doc any) (err error) {
@@ -194,128 +263,4 @@ func (s *Schema) validate(doc any) (err error) {
 		return issues[i].Message < issues[j].Message
 	})
 	return &CheckError{Stage: StageSchemaValidate, Issues: issues}
-}
-
-// ctxSep separates the validator's context path segments; a NUL cannot be
-// confused with the dots that may appear in member names.
-const ctxSep = "\x00"
-
-func toIssue(re gojsonschema.ResultError) Issue {
-	ptr := contextPointer(re.Context())
-	switch re.Type() {
-	case "required", "additional_property_not_allowed":
-		if p, ok := re.Details()["property"].(string); ok {
-			ptr += "/" + escapePointer(p)
-		}
-	}
-	msg := re.Description()
-	if re.Type() == "format" {
-		msg = strings.ReplaceAll(msg, formatPrefix, "")
-	}
-	return Issue{Path: ptr, Keyword: keywordOf(re.Type()), Message: msg}
-}
-
-func contextPointer(c *gojsonschema.JsonContext) string {
-	if c == nil {
-		return ""
-	}
-	parts := strings.Split(c.String(ctxSep), ctxSep)
-	var b strings.Builder
-	for _, p := range parts[1:] { // parts[0] is "(root)"
-		b.WriteByte('/')
-		b.WriteString(escapePointer(p))
-	}
-	return b.String()
-}
-
-// keywordOf maps the validator's error type to the schema keyword.
-func keywordOf(t string) string {
-	switch t {
-	case "invalid_type":
-		return "type"
-	case "additional_property_not_allowed":
-		return "additionalProperties"
-	case "number_any_of":
-		return "anyOf"
-	case "number_one_of":
-		return "oneOf"
-	case "number_all_of":
-		return "allOf"
-	case "number_not":
-		return "not"
-	case "array_min_items":
-		return "minItems"
-	case "array_max_items":
-		return "maxItems"
-	case "string_gte":
-		return "minLength"
-	case "string_lte":
-		return "maxLength"
-	case "array_min_properties":
-		return "minProperties"
-	case "array_max_properties":
-		return "maxProperties"
-	case "number_gte":
-		return "minimum"
-	case "number_gt":
-		return "exclusiveMinimum"
-	case "number_lte":
-		return "maximum"
-	case "number_lt":
-		return "exclusiveMaximum"
-	case "multiple_of":
-		return "multipleOf"
-	case "unique":
-		return "uniqueItems"
-	case "array_contains":
-		return "contains"
-	case "array_no_additional_items":
-		return "additionalItems"
-	case "condition_then":
-		return "then"
-	case "condition_else":
-		return "else"
-	case "invalid_property_name":
-		return "propertyNames"
-	case "missing_dependency":
-		return "dependencies"
-	case "does_not_match_pattern":
-		return "pattern"
-	case "false":
-		return "false"
-	}
-	return t
-}
-
-// formatPrefix namespaces the format checkers registered below, so that
-// the validator's own global checkers stay as they are.
-const formatPrefix = "enforcer/"
-
-var formatMu sync.Mutex
-
-// formatName returns the name to compile for format f. The validator
-// applies format checks to numbers too and fails them, where JSON Schema
-// says a format constrains strings only; a wrapper that passes non-strings
-// fixes that without changing the validator's global checkers.
-func formatName(f string) string {
-	if !gojsonschema.FormatCheckers.Has(f) {
-		return f // unknown formats pass, as the specification says
-	}
-	name := formatPrefix + f
-	formatMu.Lock()
-	defer formatMu.Unlock()
-	if !gojsonschema.FormatCheckers.Has(name) {
-		gojsonschema.FormatCheckers.Add(name, stringFormat(f))
-	}
-	return name
-}
-
-type stringFormat string
-
-func (f stringFormat) IsFormat(input any) bool {
-	s, ok := input.(string)
-	if !ok {
-		return true
-	}
-	return gojsonschema.FormatCheckers.IsFormat(string(f), s)
 }

@@ -1,0 +1,60 @@
+package enforce
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// Bounds on what an answer or a schema may demand. Each is named in the
+// error that reports it being passed.
+const (
+	// MaxAnswerBytes is the default largest answer Check judges: a longer
+	// one fails the json-parse stage before any of it is parsed. A Schema
+	// may set its own (see [Schema.WithMaxAnswerBytes]).
+	MaxAnswerBytes = 4 << 20
+
+	// MaxDepth is how deeply arrays and objects may nest in an answer or
+	// a schema. Deeper input fails the json-parse stage (or is refused as
+	// a schema) instead of exhausting the stack of the validator that
+	// walks it.
+	MaxDepth = 1000
+
+	// MaxEnum is the most values one enum may list. The validator checks
+	// an enum's values for uniqueness pairwise when it compiles, so
+	// 200,000 values took minutes; a larger enum is refused.
+	MaxEnum = 1000
+
+	// MaxSchemaExpansion is the most subschemas a schema may expand to
+	// with every $ref inlined (a reference back into a subschema being
+	// expanded, recursion that consumes input, counts once). It bounds
+	// the work of validating one answer: a 2 KB schema whose 22 levels
+	// each refer twice to the next expands to millions of subschemas and
+	// took seconds and gigabytes for a 10-byte answer.
+	MaxSchemaExpansion = 100_000
+
+	// MaxQuote is the most bytes of answer text one issue quotes: an
+	// issue's Path and its Message are each cut to it, with a marker
+	// saying so, and so are the rows, errors and corrective messages
+	// built from them.
+	MaxQuote = 1024
+
+	// MaxRetries is the most output retries a run may opt into.
+	MaxRetries = 10
+)
+
+// cut shortens s to at most n bytes on a rune boundary, followed by a
+// marker that says it was cut and from what length: the same input always
+// gives the same text.
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…[cut: " + strconv.Itoa(i) + " of " + strconv.Itoa(len(s)) + " bytes]"
+}
+
+// quote caps a piece of text taken from an answer, for an Issue.
+func quote(s string) string { return cut(s, MaxQuote) }

@@ -1,0 +1,119 @@
+package enforce
+
+import (
+	"encoding/json"
+	"fmt"
+	"math/big"
+	"strconv"
+	"strings"
+)
+
+// countValue accepts a non-negative integer, also written as 2.0.
+func countValue(v any) (json.Number, error) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return "", fmt.Errorf("must be a non-negative integer, not %s", jsonKind(v))
+	}
+	r, ok := new(big.Rat).SetString(string(n))
+	if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {
+		return "", fmt.Errorf("must be a non-negative integer, not %s", n)
+	}
+	return json.Number(r.Num().String()), nil
+}
+
+// canonicalizeInPlace is canonicalNumbers for a tree the caller owns: it
+// rewrites numbers where they stand, and writes only those that change.
+func canonicalizeInPlace(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		return canonicalNumber(v)
+	case []any:
+		for i, e := range v {
+			switch e := e.(type) {
+			case json.Number:
+				if c := canonicalNumber(e); c != e {
+					v[i] = c
+				}
+			case []any, map[string]any:
+				canonicalizeInPlace(e)
+			}
+		}
+	case map[string]any:
+		for k, e := range v {
+			switch e := e.(type) {
+			case json.Number:
+				if c := canonicalNumber(e); c != e {
+					v[k] = c
+				}
+			case []any, map[string]any:
+				canonicalizeInPlace(e)
+			}
+		}
+	}
+	return v
+}
+
+// holdsNumber reports whether v is or contains a number.
+func holdsNumber(v any) bool {
+	switch v := v.(type) {
+	case json.Number:
+		return true
+	case []any:
+		for _, e := range v {
+			if holdsNumber(e) {
+				return true
+			}
+		}
+	case map[string]any:
+		for _, e := range v {
+			if holdsNumber(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// canonicalNumbers rewrites numbers so that equal values are spelled the
+// same: the validator compares enum, const and uniqueItems members by
+// their JSON text, which would tell 1 from 1.0.
+func canonicalNumbers(v any) any {
+	switch v := v.(type) {
+	case json.Number:
+		return canonicalNumber(v)
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = canonicalNumbers(e)
+		}
+		return out
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = canonicalNumbers(e)
+		}
+		return out
+	}
+	return v
+}
+
+func canonicalNumber(n json.Number) json.Number {
+	s := string(n)
+	if !strings.ContainsAny(s, ".eE") {
+		if s == "-0" {
+			return "0"
+		}
+		return n
+	}
+	r, ok := new(big.Rat).SetString(s)
+	if !ok {
+		return n
+	}
+	if r.IsInt() {
+		return json.Number(r.Num().String())
+	}
+	if f, exact := r.Float64(); exact {
+		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
+	}
+	return n
+}

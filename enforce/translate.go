@@ -1,0 +1,93 @@
+package enforce
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// translate2020 rewrites the 2020-12 keywords that have an exact draft-07
+// equivalent, after their subschemas were audited: prefixItems (with
+// items) is draft-07's array items (with additionalItems);
+// dependentRequired and dependentSchemas are draft-07's dependencies.
+func (a *auditor) translate2020(m, out map[string]any, loc string) error {
+	if pre, ok := out["prefixItems"]; ok {
+		if items, ok := out["items"]; ok {
+			out["additionalItems"] = items
+			a.move(loc+"/items", "/additionalItems")
+		}
+		out["items"] = pre
+		delete(out, "prefixItems")
+		a.move(loc+"/prefixItems", "/items")
+	}
+	deps := map[string]any{}
+	if v, ok := m["dependentRequired"]; ok {
+		dr, ok := v.(map[string]any)
+		if !ok {
+			return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: "must be an object"}
+		}
+		for name, names := range dr {
+			list, ok := names.([]any)
+			if !ok {
+				return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name members in an array", name)}
+			}
+			seen := map[string]bool{}
+			for _, n := range list {
+				s, ok := n.(string)
+				if !ok || seen[s] {
+					return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name unique members as strings", name)}
+				}
+				seen[s] = true
+			}
+			deps[name] = list
+		}
+	}
+	if ds, ok := out["dependentSchemas"].(map[string]any); ok {
+		a.move(loc+"/dependentSchemas", "/dependencies")
+		for name, sub := range ds {
+			if names, both := deps[name]; both {
+				sub = map[string]any{"allOf": []any{map[string]any{"required": names}, sub}}
+				a.move(loc+"/dependentSchemas/"+escapePointer(name), "/"+escapePointer(name)+"/allOf/1")
+			}
+			deps[name] = sub
+		}
+	}
+	delete(out, "dependentRequired")
+	delete(out, "dependentSchemas")
+	if len(deps) > 0 {
+		out["dependencies"] = deps
+	}
+	return nil
+}
+
+func (a *auditor) move(from, to string) {
+	if a.moved == nil {
+		a.moved = map[string]string{}
+	}
+	a.moved[from] = to
+}
+
+// reaim points each $ref whose target passes through a translated keyword
+// at the target's new location.
+func (a *auditor) reaim() {
+	if len(a.moved) == 0 {
+		return
+	}
+	for _, r := range a.refNodes {
+		if r.target == "" {
+			continue
+		}
+		var orig, aimed strings.Builder
+		for _, seg := range strings.Split(r.target[1:], "/") {
+			orig.WriteString("/" + seg)
+			if to, ok := a.moved[orig.String()]; ok {
+				aimed.WriteString(to)
+			} else {
+				aimed.WriteString("/" + seg)
+			}
+		}
+		if aimed.String() != r.target {
+			r.node["$ref"] = (&url.URL{Fragment: aimed.String()}).String()
+		}
+	}
+}
