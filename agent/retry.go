@@ -51,30 +51,7 @@ func (e *ProviderError) Retryable() bool {
 	case 400, 401, 403, 404, 422:
 		return false
 	}
-	switch e.Kind {
-	case events.KindRateLimit, events.KindOverloaded, events.KindServerError, events.KindTimeout, events.KindConnection:
-		return true
-	}
-	return false
-}
-
-// KindForStatus maps an HTTP status to an error kind, for adapters.
-func KindForStatus(status int) events.ErrorKind {
-	switch {
-	case status == 429:
-		return events.KindRateLimit
-	case status == 529 || status == 503:
-		return events.KindOverloaded
-	case status == 408 || status == 504:
-		return events.KindTimeout
-	case status == 401 || status == 403:
-		return events.KindAuth
-	case status >= 500:
-		return events.KindServerError
-	case status >= 400:
-		return events.KindBadRequest
-	}
-	return events.KindUnknown
+	return e.Kind.Retryable()
 }
 
 // RetryPolicy bounds and paces retries: of one model call

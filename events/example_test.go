@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/enforcer-go/enforcer/events"
@@ -27,7 +26,7 @@ func Example() {
 		events.ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
 			RetryDelay: 4 * time.Second, ErrorKind: events.KindRateLimit, HTTPStatus: 429, System: "meta"},
 		events.TurnRetry{TurnID: "t1", Attempt: 2, NextAttempt: 3, MaxAttempts: 3,
-			RetryDelay: 2500 * time.Millisecond, Reason: events.NormalizeReason("provider stream\n disconnected")},
+			RetryDelay: 2500 * time.Millisecond, Reason: "provider stream\n disconnected"},
 		events.TurnCompleted{TurnID: "t1", Terminal: "completed"},
 	} {
 		n, err := s.Append(ev)
@@ -40,7 +39,7 @@ func Example() {
 	fmt.Println(n.Method, err)
 	// Output:
 	// turn started
-	// rate limited · retrying in 4s · attempt 1/3
+	// attempt 1/3 · retrying in 4s · rate limited
 	// attempt 2/3 · retrying in 3s · provider stream disconnected
 	// turn completed
 	// turn/completed <nil>
@@ -56,27 +55,17 @@ func ExampleDescribe() {
 		fmt.Println(events.Describe(n, elapsed))
 	}
 	// Output:
-	// provider overloaded · retrying in 4s · attempt 1/3
-	// provider overloaded · retrying in 3s · attempt 1/3
-	// provider overloaded · retrying now · attempt 1/3
-}
-
-func ExampleNormalizeReason() {
-	fmt.Printf("%q\n", events.NormalizeReason("  upstream\treset\x00 by peer\n"))
-	fmt.Printf("%q\n", events.NormalizeReason(""))
-	fmt.Println(len([]rune(events.NormalizeReason(strings.Repeat("x", 500)))))
-	// Output:
-	// "upstream reset by peer"
-	// "retry scheduled"
-	// 160
+	// attempt 1/3 · retrying in 4s · provider overloaded
+	// attempt 1/3 · retrying in 3s · provider overloaded
+	// attempt 1/3 · retrying now · provider overloaded
 }
 
 // The frame a client receives for one record. Folding is pure: the same
 // record always gives the same bytes.
-func ExampleFold() {
-	n, err := events.Fold(events.Record{Stream: "s1", Sequence: 41, ID: "rec-41",
+func ExampleRecord_Notification() {
+	n, err := events.Record{Stream: "s1", Sequence: 41, ID: "rec-41",
 		Event: events.TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
-			RetryDelay: 2 * time.Second, Reason: "provider stream disconnected"}})
+			RetryDelay: 2 * time.Second, Reason: "provider stream disconnected"}}.Notification()
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -152,5 +141,5 @@ func ExampleReadSSE() {
 		break // a real client keeps reading, and reconnects with Last-Event-ID = n.Cursor()
 	}
 	// Output:
-	// timed out · retrying in 2s · attempt 1/2
+	// attempt 1/2 · retrying in 2s · timed out
 }

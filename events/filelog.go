@@ -18,39 +18,6 @@ import (
 // maxLine bounds one record line; longer lines are treated as damage.
 const maxLine = 16 << 20
 
-// FileOption configures OpenFile.
-type FileOption func(*fileOptions) error
-
-type fileOptions struct {
-	every    int
-	interval time.Duration
-	tick     <-chan time.Time // test hook: replaces the interval ticker
-	synced   func()           // test hook: called after each background fsync
-}
-
-// SyncEvery batches fsyncs: the file is fsynced once n records are pending
-// and, when interval > 0, every interval while any are pending (and on
-// Close). SyncEvery(1, 0) is the default: fsync before every Append
-// returns.
-//
-// Batching trades durability for throughput. A process crash loses
-// nothing either way: each record is written to the file (one write call)
-// before Append returns. A machine or power failure can lose the records
-// appended since the last fsync: at most n-1 records, and at most interval
-// of appends when interval > 0. Subscribers may already have seen them.
-func SyncEvery(n int, interval time.Duration) FileOption {
-	return func(o *fileOptions) error {
-		if n < 1 {
-			return fmt.Errorf("events: SyncEvery: n = %d, want >= 1", n)
-		}
-		if interval < 0 {
-			return fmt.Errorf("events: SyncEvery: interval = %v, want >= 0", interval)
-		}
-		o.every, o.interval = n, interval
-		return nil
-	}
-}
-
 // OpenFile opens the file log at name, creating it (and fsyncing its
 // directory) when it does not exist. The file holds one JSON record per
 // line (see Record); only one process may write it at a time.
@@ -64,15 +31,10 @@ func SyncEvery(n int, interval time.Duration) FileOption {
 // By default every Append fsyncs the file before it returns, so a record
 // that Append accepted survives a power failure. See SyncEvery for
 // batching.
-func OpenFile(name string, opts ...FileOption) (Log, error) {
-	o := fileOptions{every: 1}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+func OpenFile(name string, opts ...Option) (Log, error) {
+	o, err := newConfig("OpenFile", opts)
+	if err != nil {
+		return nil, err
 	}
 	_, statErr := os.Stat(name)
 	created := errors.Is(statErr, fs.ErrNotExist)
@@ -88,7 +50,7 @@ func OpenFile(name string, opts ...FileOption) (Log, error) {
 	return l, nil
 }
 
-func openLog(f *os.File, created bool, o fileOptions) (*fileLog, error) {
+func openLog(f *os.File, created bool, o config) (*fileLog, error) {
 	if created {
 		if err := syncDir(filepath.Dir(f.Name())); err != nil {
 			return nil, &Error{Op: "open", Err: err}
@@ -144,7 +106,7 @@ type fileLog struct {
 	syncs   int     // fsyncs done by Append and the sync loop, for tests
 	broken  error   // set when the file may no longer match offsets
 	closed  bool
-	opt     fileOptions
+	opt     config
 	stop    chan struct{}
 	wg      sync.WaitGroup
 }

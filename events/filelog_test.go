@@ -18,15 +18,15 @@ import (
 
 // withTicker replaces the interval ticker of SyncEvery and reports each
 // pass of the background syncer on synced.
-func withTicker(tick <-chan time.Time, synced chan<- struct{}) FileOption {
-	return func(o *fileOptions) error {
-		o.tick = tick
-		o.synced = func() { synced <- struct{}{} }
+func withTicker(tick <-chan time.Time, synced chan<- struct{}) Option {
+	return option{"withTicker", "OpenFile", func(c *config) error {
+		c.tick = tick
+		c.synced = func() { synced <- struct{}{} }
 		return nil
-	}
+	}}
 }
 
-func openStream(t testing.TB, path string, opts ...FileOption) *Stream {
+func openStream(t testing.TB, path string, opts ...Option) *Stream {
 	t.Helper()
 	l, err := OpenFile(path, opts...)
 	if err != nil {
@@ -260,7 +260,7 @@ func TestSyncEveryByDefaultFsyncsEachAppend(t *testing.T) {
 }
 
 func TestSyncEveryRejectsBadValues(t *testing.T) {
-	for _, opt := range []FileOption{SyncEvery(0, 0), SyncEvery(1, -time.Second)} {
+	for _, opt := range []Option{SyncEvery(0, 0), SyncEvery(1, -time.Second)} {
 		if _, err := OpenFile(filepath.Join(t.TempDir(), "x"), opt); err == nil {
 			t.Error("OpenFile accepted a bad SyncEvery")
 		}

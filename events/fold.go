@@ -69,11 +69,6 @@ func parseCursor(sid, c string) (int64, error) {
 	return seq, nil
 }
 
-type recordPosition struct {
-	ID       string `json:"id"`
-	Sequence int64  `json:"sequence"`
-}
-
 // entry is a folded record as a Stream keeps it.
 type entry struct {
 	seq      int64
@@ -84,16 +79,14 @@ type entry struct {
 	n        Notification
 }
 
-// Fold turns one record into its notification frame. The params carry the
+// Notification folds the record into its notification frame. The params carry the
 // event's members plus sessionId (the record's stream), viewCursor, and a
 // sourceRange citing the record (stream kind "session", first == last).
-// Fold is pure: folding the same record again gives byte-identical frames.
+// Folding is pure: the same record always gives byte-identical frames.
 //
-// Methods: turn/started, turn/completed, turn/unqueued,
-// turn/retryScheduled, turn/modelRetryScheduled, and for the output
-// contract's ledger output/schemaRetry and output/schemaExhausted.
-func Fold(rec Record) (Notification, error) {
-	e, err := fold(rec)
+// Each event type names the method it folds to.
+func (r Record) Notification() (Notification, error) {
+	e, err := fold(r)
 	return e.n, err
 }
 

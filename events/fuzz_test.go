@@ -39,8 +39,8 @@ func FuzzRecordUnmarshal(f *testing.F) {
 		if !reflect.DeepEqual(back, r) {
 			t.Fatalf("round trip changed the record:\n%#v\n%#v", r, back)
 		}
-		n1, err1 := Fold(r)
-		n2, err2 := Fold(back)
+		n1, err1 := r.Notification()
+		n2, err2 := back.Notification()
 		if err1 != nil || err2 != nil {
 			t.Fatalf("a decoded record does not fold: %v, %v", err1, err2)
 		}

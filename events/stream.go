@@ -11,40 +11,6 @@ import (
 	"time"
 )
 
-// Option configures NewStream.
-type Option func(*options) error
-
-type options struct {
-	clock  func() time.Time
-	buffer int
-}
-
-// WithClock sets the clock that stamps records and their IDs (default
-// time.Now). Tests pass a fixed clock to get byte-identical logs and frames.
-func WithClock(now func() time.Time) Option {
-	return func(o *options) error {
-		if now == nil {
-			return fmt.Errorf("events: WithClock: nil clock")
-		}
-		o.clock = now
-		return nil
-	}
-}
-
-// WithBuffer sets how many recent notifications a Stream keeps in memory
-// for its subscribers (default 1024). A subscriber further behind than
-// that reads from the log instead, so the size bounds memory, never
-// delivery.
-func WithBuffer(n int) Option {
-	return func(o *options) error {
-		if n < 1 {
-			return fmt.Errorf("events: WithBuffer: n = %d, want >= 1", n)
-		}
-		o.buffer = n
-		return nil
-	}
-}
-
 // Stream is one session's stream: it appends events to a Log and fans the
 // folded notifications out to subscribers and turn-waiters. It is safe for
 // concurrent use. The zero value is not usable; call NewStream.
@@ -71,14 +37,9 @@ type Stream struct {
 // sequence numbers and cursors continue and WaitTurn sees turns that ended
 // before a restart; its records must all belong to session id.
 func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
-	o := options{clock: time.Now, buffer: 1024}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	o, err := newConfig("NewStream", opts)
+	if err != nil {
+		return nil, err
 	}
 	if id == "" || log == nil {
 		return nil, fmt.Errorf("events: NewStream: empty session id or nil log")
@@ -379,7 +340,7 @@ func (s *Stream) read(seq int64) (Notification, error) {
 		if err != nil {
 			return Notification{}, s.closedOr(err)
 		}
-		return Fold(rec)
+		return rec.Notification()
 	}
 	return Notification{}, &Error{Op: "read", Seq: seq, Detail: "record missing from the log", Err: ErrCorrupt}
 }
