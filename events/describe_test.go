@@ -1,6 +1,7 @@
 package events
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -73,4 +74,24 @@ func TestDescribe(t *testing.T) {
 			t.Errorf("Describe = %q, want %q", got, want)
 		}
 	})
+}
+
+func TestCountdownNeverOverflows(t *testing.T) {
+	tests := []struct {
+		delayMs int64
+		elapsed time.Duration
+		want    string
+	}{
+		{math.MaxInt64 / int64(time.Millisecond), 0, "retrying in 9223372037s"},
+		{math.MaxInt64, -time.Hour, "retrying in 9223372037s"},
+		{-5, 0, "retrying now"},
+		{4000, 0, "retrying in 4s"},
+		{4000, 3001 * time.Millisecond, "retrying in 1s"},
+		{4000, 4 * time.Second, "retrying now"},
+	}
+	for _, tt := range tests {
+		if got := countdown(tt.delayMs, tt.elapsed); got != tt.want {
+			t.Errorf("countdown(%d, %v) = %q, want %q", tt.delayMs, tt.elapsed, got, tt.want)
+		}
+	}
 }

@@ -72,12 +72,12 @@ func ExampleRecord_Notification() {
 	fmt.Printf("%s\n%s\n", n.Method, n.Params)
 	// Output:
 	// turn/retryScheduled
-	// {"sessionId":"s1","viewCursor":"v:s1:000000000041","sourceRange":{"stream":{"kind":"session","id":"s1"},"first":{"id":"rec-41","sequence":41},"last":{"id":"rec-41","sequence":41}},"turnId":"t1","attempt":1,"nextAttempt":2,"maxAttempts":3,"retryDelayMs":2000,"reason":"provider stream disconnected"}
+	// {"sessionId":"s1","viewCursor":"v:s1:000000000041:4aaf97e0308963ac","sourceRange":{"stream":{"kind":"session","id":"s1"},"first":{"id":"rec-41","sequence":41},"last":{"id":"rec-41","sequence":41}},"turnId":"t1","attempt":1,"nextAttempt":2,"maxAttempts":3,"retryDelayMs":2000,"reason":"provider stream disconnected"}
 }
 
 // Resume after the last notification seen.
 func ExampleStream_Subscribe() {
-	s, _ := events.NewStream("session-1", events.NewMemoryLog())
+	s, _ := events.NewStream("session-1", events.NewMemoryLog(), events.WithClock(clock()))
 	defer s.Close()
 	first, _ := s.Append(events.TurnStarted{TurnID: "t1"})
 	s.Append(events.TurnCompleted{TurnID: "t1", Terminal: "cancelled"})
@@ -92,7 +92,7 @@ func ExampleStream_Subscribe() {
 		break // or keep going: new notifications arrive as they are appended
 	}
 	// Output:
-	// turn/completed v:session-1:000000000002
+	// turn/completed v:session-1:000000000002:19427705050d7da6
 }
 
 // A file log survives restarts; cursors continue where they left off.
@@ -100,13 +100,14 @@ func ExampleOpenFile() {
 	dir, _ := os.MkdirTemp("", "events")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "session-1.ndjson")
+	now := clock() // a fixed clock, for the output below; programs use the default
 
 	for range 2 { // two runs of the program
 		l, err := events.OpenFile(path, events.SyncEvery(64, time.Second))
 		if err != nil {
 			log.Fatal(err)
 		}
-		s, err := events.NewStream("session-1", l)
+		s, err := events.NewStream("session-1", l, events.WithClock(now))
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -115,8 +116,17 @@ func ExampleOpenFile() {
 		s.Close()
 	}
 	// Output:
-	// v:session-1:000000000001
-	// v:session-1:000000000002
+	// v:session-1:000000000001:51da4a20937144a4
+	// v:session-1:000000000002:454eb9e27fa9cc22
+}
+
+// clock starts at a fixed instant and advances a second per call.
+func clock() func() time.Time {
+	t := time.Date(2025, 8, 7, 18, 22, 20, 0, time.UTC)
+	return func() time.Time {
+		t = t.Add(time.Second)
+		return t
+	}
 }
 
 // Serve a session over Server-Sent Events and render it on the client.

@@ -12,7 +12,7 @@ import (
 // "… · last retry" while the last one is being spent.
 type SchemaRetry struct {
 	TurnID                string `json:"turnId"`
-	Attempt               int    `json:"attempt"` // >= 1
+	Attempt               int    `json:"attempt"`          // >= 1
 	RetriesRemaining      int    `json:"retriesRemaining"` // after the corrective turn being sent
 	Iteration             int    `json:"iteration"`        // >= 1
 	Stage                 string `json:"stage"`            // "json-parse" or "schema-validate"

@@ -18,8 +18,9 @@ import (
 //	data: <the JSON-RPC frame>
 //
 // It resumes after the cursor in the Last-Event-ID header, else in the
-// "cursor" query parameter, else from the start of the stream; a bad cursor
-// gets 400 Bad Request. Each event is flushed as it is written. The
+// "cursor" query parameter, else from the start of the stream. A cursor
+// from another history of the log (ErrStale) gets 410 Gone — the client
+// starts over without one — and any other bad cursor 400 Bad Request. Each event is flushed as it is written. The
 // response ends when the request's context ends or the stream closes.
 func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := r.Header.Get("Last-Event-ID")
@@ -27,7 +28,11 @@ func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c = r.URL.Query().Get("cursor")
 	}
 	pos, err := s.position(c)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrStale):
+		http.Error(w, err.Error(), http.StatusGone)
+		return
+	case err != nil:
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}

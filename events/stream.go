@@ -180,17 +180,31 @@ func (s *Stream) Subscribe(ctx context.Context, after string) iter.Seq2[Notifica
 	}
 }
 
-// position resolves a cursor against the stream.
+// position resolves a cursor against the stream: the cursor must name a
+// record the stream holds, the very record it was issued for.
 func (s *Stream) position(c string) (int64, error) {
 	pos, err := parseCursor(s.id, c)
-	if err != nil {
-		return 0, err
+	if err != nil || pos == 0 {
+		return pos, err
+	}
+	stale := func(why string) error {
+		return &Error{Op: "subscribe", Seq: pos, Detail: fmt.Sprintf("cursor %.80q %s", c, why), Err: ErrStale}
 	}
 	s.mu.Lock()
 	last := s.last
+	e, inRing := s.at(pos)
 	s.mu.Unlock()
-	if pos > last {
-		return 0, &Error{Op: "subscribe", Detail: fmt.Sprintf("cursor %q is ahead of the stream", c), Err: ErrCursor}
+	switch {
+	case pos > last:
+		return 0, stale("is ahead of the stream")
+	case !inRing:
+		var rerr error
+		if e, rerr = s.readEntry(pos); rerr != nil {
+			return 0, rerr
+		}
+	}
+	if e.cursor != c {
+		return 0, stale("names a record the stream no longer holds")
 	}
 	return pos, nil
 }
@@ -336,13 +350,19 @@ func (s *Stream) at(seq int64) (entry, bool) {
 
 // read folds record seq from the log.
 func (s *Stream) read(seq int64) (Notification, error) {
+	e, err := s.readEntry(seq)
+	return e.n, err
+}
+
+// readEntry folds record seq from the log.
+func (s *Stream) readEntry(seq int64) (entry, error) {
 	for rec, err := range s.log.Records(seq - 1) {
 		if err != nil {
-			return Notification{}, s.closedOr(err)
+			return entry{}, s.closedOr(err)
 		}
-		return rec.Notification()
+		return fold(rec)
 	}
-	return Notification{}, &Error{Op: "read", Seq: seq, Detail: "record missing from the log", Err: ErrCorrupt}
+	return entry{}, &Error{Op: "read", Seq: seq, Detail: "record missing from the log", Err: ErrCorrupt}
 }
 
 // Close ends every subscription and wait with ErrClosed and closes the log.
