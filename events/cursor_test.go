@@ -100,6 +100,9 @@ func TestACursorFromAnotherHistoryIsStaleNotSilentlySkipped(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
+			if tt.wantStale {
+				cancel() // so that a cursor wrongly accepted ends the subscription at once
+			}
 			var got []string
 			var gotErr error
 			for n, err := range s.Subscribe(ctx, tt.cursor) {
@@ -132,7 +135,7 @@ func TestACursorFromAnotherHistoryIsStaleNotSilentlySkipped(t *testing.T) {
 
 func TestACursorAheadOfARestoredLogIsStale(t *testing.T) {
 	s, old := forkHistory(t, 1) // back to one record, then two new: 3 records
-	for _, err := range s.Subscribe(context.Background(), old[4].Cursor()) {
+	for _, err := range s.Subscribe(cancelled(), old[4].Cursor()) {
 		if !errors.Is(err, ErrStale) {
 			t.Errorf("got %v, want ErrStale", err)
 		}
@@ -146,7 +149,7 @@ func TestAStaleCursorIsFoundAlsoOutsideTheBuffer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, err := range s2.Subscribe(context.Background(), old[3].Cursor()) {
+	for _, err := range s2.Subscribe(cancelled(), old[3].Cursor()) {
 		if !errors.Is(err, ErrStale) {
 			t.Errorf("got %v, want ErrStale", err)
 		}
@@ -168,4 +171,12 @@ func TestServeHTTPAnswersAStaleCursorWithGone(t *testing.T) {
 	if got, want := resp.StatusCode, http.StatusGone; got != want {
 		t.Errorf("status %d, want %d", got, want)
 	}
+}
+
+// cancelled is a done context: a subscription that passes its cursor
+// check ends at once with context.Canceled instead of waiting.
+func cancelled() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
 }
