@@ -20,6 +20,8 @@ type Stream struct {
 	clock func() time.Time
 	idKey uint32 // mixes the session into record IDs
 
+	writeTimeout time.Duration // test hook: bounds each SSE write (default sseWriteTimeout)
+
 	wmu sync.Mutex // serializes appends; held across the log write
 
 	mu        sync.Mutex // guards the rest
