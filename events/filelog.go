@@ -20,7 +20,13 @@ const maxLine = 16 << 20
 
 // OpenFile opens the file log at name, creating it (and fsyncing its
 // directory) when it does not exist. The file holds one JSON record per
-// line (see Record); only one process may write it at a time.
+// line (see Record).
+//
+// One open log at a time writes a file: OpenFile takes an exclusive lock
+// on it (flock, on Linux, macOS and the BSDs), held until Close, and an
+// OpenFile of a file that is already open — in this process or another —
+// fails with ErrLocked, reading and writing nothing. Elsewhere no lock is
+// taken and two writers would damage the log.
 //
 // Opening recovers from a crash: every complete line is read back; a
 // damaged last line (no newline, or not a record — a write torn by the
@@ -41,6 +47,10 @@ func OpenFile(name string, opts ...Option) (Log, error) {
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, &Error{Op: "open", Err: err}
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, err
 	}
 	l, err := openLog(f, created, o)
 	if err != nil {

@@ -239,7 +239,7 @@ func stalledClient(t *testing.T, s *Stream) <-chan struct{} {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { conn.Close() }) // runs before srv.Close, which waits for handlers
+	t.Cleanup(func() { conn.Close() })         // runs before srv.Close, which waits for handlers
 	conn.(*net.TCPConn).SetReadBuffer(4 << 10) // and no receive-buffer autotuning
 	if _, err := io.WriteString(conn, "GET / HTTP/1.1\r\nHost: events\r\n\r\n"); err != nil {
 		t.Fatal(err)
