@@ -81,9 +81,5 @@ func (e *ProviderError) Retryable() bool {
 	case 400, 401, 403, 404, 422:
 		return false
 	}
-	switch e.Kind {
-	case events.KindRateLimit, events.KindOverloaded, events.KindServerError, events.KindTimeout, events.KindConnection:
-		return true
-	}
-	return false
+	return e.Kind.Retryable()
 }

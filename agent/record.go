@@ -98,33 +98,33 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 
 // completed folds a run's end into its terminal event.
 func completed(ctx context.Context, turn string, res *Result, err error) events.TurnCompleted {
-	ev := events.TurnCompleted{TurnID: turn, Terminal: "completed", Usage: &events.Usage{
-		InputTokens: res.Usage.InputTokens, OutputTokens: res.Usage.OutputTokens,
-	}}
+	// No Usage: the wire's usage needs cached and reasoning tokens too,
+	// which Usage does not count, and unknown usage is absent, not zero.
+	ev := events.TurnCompleted{TurnID: turn, Terminal: events.TerminalCompleted}
 	if err == nil {
 		return ev
 	}
 	if ctx.Err() != nil || errors.Is(err, context.Canceled) {
-		ev.Terminal = "cancelled"
+		ev.Terminal = events.TerminalCancelled
 		return ev
 	}
-	ev.Terminal = "failed"
-	te := &events.TurnError{Kind: "modelError", Message: err.Error()}
+	ev.Terminal = events.TerminalFailed
+	te := &events.TurnError{Kind: events.FailureModelError, Message: err.Error()}
 	var pe *ProviderError
 	var de *middleware.DeniedError
 	switch {
 	case errors.Is(err, ErrMaxIterations):
-		te.Kind = "stepLimit"
+		te.Kind = events.FailureStepLimit
 	case errors.Is(err, ErrInvalidOption):
-		te.Kind = "configError"
+		te.Kind = events.FailureConfigError
 	case errors.As(err, &pe):
 		te.Message = retryReason(pe) // the provider's own message stays off the stream
 		te.Retryable = pe.Retryable()
 		if pe.Kind == events.KindAuth {
-			te.Kind = "authRequired"
+			te.Kind = events.FailureAuthRequired
 		}
 	case errors.As(err, &de):
-		te.Kind = "environmentError"
+		te.Kind = events.FailureEnvironmentError
 	}
 	ev.Error = te
 	return ev

@@ -7,28 +7,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"time"
-
-	"github.com/enforcer-go/enforcer/events"
 )
-
-// KindForStatus maps an HTTP status to an error kind, for adapters.
-func KindForStatus(status int) events.ErrorKind {
-	switch {
-	case status == 429:
-		return events.KindRateLimit
-	case status == 529 || status == 503:
-		return events.KindOverloaded
-	case status == 408 || status == 504:
-		return events.KindTimeout
-	case status == 401 || status == 403:
-		return events.KindAuth
-	case status >= 500:
-		return events.KindServerError
-	case status >= 400:
-		return events.KindBadRequest
-	}
-	return events.KindUnknown
-}
 
 // RetryPolicy bounds and paces retries: of one model call
 // ([WithModelRetry]), or of a whole turn ([WithTurnRetry]). The zero value

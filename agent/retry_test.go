@@ -88,7 +88,7 @@ func TestModelRetryRecordsEachScheduledRetryBeforeTheCallSucceeds(t *testing.T) 
 	if delays[0] != 4*time.Second {
 		t.Errorf("first delay = %v, want the provider's Retry-After of 4s", delays[0])
 	}
-	if got, want := events.Describe(ns[1], 0), "rate limited · retrying now · attempt 1/3"; got != want {
+	if got, want := events.Describe(ns[1], 0), "attempt 1/3 · retrying now · rate limited"; got != want {
 		t.Errorf("Describe = %q, want %q", got, want)
 	}
 }

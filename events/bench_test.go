@@ -70,7 +70,7 @@ func BenchmarkFold(b *testing.B) {
 		Event: TurnRetry{TurnID: "t", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 2 * time.Second, Reason: "provider stream disconnected"}}
 	b.ReportAllocs()
 	for range b.N {
-		if _, err := Fold(rec); err != nil {
+		if _, err := rec.Notification(); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,100 +1,36 @@
 package events
 
 import (
-	"encoding/json"
 	"math"
 	"strconv"
 	"time"
 )
 
-// ErrorKind classifies a failed model call (ModelRetry.ErrorKind). The
-// vocabulary is open: a producer may record other kinds, which Describe
-// shows as a generic failure.
-type ErrorKind string
-
-// The error kinds a producer should use.
-const (
-	KindRateLimit   ErrorKind = "rate_limit"
-	KindOverloaded  ErrorKind = "overloaded"
-	KindServerError ErrorKind = "server_error"
-	KindTimeout     ErrorKind = "timeout"
-	KindConnection  ErrorKind = "connection"
-	KindBadRequest  ErrorKind = "bad_request"
-	KindAuth        ErrorKind = "auth"
-	KindUnknown     ErrorKind = "unknown"
-)
-
-// kindWords is the one mapping from an error kind to the words a client
-// shows. A provider's own message is never shown.
-func kindWords(k string) string {
-	switch ErrorKind(k) {
-	case KindRateLimit:
-		return "rate limited"
-	case KindOverloaded:
-		return "provider overloaded"
-	case KindServerError:
-		return "provider error"
-	case KindTimeout:
-		return "timed out"
-	case KindConnection:
-		return "connection lost"
-	}
-	return "model call failed"
-}
-
 // Describe renders a notification as one line for a person watching a turn,
-// elapsed after the notification arrived:
+// elapsed after the notification arrived. Each event type documents its
+// line; the two retry kinds share one order:
 //
 //	turn/retryScheduled       attempt 1/3 · retrying in 4s · <reason>
-//	turn/modelRetryScheduled  rate limited · retrying in 4s · attempt 1/3
+//	turn/modelRetryScheduled  attempt 1/3 · retrying in 4s · rate limited
 //
 // The attempt shown is the one that failed. The countdown is retryDelayMs
 // minus elapsed, rounded up to whole seconds; at or below zero it reads
-// "retrying now". Model retries show words derived from errorKind only.
-// Other methods get a short fixed phrase ("turn completed", "turn failed",
-// "output rejected (schema-validate) · 2 retries left", …); an unknown
-// method is returned as is.
+// "retrying now". A provider's own text is never shown: model retries and
+// failed turns show words derived from their kind. A malformed frame
+// renders from what could be read; an unknown method is returned as is.
 func Describe(n Notification, elapsed time.Duration) string {
-	var p struct {
-		Attempt          int    `json:"attempt"`
-		MaxAttempts      int    `json:"maxAttempts"`
-		RetryDelayMs     int64  `json:"retryDelayMs"`
-		Reason           string `json:"reason"`
-		ErrorKind        string `json:"errorKind"`
-		Terminal         string `json:"terminal"`
-		Stage            string `json:"stage"`
-		RetriesRemaining int    `json:"retriesRemaining"`
-		BrokenBy         string `json:"brokenBy"`
+	k := methods[n.Method]
+	if k == nil {
+		return n.Method
 	}
-	_ = json.Unmarshal(n.Params, &p) // a malformed frame renders from zero values
-	attempt := "attempt " + strconv.Itoa(p.Attempt) + "/" + strconv.Itoa(p.MaxAttempts)
-	switch n.Method {
-	case kindTurnRetry.method:
-		return attempt + " · " + countdown(p.RetryDelayMs, elapsed) + " · " + NormalizeReason(p.Reason)
-	case kindModelRetry.method:
-		return kindWords(p.ErrorKind) + " · " + countdown(p.RetryDelayMs, elapsed) + " · " + attempt
-	case kindTurnStarted.method:
-		return "turn started"
-	case kindTurnUnqueued.method:
-		return "turn unqueued"
-	case kindTurnCompleted.method:
-		if p.Terminal == "" {
-			p.Terminal = "ended"
-		}
-		return "turn " + p.Terminal
-	case kindSchemaRetry.method:
-		left := strconv.Itoa(p.RetriesRemaining) + " retries left"
-		if p.RetriesRemaining == 1 {
-			left = "1 retry left"
-		}
-		return "output rejected (" + p.Stage + ") · asking again · " + left
-	case kindSchemaExhausted.method:
-		if p.BrokenBy != "" {
-			return "output rejected (" + p.Stage + ") · broken by " + p.BrokenBy
-		}
-		return "output rejected (" + p.Stage + ") · no retries left"
-	}
-	return n.Method
+	ev, _ := k.decode(n.Params) // a malformed frame renders from what decoded
+	return ev.describe(elapsed)
+}
+
+// retryLine is the line of both retry kinds.
+func retryLine(attempt, maxAttempts int, delay, elapsed time.Duration, why string) string {
+	return "attempt " + strconv.Itoa(attempt) + "/" + strconv.Itoa(maxAttempts) +
+		" · " + countdown(delay.Milliseconds(), elapsed) + " · " + why
 }
 
 func countdown(delayMs int64, elapsed time.Duration) string {

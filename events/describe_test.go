@@ -1,6 +1,8 @@
 package events
 
 import (
+	"math"
+	"strings"
 	"testing"
 	"time"
 )
@@ -21,20 +23,25 @@ func TestDescribe(t *testing.T) {
 		{"the countdown runs down", retry, 3001 * time.Millisecond, "attempt 1/3 · retrying in 1s · provider stream disconnected"},
 		{"a countdown at zero reads retrying now", retry, 4 * time.Second, "attempt 1/3 · retrying now · provider stream disconnected"},
 		{"a countdown never goes negative", retry, time.Minute, "attempt 1/3 · retrying now · provider stream disconnected"},
-		{"rate_limit reads rate limited", model(KindRateLimit), 0, "rate limited · retrying in 4s · attempt 2/3"},
-		{"overloaded reads provider overloaded", model(KindOverloaded), 0, "provider overloaded · retrying in 4s · attempt 2/3"},
-		{"server_error reads provider error", model(KindServerError), 0, "provider error · retrying in 4s · attempt 2/3"},
-		{"timeout reads timed out", model(KindTimeout), 0, "timed out · retrying in 4s · attempt 2/3"},
-		{"connection reads connection lost", model(KindConnection), 0, "connection lost · retrying in 4s · attempt 2/3"},
-		{"bad_request reads as a generic failure", model(KindBadRequest), 0, "model call failed · retrying in 4s · attempt 2/3"},
-		{"auth reads as a generic failure", model(KindAuth), 0, "model call failed · retrying in 4s · attempt 2/3"},
-		{"unknown reads as a generic failure", model(KindUnknown), 0, "model call failed · retrying in 4s · attempt 2/3"},
-		{"a kind nobody knows reads as a generic failure", model("quota_exceeded: you owe us $5"), 0, "model call failed · retrying in 4s · attempt 2/3"},
-		{"no kind reads as a generic failure", model(""), 0, "model call failed · retrying in 4s · attempt 2/3"},
-		{"a model retry after its delay reads retrying now", model(KindTimeout), 5 * time.Second, "timed out · retrying now · attempt 2/3"},
+		{"rate_limit reads rate limited", model(KindRateLimit), 0, "attempt 2/3 · retrying in 4s · rate limited"},
+		{"overloaded reads provider overloaded", model(KindOverloaded), 0, "attempt 2/3 · retrying in 4s · provider overloaded"},
+		{"server_error reads provider error", model(KindServerError), 0, "attempt 2/3 · retrying in 4s · provider error"},
+		{"timeout reads timed out", model(KindTimeout), 0, "attempt 2/3 · retrying in 4s · timed out"},
+		{"connection reads connection lost", model(KindConnection), 0, "attempt 2/3 · retrying in 4s · connection lost"},
+		{"bad_request reads as a generic failure", model(KindBadRequest), 0, "attempt 2/3 · retrying in 4s · model call failed"},
+		{"auth reads as a generic failure", model(KindAuth), 0, "attempt 2/3 · retrying in 4s · model call failed"},
+		{"unknown reads as a generic failure", model(KindUnknown), 0, "attempt 2/3 · retrying in 4s · model call failed"},
+		{"a kind nobody knows reads as a generic failure", model("quota_exceeded: you owe us $5"), 0, "attempt 2/3 · retrying in 4s · model call failed"},
+		{"no kind reads as a generic failure", model(""), 0, "attempt 2/3 · retrying in 4s · model call failed"},
+		{"a model retry after its delay reads retrying now", model(KindTimeout), 5 * time.Second, "attempt 2/3 · retrying now · timed out"},
 		{"a completed turn", TurnCompleted{TurnID: "t", Terminal: "completed"}, 0, "turn completed"},
-		{"a failed turn hides the provider's message", TurnCompleted{TurnID: "t", Terminal: "failed", Error: &TurnError{Kind: "modelError", Message: "secret provider text"}}, 0, "turn failed"},
+		{"a failed turn says its kind in words and hides the message", TurnCompleted{TurnID: "t", Terminal: "failed", Error: &TurnError{Kind: "modelError", Message: "secret provider text"}}, 0, "turn failed · model error"},
+		{"a turn that hit its step limit says so", TurnCompleted{TurnID: "t", Terminal: TerminalFailed, Error: &TurnError{Kind: FailureStepLimit, Message: "m"}}, 0, "turn failed · step limit reached"},
+		{"a turn that needs auth says so", TurnCompleted{TurnID: "t", Terminal: TerminalFailed, Error: &TurnError{Kind: FailureAuthRequired, Message: "m"}}, 0, "turn failed · authentication required"},
+		{"a cancelled turn", TurnCompleted{TurnID: "t", Terminal: TerminalCancelled}, 0, "turn cancelled"},
 		{"a schema retry", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate", Error: "e", CorrectiveMessageHash: "811c9dc5"}, 0, "output rejected (schema-validate) · asking again · 1 retry left"},
+		{"a schema retry spending the last retry says so", SchemaRetry{TurnID: "t", Attempt: 2, RetriesRemaining: 0, Iteration: 2, Stage: "json-parse", Error: "e", CorrectiveMessageHash: "811c9dc5"}, 0, "output rejected (json-parse) · asking again · last retry"},
+		{"a schema retry with retries to spare counts them", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: 2, Iteration: 1, Stage: "json-parse", Error: "e", CorrectiveMessageHash: "811c9dc5"}, 0, "output rejected (json-parse) · asking again · 2 retries left"},
 		{"an exhausted contract", SchemaExhausted{TurnID: "t", Attempt: 3, Iteration: 3, Stage: "json-parse", Error: "e"}, 0, "output rejected (json-parse) · no retries left"},
 		{"a contract broken by middleware", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", BrokenBy: "redact"}, 0, "output rejected (schema-validate) · broken by redact"},
 	}
@@ -46,9 +53,45 @@ func TestDescribe(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a failed turn never shows its message", func(t *testing.T) {
+		_, ns := appendAll(t, []Event{TurnCompleted{TurnID: "t", Terminal: TerminalFailed, Error: &TurnError{Kind: FailureModelError, Message: "secret provider text"}}})
+		if got := Describe(ns[0], 0); strings.Contains(got, "secret") {
+			t.Errorf("Describe = %q shows the message", got)
+		}
+	})
+	t.Run("both retry kinds put their fields in one order", func(t *testing.T) {
+		_, ns := appendAll(t, []Event{
+			TurnRetry{TurnID: "t", Attempt: 2, NextAttempt: 3, MaxAttempts: 3, RetryDelay: 4 * time.Second, Reason: "rate limited"},
+			ModelRetry{TurnID: "t", Attempt: 2, NextAttempt: 3, MaxAttempts: 3, RetryDelay: 4 * time.Second, ErrorKind: KindRateLimit},
+		})
+		got, want := Describe(ns[1], 0), Describe(ns[0], 0)
+		if got != want || want != "attempt 2/3 · retrying in 4s · rate limited" {
+			t.Errorf("model retry %q, turn retry %q; want both %q", got, want, "attempt 2/3 · retrying in 4s · rate limited")
+		}
+	})
 	t.Run("an unknown method is shown as is", func(t *testing.T) {
 		if got, want := Describe(Notification{JSONRPC: "2.0", Method: "item/delta"}, 0), "item/delta"; got != want {
 			t.Errorf("Describe = %q, want %q", got, want)
 		}
 	})
+}
+
+func TestCountdownNeverOverflows(t *testing.T) {
+	tests := []struct {
+		delayMs int64
+		elapsed time.Duration
+		want    string
+	}{
+		{math.MaxInt64 / int64(time.Millisecond), 0, "retrying in 9223372037s"},
+		{math.MaxInt64, -time.Hour, "retrying in 9223372037s"},
+		{-5, 0, "retrying now"},
+		{4000, 0, "retrying in 4s"},
+		{4000, 3001 * time.Millisecond, "retrying in 1s"},
+		{4000, 4 * time.Second, "retrying now"},
+	}
+	for _, tt := range tests {
+		if got := countdown(tt.delayMs, tt.elapsed); got != tt.want {
+			t.Errorf("countdown(%d, %v) = %q, want %q", tt.delayMs, tt.elapsed, got, tt.want)
+		}
+	}
 }

@@ -2,18 +2,12 @@
 // happened in a session, folded into the JSON-RPC 2.0 notifications a
 // streaming client sees while a turn is still running.
 //
-// A Stream appends events (TurnStarted, TurnRetry, ModelRetry,
-// SchemaRetry, TurnCompleted, …) to a Log — in memory, or a file of one
-// JSON record per line that survives a crash — and only then hands the
-// folded notification to subscribers, to WaitTurn, and to HTTP clients of
-// its Server-Sent Events handler. Each notification carries an opaque,
-// strictly increasing viewCursor; a client that reconnects with the last
-// one it saw gets every later notification exactly once.
-//
-// Retry notifications (turn/retryScheduled, turn/modelRetryScheduled) are
-// non-terminal: they never resolve WaitTurn; only turn/completed and
-// turn/unqueued do. They carry the recorded backoff, never a fire time;
-// Describe renders them with a local countdown:
+// A [Stream] appends events ([TurnStarted], [TurnRetry], [ModelRetry],
+// [TurnCompleted], …) to a [Log] — in memory ([NewMemoryLog]), or a file
+// of one JSON record per line that survives a crash ([OpenFile]) — and
+// only then hands the folded [Notification] to subscribers
+// ([Stream.Subscribe]), to [Stream.WaitTurn], and to HTTP clients of its
+// Server-Sent Events handler ([Stream.ServeHTTP]):
 //
 //	log, err := events.OpenFile("session.ndjson")
 //	if err != nil { … }
@@ -25,19 +19,60 @@
 //	s.Append(events.TurnStarted{TurnID: "t1"})
 //	s.Append(events.ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
 //		RetryDelay: 4 * time.Second, ErrorKind: events.KindRateLimit})
-//	s.Append(events.TurnCompleted{TurnID: "t1", Terminal: "completed"})
+//	s.Append(events.TurnCompleted{TurnID: "t1", Terminal: events.TerminalCompleted})
 //
 //	// a client:
 //	for n, err := range events.ReadSSE(resp.Body) {
 //		if err != nil { … }
-//		fmt.Println(events.Describe(n, 0)) // rate limited · retrying in 4s · attempt 1/3
+//		fmt.Println(events.Describe(n, 0)) // attempt 1/3 · retrying in 4s · rate limited
 //	}
 //
-// Methods and their events: turn/started (TurnStarted), turn/completed
-// (TurnCompleted), turn/unqueued (TurnUnqueued), turn/retryScheduled
-// (TurnRetry), turn/modelRetryScheduled (ModelRetry), and the output
-// contract's ledger: output/schemaRetry (SchemaRetry, the
-// output_schema_retry event) and output/schemaExhausted (SchemaExhausted,
-// output_schema_exhausted). Every notification's params carry sessionId,
-// turnId, viewCursor and sourceRange.
+// # Events and notifications
+//
+// Each event type's documentation names its record kind, the method it
+// folds to, its producer contract and the line [Describe] gives for it.
+// Every notification's params carry sessionId, turnId, viewCursor and a
+// sourceRange citing the one record it folds from.
+//
+// Retry notifications (turn/retryScheduled, turn/modelRetryScheduled) are
+// non-terminal: they never resolve WaitTurn; only turn/completed and
+// turn/unqueued do. They carry the recorded backoff, never a fire time;
+// Describe renders them with a local countdown.
+//
+// # Producers
+//
+// [Stream.Append] refuses an event that breaks its producer contract with
+// an error matching [ErrInvalid] and records nothing. A producer must not
+// leave a turn open because of that: when its [TurnCompleted] is refused,
+// it appends a TurnCompleted it knows to be valid instead (for example
+// Terminal [TerminalFailed] with Kind [FailureLogError]), so that
+// WaitTurn and clients still see the turn end. Any other error means the
+// log could not store the record (ErrClosed, an I/O error); nothing more
+// can be recorded on that stream.
+//
+// # Cursors
+//
+// Each notification carries an opaque, strictly increasing viewCursor
+// ([Notification.Cursor]); a client that reconnects with the last one it
+// saw gets every later notification exactly once. A cursor also names the
+// record it was issued for: if the log no longer holds that record — lost
+// to a power failure under [SyncEvery], or a backup restored — resuming
+// from it fails with [ErrStale] (and over HTTP with 410 Gone) instead of
+// silently skipping the records that took its place. The client then
+// starts over without a cursor.
+//
+// # Bounds
+//
+// Free-text fields are cut to 16 KiB and IDs to 256 bytes; a file log
+// line is at most 16 MiB; [ReadSSE] refuses a line or event over 1 MiB.
+// An HTTP client must accept each event within 10 seconds
+// (a write deadline) or its response ends; the response also ends when
+// the stream closes.
+//
+// # Concurrency
+//
+// A file log is written by one process at a time: OpenFile takes an
+// exclusive lock on the file (flock, on Unix) and a second writer gets
+// [ErrLocked]. On other systems no lock is taken, and two writers would
+// damage the log.
 package events

@@ -18,8 +18,16 @@ var (
 	// ErrCursor: a view cursor is malformed, names another session, or
 	// points past the end of the stream.
 	ErrCursor = errors.New("events: bad cursor")
+	// ErrStale: a view cursor names a record this stream no longer has —
+	// the cursor comes from another history of the log (records lost to a
+	// power failure under SyncEvery, or a backup restored). Start over
+	// without a cursor. It matches ErrCursor too.
+	ErrStale = fmt.Errorf("%w: from another history of the stream; start over", ErrCursor)
 	// ErrClosed: the stream or log was closed.
 	ErrClosed = errors.New("events: closed")
+	// ErrLocked: another open log — in this process or another — holds
+	// the file log's write lock.
+	ErrLocked = errors.New("events: log is locked by another writer")
 )
 
 // Error is the one error type of this package. Err is one of the sentinels

@@ -7,7 +7,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/enforcer-go/enforcer/events"
@@ -27,7 +26,7 @@ func Example() {
 		events.ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
 			RetryDelay: 4 * time.Second, ErrorKind: events.KindRateLimit, HTTPStatus: 429, System: "meta"},
 		events.TurnRetry{TurnID: "t1", Attempt: 2, NextAttempt: 3, MaxAttempts: 3,
-			RetryDelay: 2500 * time.Millisecond, Reason: events.NormalizeReason("provider stream\n disconnected")},
+			RetryDelay: 2500 * time.Millisecond, Reason: "provider stream\n disconnected"},
 		events.TurnCompleted{TurnID: "t1", Terminal: "completed"},
 	} {
 		n, err := s.Append(ev)
@@ -40,7 +39,7 @@ func Example() {
 	fmt.Println(n.Method, err)
 	// Output:
 	// turn started
-	// rate limited · retrying in 4s · attempt 1/3
+	// attempt 1/3 · retrying in 4s · rate limited
 	// attempt 2/3 · retrying in 3s · provider stream disconnected
 	// turn completed
 	// turn/completed <nil>
@@ -56,39 +55,29 @@ func ExampleDescribe() {
 		fmt.Println(events.Describe(n, elapsed))
 	}
 	// Output:
-	// provider overloaded · retrying in 4s · attempt 1/3
-	// provider overloaded · retrying in 3s · attempt 1/3
-	// provider overloaded · retrying now · attempt 1/3
-}
-
-func ExampleNormalizeReason() {
-	fmt.Printf("%q\n", events.NormalizeReason("  upstream\treset\x00 by peer\n"))
-	fmt.Printf("%q\n", events.NormalizeReason(""))
-	fmt.Println(len([]rune(events.NormalizeReason(strings.Repeat("x", 500)))))
-	// Output:
-	// "upstream reset by peer"
-	// "retry scheduled"
-	// 160
+	// attempt 1/3 · retrying in 4s · provider overloaded
+	// attempt 1/3 · retrying in 3s · provider overloaded
+	// attempt 1/3 · retrying now · provider overloaded
 }
 
 // The frame a client receives for one record. Folding is pure: the same
 // record always gives the same bytes.
-func ExampleFold() {
-	n, err := events.Fold(events.Record{Stream: "s1", Sequence: 41, ID: "rec-41",
+func ExampleRecord_Notification() {
+	n, err := events.Record{Stream: "s1", Sequence: 41, ID: "rec-41",
 		Event: events.TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
-			RetryDelay: 2 * time.Second, Reason: "provider stream disconnected"}})
+			RetryDelay: 2 * time.Second, Reason: "provider stream disconnected"}}.Notification()
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("%s\n%s\n", n.Method, n.Params)
 	// Output:
 	// turn/retryScheduled
-	// {"sessionId":"s1","viewCursor":"v:s1:000000000041","sourceRange":{"stream":{"kind":"session","id":"s1"},"first":{"id":"rec-41","sequence":41},"last":{"id":"rec-41","sequence":41}},"turnId":"t1","attempt":1,"nextAttempt":2,"maxAttempts":3,"retryDelayMs":2000,"reason":"provider stream disconnected"}
+	// {"sessionId":"s1","viewCursor":"v:s1:000000000041:4aaf97e0308963ac","sourceRange":{"stream":{"kind":"session","id":"s1"},"first":{"id":"rec-41","sequence":41},"last":{"id":"rec-41","sequence":41}},"turnId":"t1","attempt":1,"nextAttempt":2,"maxAttempts":3,"retryDelayMs":2000,"reason":"provider stream disconnected"}
 }
 
 // Resume after the last notification seen.
 func ExampleStream_Subscribe() {
-	s, _ := events.NewStream("session-1", events.NewMemoryLog())
+	s, _ := events.NewStream("session-1", events.NewMemoryLog(), events.WithClock(clock()))
 	defer s.Close()
 	first, _ := s.Append(events.TurnStarted{TurnID: "t1"})
 	s.Append(events.TurnCompleted{TurnID: "t1", Terminal: "cancelled"})
@@ -103,7 +92,7 @@ func ExampleStream_Subscribe() {
 		break // or keep going: new notifications arrive as they are appended
 	}
 	// Output:
-	// turn/completed v:session-1:000000000002
+	// turn/completed v:session-1:000000000002:19427705050d7da6
 }
 
 // A file log survives restarts; cursors continue where they left off.
@@ -111,13 +100,14 @@ func ExampleOpenFile() {
 	dir, _ := os.MkdirTemp("", "events")
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "session-1.ndjson")
+	now := clock() // a fixed clock, for the output below; programs use the default
 
 	for range 2 { // two runs of the program
 		l, err := events.OpenFile(path, events.SyncEvery(64, time.Second))
 		if err != nil {
 			log.Fatal(err)
 		}
-		s, err := events.NewStream("session-1", l)
+		s, err := events.NewStream("session-1", l, events.WithClock(now))
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -126,8 +116,17 @@ func ExampleOpenFile() {
 		s.Close()
 	}
 	// Output:
-	// v:session-1:000000000001
-	// v:session-1:000000000002
+	// v:session-1:000000000001:51da4a20937144a4
+	// v:session-1:000000000002:454eb9e27fa9cc22
+}
+
+// clock starts at a fixed instant and advances a second per call.
+func clock() func() time.Time {
+	t := time.Date(2025, 8, 7, 18, 22, 20, 0, time.UTC)
+	return func() time.Time {
+		t = t.Add(time.Second)
+		return t
+	}
 }
 
 // Serve a session over Server-Sent Events and render it on the client.
@@ -152,5 +151,5 @@ func ExampleReadSSE() {
 		break // a real client keeps reading, and reconnects with Last-Event-ID = n.Cursor()
 	}
 	// Output:
-	// timed out · retrying in 2s · attempt 1/2
+	// attempt 1/2 · retrying in 2s · timed out
 }

@@ -18,42 +18,15 @@ import (
 // maxLine bounds one record line; longer lines are treated as damage.
 const maxLine = 16 << 20
 
-// FileOption configures OpenFile.
-type FileOption func(*fileOptions) error
-
-type fileOptions struct {
-	every    int
-	interval time.Duration
-	tick     <-chan time.Time // test hook: replaces the interval ticker
-	synced   func()           // test hook: called after each background fsync
-}
-
-// SyncEvery batches fsyncs: the file is fsynced once n records are pending
-// and, when interval > 0, every interval while any are pending (and on
-// Close). SyncEvery(1, 0) is the default: fsync before every Append
-// returns.
-//
-// Batching trades durability for throughput. A process crash loses
-// nothing either way: each record is written to the file (one write call)
-// before Append returns. A machine or power failure can lose the records
-// appended since the last fsync: at most n-1 records, and at most interval
-// of appends when interval > 0. Subscribers may already have seen them.
-func SyncEvery(n int, interval time.Duration) FileOption {
-	return func(o *fileOptions) error {
-		if n < 1 {
-			return fmt.Errorf("events: SyncEvery: n = %d, want >= 1", n)
-		}
-		if interval < 0 {
-			return fmt.Errorf("events: SyncEvery: interval = %v, want >= 0", interval)
-		}
-		o.every, o.interval = n, interval
-		return nil
-	}
-}
-
 // OpenFile opens the file log at name, creating it (and fsyncing its
 // directory) when it does not exist. The file holds one JSON record per
-// line (see Record); only one process may write it at a time.
+// line (see Record).
+//
+// One open log at a time writes a file: OpenFile takes an exclusive lock
+// on it (flock, on Linux, macOS and the BSDs), held until Close, and an
+// OpenFile of a file that is already open — in this process or another —
+// fails with ErrLocked, reading and writing nothing. Elsewhere no lock is
+// taken and two writers would damage the log.
 //
 // Opening recovers from a crash: every complete line is read back; a
 // damaged last line (no newline, or not a record — a write torn by the
@@ -64,21 +37,20 @@ func SyncEvery(n int, interval time.Duration) FileOption {
 // By default every Append fsyncs the file before it returns, so a record
 // that Append accepted survives a power failure. See SyncEvery for
 // batching.
-func OpenFile(name string, opts ...FileOption) (Log, error) {
-	o := fileOptions{every: 1}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+func OpenFile(name string, opts ...Option) (Log, error) {
+	o, err := newConfig("OpenFile", opts)
+	if err != nil {
+		return nil, err
 	}
 	_, statErr := os.Stat(name)
 	created := errors.Is(statErr, fs.ErrNotExist)
 	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, &Error{Op: "open", Err: err}
+	}
+	if err := lockFile(f); err != nil {
+		f.Close()
+		return nil, err
 	}
 	l, err := openLog(f, created, o)
 	if err != nil {
@@ -88,9 +60,9 @@ func OpenFile(name string, opts ...FileOption) (Log, error) {
 	return l, nil
 }
 
-func openLog(f *os.File, created bool, o fileOptions) (*fileLog, error) {
+func openLog(f *os.File, created bool, o config) (*fileLog, error) {
 	if created {
-		if err := syncDir(filepath.Dir(f.Name())); err != nil {
+		if err := o.fsync(nil, filepath.Dir(f.Name())); err != nil {
 			return nil, &Error{Op: "open", Err: err}
 		}
 	}
@@ -106,7 +78,7 @@ func openLog(f *os.File, created bool, o fileOptions) (*fileLog, error) {
 		if err := f.Truncate(good); err != nil {
 			return nil, &Error{Op: "open", Detail: "truncating a torn last line", Err: err}
 		}
-		if err := f.Sync(); err != nil {
+		if err := o.fsync(f, ""); err != nil {
 			return nil, &Error{Op: "open", Err: err}
 		}
 	}
@@ -121,6 +93,18 @@ func openLog(f *os.File, created bool, o fileOptions) (*fileLog, error) {
 		go l.syncLoop(tick, stopTicker)
 	}
 	return l, nil
+}
+
+// fsync syncs f, or the directory dir when f is nil; the noSync test hook
+// turns it off.
+func (o *config) fsync(f *os.File, dir string) error {
+	switch {
+	case o.noSync:
+		return nil
+	case f != nil:
+		return f.Sync()
+	}
+	return syncDir(dir)
 }
 
 func syncDir(dir string) error {
@@ -144,7 +128,7 @@ type fileLog struct {
 	syncs   int     // fsyncs done by Append and the sync loop, for tests
 	broken  error   // set when the file may no longer match offsets
 	closed  bool
-	opt     fileOptions
+	opt     config
 	stop    chan struct{}
 	wg      sync.WaitGroup
 }
@@ -177,7 +161,7 @@ func (l *fileLog) Append(rec Record) error {
 	}
 	l.pending++
 	if l.pending >= l.opt.every {
-		if err := l.f.Sync(); err != nil {
+		if err := l.opt.fsync(l.f, ""); err != nil {
 			l.undo()
 			return &Error{Op: "append", Seq: rec.Sequence, Detail: "fsync", Err: err}
 		}
@@ -207,7 +191,7 @@ func (l *fileLog) syncLoop(tick <-chan time.Time, stopTicker func()) {
 		}
 		l.mu.Lock()
 		if !l.closed && l.broken == nil && l.pending > 0 {
-			if err := l.f.Sync(); err != nil {
+			if err := l.opt.fsync(l.f, ""); err != nil {
 				l.undo()
 			} else {
 				l.pending = 0
@@ -275,7 +259,7 @@ func (l *fileLog) Close() error {
 	l.closed = true
 	var err error
 	if l.pending > 0 && l.broken == nil {
-		if err = l.f.Sync(); err == nil {
+		if err = l.opt.fsync(l.f, ""); err == nil {
 			l.pending = 0
 			l.syncs++
 		}

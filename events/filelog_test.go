@@ -18,15 +18,15 @@ import (
 
 // withTicker replaces the interval ticker of SyncEvery and reports each
 // pass of the background syncer on synced.
-func withTicker(tick <-chan time.Time, synced chan<- struct{}) FileOption {
-	return func(o *fileOptions) error {
-		o.tick = tick
-		o.synced = func() { synced <- struct{}{} }
+func withTicker(tick <-chan time.Time, synced chan<- struct{}) Option {
+	return option{"withTicker", "OpenFile", func(c *config) error {
+		c.tick = tick
+		c.synced = func() { synced <- struct{}{} }
 		return nil
-	}
+	}}
 }
 
-func openStream(t testing.TB, path string, opts ...FileOption) *Stream {
+func openStream(t testing.TB, path string, opts ...Option) *Stream {
 	t.Helper()
 	l, err := OpenFile(path, opts...)
 	if err != nil {
@@ -85,8 +85,8 @@ func TestFileLogKeepsEveryRecordAcrossReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := n.Cursor(), cursor(testSession, int64(want+1)); got != want {
-		t.Errorf("cursor after reopen = %q, want %q", got, want)
+	if got, want := seqOf(t, n), int64(want+1); got != want {
+		t.Errorf("cursor after reopen names record %d, want %d", got, want)
 	}
 	// A turn that ended before the restart still resolves a wait.
 	if got, err := s.WaitTurn(context.Background(), "t2"); err != nil || got.Method != "turn/completed" {
@@ -137,8 +137,8 @@ func TestOpenFileDropsATornLastLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := n.Cursor(), cursor(testSession, int64(tt.wantRecs+1)); got != want {
-				t.Errorf("next cursor = %q, want %q", got, want)
+			if got, want := seqOf(t, n), int64(tt.wantRecs+1); got != want {
+				t.Errorf("next cursor names record %d, want %d", got, want)
 			}
 			s.Close()
 			l, err := OpenFile(p)
@@ -260,7 +260,7 @@ func TestSyncEveryByDefaultFsyncsEachAppend(t *testing.T) {
 }
 
 func TestSyncEveryRejectsBadValues(t *testing.T) {
-	for _, opt := range []FileOption{SyncEvery(0, 0), SyncEvery(1, -time.Second)} {
+	for _, opt := range []Option{SyncEvery(0, 0), SyncEvery(1, -time.Second)} {
 		if _, err := OpenFile(filepath.Join(t.TempDir(), "x"), opt); err == nil {
 			t.Error("OpenFile accepted a bad SyncEvery")
 		}

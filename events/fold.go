@@ -2,9 +2,6 @@ package events
 
 import (
 	"encoding/json"
-	"fmt"
-	"strconv"
-	"strings"
 )
 
 // Notification is one JSON-RPC 2.0 notification frame, as sent to clients:
@@ -19,61 +16,6 @@ type Notification struct {
 	Params  json.RawMessage `json:"params"`
 }
 
-// Cursor returns the notification's viewCursor: the value to pass to
-// Stream.Subscribe (or send as Last-Event-ID) to resume after it. It is ""
-// when the params carry none.
-func (n Notification) Cursor() string {
-	var p struct {
-		ViewCursor string `json:"viewCursor"`
-	}
-	_ = json.Unmarshal(n.Params, &p) // a malformed frame has no cursor
-	return p.ViewCursor
-}
-
-// cursorDigits zero-pads the sequence so cursors also sort as strings.
-const cursorDigits = 12
-
-// cursor is the opaque view cursor of the notification folded from record
-// seq of session sid: "v:<sid>:<seq, zero-padded>". One record folds to one
-// notification, so the sequence number is a strictly increasing position.
-func cursor(sid string, seq int64) string {
-	var num [20]byte
-	n := strconv.AppendInt(num[:0], seq, 10)
-	b := make([]byte, 0, 3+len(sid)+max(len(n), cursorDigits))
-	b = append(b, "v:"...)
-	b = append(b, sid...)
-	b = append(b, ':')
-	for i := len(n); i < cursorDigits; i++ {
-		b = append(b, '0')
-	}
-	return string(append(b, n...))
-}
-
-// parseCursor returns the sequence number a cursor of session sid names;
-// "" names the start of the stream (0).
-func parseCursor(sid, c string) (int64, error) {
-	if c == "" {
-		return 0, nil
-	}
-	bad := func(why string) error {
-		return &Error{Op: "subscribe", Detail: fmt.Sprintf("cursor %.80q %s", c, why), Err: ErrCursor}
-	}
-	rest, ok := strings.CutPrefix(c, "v:"+sid+":")
-	if !ok {
-		return 0, bad("is not a cursor of session " + strconv.Quote(sid))
-	}
-	seq, err := strconv.ParseInt(rest, 10, 64)
-	if err != nil || seq < 0 || rest[0] == '+' || rest[0] == '-' || c != cursor(sid, seq) {
-		return 0, bad("has no valid position") // only cursors the stream issued
-	}
-	return seq, nil
-}
-
-type recordPosition struct {
-	ID       string `json:"id"`
-	Sequence int64  `json:"sequence"`
-}
-
 // entry is a folded record as a Stream keeps it.
 type entry struct {
 	seq      int64
@@ -84,16 +26,14 @@ type entry struct {
 	n        Notification
 }
 
-// Fold turns one record into its notification frame. The params carry the
+// Notification folds the record into its notification frame. The params carry the
 // event's members plus sessionId (the record's stream), viewCursor, and a
 // sourceRange citing the record (stream kind "session", first == last).
-// Fold is pure: folding the same record again gives byte-identical frames.
+// Folding is pure: the same record always gives byte-identical frames.
 //
-// Methods: turn/started, turn/completed, turn/unqueued,
-// turn/retryScheduled, turn/modelRetryScheduled, and for the output
-// contract's ledger output/schemaRetry and output/schemaExhausted.
-func Fold(rec Record) (Notification, error) {
-	e, err := fold(rec)
+// Each event type names the method it folds to.
+func (r Record) Notification() (Notification, error) {
+	e, err := fold(r)
 	return e.n, err
 }
 
@@ -115,8 +55,14 @@ func foldChecked(rec Record) (entry, error) {
 		return entry{}, &Error{Op: "fold", Detail: "record sequence < 1", Err: ErrInvalid}
 	}
 	k := rec.Event.info()
-	c := cursor(rec.Stream, rec.Sequence)
-	w := jw{b: make([]byte, 0, 384+4*len(rec.Stream)+2*len(rec.ID))}
+	// The event's params come first, in braces: they are part of the
+	// fingerprint that the cursor carries.
+	pw := jw{b: make([]byte, 0, 256)}
+	pw.open("")
+	rec.Event.wire(&pw)
+	pw.close()
+	c := cursor(rec.Stream, rec.Sequence, fingerprint(rec.ID, k.name, pw.b))
+	w := jw{b: make([]byte, 0, 160+len(pw.b)+4*len(rec.Stream)+2*len(rec.ID))}
 	w.open("")
 	w.str("jsonrpc", "2.0")
 	w.str("method", k.method)
@@ -136,7 +82,10 @@ func foldChecked(rec Record) (entry, error) {
 		w.close()
 	}
 	w.close()
-	rec.Event.wire(&w)
+	if len(pw.b) > 2 {
+		w.b = append(w.b, ',')
+		w.b = append(w.b, pw.b[1:len(pw.b)-1]...)
+	}
 	w.close()
 	end := len(w.b)
 	w.close()

@@ -179,6 +179,10 @@ func TestFramesCiteTheirRecordAndCursorsIncrease(t *testing.T) {
 		}
 		n := ns[seq]
 		seq++
+		type recordPosition struct {
+			ID       string `json:"id"`
+			Sequence int64  `json:"sequence"`
+		}
 		var p struct {
 			SessionID   string `json:"sessionId"`
 			TurnID      string `json:"turnId"`
@@ -231,7 +235,7 @@ func TestFoldingTheSameRecordsTwiceGivesIdenticalFrames(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range []Record{rec, back} {
-			n, err := Fold(r)
+			n, err := r.Notification()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,16 +333,17 @@ func TestNormalizeReason(t *testing.T) {
 		{"invalid UTF-8 is replaced", "bad \xff byte", "bad \uFFFD byte"},
 		{"long text is cut to 160 runes on a rune boundary", long, strings.Repeat("é", 160)},
 		{"a cut never leaves a trailing space", strings.Repeat("a", 159) + " bcd", strings.Repeat("a", 159)},
+		{"a reason with tabs, a NUL and a newline reads as one line", "  upstream\treset\x00 by peer\n", "upstream reset by peer"},
 		{"160 runes are kept whole", strings.Repeat("a", 158) + " b", strings.Repeat("a", 158) + " b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := NormalizeReason(tt.in)
+			got := normalizeReason(tt.in)
 			if got != tt.want {
-				t.Errorf("NormalizeReason(%q) = %q, want %q", tt.in, got, tt.want)
+				t.Errorf("normalizeReason(%q) = %q, want %q", tt.in, got, tt.want)
 			}
-			if again := NormalizeReason(got); again != got {
-				t.Errorf("NormalizeReason is not idempotent: %q then %q", got, again)
+			if again := normalizeReason(got); again != got {
+				t.Errorf("normalizeReason is not idempotent: %q then %q", got, again)
 			}
 		})
 	}
@@ -348,13 +353,13 @@ func FuzzNormalizeReason(f *testing.F) {
 	f.Add("  provider\n stream \x00 disconnected ")
 	f.Add(strings.Repeat("é ", 100))
 	f.Fuzz(func(t *testing.T, in string) {
-		got := NormalizeReason(in)
+		got := normalizeReason(in)
 		switch n := len([]rune(got)); {
 		case n == 0 || n > 160:
 			t.Fatalf("%d runes", n)
 		case strings.TrimSpace(got) != got || strings.Contains(got, "  "):
 			t.Fatalf("not trimmed or collapsed: %q", got)
-		case NormalizeReason(got) != got:
+		case normalizeReason(got) != got:
 			t.Fatalf("not idempotent: %q", got)
 		}
 		for _, r := range got {

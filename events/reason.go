@@ -5,19 +5,18 @@ import (
 	"unicode"
 )
 
-// maxReason is the most runes NormalizeReason returns.
+// maxReason is the most runes normalizeReason returns.
 const maxReason = 160
 
 // fallbackReason stands in for an empty reason.
 const fallbackReason = "retry scheduled"
 
-// NormalizeReason is the one normalization of a turn/retryScheduled reason.
-// Producers call it (Stream.Append calls it again, which changes nothing):
-// invalid UTF-8 becomes U+FFFD, control and bidi-control characters are
+// normalizeReason is the one normalization of a turn/retryScheduled
+// reason; Append applies it (see TurnRetry): invalid UTF-8 becomes U+FFFD, control and bidi-control characters are
 // removed, each run of white space becomes one space, the ends are
 // trimmed, and the result is cut on a rune boundary to at most 160 runes.
 // An empty result becomes "retry scheduled", so the reason is never empty.
-func NormalizeReason(s string) string {
+func normalizeReason(s string) string {
 	if isNormalASCII(s) {
 		return s
 	}
@@ -52,7 +51,7 @@ func NormalizeReason(s string) string {
 	return b.String()
 }
 
-// isNormalASCII reports whether s is printable ASCII that NormalizeReason
+// isNormalASCII reports whether s is printable ASCII that normalizeReason
 // would return unchanged: the common case, checked without allocating.
 func isNormalASCII(s string) bool {
 	if s == "" || len(s) > maxReason || s[0] == ' ' || s[len(s)-1] == ' ' {

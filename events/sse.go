@@ -8,7 +8,12 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"sync"
+	"time"
 )
+
+// sseWriteTimeout bounds how long one event may take to reach a client.
+const sseWriteTimeout = 10 * time.Second
 
 // ServeHTTP streams the session's notifications as Server-Sent Events, one
 // event per notification:
@@ -18,16 +23,28 @@ import (
 //	data: <the JSON-RPC frame>
 //
 // It resumes after the cursor in the Last-Event-ID header, else in the
-// "cursor" query parameter, else from the start of the stream; a bad cursor
-// gets 400 Bad Request. Each event is flushed as it is written. The
-// response ends when the request's context ends or the stream closes.
+// "cursor" query parameter, else from the start of the stream. A cursor
+// from another history of the log (ErrStale) gets 410 Gone — the client
+// starts over without one — and any other bad cursor
+// gets 400 Bad Request. Each event is flushed as it is written.
+//
+// The response ends when the request's context ends, when the stream
+// closes — also while a write to a client that stopped reading is
+// blocked — or when a client takes more than 10 seconds to accept one
+// event (a write deadline, where the ResponseWriter supports one). A
+// client thus holds at most one goroutine, one frame and the connection's
+// buffers, for at most that long past its last read.
 func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := r.Header.Get("Last-Event-ID")
 	if c == "" {
 		c = r.URL.Query().Get("cursor")
 	}
 	pos, err := s.position(c)
-	if err != nil {
+	switch {
+	case errors.Is(err, ErrStale):
+		http.Error(w, err.Error(), http.StatusGone)
+		return
+	case err != nil:
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
@@ -35,11 +52,61 @@ func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // ask proxies not to buffer the stream
-	w.WriteHeader(http.StatusOK)
+	timeout := s.writeTimeout
+	if timeout <= 0 {
+		timeout = sseWriteTimeout
+	}
 	rc := http.NewResponseController(w)
+	// ended is set, under mu, when the stream closes or the request ends:
+	// a write blocked on a client that does not read is then cut short by
+	// a deadline in the past. returned keeps the watcher off w once
+	// ServeHTTP has returned.
+	var (
+		mu              sync.Mutex
+		ended, returned bool
+	)
+	stop := make(chan struct{})
+	defer func() {
+		mu.Lock()
+		returned = true
+		mu.Unlock()
+		close(stop)
+	}()
+	go func() {
+		select {
+		case <-s.done:
+		case <-r.Context().Done():
+		case <-stop:
+			return
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		ended = true
+		if !returned {
+			_ = rc.SetWriteDeadline(time.Unix(1, 0)) // in the past: a blocked write fails now
+		}
+	}()
+	// deadline arms the per-write deadline; false once the response ended.
+	// A writer without deadlines (ErrNotSupported) is written to as is.
+	deadline := func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if ended {
+			return false
+		}
+		_ = rc.SetWriteDeadline(time.Now().Add(timeout))
+		return true
+	}
+	w.WriteHeader(http.StatusOK)
+	if !deadline() {
+		return
+	}
 	_ = rc.Flush() // send the headers now; a writer without Flush still works
 	var buf []byte
 	_ = s.follow(r.Context(), pos, func(e *entry) bool {
+		if !deadline() {
+			return false
+		}
 		buf = append(buf[:0], "id: "...)
 		buf = append(buf, e.cursor...)
 		buf = append(buf, "\nevent: "...)

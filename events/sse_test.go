@@ -4,13 +4,16 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"iter"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // get opens the event stream with the given Last-Event-ID.
@@ -193,4 +196,106 @@ func TestReadSSE(t *testing.T) {
 			}
 		})
 	}
+}
+
+// smallBuffers shrinks the send buffer of each accepted connection, so a
+// server writing to a client that does not read blocks after a few
+// kilobytes rather than megabytes (with the client's small receive
+// buffer).
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetWriteBuffer(8 << 10)
+	}
+	return c, err
+}
+
+// stalledClient serves s over loopback to a client that reads the
+// response headers and the first event, then never reads again. The
+// returned channel closes when ServeHTTP returns. Far more is recorded
+// than the connection can buffer, so ServeHTTP is then blocked writing:
+// s keeps one notification in memory, so the handler is in its catch-up
+// from the log, which writes to the end of the log without pausing.
+func stalledClient(t *testing.T, s *Stream) <-chan struct{} {
+	t.Helper()
+	big := strings.Repeat("x", maxText)
+	for range 20 { // ~640 KiB of frames, ten times what loopback buffers here
+		if _, err := s.Append(SchemaRetry{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse",
+			Error: big, Path: big, CorrectiveMessageHash: "0123abcd"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer close(done)
+		s.ServeHTTP(w, r)
+	}))
+	srv.Listener = smallBuffers{srv.Listener}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })         // runs before srv.Close, which waits for handlers
+	conn.(*net.TCPConn).SetReadBuffer(4 << 10) // and no receive-buffer autotuning
+	if _, err := io.WriteString(conn, "GET / HTTP/1.1\r\nHost: events\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := bufio.NewReader(resp.Body)
+	for { // the first event: ServeHTTP is in its write loop
+		line, err := body.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if line == "\n" {
+			break
+		}
+	}
+	return done
+}
+
+// waitDone fails the test if done does not close within a bound far
+// above what the behaviour needs; it is a failure bound, not a sleep.
+func waitDone(t *testing.T, done <-chan struct{}, what string) {
+	t.Helper()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("ServeHTTP still running 30s %s", what)
+	}
+}
+
+// newSmallStream is a stream that keeps one notification in memory.
+func newSmallStream(t *testing.T) *Stream {
+	t.Helper()
+	s, err := NewStream(testSession, NewMemoryLog(), WithBuffer(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestServeHTTPEndsWhenTheStreamClosesWhileAClientIsNotReading(t *testing.T) {
+	s := newSmallStream(t)
+	s.writeTimeout = time.Hour // only the close can end it
+	done := stalledClient(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, done, "after Stream.Close")
+}
+
+func TestServeHTTPGivesUpOnAClientThatStopsReading(t *testing.T) {
+	s := newSmallStream(t)
+	s.writeTimeout = 50 * time.Millisecond // the per-write deadline
+	done := stalledClient(t, s)
+	waitDone(t, done, "past its write deadline")
 }

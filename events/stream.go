@@ -11,40 +11,6 @@ import (
 	"time"
 )
 
-// Option configures NewStream.
-type Option func(*options) error
-
-type options struct {
-	clock  func() time.Time
-	buffer int
-}
-
-// WithClock sets the clock that stamps records and their IDs (default
-// time.Now). Tests pass a fixed clock to get byte-identical logs and frames.
-func WithClock(now func() time.Time) Option {
-	return func(o *options) error {
-		if now == nil {
-			return fmt.Errorf("events: WithClock: nil clock")
-		}
-		o.clock = now
-		return nil
-	}
-}
-
-// WithBuffer sets how many recent notifications a Stream keeps in memory
-// for its subscribers (default 1024). A subscriber further behind than
-// that reads from the log instead, so the size bounds memory, never
-// delivery.
-func WithBuffer(n int) Option {
-	return func(o *options) error {
-		if n < 1 {
-			return fmt.Errorf("events: WithBuffer: n = %d, want >= 1", n)
-		}
-		o.buffer = n
-		return nil
-	}
-}
-
 // Stream is one session's stream: it appends events to a Log and fans the
 // folded notifications out to subscribers and turn-waiters. It is safe for
 // concurrent use. The zero value is not usable; call NewStream.
@@ -53,6 +19,8 @@ type Stream struct {
 	log   Log
 	clock func() time.Time
 	idKey uint32 // mixes the session into record IDs
+
+	writeTimeout time.Duration // test hook: bounds each SSE write (default sseWriteTimeout)
 
 	wmu sync.Mutex // serializes appends; held across the log write
 
@@ -71,14 +39,9 @@ type Stream struct {
 // sequence numbers and cursors continue and WaitTurn sees turns that ended
 // before a restart; its records must all belong to session id.
 func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
-	o := options{clock: time.Now, buffer: 1024}
-	for _, opt := range opts {
-		if opt == nil {
-			continue
-		}
-		if err := opt(&o); err != nil {
-			return nil, err
-		}
+	o, err := newConfig("NewStream", opts)
+	if err != nil {
+		return nil, err
 	}
 	if id == "" || log == nil {
 		return nil, fmt.Errorf("events: NewStream: empty session id or nil log")
@@ -219,17 +182,31 @@ func (s *Stream) Subscribe(ctx context.Context, after string) iter.Seq2[Notifica
 	}
 }
 
-// position resolves a cursor against the stream.
+// position resolves a cursor against the stream: the cursor must name a
+// record the stream holds, the very record it was issued for.
 func (s *Stream) position(c string) (int64, error) {
 	pos, err := parseCursor(s.id, c)
-	if err != nil {
-		return 0, err
+	if err != nil || pos == 0 {
+		return pos, err
+	}
+	stale := func(why string) error {
+		return &Error{Op: "subscribe", Seq: pos, Detail: fmt.Sprintf("cursor %.80q %s", c, why), Err: ErrStale}
 	}
 	s.mu.Lock()
 	last := s.last
+	e, inRing := s.at(pos)
 	s.mu.Unlock()
-	if pos > last {
-		return 0, &Error{Op: "subscribe", Detail: fmt.Sprintf("cursor %q is ahead of the stream", c), Err: ErrCursor}
+	switch {
+	case pos > last:
+		return 0, stale("is ahead of the stream")
+	case !inRing:
+		var rerr error
+		if e, rerr = s.readEntry(pos); rerr != nil {
+			return 0, rerr
+		}
+	}
+	if e.cursor != c {
+		return 0, stale("names a record the stream no longer holds")
 	}
 	return pos, nil
 }
@@ -375,13 +352,19 @@ func (s *Stream) at(seq int64) (entry, bool) {
 
 // read folds record seq from the log.
 func (s *Stream) read(seq int64) (Notification, error) {
+	e, err := s.readEntry(seq)
+	return e.n, err
+}
+
+// readEntry folds record seq from the log.
+func (s *Stream) readEntry(seq int64) (entry, error) {
 	for rec, err := range s.log.Records(seq - 1) {
 		if err != nil {
-			return Notification{}, s.closedOr(err)
+			return entry{}, s.closedOr(err)
 		}
-		return Fold(rec)
+		return fold(rec)
 	}
-	return Notification{}, &Error{Op: "read", Seq: seq, Detail: "record missing from the log", Err: ErrCorrupt}
+	return entry{}, &Error{Op: "read", Seq: seq, Detail: "record missing from the log", Err: ErrCorrupt}
 }
 
 // Close ends every subscription and wait with ErrClosed and closes the log.

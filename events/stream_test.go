@@ -186,8 +186,8 @@ func TestSubscribersSeeConcurrentAppendsInOrderExactlyOnce(t *testing.T) {
 func TestSubscribeRefusesBadCursors(t *testing.T) {
 	s, _ := appendAll(t, transcript())
 	for name, c := range map[string]string{
-		"a cursor of another session":  cursor("other", 1),
-		"a cursor ahead of the stream": cursor(testSession, 99),
+		"a cursor of another session":  cursor("other", 1, 0),
+		"a cursor ahead of the stream": cursor(testSession, 99, 0),
 		"a malformed cursor":           "v:" + testSession + ":x",
 		"a negative position":          "v:" + testSession + ":-1",
 		"not a cursor at all":          "hello",
@@ -359,4 +359,14 @@ func TestNoGoroutineOutlivesItsSubscriptionOrWait(t *testing.T) {
 	if len(s.subs) != 0 || len(s.waiters) != 0 {
 		t.Errorf("%d subscribers and %d waiters left registered", len(s.subs), len(s.waiters))
 	}
+}
+
+func newTestStream(t *testing.T) *Stream {
+	t.Helper()
+	s, err := NewStream(testSession, NewMemoryLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
 }

@@ -16,8 +16,8 @@ func TestStream(t *testing.T) {
 	}
 	got := out.String()
 	for _, want := range []string{
-		"rate limited · retrying now · attempt 1/3",
-		"provider overloaded · retrying now · attempt 2/3",
+		"attempt 1/3 · retrying now · rate limited",
+		"attempt 2/3 · retrying now · provider overloaded",
 		"turn completed",
 		"answer: Here is your summary.",
 	} {

@@ -31,7 +31,7 @@
 // WithClientRetries to keep the SDK's.
 //
 // Errors: an HTTP error becomes a ProviderError whose Kind comes from
-// agent.KindForStatus (529 is overloaded), with the status, the
+// events.KindForStatus (529 is overloaded), with the status, the
 // Retry-After delay (from retry-after-ms, or Retry-After in seconds or as
 // an HTTP date) and the provider's message; a timeout or a lost connection
 // has Kind timeout or connection (so does a body cut off mid-stream); a

@@ -40,7 +40,7 @@ func Failure(ctx context.Context, system string, err error, res *http.Response, 
 	switch {
 	case res != nil && res.StatusCode >= 400:
 		pe.HTTPStatus = res.StatusCode
-		pe.Kind = agent.KindForStatus(res.StatusCode)
+		pe.Kind = events.KindForStatus(res.StatusCode)
 		pe.RetryAfter = RetryAfter(res.Header, time.Now())
 		if pe.Message == "" {
 			pe.Message = bodyText(res)

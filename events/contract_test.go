@@ -3,11 +3,9 @@ package events
 import (
 	"context"
 	"errors"
-	"math"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestHugeTextFieldsAreCappedSoEveryRecordReadsBack(t *testing.T) {
@@ -74,45 +72,4 @@ func TestInvalidUTF8InTextFoldsTheSameLiveAndReplayed(t *testing.T) {
 		}
 		break
 	}
-}
-
-func TestOnlyIssuedCursorsAreAccepted(t *testing.T) {
-	for _, c := range []string{"v:s:1", "v:s:0000000000000000001", "v:s:0000000000007 "} {
-		if _, err := parseCursor("s", c); !errors.Is(err, ErrCursor) {
-			t.Errorf("parseCursor(%q) = %v, want ErrCursor", c, err)
-		}
-	}
-	if seq, err := parseCursor("s", cursor("s", 7)); err != nil || seq != 7 {
-		t.Errorf("an issued cursor: %d, %v", seq, err)
-	}
-}
-
-func TestCountdownNeverOverflows(t *testing.T) {
-	tests := []struct {
-		delayMs int64
-		elapsed time.Duration
-		want    string
-	}{
-		{math.MaxInt64 / int64(time.Millisecond), 0, "retrying in 9223372037s"},
-		{math.MaxInt64, -time.Hour, "retrying in 9223372037s"},
-		{-5, 0, "retrying now"},
-		{4000, 0, "retrying in 4s"},
-		{4000, 3001 * time.Millisecond, "retrying in 1s"},
-		{4000, 4 * time.Second, "retrying now"},
-	}
-	for _, tt := range tests {
-		if got := countdown(tt.delayMs, tt.elapsed); got != tt.want {
-			t.Errorf("countdown(%d, %v) = %q, want %q", tt.delayMs, tt.elapsed, got, tt.want)
-		}
-	}
-}
-
-func newTestStream(t *testing.T) *Stream {
-	t.Helper()
-	s, err := NewStream(testSession, NewMemoryLog())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }

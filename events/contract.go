@@ -1,0 +1,90 @@
+package events
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Checks shared by the events' producer contracts.
+
+// maxText bounds each free-text field of an event (an error message, a
+// reason), so every record fits a log line and an SSE frame.
+const maxText = 16 << 10
+
+// text makes a free-text field safe to record: valid UTF-8 (invalid bytes
+// become U+FFFD, as the JSON on the wire would show them anyway, so live
+// and replayed frames agree) and at most maxText bytes, cut on a rune
+// boundary.
+func text(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if len(s) <= maxText {
+		return s
+	}
+	n := maxText - len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// maxID bounds session, turn and command IDs.
+const maxID = 256
+
+// checkIDs refuses IDs that could not travel intact: empty, over maxID
+// bytes, invalid UTF-8, or holding control characters (which would break
+// an SSE id: line or a Last-Event-ID header). CommandID may be empty.
+func checkIDs(kind string, turnID string, commandID ...string) error {
+	if turnID == "" {
+		return invalid("%s: turnId is empty", kind)
+	}
+	for _, id := range append([]string{turnID}, commandID...) {
+		if id == "" {
+			continue
+		}
+		if err := checkID(id); err != nil {
+			return invalid("%s: id %.40q %s", kind, id, err)
+		}
+	}
+	return nil
+}
+
+func checkID(id string) error {
+	switch {
+	case len(id) > maxID:
+		return fmt.Errorf("is longer than %d bytes", maxID)
+	case !utf8.ValidString(id):
+		return errors.New("is not valid UTF-8")
+	case strings.ContainsFunc(id, unicode.IsControl):
+		return errors.New("holds control characters")
+	}
+	return nil
+}
+
+// checkAttempts is the contract of the retry events.
+func checkAttempts(name, turnID string, attempt, next, max int, delay time.Duration) error {
+	switch {
+	case turnID == "":
+		return invalid("%s: turnId is empty", name)
+	case !(1 <= attempt && attempt < next && next <= max):
+		return invalid("%s: want 1 <= attempt < nextAttempt <= maxAttempts, got %d, %d, %d", name, attempt, next, max)
+	case delay < 0:
+		return invalid("%s: retry delay %v is negative", name, delay)
+	}
+	return nil
+}
+
+func isHex8(s string) bool {
+	if len(s) != 8 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !('0' <= s[i] && s[i] <= '9' || 'a' <= s[i] && s[i] <= 'f') {
+			return false
+		}
+	}
+	return true
+}

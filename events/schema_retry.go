@@ -1,0 +1,89 @@
+package events
+
+import (
+	"strconv"
+	"time"
+)
+
+// SchemaRetry is the ledger event output_schema_retry: a final answer
+// broke the output contract and a corrective turn was sent. Record kind
+// output_schema_retry; folds to output/schemaRetry. Describe reads
+// "output rejected (schema-validate) · asking again · 1 retry left", or
+// "… · last retry" while the last one is being spent.
+type SchemaRetry struct {
+	TurnID                string `json:"turnId"`
+	Attempt               int    `json:"attempt"`          // >= 1
+	RetriesRemaining      int    `json:"retriesRemaining"` // after the corrective turn being sent
+	Iteration             int    `json:"iteration"`        // >= 1
+	Stage                 string `json:"stage"`            // "json-parse" or "schema-validate"
+	Error                 string `json:"error"`            // the validator's message, verbatim
+	Path                  string `json:"path,omitempty"`
+	CorrectiveMessageHash string `json:"correctiveMessageHash"` // 8 lowercase hex digits
+}
+
+var kindSchemaRetry = register("output_schema_retry", "output/schemaRetry", false, decodePlain[SchemaRetry])
+
+func (SchemaRetry) info() *kind    { return kindSchemaRetry }
+func (e SchemaRetry) turn() string { return e.TurnID }
+
+func (e SchemaRetry) check() (Event, error) {
+	if err := checkLedger("output_schema_retry", e.TurnID, e.Attempt, e.Iteration, e.Stage, e.Error); err != nil {
+		return nil, err
+	}
+	if e.RetriesRemaining < 0 {
+		return nil, invalid("output_schema_retry: retriesRemaining %d < 0", e.RetriesRemaining)
+	}
+	if !isHex8(e.CorrectiveMessageHash) {
+		return nil, invalid("output_schema_retry: correctiveMessageHash %q is not 8 lowercase hex digits", e.CorrectiveMessageHash)
+	}
+	e.Error, e.Path = text(e.Error), text(e.Path)
+	return e, checkIDs("output_schema_retry", e.TurnID)
+}
+
+func (e SchemaRetry) wire(w *jw) {
+	w.str("turnId", e.TurnID)
+	w.int("attempt", int64(e.Attempt))
+	w.int("retriesRemaining", int64(e.RetriesRemaining))
+	w.int("iteration", int64(e.Iteration))
+	w.str("stage", e.Stage)
+	w.str("error", e.Error)
+	w.strOpt("path", e.Path)
+	w.str("correctiveMessageHash", e.CorrectiveMessageHash)
+}
+
+func (e SchemaRetry) describe(time.Duration) string {
+	left := strconv.Itoa(e.RetriesRemaining) + " retries left"
+	switch {
+	case e.RetriesRemaining <= 0: // the corrective turn now sent is the last
+		left = "last retry"
+	case e.RetriesRemaining == 1:
+		left = "1 retry left"
+	}
+	return "output rejected (" + stageWords(e.Stage) + ") · asking again · " + left
+}
+
+// checkLedger is the contract shared by the two ledger events.
+func checkLedger(name, turnID string, attempt, iteration int, stage, msg string) error {
+	switch {
+	case turnID == "":
+		return invalid("%s: turnId is empty", name)
+	case attempt < 1:
+		return invalid("%s: attempt %d < 1", name, attempt)
+	case iteration < 1:
+		return invalid("%s: iteration %d < 1", name, iteration)
+	case stage != "json-parse" && stage != "schema-validate":
+		return invalid("%s: stage %q is not json-parse or schema-validate", name, stage)
+	case msg == "":
+		return invalid("%s: error is empty", name)
+	}
+	return nil
+}
+
+// stageWords shows a stage read from a frame: a known stage verbatim,
+// anything else (a hostile or newer server's) as "output contract".
+func stageWords(stage string) string {
+	if stage == "json-parse" || stage == "schema-validate" {
+		return stage
+	}
+	return "output contract"
+}
