@@ -88,7 +88,7 @@ func TestModelRetryRecordsEachScheduledRetryBeforeTheCallSucceeds(t *testing.T) 
 	if delays[0] != 4*time.Second {
 		t.Errorf("first delay = %v, want the provider's Retry-After of 4s", delays[0])
 	}
-	if got, want := events.Describe(ns[1], 0), "attempt 1/3 · retrying now · rate limited"; got != want {
+	if got, want := ns[1].Describe(0), "attempt 1/3 · retrying now · rate limited"; got != want {
 		t.Errorf("Describe = %q, want %q", got, want)
 	}
 }
@@ -193,7 +193,7 @@ func TestSchemaRetryEventCarriesTheRowsHash(t *testing.T) {
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("methods = %v, want %v", got, want)
 	}
-	if got, want := events.Describe(ns[1], 0), "attempt 1/2 · retrying now · answer broke the output contract at json-parse"; got != want {
+	if got, want := ns[1].Describe(0), "attempt 1/2 · retrying now · answer broke the output contract at json-parse"; got != want {
 		t.Errorf("Describe(turn/retryScheduled) = %q, want %q", got, want)
 	}
 	hash := res.Attempts[0].CorrectiveMessageHash

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Describe renders a notification as one line for a person watching a turn,
+// Describe renders n as one line for a person watching a turn,
 // elapsed after the notification arrived. Each event type documents its
 // line; the two retry kinds share one order:
 //
@@ -18,7 +18,7 @@ import (
 // "retrying now". A provider's own text is never shown: model retries and
 // failed turns show words derived from their kind. A malformed frame
 // renders from what could be read; an unknown method is returned as is.
-func Describe(n Notification, elapsed time.Duration) string {
+func (n Notification) Describe(elapsed time.Duration) string {
 	k := methods[n.Method]
 	if k == nil {
 		return n.Method

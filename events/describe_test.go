@@ -48,14 +48,14 @@ func TestDescribe(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, ns := appendAll(t, []Event{tt.ev})
-			if got := Describe(ns[0], tt.elapsed); got != tt.want {
+			if got := ns[0].Describe(tt.elapsed); got != tt.want {
 				t.Errorf("Describe = %q, want %q", got, tt.want)
 			}
 		})
 	}
 	t.Run("a failed turn never shows its message", func(t *testing.T) {
 		_, ns := appendAll(t, []Event{TurnCompleted{TurnID: "t", Terminal: TerminalFailed, Error: &TurnError{Kind: FailureModelError, Message: "secret provider text"}}})
-		if got := Describe(ns[0], 0); strings.Contains(got, "secret") {
+		if got := ns[0].Describe(0); strings.Contains(got, "secret") {
 			t.Errorf("Describe = %q shows the message", got)
 		}
 	})
@@ -64,13 +64,13 @@ func TestDescribe(t *testing.T) {
 			TurnRetry{TurnID: "t", Attempt: 2, NextAttempt: 3, MaxAttempts: 3, RetryDelay: 4 * time.Second, Reason: "rate limited"},
 			ModelRetry{TurnID: "t", Attempt: 2, NextAttempt: 3, MaxAttempts: 3, RetryDelay: 4 * time.Second, ErrorKind: KindRateLimit},
 		})
-		got, want := Describe(ns[1], 0), Describe(ns[0], 0)
+		got, want := ns[1].Describe(0), ns[0].Describe(0)
 		if got != want || want != "attempt 2/3 · retrying in 4s · rate limited" {
 			t.Errorf("model retry %q, turn retry %q; want both %q", got, want, "attempt 2/3 · retrying in 4s · rate limited")
 		}
 	})
 	t.Run("an unknown method is shown as is", func(t *testing.T) {
-		if got, want := Describe(Notification{JSONRPC: "2.0", Method: "item/delta"}, 0), "item/delta"; got != want {
+		if got, want := (Notification{JSONRPC: "2.0", Method: "item/delta"}).Describe(0), "item/delta"; got != want {
 			t.Errorf("Describe = %q, want %q", got, want)
 		}
 	})

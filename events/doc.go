@@ -24,13 +24,13 @@
 //	// a client:
 //	for n, err := range events.ReadSSE(resp.Body) {
 //		if err != nil { … }
-//		fmt.Println(events.Describe(n, 0)) // attempt 1/3 · retrying in 4s · rate limited
+//		fmt.Println(n.Describe(0)) // attempt 1/3 · retrying in 4s · rate limited
 //	}
 //
 // # Events and notifications
 //
 // Each event type's documentation names its record kind, the method it
-// folds to, its producer contract and the line [Describe] gives for it.
+// folds to, its producer contract and the line [Notification.Describe] gives for it.
 // Every notification's params carry sessionId, turnId, viewCursor and a
 // sourceRange citing the one record it folds from.
 //

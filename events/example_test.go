@@ -33,7 +33,7 @@ func Example() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(events.Describe(n, 0))
+		fmt.Println(n.Describe(0))
 	}
 	n, err := s.WaitTurn(context.Background(), "t1")
 	fmt.Println(n.Method, err)
@@ -46,13 +46,13 @@ func Example() {
 }
 
 // Clients count down locally from the recorded delay.
-func ExampleDescribe() {
+func ExampleNotification_Describe() {
 	s, _ := events.NewStream("session-1", events.NewMemoryLog())
 	defer s.Close()
 	n, _ := s.Append(events.ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
 		RetryDelay: 4 * time.Second, ErrorKind: events.KindOverloaded})
 	for _, elapsed := range []time.Duration{0, 1500 * time.Millisecond, 4 * time.Second} {
-		fmt.Println(events.Describe(n, elapsed))
+		fmt.Println(n.Describe(elapsed))
 	}
 	// Output:
 	// attempt 1/3 · retrying in 4s · provider overloaded
@@ -147,7 +147,7 @@ func ExampleReadSSE() {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(events.Describe(n, 0))
+		fmt.Println(n.Describe(0))
 		break // a real client keeps reading, and reconnects with Last-Event-ID = n.Cursor()
 	}
 	// Output:

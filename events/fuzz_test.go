@@ -123,7 +123,7 @@ func FuzzReadSSE(f *testing.F) {
 			if n.JSONRPC != "2.0" || n.Method == "" {
 				t.Fatalf("yielded a non-frame %#v", n)
 			}
-			_ = Describe(n, 0)
+			_ = n.Describe(0)
 		}
 	})
 }

@@ -103,7 +103,7 @@ func watch(ctx context.Context, out io.Writer, s *events.Stream) error {
 			return err
 		}
 		if strings.HasPrefix(n.Method, "turn/") {
-			fmt.Fprintf(out, "  %s\n", events.Describe(n, 0))
+			fmt.Fprintf(out, "  %s\n", n.Describe(0))
 		}
 		if n.Method == "turn/completed" {
 			return nil

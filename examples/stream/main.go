@@ -134,7 +134,7 @@ func render(out io.Writer, body io.Reader, unit time.Duration) error {
 				return a.err
 			}
 			n := a.n
-			fmt.Fprintf(out, "  %s\n", events.Describe(n, 0))
+			fmt.Fprintf(out, "  %s\n", n.Describe(0))
 			pending, since = nil, time.Now()
 			if ticker != nil {
 				ticker.Reset(unit) // tick from this arrival
@@ -147,7 +147,7 @@ func render(out io.Writer, body io.Reader, unit time.Duration) error {
 			}
 		case <-tick:
 			if pending != nil {
-				fmt.Fprintf(out, "  %s\n", events.Describe(*pending, time.Since(since)))
+				fmt.Fprintf(out, "  %s\n", pending.Describe(time.Since(since)))
 			}
 		}
 	}
