@@ -1,7 +1,6 @@
 package readme
 
 import (
-	"encoding/json"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -10,10 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/enforcer-go/enforcer/internal/gowork"
 )
 
 // TestREADMEGoBlocksCompile compiles and vets every ```go block of the
@@ -112,29 +112,11 @@ func blockFile(b Block) string {
 // packages (and the adapters' SDKs) exactly as they stand.
 func workspace(t *testing.T, goCmd, root, dir string) string {
 	t.Helper()
-	env := exec.CommandContext(t.Context(), goCmd, "env", "GOWORK")
-	env.Dir = root
-	gowork, err := env.Output()
-	if work := strings.TrimSpace(string(gowork)); err != nil || work == "" || work == "off" {
-		t.Skipf("no workspace (go env GOWORK = %q, %v): the README's blocks import the adapters, which need go.work", work, err)
-	}
-	cmd := exec.CommandContext(t.Context(), goCmd, "work", "edit", "-json")
-	cmd.Dir = root
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go work edit -json: %v", err)
-	}
-	var work struct {
-		Go  string
-		Use []struct{ DiskPath string }
-	}
-	if err := json.Unmarshal(out, &work); err != nil {
-		t.Fatalf("reading go.work: %v", err)
-	}
+	work := gowork.Read(t, goCmd, root)
 	var b strings.Builder
 	fmt.Fprintf(&b, "go %s\n\nuse (\n\t%q\n", work.Go, dir)
 	for _, u := range work.Use {
-		fmt.Fprintf(&b, "\t%q\n", filepath.Join(root, u.DiskPath))
+		fmt.Fprintf(&b, "\t%q\n", filepath.Join(work.Root, u))
 	}
 	b.WriteString(")\n")
 	return b.String()
@@ -163,19 +145,7 @@ func goTool(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("compiles the README's Go blocks with the go command; skipped with -short")
 	}
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); fileExists(p) {
-		return p
-	}
-	p, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command to compile the README's Go blocks with: %v", err)
-	}
-	return p
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
+	return gowork.GoTool(t)
 }
 
 func write(t *testing.T, path, content string) {
