@@ -59,13 +59,19 @@ func (a *Agent) record(ev events.Event) (err error) {
 
 // recordTerminal records the turn's terminal. A turn must not stay open on
 // the stream, so when the recorder refuses ev it is recorded once more as
-// the least it can be: the same terminal and error, without usage, reason
-// or timings.
+// the least it can be: the same terminal, and for a failed turn its error
+// kind with words of ours instead of the error's text; no reason, usage or
+// timings. A recorder that refuses that too (a closed stream, a broken
+// log) leaves the turn open there: the failure is logged.
 func (a *Agent) recordTerminal(ev events.TurnCompleted) {
 	if a.record(ev) == nil {
 		return
 	}
-	a.record(events.TurnCompleted{TurnID: ev.TurnID, Terminal: ev.Terminal, Error: ev.Error})
+	least := events.TurnCompleted{TurnID: ev.TurnID, Terminal: ev.Terminal}
+	if ev.Error != nil {
+		least.Error = &events.TurnError{Kind: ev.Error.Kind, Message: "the turn failed; its error could not be recorded", Retryable: ev.Error.Retryable}
+	}
+	a.record(least)
 }
 
 func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {

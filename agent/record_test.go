@@ -123,7 +123,7 @@ func TestARefusedTerminalIsRecordedAgain(t *testing.T) {
 		want  string // the terminal's JSON members
 	}{
 		{"a completed turn", []agenttest.Step{agenttest.Reply("ok")}, `"terminal":"completed"`},
-		{"a failed turn keeps its error", []agenttest.Step{agenttest.Reply("")}, `"terminal":"failed"`},
+		{"a failed turn keeps its error kind, in our words", []agenttest.Step{agenttest.Reply("")}, `"terminal":"failed","error":{"kind":"modelError","message":"the turn failed; its error could not be recorded"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

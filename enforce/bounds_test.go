@@ -222,3 +222,22 @@ func TestSchemaErrorQuotesAHugeLocationCapped(t *testing.T) {
 		t.Errorf("Location is %d bytes, want the whole pointer (%d bytes)", len(got), len(want))
 	}
 }
+
+func TestDecodeRefusesAnAnswerPastTheSizeBound(t *testing.T) {
+	s := mustCompile(t, `{"type": "array"}`).WithMaxAnswerBytes(16)
+	var v []int
+	err := s.Decode(`[1,2,3,4,5,6,7,8,9]`, &v) // 19 bytes: decodable, but too long to judge
+	var oe *enforce.OutputError
+	if !errors.As(err, &oe) {
+		t.Fatalf("Decode = %v, want an *OutputError", err)
+	}
+	if got, want := oe.Stage, enforce.StageJSONParse; got != want {
+		t.Errorf("Stage = %q, want %q", got, want)
+	}
+	if v != nil {
+		t.Errorf("v = %v, want it left alone", v)
+	}
+	if err := s.Decode(`[1,2,3]`, &v); err != nil || len(v) != 3 {
+		t.Errorf("Decode of a short answer = %v, %v; want [1 2 3], nil", v, err)
+	}
+}

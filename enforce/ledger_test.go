@@ -497,3 +497,25 @@ func TestLoop(t *testing.T) {
 		}
 	})
 }
+
+func TestCorrectiveMessageCutsEachPointerAndMessage(t *testing.T) {
+	long := strings.Repeat("x", enforce.MaxQuote)
+	ce := &enforce.CheckError{Stage: enforce.StageSchemaValidate, Issues: []enforce.Issue{
+		{Path: "/" + long, Keyword: "additionalProperties", Message: long},
+	}}
+	msg := ce.Corrective(1, 2)
+	var line string
+	for l := range strings.Lines(msg) {
+		if strings.HasPrefix(l, "- at ") {
+			line = l
+		}
+	}
+	// A pointer and a message of MaxQuote bytes each are cut to a few
+	// hundred bytes apiece in the message, each with its marker.
+	if got, max := len(line), 600; got == 0 || got > max {
+		t.Errorf("the issue line is %d bytes, want 1..%d:\n%s", got, max, line)
+	}
+	if got, want := strings.Count(line, "…[cut: "), 2; got != want {
+		t.Errorf("the issue line has %d cut markers, want %d (pointer and message):\n%s", got, want, line)
+	}
+}

@@ -183,9 +183,8 @@ func reflectSchema(t reflect.Type) (s *Schema, err error) {
 // the answer keeps the contract, else a *CheckError carrying the stage and
 // every issue with its JSON Pointer.
 func (s *Schema) Check(answer string) error {
-	if limit := s.maxAnswerBytes(); len(answer) > limit {
-		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
-			"the answer is %d bytes, more than the %d bytes the contract judges (MaxAnswerBytes, or Schema.WithMaxAnswerBytes): it was not parsed", len(answer), limit)}}}
+	if err := s.checkSize(answer); err != nil {
+		return err
 	}
 	doc, err := parseJSON(answer)
 	if err != nil {
@@ -198,6 +197,16 @@ func (s *Schema) Check(answer string) error {
 		if err := unmarshal(answer, reflect.New(s.goType).Interface()); err != nil {
 			return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{decodeIssue(answer, err)}}
 		}
+	}
+	return nil
+}
+
+// checkSize refuses an answer longer than the contract judges, before
+// any of it is parsed or decoded.
+func (s *Schema) checkSize(answer string) *CheckError {
+	if limit := s.maxAnswerBytes(); len(answer) > limit {
+		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
+			"the answer is %d bytes, more than the %d bytes the contract judges (MaxAnswerBytes, or Schema.WithMaxAnswerBytes): it was not parsed", len(answer), limit)}}}
 	}
 	return nil
 }
@@ -227,8 +236,13 @@ func (s *Schema) Judge(a Answer) error {
 // json.Unmarshal gives, faster for the shapes answers usually have. An
 // answer that does not decode into v is an *OutputError at
 // schema-validate, its issue at the pointer of the value that did not
-// fit. An answer that passed s, where s is For v's type, always decodes.
+// fit. An answer longer than the contract judges (see [Schema.Check]) is
+// refused at json-parse before any of it is decoded. An answer that passed
+// s, where s is For v's type, always decodes.
 func (s *Schema) Decode(answer string, v any) error {
+	if err := s.checkSize(answer); err != nil {
+		return newOutputError(answer, err, "", nil)
+	}
 	if err := unmarshal(answer, v); err != nil {
 		return newOutputError(answer, &CheckError{Stage: StageSchemaValidate, Issues: []Issue{decodeIssue(answer, err)}}, "", nil)
 	}
