@@ -295,13 +295,20 @@ func (st *runState) loop(ctx context.Context) error {
 			}
 		}
 		res.Messages = append(res.Messages, msg)
+		if resp.Stop.withheld() {
+			return st.withheld(iteration, resp)
+		}
 		if len(msg.ToolCalls) > 0 {
+			if resp.Stop == StopLength {
+				st.cutToolCalls(msg.ToolCalls)
+				continue
+			}
 			if err := st.runTools(ctx, msg.ToolCalls); err != nil {
 				return err
 			}
 			continue
 		}
-		done, err := st.final(ctx, iteration, msg.Content)
+		done, err := st.final(ctx, iteration, msg.Content, resp.Stop == StopLength)
 		if done || err != nil {
 			return err
 		}
@@ -309,8 +316,34 @@ func (st *runState) loop(ctx context.Context) error {
 	return fmt.Errorf("%w (%d)", ErrMaxIterations, a.cfg.maxIterations)
 }
 
+// withheld ends the run on a reply that is no answer (a refusal, a content
+// filter): nothing is judged, and with retries on the ledger records why.
+func (st *runState) withheld(iteration int, resp Response) error {
+	if st.ledger != nil {
+		v := st.ledger.Judge(enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop)})
+		st.logRow(v.Row) // not recorded: output/schemaExhausted is for judged answers; turn/completed says why
+	}
+	return &RefusalError{Stop: resp.Stop, Raw: resp.StopRaw, Text: resp.Message.Content}
+}
+
+// cutToolCalls answers the calls of a reply cut off at the output limit
+// without running them: the last one's arguments are incomplete, and
+// which others are whole cannot be told.
+func (st *runState) cutToolCalls(calls []ToolCall) {
+	st.a.cfg.logger.Debug("tool calls cut off at the output limit; not run", "turn", st.turn, "calls", len(calls))
+	for _, c := range calls {
+		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: cutToolCall, ToolCallID: c.ID})
+	}
+}
+
+// cutToolCall is the tool message for a call of a reply cut off at the
+// output limit.
+const cutToolCall = "error: your reply was cut off at the output length limit before this tool call was complete, " +
+	"so the tool was not run. Call it again, with shorter arguments if you can, and fewer calls per reply."
+
 // final handles a final answer; done reports whether the run ends.
-func (st *runState) final(ctx context.Context, iteration int, content string) (done bool, err error) {
+// truncated says the model was cut off at its output limit.
+func (st *runState) final(ctx context.Context, iteration int, content string, truncated bool) (done bool, err error) {
 	a, res := st.a, st.res
 	out, steps, err := middleware.Run(ctx, middleware.PhaseOutput, a.cfg.middleware, content)
 	res.Trace = append(res.Trace, steps...)
@@ -325,7 +358,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string) (d
 		}
 		return true, nil
 	}
-	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations}
+	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated}
 	for _, s := range steps {
 		if s.Changed {
 			ans.Rewrites = append(ans.Rewrites, enforce.Rewrite{By: s.Name, Text: s.Text})
@@ -360,11 +393,14 @@ func (st *runState) logRow(r enforce.Attempt) {
 	args := []any{"attempt", r.Attempt, "iteration", r.Iteration, "outcome", r.Outcome}
 	for _, f := range [...]struct{ k, v string }{
 		{"stage", string(r.Stage)}, {"error", r.Error}, {"path", r.Path},
-		{"correctiveMessageHash", r.CorrectiveMessageHash}, {"brokenBy", r.BrokenBy},
+		{"correctiveMessageHash", r.CorrectiveMessageHash}, {"brokenBy", r.BrokenBy}, {"withheld", r.Withheld},
 	} {
 		if f.v != "" {
 			args = append(args, f.k, f.v)
 		}
+	}
+	if r.Truncated {
+		args = append(args, "truncated", true)
 	}
 	st.a.cfg.logger.Debug("output attempt", args...)
 }
