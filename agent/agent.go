@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,7 +39,7 @@ type contract struct {
 }
 
 func (a *Agent) newContract(s *enforce.Schema) *contract {
-	js := s.JSON()
+	js := forModel(s.JSON())
 	system := a.cfg.system
 	if system != "" {
 		system += "\n\n"
@@ -79,7 +80,9 @@ func New(m Model, opts ...Option) *Agent {
 		a.contract = a.newContract(a.cfg.schema)
 	}
 	for _, t := range a.cfg.tools {
-		a.specs = append(a.specs, t.spec())
+		spec := t.spec()
+		spec.Parameters = forModel(spec.Parameters)
+		a.specs = append(a.specs, spec)
 	}
 	// Every request shares specs: clipped, a model's append to
 	// Request.Tools copies instead of writing into it.
@@ -167,6 +170,67 @@ func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, e
 func contractPrompt(schemaJSON []byte) string {
 	return "Your final answer must be a single JSON value that satisfies the JSON Schema below. " +
 		"Reply with only the JSON: no prose, no markdown fences.\n\nJSON Schema:\n" + string(schemaJSON)
+}
+
+// forModel is a schema as the model sees it, without the root "$id": a
+// validator's name for the schema, which for a reflected one is a URL
+// made of the Go import path — nothing the model needs, and nothing a
+// program should tell it. It stays when some "$ref" is not a fragment
+// ("#…"): such a reference resolves against it. The other members keep
+// their order; the result is compact.
+func forModel(js json.RawMessage) json.RawMessage {
+	if !bytes.Contains(js, []byte(`"$id"`)) {
+		return js
+	}
+	var tree any
+	if json.Unmarshal(js, &tree) != nil || outsideRef(tree) {
+		return js
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return js
+	}
+	out, found := []byte{'{'}, false
+	for dec.More() {
+		k, err := dec.Token()
+		var v json.RawMessage
+		if err != nil || dec.Decode(&v) != nil {
+			return js
+		}
+		if k == "$id" {
+			found = true
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		key, _ := json.Marshal(k)
+		out = append(append(append(out, key...), ':'), v...)
+	}
+	var b bytes.Buffer
+	if !found || json.Compact(&b, append(out, '}')) != nil {
+		return js
+	}
+	return b.Bytes()
+}
+
+// outsideRef reports whether a "$ref" in the schema tree v is not a
+// fragment of the same document.
+func outsideRef(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, sub := range v {
+			if ref, ok := sub.(string); ok && k == "$ref" && !strings.HasPrefix(ref, "#") {
+				return true
+			}
+			if outsideRef(sub) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(v, outsideRef)
+	}
+	return false
 }
 
 // runState is one run's mutable state.

@@ -44,7 +44,9 @@ type Request struct {
 	Tools    []ToolSpec
 	// OutputSchema is the contract's JSON Schema when the agent has one,
 	// for models that can constrain their output natively. The answer is
-	// judged either way.
+	// judged either way. Like the contract in the system message and the
+	// tools' parameters, it is sent without its root "$id" (for a
+	// reflected schema, a URL made of the Go import path).
 	OutputSchema json.RawMessage
 }
 
