@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,7 +39,7 @@ type contract struct {
 }
 
 func (a *Agent) newContract(s *enforce.Schema) *contract {
-	js := s.JSON()
+	js := forModel(s.JSON())
 	system := a.cfg.system
 	if system != "" {
 		system += "\n\n"
@@ -79,7 +80,9 @@ func New(m Model, opts ...Option) *Agent {
 		a.contract = a.newContract(a.cfg.schema)
 	}
 	for _, t := range a.cfg.tools {
-		a.specs = append(a.specs, t.spec())
+		spec := t.spec()
+		spec.Parameters = forModel(spec.Parameters)
+		a.specs = append(a.specs, spec)
 	}
 	// Every request shares specs: clipped, a model's append to
 	// Request.Tools copies instead of writing into it.
@@ -167,6 +170,67 @@ func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, e
 func contractPrompt(schemaJSON []byte) string {
 	return "Your final answer must be a single JSON value that satisfies the JSON Schema below. " +
 		"Reply with only the JSON: no prose, no markdown fences.\n\nJSON Schema:\n" + string(schemaJSON)
+}
+
+// forModel is a schema as the model sees it, without the root "$id": a
+// validator's name for the schema, which for a reflected one is a URL
+// made of the Go import path — nothing the model needs, and nothing a
+// program should tell it. It stays when some "$ref" is not a fragment
+// ("#…"): such a reference resolves against it. The other members keep
+// their order; the result is compact.
+func forModel(js json.RawMessage) json.RawMessage {
+	if !bytes.Contains(js, []byte(`"$id"`)) {
+		return js
+	}
+	var tree any
+	if json.Unmarshal(js, &tree) != nil || outsideRef(tree) {
+		return js
+	}
+	dec := json.NewDecoder(bytes.NewReader(js))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return js
+	}
+	out, found := []byte{'{'}, false
+	for dec.More() {
+		k, err := dec.Token()
+		var v json.RawMessage
+		if err != nil || dec.Decode(&v) != nil {
+			return js
+		}
+		if k == "$id" {
+			found = true
+			continue
+		}
+		if len(out) > 1 {
+			out = append(out, ',')
+		}
+		key, _ := json.Marshal(k)
+		out = append(append(append(out, key...), ':'), v...)
+	}
+	var b bytes.Buffer
+	if !found || json.Compact(&b, append(out, '}')) != nil {
+		return js
+	}
+	return b.Bytes()
+}
+
+// outsideRef reports whether a "$ref" in the schema tree v is not a
+// fragment of the same document.
+func outsideRef(v any) bool {
+	switch v := v.(type) {
+	case map[string]any:
+		for k, sub := range v {
+			if ref, ok := sub.(string); ok && k == "$ref" && !strings.HasPrefix(ref, "#") {
+				return true
+			}
+			if outsideRef(sub) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(v, outsideRef)
+	}
+	return false
 }
 
 // runState is one run's mutable state.
@@ -295,13 +359,20 @@ func (st *runState) loop(ctx context.Context) error {
 			}
 		}
 		res.Messages = append(res.Messages, msg)
+		if resp.Stop.withheld() {
+			return st.withheld(iteration, resp)
+		}
 		if len(msg.ToolCalls) > 0 {
+			if resp.Stop == StopLength {
+				st.cutToolCalls(msg.ToolCalls)
+				continue
+			}
 			if err := st.runTools(ctx, msg.ToolCalls); err != nil {
 				return err
 			}
 			continue
 		}
-		done, err := st.final(ctx, iteration, msg.Content)
+		done, err := st.final(ctx, iteration, msg.Content, resp.Stop == StopLength)
 		if done || err != nil {
 			return err
 		}
@@ -309,8 +380,34 @@ func (st *runState) loop(ctx context.Context) error {
 	return fmt.Errorf("%w (%d)", ErrMaxIterations, a.cfg.maxIterations)
 }
 
+// withheld ends the run on a reply that is no answer (a refusal, a content
+// filter): nothing is judged, and with retries on the ledger records why.
+func (st *runState) withheld(iteration int, resp Response) error {
+	if st.ledger != nil {
+		v := st.ledger.Judge(enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop)})
+		st.logRow(v.Row) // not recorded: output/schemaExhausted is for judged answers; turn/completed says why
+	}
+	return &RefusalError{Stop: resp.Stop, Raw: resp.StopRaw, Text: resp.Message.Content}
+}
+
+// cutToolCalls answers the calls of a reply cut off at the output limit
+// without running them: the last one's arguments are incomplete, and
+// which others are whole cannot be told.
+func (st *runState) cutToolCalls(calls []ToolCall) {
+	st.a.cfg.logger.Debug("tool calls cut off at the output limit; not run", "turn", st.turn, "calls", len(calls))
+	for _, c := range calls {
+		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: cutToolCall, ToolCallID: c.ID})
+	}
+}
+
+// cutToolCall is the tool message for a call of a reply cut off at the
+// output limit.
+const cutToolCall = "error: your reply was cut off at the output length limit before this tool call was complete, " +
+	"so the tool was not run. Call it again, with shorter arguments if you can, and fewer calls per reply."
+
 // final handles a final answer; done reports whether the run ends.
-func (st *runState) final(ctx context.Context, iteration int, content string) (done bool, err error) {
+// truncated says the model was cut off at its output limit.
+func (st *runState) final(ctx context.Context, iteration int, content string, truncated bool) (done bool, err error) {
 	a, res := st.a, st.res
 	out, steps, err := middleware.Run(ctx, middleware.PhaseOutput, a.cfg.middleware, content)
 	res.Trace = append(res.Trace, steps...)
@@ -325,7 +422,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string) (d
 		}
 		return true, nil
 	}
-	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations}
+	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated}
 	for _, s := range steps {
 		if s.Changed {
 			ans.Rewrites = append(ans.Rewrites, enforce.Rewrite{By: s.Name, Text: s.Text})
@@ -360,11 +457,14 @@ func (st *runState) logRow(r enforce.Attempt) {
 	args := []any{"attempt", r.Attempt, "iteration", r.Iteration, "outcome", r.Outcome}
 	for _, f := range [...]struct{ k, v string }{
 		{"stage", string(r.Stage)}, {"error", r.Error}, {"path", r.Path},
-		{"correctiveMessageHash", r.CorrectiveMessageHash}, {"brokenBy", r.BrokenBy},
+		{"correctiveMessageHash", r.CorrectiveMessageHash}, {"brokenBy", r.BrokenBy}, {"withheld", r.Withheld},
 	} {
 		if f.v != "" {
 			args = append(args, f.k, f.v)
 		}
+	}
+	if r.Truncated {
+		args = append(args, "truncated", true)
 	}
 	st.a.cfg.logger.Debug("output attempt", args...)
 }

@@ -776,7 +776,7 @@ func TestInvalidOptions(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("rows = %+v, want %+v", got, want)
 		}
-		if got, want := string(m.Requests()[0].OutputSchema), string(s.JSON()); got != want {
+		if got, want := string(m.Requests()[0].OutputSchema), sent(t, s.JSON()); got != want {
 			t.Errorf("Request.OutputSchema = %s, want SchemaFor[Weather] %s", got, want)
 		}
 	})
@@ -882,11 +882,11 @@ func TestEachSchemaSendsItsOwnContract(t *testing.T) {
 	city, _ := enforce.SchemaFor[City]()
 	reqs := m.Requests()
 	for i, s := range []*enforce.Schema{weather, city, weather} {
-		if got, want := string(reqs[i].OutputSchema), string(s.JSON()); got != want {
+		if got, want := string(reqs[i].OutputSchema), sent(t, s.JSON()); got != want {
 			t.Errorf("request %d OutputSchema = %s, want %s", i+1, got, want)
 		}
 		sys := reqs[i].Messages[0]
-		if sys.Role != agent.RoleSystem || !strings.HasPrefix(sys.Content, "Be brief.\n\n") || !strings.HasSuffix(sys.Content, string(s.JSON())) {
+		if sys.Role != agent.RoleSystem || !strings.HasPrefix(sys.Content, "Be brief.\n\n") || !strings.HasSuffix(sys.Content, sent(t, s.JSON())) {
 			t.Errorf("request %d system message = %q, want the prompt, then the contract of its own schema", i+1, sys.Content)
 		}
 	}

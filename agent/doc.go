@@ -20,8 +20,24 @@
 // ([ErrMaxIterations], [ErrEmptyAnswer], [ErrModel], [ErrInvalidOption]) or
 // a typed error: [*enforce.OutputError] for a broken contract,
 // [*middleware.DeniedError] for a denial, [*ProviderError] (wrapped in
-// [ErrModel]) for a failed provider call. A cancelled context returns
-// [context.Cause].
+// [ErrModel]) for a failed provider call, [*RefusalError] for a refusal. A
+// cancelled context returns [context.Cause].
+//
+// # Why the model stopped
+//
+// Every adapter says why a reply ended ([Response.Stop], one
+// [StopReason] for all providers, the provider's own value kept in
+// [Response.StopRaw]), and the loop acts on it:
+//
+//   - [StopLength], a final answer: judged as usual, but its row and
+//     *enforce.OutputError say Truncated, the corrective turn asks for a
+//     shorter answer, and a second cut answer in a row is exhausted at
+//     once (see [WithOutputRetries]).
+//   - [StopLength], tool calls: none is run, since their arguments may be
+//     incomplete; each is answered with a tool error saying so.
+//   - [StopRefusal], [StopContentFilter]: nothing is judged or run; the run
+//     ends with a [*RefusalError] whose Text is the provider's, as data.
+//     The session stream says only the kind (turn/completed, modelError).
 //
 // # Retries
 //

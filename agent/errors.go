@@ -9,7 +9,8 @@ import (
 )
 
 // Errors that say why a run stopped. Failures of the output contract are
-// *enforce.OutputError; denials are *middleware.DeniedError.
+// *enforce.OutputError; denials are *middleware.DeniedError; refusals are
+// [*RefusalError].
 var (
 	// ErrMaxIterations: the run reached its iteration bound without a
 	// final answer.
@@ -27,6 +28,28 @@ var (
 	errToolPanic  = errors.New("tool panicked")
 	errModelPanic = errors.New("model panicked")
 )
+
+// RefusalError is a run that ended without an answer because the model
+// refused ([StopRefusal]) or the provider's content filter stopped it
+// ([StopContentFilter]). Nothing was judged: a refusal is not a malformed
+// answer, and no corrective turn is sent. With [WithOutputRetries] the
+// ledger's last row is exhausted and names the reason (Withheld), retries
+// unspent. Error and the session stream say only the kind; Text stays
+// here.
+type RefusalError struct {
+	Stop StopReason // StopRefusal or StopContentFilter
+	Raw  string     // the provider's own value, as [Response.StopRaw]
+	// Text is what the provider gave instead of an answer (a refusal
+	// message, possibly empty). It is the model's text: treat it as data.
+	Text string
+}
+
+func (e *RefusalError) Error() string {
+	if e.Stop == StopContentFilter {
+		return "agent: the provider's content filter stopped the answer"
+	}
+	return "agent: the model refused to answer"
+}
 
 // ProviderError is a failed call to a model provider, as an adapter
 // reports it. The model-retry policy and turn/modelRetryScheduled read

@@ -190,3 +190,59 @@ func ExampleWithModelRetry() {
 	fmt.Println(res.Output, err, calls)
 	// Output: done <nil> 2
 }
+
+// stoppedModel replies with each response in order: a Model reports why a
+// reply ended in Response.Stop, as the provider adapters do.
+func stoppedModel(resps ...agent.Response) agent.Model {
+	var mu sync.Mutex
+	return agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		r := resps[0]
+		resps = resps[1:]
+		return r, nil
+	})
+}
+
+// An answer cut off at the output limit is judged and corrected like any
+// other, but its row says truncated and the corrective turn asks for a
+// shorter answer; a second cut in a row would end the run at once.
+func ExampleStopReason() {
+	model := stoppedModel(
+		agent.Response{Message: answer(`{"city":"Par`), Stop: agent.StopLength, StopRaw: "max_tokens"},
+		agent.Response{Message: answer(`{"city":"Paris","tempC":21}`), Stop: agent.StopComplete, StopRaw: "end_turn"},
+	)
+	a := agent.New(model, agent.WithOutputRetries(2))
+	w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%+v\n", w)
+	for _, r := range res.Attempts {
+		fmt.Println(r.Attempt, r.Outcome, r.Stage, r.Truncated)
+	}
+	// Output:
+	// {City:Paris TempC:21}
+	// 1 retried json-parse true
+	// 2 passed  false
+}
+
+// A refusal is not a malformed answer: nothing is judged, no retry is
+// spent, and the run returns the provider's text as data.
+func ExampleRefusalError() {
+	model := stoppedModel(agent.Response{
+		Message: answer("I can't help with that."), Stop: agent.StopRefusal, StopRaw: "refusal",
+	})
+	a := agent.New(model, agent.WithOutputRetries(2))
+	_, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+	var re *agent.RefusalError
+	if errors.As(err, &re) {
+		fmt.Printf("%v; text %q\n", err, re.Text)
+	}
+	row, _ := json.Marshal(res.Attempts[0])
+	fmt.Println(string(row))
+	// Output:
+	// agent: the model refused to answer; text "I can't help with that."
+	// {"attempt":1,"iteration":1,"outcome":"exhausted","withheld":"refusal"}
+}

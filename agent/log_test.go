@@ -61,13 +61,25 @@ func TestLoggerWritesOneLinePerRow(t *testing.T) {
 }
 
 func TestALoggedRowHasTheMembersOfItsJSON(t *testing.T) {
+	t.Run("json-parse (no path), schema-validate (a path), passed", func(t *testing.T) {
+		loggedRowsMatchJSON(t, false, agenttest.Reply(prose), agenttest.Reply(missing), agenttest.Reply(valid))
+	})
+	t.Run("truncated, then withheld", func(t *testing.T) {
+		loggedRowsMatchJSON(t, true, agenttest.Reply(cut).WithStop(agent.StopLength), agenttest.Reply("No.").WithStop(agent.StopRefusal))
+	})
+}
+
+// loggedRowsMatchJSON runs steps with retries and checks that each row's
+// log line has the members of the row's JSON.
+func loggedRowsMatchJSON(t *testing.T, wantErr bool, steps ...agenttest.Step) {
+	t.Helper()
 	var buf bytes.Buffer
 	logger := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Debug, JSONFormat: true})
-	m := agenttest.NewModel(t, agenttest.Reply(prose), agenttest.Reply(missing), agenttest.Reply(valid))
+	m := agenttest.NewModel(t, steps...)
 	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithLogger(logger))
 	res, err := a.Run(t.Context(), "Weather in Paris?")
-	if err != nil {
-		t.Fatal(err)
+	if (err != nil) != wantErr {
+		t.Fatalf("err = %v", err)
 	}
 	var got [][]string
 	sc := bufio.NewScanner(&buf)
@@ -82,7 +94,7 @@ func TestALoggedRowHasTheMembersOfItsJSON(t *testing.T) {
 		got = append(got, keys(fields))
 	}
 	var want [][]string
-	for _, r := range res.Attempts { // json-parse (no path), schema-validate (a path), passed
+	for _, r := range res.Attempts {
 		b, err := json.Marshal(r)
 		if err != nil {
 			t.Fatal(err)
@@ -93,7 +105,7 @@ func TestALoggedRowHasTheMembersOfItsJSON(t *testing.T) {
 		}
 		want = append(want, keys(fields))
 	}
-	if !reflect.DeepEqual(got, want) {
+	if len(want) != len(steps) || !reflect.DeepEqual(got, want) {
 		t.Errorf("logged members = %q, want the rows' JSON members %q", got, want)
 	}
 }

@@ -44,7 +44,9 @@ type Request struct {
 	Tools    []ToolSpec
 	// OutputSchema is the contract's JSON Schema when the agent has one,
 	// for models that can constrain their output natively. The answer is
-	// judged either way.
+	// judged either way. Like the contract in the system message and the
+	// tools' parameters, it is sent without its root "$id" (for a
+	// reflected schema, a URL made of the Go import path).
 	OutputSchema json.RawMessage
 }
 
@@ -53,7 +55,41 @@ type Request struct {
 type Response struct {
 	Message Message
 	Usage   Usage
+	// Stop says why the reply ended. For [StopRefusal] and
+	// [StopContentFilter], Message.Content holds what the provider gave
+	// instead of an answer (its refusal text, or nothing).
+	Stop StopReason
+	// StopRaw is the provider's own value ("end_turn", "length", …), kept
+	// for diagnostics; the loop reads only Stop.
+	StopRaw string
 }
+
+// StopReason says why a model's reply ended, in words shared by every
+// adapter. A Model that leaves it empty is read as [StopUnknown].
+type StopReason string
+
+const (
+	// StopComplete: the model finished its reply.
+	StopComplete StopReason = "complete"
+	// StopToolUse: the model stopped to have its tool calls run.
+	StopToolUse StopReason = "tool_use"
+	// StopLength: the reply was cut off at the output token limit. A cut
+	// final answer is judged, and the loop asks for a shorter one (see
+	// [WithOutputRetries]); the tool calls of a cut reply are not run.
+	StopLength StopReason = "length"
+	// StopRefusal: the model declined to answer. The run ends with a
+	// [*RefusalError]; nothing is judged.
+	StopRefusal StopReason = "refusal"
+	// StopContentFilter: the provider's content filter stopped the reply.
+	// The run ends with a [*RefusalError]; nothing is judged.
+	StopContentFilter StopReason = "content_filter"
+	// StopUnknown: the provider did not say, or said something with no
+	// word here (see [Response.StopRaw]). The reply is taken as it is.
+	StopUnknown StopReason = "unknown"
+)
+
+// withheld reports whether r means the reply is no answer at all.
+func (r StopReason) withheld() bool { return r == StopRefusal || r == StopContentFilter }
 
 // Usage counts tokens. Summed over calls, each count saturates at
 // math.MaxInt instead of wrapping, and a negative count a model reports is

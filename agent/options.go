@@ -59,6 +59,15 @@ func WithOutputSchema(s *enforce.Schema) Option {
 // attempt row, and a failing one is answered with a corrective turn while
 // retries are left. n is 0 to enforce.MaxRetries; 0 records rows but never
 // re-asks. It needs [WithOutputSchema] (or [RunTyped]).
+//
+// A failing answer the model's output limit cut off ([StopLength]) is
+// judged like any other, and its row says Truncated; its corrective turn
+// says the answer was cut off at the output length limit and asks for a
+// shorter one. If the answer before it was cut off too, the row is
+// exhausted at once, retries unspent: asking again under the same limit
+// would only be cut again. A refusal or a content filter stop is not
+// judged: its row is exhausted, says Withheld, and the run returns a
+// [*RefusalError].
 func WithOutputRetries(n int) Option {
 	return optionFunc(func(c *config) {
 		if n < 0 || n > enforce.MaxRetries {

@@ -85,6 +85,9 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 			if row.Path != "" {
 				reason += " " + row.Path
 			}
+			if row.Truncated {
+				reason = "answer cut off at the output limit; " + reason
+			}
 			a.record(events.TurnRetry{
 				TurnID: turn, Attempt: row.Attempt, NextAttempt: row.Attempt + 1,
 				MaxAttempts: a.cfg.retries + 1, Reason: reason,
@@ -118,6 +121,7 @@ func completed(ctx context.Context, turn string, res *Result, err error) events.
 	te := &events.TurnError{Kind: events.FailureModelError, Message: err.Error()}
 	var pe *ProviderError
 	var de *middleware.DeniedError
+	var re *RefusalError
 	switch {
 	case errors.Is(err, ErrMaxIterations):
 		te.Kind = events.FailureStepLimit
@@ -131,6 +135,8 @@ func completed(ctx context.Context, turn string, res *Result, err error) events.
 		}
 	case errors.As(err, &de):
 		te.Kind = events.FailureEnvironmentError
+	case errors.As(err, &re):
+		te.Message = re.Error() // the kind in our words; the model's text stays off the stream
 	}
 	ev.Error = te
 	return ev

@@ -51,7 +51,7 @@ func TestToolRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []agent.ToolSpec{{Name: "lookup", Description: "Looks up the weather of a city.", Parameters: params.JSON()}}
+		want := []agent.ToolSpec{{Name: "lookup", Description: "Looks up the weather of a city.", Parameters: json.RawMessage(sent(t, params.JSON()))}}
 		for i, r := range reqs {
 			if !reflect.DeepEqual(r.Tools, want) {
 				t.Errorf("request %d Tools = %s, want %s", i+1, specs(r.Tools), specs(want))

@@ -20,8 +20,18 @@ const (
 // its hash is stable. A [Ledger] writes it into [Verdict.Corrective]; call
 // it yourself only to correct a model without one.
 func (e *CheckError) Corrective(attempt, maxAttempts int) string {
+	return e.corrective(attempt, maxAttempts, false)
+}
+
+// corrective is [CheckError.Corrective]; for a truncated answer it says
+// first that the answer was cut off and asks for a shorter one.
+func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool) string {
 	ce := e
 	var b strings.Builder
+	if truncated {
+		b.WriteString("Your previous answer was cut off at the output length limit before it was complete. " +
+			"Give a shorter answer that fits: keep every required field, keep text values brief, leave out optional detail.\n")
+	}
 	b.WriteString("Your previous answer did not satisfy the required output format.\n")
 	switch ce.Stage {
 	case StageJSONParse:

@@ -50,6 +50,12 @@
 // ([ErrBrokenBy]), or when retries run out ([ErrExhausted]). [Loop] drives
 // a ledger around any loop.
 //
+// Tell the ledger why an answer ended when it ended early: a truncated
+// answer ([Answer.Truncated]) is corrected with a request for a shorter
+// one, and exhausted at once when the answer before it was cut off too; a
+// withheld one ([Answer.Withheld]: a refusal, a content filter) is not
+// judged and ends the run. Both rows say so.
+//
 // # Bounds
 //
 // Answers and schemas of any size are met without a crash, within bounds

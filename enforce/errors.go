@@ -123,6 +123,9 @@ type OutputError struct {
 	// BrokenBy names the rewrite (act-output middleware) that first turned
 	// the model's passing answer into a failing one; "" otherwise.
 	BrokenBy string
+	// Truncated: the answer was cut off at the model's output limit
+	// ([Answer.Truncated]).
+	Truncated bool
 	// Attempts is the ledger, nil when retries were not opted into.
 	Attempts []Attempt
 	// Err is the cause: a *CheckError with every issue.
@@ -136,6 +139,9 @@ func (e *OutputError) Error() string {
 		fmt.Fprintf(&b, " (broken by %q)", e.BrokenBy)
 	} else if e.Attempts != nil {
 		fmt.Fprintf(&b, " after %d attempt(s)", len(e.Attempts))
+	}
+	if e.Truncated {
+		b.WriteString(" (cut off at the output limit)")
 	}
 	if e.Err != nil {
 		b.WriteString(": ")

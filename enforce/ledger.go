@@ -16,7 +16,9 @@ const (
 	// OutcomeRetried: it failed and a corrective turn was sent.
 	OutcomeRetried Outcome = "retried"
 	// OutcomeExhausted: it failed and no retry will follow — none were
-	// left, or a rewrite broke a valid answer (BrokenBy). The answer stands.
+	// left, a rewrite broke a valid answer (BrokenBy), it was cut off
+	// twice in a row (Truncated), or the model gave none (Withheld). The
+	// answer stands.
 	OutcomeExhausted Outcome = "exhausted"
 )
 
@@ -30,6 +32,12 @@ type Attempt struct {
 	Path                  string  `json:"path,omitempty"`                  // JSON Pointer of the failing field, when known
 	CorrectiveMessageHash string  `json:"correctiveMessageHash,omitempty"` // fnv.Hex32a of the corrective message; only on 'retried'
 	BrokenBy              string  `json:"brokenBy,omitempty"`              // only on 'exhausted'
+	// Truncated: the failing answer was cut off at the model's output
+	// limit ([Answer.Truncated]); the stage and error are as judged.
+	Truncated bool `json:"truncated,omitempty"`
+	// Withheld: the model gave no answer, for this reason
+	// ([Answer.Withheld]); only on 'exhausted', which then has no stage.
+	Withheld string `json:"withheld,omitempty"`
 }
 
 // Rewrite is one step that changed the model's answer after the model gave
@@ -52,6 +60,17 @@ type Answer struct {
 	// left for a corrective turn): a failing answer is exhausted even with
 	// retries left, so no row claims a correction that is never sent.
 	Last bool
+	// Truncated says the model was cut off at its output limit before it
+	// finished (a provider's "length" or "max_tokens"). A failing answer's
+	// row and error say so, and its corrective message asks for a shorter
+	// answer; when the answer before it was cut off too, it is exhausted
+	// at once, retries unspent, since asking again under the same limit
+	// would most likely be cut again.
+	Truncated bool
+	// Withheld, when not empty, says why the model gave no answer at all
+	// (a refusal, a content filter: the caller's word for it). Nothing is
+	// judged: the row is exhausted, retries unspent, and names the reason.
+	Withheld string
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -60,6 +79,13 @@ func (a Answer) Text() string {
 		return a.Rewrites[n-1].Text
 	}
 	return a.Given
+}
+
+// outputError is the error for a's failing answer.
+func (a Answer) outputError(ce *CheckError, brokenBy string, attempts []Attempt) *OutputError {
+	e := newOutputError(a.Text(), ce, brokenBy, attempts)
+	e.Truncated = a.Truncated
+	return e
 }
 
 // Verdict is what the ledger decided about one answer.
@@ -71,7 +97,9 @@ type Verdict struct {
 	// Row.CorrectiveMessageHash is fnv.Hex32a(Corrective).
 	Corrective string
 	// Err is nil when the answer passed or will be retried, and an
-	// *OutputError when the run must stop with the answer failing.
+	// *OutputError when the run must stop with the answer failing. It is
+	// nil for a withheld answer too: that was never judged, and the caller
+	// knows why it stopped.
 	Err error
 }
 
@@ -121,12 +149,24 @@ func (l *Ledger) RetriesLeft() int {
 //   - it fails with retries left: a retried row and a corrective message;
 //   - it fails with none left: an exhausted row.
 //
+// A truncated answer ([Answer.Truncated]) is judged the same way, and its
+// failing row says Truncated; its corrective message says the answer was
+// cut off at the output limit and asks for a shorter one, and if the
+// previous row was truncated too it is exhausted at once instead, so cut
+// answers never loop. A withheld answer ([Answer.Withheld]) is not judged:
+// its row is exhausted at once and says Withheld.
+//
 // The model's own answer (Given) is judged again only on the failure path,
 // and only when rewrites changed it.
 func (l *Ledger) Judge(a Answer) Verdict {
+	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration}
+	if a.Withheld != "" {
+		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld
+		l.rows = append(l.rows, row)
+		return Verdict{Row: row}
+	}
 	text := a.Text()
 	err := l.schema.Check(text)
-	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration}
 	if err == nil {
 		row.Outcome = OutcomePassed
 		l.rows = append(l.rows, row)
@@ -135,15 +175,17 @@ func (l *Ledger) Judge(a Answer) Verdict {
 	var ce *CheckError
 	errors.As(err, &ce)
 	row.Stage, row.Error, row.Path = ce.Stage, ce.Issues[0].Message, ce.Path()
+	row.Truncated = a.Truncated
 
 	if by := l.schema.brokenBy(a); by != "" {
 		row.Outcome = OutcomeExhausted
 		row.BrokenBy = by
 		l.rows = append(l.rows, row)
-		return Verdict{Row: row, Err: newOutputError(text, ce, by, l.Attempts())}
+		return Verdict{Row: row, Err: a.outputError(ce, by, l.Attempts())}
 	}
-	if left := l.RetriesLeft(); left > 0 && !a.Last {
-		msg := ce.Corrective(row.Attempt, l.retries+1)
+	cutAgain := a.Truncated && len(l.rows) > 0 && l.rows[len(l.rows)-1].Truncated
+	if left := l.RetriesLeft(); left > 0 && !a.Last && !cutAgain {
+		msg := ce.corrective(row.Attempt, l.retries+1, a.Truncated)
 		row.Outcome = OutcomeRetried
 		row.CorrectiveMessageHash = fnv.Hex32a(msg)
 		l.rows = append(l.rows, row)
@@ -151,7 +193,7 @@ func (l *Ledger) Judge(a Answer) Verdict {
 	}
 	row.Outcome = OutcomeExhausted
 	l.rows = append(l.rows, row)
-	return Verdict{Row: row, Err: newOutputError(text, ce, "", l.Attempts())}
+	return Verdict{Row: row, Err: a.outputError(ce, "", l.Attempts())}
 }
 
 // brokenBy names the rewrite that first turned the model's passing answer

@@ -221,7 +221,9 @@ func (s *Schema) maxAnswerBytes() int {
 // Judge judges the final answer of a run that did not opt into retries,
 // as it stands after every rewrite: nil when it keeps the contract, else
 // an *OutputError with nil Attempts whose BrokenBy names the rewrite that
-// first broke the model's own passing answer, if one did.
+// first broke the model's own passing answer, if one did, and whose
+// Truncated is a.Truncated. a.Withheld is for a [Ledger]; Judge judges the
+// text whatever it says.
 func (s *Schema) Judge(a Answer) error {
 	text := a.Text()
 	err := s.Check(text)
@@ -229,7 +231,7 @@ func (s *Schema) Judge(a Answer) error {
 		return nil
 	}
 	ce := err.(*CheckError)
-	return newOutputError(text, ce, s.brokenBy(a), nil)
+	return a.outputError(ce, s.brokenBy(a), nil)
 }
 
 // Decode decodes answer into v (a non-nil pointer), with the values

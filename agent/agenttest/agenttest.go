@@ -21,17 +21,20 @@ var ErrScriptExhausted = errors.New("agenttest: script exhausted")
 type Step struct {
 	msg   agent.Message
 	usage agent.Usage
+	stop  agent.StopReason
 	err   error
 }
 
-// Reply answers with text and no tool calls: a final answer.
+// Reply answers with text and no tool calls: a final answer, which ends
+// with agent.StopComplete unless [Step.WithStop] says otherwise.
 func Reply(text string) Step {
-	return Step{msg: agent.Message{Role: agent.RoleAssistant, Content: text}}
+	return Step{msg: agent.Message{Role: agent.RoleAssistant, Content: text}, stop: agent.StopComplete}
 }
 
-// CallTools answers with tool calls.
+// CallTools answers with tool calls, ending with agent.StopToolUse unless
+// [Step.WithStop] says otherwise.
 func CallTools(calls ...agent.ToolCall) Step {
-	return Step{msg: agent.Message{Role: agent.RoleAssistant, ToolCalls: calls}}
+	return Step{msg: agent.Message{Role: agent.RoleAssistant, ToolCalls: calls}, stop: agent.StopToolUse}
 }
 
 // Call is a tool call with JSON arguments, for CallTools. The ID is left
@@ -46,6 +49,15 @@ func Fail(err error) Step { return Step{err: err} }
 // WithUsage sets the tokens the step reports.
 func (s Step) WithUsage(input, output int) Step {
 	s.usage = agent.Usage{InputTokens: input, OutputTokens: output}
+	return s
+}
+
+// WithStop sets why the step's reply ended (agent.Response.Stop), as an
+// adapter would: agent.StopLength for a reply cut off at the output limit,
+// agent.StopRefusal or agent.StopContentFilter for a refusal, whose text
+// is the step's content. Response.StopRaw is the same word.
+func (s Step) WithStop(r agent.StopReason) Step {
+	s.stop = r
 	return s
 }
 
@@ -106,7 +118,7 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 	if s.err != nil {
 		return agent.Response{Usage: s.usage}, s.err
 	}
-	return agent.Response{Message: s.msg, Usage: s.usage}, nil
+	return agent.Response{Message: s.msg, Usage: s.usage, Stop: s.stop, StopRaw: string(s.stop)}, nil
 }
 
 // Requests returns a copy of every request received, in order.

@@ -113,6 +113,7 @@ func TestModelRepliesInOrder(t *testing.T) {
 	want := agent.Response{
 		Message: agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{agenttest.Call("c1", "lookup", `{"city":"Paris"}`)}},
 		Usage:   agent.Usage{InputTokens: 3, OutputTokens: 4},
+		Stop:    agent.StopToolUse, StopRaw: "tool_use",
 	}
 	if !reflect.DeepEqual(resp, want) {
 		t.Errorf("first reply = %+v, want %+v", resp, want)
@@ -132,6 +133,9 @@ func TestModelRepliesInOrder(t *testing.T) {
 	}
 	if got, want := resp.Message, (agent.Message{Role: agent.RoleAssistant, Content: "done"}); !reflect.DeepEqual(got, want) {
 		t.Errorf("third reply = %+v, want %+v", got, want)
+	}
+	if got, want := resp.Stop, agent.StopComplete; got != want {
+		t.Errorf("third reply Stop = %q, want %q", got, want)
 	}
 
 	if got, want := m.Calls(), 3; got != want {
@@ -206,5 +210,24 @@ func TestModelReportsAtTheCallersLineInWords(t *testing.T) {
 				t.Errorf("%d reports made without t.Helper, so they point into agenttest", tb.unhelped)
 			}
 		})
+	}
+}
+
+func TestWithStopScriptsWhyTheReplyEnded(t *testing.T) {
+	m := agenttest.NewModel(t,
+		agenttest.Reply(`{"city": "Pa`).WithStop(agent.StopLength),
+		agenttest.Reply("I can't help with that.").WithStop(agent.StopRefusal),
+	)
+	for _, want := range []agent.StopReason{agent.StopLength, agent.StopRefusal} {
+		resp, err := m.Generate(t.Context(), request("q"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.Stop; got != want {
+			t.Errorf("Stop = %q, want %q", got, want)
+		}
+		if got, want := resp.StopRaw, string(want); got != want {
+			t.Errorf("StopRaw = %q, want %q", got, want)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
@@ -154,7 +155,8 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 // top-level system prompt; tool results become tool_result blocks of a user
 // message; consecutive messages of one role are merged into one message, so
 // tool results and a following user turn travel together, as the API
-// expects.
+// expects. Text that is empty or only whitespace is
+// left out, since the API refuses such text blocks.
 func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 	p := sdk.MessageNewParams{Model: sdk.Model(m.model), MaxTokens: m.maxTokens}
 	var role agent.Role
@@ -181,23 +183,22 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 	for i, msg := range req.Messages {
 		switch msg.Role {
 		case agent.RoleSystem:
-			if msg.Content != "" {
+			if hasText(msg.Content) {
 				p.System = append(p.System, sdk.TextBlockParam{Text: msg.Content})
 			}
 		case agent.RoleUser:
-			// The API refuses empty text blocks.
-			if msg.Content != "" {
+			if hasText(msg.Content) {
 				add(agent.RoleUser, sdk.NewTextBlock(msg.Content))
 			}
 		case agent.RoleTool:
 			result := sdk.ToolResultBlockParam{ToolUseID: msg.ToolCallID}
-			if msg.Content != "" {
+			if hasText(msg.Content) {
 				result.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: msg.Content}}}
 			}
 			add(agent.RoleUser, sdk.ContentBlockParamUnion{OfToolResult: &result})
 		case agent.RoleAssistant:
 			var blocks []sdk.ContentBlockParamUnion
-			if msg.Content != "" {
+			if hasText(msg.Content) {
 				blocks = append(blocks, sdk.NewTextBlock(msg.Content))
 			}
 			for _, c := range msg.ToolCalls {
@@ -241,6 +242,12 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 	}
 	return p, nil
 }
+
+// hasText reports whether s may be sent as a text block: the API refuses
+// empty text blocks and whitespace-only ones ("text content blocks must
+// contain non-whitespace text"), which a model's own reply can be — a
+// newline before a tool call, say.
+func hasText(s string) bool { return strings.TrimSpace(s) != "" }
 
 // inputSchema spreads a JSON Schema over the SDK's input schema type, which
 // fixes "type": "object" and keeps every other keyword as it came.
@@ -295,9 +302,12 @@ func fromMessage(msg *sdk.Message, raw *http.Response) (agent.Response, error) {
 			out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 		}
 	}
+	stop := stopReason(msg.StopReason)
 	u := msg.Usage
 	return agent.Response{
 		Message: out,
+		Stop:    stop,
+		StopRaw: string(msg.StopReason),
 		// Cached prompt tokens are counted apart from input_tokens; the
 		// prompt is all three.
 		Usage: agent.Usage{
@@ -305,6 +315,21 @@ func fromMessage(msg *sdk.Message, raw *http.Response) (agent.Response, error) {
 			OutputTokens: int(u.OutputTokens),
 		},
 	}, nil
+}
+
+// stopReason maps a Messages API stop_reason.
+func stopReason(r sdk.StopReason) agent.StopReason {
+	switch r {
+	case sdk.StopReasonEndTurn, sdk.StopReasonStopSequence:
+		return agent.StopComplete
+	case sdk.StopReasonMaxTokens, sdk.StopReasonModelContextWindowExceeded:
+		return agent.StopLength
+	case sdk.StopReasonToolUse:
+		return agent.StopToolUse
+	case sdk.StopReasonRefusal:
+		return agent.StopRefusal
+	}
+	return agent.StopUnknown
 }
 
 var errMalformed = errors.New("malformed response")

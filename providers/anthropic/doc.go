@@ -40,6 +40,17 @@
 // A status outside 100..599, which Go's client accepts, is not kept: the
 // failure has Kind unknown and HTTPStatus 0, and is not retried by default.
 //
+// Why a reply ended (agent.Response.Stop, with stop_reason kept in
+// StopRaw): "end_turn" and "stop_sequence" are agent.StopComplete,
+// "max_tokens" and "model_context_window_exceeded" agent.StopLength,
+// "tool_use" agent.StopToolUse, "refusal" agent.StopRefusal (its text, if
+// any, the content); anything else, "pause_turn" included (a server-tool
+// turn the adapter never starts), is agent.StopUnknown.
+//
+// Text that is empty or only whitespace is never sent: the API refuses
+// such text blocks, and a model's own reply can be one (a newline before a
+// tool call).
+//
 // WithNativeSchema sends the agent's output schema as a structured-output
 // format (output_config.format), for models that support it. The answer is
 // judged by the contract either way; without the option the contract

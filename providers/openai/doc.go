@@ -46,6 +46,13 @@
 // A status outside 100..599, which Go's client accepts, is not kept: the
 // failure has Kind unknown and HTTPStatus 0, and is not retried by default.
 //
+// Why a reply ended (agent.Response.Stop, with finish_reason kept in
+// StopRaw): finish_reason "stop" is agent.StopComplete, "length"
+// agent.StopLength, "tool_calls" and the older "function_call"
+// agent.StopToolUse, "content_filter" agent.StopContentFilter, anything
+// else agent.StopUnknown. A message with a refusal is agent.StopRefusal
+// whatever finish_reason says, with the refusal text as its content.
+//
 // WithNativeSchema sends the agent's output schema as a json_schema
 // response format. The answer is judged by the contract either way.
 package openai

@@ -215,11 +215,15 @@ func fromCompletion(cc *sdk.ChatCompletion, raw *http.Response) (agent.Response,
 			Err:     errMalformed,
 		}
 	}
-	msg := cc.Choices[0].Message
+	choice := cc.Choices[0]
+	msg := choice.Message
 	out := agent.Message{Role: agent.RoleAssistant, Content: msg.Content}
-	if out.Content == "" && msg.Refusal != "" {
-		// A refusal is the model's answer; the contract judges it.
-		out.Content = msg.Refusal
+	stop := stopReason(choice.FinishReason)
+	if msg.Refusal != "" {
+		// A refusal ends with finish_reason "stop" and its text in
+		// message.refusal: no answer to judge. The agent returns the text
+		// in *agent.RefusalError.
+		stop, out.Content = agent.StopRefusal, msg.Refusal
 	}
 	for i, tc := range msg.ToolCalls {
 		if tc.Type != "" && tc.Type != "function" {
@@ -240,7 +244,24 @@ func fromCompletion(cc *sdk.ChatCompletion, raw *http.Response) (agent.Response,
 	return agent.Response{
 		Message: out,
 		Usage:   agent.Usage{InputTokens: int(cc.Usage.PromptTokens), OutputTokens: int(cc.Usage.CompletionTokens)},
+		Stop:    stop,
+		StopRaw: choice.FinishReason,
 	}, nil
+}
+
+// stopReason maps a chat completions finish_reason.
+func stopReason(finish string) agent.StopReason {
+	switch finish {
+	case "stop":
+		return agent.StopComplete
+	case "length":
+		return agent.StopLength
+	case "tool_calls", "function_call":
+		return agent.StopToolUse
+	case "content_filter":
+		return agent.StopContentFilter
+	}
+	return agent.StopUnknown
 }
 
 // arguments keeps ToolCall.Arguments valid JSON: models do emit broken
