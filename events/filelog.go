@@ -37,8 +37,8 @@ const maxLine = 16 << 20
 // By default every Append fsyncs the file before it returns, so a record
 // that Append accepted survives a power failure. See SyncEvery for
 // batching.
-func OpenFile(name string, opts ...Option) (Log, error) {
-	o, err := newConfig("OpenFile", opts)
+func OpenFile(name string, opts ...FileOption) (Log, error) {
+	o, err := newFileOptions(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -60,7 +60,7 @@ func OpenFile(name string, opts ...Option) (Log, error) {
 	return l, nil
 }
 
-func openLog(f *os.File, created bool, o config) (*fileLog, error) {
+func openLog(f *os.File, created bool, o fileOptions) (*fileLog, error) {
 	if created {
 		if err := o.fsync(nil, filepath.Dir(f.Name())); err != nil {
 			return nil, &Error{Op: "open", Err: err}
@@ -95,18 +95,6 @@ func openLog(f *os.File, created bool, o config) (*fileLog, error) {
 	return l, nil
 }
 
-// fsync syncs f, or the directory dir when f is nil; the noSync test hook
-// turns it off.
-func (o *config) fsync(f *os.File, dir string) error {
-	switch {
-	case o.noSync:
-		return nil
-	case f != nil:
-		return f.Sync()
-	}
-	return syncDir(dir)
-}
-
 func syncDir(dir string) error {
 	if runtime.GOOS == "windows" { // directories cannot be fsynced there
 		return nil
@@ -128,7 +116,7 @@ type fileLog struct {
 	syncs   int     // fsyncs done by Append and the sync loop, for tests
 	broken  error   // set when the file may no longer match offsets
 	closed  bool
-	opt     config
+	opt     fileOptions
 	stop    chan struct{}
 	wg      sync.WaitGroup
 }

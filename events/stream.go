@@ -39,7 +39,7 @@ type Stream struct {
 // sequence numbers and cursors continue and WaitTurn sees turns that ended
 // before a restart; its records must all belong to session id.
 func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
-	o, err := newConfig("NewStream", opts)
+	o, err := newStreamOptions(opts)
 	if err != nil {
 		return nil, err
 	}
