@@ -63,8 +63,11 @@
 //
 // # Bounds
 //
-// Free-text fields are cut to 16 KiB and IDs to 256 bytes; a file log
-// line is at most 16 MiB; [ReadSSE] refuses a line or event over 1 MiB.
+// Free-text fields are cut to 16 KiB. Session, turn and command IDs are
+// at most 256 bytes of valid UTF-8 without control characters, format
+// characters (Unicode category Cf: bidi overrides, zero-width characters)
+// or line and paragraph separators; others are refused with [ErrInvalid].
+// A file log line is at most 16 MiB; [ReadSSE] refuses a line or event over 1 MiB.
 // An HTTP client must accept each event within 10 seconds
 // (a write deadline) or its response ends; the response also ends when
 // the stream closes.

@@ -37,17 +37,19 @@ type Stream struct {
 // NewStream returns the stream of session id over log, which it owns (Close
 // closes it). A log that already holds records is read once, so that
 // sequence numbers and cursors continue and WaitTurn sees turns that ended
-// before a restart; its records must all belong to session id.
+// before a restart; its records must all belong to session id. An empty
+// or malformed id (see Bounds in the package doc) or a nil log is refused
+// with ErrInvalid.
 func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
 	o, err := newStreamOptions(opts)
 	if err != nil {
 		return nil, err
 	}
 	if id == "" || log == nil {
-		return nil, fmt.Errorf("events: NewStream: empty session id or nil log")
+		return nil, &Error{Op: "open", Detail: "empty session id or nil log", Err: ErrInvalid}
 	}
 	if err := checkID(id); err != nil {
-		return nil, fmt.Errorf("events: NewStream: session id %.40q %w", id, err)
+		return nil, &Error{Op: "open", Detail: fmt.Sprintf("session id %.40q %v", id, err), Err: ErrInvalid}
 	}
 	h := fnv.New32a()
 	h.Write([]byte(id))
