@@ -46,9 +46,16 @@
 // leave a turn open because of that: when its [TurnCompleted] is refused,
 // it appends a TurnCompleted it knows to be valid instead (for example
 // Terminal [TerminalFailed] with Kind [FailureLogError]), so that
-// WaitTurn and clients still see the turn end. Any other error means the
-// log could not store the record (ErrClosed, an I/O error); nothing more
-// can be recorded on that stream.
+// WaitTurn and clients still see the turn end.
+//
+// Any other error means the log could not store the record (an I/O error,
+// a failed fsync, a file log whose file was moved — see [OpenFile]), and a
+// log that failed once may refuse every later append, so the turn's end
+// could never be recorded. The stream therefore closes itself: every
+// pending and later [Stream.WaitTurn] and [Stream.Subscribe] — and every
+// later Append — ends with an error matching [ErrClosed] that also wraps
+// the log's error (errors.Is finds both), instead of waiting for a
+// turn/completed that cannot come. Stream.Close still closes the log.
 //
 // # Cursors
 //

@@ -143,14 +143,14 @@ func (l *fileLog) Append(rec Record) error {
 	}
 	if n, err := l.f.Write(line); err != nil {
 		if n > 0 {
-			l.undo()
+			l.undo(err)
 		}
 		return &Error{Op: "append", Seq: rec.Sequence, Err: err}
 	}
 	l.pending++
 	if l.pending >= l.opt.every {
 		if err := l.opt.fsync(l.f, ""); err != nil {
-			l.undo()
+			l.undo(err)
 			return &Error{Op: "append", Seq: rec.Sequence, Detail: "fsync", Err: err}
 		}
 		l.pending = 0
@@ -162,9 +162,10 @@ func (l *fileLog) Append(rec Record) error {
 }
 
 // undo cuts a failed write off the file. After a failed write or fsync the
-// file's state is uncertain, so the log refuses further appends either way.
-func (l *fileLog) undo() {
-	l.broken = &Error{Op: "append", Detail: "a write or fsync failed; reopen the log", Err: ErrClosed}
+// file's state is uncertain, so the log refuses further appends either way,
+// with an error matching ErrClosed and cause.
+func (l *fileLog) undo(cause error) {
+	l.broken = &Error{Op: "append", Detail: "a write or fsync failed; reopen the log", Err: fmt.Errorf("%w: %w", ErrClosed, cause)}
 	_ = l.f.Truncate(l.size)
 }
 
@@ -180,7 +181,7 @@ func (l *fileLog) syncLoop(tick <-chan time.Time, stopTicker func()) {
 		l.mu.Lock()
 		if !l.closed && l.broken == nil && l.pending > 0 {
 			if err := l.opt.fsync(l.f, ""); err != nil {
-				l.undo()
+				l.undo(err)
 			} else {
 				l.pending = 0
 				l.syncs++
