@@ -84,5 +84,7 @@
 // A file log is written by one process at a time: OpenFile takes an
 // exclusive lock on the file (flock, on Unix) and a second writer gets
 // [ErrLocked]. On other systems no lock is taken, and two writers would
-// damage the log.
+// damage the log. The lock follows the file, not its name, so a log whose
+// file is renamed or deleted while open (log rotation, mv) refuses every
+// later append with [ErrClosed], and its stream closes; see [OpenFile].
 package events

@@ -28,7 +28,8 @@ var (
 	// append failed (then the error also wraps the log's error).
 	ErrClosed = errors.New("events: closed")
 	// ErrLocked: another open log — in this process or another — holds
-	// the file log's write lock.
+	// the file log's write lock (or the file at the path was replaced
+	// each time OpenFile locked it).
 	ErrLocked = errors.New("events: log is locked by another writer")
 )
 

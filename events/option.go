@@ -31,6 +31,7 @@ type fileOptions struct {
 	synced   func()           // called after each pass of the background syncer
 	noSync   bool             // never fsync (fuzzing)
 	syncFile func() error     // called instead of each fsync of the file
+	opened   func()           // called between opening the file and locking it
 }
 
 type streamOption func(*streamOptions)
