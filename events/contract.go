@@ -36,7 +36,8 @@ const maxID = 256
 
 // checkIDs refuses IDs that could not travel intact: empty, over maxID
 // bytes, invalid UTF-8, or holding control characters (which would break
-// an SSE id: line or a Last-Event-ID header). CommandID may be empty.
+// an SSE id: line or a Last-Event-ID header), format characters or line
+// separators (see unsafeInID). CommandID may be empty.
 func checkIDs(kind string, turnID string, commandID ...string) error {
 	if turnID == "" {
 		return invalid("%s: turnId is empty", kind)
@@ -58,10 +59,19 @@ func checkID(id string) error {
 		return fmt.Errorf("is longer than %d bytes", maxID)
 	case !utf8.ValidString(id):
 		return errors.New("is not valid UTF-8")
-	case strings.ContainsFunc(id, unicode.IsControl):
-		return errors.New("holds control characters")
+	case strings.ContainsFunc(id, unsafeInID):
+		return errors.New("holds control, format or line-separator characters")
 	}
 	return nil
+}
+
+// unsafeInID reports the runes an ID must not hold: controls (C0, C1),
+// format characters (category Cf: bidi overrides and isolates such as
+// U+202E and U+2066, zero-width characters, the BOM), which would make an
+// ID display as another, and the line and paragraph separators U+2028 and
+// U+2029, which some readers take as line ends.
+func unsafeInID(r rune) bool {
+	return unicode.In(r, unicode.Cc, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // checkAttempts is the contract of the retry events.

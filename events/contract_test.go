@@ -57,6 +57,46 @@ func TestIDsThatCannotTravelIntactAreRefused(t *testing.T) {
 	}
 }
 
+func TestIDsThatDisplayAsAnotherOrBreakLinesAreRefused(t *testing.T) {
+	tests := []struct {
+		name string
+		r    rune
+	}{
+		{"a C1 control (NEL)", '\u0085'},
+		{"a left-to-right embedding", '\u202A'},
+		{"a right-to-left override", '\u202E'},
+		{"a left-to-right isolate", '\u2066'},
+		{"a pop directional isolate", '\u2069'},
+		{"a zero-width space", '\u200B'},
+		{"a byte order mark", '\uFEFF'},
+		{"a soft hyphen", '\u00AD'},
+		{"a line separator", '\u2028'},
+		{"a paragraph separator", '\u2029'},
+	}
+	s := newTestStream(t)
+	for _, tt := range tests {
+		t.Run(tt.name+" is refused", func(t *testing.T) {
+			id := "t" + string(tt.r) + "1"
+			if _, err := NewStream(id, NewMemoryLog()); !errors.Is(err, ErrInvalid) {
+				t.Errorf("NewStream(%+q) = %v, want ErrInvalid", id, err)
+			}
+			if _, err := s.Append(TurnStarted{TurnID: id}); !errors.Is(err, ErrInvalid) {
+				t.Errorf("Append(TurnStarted{TurnID: %+q}) = %v, want ErrInvalid", id, err)
+			}
+			if _, err := s.Append(TurnStarted{TurnID: "t", CommandID: id}); !errors.Is(err, ErrInvalid) {
+				t.Errorf("Append(TurnStarted{CommandID: %+q}) = %v, want ErrInvalid", id, err)
+			}
+		})
+	}
+	t.Run("letters of any script, spaces and emoji are accepted", func(t *testing.T) {
+		for _, id := range []string{"tour-é", "ターン 1", "ход\u00A0два", "🙂"} {
+			if _, err := s.Append(TurnStarted{TurnID: id}); err != nil {
+				t.Errorf("Append(TurnStarted{TurnID: %+q}) = %v", id, err)
+			}
+		}
+	})
+}
+
 func TestInvalidUTF8InTextFoldsTheSameLiveAndReplayed(t *testing.T) {
 	s := newTestStream(t)
 	live, err := s.Append(TurnCompleted{TurnID: "t", Terminal: "completed", Reason: "bad\xffbyte"})

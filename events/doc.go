@@ -46,9 +46,16 @@
 // leave a turn open because of that: when its [TurnCompleted] is refused,
 // it appends a TurnCompleted it knows to be valid instead (for example
 // Terminal [TerminalFailed] with Kind [FailureLogError]), so that
-// WaitTurn and clients still see the turn end. Any other error means the
-// log could not store the record (ErrClosed, an I/O error); nothing more
-// can be recorded on that stream.
+// WaitTurn and clients still see the turn end.
+//
+// Any other error means the log could not store the record (an I/O error,
+// a failed fsync, a file log whose file was moved — see [OpenFile]), and a
+// log that failed once may refuse every later append, so the turn's end
+// could never be recorded. The stream therefore closes itself: every
+// pending and later [Stream.WaitTurn] and [Stream.Subscribe] — and every
+// later Append — ends with an error matching [ErrClosed] that also wraps
+// the log's error (errors.Is finds both), instead of waiting for a
+// turn/completed that cannot come. Stream.Close still closes the log.
 //
 // # Cursors
 //
@@ -63,8 +70,11 @@
 //
 // # Bounds
 //
-// Free-text fields are cut to 16 KiB and IDs to 256 bytes; a file log
-// line is at most 16 MiB; [ReadSSE] refuses a line or event over 1 MiB.
+// Free-text fields are cut to 16 KiB. Session, turn and command IDs are
+// at most 256 bytes of valid UTF-8 without control characters, format
+// characters (Unicode category Cf: bidi overrides, zero-width characters)
+// or line and paragraph separators; others are refused with [ErrInvalid].
+// A file log line is at most 16 MiB; [ReadSSE] refuses a line or event over 1 MiB.
 // An HTTP client must accept each event within 10 seconds
 // (a write deadline) or its response ends; the response also ends when
 // the stream closes.
@@ -74,5 +84,7 @@
 // A file log is written by one process at a time: OpenFile takes an
 // exclusive lock on the file (flock, on Unix) and a second writer gets
 // [ErrLocked]. On other systems no lock is taken, and two writers would
-// damage the log.
+// damage the log. The lock follows the file, not its name, so a log whose
+// file is renamed or deleted while open (log rotation, mv) refuses every
+// later append with [ErrClosed], and its stream closes; see [OpenFile].
 package events

@@ -15,18 +15,21 @@ var (
 	// ErrCorrupt: stored records cannot be read back (a damaged line that
 	// is not the last one, a gap in sequence numbers, a foreign stream).
 	ErrCorrupt = errors.New("events: corrupt log")
-	// ErrCursor: a view cursor is malformed, names another session, or
-	// points past the end of the stream.
+	// ErrCursor: a view cursor is malformed or names another session;
+	// ErrStale matches it too.
 	ErrCursor = errors.New("events: bad cursor")
-	// ErrStale: a view cursor names a record this stream no longer has —
+	// ErrStale: a view cursor names a record this stream does not hold —
 	// the cursor comes from another history of the log (records lost to a
-	// power failure under SyncEvery, or a backup restored). Start over
-	// without a cursor. It matches ErrCursor too.
+	// power failure under SyncEvery, or a backup restored), whether its
+	// position is now held by another record or is past the end of the
+	// stream. Start over without a cursor. It matches ErrCursor too.
 	ErrStale = fmt.Errorf("%w: from another history of the stream; start over", ErrCursor)
-	// ErrClosed: the stream or log was closed.
+	// ErrClosed: the stream or log was closed — by Close, or because a log
+	// append failed (then the error also wraps the log's error).
 	ErrClosed = errors.New("events: closed")
 	// ErrLocked: another open log — in this process or another — holds
-	// the file log's write lock.
+	// the file log's write lock (or the file at the path was replaced
+	// each time OpenFile locked it).
 	ErrLocked = errors.New("events: log is locked by another writer")
 )
 

@@ -28,6 +28,17 @@ const maxLine = 16 << 20
 // fails with ErrLocked, reading and writing nothing. Elsewhere no lock is
 // taken and two writers would damage the log.
 //
+// The lock belongs to the file, not to its name: if the file is renamed
+// or deleted while open (a log rotation, mv, rm), another OpenFile of the
+// name creates and locks a new file. So before each append the log checks
+// that name still names the file it locked (one stat of the path, beside
+// the write; os.SameFile); if not, that append and every later one fail
+// with an error matching ErrClosed and nothing more is written — the log
+// must be reopened. A rename racing one append can still let that append
+// land in the moved file; every later one is refused. OpenFile makes the
+// same check once it holds the lock, and opens name again if the file was
+// replaced meanwhile.
+//
 // Opening recovers from a crash: every complete line is read back; a
 // damaged last line (no newline, or not a record — a write torn by the
 // crash) is truncated away and the truncation fsynced. Damage anywhere
@@ -37,30 +48,73 @@ const maxLine = 16 << 20
 // By default every Append fsyncs the file before it returns, so a record
 // that Append accepted survives a power failure. See SyncEvery for
 // batching.
-func OpenFile(name string, opts ...Option) (Log, error) {
-	o, err := newConfig("OpenFile", opts)
+func OpenFile(name string, opts ...FileOption) (Log, error) {
+	o, err := newFileOptions(opts)
 	if err != nil {
 		return nil, err
 	}
+	if abs, err := filepath.Abs(name); err == nil {
+		name = abs // the check before each append must not follow a Chdir
+	}
+	for range 3 {
+		f, created, err := openLocked(name, o)
+		if err != nil {
+			return nil, err
+		}
+		if f == nil {
+			continue // replaced between open and lock: open the new file
+		}
+		l, err := openLog(f, name, created, o)
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		return l, nil
+	}
+	return nil, &Error{Op: "open", Detail: name + " is replaced each time it is opened", Err: ErrLocked}
+}
+
+// openLocked opens and locks the file at name. It returns a nil file when
+// name no longer names the file once locked.
+func openLocked(name string, o fileOptions) (f *os.File, created bool, err error) {
 	_, statErr := os.Stat(name)
-	created := errors.Is(statErr, fs.ErrNotExist)
-	f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	created = errors.Is(statErr, fs.ErrNotExist)
+	f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, &Error{Op: "open", Err: err}
+		return nil, false, &Error{Op: "open", Err: err}
+	}
+	if o.opened != nil {
+		o.opened()
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()
-		return nil, err
+		return nil, false, err
 	}
-	l, err := openLog(f, created, o)
-	if err != nil {
+	if err := atPath(f, name); err != nil {
 		f.Close()
-		return nil, err
+		return nil, false, nil
 	}
-	return l, nil
+	return f, created, nil
 }
 
-func openLog(f *os.File, created bool, o config) (*fileLog, error) {
+// atPath reports, with an error, when name no longer names the open file f
+// (it was renamed or deleted).
+func atPath(f *os.File, name string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	st, err := os.Stat(name)
+	switch {
+	case err != nil:
+		return err
+	case !os.SameFile(fi, st):
+		return errors.New("another file")
+	}
+	return nil
+}
+
+func openLog(f *os.File, name string, created bool, o fileOptions) (*fileLog, error) {
 	if created {
 		if err := o.fsync(nil, filepath.Dir(f.Name())); err != nil {
 			return nil, &Error{Op: "open", Err: err}
@@ -82,7 +136,7 @@ func openLog(f *os.File, created bool, o config) (*fileLog, error) {
 			return nil, &Error{Op: "open", Err: err}
 		}
 	}
-	l := &fileLog{f: f, size: good, offsets: offsets, opt: o, stop: make(chan struct{})}
+	l := &fileLog{f: f, name: name, fi: st, size: good, offsets: offsets, opt: o, stop: make(chan struct{})}
 	if o.interval > 0 || o.tick != nil {
 		tick, stopTicker := o.tick, func() {}
 		if tick == nil {
@@ -93,18 +147,6 @@ func openLog(f *os.File, created bool, o config) (*fileLog, error) {
 		go l.syncLoop(tick, stopTicker)
 	}
 	return l, nil
-}
-
-// fsync syncs f, or the directory dir when f is nil; the noSync test hook
-// turns it off.
-func (o *config) fsync(f *os.File, dir string) error {
-	switch {
-	case o.noSync:
-		return nil
-	case f != nil:
-		return f.Sync()
-	}
-	return syncDir(dir)
 }
 
 func syncDir(dir string) error {
@@ -122,13 +164,15 @@ func syncDir(dir string) error {
 type fileLog struct {
 	mu      sync.Mutex
 	f       *os.File
-	size    int64   // bytes of complete records
-	offsets []int64 // offsets[i] is where record i+1 starts
-	pending int     // records written since the last fsync
-	syncs   int     // fsyncs done by Append and the sync loop, for tests
-	broken  error   // set when the file may no longer match offsets
+	name    string      // the absolute path it was opened by
+	fi      os.FileInfo // of f, to check that name still names it
+	size    int64       // bytes of complete records
+	offsets []int64     // offsets[i] is where record i+1 starts
+	pending int         // records written since the last fsync
+	syncs   int         // fsyncs done by Append and the sync loop, for tests
+	broken  error       // set when the file may no longer match offsets
 	closed  bool
-	opt     config
+	opt     fileOptions
 	stop    chan struct{}
 	wg      sync.WaitGroup
 }
@@ -153,16 +197,20 @@ func (l *fileLog) Append(rec Record) error {
 	if err := nextSeq(int64(len(l.offsets)), rec); err != nil {
 		return err
 	}
+	if err := l.checkPath(); err != nil {
+		l.broken = err
+		return err
+	}
 	if n, err := l.f.Write(line); err != nil {
 		if n > 0 {
-			l.undo()
+			l.undo(err)
 		}
 		return &Error{Op: "append", Seq: rec.Sequence, Err: err}
 	}
 	l.pending++
 	if l.pending >= l.opt.every {
 		if err := l.opt.fsync(l.f, ""); err != nil {
-			l.undo()
+			l.undo(err)
 			return &Error{Op: "append", Seq: rec.Sequence, Detail: "fsync", Err: err}
 		}
 		l.pending = 0
@@ -173,10 +221,24 @@ func (l *fileLog) Append(rec Record) error {
 	return nil
 }
 
+// checkPath refuses to write once the log's path no longer names its file:
+// another OpenFile of the path could then lock a new file and write there.
+func (l *fileLog) checkPath() error {
+	st, err := os.Stat(l.name)
+	switch {
+	case err != nil:
+		return &Error{Op: "append", Detail: "the log's path no longer names its file; reopen the log", Err: fmt.Errorf("%w: %w", ErrClosed, err)}
+	case !os.SameFile(l.fi, st):
+		return &Error{Op: "append", Detail: l.name + " was replaced: it no longer names the log's file; reopen the log", Err: ErrClosed}
+	}
+	return nil
+}
+
 // undo cuts a failed write off the file. After a failed write or fsync the
-// file's state is uncertain, so the log refuses further appends either way.
-func (l *fileLog) undo() {
-	l.broken = &Error{Op: "append", Detail: "a write or fsync failed; reopen the log", Err: ErrClosed}
+// file's state is uncertain, so the log refuses further appends either way,
+// with an error matching ErrClosed and cause.
+func (l *fileLog) undo(cause error) {
+	l.broken = &Error{Op: "append", Detail: "a write or fsync failed; reopen the log", Err: fmt.Errorf("%w: %w", ErrClosed, cause)}
 	_ = l.f.Truncate(l.size)
 }
 
@@ -192,7 +254,7 @@ func (l *fileLog) syncLoop(tick <-chan time.Time, stopTicker func()) {
 		l.mu.Lock()
 		if !l.closed && l.broken == nil && l.pending > 0 {
 			if err := l.opt.fsync(l.f, ""); err != nil {
-				l.undo()
+				l.undo(err)
 			} else {
 				l.pending = 0
 				l.syncs++

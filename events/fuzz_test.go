@@ -133,11 +133,8 @@ func FuzzReadSSE(f *testing.F) {
 const maxFuzzSSE = 64 << 10
 
 // withoutFsync turns every fsync of a file log off: for fuzzing only.
-func withoutFsync() Option {
-	return option{"withoutFsync", "OpenFile", func(c *config) error {
-		c.noSync = true
-		return nil
-	}}
+func withoutFsync() FileOption {
+	return fileOption(func(o *fileOptions) { o.noSync = true })
 }
 
 func isJSONObject(b []byte) bool {

@@ -3,6 +3,7 @@ package events
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,5 +89,88 @@ func TestASecondProcessCannotOpenAFileLogInUse(t *testing.T) {
 	}
 	if got := s.log.Last(); got != 1 {
 		t.Errorf("log holds %d records, want 1", got)
+	}
+}
+
+// The lock follows the file, not its name: once the file is renamed or
+// deleted, a second OpenFile of the name locks a new file. The first log
+// must then refuse to append, so that two writers never both acknowledge
+// records meant for one path.
+func TestAFileLogWhoseFileIsMovedRefusesToAppend(t *testing.T) {
+	tests := []struct {
+		name  string
+		move  func(path string) error
+		cause error // also wrapped, when not nil
+	}{
+		{"renamed, and another log opened at the name", func(path string) error {
+			if err := os.Rename(path, path+".1"); err != nil {
+				return err
+			}
+			l, err := OpenFile(path)
+			if err != nil {
+				return err
+			}
+			return l.Close()
+		}, nil},
+		{"renamed", func(path string) error { return os.Rename(path, path+".1") }, fs.ErrNotExist},
+		{"deleted", os.Remove, fs.ErrNotExist},
+	}
+	for _, tt := range tests {
+		t.Run("a log whose file was "+tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "session.ndjson")
+			s := openStream(t, path)
+			if _, err := s.Append(TurnStarted{TurnID: "t1"}); err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.move(path); err != nil {
+				t.Skip("cannot move an open file here:", err)
+			}
+			_, err = s.Append(TurnCompleted{TurnID: "t1", Terminal: TerminalCompleted})
+			var e *Error
+			if !errors.Is(err, ErrClosed) || !errors.As(err, &e) || tt.cause != nil && !errors.Is(err, tt.cause) {
+				t.Fatalf("Append = %v, want an *Error matching ErrClosed (and %v)", err, tt.cause)
+			}
+			if st, err := s.log.(*fileLog).f.Stat(); err != nil || st.Size() != fi.Size() {
+				t.Errorf("the moved file grew from %d bytes to %v (%v)", fi.Size(), st.Size(), err)
+			}
+			if got := s.log.Last(); got != 1 {
+				t.Errorf("Last() = %d, want 1", got)
+			}
+		})
+	}
+}
+
+// A file replaced between OpenFile's open and its lock is not the log at
+// the name: OpenFile opens the name again.
+func TestOpenFileOpensTheNameAgainWhenItsFileIsReplacedBeforeTheLock(t *testing.T) {
+	path, _ := writeLog(t)
+	moved := false
+	replace := fileOption(func(o *fileOptions) {
+		o.opened = func() {
+			if !moved {
+				moved = true
+				if err := os.Rename(path, path+".old"); err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	})
+	l, err := OpenFile(path, replace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if got := l.Last(); got != 0 {
+		t.Fatalf("OpenFile read %d records from the file moved away, want a new empty log", got)
+	}
+	if err := l.Append(Record{Stream: testSession, Sequence: 1, ID: "r1", Event: TurnStarted{TurnID: "t"}}); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || !bytes.Contains(b, []byte(`"id":"r1"`)) {
+		t.Errorf("the append did not reach the file at the name: %q, %v", b, err)
 	}
 }

@@ -3,92 +3,101 @@ package events
 import (
 	"errors"
 	"fmt"
+	"os"
 	"time"
 )
 
-// Option configures [NewStream] or [OpenFile]. Each option belongs to one
-// of them: [WithClock] and [WithBuffer] to NewStream, [SyncEvery] to
-// OpenFile; passing one to the other is an error, as is an invalid value.
-// No options means defaults.
-type Option interface {
-	apply(*config)
-}
+// Option configures [NewStream]: [WithClock], [WithBuffer]. No options
+// means defaults; an invalid value makes NewStream fail and say which.
+type Option interface{ apply(*streamOptions) }
 
-// config is what the options set; target is the function being
-// configured.
-type config struct {
-	target string // "NewStream" or "OpenFile"
-	errs   []error
+// FileOption configures [OpenFile]: [SyncEvery]. It is a type of its own,
+// so an option given to the wrong constructor does not compile.
+type FileOption interface{ applyFile(*fileOptions) }
 
-	// NewStream
+type streamOptions struct {
 	clock  func() time.Time
 	buffer int
+	errs   []error
+}
 
-	// OpenFile
+type fileOptions struct {
 	every    int
 	interval time.Duration
-	tick     <-chan time.Time // test hook: replaces the interval ticker
-	synced   func()           // test hook: called after each background fsync
-	noSync   bool             // test hook: never fsync (fuzzing)
+	errs     []error
+
+	// test hooks
+	tick     <-chan time.Time // replaces the interval ticker
+	synced   func()           // called after each pass of the background syncer
+	noSync   bool             // never fsync (fuzzing)
+	syncFile func() error     // called instead of each fsync of the file
+	opened   func()           // called between opening the file and locking it
 }
 
-type option struct {
-	name   string // for errors: "WithClock"
-	target string // the function it configures
-	set    func(*config) error
-}
+type streamOption func(*streamOptions)
 
-func (o option) apply(c *config) {
-	if o.target != c.target {
-		c.errs = append(c.errs, fmt.Errorf("events: %s is an option of %s, not of %s", o.name, o.target, c.target))
-		return
-	}
-	if err := o.set(c); err != nil {
-		c.errs = append(c.errs, fmt.Errorf("events: %s: %w", o.name, err))
-	}
-}
+func (f streamOption) apply(o *streamOptions) { f(o) }
 
-func newConfig(target string, opts []Option) (config, error) {
-	c := config{target: target, clock: time.Now, buffer: 1024, every: 1}
+type fileOption func(*fileOptions)
+
+func (f fileOption) applyFile(o *fileOptions) { f(o) }
+
+func newStreamOptions(opts []Option) (streamOptions, error) {
+	o := streamOptions{clock: time.Now, buffer: 1024}
 	for _, opt := range opts {
 		if opt != nil {
-			opt.apply(&c)
+			opt.apply(&o)
 		}
 	}
-	return c, errors.Join(c.errs...)
+	return o, errors.Join(o.errs...)
+}
+
+func newFileOptions(opts []FileOption) (fileOptions, error) {
+	o := fileOptions{every: 1}
+	for _, opt := range opts {
+		if opt != nil {
+			opt.applyFile(&o)
+		}
+	}
+	return o, errors.Join(o.errs...)
+}
+
+// badOption is the error of an option given an invalid value.
+func badOption(name, format string, args ...any) error {
+	return fmt.Errorf("events: %s: "+format, append([]any{name}, args...)...)
 }
 
 // WithClock sets the clock that stamps records and their IDs (default
 // time.Now). Tests pass a fixed clock to get byte-identical logs and
-// frames. An option of NewStream.
+// frames.
 func WithClock(now func() time.Time) Option {
-	return option{"WithClock", "NewStream", func(c *config) error {
+	return streamOption(func(o *streamOptions) {
 		if now == nil {
-			return errors.New("nil clock")
+			o.errs = append(o.errs, badOption("WithClock", "nil clock"))
+			return
 		}
-		c.clock = now
-		return nil
-	}}
+		o.clock = now
+	})
 }
 
 // WithBuffer sets how many recent notifications a Stream keeps in memory
 // for its subscribers (default 1024). A subscriber further behind than
 // that reads from the log instead, so the size bounds memory, never
-// delivery. An option of NewStream.
+// delivery.
 func WithBuffer(n int) Option {
-	return option{"WithBuffer", "NewStream", func(c *config) error {
+	return streamOption(func(o *streamOptions) {
 		if n < 1 {
-			return fmt.Errorf("n = %d, want >= 1", n)
+			o.errs = append(o.errs, badOption("WithBuffer", "n = %d, want >= 1", n))
+			return
 		}
-		c.buffer = n
-		return nil
-	}}
+		o.buffer = n
+	})
 }
 
 // SyncEvery batches fsyncs: the file is fsynced once n records are pending
 // and, when interval > 0, every interval while any are pending (and on
 // Close). SyncEvery(1, 0) is the default: fsync before every Append
-// returns. An option of OpenFile.
+// returns.
 //
 // Batching trades durability for throughput. A process crash loses
 // nothing either way: each record is written to the file (one write call)
@@ -98,15 +107,29 @@ func WithBuffer(n int) Option {
 // their cursors then name records the reopened log no longer has, and
 // resuming from one fails with [ErrStale] rather than skipping the
 // records that take their place.
-func SyncEvery(n int, interval time.Duration) Option {
-	return option{"SyncEvery", "OpenFile", func(c *config) error {
-		if n < 1 {
-			return fmt.Errorf("n = %d, want >= 1", n)
+func SyncEvery(n int, interval time.Duration) FileOption {
+	return fileOption(func(o *fileOptions) {
+		switch {
+		case n < 1:
+			o.errs = append(o.errs, badOption("SyncEvery", "n = %d, want >= 1", n))
+		case interval < 0:
+			o.errs = append(o.errs, badOption("SyncEvery", "interval = %v, want >= 0", interval))
+		default:
+			o.every, o.interval = n, interval
 		}
-		if interval < 0 {
-			return fmt.Errorf("interval = %v, want >= 0", interval)
-		}
-		c.every, c.interval = n, interval
+	})
+}
+
+// fsync syncs f, or the directory dir when f is nil; the noSync and
+// syncFile test hooks replace it.
+func (o *fileOptions) fsync(f *os.File, dir string) error {
+	switch {
+	case o.noSync:
 		return nil
-	}}
+	case f != nil && o.syncFile != nil:
+		return o.syncFile()
+	case f != nil:
+		return f.Sync()
+	}
+	return syncDir(dir)
 }

@@ -6,15 +6,29 @@ import (
 	"time"
 )
 
-func TestAnOptionGivenToTheWrongConstructorIsAnError(t *testing.T) {
-	if _, err := NewStream(testSession, NewMemoryLog(), SyncEvery(1, 0)); err == nil {
-		t.Error("NewStream accepted SyncEvery, an option of OpenFile")
+// Each constructor has its own option type, so an option given to the
+// wrong one is a compile error, not a run-time one.
+func TestOptionsOfOneConstructorAreNotOptionsOfTheOther(t *testing.T) {
+	if _, ok := any(SyncEvery(1, 0)).(Option); ok {
+		t.Error("SyncEvery, an option of OpenFile, is an Option of NewStream")
 	}
-	if l, err := OpenFile(filepath.Join(t.TempDir(), "log"), WithClock(time.Now)); err == nil {
-		l.Close()
-		t.Error("OpenFile accepted WithClock, an option of NewStream")
+	for _, o := range []Option{WithClock(time.Now), WithBuffer(1)} {
+		if _, ok := any(o).(FileOption); ok {
+			t.Errorf("%T, an option of NewStream, is a FileOption of OpenFile", o)
+		}
 	}
-	if _, err := NewStream(testSession, NewMemoryLog(), WithBuffer(0), nil); err == nil {
-		t.Error("NewStream accepted WithBuffer(0)")
+}
+
+func TestAnOptionWithABadValueIsAnError(t *testing.T) {
+	for name, opt := range map[string]Option{"WithBuffer(0)": WithBuffer(0), "WithClock(nil)": WithClock(nil)} {
+		if _, err := NewStream(testSession, NewMemoryLog(), opt, nil); err == nil {
+			t.Errorf("NewStream accepted %s", name)
+		}
+	}
+	for name, opt := range map[string]FileOption{"SyncEvery(0, 0)": SyncEvery(0, 0), "SyncEvery(1, -1s)": SyncEvery(1, -time.Second)} {
+		if l, err := OpenFile(filepath.Join(t.TempDir(), "log"), opt, nil); err == nil {
+			l.Close()
+			t.Errorf("OpenFile accepted %s", name)
+		}
 	}
 }

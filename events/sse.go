@@ -12,8 +12,12 @@ import (
 	"time"
 )
 
-// sseWriteTimeout bounds how long one event may take to reach a client.
-const sseWriteTimeout = 10 * time.Second
+// sseWriteTimeout bounds how long one event may take to reach a client,
+// and sseCloseTimeout the end of the response once it has ended.
+const (
+	sseWriteTimeout = 10 * time.Second
+	sseCloseTimeout = time.Second
+)
 
 // ServeHTTP streams the session's notifications as Server-Sent Events, one
 // event per notification:
@@ -33,7 +37,10 @@ const sseWriteTimeout = 10 * time.Second
 // blocked — or when a client takes more than 10 seconds to accept one
 // event (a write deadline, where the ResponseWriter supports one). A
 // client thus holds at most one goroutine, one frame and the connection's
-// buffers, for at most that long past its last read.
+// buffers, for at most that long past its last read. When the stream
+// closes, a client that keeps reading sees the body end cleanly (for
+// ReadSSE, the end of its sequence, no error); the end of the body must
+// reach the client within one second.
 func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := r.Header.Get("Last-Event-ID")
 	if c == "" {
@@ -57,22 +64,19 @@ func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		timeout = sseWriteTimeout
 	}
 	rc := http.NewResponseController(w)
-	// ended is set, under mu, when the stream closes or the request ends:
-	// a write blocked on a client that does not read is then cut short by
-	// a deadline in the past. returned keeps the watcher off w once
-	// ServeHTTP has returned.
+	// When the stream closes or the request ends, the watcher cuts short a
+	// write in progress — one blocked on a client that does not read — with
+	// a deadline in the past. It never touches an idle response: a past
+	// deadline left on the connection would fail the closing chunk net/http
+	// writes after ServeHTTP returns, and a reading client would see its
+	// body cut off.
 	var (
-		mu              sync.Mutex
-		ended, returned bool
+		mu             sync.Mutex
+		ended, writing bool
 	)
-	stop := make(chan struct{})
-	defer func() {
-		mu.Lock()
-		returned = true
-		mu.Unlock()
-		close(stop)
-	}()
+	stop, exited := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(exited)
 		select {
 		case <-s.done:
 		case <-r.Context().Done():
@@ -82,31 +86,47 @@ func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
 		ended = true
-		if !returned {
-			_ = rc.SetWriteDeadline(time.Unix(1, 0)) // in the past: a blocked write fails now
+		if writing {
+			_ = rc.SetWriteDeadline(time.Unix(1, 0)) // in the past: the blocked write fails now
 		}
 	}()
-	// deadline arms the per-write deadline; false once the response ended.
-	// A writer without deadlines (ErrNotSupported) is written to as is.
-	deadline := func() bool {
+	defer func() {
+		close(stop)
+		<-exited // nothing else touches rc from here on
+		// A fresh deadline for the closing chunk: a reading client gets a
+		// clean end, a stalled one is cut off soon. A writer without
+		// deadlines (ErrNotSupported) is left as is.
+		_ = rc.SetWriteDeadline(time.Now().Add(min(timeout, sseCloseTimeout)))
+	}()
+	// send writes b and flushes it under a fresh write deadline; false
+	// once the response has ended or the write failed.
+	send := func(b []byte) bool {
 		mu.Lock()
-		defer mu.Unlock()
 		if ended {
+			mu.Unlock()
 			return false
 		}
+		writing = true
 		_ = rc.SetWriteDeadline(time.Now().Add(timeout))
-		return true
+		mu.Unlock()
+		var err error
+		if len(b) > 0 {
+			_, err = w.Write(b)
+		}
+		if ferr := rc.Flush(); err == nil && !errors.Is(ferr, http.ErrNotSupported) {
+			err = ferr // a writer without Flush is written to as is
+		}
+		mu.Lock()
+		writing = false
+		mu.Unlock()
+		return err == nil
 	}
 	w.WriteHeader(http.StatusOK)
-	if !deadline() {
+	if !send(nil) { // the headers, now
 		return
 	}
-	_ = rc.Flush() // send the headers now; a writer without Flush still works
 	var buf []byte
 	_ = s.follow(r.Context(), pos, func(e *entry) bool {
-		if !deadline() {
-			return false
-		}
 		buf = append(buf[:0], "id: "...)
 		buf = append(buf, e.cursor...)
 		buf = append(buf, "\nevent: "...)
@@ -114,11 +134,7 @@ func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		buf = append(buf, "\ndata: "...)
 		buf = append(buf, e.frame...)
 		buf = append(buf, "\n\n"...)
-		if _, err := w.Write(buf); err != nil {
-			return false
-		}
-		_ = rc.Flush() // best effort: a failed connection fails the next Write
-		return true
+		return send(buf)
 	})
 }
 

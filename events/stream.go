@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"iter"
@@ -30,24 +31,28 @@ type Stream struct {
 	subs      map[chan struct{}]struct{}
 	terminals map[string]int64 // turn ID -> sequence of its first terminal
 	waiters   map[string][]chan entry
-	closed    bool
+	closed    bool  // by Close, or by a failed log append (then cause is set)
+	cause     error // the log's error that closed the stream, if any
+	logClosed bool
 	done      chan struct{}
 }
 
 // NewStream returns the stream of session id over log, which it owns (Close
 // closes it). A log that already holds records is read once, so that
 // sequence numbers and cursors continue and WaitTurn sees turns that ended
-// before a restart; its records must all belong to session id.
+// before a restart; its records must all belong to session id. An empty
+// or malformed id (see Bounds in the package doc) or a nil log is refused
+// with ErrInvalid.
 func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
-	o, err := newConfig("NewStream", opts)
+	o, err := newStreamOptions(opts)
 	if err != nil {
 		return nil, err
 	}
 	if id == "" || log == nil {
-		return nil, fmt.Errorf("events: NewStream: empty session id or nil log")
+		return nil, &Error{Op: "open", Detail: "empty session id or nil log", Err: ErrInvalid}
 	}
 	if err := checkID(id); err != nil {
-		return nil, fmt.Errorf("events: NewStream: session id %.40q %w", id, err)
+		return nil, &Error{Op: "open", Detail: fmt.Sprintf("session id %.40q %v", id, err), Err: ErrInvalid}
 	}
 	h := fnv.New32a()
 	h.Write([]byte(id))
@@ -78,7 +83,10 @@ func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
 // Append makes ev durable in the log, then delivers its notification to
 // subscribers and, for turn/completed and turn/unqueued, to WaitTurn. It
 // returns the notification. An event that breaks its producer contract is
-// refused with ErrInvalid and nothing is recorded.
+// refused with ErrInvalid and nothing is recorded. Any other error is the
+// log's: the record was not stored, and the stream closes itself, so that
+// waiters and subscribers end with an error matching ErrClosed and
+// wrapping the log's error (see Producers in the package doc).
 //
 // Append assigns the record's sequence number (1, 2, …) and ID: a UUIDv7
 // layout whose 48-bit timestamp comes from the clock (WithClock), whose
@@ -97,7 +105,7 @@ func (s *Stream) Append(ev Event) (Notification, error) {
 	closed, seq := s.closed, s.last+1
 	s.mu.Unlock()
 	if closed {
-		return Notification{}, &Error{Op: "append", Err: ErrClosed}
+		return Notification{}, s.closedErr("append")
 	}
 	now := s.clock()
 	rec := Record{Stream: s.id, Sequence: seq, ID: recordID(now, s.idKey, seq), Time: time.UnixMilli(now.UnixMilli()).UTC(), Event: ev}
@@ -106,12 +114,40 @@ func (s *Stream) Append(ev Event) (Notification, error) {
 		return Notification{}, err
 	}
 	if err := s.log.Append(rec); err != nil {
+		if !errors.Is(err, ErrInvalid) {
+			s.fail(err)
+		}
 		return Notification{}, err
 	}
 	s.mu.Lock()
 	s.publish(e)
 	s.mu.Unlock()
 	return e.n, nil
+}
+
+// fail closes the stream because the log could not store a record: the
+// log may refuse every later append, so no turn could be seen to end.
+// Waiters and subscribers end with an error wrapping cause. s.wmu must be
+// held.
+func (s *Stream) fail(cause error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.closed {
+		s.closed, s.cause = true, cause
+		close(s.done)
+	}
+}
+
+// closedErr is the error of an operation on a closed stream: ErrClosed,
+// and the log's error when that closed it. It takes s.mu.
+func (s *Stream) closedErr(op string) error {
+	s.mu.Lock()
+	cause := s.cause
+	s.mu.Unlock()
+	if cause == nil {
+		return &Error{Op: op, Err: ErrClosed}
+	}
+	return &Error{Op: op, Detail: "a log append failed", Err: fmt.Errorf("%w: %w", ErrClosed, cause)}
 }
 
 // publish makes e visible; s.mu must be held (or s not yet shared).
@@ -163,9 +199,12 @@ func recordID(t time.Time, key uint32, seq int64) string {
 // Subscribe yields the notifications after the view cursor after ("" for
 // the whole stream): first the ones already recorded, then new ones as they
 // are appended, each exactly once and in order. It ends after yielding an
-// error: the context's cause when ctx is done, ErrClosed when the stream
-// closes, ErrCursor for a cursor that is malformed, of another session, or
-// ahead of the stream.
+// error: the context's cause when ctx is done; ErrClosed when the stream
+// closes (wrapping the log's error when a failed append closed it);
+// ErrCursor for a cursor that is malformed or of another session; ErrStale,
+// which also matches ErrCursor, for a cursor that names a record the stream
+// does not hold — one ahead of the stream, or from another history of the
+// log; or the log's error when it cannot read back a record.
 //
 // A subscriber never slows Append down: the stream keeps the newest
 // notifications in a bounded buffer (WithBuffer) and a subscriber that
@@ -218,7 +257,7 @@ func (s *Stream) follow(ctx context.Context, pos int64, yield func(*entry) bool)
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		return &Error{Op: "subscribe", Err: ErrClosed}
+		return s.closedErr("subscribe")
 	}
 	s.subs[wake] = struct{}{}
 	s.mu.Unlock()
@@ -242,7 +281,7 @@ func (s *Stream) follow(ctx context.Context, pos int64, yield func(*entry) bool)
 		}
 		s.mu.Unlock()
 		if closed {
-			return &Error{Op: "subscribe", Err: ErrClosed}
+			return s.closedErr("subscribe")
 		}
 		switch {
 		case len(batch) > 0:
@@ -275,7 +314,7 @@ func (s *Stream) follow(ctx context.Context, pos int64, yield func(*entry) bool)
 			case <-ctx.Done():
 				return context.Cause(ctx)
 			case <-s.done:
-				return &Error{Op: "subscribe", Err: ErrClosed}
+				return s.closedErr("subscribe")
 			case <-wake:
 			}
 		}
@@ -285,9 +324,10 @@ func (s *Stream) follow(ctx context.Context, pos int64, yield func(*entry) bool)
 // closedOr reports ErrClosed for an error caused by closing the stream.
 func (s *Stream) closedOr(err error) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return &Error{Op: "subscribe", Err: ErrClosed}
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return s.closedErr("subscribe")
 	}
 	return err
 }
@@ -296,7 +336,8 @@ func (s *Stream) closedOr(err error) error {
 // notification is appended, or returns it at once if it already was, and
 // returns it. Retry and ledger notifications never resolve it. It returns
 // context.Cause(ctx) when ctx ends first and ErrClosed when the stream
-// closes.
+// closes — wrapping the log's error when a failed append closed it, for
+// then the turn's end can no longer be recorded.
 func (s *Stream) WaitTurn(ctx context.Context, turnID string) (Notification, error) {
 	s.mu.Lock()
 	if seq, ok := s.terminals[turnID]; ok {
@@ -309,7 +350,7 @@ func (s *Stream) WaitTurn(ctx context.Context, turnID string) (Notification, err
 	}
 	if s.closed {
 		s.mu.Unlock()
-		return Notification{}, &Error{Op: "wait", Err: ErrClosed}
+		return Notification{}, s.closedErr("wait")
 	}
 	c := make(chan entry, 1)
 	s.waiters[turnID] = append(s.waiters[turnID], c)
@@ -341,7 +382,7 @@ func (s *Stream) WaitTurn(ctx context.Context, turnID string) (Notification, err
 	if ctx.Err() != nil {
 		return Notification{}, context.Cause(ctx)
 	}
-	return Notification{}, &Error{Op: "wait", Err: ErrClosed}
+	return Notification{}, s.closedErr("wait")
 }
 
 // at returns the buffered entry seq; s.mu must be held.
@@ -369,17 +410,21 @@ func (s *Stream) readEntry(seq int64) (entry, error) {
 
 // Close ends every subscription and wait with ErrClosed and closes the log.
 // Appends after Close fail with ErrClosed. Close waits for an Append in
-// progress.
+// progress. It also closes the log of a stream that a failed log append
+// closed (see Append).
 func (s *Stream) Close() error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.closed {
+		s.closed = true
+		close(s.done)
+	}
+	logClosed := s.logClosed
+	s.logClosed = true
+	s.mu.Unlock()
+	if logClosed {
 		return nil
 	}
-	s.closed = true
-	close(s.done)
-	s.mu.Unlock()
 	return s.log.Close()
 }
