@@ -557,7 +557,8 @@ func (a *auditor) checkExpansion() error {
 // so a breadth-first walk over them that visits each distinct multiset of
 // subschemas once, at the least depth it occurs, covers every answer.
 // Where it cannot tell which subschemas a step leads to (any other
-// member) it counts more, never fewer.
+// member) it counts more, never fewer. A walk past fanOutWork falls back
+// to a coarser count.
 func (a *auditor) checkFanOut() error {
 	f := newFanOut(a)
 	type reached struct {
@@ -592,7 +593,7 @@ func (a *auditor) checkFanOut() error {
 					return refuse(all, i, s.token(), v, depth)
 				}
 				if work += len(v); work > fanOutWork {
-					return &SchemaError{Keyword: "$ref", Reason: fmt.Sprintf("recursion admits too many different ways to nest an answer for the audit to hold each value of it to MaxSchemaExpansion (%d) subschemas", MaxSchemaExpansion)}
+					return f.coarse(start)
 				}
 				if s.kind == stepName || len(v) == 0 {
 					continue // a member's name is a string: nothing nests in it
@@ -605,6 +606,40 @@ func (a *auditor) checkFanOut() error {
 			}
 		}
 		frontier = next
+	}
+	return nil
+}
+
+// coarse is checkFanOut's fallback when the ways to nest are too many to
+// follow one by one. At each depth it follows a single multiset that holds
+// each subschema as often as any one way of nesting reaches it there: it
+// counts more than any answer demands, never fewer, so it may refuse a
+// schema the finer walk would admit.
+func (f *fanOut) coarse(start visits) error {
+	tooMany := &SchemaError{Keyword: "$ref", Reason: fmt.Sprintf("recursion admits too many different ways to nest an answer for the audit to hold each value of it to MaxSchemaExpansion (%d) subschemas", MaxSchemaExpansion)}
+	u, work := start, 0
+	for depth := 1; depth <= MaxDepth; depth++ {
+		m := map[int]int{}
+		for _, s := range f.stepsFrom(u) {
+			v := f.take(u, s)
+			if work += len(v); work > fanOutWork || v.total() > MaxSchemaExpansion {
+				return tooMany
+			}
+			if s.kind == stepName {
+				continue // a member's name is a string: nothing nests in it
+			}
+			for _, x := range v {
+				m[x.node] = max(m[x.node], x.n)
+			}
+		}
+		next := visitsOf(m)
+		if next.total() > MaxSchemaExpansion {
+			return tooMany
+		}
+		if next.key() == u.key() {
+			return nil // the same from here on
+		}
+		u = next
 	}
 	return nil
 }

@@ -112,4 +112,7 @@ func TestFanOutCountsWhatTheValidatorChecks(t *testing.T) {
 	if !errors.As(err, &se) {
 		t.Fatalf("CompileSchema = %v, want a *SchemaError", err)
 	}
+	if err := f.coarse(f.closure(f.id(""))); !errors.As(err, &se) {
+		t.Errorf("the coarse count = %v, want a *SchemaError", err)
+	}
 }

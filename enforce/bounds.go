@@ -44,8 +44,10 @@ const (
 	// item) and refuses a schema that would check one value against more
 	// subschemas than this. It takes a member no properties name to match
 	// every one of the patternProperties beside it, so it also refuses
-	// recursion through two patterns no name can match both of; and it
-	// refuses a schema it cannot settle within ten times this much work.
+	// recursion through two patterns no name can match both of. When the
+	// ways to nest are too many to follow one by one (ten times this many
+	// subschemas counted), it counts coarsely, each subschema as often as
+	// the way of nesting that reaches it most, which may refuse more.
 	MaxSchemaExpansion = 100_000
 
 	// MaxQuote is the most bytes of answer text one issue quotes: an

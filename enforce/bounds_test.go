@@ -243,6 +243,31 @@ func chainOf(levels int) string {
 	return b.String()
 }
 
+// manyWays is a schema of n objects that step into each other by n
+// members, each beside a chain of n recursions through
+// additionalProperties that it enters anew at every level: the subschemas
+// a value is checked against depend on the order of the members above
+// it, too many orders for the audit to follow one by one.
+func manyWays(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"$ref": "#/definitions/d0", "definitions": {`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"d%d": {"properties": {`, i)
+		for j := range n {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"p%d": {"$ref": "#/definitions/d%d"}`, j, (i+j)%n)
+		}
+		fmt.Fprintf(&b, `}, "allOf": [{"$ref": "#/definitions/e%d"}]}, "e%d": {"type": "object", "additionalProperties": {"$ref": "#/definitions/e%d"}}`, i, i, (i+1)%n)
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
 func TestCompileSchemaRefusesRecursionThatFansOut(t *testing.T) {
 	tests := []struct{ name, schema string }{
 		{"allOf with two references back", `{"items": {"allOf": [{"$ref": "#"}, {"$ref": "#"}]}}`},
@@ -309,6 +334,7 @@ func TestCompileSchemaAcceptsRecursionThatDoesNotFanOut(t *testing.T) {
 		{"propertyNames beside recursion", `{"type": "object", "propertyNames": {"$ref": "#/definitions/name"}, "additionalProperties": {"$ref": "#"}, "definitions": {"name": {"maxLength": 3}}}`, `{"abc": {}}`, `{"abcd": {}}`},
 		{"a 2020-12 tuple whose later items recurse too", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "array", "prefixItems": [{"$ref": "#"}], "items": {"$ref": "#"}}`, deep(900), `[1]`},
 		{"a chain of two recursions, which grows only with depth", chainOf(2), deep(999), ``},
+		{"too many ways to nest to follow one by one, counted coarsely", manyWays(3), `{"p1": {"p2": {"x": {}}}}`, `{"p1": {"p2": 1}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
