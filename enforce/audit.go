@@ -1,9 +1,11 @@
 package enforce
 
 import (
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -115,6 +117,31 @@ type auditor struct {
 	// subschemas the audit saw.
 	children map[string][]string
 	walked   map[string]bool
+	// steps maps a subschema's location to the subschemas it applies to a
+	// part of its instance, and to which part, for the fan-out bound.
+	steps map[string][]step
+}
+
+// stepKind is which part of an instance a subschema applies to.
+type stepKind int
+
+const (
+	stepMember  stepKind = iota // properties: the member named key
+	stepPattern                 // patternProperties: members whose names match key
+	stepOther                   // additionalProperties: members neither names nor matches
+	stepAt                      // items as an array (prefixItems in 2020-12): the item at index
+	stepRest                    // additionalItems (items beside prefixItems in 2020-12): items past the tuple
+	stepEvery                   // items as one schema, contains: every item
+	stepName                    // propertyNames: each member's name, a string
+)
+
+// step is a subschema applied to a part of the instance of the subschema
+// holding it.
+type step struct {
+	kind  stepKind
+	key   string
+	index int
+	to    string
 }
 
 func newAuditor(root any) (*auditor, error) {
@@ -122,6 +149,7 @@ func newAuditor(root any) (*auditor, error) {
 		root: root, draft: draft7,
 		refs: map[string]string{}, edges: map[string][]string{},
 		children: map[string][]string{}, walked: map[string]bool{},
+		steps: map[string][]step{},
 	}
 	if m, ok := root.(map[string]any); ok {
 		if v, ok := m["$schema"]; ok {
@@ -162,6 +190,9 @@ func (a *auditor) audit() (any, error) {
 		return nil, err
 	}
 	if err := a.checkExpansion(); err != nil {
+		return nil, err
+	}
+	if err := a.checkFanOut(); err != nil {
 		return nil, err
 	}
 	a.reaim()
@@ -346,6 +377,9 @@ func (a *auditor) descend(m, out map[string]any, keys []string, loc string) erro
 			if k != "definitions" && k != "$defs" { // reached only by $ref
 				a.children[loc] = append(a.children[loc], at)
 			}
+			if st, ok := a.stepFor(m, k, at); ok {
+				a.steps[loc] = append(a.steps[loc], st)
+			}
 			return r, nil
 		}
 		if inPlace, ok := schemaKeywords[k]; ok {
@@ -407,6 +441,48 @@ func (a *auditor) descend(m, out map[string]any, keys []string, loc string) erro
 	return nil
 }
 
+// stepFor says which part of m's instance the subschema of keyword k at
+// location at applies to, as the validator applies it; ok is false for a
+// subschema applied to the instance itself or reached only by $ref.
+func (a *auditor) stepFor(m map[string]any, k, at string) (st step, ok bool) {
+	st.to = at
+	last := strings.ReplaceAll(strings.ReplaceAll(at[strings.LastIndexByte(at, '/')+1:], "~1", "/"), "~0", "~")
+	switch k {
+	case "properties", "patternProperties":
+		st.kind, st.key = stepMember, last
+		if k == "patternProperties" {
+			st.kind = stepPattern
+		}
+	case "additionalProperties":
+		st.kind = stepOther
+	case "propertyNames":
+		st.kind = stepName
+	case "contains":
+		st.kind = stepEvery
+	case "prefixItems":
+		st.kind = stepAt
+		st.index, _ = strconv.Atoi(last)
+	case "items":
+		if _, isList := m["items"].([]any); isList {
+			st.kind = stepAt
+			st.index, _ = strconv.Atoi(last)
+		} else if _, tuple := m["prefixItems"]; tuple && a.draft == draft2020 {
+			st.kind = stepRest
+		} else {
+			st.kind = stepEvery
+		}
+	case "additionalItems":
+		// The validator applies it only beside items as an array.
+		if _, isList := m["items"].([]any); !isList {
+			return st, false
+		}
+		st.kind = stepRest
+	default:
+		return st, false
+	}
+	return st, true
+}
+
 // finish applies what needs the audited subschemas: the 2020-12
 // translations, and $ref's relation to its siblings, which differs by
 // dialect.
@@ -423,6 +499,7 @@ func (a *auditor) finish(m, out map[string]any, loc string) (any, error) {
 		// stay in the document, where a pointer may still reach them.
 		a.edges[loc] = []string{target}
 		delete(a.children, loc)
+		delete(a.steps, loc)
 	}
 	node := out
 	if ref, ok := out["$ref"]; ok && a.draft == draft2020 && len(out) > 1 {
@@ -472,6 +549,346 @@ func (a *auditor) checkExpansion() error {
 		return &SchemaError{Keyword: "$ref", Reason: fmt.Sprintf("the schema expands to more than MaxSchemaExpansion (%d) subschemas with its references inlined: validating one answer could take minutes", MaxSchemaExpansion)}
 	}
 	return nil
+}
+
+// checkFanOut holds each value of an answer nested up to MaxDepth deep to
+// MaxSchemaExpansion subschemas (see there why). Answers nest in endless
+// ways, but only the steps stepsFrom lists lead to different subschemas,
+// so a breadth-first walk over them that visits each distinct multiset of
+// subschemas once, at the least depth it occurs, covers every answer.
+// Where it cannot tell which subschemas a step leads to (any other
+// member) it counts more, never fewer. A walk past fanOutWork falls back
+// to a coarser count.
+func (a *auditor) checkFanOut() error {
+	f := newFanOut(a)
+	type reached struct {
+		v      visits
+		parent int
+		via    string // the step from its parent, as a JSON Pointer token
+	}
+	refuse := func(all []reached, at int, via string, v visits, deep int) error {
+		path := via
+		for i := at; i > 0; i = all[i].parent {
+			path = all[i].via + path
+		}
+		if path == "" {
+			path = "the root"
+		}
+		return &SchemaError{Keyword: "$ref", Location: f.busiest(v), Reason: fmt.Sprintf("recursion fans out: one value of an answer nested %d deep (at %s) would be checked against more than MaxSchemaExpansion (%d) subschemas, for the validator checks a value once for every branch that reaches it", deep, cut(path, 256), MaxSchemaExpansion)}
+	}
+	start := f.closure(f.id(""))
+	if start.total() > MaxSchemaExpansion {
+		return refuse(nil, 0, "", start, 0)
+	}
+	all := []reached{{v: start}}
+	seen := map[string]bool{start.key(): true}
+	work := 0
+	frontier := []int{0}
+	for depth := 1; depth <= MaxDepth && len(frontier) > 0; depth++ {
+		var next []int
+		for _, i := range frontier {
+			for _, s := range f.stepsFrom(all[i].v) {
+				v := f.take(all[i].v, s)
+				if v.total() > MaxSchemaExpansion {
+					return refuse(all, i, s.token(), v, depth)
+				}
+				if work += len(v); work > fanOutWork {
+					return f.coarse(start)
+				}
+				if s.kind == stepName || len(v) == 0 {
+					continue // a member's name is a string: nothing nests in it
+				}
+				if k := v.key(); !seen[k] {
+					seen[k] = true
+					all = append(all, reached{v: v, parent: i, via: s.token()})
+					next = append(next, len(all)-1)
+				}
+			}
+		}
+		frontier = next
+	}
+	return nil
+}
+
+// coarse is checkFanOut's fallback when the ways to nest are too many to
+// follow one by one. At each depth it follows a single multiset that holds
+// each subschema as often as any one way of nesting reaches it there: it
+// counts more than any answer demands, never fewer, so it may refuse a
+// schema the finer walk would admit.
+func (f *fanOut) coarse(start visits) error {
+	tooMany := &SchemaError{Keyword: "$ref", Reason: fmt.Sprintf("recursion admits too many different ways to nest an answer for the audit to hold each value of it to MaxSchemaExpansion (%d) subschemas", MaxSchemaExpansion)}
+	u, work := start, 0
+	for depth := 1; depth <= MaxDepth; depth++ {
+		m := map[int]int{}
+		for _, s := range f.stepsFrom(u) {
+			v := f.take(u, s)
+			if work += len(v); work > fanOutWork || v.total() > MaxSchemaExpansion {
+				return tooMany
+			}
+			if s.kind == stepName {
+				continue // a member's name is a string: nothing nests in it
+			}
+			for _, x := range v {
+				m[x.node] = max(m[x.node], x.n)
+			}
+		}
+		next := visitsOf(m)
+		if next.total() > MaxSchemaExpansion {
+			return tooMany
+		}
+		if next.key() == u.key() {
+			return nil // the same from here on
+		}
+		u = next
+	}
+	return nil
+}
+
+// fanOutWork bounds the audit's own work in checkFanOut: the subschemas it
+// counts over all the ways to nest that it follows.
+const fanOutWork = 10 * MaxSchemaExpansion
+
+// visits is a multiset of subschemas, by id, sorted: those checked against
+// one value of an answer, each as many times as the schema reaches it.
+type visits []visit
+
+type visit struct {
+	node int
+	n    int
+}
+
+// fanOutCap stands for any count past MaxSchemaExpansion, so that counts
+// never overflow.
+const fanOutCap = MaxSchemaExpansion + 1
+
+func (v visits) total() int {
+	t := 0
+	for _, x := range v {
+		t = min(t+x.n, fanOutCap)
+	}
+	return t
+}
+
+// capped is a*b, or fanOutCap when that is more.
+func capped(a, b int) int {
+	if a != 0 && b > fanOutCap/a {
+		return fanOutCap
+	}
+	return min(a*b, fanOutCap)
+}
+
+func (v visits) key() string {
+	b := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		b = binary.AppendUvarint(b, uint64(x.node))
+		b = binary.AppendUvarint(b, uint64(x.n))
+	}
+	return string(b)
+}
+
+func visitsOf(m map[int]int) visits {
+	v := make(visits, 0, len(m))
+	for node, n := range m {
+		v = append(v, visit{node, n})
+	}
+	sort.Slice(v, func(i, j int) bool { return v[i].node < v[j].node })
+	return v
+}
+
+// fanOut holds what checkFanOut computes once: ids for locations, the
+// subschemas each applies to its own instance, compiled patterns.
+type fanOut struct {
+	a        *auditor
+	ids      map[string]int
+	locs     []string
+	closures map[int]visits
+	patterns map[string]*regexp.Regexp
+}
+
+func newFanOut(a *auditor) *fanOut {
+	return &fanOut{a: a, ids: map[string]int{}, closures: map[int]visits{}, patterns: map[string]*regexp.Regexp{}}
+}
+
+func (f *fanOut) id(loc string) int {
+	if i, ok := f.ids[loc]; ok {
+		return i
+	}
+	f.ids[loc] = len(f.locs)
+	f.locs = append(f.locs, loc)
+	return len(f.locs) - 1
+}
+
+// closure is what the validator checks a value against when it checks it
+// against node: node itself and, with multiplicity, every subschema node
+// applies to the same value ($ref target, allOf, anyOf, …). findCycle
+// has refused a loop among these.
+func (f *fanOut) closure(node int) visits {
+	if v, ok := f.closures[node]; ok {
+		return v
+	}
+	m := map[int]int{node: 1}
+	for _, e := range f.a.edges[f.locs[node]] {
+		for _, x := range f.closure(f.id(e)) {
+			m[x.node] = min(m[x.node]+x.n, fanOutCap)
+		}
+	}
+	v := visitsOf(m)
+	f.closures[node] = v
+	return v
+}
+
+// stepsFrom lists the steps into a value that lead from the subschemas
+// in v to different subschemas: each member name their properties list,
+// any other member, each tuple position, any later item, a member's name.
+func (f *fanOut) stepsFrom(v visits) []step {
+	names := map[string]bool{}
+	other, items, name := false, false, false
+	tuple := 0
+	for _, x := range v {
+		for _, s := range f.a.steps[f.locs[x.node]] {
+			switch s.kind {
+			case stepMember:
+				names[s.key] = true
+			case stepPattern, stepOther:
+				other = true
+			case stepAt:
+				tuple = max(tuple, s.index+1)
+				items = true
+			case stepRest, stepEvery:
+				items = true
+			case stepName:
+				name = true
+			}
+		}
+	}
+	var out []step
+	for _, n := range sortedKeys(names) {
+		out = append(out, step{kind: stepMember, key: n})
+	}
+	if other {
+		out = append(out, step{kind: stepOther})
+	}
+	if items {
+		for i := 0; i <= tuple; i++ { // tuple stands for every later item
+			out = append(out, step{kind: stepAt, index: i})
+		}
+	}
+	if name {
+		out = append(out, step{kind: stepName})
+	}
+	return out
+}
+
+// take returns the subschemas checked against the part of a value that s
+// steps into, when the value is checked against those in v.
+func (f *fanOut) take(v visits, s step) visits {
+	m := map[int]int{}
+	add := func(c visits, times int) {
+		for _, x := range c {
+			m[x.node] = min(m[x.node]+capped(x.n, times), fanOutCap)
+		}
+	}
+	for _, x := range v {
+		steps := f.a.steps[f.locs[x.node]]
+		switch s.kind {
+		case stepMember:
+			found, matched := false, false
+			for _, t := range steps {
+				if t.kind == stepMember && t.key == s.key {
+					found = true
+					add(f.closure(f.id(t.to)), x.n)
+				}
+				if t.kind == stepPattern && f.matches(t.key, s.key) {
+					matched = true
+					add(f.closure(f.id(t.to)), x.n)
+				}
+			}
+			for _, t := range steps {
+				if t.kind == stepOther && !found && !matched {
+					add(f.closure(f.id(t.to)), x.n)
+				}
+			}
+		case stepOther:
+			// A member no properties name: it may match any of the
+			// patterns, or none and meet additionalProperties.
+			pm, om := map[int]int{}, map[int]int{}
+			for _, t := range steps {
+				into := pm
+				if t.kind == stepOther {
+					into = om
+				} else if t.kind != stepPattern {
+					continue
+				}
+				for _, c := range f.closure(f.id(t.to)) {
+					into[c.node] = min(into[c.node]+c.n, fanOutCap)
+				}
+			}
+			for node, n := range om {
+				pm[node] = max(pm[node], n)
+			}
+			add(visitsOf(pm), x.n)
+		case stepAt:
+			tuple := 0
+			for _, t := range steps {
+				if t.kind == stepAt {
+					tuple = max(tuple, t.index+1)
+				}
+			}
+			for _, t := range steps {
+				if t.kind == stepEvery || t.kind == stepAt && t.index == s.index || t.kind == stepRest && s.index >= tuple {
+					add(f.closure(f.id(t.to)), x.n)
+				}
+			}
+		case stepName:
+			for _, t := range steps {
+				if t.kind == stepName {
+					add(f.closure(f.id(t.to)), x.n)
+				}
+			}
+		}
+	}
+	return visitsOf(m)
+}
+
+// matches reports whether pattern matches name as the validator matches
+// it; a pattern that does not compile is taken to match.
+func (f *fanOut) matches(pattern, name string) bool {
+	re, ok := f.patterns[pattern]
+	if !ok {
+		re, _ = regexp.Compile(pattern)
+		f.patterns[pattern] = re
+	}
+	return re == nil || re.MatchString(name)
+}
+
+// busiest names the subschema v checks a value against most often,
+// preferring a $ref: where the fan-out shows.
+func (f *fanOut) busiest(v visits) string {
+	best, bestN := "", -1
+	for _, x := range v {
+		loc := f.locs[x.node]
+		n := x.n * 2
+		if _, isRef := f.a.refs[loc]; isRef {
+			n++
+		}
+		if n > bestN || n == bestN && loc < best {
+			best, bestN = loc, n
+		}
+	}
+	return best
+}
+
+// token writes the step as a JSON Pointer token of the answer.
+func (s step) token() string {
+	switch s.kind {
+	case stepMember:
+		return "/" + escapePointer(s.key)
+	case stepOther:
+		return "/<any member>"
+	case stepAt:
+		return "/" + strconv.Itoa(s.index)
+	}
+	return " (a member's name)"
 }
 
 // findCycle refuses a $ref loop that consumes no input: validating any

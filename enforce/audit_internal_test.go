@@ -2,8 +2,13 @@ package enforce
 
 import (
 	"encoding/json"
+	"errors"
 	"reflect"
+	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/xeipuuv/gojsonschema"
 )
 
 func TestAnswersAreCanonicalizedOnlyWhenACompareHoldsANumber(t *testing.T) {
@@ -45,5 +50,69 @@ func TestCanonicalizeInPlaceRewritesOnlyNumbersThatChange(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("canonicalizeInPlace = %v, want %v", got, want)
+	}
+}
+
+// countingFormat counts the values the validator checks against a
+// subschema that asserts it.
+type countingFormat struct{ calls *atomic.Int64 }
+
+func (c countingFormat) IsFormat(any) bool {
+	c.calls.Add(1)
+	return true
+}
+
+func TestFanOutCountsWhatTheValidatorChecks(t *testing.T) {
+	var calls atomic.Int64
+	gojsonschema.FormatCheckers.Add("enforcer-test-count", countingFormat{&calls})
+	bomb := `{"format": "enforcer-test-count", "items": {"allOf": [{"$ref": "#"}, {"$ref": "#"}]}}`
+
+	// The validator itself, without the audit: the string at the bottom
+	// of an answer nested d deep is checked against the root 2^d times.
+	gs, err := gojsonschema.NewSchema(gojsonschema.NewStringLoader(bomb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc any
+	if err := json.Unmarshal([]byte(bomb), &doc); err != nil {
+		t.Fatal(err)
+	}
+	a, err := newAuditor(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.walk(doc, ""); err != nil {
+		t.Fatal(err)
+	}
+	f := newFanOut(a)
+	v := f.closure(f.id(""))
+	for d := 1; d <= 12; d++ {
+		v = f.take(v, step{kind: stepAt})
+		answer := strings.Repeat("[", d) + `"s"` + strings.Repeat("]", d)
+		calls.Store(0)
+		if _, err := gs.Validate(gojsonschema.NewStringLoader(answer)); err != nil {
+			t.Fatal(err)
+		}
+		counted := 0
+		for _, x := range v {
+			if f.locs[x.node] == "" {
+				counted = x.n
+			}
+		}
+		if got, want := calls.Load(), int64(1)<<d; got != want {
+			t.Errorf("nested %d deep: the validator checked the string against the root %d times, want %d", d, got, want)
+		}
+		if got, want := int64(counted), calls.Load(); got != want {
+			t.Errorf("nested %d deep: the audit counts %d checks against the root, the validator made %d", d, got, want)
+		}
+	}
+
+	_, err = CompileSchema([]byte(bomb))
+	var se *SchemaError
+	if !errors.As(err, &se) {
+		t.Fatalf("CompileSchema = %v, want a *SchemaError", err)
+	}
+	if err := f.coarse(f.closure(f.id(""))); !errors.As(err, &se) {
+		t.Errorf("the coarse count = %v, want a *SchemaError", err)
 	}
 }

@@ -24,12 +24,30 @@ const (
 	// 200,000 values took minutes; a larger enum is refused.
 	MaxEnum = 1000
 
-	// MaxSchemaExpansion is the most subschemas a schema may expand to
-	// with every $ref inlined (a reference back into a subschema being
-	// expanded, recursion that consumes input, counts once). It bounds
-	// the work of validating one answer: a 2 KB schema whose 22 levels
-	// each refer twice to the next expands to millions of subschemas and
-	// took seconds and gigabytes for a 10-byte answer.
+	// MaxSchemaExpansion is the most subschemas a schema may demand,
+	// counted two ways; a schema past either is refused.
+	//
+	// First, with every $ref inlined (a reference back into a subschema
+	// being expanded, recursion that consumes input, counts once): a 2 KB
+	// schema whose 22 levels each refer twice to the next expands to
+	// millions of subschemas and took seconds and gigabytes for a 10-byte
+	// answer.
+	//
+	// Second, at each value of an answer nested up to MaxDepth deep. The
+	// validator checks a value once for every branch of the schema that
+	// reaches it, so recursion that reaches itself again by two branches
+	// for one value, as {"items": {"allOf": [{"$ref": "#"}, {"$ref":
+	// "#"}]}} does, checks a value nested d deep 2^d times: an 80-byte
+	// answer 40 deep would take days. The audit follows every way of nesting
+	// that leads to different subschemas (each member name the schema's
+	// properties list, any other member, each tuple position, any later
+	// item) and refuses a schema that would check one value against more
+	// subschemas than this. It takes a member no properties name to match
+	// every one of the patternProperties beside it, so it also refuses
+	// recursion through two patterns no name can match both of. When the
+	// ways to nest are too many to follow one by one (ten times this many
+	// subschemas counted), it counts coarsely, each subschema as often as
+	// the way of nesting that reaches it most, which may refuse more.
 	MaxSchemaExpansion = 100_000
 
 	// MaxQuote is the most bytes of answer text one issue quotes: an

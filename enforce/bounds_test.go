@@ -241,3 +241,141 @@ func TestDecodeRefusesAnAnswerPastTheSizeBound(t *testing.T) {
 		t.Errorf("Decode of a short answer = %v, %v; want [1 2 3], nil", v, err)
 	}
 }
+
+// chainOf is a schema of levels definitions, each recursing through items
+// and applying the next to the same value: a value nested d deep is
+// checked against about d^(levels-1) subschemas.
+func chainOf(levels int) string {
+	var b strings.Builder
+	b.WriteString(`{"$ref": "#/definitions/l0", "definitions": {`)
+	for i := range levels {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"l%d": {"items": {"$ref": "#/definitions/l%d"}`, i, i)
+		if i+1 < levels {
+			fmt.Fprintf(&b, `, "allOf": [{"$ref": "#/definitions/l%d"}]`, i+1)
+		}
+		b.WriteByte('}')
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+// manyWays is a schema of n objects that step into each other by n
+// members, each beside a chain of n recursions through
+// additionalProperties that it enters anew at every level: the subschemas
+// a value is checked against depend on the order of the members above
+// it, too many orders for the audit to follow one by one.
+func manyWays(n int) string {
+	var b strings.Builder
+	b.WriteString(`{"$ref": "#/definitions/d0", "definitions": {`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"d%d": {"properties": {`, i)
+		for j := range n {
+			if j > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `"p%d": {"$ref": "#/definitions/d%d"}`, j, (i+j)%n)
+		}
+		fmt.Fprintf(&b, `}, "allOf": [{"$ref": "#/definitions/e%d"}]}, "e%d": {"type": "object", "additionalProperties": {"$ref": "#/definitions/e%d"}}`, i, i, (i+1)%n)
+	}
+	b.WriteString(`}}`)
+	return b.String()
+}
+
+func TestCompileSchemaRefusesRecursionThatFansOut(t *testing.T) {
+	tests := []struct{ name, schema string }{
+		{"allOf with two references back", `{"items": {"allOf": [{"$ref": "#"}, {"$ref": "#"}]}}`},
+		{"anyOf with two references back", `{"items": {"anyOf": [{"$ref": "#"}, {"$ref": "#"}]}}`},
+		{"oneOf whose branches recurse at different places", `{"items": {"oneOf": [{"$ref": "#"}, {"items": {"$ref": "#"}}]}}`},
+		{"not beside items", `{"items": {"$ref": "#"}, "not": {"items": {"$ref": "#"}}}`},
+		{"if and then", `{"if": {"items": {"$ref": "#"}}, "then": {"items": {"$ref": "#"}}}`},
+		{"a dependency beside additionalProperties", `{"additionalProperties": {"$ref": "#"}, "dependencies": {"a": {"additionalProperties": {"$ref": "#"}}}}`},
+		{"contains beside a tuple", `{"items": [{"$ref": "#"}], "contains": {"$ref": "#"}}`},
+		{"a property and a pattern that matches its name", `{"properties": {"a": {"$ref": "#"}}, "patternProperties": {"^a": {"$ref": "#"}}}`},
+		{"recursion through a definition", `{"$ref": "#/definitions/d", "definitions": {"d": {"type": "array", "items": {"allOf": [{"$ref": "#/definitions/d"}, {"$ref": "#/definitions/d"}]}}}}`},
+		{"mutual recursion that fans out every other level", `{"$ref": "#/definitions/a", "definitions": {"a": {"properties": {"x": {"$ref": "#/definitions/b"}}}, "b": {"properties": {"y": {"anyOf": [{"$ref": "#/definitions/a"}, {"$ref": "#/definitions/a"}]}}}}}`},
+		{"a 2020-12 tuple beside contains", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "prefixItems": [{"$ref": "#"}], "contains": {"$ref": "#"}}`},
+		{"a chain of three recursions that grows as depth squared", chainOf(3)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := enforce.CompileSchema([]byte(tt.schema))
+			var se *enforce.SchemaError
+			if !errors.As(err, &se) {
+				t.Fatalf("CompileSchema = %v, want a *SchemaError", err)
+			}
+			if got, want := se.Keyword, "$ref"; got != want {
+				t.Errorf("Keyword = %q, want %q (%v)", got, want, err)
+			}
+			if !strings.Contains(se.Reason, "MaxSchemaExpansion") {
+				t.Errorf("Reason = %q, want it to name MaxSchemaExpansion", se.Reason)
+			}
+		})
+	}
+}
+
+// Recursive Go types as SchemaFor reflects them.
+type (
+	listNode struct {
+		Value int       `json:"value"`
+		Next  *listNode `json:"next,omitempty"`
+	}
+	treeNode struct {
+		Name     string              `json:"name"`
+		Children []treeNode          `json:"children"`
+		ByName   map[string]treeNode `json:"by_name,omitempty"`
+	}
+	// expr and term recurse into each other through members of the same
+	// names.
+	expr struct {
+		Left  *expr `json:"left,omitempty"`
+		Right *term `json:"right,omitempty"`
+	}
+	term struct {
+		Left  *expr `json:"left,omitempty"`
+		Right *term `json:"right,omitempty"`
+	}
+)
+
+func TestCompileSchemaAcceptsRecursionThatDoesNotFanOut(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	tests := []struct{ name, schema, pass, fail string }{
+		{"a linked list", `{"type": "object", "properties": {"next": {"$ref": "#"}}}`, `{"next": {"next": {}}}`, `{"next": {"next": 1}}`},
+		{"a tuple whose later items recurse too", `{"type": "array", "items": [{"$ref": "#"}], "additionalItems": {"$ref": "#"}}`, deep(900), `[[1]]`},
+		{"a property beside additionalProperties", `{"type": "object", "properties": {"a": {"$ref": "#"}}, "additionalProperties": {"$ref": "#"}}`, `{"a": {"b": {}}}`, `{"a": {"b": 1}}`},
+		{"a pattern beside additionalProperties", `{"type": "object", "patternProperties": {"^a": {"$ref": "#"}}, "additionalProperties": {"$ref": "#"}}`, `{"a": {"b": {}}}`, `{"a": {"b": 1}}`},
+		{"anyOf of branches of which one recurses", `{"anyOf": [{"type": "string"}, {"type": "array", "items": {"$ref": "#"}}]}`, `[["a", []]]`, `[[1]]`},
+		{"propertyNames beside recursion", `{"type": "object", "propertyNames": {"$ref": "#/definitions/name"}, "additionalProperties": {"$ref": "#"}, "definitions": {"name": {"maxLength": 3}}}`, `{"abc": {}}`, `{"abcd": {}}`},
+		{"a 2020-12 tuple whose later items recurse too", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "array", "prefixItems": [{"$ref": "#"}], "items": {"$ref": "#"}}`, deep(900), `[1]`},
+		{"a chain of two recursions, which grows only with depth", chainOf(2), deep(999), ``},
+		{"too many ways to nest to follow one by one, counted coarsely", manyWays(3), `{"p1": {"p2": {"x": {}}}}`, `{"p1": {"p2": 1}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustCompile(t, tt.schema)
+			if err := s.Check(tt.pass); err != nil {
+				t.Errorf("Check(%.40s…) = %v, want nil", tt.pass, err)
+			}
+			if tt.fail == "" {
+				return
+			}
+			if err := s.Check(tt.fail); err == nil {
+				t.Errorf("Check(%s) passed, want an issue", tt.fail)
+			}
+		})
+	}
+	t.Run("SchemaFor reflects recursive Go types", func(t *testing.T) {
+		for _, f := range []func() (*enforce.Schema, error){
+			enforce.SchemaFor[listNode], enforce.SchemaFor[treeNode], enforce.SchemaFor[expr],
+		} {
+			if _, err := f(); err != nil {
+				t.Error(err)
+			}
+		}
+	})
+}
