@@ -120,6 +120,11 @@ type auditor struct {
 	// steps maps a subschema's location to the subschemas it applies to a
 	// part of its instance, and to which part, for the fan-out bound.
 	steps map[string][]step
+	// perValue is the most subschemas checkFanOut found one value of an
+	// answer checked against, and perName one member's name (propertyNames):
+	// more, never fewer, where it counts coarsely. Check holds an answer's
+	// values and names times these to MaxCheckWork.
+	perValue, perName int
 }
 
 // stepKind is which part of an instance a subschema applies to.
@@ -580,6 +585,7 @@ func (a *auditor) checkFanOut() error {
 	if start.total() > MaxSchemaExpansion {
 		return refuse(nil, 0, "", start, 0)
 	}
+	a.perValue = start.total()
 	all := []reached{{v: start}}
 	seen := map[string]bool{start.key(): true}
 	work := 0
@@ -591,6 +597,11 @@ func (a *auditor) checkFanOut() error {
 				v := f.take(all[i].v, s)
 				if v.total() > MaxSchemaExpansion {
 					return refuse(all, i, s.token(), v, depth)
+				}
+				if s.kind == stepName {
+					a.perName = max(a.perName, v.total())
+				} else {
+					a.perValue = max(a.perValue, v.total())
 				}
 				if work += len(v); work > fanOutWork {
 					return f.coarse(start)
@@ -618,6 +629,7 @@ func (a *auditor) checkFanOut() error {
 func (f *fanOut) coarse(start visits) error {
 	tooMany := &SchemaError{Keyword: "$ref", Reason: fmt.Sprintf("recursion admits too many different ways to nest an answer for the audit to hold each value of it to MaxSchemaExpansion (%d) subschemas", MaxSchemaExpansion)}
 	u, work := start, 0
+	f.a.perValue = start.total()
 	for depth := 1; depth <= MaxDepth; depth++ {
 		m := map[int]int{}
 		for _, s := range f.stepsFrom(u) {
@@ -626,8 +638,10 @@ func (f *fanOut) coarse(start visits) error {
 				return tooMany
 			}
 			if s.kind == stepName {
+				f.a.perName = max(f.a.perName, v.total())
 				continue // a member's name is a string: nothing nests in it
 			}
+			f.a.perValue = max(f.a.perValue, v.total())
 			for _, x := range v {
 				m[x.node] = max(m[x.node], x.n)
 			}
@@ -636,6 +650,7 @@ func (f *fanOut) coarse(start visits) error {
 		if next.total() > MaxSchemaExpansion {
 			return tooMany
 		}
+		f.a.perValue = max(f.a.perValue, next.total())
 		if next.key() == u.key() {
 			return nil // the same from here on
 		}

@@ -48,7 +48,26 @@ const (
 	// ways to nest are too many to follow one by one (ten times this many
 	// subschemas counted), it counts coarsely, each subschema as often as
 	// the way of nesting that reaches it most, which may refuse more.
+	//
+	// Both bound the work for one value; MaxCheckWork bounds it for a whole
+	// answer, whose many values multiply it.
 	MaxSchemaExpansion = 100_000
+
+	// MaxCheckWork is the most subschema checks Check lets one answer
+	// demand, counted as the answer's values times the most subschemas
+	// the audit found one value checked against (see MaxSchemaExpansion),
+	// plus its member names times the most for one name (propertyNames).
+	// An answer past it fails the json-parse stage after parsing, before
+	// the validator sees it: a schema that checks each item of an array
+	// against 65,534 subschemas, within MaxSchemaExpansion, took about
+	// 0.1 s an item, more as failures pile up (200 items: 52 s), so a
+	// 4 MiB answer of two million items would take hours; with this
+	// bound such a schema judges at most 151 items (17 s on a busy
+	// two-core machine). Contracts SchemaFor reflects check a value
+	// against at most 2 subschemas, and hand-written ones seldom more than
+	// a few, so their answers up to MaxAnswerBytes (at most about two
+	// million values) stay within it.
+	MaxCheckWork = 10_000_000
 
 	// MaxQuote is the most bytes of answer text one issue quotes: an
 	// issue's Path and its Message are each cut to it, with a marker

@@ -67,7 +67,11 @@
 //   - [MaxEnum]: a larger enum refuses the schema (split a longer list into
 //     an anyOf of enums);
 //   - [MaxSchemaExpansion]: a schema that expands to more subschemas with
-//     its references inlined is refused;
+//     its references inlined, or that checks one value of an answer
+//     against more, is refused (per value);
+//   - [MaxCheckWork]: an answer whose values, times the most subschemas
+//     the schema checks one value against, come to more fails json-parse
+//     once parsed, before it is validated (per answer);
 //   - [MaxQuote]: an issue quotes at most this much of the answer in its
 //     Path and Message, marking the cut; rows, errors and corrective
 //     messages are built from these;

@@ -22,18 +22,28 @@ type parser struct {
 	s     string
 	i     int
 	depth int
+	n     int // values begun, for MaxCheckWork
+	names int // member names read, for MaxCheckWork
 	err   *parseError
 }
 
 // parseJSON decodes s. On failure it returns a message that names the
 // problem and where it is, as line:column (1-based, column in bytes).
 func parseJSON(s string) (any, error) {
+	v, _, _, err := parseJSONCounting(s)
+	return v, err
+}
+
+// parseJSONCounting is parseJSON that also counts what the tree holds:
+// values (the top-level value, every member value and every item) and
+// member names.
+func parseJSONCounting(s string) (v any, values, names int, err error) {
 	p := parser{s: s}
 	p.skipSpace()
 	if p.i == len(s) {
-		return nil, p.errorf(p.i, "empty answer: expected a JSON value")
+		return nil, 0, 0, p.errorf(p.i, "empty answer: expected a JSON value")
 	}
-	v := p.value()
+	v = p.value()
 	if p.err == nil {
 		p.skipSpace()
 		if p.i < len(s) {
@@ -41,9 +51,9 @@ func parseJSON(s string) (any, error) {
 		}
 	}
 	if p.err != nil {
-		return nil, p.errorf(p.err.off, "%s", p.err.msg)
+		return nil, 0, 0, p.errorf(p.err.off, "%s", p.err.msg)
 	}
-	return v, nil
+	return v, p.n, p.names, nil
 }
 
 func (p *parser) errorf(off int, format string, args ...any) error {
@@ -102,6 +112,7 @@ func (p *parser) skipSpace() {
 }
 
 func (p *parser) value() any {
+	p.n++
 	if p.i >= len(p.s) {
 		p.fail(p.i, "unexpected end of input: expected a value")
 		return nil
@@ -165,6 +176,7 @@ func (p *parser) object() any {
 		}
 		keyOff := p.i
 		k := p.str()
+		p.names++
 		if p.err != nil {
 			return nil
 		}

@@ -20,6 +20,10 @@ type Schema struct {
 	canonical bool
 	// maxAnswer is the longest answer judged; 0 means MaxAnswerBytes.
 	maxAnswer int
+	// perValue and perName are the most subschemas the audit found one
+	// value, and one member's name, of an answer checked against: Check
+	// holds an answer to MaxCheckWork with them.
+	perValue, perName int
 	// goType, set by SchemaFor and For, is the Go type every passing
 	// answer must decode into: a schema cannot tell 21.0 from 21, but an
 	// int field can.
@@ -70,7 +74,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a valid " + a.draft.String() + " schema", Err: err}
 	}
-	return &Schema{source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, typed: new(sync.Map)}, nil
+	return &Schema{source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, perValue: a.perValue, perName: a.perName, typed: new(sync.Map)}, nil
 }
 
 func compileSafely(sl *gojsonschema.SchemaLoader, tree any) (gs *gojsonschema.Schema, err error) {
@@ -179,16 +183,20 @@ func reflectSchema(t reflect.Type) (s *Schema, err error) {
 
 // Check judges answer against the contract in two stages: json-parse (the
 // whole answer must be exactly one JSON value, of at most MaxAnswerBytes
-// or the schema's own limit), then schema-validate. It returns nil when
+// or the schema's own limit, and of few enough values that checking them
+// stays within MaxCheckWork), then schema-validate. It returns nil when
 // the answer keeps the contract, else a *CheckError carrying the stage and
 // every issue with its JSON Pointer.
 func (s *Schema) Check(answer string) error {
 	if err := s.checkSize(answer); err != nil {
 		return err
 	}
-	doc, err := parseJSON(answer)
+	doc, values, names, err := parseJSONCounting(answer)
 	if err != nil {
 		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(err.Error())}}}
+	}
+	if err := s.checkWork(values, names); err != nil {
+		return err
 	}
 	if err := s.validate(doc); err != nil {
 		return err
@@ -209,6 +217,18 @@ func (s *Schema) checkSize(answer string) *CheckError {
 			"the answer is %d bytes, more than the %d bytes the contract judges (MaxAnswerBytes, or Schema.WithMaxAnswerBytes): it was not parsed", len(answer), limit)}}}
 	}
 	return nil
+}
+
+// checkWork refuses a parsed answer whose values (and member names) the
+// validator would check against more than MaxCheckWork subschemas in all,
+// each counted at the most the audit found one of them checked against.
+func (s *Schema) checkWork(values, names int) *CheckError {
+	work := int64(values)*int64(s.perValue) + int64(names)*int64(s.perName) // answers are bounded in bytes, so this cannot overflow
+	if work <= MaxCheckWork {
+		return nil
+	}
+	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(fmt.Sprintf(
+		"the answer is too large for this contract: its %d values and %d member names, each checked against up to %d and %d subschemas, would take more than MaxCheckWork (%d) subschema checks: it was not judged further", values, names, s.perValue, s.perName, MaxCheckWork))}}}
 }
 
 func (s *Schema) maxAnswerBytes() int {
