@@ -27,6 +27,9 @@ type Schema struct {
 	// typed holds For's copies of a schema without a Go type, by type,
 	// so that one type always gets the same *Schema.
 	typed *sync.Map
+	// plan is what a Stream checks before the answer ends, shared by
+	// every copy of the schema and built on first use.
+	plan *streamPlan
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -70,7 +73,10 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a valid " + a.draft.String() + " schema", Err: err}
 	}
-	return &Schema{source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, typed: new(sync.Map)}, nil
+	return &Schema{
+		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, typed: new(sync.Map),
+		plan: &streamPlan{tree: tree, draft: a.draft},
+	}, nil
 }
 
 func compileSafely(sl *gojsonschema.SchemaLoader, tree any) (gs *gojsonschema.Schema, err error) {
@@ -184,12 +190,11 @@ func reflectSchema(t reflect.Type) (s *Schema, err error) {
 // every issue with its JSON Pointer.
 func (s *Schema) Check(answer string) error {
 	if limit := s.maxAnswerBytes(); len(answer) > limit {
-		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
-			"the answer is %d bytes, more than the %d bytes the contract judges (MaxAnswerBytes, or Schema.WithMaxAnswerBytes): it was not parsed", len(answer), limit)}}}
+		return tooLong(limit)
 	}
 	doc, err := parseJSON(answer)
 	if err != nil {
-		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(err.Error())}}}
+		return parseFailure(err)
 	}
 	if err := s.validate(doc); err != nil {
 		return err
@@ -200,6 +205,18 @@ func (s *Schema) Check(answer string) error {
 		}
 	}
 	return nil
+}
+
+// tooLong is the verdict on an answer longer than limit. It does not
+// name the answer's length, so that a Stream can give it at the first
+// byte past the limit.
+func tooLong(limit int) *CheckError {
+	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
+		"the answer is longer than the %d bytes the contract judges (MaxAnswerBytes, or Schema.WithMaxAnswerBytes): it was not parsed", limit)}}}
+}
+
+func parseFailure(err error) *CheckError {
+	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(err.Error())}}}
 }
 
 func (s *Schema) maxAnswerBytes() int {
