@@ -571,17 +571,32 @@ func (st *Stream) numberByte(s string, i int, c byte) (ended, doomed bool) {
 	return false, false
 }
 
-// endNumber ends the number before s[i].
+// endNumber ends the number before s[i]. A byte that may not follow a
+// value is a json-parse error, judged next, before the number is.
 func (st *Stream) endNumber(s string, i int) bool {
 	st.state = stAfter
 	if st.long {
 		return st.giveSyntax(s[:i+1], i)
 	}
 	n := st.cur
-	if n == nil {
+	if n == nil || !st.mayFollow(s[i]) {
 		return false
 	}
 	return st.scalar(kindNumber, s[st.tok:i])
+}
+
+// mayFollow reports whether c may follow a value where the Stream is.
+func (st *Stream) mayFollow(c byte) bool {
+	if isSpace(c) {
+		return true
+	}
+	if len(st.stack) == 0 {
+		return false
+	}
+	if st.stack[len(st.stack)-1].obj {
+		return c == ',' || c == '}'
+	}
+	return c == ',' || c == ']'
 }
 
 // scalar judges a closed string, number or literal against the plan.
