@@ -63,6 +63,7 @@ type Stream struct {
 
 	state  uint8
 	stack  []frame
+	keys   []string // member names of the open objects, innermost last
 	cur    *pnode // the plan for the value about to begin
 	tok    int    // where the current string, number or literal began
 	key    bool   // the string is a member name
@@ -83,13 +84,17 @@ type frame struct {
 	node *pnode
 	n    int    // members or items begun
 	key  string // the current member's name
-	keys []string
-	set  map[string]struct{} // keys, once there are many
+	// The object's member names are Stream.keys[keys:], and also in set
+	// once there are many.
+	keys int
+	set  map[string]struct{}
 }
 
 // Stream returns a judge for an answer that arrives in pieces.
 func (s *Schema) Stream() *Stream {
-	return &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue}
+	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue}
+	st.stack = make([]frame, 0, 8)
+	return st
 }
 
 // Stream states, between two bytes.
@@ -118,11 +123,12 @@ const (
 	numExp                // in the exponent digits
 )
 
-var (
-	jsonZero = jsonNumber("0")
-)
-
-func jsonNumber(s string) json.Number { return json.Number(s) }
+// kindValue is a value of each kind, for an issue that depends on the
+// kind alone.
+var kindValue = map[kinds]any{
+	kindNull: nil, kindBoolean: true, kindNumber: json.Number("0"), kindString: "",
+	kindArray: []any{}, kindObject: map[string]any{},
+}
 
 var errStreamClosed = errors.New("enforce: write to a closed Stream")
 
@@ -138,6 +144,7 @@ func (st *Stream) Write(p []byte) (int, error) {
 	if st.verdict != nil {
 		return 0, st.verdict
 	}
+	st.grow(len(p))
 	st.buf.Write(p)
 	return st.judge(len(p))
 }
@@ -150,8 +157,17 @@ func (st *Stream) WriteString(p string) (int, error) {
 	if st.verdict != nil {
 		return 0, st.verdict
 	}
+	st.grow(len(p))
 	st.buf.WriteString(p)
 	return st.judge(len(p))
+}
+
+// grow makes room for n more bytes, starting at 1 KiB: a typical answer
+// then grows the buffer once or not at all.
+func (st *Stream) grow(n int) {
+	if st.buf.Cap() == 0 {
+		st.buf.Grow(max(1024, 2*n))
+	}
 }
 
 // Close ends the answer and returns its verdict: the early verdict if a
@@ -343,18 +359,16 @@ func (st *Stream) begin(s string, i int) bool {
 		}
 	}
 	var k kinds
-	var rep any
 	switch {
-	case c == '{' || c == '[':
-		k, rep = kindObject, map[string]any{}
-		if c == '[' {
-			k, rep = kindArray, []any{}
-		}
+	case c == '{':
+		k = kindObject
+	case c == '[':
+		k = kindArray
 	case c == '"':
-		k, rep = kindString, ""
+		k = kindString
 		st.state, st.key, st.tok = stString, false, i
 	case c == '-' || (c >= '0' && c <= '9'):
-		k, rep = kindNumber, nil
+		k = kindNumber
 		st.state, st.tok, st.exp, st.long = stNumber, i, 0, false
 		st.num = numInt
 		switch c {
@@ -364,25 +378,23 @@ func (st *Stream) begin(s string, i int) bool {
 			st.num = numZero
 		}
 	case c == 't' || c == 'f' || c == 'n':
-		k, rep = kindBoolean, true
-		st.lit = "true"
+		k, st.lit = kindBoolean, "true"
 		if c == 'f' {
 			st.lit = "false"
 		} else if c == 'n' {
-			k, rep, st.lit = kindNull, nil, "null"
+			k, st.lit = kindNull, "null"
 		}
 		st.state, st.tok = stLiteral, i
 	}
 	if n != nil && !n.admits(k) && (k != kindNumber || n.never) {
-		if k == kindNumber {
-			rep = jsonZero
-		}
-		if st.schema(len(st.stack), rep, false, "", "type", "false") {
+		// The issue depends on the value's kind alone: any value of the
+		// kind stands for it.
+		if st.schema(len(st.stack), kindValue[k], false, "", "type", "false") {
 			return true
 		}
 	}
 	if k == kindObject || k == kindArray {
-		st.stack = append(st.stack, frame{obj: k == kindObject, node: n})
+		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys)})
 		st.state = stObjOpen
 		if k == kindArray {
 			st.state = stArrayOpen
@@ -397,6 +409,7 @@ func (st *Stream) begin(s string, i int) bool {
 
 // pop ends the innermost object or array.
 func (st *Stream) pop() {
+	st.keys = st.keys[:st.stack[len(st.stack)-1].keys]
 	st.stack = st.stack[:len(st.stack)-1]
 	st.state = stAfter
 }
@@ -461,10 +474,10 @@ func (st *Stream) endString(raw string) bool {
 	st.state = stColon
 	name := decodeString(raw)
 	f := &st.stack[len(st.stack)-1]
-	if f.has(name) {
+	if st.has(f, name) {
 		return st.giveSyntax(st.buf.String()[:st.tok+len(raw)], st.tok+len(raw)-1)
 	}
-	f.add(name)
+	st.add(f, name)
 	f.n++
 	f.key = name
 	st.cur = nil
@@ -488,12 +501,13 @@ func decodeString(raw string) string {
 	return p.str()
 }
 
-func (f *frame) has(name string) bool {
+// has reports whether the object f already has a member name.
+func (st *Stream) has(f *frame, name string) bool {
 	if f.set != nil {
 		_, ok := f.set[name]
 		return ok
 	}
-	for _, k := range f.keys {
+	for _, k := range st.keys[f.keys:] {
 		if k == name {
 			return true
 		}
@@ -501,14 +515,14 @@ func (f *frame) has(name string) bool {
 	return false
 }
 
-func (f *frame) add(name string) {
-	if f.set == nil && len(f.keys) < 16 {
-		f.keys = append(f.keys, name)
+func (st *Stream) add(f *frame, name string) {
+	if f.set == nil && len(st.keys)-f.keys < 16 {
+		st.keys = append(st.keys, name)
 		return
 	}
 	if f.set == nil {
 		f.set = make(map[string]struct{}, 32)
-		for _, k := range f.keys {
+		for _, k := range st.keys[f.keys:] {
 			f.set[k] = struct{}{}
 		}
 	}
@@ -610,7 +624,7 @@ func (st *Stream) scalar(k kinds, text string) bool {
 	case kindString:
 		v = text
 	case kindNumber:
-		v = jsonNumber(text)
+		v = json.Number(text)
 	case kindBoolean:
 		v = text == "true"
 	}
