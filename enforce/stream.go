@@ -64,16 +64,16 @@ type Stream struct {
 	state  uint8
 	stack  []frame
 	keys   []string // member names of the open objects, innermost last
-	cur    *pnode // the plan for the value about to begin
-	tok    int    // where the current string, number or literal began
-	key    bool   // the string is a member name
-	esc    uint8  // in a string: 0, or after '\\' (1), or 2..5 in a \u escape
-	utf    uint8  // in a string: bytes of an unfinished UTF-8 sequence
-	num    uint8  // where in a number (numSign, …)
-	exp    int    // a number's exponent so far, as the parser counts it
-	long   bool   // the number is already longer than maxNumberLength
-	lit    string // the literal being matched
-	doomAt int    // the first byte of an error waiting for its character
+	cur    *pnode   // the plan for the value about to begin
+	tok    int      // where the current string, number or literal began
+	key    bool     // the string is a member name
+	esc    uint8    // in a string: 0, or after '\\' (1), or 2..5 in a \u escape
+	utf    uint8    // in a string: bytes of an unfinished UTF-8 sequence
+	num    uint8    // where in a number (numSign, …)
+	exp    int      // a number's exponent so far, as the parser counts it
+	long   bool     // the number is already longer than maxNumberLength
+	lit    string   // the literal being matched
+	doomAt int      // the first byte of an error waiting for its character
 
 	verdict error // the early verdict, once given
 	closed  bool
