@@ -90,7 +90,9 @@ type frame struct {
 	set  map[string]struct{}
 }
 
-// Stream returns a judge for an answer that arrives in pieces.
+// Stream returns a judge for an answer that arrives in pieces: see
+// [Stream] for when it fails an answer before it ends and what that
+// verdict promises. Streams of one Schema may run concurrently.
 func (s *Schema) Stream() *Stream {
 	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue}
 	st.stack = make([]frame, 0, 8)

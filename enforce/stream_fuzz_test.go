@@ -148,9 +148,12 @@ func holdPrefix(t *testing.T, s *Schema, prefix string) {
 	if got, want := st.Close(), s.Check(prefix); !sameVerdict(got, want) {
 		t.Fatalf("schema %s, prefix %q: Close = %v, Check = %v", s.source, prefix, got, want)
 	}
+	if st.state == stRune || st.long {
+		return // doomed already, the verdict waiting for the end of a character or number
+	}
 	c := prefix + complete(prefix)
 	var ce *CheckError
-	if errors.As(s.Check(c), &ce) && ce.Stage == StageJSONParse && !strings.Contains(ce.Issues[0].Message, "number longer") {
+	if errors.As(s.Check(c), &ce) && ce.Stage == StageJSONParse {
 		t.Fatalf("schema %s: %q was read without a verdict, but its completion %q does not parse: %v", s.source, prefix, c, ce)
 	}
 }
