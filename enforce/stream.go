@@ -54,7 +54,11 @@ import (
 // minProperties, maxProperties, uniqueItems and annotations (allOf,
 // anyOf, oneOf, not, if, dependencies, patternProperties, items as an
 // array, …) gives no early verdict, nor does anything below it; the
-// rest waits for Close.
+// rest waits for Close. Each early schema-validate verdict is the
+// validator's own, asked about a document that holds only the path to the
+// value; to bound the work, a Stream asks at most 64 times, and not about
+// a value below more than 4096 array items in all, nor one whose pointer
+// is longer than [MaxQuote].
 type Stream struct {
 	s     *Schema
 	limit int
@@ -75,6 +79,7 @@ type Stream struct {
 	lit    string   // the literal being matched
 	doomAt int      // the first byte of an error waiting for its character
 
+	asks    int   // documents the validator was asked about
 	verdict error // the early verdict, once given
 	closed  bool
 }
@@ -633,6 +638,14 @@ func (st *Stream) scalar(k kinds, text string) bool {
 	return st.schema(len(st.stack), v, false, "", scalarKeywords...)
 }
 
+// Bounds on asking the validator: at most maxAsks documents per Stream,
+// each with at most maxAskItems array items on the path to the value.
+// Past them the Stream gives no early schema-validate verdict.
+const (
+	maxAsks     = 64
+	maxAskItems = 4096
+)
+
 // scalarKeywords are those whose issue a closed scalar decides.
 var scalarKeywords = []string{
 	"type", "false", "enum", "const", "pattern", "format", "minLength", "maxLength",
@@ -678,8 +691,21 @@ const stGaveUp = 255
 // that holds only the path to v, so its issue is the one it reports for
 // every completion (see [Stream]).
 func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ...string) bool {
+	// Bound the work: each ask builds and validates a document as long as
+	// the arrays on the path, and a value the filter wrongly suspects may
+	// come again and again.
+	if st.asks++; st.asks > maxAsks {
+		return false
+	}
+	items := 0
+	if a, ok := v.([]any); ok {
+		items = len(a)
+	}
 	var ptr strings.Builder
 	for _, f := range st.stack[:d] {
+		if !f.obj {
+			items += f.n
+		}
 		ptr.WriteByte('/')
 		if f.obj {
 			ptr.WriteString(escapePointer(f.key))
@@ -690,6 +716,9 @@ func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ..
 	if isMember {
 		ptr.WriteByte('/')
 		ptr.WriteString(escapePointer(member))
+	}
+	if items > maxAskItems || ptr.Len() > MaxQuote {
+		return false // a cut pointer could name another value's issue
 	}
 	doc := v
 	for j := d - 1; j >= 0; j-- {

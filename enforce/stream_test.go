@@ -251,3 +251,15 @@ func TestStreamJudgesReflectedContractsEarly(t *testing.T) {
 	}
 	holdsEarly(t, s, err, answer)
 }
+
+// A value the Stream suspects but the validator passes (1.0 is an
+// integer) costs one bounded ask, not one as long as the array: 50,000
+// of them stream in linear time.
+func TestStreamBoundsItsAsks(t *testing.T) {
+	s := mustCompile(t, `{"type": "array", "items": {"type": "integer"}}`)
+	answer := "[" + strings.Repeat("1.0, ", 50_000) + "1]"
+	read, early, err := feedAll(s.Stream(), answer, 512)
+	if early || err != nil || read != len(answer) {
+		t.Fatalf("verdict %v (early %t) after %d of %d bytes, want a pass", err, early, read, len(answer))
+	}
+}
