@@ -44,7 +44,17 @@ func FuzzStream(f *testing.F) {
 			s = mustCompileInternal(t, fuzzSchema)
 			_ = json.Unmarshal([]byte(fuzzSchema), &doc)
 		} else {
+			dialect := g.pick(4)
+			g.draft4 = dialect == 1
 			doc = g.schema(0)
+			if m, ok := doc.(map[string]any); ok {
+				switch dialect {
+				case 1:
+					m["$schema"] = "http://json-schema.org/draft-04/schema#"
+				case 2:
+					m["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+				}
+			}
 			raw, err := json.Marshal(doc)
 			if err != nil {
 				t.Fatal(err)
@@ -240,7 +250,7 @@ func complete(prefix string) string {
 			if j >= len(prefix) {
 				// An open string: finish its escape or character, then it.
 				rest := prefix[i+1:]
-				if bs := strings.LastIndexFunc(rest, func(r rune) bool { return r != '\\' }); (len(rest)-1-bs)%2 == 1 {
+				if (len(rest)-len(strings.TrimRight(rest, `\`)))%2 == 1 {
 					b.WriteString("n")
 				} else if m := regexp.MustCompile(`\\u[0-9a-fA-F]{0,3}$`).FindString(rest); m != "" {
 					b.WriteString(strings.Repeat("0", 6-len(m)))
@@ -355,8 +365,9 @@ func seedAnswers(t testing.TB) []string {
 
 // fuzzGen builds schemas and answers from fuzz bytes.
 type fuzzGen struct {
-	b []byte
-	i int
+	b      []byte
+	i      int
+	draft4 bool // exclusive bounds are flags on minimum and maximum
 }
 
 func (g *fuzzGen) next() int {
@@ -413,6 +424,10 @@ func (g *fuzzGen) schema(depth int) any {
 		for _, k := range []string{"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"} {
 			if g.pick(3) == 0 {
 				m[k] = g.pick(7) - 2
+				if g.draft4 && strings.HasPrefix(k, "exclusive") {
+					m[k] = true
+					m[strings.ToLower(k[9:10])+k[10:]] = g.pick(7) - 2
+				}
 			}
 		}
 		if g.pick(3) == 0 {
