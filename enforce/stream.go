@@ -152,7 +152,7 @@ func (st *Stream) Write(p []byte) (int, error) {
 		return 0, st.verdict
 	}
 	st.grow(len(p))
-	st.buf.Write(p)
+	st.buf.Write(p[:st.room(len(p))])
 	return st.judge(len(p))
 }
 
@@ -165,7 +165,7 @@ func (st *Stream) WriteString(p string) (int, error) {
 		return 0, st.verdict
 	}
 	st.grow(len(p))
-	st.buf.WriteString(p)
+	st.buf.WriteString(p[:st.room(len(p))])
 	return st.judge(len(p))
 }
 
@@ -175,6 +175,12 @@ func (st *Stream) grow(n int) {
 	if st.buf.Cap() == 0 {
 		st.buf.Grow(max(1024, 2*n))
 	}
+}
+
+// room is how many of n more bytes to keep: one past the size bound is
+// enough to judge the answer too long.
+func (st *Stream) room(n int) int {
+	return min(n, st.limit+1-st.buf.Len())
 }
 
 // Close ends the answer and returns its verdict: the early verdict if a
