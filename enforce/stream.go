@@ -82,6 +82,11 @@ type Stream struct {
 	asks    int   // documents the validator was asked about
 	verdict error // the early verdict, once given
 	closed  bool
+
+	// Room for a typical answer's nesting and member names, allocated
+	// with the Stream.
+	stackBuf [8]frame
+	keysBuf  [32]string
 }
 
 type frame struct {
@@ -100,7 +105,7 @@ type frame struct {
 // verdict promises. Streams of one Schema may run concurrently.
 func (s *Schema) Stream() *Stream {
 	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue}
-	st.stack = make([]frame, 0, 8)
+	st.stack, st.keys = st.stackBuf[:0], st.keysBuf[:0]
 	return st
 }
 
@@ -169,11 +174,11 @@ func (st *Stream) WriteString(p string) (int, error) {
 	return st.judge(len(p))
 }
 
-// grow makes room for n more bytes, starting at 1 KiB: a typical answer
-// then grows the buffer once or not at all.
+// grow makes room for n more bytes, starting at 2 KiB: a typical answer
+// then never grows the buffer.
 func (st *Stream) grow(n int) {
 	if st.buf.Cap() == 0 {
-		st.buf.Grow(max(1024, 2*n))
+		st.buf.Grow(min(max(2048, 2*n), st.limit+1))
 	}
 }
 
