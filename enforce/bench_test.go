@@ -182,3 +182,24 @@ func BenchmarkCorrectiveMessage(b *testing.B) {
 		_ = ce.Corrective(1, 3)
 	}
 }
+
+// BenchmarkStreamPassing1KiB16 is the Stream fed the passing answer of
+// BenchmarkCheckPassing1KiB in 16-byte chunks, then closed: compare the
+// two side by side.
+func BenchmarkStreamPassing1KiB16(b *testing.B) {
+	s := mustCompile(b, orderSchema)
+	answer := orderAnswer()
+	b.SetBytes(int64(len(answer)))
+	b.ReportAllocs()
+	for b.Loop() {
+		st := s.Stream()
+		for i := 0; i < len(answer); i += 16 {
+			if _, err := st.WriteString(answer[i:min(i+16, len(answer))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := st.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -40,6 +40,16 @@
 // rewrite that broke a passing answer; [Schema.Decode] decodes a passing
 // answer.
 //
+// # Judging as the answer streams
+//
+// [Schema.Stream] returns a [Stream], fed the answer's bytes as they
+// arrive. A write fails — with the *[CheckError] the whole answer gets —
+// at the byte that dooms the answer, when no completion of what arrived
+// can pass: prose before the JSON, a markdown fence, a member the schema
+// refuses, a value of the wrong type or outside its enum. A loop can stop
+// reading there and send the corrective turn at once. [Stream.Close]
+// gives the verdict of [Schema.Check] on the whole answer.
+//
 // # Retries and the ledger
 //
 // A [Ledger] judges the answers of one run against a retry budget: one

@@ -31,6 +31,9 @@ type Schema struct {
 	// typed holds For's copies of a schema without a Go type, by type,
 	// so that one type always gets the same *Schema.
 	typed *sync.Map
+	// plan is what a Stream checks before the answer ends, shared by
+	// every copy of the schema and built on first use.
+	plan *streamPlan
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -74,7 +77,11 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a valid " + a.draft.String() + " schema", Err: err}
 	}
-	return &Schema{source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, perValue: a.perValue, perName: a.perName, typed: new(sync.Map)}, nil
+	return &Schema{
+		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, typed: new(sync.Map),
+		perValue: a.perValue, perName: a.perName,
+		plan: &streamPlan{tree: tree, draft: a.draft},
+	}, nil
 }
 
 func compileSafely(sl *gojsonschema.SchemaLoader, tree any) (gs *gojsonschema.Schema, err error) {
@@ -193,7 +200,7 @@ func (s *Schema) Check(answer string) error {
 	}
 	doc, values, names, err := parseJSONCounting(answer)
 	if err != nil {
-		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(err.Error())}}}
+		return parseFailure(err)
 	}
 	if err := s.checkWork(values, names); err != nil {
 		return err
@@ -213,8 +220,7 @@ func (s *Schema) Check(answer string) error {
 // any of it is parsed or decoded.
 func (s *Schema) checkSize(answer string) *CheckError {
 	if limit := s.maxAnswerBytes(); len(answer) > limit {
-		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
-			"the answer is %d bytes, more than the %d bytes the contract judges (MaxAnswerBytes, or Schema.WithMaxAnswerBytes): it was not parsed", len(answer), limit)}}}
+		return tooLong(limit)
 	}
 	return nil
 }
@@ -229,6 +235,18 @@ func (s *Schema) checkWork(values, names int) *CheckError {
 	}
 	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(fmt.Sprintf(
 		"the answer is too large for this contract: its %d values and %d member names, each checked against up to %d and %d subschemas, would take more than MaxCheckWork (%d) subschema checks: it was not judged further", values, names, s.perValue, s.perName, MaxCheckWork))}}}
+}
+
+// tooLong is the verdict on an answer longer than limit. It does not
+// name the answer's length, so that a Stream can give it at the first
+// byte past the limit.
+func tooLong(limit int) *CheckError {
+	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
+		"the answer is longer than the %d bytes the contract judges (MaxAnswerBytes, or Schema.WithMaxAnswerBytes): it was not parsed", limit)}}}
+}
+
+func parseFailure(err error) *CheckError {
+	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(err.Error())}}}
 }
 
 func (s *Schema) maxAnswerBytes() int {

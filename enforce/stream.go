@@ -1,0 +1,764 @@
+package enforce
+
+import (
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Stream judges an answer while it is being written: feed it the
+// answer's bytes as they arrive with [Stream.Write] or
+// [Stream.WriteString], and end it with [Stream.Close]. Make one with
+// [Schema.Stream]. A Stream is not safe for concurrent use.
+//
+// A write fails early — returns a *[CheckError] — only when no way of
+// going on can make the answer pass. Close gives the whole answer's
+// verdict exactly as [Schema.Check] gives it.
+//
+// # What an early verdict promises
+//
+// When a write returns a *CheckError, no completion of the bytes read
+// passes, and:
+//
+//   - at json-parse, every completion of at most the schema's answer size
+//     fails with this very error (same line:column and message), which is
+//     the one Check gives for the whole answer;
+//   - at schema-validate, its one issue (Path, Keyword and Message) is
+//     among the issues Check reports for every completion that is one JSON
+//     value within the size and work bounds (other completions fail
+//     json-parse: see [MaxAnswerBytes] and [MaxCheckWork]).
+//     Check sorts issues by Path, so the early issue need not be the first:
+//     a member missing from earlier in the answer sorts before it.
+//
+// # Where it is given
+//
+// At json-parse, at the byte that makes the answer unparseable: prose
+// before the value ("Sure! …"), a markdown fence, anything after a whole
+// value but whitespace, a control character or invalid UTF-8 in a
+// string, nesting past [MaxDepth], the byte past the answer size bound
+// (see [Schema.WithMaxAnswerBytes]). Where the message names a character
+// that starts there, it waits for the rest of that character; a number
+// that grows past its length bound is judged when it ends.
+//
+// At schema-validate, only where the schema says what a prefix decides,
+// in subschemas reached from the root through properties,
+// additionalProperties, items (one schema) and $ref: a value whose type
+// is wrong, at its first byte (a number at its end, for the message
+// names integer or number); a member that additionalProperties false
+// refuses, when its name closes; a string, number, true, false or null
+// that breaks type, enum, const, pattern, format, minLength, maxLength,
+// minimum, maximum, exclusiveMinimum, exclusiveMaximum or multipleOf,
+// when it closes; an array past maxItems, at the first byte of the item
+// too many. A subschema with any keyword but these, required, minItems,
+// minProperties, maxProperties, uniqueItems and annotations (allOf,
+// anyOf, oneOf, not, if, dependencies, patternProperties, items as an
+// array, …) gives no early verdict, nor does anything below it; the
+// rest waits for Close. Each early schema-validate verdict is the
+// validator's own, asked about a document that holds only the path to the
+// value; to bound the work, a Stream asks at most 64 times, and not about
+// a value below more than 4096 array items in all, nor one whose pointer
+// is longer than [MaxQuote].
+type Stream struct {
+	s     *Schema
+	limit int
+	buf   strings.Builder
+	read  int // bytes judged: the answer so far is buf.String()[:read]
+
+	state  uint8
+	stack  []frame
+	keys   []string // member names of the open objects, innermost last
+	cur    *pnode   // the plan for the value about to begin
+	tok    int      // where the current string, number or literal began
+	key    bool     // the string is a member name
+	esc    uint8    // in a string: 0, or after '\\' (1), or 2..5 in a \u escape
+	utf    uint8    // in a string: bytes of an unfinished UTF-8 sequence
+	num    uint8    // where in a number (numSign, …)
+	exp    int      // a number's exponent so far, as the parser counts it
+	long   bool     // the number is already longer than maxNumberLength
+	lit    string   // the literal being matched
+	doomAt int      // the first byte of an error waiting for its character
+
+	asks    int   // documents the validator was asked about
+	verdict error // the early verdict, once given
+	closed  bool
+
+	// Room for a typical answer's nesting and member names, allocated
+	// with the Stream.
+	stackBuf [8]frame
+	keysBuf  [32]string
+}
+
+type frame struct {
+	obj  bool
+	node *pnode
+	n    int    // members or items begun
+	key  string // the current member's name
+	// The object's member names are Stream.keys[keys:], and also in set
+	// once there are many.
+	keys int
+	set  map[string]struct{}
+}
+
+// Stream returns a judge for an answer that arrives in pieces: see
+// [Stream] for when it fails an answer before it ends and what that
+// verdict promises. Streams of one Schema may run concurrently.
+func (s *Schema) Stream() *Stream {
+	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue}
+	st.stack, st.keys = st.stackBuf[:0], st.keysBuf[:0]
+	return st
+}
+
+// Stream states, between two bytes.
+const (
+	stValue     uint8 = iota // a value must begin
+	stArrayOpen              // after '[': a value or ']'
+	stObjOpen                // after '{': a member name or '}'
+	stName                   // after ',' in an object: a member name
+	stColon                  // after a member name
+	stAfter                  // after a value
+	stString
+	stNumber
+	stLiteral
+	stRune // doomed at doomAt, waiting for the character there to end
+)
+
+// Where in a number.
+const (
+	numSign  uint8 = iota // after '-'
+	numZero               // after a leading 0
+	numInt                // in the integer digits
+	numDot                // after '.'
+	numFrac               // in the fraction digits
+	numE                  // after 'e'
+	numESign              // after the exponent's sign
+	numExp                // in the exponent digits
+)
+
+// kindValue is a value of each kind, for an issue that depends on the
+// kind alone.
+var kindValue = map[kinds]any{
+	kindNull: nil, kindBoolean: true, kindNumber: json.Number("0"), kindString: "",
+	kindArray: []any{}, kindObject: map[string]any{},
+}
+
+var errStreamClosed = errors.New("enforce: write to a closed Stream")
+
+// Write judges the next bytes of the answer. While the answer can still
+// pass it returns len(p), nil. Once it cannot, it returns the early
+// verdict, a *[CheckError], with n the bytes of p read up to and
+// including the byte at which the verdict was given; every later write
+// returns 0 and the same verdict.
+func (st *Stream) Write(p []byte) (int, error) {
+	if st.closed {
+		return 0, errStreamClosed
+	}
+	if st.verdict != nil {
+		return 0, st.verdict
+	}
+	st.grow(len(p))
+	st.buf.Write(p[:st.room(len(p))])
+	return st.judge(len(p))
+}
+
+// WriteString is [Stream.Write] for a string.
+func (st *Stream) WriteString(p string) (int, error) {
+	if st.closed {
+		return 0, errStreamClosed
+	}
+	if st.verdict != nil {
+		return 0, st.verdict
+	}
+	st.grow(len(p))
+	st.buf.WriteString(p[:st.room(len(p))])
+	return st.judge(len(p))
+}
+
+// grow makes room for n more bytes, starting at 2 KiB: a typical answer
+// then never grows the buffer.
+func (st *Stream) grow(n int) {
+	if st.buf.Cap() == 0 {
+		st.buf.Grow(min(max(2048, 2*n), st.limit+1))
+	}
+}
+
+// room is how many of n more bytes to keep: one past the size bound is
+// enough to judge the answer too long.
+func (st *Stream) room(n int) int {
+	return min(n, st.limit+1-st.buf.Len())
+}
+
+// Close ends the answer and returns its verdict: the early verdict if a
+// write gave one, else exactly what [Schema.Check] returns for every byte
+// written. Later calls return the same.
+func (st *Stream) Close() error {
+	if !st.closed {
+		st.closed = true
+		if st.verdict == nil {
+			if err := st.s.Check(st.buf.String()); err != nil {
+				st.verdict = err
+			}
+		}
+	}
+	return st.verdict
+}
+
+// judge reads the n bytes just buffered, stopping at a verdict.
+func (st *Stream) judge(n int) (int, error) {
+	s := st.buf.String()
+	start := st.read
+	end := len(s)
+	if end > st.limit {
+		end = st.limit
+	}
+	i := st.run(s, start, end)
+	st.read = i
+	if st.verdict == nil && len(s) > st.limit {
+		st.read = st.limit + 1
+		st.verdict = tooLong(st.limit)
+	}
+	if st.verdict != nil {
+		return st.read - start, st.verdict
+	}
+	return n, nil
+}
+
+// run steps through s[i:end] and returns where it stopped: end, or just
+// past the byte that gave a verdict.
+func (st *Stream) run(s string, i, end int) int {
+	for i < end {
+		c := s[i]
+		switch st.state {
+		case stValue, stArrayOpen:
+			if isSpace(c) {
+				i++
+				continue
+			}
+			if c == ']' && st.state == stArrayOpen {
+				st.pop()
+				i++
+				continue
+			}
+			if st.begin(s, i) {
+				return i + 1
+			}
+			i++
+		case stObjOpen, stName:
+			switch {
+			case isSpace(c):
+			case c == '"':
+				st.state, st.key, st.tok = stString, true, i
+			case c == '}' && st.state == stObjOpen:
+				st.pop()
+			default:
+				if st.syntax(s, i) {
+					return i + 1
+				}
+			}
+			i++
+		case stColon:
+			switch {
+			case isSpace(c):
+			case c == ':':
+				st.state = stValue
+			default:
+				if st.syntax(s, i) {
+					return i + 1
+				}
+			}
+			i++
+		case stAfter:
+			if isSpace(c) {
+				i++
+				continue
+			}
+			if len(st.stack) == 0 {
+				if st.syntax(s, i) {
+					return i + 1
+				}
+				i++
+				continue
+			}
+			f := &st.stack[len(st.stack)-1]
+			switch {
+			case c == ',' && f.obj:
+				st.state = stName
+			case c == ',':
+				st.state = stValue
+				st.cur = nil
+				if f.node != nil {
+					st.cur = f.node.items.live()
+				}
+			case c == '}' && f.obj, c == ']' && !f.obj:
+				st.pop()
+			default:
+				if st.syntax(s, i) {
+					return i + 1
+				}
+			}
+			i++
+		case stString:
+			// The common case first: plain text, byte by byte.
+			if st.esc == 0 && st.utf == 0 {
+				for i < end && s[i] >= 0x20 && s[i] < utf8.RuneSelf && s[i] != '"' && s[i] != '\\' {
+					i++
+				}
+				if i == end {
+					return i
+				}
+				c = s[i]
+			}
+			if st.stringByte(s, i, c) {
+				return i + 1
+			}
+			i++
+		case stNumber:
+			ended, doomed := st.numberByte(s, i, c)
+			if doomed {
+				return i + 1
+			}
+			if !ended {
+				i++
+			}
+		case stLiteral:
+			if c != st.lit[i-st.tok] {
+				if st.syntax(s, i) {
+					return i + 1
+				}
+				i++
+				continue
+			}
+			i++
+			if i-st.tok == len(st.lit) {
+				st.state = stAfter
+				k := kindBoolean
+				if st.lit == "null" {
+					k = kindNull
+				}
+				if st.scalar(k, st.lit) {
+					return i
+				}
+			}
+		case stRune:
+			i++
+			if utf8.FullRuneInString(s[st.doomAt:i]) && st.giveSyntax(s[:i], st.doomAt) {
+				return i
+			}
+		default: // stGaveUp
+			return end
+		}
+	}
+	return i
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// begin starts the value whose first byte is s[i], and reports whether
+// that gave a verdict.
+func (st *Stream) begin(s string, i int) bool {
+	c := s[i]
+	n := st.cur
+	switch {
+	case c == '{' || c == '[':
+		if len(st.stack)+1 > MaxDepth {
+			return st.syntax(s, i)
+		}
+	case c == '"', c == '-', c >= '0' && c <= '9', c == 't', c == 'f', c == 'n':
+	default:
+		return st.syntax(s, i)
+	}
+	if d := len(st.stack); d > 0 && !st.stack[d-1].obj {
+		f := &st.stack[d-1]
+		f.n++
+		if an := f.node; an != nil && an.maxItems >= 0 && f.n > an.maxItems {
+			if st.schema(d-1, make([]any, f.n), false, "", "maxItems") {
+				return true
+			}
+		}
+	}
+	var k kinds
+	switch {
+	case c == '{':
+		k = kindObject
+	case c == '[':
+		k = kindArray
+	case c == '"':
+		k = kindString
+		st.state, st.key, st.tok = stString, false, i
+	case c == '-' || (c >= '0' && c <= '9'):
+		k = kindNumber
+		st.state, st.tok, st.exp, st.long = stNumber, i, 0, false
+		st.num = numInt
+		switch c {
+		case '-':
+			st.num = numSign
+		case '0':
+			st.num = numZero
+		}
+	case c == 't' || c == 'f' || c == 'n':
+		k, st.lit = kindBoolean, "true"
+		if c == 'f' {
+			st.lit = "false"
+		} else if c == 'n' {
+			k, st.lit = kindNull, "null"
+		}
+		st.state, st.tok = stLiteral, i
+	}
+	if n != nil && !n.admits(k) && (k != kindNumber || n.never) {
+		// The issue depends on the value's kind alone: any value of the
+		// kind stands for it.
+		if st.schema(len(st.stack), kindValue[k], false, "", "type", "false") {
+			return true
+		}
+	}
+	if k == kindObject || k == kindArray {
+		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys)})
+		st.state = stObjOpen
+		if k == kindArray {
+			st.state = stArrayOpen
+			st.cur = nil
+			if n != nil {
+				st.cur = n.items.live()
+			}
+		}
+	}
+	return false
+}
+
+// pop ends the innermost object or array.
+func (st *Stream) pop() {
+	st.keys = st.keys[:st.stack[len(st.stack)-1].keys]
+	st.stack = st.stack[:len(st.stack)-1]
+	st.state = stAfter
+}
+
+// stringByte steps a string at s[i] = c, past its plain text.
+func (st *Stream) stringByte(s string, i int, c byte) bool {
+	switch {
+	case st.utf > 0:
+		st.utf++
+		seq := s[i+1-int(st.utf) : i+1]
+		if utf8.FullRuneInString(seq) {
+			st.utf = 0
+			if r, size := utf8.DecodeRuneInString(seq); r == utf8.RuneError && size == 1 {
+				return st.giveSyntax(s[:i+1], i)
+			}
+		}
+	case st.esc == 1:
+		switch c {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			st.esc = 0
+		case 'u':
+			st.esc = 2
+		default:
+			return st.giveSyntax(s[:i+1], i)
+		}
+	case st.esc > 1:
+		if !isHex(c) {
+			return st.giveSyntax(s[:i+1], i)
+		}
+		if st.esc++; st.esc == 6 {
+			st.esc = 0
+		}
+	case c == '"':
+		return st.endString(s[st.tok : i+1])
+	case c == '\\':
+		st.esc = 1
+	case c < 0x20:
+		return st.giveSyntax(s[:i+1], i)
+	case c >= utf8.RuneSelf:
+		if utf8.FullRuneInString(s[i : i+1]) { // a byte that starts no character
+			return st.giveSyntax(s[:i+1], i)
+		}
+		st.utf = 1
+	}
+	return false
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// endString closes the string raw, quotes included.
+func (st *Stream) endString(raw string) bool {
+	st.state = stAfter
+	if !st.key {
+		n := st.cur
+		if n == nil || !(n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") {
+			return false
+		}
+		return st.scalar(kindString, decodeString(raw))
+	}
+	st.state = stColon
+	name := decodeString(raw)
+	f := &st.stack[len(st.stack)-1]
+	if st.has(f, name) {
+		return st.giveSyntax(st.buf.String()[:st.tok+len(raw)], st.tok+len(raw)-1)
+	}
+	st.add(f, name)
+	f.n++
+	f.key = name
+	st.cur = nil
+	n := f.node
+	if n == nil {
+		return false
+	}
+	if c, ok := n.props[name]; ok {
+		st.cur = c.live()
+		return false
+	}
+	if n.addlFalse {
+		return st.schema(len(st.stack)-1, map[string]any{name: nil}, true, name, "additionalProperties")
+	}
+	st.cur = n.addl.live()
+	return false
+}
+
+func decodeString(raw string) string {
+	p := parser{s: raw}
+	return p.str()
+}
+
+// has reports whether the object f already has a member name.
+func (st *Stream) has(f *frame, name string) bool {
+	if f.set != nil {
+		_, ok := f.set[name]
+		return ok
+	}
+	for _, k := range st.keys[f.keys:] {
+		if k == name {
+			return true
+		}
+	}
+	return false
+}
+
+func (st *Stream) add(f *frame, name string) {
+	if f.set == nil && len(st.keys)-f.keys < 16 {
+		st.keys = append(st.keys, name)
+		return
+	}
+	if f.set == nil {
+		f.set = make(map[string]struct{}, 32)
+		for _, k := range st.keys[f.keys:] {
+			f.set[k] = struct{}{}
+		}
+	}
+	f.set[name] = struct{}{}
+}
+
+// numberByte steps a number at s[i] = c. ended: c is not part of the
+// number, which ended before it (c is judged again, after it).
+func (st *Stream) numberByte(s string, i int, c byte) (ended, doomed bool) {
+	digit := c >= '0' && c <= '9'
+	switch st.num {
+	case numSign:
+		switch {
+		case c == '0':
+			st.num = numZero
+		case digit:
+			st.num = numInt
+		default:
+			return false, st.syntax(s, i)
+		}
+	case numZero, numInt, numFrac:
+		switch {
+		case digit && st.num != numZero:
+		case c == '.' && st.num != numFrac:
+			st.num = numDot
+		case c == 'e' || c == 'E':
+			st.num = numE
+		default:
+			return true, st.endNumber(s, i)
+		}
+	case numDot:
+		if !digit {
+			return false, st.syntax(s, i)
+		}
+		st.num = numFrac
+	case numE, numESign:
+		switch {
+		case digit:
+			st.num = numExp
+			st.exp = int(c - '0')
+		case (c == '+' || c == '-') && st.num == numE:
+			st.num = numESign
+		default:
+			return false, st.syntax(s, i)
+		}
+	case numExp:
+		if !digit {
+			return true, st.endNumber(s, i)
+		}
+		if st.exp <= maxExponent {
+			st.exp = st.exp*10 + int(c-'0')
+		}
+	}
+	if st.exp > maxExponent {
+		return false, st.giveSyntax(s[:i+1], i)
+	}
+	if i+1-st.tok > maxNumberLength {
+		st.long = true // judged at the end: an exponent too large would be named first
+	}
+	return false, false
+}
+
+// endNumber ends the number before s[i]. A byte that may not follow a
+// value is a json-parse error, judged next, before the number is.
+func (st *Stream) endNumber(s string, i int) bool {
+	st.state = stAfter
+	if st.long {
+		return st.giveSyntax(s[:i+1], i)
+	}
+	n := st.cur
+	if n == nil || !st.mayFollow(s[i]) {
+		return false
+	}
+	return st.scalar(kindNumber, s[st.tok:i])
+}
+
+// mayFollow reports whether c may follow a value where the Stream is.
+func (st *Stream) mayFollow(c byte) bool {
+	if isSpace(c) {
+		return true
+	}
+	if len(st.stack) == 0 {
+		return false
+	}
+	if st.stack[len(st.stack)-1].obj {
+		return c == ',' || c == '}'
+	}
+	return c == ',' || c == ']'
+}
+
+// scalar judges a closed string, number or literal against the plan.
+func (st *Stream) scalar(k kinds, text string) bool {
+	n := st.cur
+	if n == nil || !n.mayFail(k, text) {
+		return false
+	}
+	var v any
+	switch k {
+	case kindString:
+		v = text
+	case kindNumber:
+		v = json.Number(text)
+	case kindBoolean:
+		v = text == "true"
+	}
+	return st.schema(len(st.stack), v, false, "", scalarKeywords...)
+}
+
+// Bounds on asking the validator: at most maxAsks documents per Stream,
+// each with at most maxAskItems array items on the path to the value.
+// Past them the Stream gives no early schema-validate verdict.
+const (
+	maxAsks     = 64
+	maxAskItems = 4096
+)
+
+// scalarKeywords are those whose issue a closed scalar decides.
+var scalarKeywords = []string{
+	"type", "false", "enum", "const", "pattern", "format", "minLength", "maxLength",
+	"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+}
+
+// syntax is an error at s[i]. Its message names the character that
+// starts there, so one of several bytes is given once they all are read.
+func (st *Stream) syntax(s string, i int) bool {
+	if s[i] < utf8.RuneSelf || utf8.FullRuneInString(s[i:i+1]) {
+		return st.giveSyntax(s[:i+1], i)
+	}
+	st.state, st.doomAt = stRune, i
+	return false
+}
+
+// giveSyntax gives the json-parse verdict on prefix, which no completion
+// can parse since its byte at doom; the parser writes it. Should the
+// parser not fail there, the Stream gives no early verdict at all, and
+// Close decides.
+func (st *Stream) giveSyntax(prefix string, doom int) bool {
+	err := func() error { _, err := parseJSON(prefix); return err }()
+	var se *syntaxError
+	if errors.As(err, &se) && se.Offset <= doom {
+		st.verdict = parseFailure(err)
+		return true
+	}
+	st.giveUp()
+	return false
+}
+
+// giveUp stops early verdicts: a state the Stream cannot judge.
+func (st *Stream) giveUp() {
+	st.state = stGaveUp
+}
+
+const stGaveUp = 255
+
+// schema asks the validator about the value v at depth d of the stack
+// (with member name, for additionalProperties, the member of the object
+// there) and gives the schema-validate verdict when it reports an issue
+// at that pointer with one of keywords. The validator judges a document
+// that holds only the path to v, so its issue is the one it reports for
+// every completion (see [Stream]).
+func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ...string) bool {
+	// Bound the work: each ask builds and validates a document as long as
+	// the arrays on the path, and a value the filter wrongly suspects may
+	// come again and again.
+	if st.asks++; st.asks > maxAsks {
+		return false
+	}
+	items := 0
+	if a, ok := v.([]any); ok {
+		items = len(a)
+	}
+	var ptr strings.Builder
+	for _, f := range st.stack[:d] {
+		if !f.obj {
+			items += f.n
+		}
+		ptr.WriteByte('/')
+		if f.obj {
+			ptr.WriteString(escapePointer(f.key))
+		} else {
+			ptr.WriteString(strconv.Itoa(f.n - 1))
+		}
+	}
+	if isMember {
+		ptr.WriteByte('/')
+		ptr.WriteString(escapePointer(member))
+	}
+	if items > maxAskItems || ptr.Len() > MaxQuote {
+		return false // a cut pointer could name another value's issue
+	}
+	doc := v
+	for j := d - 1; j >= 0; j-- {
+		f := st.stack[j]
+		if f.obj {
+			doc = map[string]any{f.key: doc}
+		} else {
+			a := make([]any, f.n)
+			a[f.n-1] = doc
+			doc = a
+		}
+	}
+	err := st.s.validate(doc)
+	var ce *CheckError
+	if !errors.As(err, &ce) {
+		return false
+	}
+	want := quote(ptr.String())
+	for _, is := range ce.Issues {
+		if is.Path != want {
+			continue
+		}
+		for _, k := range keywords {
+			if is.Keyword == k {
+				st.verdict = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{is}}
+				return true
+			}
+		}
+	}
+	return false
+}

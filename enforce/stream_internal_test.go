@@ -1,0 +1,85 @@
+package enforce
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// earlyAbortCase is a failing answer of the early-abort corpus: the
+// Stream must give its verdict at the last byte of the first occurrence
+// of Through in Answer — the first dooming byte, or the close of the
+// first dooming value.
+type earlyAbortCase struct {
+	Name    string `json:"name"`
+	Answer  string `json:"answer"`
+	Through string `json:"through"`
+}
+
+func earlyAbortCases(t testing.TB) []earlyAbortCase {
+	raw, err := os.ReadFile(filepath.Join("testdata", "earlyabort", "answers.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []earlyAbortCase
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	return cases
+}
+
+func earlyAbortSchema(t testing.TB) *Schema {
+	raw, err := os.ReadFile(filepath.Join("testdata", "earlyabort", "schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := CompileSchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestEarlyAbortCorpus feeds each failing answer of the corpus in 16-byte
+// chunks: the verdict lands exactly where the case says, it is the one
+// Check gives (json-parse) or among Check's issues (schema-validate), and
+// the mean share of bytes never read is reported.
+func TestEarlyAbortCorpus(t *testing.T) {
+	s := earlyAbortSchema(t)
+	cases := earlyAbortCases(t)
+	unread := 0.0
+	for _, c := range cases {
+		t.Run(c.Name, func(t *testing.T) {
+			n, err := feed(s.Stream(), c.Answer, 16)
+			want := strings.Index(c.Answer, c.Through) + len(c.Through)
+			if err == nil {
+				t.Fatalf("no early verdict; want one after %d of %d bytes", want, len(c.Answer))
+			}
+			if n != want {
+				t.Errorf("the verdict came after %d bytes (%q), want %d (%q)", n, c.Answer[:n], want, c.Answer[:want])
+			}
+			var ce, whole *CheckError
+			if !errors.As(err, &ce) || !errors.As(s.Check(c.Answer), &whole) {
+				t.Fatalf("early %v, Check %v: want two *CheckErrors", err, s.Check(c.Answer))
+			}
+			if ce.Stage == StageJSONParse {
+				if !sameVerdict(ce, whole) {
+					t.Errorf("early verdict %v, Check %v", ce, whole)
+				}
+			} else {
+				found := false
+				for _, is := range whole.Issues {
+					found = found || is == ce.Issues[0]
+				}
+				if whole.Stage != StageSchemaValidate || !found {
+					t.Errorf("early issue %+v is not among Check's %s issues %+v", ce.Issues[0], whole.Stage, whole.Issues)
+				}
+			}
+			unread += float64(len(c.Answer)-n) / float64(len(c.Answer))
+		})
+	}
+	t.Logf("%d failing answers: on average %.1f%% of each answer's bytes was never read", len(cases), 100*unread/float64(len(cases)))
+}

@@ -1,0 +1,357 @@
+package enforce
+
+import (
+	"encoding/json"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/xeipuuv/gojsonschema"
+)
+
+// streamPlan is the part of a schema a [Stream] may judge before the
+// answer ends. Each subschema the validator reaches through properties,
+// additionalProperties, items (one schema) and $ref alone, and that uses
+// only the keywords below, becomes a pnode; any other subschema, and all
+// below it, gives no early verdict.
+type streamPlan struct {
+	tree  any // the audited schema, as the validator compiled it
+	draft draft
+
+	once sync.Once
+	root *pnode
+}
+
+func (p *streamPlan) rootNode() *pnode {
+	p.once.Do(func() {
+		b := planBuilder{tree: p.tree, memo: map[string]*pnode{}}
+		p.root = b.build("", p.tree).live()
+	})
+	return p.root
+}
+
+// kinds is a set of JSON types, as the type keyword names them.
+type kinds uint8
+
+const (
+	kindNull kinds = 1 << iota
+	kindBoolean
+	kindInteger
+	kindNumber
+	kindString
+	kindArray
+	kindObject
+)
+
+var kindNames = map[string]kinds{
+	"null": kindNull, "boolean": kindBoolean, "integer": kindInteger, "number": kindNumber,
+	"string": kindString, "array": kindArray, "object": kindObject,
+}
+
+// pnode is one subschema of the plan. Its checks are a filter: when one
+// says a value may fail, the validator itself decides (see
+// [Stream.confirm]), so a check that is too eager costs time, never a
+// wrong verdict.
+type pnode struct {
+	opaque bool // uses something whose verdict a prefix cannot decide
+	never  bool // the schema false
+	types  kinds
+
+	hasEnum bool
+	enum    []any // with canonical numbers, as the audit wrote them
+
+	minLen, maxLen int // -1 when absent
+	pattern        *regexp.Regexp
+	format         string
+
+	numeric                  bool
+	hasMin, hasMax           bool
+	min, max                 float64
+	exMinFlag, exMaxFlag     bool // draft-04's boolean exclusive bounds
+	hasExMin, hasExMax       bool
+	exMin, exMax, multipleOf float64
+
+	props     map[string]*pnode
+	addlFalse bool
+	addl      *pnode
+	items     *pnode
+	maxItems  int // -1 when absent
+}
+
+// live returns n, or nil when no early verdict can come from n or below.
+func (n *pnode) live() *pnode {
+	if n == nil || n.opaque {
+		return nil
+	}
+	return n
+}
+
+// Keywords by what a prefix can decide about them.
+var (
+	// planChecked are checked as the answer streams.
+	planChecked = map[string]bool{
+		"type": true, "enum": true, "const": true, "pattern": true, "format": true,
+		"minLength": true, "maxLength": true, "minimum": true, "maximum": true,
+		"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
+		"properties": true, "additionalProperties": true, "items": true, "maxItems": true,
+	}
+	// planAtEnd only add issues of their own at the end; they change
+	// nothing about the keywords checked early, here or below.
+	planAtEnd = map[string]bool{
+		"required": true, "minItems": true, "minProperties": true, "maxProperties": true,
+		"uniqueItems": true, "additionalItems": true, // without an items array, the validator ignores it
+		"title": true, "description": true, "default": true, "examples": true, "$comment": true,
+		"readOnly": true, "writeOnly": true, "deprecated": true,
+		"definitions": true, "$defs": true, "contentMediaType": true, "contentEncoding": true,
+	}
+)
+
+type planBuilder struct {
+	tree any
+	memo map[string]*pnode // by location in the audited tree
+}
+
+func (b *planBuilder) build(loc string, v any) *pnode {
+	if n, ok := b.memo[loc]; ok {
+		return n // being built further up, for a recursive $ref
+	}
+	n := &pnode{minLen: -1, maxLen: -1, maxItems: -1}
+	b.memo[loc] = n
+	switch v := v.(type) {
+	case bool:
+		n.never = !v
+	case map[string]any:
+		if ref, ok := v["$ref"].(string); ok {
+			// The audit leaves a $ref with siblings only where the
+			// validator ignores them: the target is the whole schema.
+			target, err := refPointer(ref)
+			sub, found := resolvePointer(b.tree, target)
+			if err != nil || !found {
+				n.opaque = true
+				return n
+			}
+			t := b.build(target, sub)
+			b.memo[loc] = t
+			return t
+		}
+		b.fill(n, loc, v)
+	default:
+		n.opaque = true
+	}
+	return n
+}
+
+func (b *planBuilder) fill(n *pnode, loc string, m map[string]any) {
+	for k := range m {
+		if !planChecked[k] && !planAtEnd[k] {
+			n.opaque = true
+			return
+		}
+	}
+	if _, tuple := m["items"].([]any); tuple {
+		n.opaque = true
+		return
+	}
+	ok := true
+	if t, has := m["type"]; has {
+		n.types, ok = typeKinds(t)
+	}
+	if e, has := m["enum"].([]any); has {
+		n.hasEnum, n.enum = true, e
+	}
+	if c, has := m["const"]; has {
+		if n.hasEnum {
+			n.enum = append(append([]any(nil), n.enum...), c) // either may fail; the validator decides
+		} else {
+			n.hasEnum, n.enum = true, []any{c}
+		}
+	}
+	n.minLen, ok = countOf(m, "minLength", ok)
+	n.maxLen, ok = countOf(m, "maxLength", ok)
+	n.maxItems, ok = countOf(m, "maxItems", ok)
+	if p, has := m["pattern"]; has {
+		ps, isString := p.(string)
+		re, err := regexp.Compile(ps)
+		ok = ok && isString && err == nil
+		n.pattern = re
+	}
+	if f, has := m["format"]; has {
+		n.format, _ = f.(string)
+	}
+	n.hasMin, n.min, ok = boundOf(m, "minimum", ok)
+	n.hasMax, n.max, ok = boundOf(m, "maximum", ok)
+	if f, isFlag := m["exclusiveMinimum"].(bool); isFlag {
+		n.exMinFlag = f
+	} else {
+		n.hasExMin, n.exMin, ok = boundOf(m, "exclusiveMinimum", ok)
+	}
+	if f, isFlag := m["exclusiveMaximum"].(bool); isFlag {
+		n.exMaxFlag = f
+	} else {
+		n.hasExMax, n.exMax, ok = boundOf(m, "exclusiveMaximum", ok)
+	}
+	var hasMult bool
+	hasMult, n.multipleOf, ok = boundOf(m, "multipleOf", ok)
+	if hasMult && !(n.multipleOf > 0) {
+		ok = false
+	}
+	n.numeric = n.hasMin || n.hasMax || n.hasExMin || n.hasExMax || hasMult
+	if !ok {
+		n.opaque = true
+		return
+	}
+	if props, has := m["properties"].(map[string]any); has {
+		n.props = make(map[string]*pnode, len(props))
+		for name, sub := range props {
+			n.props[name] = b.build(loc+"/properties/"+escapePointer(name), sub)
+		}
+	}
+	switch ap := m["additionalProperties"].(type) {
+	case bool:
+		n.addlFalse = !ap
+	case map[string]any:
+		n.addl = b.build(loc+"/additionalProperties", ap)
+	}
+	if items, has := m["items"]; has {
+		n.items = b.build(loc+"/items", items)
+	}
+}
+
+func typeKinds(t any) (kinds, bool) {
+	var k kinds
+	switch t := t.(type) {
+	case string:
+		k = kindNames[t]
+		return k, k != 0
+	case []any:
+		for _, e := range t {
+			s, _ := e.(string)
+			if kindNames[s] == 0 {
+				return 0, false
+			}
+			k |= kindNames[s]
+		}
+		return k, k != 0
+	}
+	return 0, false
+}
+
+func countOf(m map[string]any, key string, ok bool) (int, bool) {
+	v, has := m[key]
+	if !has {
+		return -1, ok
+	}
+	n, isNum := v.(json.Number)
+	i, err := strconv.Atoi(string(n))
+	return i, ok && isNum && err == nil && i >= 0
+}
+
+func boundOf(m map[string]any, key string, ok bool) (bool, float64, bool) {
+	v, has := m[key]
+	if !has {
+		return false, 0, ok
+	}
+	n, isNum := v.(json.Number)
+	f, err := strconv.ParseFloat(string(n), 64)
+	return true, f, ok && isNum && err == nil
+}
+
+// admits reports whether a value of kind k (never kindInteger: a number
+// is kindNumber) can pass n's type. A number's exactness waits for its
+// end.
+func (n *pnode) admits(k kinds) bool {
+	if n.never {
+		return false
+	}
+	if n.types == 0 {
+		return true
+	}
+	if k == kindNumber {
+		return n.types&(kindNumber|kindInteger) != 0
+	}
+	return n.types&k != 0
+}
+
+// mayFail reports whether a closed scalar of kind k may break n: text is
+// a string's value or a number's JSON text; for true, false and null it
+// is the literal.
+func (n *pnode) mayFail(k kinds, text string) bool {
+	if !n.admits(k) {
+		return true
+	}
+	if n.hasEnum && !n.inEnum(k, text) {
+		return true
+	}
+	switch k {
+	case kindString:
+		if n.minLen >= 0 || n.maxLen >= 0 {
+			l := utf8.RuneCountInString(text)
+			if (n.minLen >= 0 && l < n.minLen) || (n.maxLen >= 0 && l > n.maxLen) {
+				return true
+			}
+		}
+		if n.pattern != nil && !n.pattern.MatchString(text) {
+			return true
+		}
+		if n.format != "" && !gojsonschema.FormatCheckers.IsFormat(n.format, text) {
+			return true
+		}
+	case kindNumber:
+		exact := !strings.ContainsAny(text, ".eE")
+		if n.types != 0 && n.types&kindNumber == 0 && !exact {
+			return true // 1.0 is an integer too: the validator decides
+		}
+		if n.numeric {
+			return n.numberMayFail(text)
+		}
+	}
+	return false
+}
+
+func (n *pnode) numberMayFail(text string) bool {
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return true
+	}
+	switch {
+	case n.hasMax && (f > n.max || (n.exMaxFlag && f >= n.max)),
+		n.hasMin && (f < n.min || (n.exMinFlag && f <= n.min)),
+		n.hasExMax && f >= n.exMax,
+		n.hasExMin && f <= n.exMin:
+		return true
+	}
+	if n.multipleOf > 0 {
+		q := f / n.multipleOf
+		if math.IsInf(q, 0) || math.IsNaN(q) || math.Abs(q-math.Round(q)) > 1e-9*math.Max(1, math.Abs(q)) {
+			return true
+		}
+	}
+	return false
+}
+
+func (n *pnode) inEnum(k kinds, text string) bool {
+	for _, e := range n.enum {
+		switch e := e.(type) {
+		case string:
+			if k == kindString && e == text {
+				return true
+			}
+		case json.Number:
+			if k == kindNumber && (string(e) == text || canonicalNumber(json.Number(text)) == e) {
+				return true
+			}
+		case bool:
+			if k == kindBoolean && (text == "true") == e {
+				return true
+			}
+		case nil:
+			if k == kindNull {
+				return true
+			}
+		}
+	}
+	return false
+}
