@@ -151,11 +151,8 @@ var errStreamClosed = errors.New("enforce: write to a closed Stream")
 // including the byte at which the verdict was given; every later write
 // returns 0 and the same verdict.
 func (st *Stream) Write(p []byte) (int, error) {
-	if st.closed {
-		return 0, errStreamClosed
-	}
-	if st.verdict != nil {
-		return 0, st.verdict
+	if err := st.stopped(); err != nil {
+		return 0, err
 	}
 	st.grow(len(p))
 	st.buf.Write(p[:st.room(len(p))])
@@ -164,15 +161,21 @@ func (st *Stream) Write(p []byte) (int, error) {
 
 // WriteString is [Stream.Write] for a string.
 func (st *Stream) WriteString(p string) (int, error) {
-	if st.closed {
-		return 0, errStreamClosed
-	}
-	if st.verdict != nil {
-		return 0, st.verdict
+	if err := st.stopped(); err != nil {
+		return 0, err
 	}
 	st.grow(len(p))
 	st.buf.WriteString(p[:st.room(len(p))])
 	return st.judge(len(p))
+}
+
+// stopped is why a write reads nothing: the Stream is closed, or its
+// verdict is given; nil while the answer can still pass.
+func (st *Stream) stopped() error {
+	if st.closed {
+		return errStreamClosed
+	}
+	return st.verdict
 }
 
 // grow makes room for n more bytes, starting at 2 KiB: a typical answer
