@@ -31,6 +31,10 @@ var (
 	// the file log's write lock (or the file at the path was replaced
 	// each time OpenFile locked it).
 	ErrLocked = errors.New("events: log is locked by another writer")
+	// ErrConflict: another writer appended to the session's log first, so
+	// this append was refused and nothing was written (a shared log,
+	// such as one on NATS JetStream, that two processes write to).
+	ErrConflict = errors.New("events: another writer appended first")
 )
 
 // Error is the one error type of this package. Err is one of the sentinels

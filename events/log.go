@@ -1,6 +1,7 @@
 package events
 
 import (
+	"context"
 	"fmt"
 	"iter"
 	"sync"
@@ -23,6 +24,19 @@ type Log interface {
 	Records(after int64) iter.Seq2[Record, error]
 	// Close releases the log; it makes everything appended durable first.
 	Close() error
+}
+
+// Follower is a Log whose records may be appended by another process or
+// machine. A Stream over a Follower delivers those records live too:
+// it waits on the log instead of on its own appends.
+type Follower interface {
+	Log
+	// Wait returns nil once the log may hold a record with Sequence >
+	// after (Last, as this process sees it, may then be called again),
+	// or an error when ctx ends (its cause) or the log is closed
+	// (ErrClosed). A spurious nil return is allowed; a late one must be
+	// bounded (a polling log documents its interval).
+	Wait(ctx context.Context, after int64) error
 }
 
 // NewMemoryLog returns a Log that keeps records in memory. Nothing
