@@ -34,6 +34,9 @@ type Schema struct {
 	// plan is what a Stream checks before the answer ends, shared by
 	// every copy of the schema and built on first use.
 	plan *streamPlan
+	// fast judges passing answers without the validator (see
+	// compileFast); nil when the schema is not in the form it compiles.
+	fast *cnode
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -81,6 +84,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, typed: new(sync.Map),
 		perValue: a.perValue, perName: a.perName,
 		plan: &streamPlan{tree: tree, draft: a.draft},
+		fast: compileFast(tree, a.draft),
 	}, nil
 }
 
@@ -205,8 +209,10 @@ func (s *Schema) Check(answer string) error {
 	if err := s.checkWork(values, names); err != nil {
 		return err
 	}
-	if err := s.validate(doc); err != nil {
-		return err
+	if !s.passesFast(doc) {
+		if err := s.validate(doc); err != nil {
+			return err
+		}
 	}
 	if s.goType != nil {
 		if err := unmarshal(answer, reflect.New(s.goType).Interface()); err != nil {
