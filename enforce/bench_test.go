@@ -104,6 +104,20 @@ func BenchmarkCheckPassing1KiB(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckPassing1KiBValidator is BenchmarkCheckPassing1KiB without
+// the fast path: the validator judges the passing answer, as before it.
+func BenchmarkCheckPassing1KiBValidator(b *testing.B) {
+	s := enforce.WithoutFastPath(mustCompile(b, orderSchema))
+	answer := orderAnswer()
+	b.SetBytes(int64(len(answer)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkCheckPassing1KiBNumericEnum is BenchmarkCheckPassing1KiB with
 // an enum of numbers, which makes Check canonicalize the answer's numbers.
 func BenchmarkCheckPassing1KiBNumericEnum(b *testing.B) {
@@ -139,6 +153,44 @@ func BenchmarkGojsonschemaBytesLoader1KiB(b *testing.B) {
 func BenchmarkCheckFailing1KiB(b *testing.B) {
 	s := mustCompile(b, orderSchema)
 	answer := strings.Replace(orderAnswer(), `"qty": 1`, `"qty": 0`, -1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err == nil {
+			b.Fatal("the answer passed")
+		}
+	}
+}
+
+// BenchmarkCheckFailing1KiBValidator is BenchmarkCheckFailing1KiB
+// without the fast path, as before it: a failing answer must cost no
+// more with it.
+func BenchmarkCheckFailing1KiBValidator(b *testing.B) {
+	s := enforce.WithoutFastPath(mustCompile(b, orderSchema))
+	answer := strings.Replace(orderAnswer(), `"qty": 1`, `"qty": 0`, -1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err == nil {
+			b.Fatal("the answer passed")
+		}
+	}
+}
+
+// BenchmarkCheckFailingLate1KiB fails only at its last member, so the
+// fast path reads the whole answer before the validator judges it.
+func BenchmarkCheckFailingLate1KiB(b *testing.B) {
+	s := mustCompile(b, orderSchema)
+	answer := strings.Replace(orderAnswer(), `"total": `, `"total": -`, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err == nil {
+			b.Fatal("the answer passed")
+		}
+	}
+}
+
+func BenchmarkCheckFailingLate1KiBValidator(b *testing.B) {
+	s := enforce.WithoutFastPath(mustCompile(b, orderSchema))
+	answer := strings.Replace(orderAnswer(), `"total": `, `"total": -`, 1)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := s.Check(answer); err == nil {

@@ -1,7 +1,6 @@
 package enforce
 
 import (
-	"errors"
 	"strconv"
 	"strings"
 )
@@ -20,19 +19,24 @@ import (
 // answer. doc is the caller's.
 //
 // settled holds the JSON Pointers of the members and items that are
-// whole and known to pass the subschema that applies to them, in the
-// order they settled (a value after the members and items inside it).
-// A value settles only where that subschema is known from the path
-// alone: below the root, through properties, additionalProperties,
-// items (one schema) and $ref, in subschemas that use no other
-// applicator (no allOf, anyOf, patternProperties, items as an array, …)
-// — a value below one of those never settles, though the value that
-// holds it may. What passes is the schema's verdict; a Go type's (see
-// [Schema.For]) is given only by Close. Each later call returns the same
-// pointers followed by new ones; the slice is shared, so do not change
-// it. To bound the work, checking values against their subschemas stops
-// (later values then never settle) once the text checked passes four
-// times the bytes read plus 64 KiB.
+// whole and pass the subschema that applies to them, in the order they
+// settled (a value after the members and items inside it). A value
+// settles only where that subschema is known from the path alone: each
+// object or array above it, up from the root, has its subschema from
+// properties, additionalProperties or items (one schema, or the tuple
+// and additionalItems), through $ref, with nothing else applying
+// subschemas to it or its parts (allOf, anyOf, oneOf, not, if,
+// dependencies with a schema, contains, or a patternProperties pattern
+// matching the member's name); below anything else no value settles,
+// though the value that holds it may. Whether a value passes is the
+// schema's exact verdict (as Check gives it, by the same evaluator); a
+// Go type's (see [Schema.For]) is given only by Close. A member that
+// additionalProperties false refuses never settles. Each later call
+// returns the same pointers followed by new ones; the slice is shared,
+// so do not change it. To bound the work, checking stops (later values
+// then never settle) once the text checked passes four times the bytes
+// read plus 64 KiB: each value is checked whole, so deep nesting checks
+// the same bytes once per level.
 //
 // Partial costs about the length of doc, plus checking the values that
 // closed since the last call: call it after every write.
@@ -57,28 +61,46 @@ type pval struct {
 	parent     int32
 	index      int32 // an item's index, or -1 for a member (or the root)
 	key        string
-	node       *pnode
+	c          *cnode // the subschema that applies to the value, once resolved
+	resolved   bool
 }
 
-// track records the value beginning at s[i] with plan node n, when its
-// subschema is known, and returns its index in the tape, or -1.
-func (st *Stream) track(i int, n *pnode) int32 {
+// track records the value beginning at s[i] and returns its index in the
+// tape. Which subschema applies to it is worked out only if Partial asks.
+func (st *Stream) track(i int) int32 {
+	if st.tape.vals == nil {
+		st.tape.vals = make([]pval, 0, 64)
+		st.tape.closed = make([]int32, 0, 64)
+	}
 	d := len(st.stack)
 	if d == 0 {
 		st.rootStart = i
-		return st.tape.add(pval{start: i, parent: -1, index: -1, node: n})
+		return st.tape.add(pval{start: i, parent: -1, index: -1})
 	}
 	f := &st.stack[d-1]
-	if f.val < 0 || f.node == nil {
-		return -1
-	}
 	if !f.obj {
-		return st.tape.add(pval{start: i, parent: f.val, index: int32(f.n - 1), node: n})
+		return st.tape.add(pval{start: i, parent: f.val, index: int32(f.n - 1)})
 	}
-	if strings.IndexByte(f.key, 0) >= 0 {
-		return -1 // the validator's paths cannot name it
+	return st.tape.add(pval{start: i, parent: f.val, index: -1, key: f.key})
+}
+
+// schemaOf returns the subschema that applies to the tape's value i when
+// it is known from the path alone (see [Stream.Partial]), else nil.
+func (st *Stream) schemaOf(i int32) *cnode {
+	v := &st.tape.vals[i]
+	if v.resolved {
+		return v.c
 	}
-	return st.tape.add(pval{start: i, parent: f.val, index: -1, key: f.key, node: n})
+	switch {
+	case v.parent < 0:
+		v.c = st.s.fast
+	case v.index >= 0:
+		v.c = st.schemaOf(v.parent).item(int(v.index))
+	default:
+		v.c = st.schemaOf(v.parent).member(v.key)
+	}
+	v.resolved = true
+	return v.c
 }
 
 func (t *partialTape) add(v pval) int32 {
@@ -86,7 +108,7 @@ func (t *partialTape) add(v pval) int32 {
 	return int32(len(t.vals) - 1)
 }
 
-// done records that the value with tape index val (or -1) ended just
+// done records that the value with tape index val ended just
 // before end.
 func (st *Stream) done(end int, val int32) {
 	if d := len(st.stack); d > 0 {
@@ -94,10 +116,8 @@ func (st *Stream) done(end int, val int32) {
 	} else {
 		st.rootEnd = end
 	}
-	if val >= 0 {
-		st.tape.vals[val].end = end
-		st.tape.closed = append(st.tape.closed, val)
-	}
+	st.tape.vals[val].end = end
+	st.tape.closed = append(st.tape.closed, val)
 }
 
 // partialDoc is Partial's doc.
@@ -165,45 +185,43 @@ func (st *Stream) settle() {
 	for ; t.checked < len(t.closed); t.checked++ {
 		i := t.closed[t.checked]
 		v := &t.vals[i]
-		if v.parent < 0 {
-			continue // the root is not a member or an item: Close judges it
+		if v.parent < 0 || st.schemaOf(i) == nil {
+			continue // the root is not a member or an item (Close judges it), or the subschema is not known
 		}
-		if t.work > bound {
+		if t.work += v.end - v.start + 16; t.work > bound {
 			t.checked = len(t.closed)
 			return
 		}
-		ptr, doc, items := st.pathDoc(i)
-		t.work += v.end - v.start + 8*items + 64
-		if len(ptr) > MaxQuote-8 || t.work > bound {
-			continue
-		}
-		if st.passes(ptr, doc) {
-			t.settled = append(t.settled, ptr)
+		if st.passes(v) {
+			t.settled = append(t.settled, st.pointer(v))
 		}
 	}
 }
 
-// pathDoc returns the pointer of the tape's value i and a document that
-// holds only the path to it, with the array items on that path.
-func (st *Stream) pathDoc(i int32) (ptr string, doc any, items int) {
-	t := &st.tape
-	v := &t.vals[i]
-	val, err := parseJSON(st.buf.String()[v.start:v.end])
+// passes reports whether the value v passes its subschema.
+func (st *Stream) passes(v *pval) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	doc, err := parseJSON(st.buf.String()[v.start:v.end])
 	if err != nil {
-		return "", nil, 0 // cannot happen: the value was read whole
+		return false // cannot happen: the value was read whole
 	}
+	if st.s.canonical {
+		doc = canonicalizeInPlace(doc)
+	}
+	return v.c.valid(doc)
+}
+
+// pointer returns the JSON Pointer of v.
+func (st *Stream) pointer(v *pval) string {
 	var segs []string
-	doc = val
-	for j := i; t.vals[j].parent >= 0; j = t.vals[j].parent {
-		e := &t.vals[j]
+	for e := v; e.parent >= 0; e = &st.tape.vals[e.parent] {
 		if e.index >= 0 {
-			a := make([]any, e.index+1)
-			a[e.index] = doc
-			doc = a
-			items += int(e.index) + 1
 			segs = append(segs, strconv.Itoa(int(e.index)))
 		} else {
-			doc = map[string]any{e.key: doc}
 			segs = append(segs, escapePointer(e.key))
 		}
 	}
@@ -212,25 +230,5 @@ func (st *Stream) pathDoc(i int32) (ptr string, doc any, items int) {
 		b.WriteByte('/')
 		b.WriteString(segs[j])
 	}
-	return b.String(), doc, items
-}
-
-// passes reports whether the validator finds no issue at or below ptr in
-// doc. The subschema at ptr is known from the path (see [Stream.Partial]),
-// so those issues are exactly the value's against it.
-func (st *Stream) passes(ptr string, doc any) bool {
-	err := st.s.validate(doc)
-	if err == nil {
-		return true
-	}
-	var ce *CheckError
-	if !errors.As(err, &ce) {
-		return false
-	}
-	for _, is := range ce.Issues {
-		if is.Path == ptr || strings.HasPrefix(is.Path, ptr+"/") || is.Keyword == "validator" {
-			return false
-		}
-	}
-	return true
+	return b.String()
 }

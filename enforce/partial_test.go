@@ -56,6 +56,15 @@ var partialCases = []struct {
 		`[{"n": 1.0}, {"m": 2}, {"n": -0, "k": [1, {"x": "y"}]}]`,
 		[]string{"/0/n", "/0", "/1/m", "/2/n", "/2/k/0", "/2/k/1/x", "/2/k/1", "/2/k", "/2"}, []string{"/1"}},
 	{`{"type": "string", "maxLength": 3}`, `"ab\u00e9"`, nil, nil},
+	// A tuple's items settle; a member a pattern matches, or an item below
+	// oneOf, does not (more than its own subschema applies), though the
+	// value that holds it does.
+	{`{"type": "object", "properties": {
+		"t": {"items": [{"type": "string"}], "additionalItems": false},
+		"p": {"patternProperties": {"^x": {"type": "integer"}}, "properties": {"y": {"type": "string"}}},
+		"o": {"oneOf": [{"type": "array"}], "items": {"type": "integer"}}}}`,
+		`{"t": ["a"], "p": {"x1": 2, "y": "s"}, "o": [1]}`,
+		[]string{"/t/0", "/t", "/p/y", "/p", "/o"}, []string{"/p/x1", "/o/0"}},
 	{`{}`, ` [1, "x", null, true, false, -1.5e3, [], {}] `, nil, nil},
 }
 

@@ -87,7 +87,7 @@ type Stream struct {
 	// For Partial: where the value began and ended (-1 until then), the
 	// value about to close, and the values whose subschema is known.
 	rootStart, rootEnd int
-	val                int32 // the scalar being read: its index in tape, or -1
+	val                int32 // the scalar being read: its index in tape
 	tape               partialTape
 
 	// Room for a typical answer's nesting and member names, allocated
@@ -106,7 +106,7 @@ type frame struct {
 	keys int
 	set  map[string]struct{}
 	safe int   // just past the last whole member or item, or the opening bracket
-	val  int32 // the container's index in Stream.tape, or -1
+	val  int32 // the container's index in Stream.tape
 }
 
 // Stream returns a judge for an answer that arrives in pieces: see
@@ -427,7 +427,7 @@ func (st *Stream) begin(s string, i int) bool {
 			return true
 		}
 	}
-	val := st.track(i, n)
+	val := st.track(i)
 	st.val = val
 	if k == kindObject || k == kindArray {
 		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys), safe: i + 1, val: val})
