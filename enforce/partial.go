@@ -33,91 +33,234 @@ import (
 // Go type's (see [Schema.For]) is given only by Close. A member that
 // additionalProperties false refuses never settles. Each later call
 // returns the same pointers followed by new ones; the slice is shared,
-// so do not change it. To bound the work, checking stops (later values
-// then never settle) once the text checked passes four times the bytes
-// read plus 64 KiB: each value is checked whole, so deep nesting checks
-// the same bytes once per level.
+// so do not change it. Values are checked as they end, from the first
+// call of Partial on; that call checks those that ended before it
+// (members of one object in name order). To bound the work, checking
+// stops (later values then never settle) once the values checked pass
+// four times the values read plus 4096: each value is checked whole, so
+// deep nesting checks the same values once per level.
 //
-// Partial costs about the length of doc, plus checking the values that
-// closed since the last call: call it after every write.
+// Partial costs about the length of doc: call it after every write. A
+// Stream whose caller never calls it does none of this work.
 func (st *Stream) Partial() (doc []byte, settled []string) {
-	st.settle()
+	if !st.tape.on {
+		st.catchUp()
+	}
 	return st.partialDoc(), st.tape.settled[:len(st.tape.settled):len(st.tape.settled)]
 }
 
-// partialTape records the values of the answer whose subschema is known
-// from their path (see [Stream.Partial]), as they begin and end.
+// partialTape is what Partial keeps.
 type partialTape struct {
-	vals    []pval
-	closed  []int32 // indexes in vals, in the order the values ended
-	checked int     // closed[:checked] were checked
-	work    int     // text checked, against the work bound
+	on      bool // Partial was called: values are checked as they end
+	work    int  // values checked, against the work bound
+	off     bool // the work bound was passed: no more checking
 	settled []string
 }
 
-// pval is one value of the tape.
-type pval struct {
-	start, end int // end is 0 while the value is open
-	parent     int32
-	index      int32 // an item's index, or -1 for a member (or the root)
-	key        string
-	c          *cnode // the subschema that applies to the value, once resolved
-	resolved   bool
+// pdoc is a value of the answer whose container has not ended, as
+// parseJSON gives it, with its member name.
+type pdoc struct {
+	key string
+	v   any
 }
 
-// track records the value beginning at s[i] and returns its index in the
-// tape. Which subschema applies to it is worked out only if Partial asks.
-func (st *Stream) track(i int) int32 {
-	if st.tape.vals == nil {
-		st.tape.vals = make([]pval, 0, 64)
-		st.tape.closed = make([]int32, 0, 64)
-	}
-	d := len(st.stack)
-	if d == 0 {
-		st.rootStart = i
-		return st.tape.add(pval{start: i, parent: -1, index: -1})
-	}
-	f := &st.stack[d-1]
-	if !f.obj {
-		return st.tape.add(pval{start: i, parent: f.val, index: int32(f.n - 1)})
-	}
-	return st.tape.add(pval{start: i, parent: f.val, index: -1, key: f.key})
-}
-
-// schemaOf returns the subschema that applies to the tape's value i when
-// it is known from the path alone (see [Stream.Partial]), else nil.
-func (st *Stream) schemaOf(i int32) *cnode {
-	v := &st.tape.vals[i]
-	if v.resolved {
-		return v.c
-	}
-	switch {
-	case v.parent < 0:
-		v.c = st.s.fast
-	case v.index >= 0:
-		v.c = st.schemaOf(v.parent).item(int(v.index))
-	default:
-		v.c = st.schemaOf(v.parent).member(v.key)
-	}
-	v.resolved = true
-	return v.c
-}
-
-func (t *partialTape) add(v pval) int32 {
-	t.vals = append(t.vals, v)
-	return int32(len(t.vals) - 1)
-}
-
-// done records that the value with tape index val ended just
-// before end.
-func (st *Stream) done(end int, val int32) {
+// ended records that a value ended just before end, and is doc as
+// parseJSON gives it.
+func (st *Stream) ended(end int, doc any) {
+	key := ""
 	if d := len(st.stack); d > 0 {
-		st.stack[d-1].safe = end
+		f := &st.stack[d-1]
+		f.safe = end
+		if f.obj {
+			key = f.key
+		}
 	} else {
 		st.rootEnd = end
 	}
-	st.tape.vals[val].end = end
-	st.tape.closed = append(st.tape.closed, val)
+	st.docs = append(st.docs, pdoc{key: key, v: doc})
+}
+
+// done records that a string, number or literal ended just before end,
+// and is doc.
+func (st *Stream) done(end int, doc any) {
+	st.ended(end, doc)
+	if st.tape.on {
+		st.settleOne(doc, st.childSchema(len(st.stack)), 1, "")
+	}
+}
+
+// container builds the object or array that just ended from its n
+// members or items, the last n docs.
+func (st *Stream) container(obj bool, n int) any {
+	kids := st.docs[len(st.docs)-n:]
+	st.docs = st.docs[:len(st.docs)-n]
+	defer clear(kids)
+	if obj {
+		m := make(map[string]any, n)
+		for _, k := range kids {
+			m[k.key] = k.v
+		}
+		return m
+	}
+	a := make([]any, n)
+	for j, k := range kids {
+		a[j] = k.v
+	}
+	return a
+}
+
+// whole returns the answer as parseJSON gives it, once the Stream read
+// exactly one whole value and no verdict.
+func (st *Stream) whole() (any, bool) {
+	if st.verdict != nil || st.state != stAfter || len(st.stack) != 0 || len(st.docs) != 1 || st.read != st.buf.Len() {
+		return nil, false
+	}
+	return st.docs[0].v, true
+}
+
+// childSchema is the subschema of the value now read in the object or
+// array stack[d-1], when it is known from the path alone; nil for the
+// root.
+func (st *Stream) childSchema(d int) *cnode {
+	if d == 0 {
+		return nil
+	}
+	f := &st.stack[d-1]
+	if f.obj {
+		return f.c.member(f.key)
+	}
+	return f.c.item(f.n - 1)
+}
+
+// enter sets the subschema of the object or array just begun.
+func (st *Stream) enter() {
+	d := len(st.stack)
+	if d == 1 {
+		st.stack[0].c = st.s.fast
+		return
+	}
+	st.stack[d-1].c = st.childSchema(d - 1)
+}
+
+// catchUp starts checking values as they end: it sets the subschemas of
+// the open objects and arrays, and checks the values that already ended.
+func (st *Stream) catchUp() {
+	st.tape.on = true
+	for d := range st.stack {
+		if d == 0 {
+			st.stack[0].c = st.s.fast
+		} else {
+			st.stack[d].c = st.childSchema(d)
+		}
+	}
+	for d := range st.stack {
+		f := &st.stack[d]
+		end := len(st.docs)
+		if d+1 < len(st.stack) {
+			end = st.stack[d+1].docs
+		}
+		prefix := st.pointer(d)
+		for j, k := range st.docs[f.docs:end] {
+			if f.obj {
+				st.walk(k.v, prefix+"/"+escapePointer(k.key), f.c.member(k.key))
+			} else {
+				st.walk(k.v, prefix+"/"+strconv.Itoa(j), f.c.item(j))
+			}
+		}
+	}
+	if len(st.stack) == 0 && len(st.docs) == 1 && st.s.fast != nil {
+		st.walkKids(st.docs[0].v, "", st.s.fast)
+	}
+}
+
+// walk checks v, at ptr with subschema c, after the values inside it,
+// and returns how many values it holds.
+func (st *Stream) walk(v any, ptr string, c *cnode) int {
+	if c == nil {
+		return countValues(v)
+	}
+	size := 1 + st.walkKids(v, ptr, c)
+	st.settleOne(v, c, size, ptr)
+	return size
+}
+
+func (st *Stream) walkKids(v any, ptr string, c *cnode) int {
+	n := 0
+	switch v := v.(type) {
+	case []any:
+		for i, e := range v {
+			n += st.walk(e, ptr+"/"+strconv.Itoa(i), c.item(i))
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			n += st.walk(v[k], ptr+"/"+escapePointer(k), c.member(k))
+		}
+	}
+	return n
+}
+
+func countValues(v any) int {
+	n := 1
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			n += countValues(e)
+		}
+	case map[string]any:
+		for _, e := range v {
+			n += countValues(e)
+		}
+	}
+	return n
+}
+
+// settleOne checks doc, a member or item of size values with subschema
+// c (nil: not known), within the work bound, and settles it when it
+// passes. Its pointer is ptr, or where the Stream is when ptr is "".
+func (st *Stream) settleOne(doc any, c *cnode, size int, ptr string) {
+	t := &st.tape
+	if c == nil || t.off {
+		return
+	}
+	if t.work += size; t.work > 4*st.values+4096 {
+		t.off = true
+		return
+	}
+	if st.s.canonical {
+		doc = canonicalizeInPlace(doc) // as Check does; doing it twice changes nothing
+	}
+	if !passes(c, doc) {
+		return
+	}
+	if ptr == "" {
+		ptr = st.pointer(len(st.stack))
+	}
+	t.settled = append(t.settled, ptr)
+}
+
+// passes reports whether doc passes c.
+func passes(c *cnode, doc any) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return c.valid(doc)
+}
+
+// pointer returns the JSON Pointer of the value now read in stack[d-1]
+// ("" for d 0).
+func (st *Stream) pointer(d int) string {
+	var b strings.Builder
+	for _, f := range st.stack[:d] {
+		b.WriteByte('/')
+		if f.obj {
+			b.WriteString(escapePointer(f.key))
+		} else {
+			b.WriteString(strconv.Itoa(f.n - 1))
+		}
+	}
+	return b.String()
 }
 
 // partialDoc is Partial's doc.
@@ -175,60 +318,4 @@ func openStringEnd(s string) int {
 		return n
 	}
 	return n - 6
-}
-
-// settle checks the values that ended since the last call against their
-// subschemas, within the work bound.
-func (st *Stream) settle() {
-	t := &st.tape
-	bound := 4*st.read + 64<<10
-	for ; t.checked < len(t.closed); t.checked++ {
-		i := t.closed[t.checked]
-		v := &t.vals[i]
-		if v.parent < 0 || st.schemaOf(i) == nil {
-			continue // the root is not a member or an item (Close judges it), or the subschema is not known
-		}
-		if t.work += v.end - v.start + 16; t.work > bound {
-			t.checked = len(t.closed)
-			return
-		}
-		if st.passes(v) {
-			t.settled = append(t.settled, st.pointer(v))
-		}
-	}
-}
-
-// passes reports whether the value v passes its subschema.
-func (st *Stream) passes(v *pval) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	doc, err := parseJSON(st.buf.String()[v.start:v.end])
-	if err != nil {
-		return false // cannot happen: the value was read whole
-	}
-	if st.s.canonical {
-		doc = canonicalizeInPlace(doc)
-	}
-	return v.c.valid(doc)
-}
-
-// pointer returns the JSON Pointer of v.
-func (st *Stream) pointer(v *pval) string {
-	var segs []string
-	for e := v; e.parent >= 0; e = &st.tape.vals[e.parent] {
-		if e.index >= 0 {
-			segs = append(segs, strconv.Itoa(int(e.index)))
-		} else {
-			segs = append(segs, escapePointer(e.key))
-		}
-	}
-	var b strings.Builder
-	for j := len(segs) - 1; j >= 0; j-- {
-		b.WriteByte('/')
-		b.WriteString(segs[j])
-	}
-	return b.String()
 }

@@ -206,6 +206,12 @@ func (s *Schema) Check(answer string) error {
 	if err != nil {
 		return parseFailure(err)
 	}
+	return s.checkParsed(answer, doc, values, names)
+}
+
+// checkParsed is Check after parsing: answer parsed into doc, which holds
+// values values and names member names.
+func (s *Schema) checkParsed(answer string, doc any, values, names int) error {
 	if err := s.checkWork(values, names); err != nil {
 		return err
 	}

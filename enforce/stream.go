@@ -87,8 +87,12 @@ type Stream struct {
 	// For Partial: where the value began and ended (-1 until then), the
 	// value about to close, and the values whose subschema is known.
 	rootStart, rootEnd int
-	val                int32 // the scalar being read: its index in tape
 	tape               partialTape
+	// The answer as parseJSON gives it, built as values end: the values
+	// whose container has not ended, and the values and member names
+	// begun, for Close.
+	docs          []pdoc
+	values, names int
 
 	// Room for a typical answer's nesting and member names, allocated
 	// with the Stream.
@@ -105,8 +109,12 @@ type frame struct {
 	// once there are many.
 	keys int
 	set  map[string]struct{}
-	safe int   // just past the last whole member or item, or the opening bracket
-	val  int32 // the container's index in Stream.tape
+	safe int // just past the last whole member or item, or the opening bracket
+	docs int // where its members or items begin in Stream.docs
+	// For Partial: the values begun before it, and the subschema that
+	// applies to it (when known from the path, and Partial was called).
+	values int
+	c      *cnode
 }
 
 // Stream returns a judge for an answer that arrives in pieces: see
@@ -207,10 +215,18 @@ func (st *Stream) Close() error {
 	if !st.closed {
 		st.closed = true
 		if st.verdict == nil && st.state == stNumber && !st.long && st.num != numSign && st.num != numDot && st.num != numE && st.num != numESign {
-			st.done(st.read, st.val) // the answer's end ends its number
+			st.done(st.read, json.Number(st.buf.String()[st.tok:st.read])) // the answer's end ends its number
 		}
 		if st.verdict == nil {
-			if err := st.s.Check(st.buf.String()); err != nil {
+			// What the Stream read is what Check would parse: judge its
+			// tree, or, where the Stream could not follow, the text.
+			var err error
+			if doc, ok := st.whole(); ok {
+				err = st.s.checkParsed(st.buf.String(), doc, st.values, st.names)
+			} else {
+				err = st.s.Check(st.buf.String())
+			}
+			if err != nil {
 				st.verdict = err
 			}
 		}
@@ -353,7 +369,11 @@ func (st *Stream) run(s string, i, end int) int {
 				if st.scalar(k, st.lit) {
 					return i
 				}
-				st.done(i, st.val)
+				var doc any
+				if st.lit != "null" {
+					doc = st.lit == "true"
+				}
+				st.done(i, doc)
 			}
 		case stRune:
 			i++
@@ -427,10 +447,15 @@ func (st *Stream) begin(s string, i int) bool {
 			return true
 		}
 	}
-	val := st.track(i)
-	st.val = val
+	st.values++
+	if len(st.stack) == 0 {
+		st.rootStart = i
+	}
 	if k == kindObject || k == kindArray {
-		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys), safe: i + 1, val: val})
+		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys), safe: i + 1, docs: len(st.docs), values: st.values})
+		if st.tape.on {
+			st.enter()
+		}
 		st.state = stObjOpen
 		if k == kindArray {
 			st.state = stArrayOpen
@@ -446,11 +471,15 @@ func (st *Stream) begin(s string, i int) bool {
 // pop ends the innermost object or array, just before end.
 func (st *Stream) pop(end int) {
 	f := &st.stack[len(st.stack)-1]
-	val := f.val
 	st.keys = st.keys[:f.keys]
+	doc := st.container(f.obj, f.n)
+	c, size := f.c, st.values-f.values+1
 	st.stack = st.stack[:len(st.stack)-1]
 	st.state = stAfter
-	st.done(end, val)
+	st.ended(end, doc)
+	if st.tape.on && len(st.stack) > 0 {
+		st.settleOne(doc, c, size, "")
+	}
 }
 
 // stringByte steps a string at s[i] = c, past its plain text.
@@ -505,13 +534,15 @@ func (st *Stream) endString(raw string) bool {
 	st.state = stAfter
 	if !st.key {
 		n := st.cur
-		if n != nil && (n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") && st.scalar(kindString, decodeString(raw)) {
+		text := decodeString(raw)
+		if n != nil && (n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") && st.scalar(kindString, text) {
 			return true
 		}
-		st.done(st.tok+len(raw), st.val)
+		st.done(st.tok+len(raw), text)
 		return false
 	}
 	st.state = stColon
+	st.names++
 	name := decodeString(raw)
 	f := &st.stack[len(st.stack)-1]
 	if st.has(f, name) {
@@ -636,7 +667,7 @@ func (st *Stream) endNumber(s string, i int) bool {
 	if n != nil && st.mayFollow(s[i]) && st.scalar(kindNumber, s[st.tok:i]) {
 		return true
 	}
-	st.done(i, st.val)
+	st.done(i, json.Number(s[st.tok:i]))
 	return false
 }
 
