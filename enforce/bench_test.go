@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xeipuuv/gojsonschema"
 
@@ -254,4 +255,54 @@ func BenchmarkStreamPassing1KiB16(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSideBySide1KiB runs, in each iteration, Check on the passing
+// answer, gojsonschema's own Validate(NewBytesLoader) on the same bytes,
+// Check without the fast path, and the Stream fed it in 16-byte chunks,
+// and reports each one's time and their ratios to Check: interleaved, so
+// that a busy machine slows them alike.
+func BenchmarkSideBySide1KiB(b *testing.B) {
+	s := mustCompile(b, orderSchema)
+	slow := enforce.WithoutFastPath(s)
+	gs, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader([]byte(orderSchema)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	answer := orderAnswer()
+	raw := []byte(answer)
+	var check, validator, before, stream time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := s.Check(answer); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if res, err := gs.Validate(gojsonschema.NewBytesLoader(raw)); err != nil || !res.Valid() {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		if err := slow.Check(answer); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		st := s.Stream()
+		for i := 0; i < len(answer); i += 16 {
+			if _, err := st.WriteString(answer[i:min(i+16, len(answer))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := st.Close(); err != nil {
+			b.Fatal(err)
+		}
+		t4 := time.Now()
+		check, validator, before, stream = check+t1.Sub(t0), validator+t2.Sub(t1), before+t3.Sub(t2), stream+t4.Sub(t3)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(check.Nanoseconds())/n, "check-ns/op")
+	b.ReportMetric(float64(validator.Nanoseconds())/n, "gojsonschema-ns/op")
+	b.ReportMetric(float64(before.Nanoseconds())/n, "check-without-fast-ns/op")
+	b.ReportMetric(float64(stream.Nanoseconds())/n, "stream16-ns/op")
+	b.ReportMetric(float64(check)/float64(validator), "check/gojsonschema")
+	b.ReportMetric(float64(stream)/float64(check), "stream16/check")
 }

@@ -198,6 +198,11 @@ func reflectSchema(t reflect.Type) (s *Schema, err error) {
 // stays within MaxCheckWork), then schema-validate. It returns nil when
 // the answer keeps the contract, else a *CheckError carrying the stage and
 // every issue with its JSON Pointer.
+//
+// At schema-validate, an evaluator compiled with the schema judges first,
+// with the validator's own semantics; when it says the answer passes, the
+// answer passes. Any other answer goes to the validator
+// (xeipuuv/gojsonschema), which decides and writes the issues.
 func (s *Schema) Check(answer string) error {
 	if err := s.checkSize(answer); err != nil {
 		return err

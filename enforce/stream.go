@@ -98,6 +98,7 @@ type Stream struct {
 	// with the Stream.
 	stackBuf [8]frame
 	keysBuf  [32]string
+	docsBuf  [32]pdoc
 }
 
 type frame struct {
@@ -122,7 +123,7 @@ type frame struct {
 // verdict promises. Streams of one Schema may run concurrently.
 func (s *Schema) Stream() *Stream {
 	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue, rootStart: -1, rootEnd: -1}
-	st.stack, st.keys = st.stackBuf[:0], st.keysBuf[:0]
+	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
 	return st
 }
 
