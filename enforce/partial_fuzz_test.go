@@ -75,6 +75,12 @@ func holdPartial(t *testing.T, s *Schema, text string, size int) {
 			break
 		}
 	}
+	// Called once at the end, Partial settles the same values.
+	late := s.Stream()
+	_, _ = feed(late, text, size)
+	if _, got := late.Partial(); !sameSet(got, settled) {
+		t.Fatalf("schema %s, answer %q: Partial after every chunk settled %q, once at the end %q", s.source, text, settled, got)
+	}
 	if st.Close() == nil {
 		doc, now := st.Partial()
 		want, _ := parseJSON(text)
@@ -170,4 +176,20 @@ func completed(prefix string) (c string, ok bool) {
 	c = prefix + complete(prefix)
 	_, err := parseJSON(c)
 	return c, err == nil
+}
+
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	seen := map[string]int{}
+	for _, x := range a {
+		seen[x]++
+	}
+	for _, x := range b {
+		if seen[x]--; seen[x] < 0 {
+			return false
+		}
+	}
+	return true
 }
