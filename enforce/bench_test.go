@@ -306,3 +306,39 @@ func BenchmarkSideBySide1KiB(b *testing.B) {
 	b.ReportMetric(float64(check)/float64(validator), "check/gojsonschema")
 	b.ReportMetric(float64(stream)/float64(check), "stream16/check")
 }
+
+// BenchmarkSideBySideFailing1KiB interleaves Check and Check without the
+// fast path on two failing answers (one failing at its first item, one
+// at its last member) and reports the ratio: the fast path must not slow
+// a failing answer down.
+func BenchmarkSideBySideFailing1KiB(b *testing.B) {
+	s := mustCompile(b, orderSchema)
+	slow := enforce.WithoutFastPath(s)
+	early := strings.Replace(orderAnswer(), `"qty": 1`, `"qty": 0`, -1)
+	late := strings.Replace(orderAnswer(), `"total": `, `"total": -`, 1)
+	var fast, before time.Duration
+	timed := func(s *enforce.Schema, a string) time.Duration {
+		t0 := time.Now()
+		if s.Check(a) == nil {
+			b.Fatal("the answer passed")
+		}
+		return time.Since(t0)
+	}
+	odd := false
+	for b.Loop() {
+		odd = !odd
+		for _, a := range []string{early, late} {
+			if odd { // each goes first half the time: the second pays for the first's garbage
+				fast += timed(s, a)
+				before += timed(slow, a)
+			} else {
+				before += timed(slow, a)
+				fast += timed(s, a)
+			}
+		}
+	}
+	n := float64(2 * b.N)
+	b.ReportMetric(float64(fast.Nanoseconds())/n, "check-ns/op")
+	b.ReportMetric(float64(before.Nanoseconds())/n, "check-without-fast-ns/op")
+	b.ReportMetric(float64(fast)/float64(before), "with/without")
+}

@@ -477,7 +477,60 @@ func (e *cenum) has(v any) bool {
 
 // valid reports whether v passes n, as the validator judges it. v is a
 // tree from parseJSON, numbers canonicalized as the validator sees them.
+// Format checks, the costliest, come last: a failing answer seldom pays
+// for them.
 func (n *cnode) valid(v any) bool {
+	var e evaluation
+	e.formats = e.buf[:0]
+	if !n.check(v, &e) {
+		return false
+	}
+	for _, f := range e.formats {
+		if !checkFormat(f.format, f.v) {
+			return false
+		}
+	}
+	return true
+}
+
+// evaluation holds the format checks deferred to the end of one valid.
+type evaluation struct {
+	formats []deferredFormat
+	buf     [8]deferredFormat
+}
+
+type deferredFormat struct {
+	format string
+	v      any // a string, or a json.Number
+}
+
+// checkFormat is the validator's format check: of a string, or of a
+// number as the big.Rat it hands the checker.
+func checkFormat(format string, v any) bool {
+	if num, ok := v.(json.Number); ok {
+		r, ok := new(big.Rat).SetString(string(num))
+		return ok && gojsonschema.FormatCheckers.IsFormat(format, r)
+	}
+	return gojsonschema.FormatCheckers.IsFormat(format, v)
+}
+
+// format checks v's format now, or, where v must pass n for the whole
+// to pass (e not nil), at the end.
+func (n *cnode) formatOK(v any, e *evaluation) bool {
+	if n.format == "" {
+		return true
+	}
+	if e != nil {
+		e.formats = append(e.formats, deferredFormat{n.format, v})
+		return true
+	}
+	return checkFormat(n.format, v)
+}
+
+// check is valid's walk. e is nil where v need not pass n for the whole
+// to pass (below anyOf, oneOf, not, if or contains): there every check is
+// made at once.
+func (n *cnode) check(v any, e *evaluation) bool {
 	if n.always {
 		return true
 	}
@@ -497,25 +550,25 @@ func (n *cnode) valid(v any) bool {
 		if n.types != 0 && n.types&kindString == 0 {
 			return false
 		}
-		if !n.validString(v) {
+		if !n.validString(v) || !n.formatOK(v, e) {
 			return false
 		}
 	case json.Number:
-		if !n.validNumber(v) {
+		if !n.validNumber(v) || !n.formatOK(v, e) {
 			return false
 		}
 	case []any:
 		if n.types != 0 && n.types&kindArray == 0 {
 			return false
 		}
-		if !n.validArray(v) {
+		if !n.validArray(v, e) {
 			return false
 		}
 	case map[string]any:
 		if n.types != 0 && n.types&kindObject == 0 {
 			return false
 		}
-		if !n.validObject(v) {
+		if !n.validObject(v, e) {
 			return false
 		}
 	default:
@@ -527,19 +580,19 @@ func (n *cnode) valid(v any) bool {
 	if n.constant != nil && !n.constant.has(v) {
 		return false
 	}
-	return n.validApplicators(v)
+	return n.validApplicators(v, e)
 }
 
-func (n *cnode) validApplicators(v any) bool {
+func (n *cnode) validApplicators(v any, e *evaluation) bool {
 	for _, s := range n.allOf {
-		if !s.valid(v) {
+		if !s.check(v, e) {
 			return false
 		}
 	}
 	if len(n.anyOf) > 0 {
 		ok := false
 		for _, s := range n.anyOf {
-			if s.valid(v) {
+			if s.check(v, nil) {
 				ok = true
 				break
 			}
@@ -551,7 +604,7 @@ func (n *cnode) validApplicators(v any) bool {
 	if len(n.oneOf) > 0 {
 		passed := 0
 		for _, s := range n.oneOf {
-			if s.valid(v) {
+			if s.check(v, nil) {
 				passed++
 			}
 		}
@@ -559,15 +612,15 @@ func (n *cnode) validApplicators(v any) bool {
 			return false
 		}
 	}
-	if n.not != nil && n.not.valid(v) {
+	if n.not != nil && n.not.check(v, nil) {
 		return false
 	}
 	if n.ifS != nil {
-		if n.ifS.valid(v) {
-			if n.thenS != nil && !n.thenS.valid(v) {
+		if n.ifS.check(v, nil) {
+			if n.thenS != nil && !n.thenS.check(v, e) {
 				return false
 			}
-		} else if n.elseS != nil && !n.elseS.valid(v) {
+		} else if n.elseS != nil && !n.elseS.check(v, e) {
 			return false
 		}
 	}
@@ -581,10 +634,7 @@ func (n *cnode) validString(s string) bool {
 			return false
 		}
 	}
-	if n.pattern != nil && !n.pattern.MatchString(s) {
-		return false
-	}
-	return n.format == "" || gojsonschema.FormatCheckers.IsFormat(n.format, s)
+	return n.pattern == nil || n.pattern.MatchString(s)
 }
 
 func (n *cnode) validNumber(num json.Number) bool {
@@ -626,34 +676,31 @@ func (n *cnode) validNumber(num json.Number) bool {
 			return false
 		}
 	}
-	if (n.maximum != nil && cmp(n.maximum) > 0) || (n.exMax != nil && cmp(n.exMax) >= 0) ||
-		(n.minimum != nil && cmp(n.minimum) < 0) || (n.exMin != nil && cmp(n.exMin) <= 0) {
-		return false
-	}
-	return n.format == "" || gojsonschema.FormatCheckers.IsFormat(n.format, rat())
+	return !((n.maximum != nil && cmp(n.maximum) > 0) || (n.exMax != nil && cmp(n.exMax) >= 0) ||
+		(n.minimum != nil && cmp(n.minimum) < 0) || (n.exMin != nil && cmp(n.exMin) <= 0))
 }
 
-func (n *cnode) validArray(a []any) bool {
+func (n *cnode) validArray(a []any, e *evaluation) bool {
 	if n.minItems >= 0 && len(a) < n.minItems || n.maxItems >= 0 && len(a) > n.maxItems {
 		return false
 	}
 	if n.items != nil {
-		for _, e := range a {
-			if !n.items.valid(e) {
+		for _, x := range a {
+			if !n.items.check(x, e) {
 				return false
 			}
 		}
 	} else if len(n.tuple) > 0 {
-		for i, e := range a {
+		for i, x := range a {
 			switch {
 			case i < len(n.tuple):
-				if !n.tuple[i].valid(e) {
+				if !n.tuple[i].check(x, e) {
 					return false
 				}
 			case n.noAddl:
 				return false
 			case n.addlItems != nil:
-				if !n.addlItems.valid(e) {
+				if !n.addlItems.check(x, e) {
 					return false
 				}
 			}
@@ -661,8 +708,8 @@ func (n *cnode) validArray(a []any) bool {
 	}
 	if n.unique && len(a) > 1 {
 		seen := make(map[string]bool, len(a))
-		for _, e := range a {
-			k, ok := eqKey(e)
+		for _, x := range a {
+			k, ok := eqKey(x)
 			if !ok || seen[k] {
 				return false
 			}
@@ -671,8 +718,8 @@ func (n *cnode) validArray(a []any) bool {
 	}
 	if n.contains != nil {
 		ok := false
-		for _, e := range a {
-			if n.contains.valid(e) {
+		for _, x := range a {
+			if n.contains.check(x, nil) {
 				ok = true
 				break
 			}
@@ -684,7 +731,7 @@ func (n *cnode) validArray(a []any) bool {
 	return true
 }
 
-func (n *cnode) validObject(m map[string]any) bool {
+func (n *cnode) validObject(m map[string]any, e *evaluation) bool {
 	if n.minProps >= 0 && len(m) < n.minProps || n.maxProps >= 0 && len(m) > n.maxProps {
 		return false
 	}
@@ -693,36 +740,60 @@ func (n *cnode) validObject(m map[string]any) bool {
 			return false
 		}
 	}
+	// Members holding a string, number or literal first: they are cheap,
+	// and a failing answer fails sooner.
+	var later [16]string
+	nested := later[:0]
 	for k, v := range m {
-		p, found := n.props[k]
-		if found && !p.valid(v) {
-			return false
-		}
-		matched := false
-		for _, pp := range n.patterns {
-			if pp.re.MatchString(k) {
-				matched = true
-				if !pp.node.valid(v) {
-					return false
-				}
+		switch v.(type) {
+		case map[string]any, []any:
+			if len(nested) < len(later) {
+				nested = append(nested, k)
+				continue
 			}
 		}
-		if !found && !matched {
-			if n.addlFalse || (n.addl != nil && !n.addl.valid(v)) {
+		if !n.member1(m, k, v, e) {
+			return false
+		}
+	}
+	for _, k := range nested {
+		if !n.member1(m, k, m[k], e) {
+			return false
+		}
+	}
+	return true
+}
+
+// member1 checks the member k of m, whose value is v.
+func (n *cnode) member1(m map[string]any, k string, v any, e *evaluation) bool {
+	p, found := n.props[k]
+	if found && !p.check(v, e) {
+		return false
+	}
+	matched := false
+	for _, pp := range n.patterns {
+		if pp.re.MatchString(k) {
+			matched = true
+			if !pp.node.check(v, e) {
 				return false
 			}
 		}
-		if n.names != nil && !n.names.valid(k) {
+	}
+	if !found && !matched {
+		if n.addlFalse || (n.addl != nil && !n.addl.check(v, e)) {
 			return false
 		}
-		for _, dep := range n.depNames[k] {
-			if _, ok := m[dep]; !ok {
-				return false
-			}
-		}
-		if ds, ok := n.depSchemas[k]; ok && !ds.valid(m) {
+	}
+	if n.names != nil && !n.names.check(k, e) {
+		return false
+	}
+	for _, dep := range n.depNames[k] {
+		if _, ok := m[dep]; !ok {
 			return false
 		}
+	}
+	if ds, ok := n.depSchemas[k]; ok && !ds.check(m, e) {
+		return false
 	}
 	return true
 }
