@@ -481,7 +481,6 @@ func (e *cenum) has(v any) bool {
 // for them.
 func (n *cnode) valid(v any) bool {
 	var e evaluation
-	e.formats = e.buf[:0]
 	if !n.check(v, &e) {
 		return false
 	}
@@ -496,7 +495,6 @@ func (n *cnode) valid(v any) bool {
 // evaluation holds the format checks deferred to the end of one valid.
 type evaluation struct {
 	formats []deferredFormat
-	buf     [8]deferredFormat
 }
 
 type deferredFormat struct {
@@ -537,7 +535,7 @@ func (n *cnode) check(v any, e *evaluation) bool {
 	if n.never {
 		return false
 	}
-	switch v := v.(type) {
+	switch x := v.(type) {
 	case nil:
 		if n.types != 0 && n.types&kindNull == 0 {
 			return false
@@ -550,25 +548,25 @@ func (n *cnode) check(v any, e *evaluation) bool {
 		if n.types != 0 && n.types&kindString == 0 {
 			return false
 		}
-		if !n.validString(v) || !n.formatOK(v, e) {
+		if !n.validString(x) || !n.formatOK(v, e) {
 			return false
 		}
 	case json.Number:
-		if !n.validNumber(v) || !n.formatOK(v, e) {
+		if !n.validNumber(x) || !n.formatOK(v, e) {
 			return false
 		}
 	case []any:
 		if n.types != 0 && n.types&kindArray == 0 {
 			return false
 		}
-		if !n.validArray(v, e) {
+		if !n.validArray(x, e) {
 			return false
 		}
 	case map[string]any:
 		if n.types != 0 && n.types&kindObject == 0 {
 			return false
 		}
-		if !n.validObject(v, e) {
+		if !n.validObject(x, e) {
 			return false
 		}
 	default:
