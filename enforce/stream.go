@@ -13,6 +13,9 @@ import (
 // [Stream.WriteString], and end it with [Stream.Close]. Make one with
 // [Schema.Stream]. A Stream is not safe for concurrent use.
 //
+// [Stream.Partial] gives the answer so far, closed into one JSON
+// document, and which of its values are settled.
+//
 // A write fails early — returns a *[CheckError] — only when no way of
 // going on can make the answer pass. Close gives the whole answer's
 // verdict exactly as [Schema.Check] gives it.
