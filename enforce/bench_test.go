@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xeipuuv/gojsonschema"
 
@@ -104,6 +105,20 @@ func BenchmarkCheckPassing1KiB(b *testing.B) {
 	}
 }
 
+// BenchmarkCheckPassing1KiBValidator is BenchmarkCheckPassing1KiB without
+// the fast path: the validator judges the passing answer, as before it.
+func BenchmarkCheckPassing1KiBValidator(b *testing.B) {
+	s := enforce.WithoutFastPath(mustCompile(b, orderSchema))
+	answer := orderAnswer()
+	b.SetBytes(int64(len(answer)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkCheckPassing1KiBNumericEnum is BenchmarkCheckPassing1KiB with
 // an enum of numbers, which makes Check canonicalize the answer's numbers.
 func BenchmarkCheckPassing1KiBNumericEnum(b *testing.B) {
@@ -139,6 +154,44 @@ func BenchmarkGojsonschemaBytesLoader1KiB(b *testing.B) {
 func BenchmarkCheckFailing1KiB(b *testing.B) {
 	s := mustCompile(b, orderSchema)
 	answer := strings.Replace(orderAnswer(), `"qty": 1`, `"qty": 0`, -1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err == nil {
+			b.Fatal("the answer passed")
+		}
+	}
+}
+
+// BenchmarkCheckFailing1KiBValidator is BenchmarkCheckFailing1KiB
+// without the fast path, as before it: a failing answer must cost no
+// more with it.
+func BenchmarkCheckFailing1KiBValidator(b *testing.B) {
+	s := enforce.WithoutFastPath(mustCompile(b, orderSchema))
+	answer := strings.Replace(orderAnswer(), `"qty": 1`, `"qty": 0`, -1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err == nil {
+			b.Fatal("the answer passed")
+		}
+	}
+}
+
+// BenchmarkCheckFailingLate1KiB fails only at its last member, so the
+// fast path reads the whole answer before the validator judges it.
+func BenchmarkCheckFailingLate1KiB(b *testing.B) {
+	s := mustCompile(b, orderSchema)
+	answer := strings.Replace(orderAnswer(), `"total": `, `"total": -`, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Check(answer); err == nil {
+			b.Fatal("the answer passed")
+		}
+	}
+}
+
+func BenchmarkCheckFailingLate1KiBValidator(b *testing.B) {
+	s := enforce.WithoutFastPath(mustCompile(b, orderSchema))
+	answer := strings.Replace(orderAnswer(), `"total": `, `"total": -`, 1)
 	b.ReportAllocs()
 	for b.Loop() {
 		if err := s.Check(answer); err == nil {
@@ -202,4 +255,90 @@ func BenchmarkStreamPassing1KiB16(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkSideBySide1KiB runs, in each iteration, Check on the passing
+// answer, gojsonschema's own Validate(NewBytesLoader) on the same bytes,
+// Check without the fast path, and the Stream fed it in 16-byte chunks,
+// and reports each one's time and their ratios to Check: interleaved, so
+// that a busy machine slows them alike.
+func BenchmarkSideBySide1KiB(b *testing.B) {
+	s := mustCompile(b, orderSchema)
+	slow := enforce.WithoutFastPath(s)
+	gs, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader([]byte(orderSchema)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	answer := orderAnswer()
+	raw := []byte(answer)
+	var check, validator, before, stream time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := s.Check(answer); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if res, err := gs.Validate(gojsonschema.NewBytesLoader(raw)); err != nil || !res.Valid() {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		if err := slow.Check(answer); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		st := s.Stream()
+		for i := 0; i < len(answer); i += 16 {
+			if _, err := st.WriteString(answer[i:min(i+16, len(answer))]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := st.Close(); err != nil {
+			b.Fatal(err)
+		}
+		t4 := time.Now()
+		check, validator, before, stream = check+t1.Sub(t0), validator+t2.Sub(t1), before+t3.Sub(t2), stream+t4.Sub(t3)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(check.Nanoseconds())/n, "check-ns/op")
+	b.ReportMetric(float64(validator.Nanoseconds())/n, "gojsonschema-ns/op")
+	b.ReportMetric(float64(before.Nanoseconds())/n, "check-without-fast-ns/op")
+	b.ReportMetric(float64(stream.Nanoseconds())/n, "stream16-ns/op")
+	b.ReportMetric(float64(check)/float64(validator), "check/gojsonschema")
+	b.ReportMetric(float64(stream)/float64(check), "stream16/check")
+}
+
+// BenchmarkSideBySideFailing1KiB interleaves Check and Check without the
+// fast path on two failing answers (one failing at its first item, one
+// at its last member) and reports the ratio: the fast path must not slow
+// a failing answer down.
+func BenchmarkSideBySideFailing1KiB(b *testing.B) {
+	s := mustCompile(b, orderSchema)
+	slow := enforce.WithoutFastPath(s)
+	early := strings.Replace(orderAnswer(), `"qty": 1`, `"qty": 0`, -1)
+	late := strings.Replace(orderAnswer(), `"total": `, `"total": -`, 1)
+	var fast, before time.Duration
+	timed := func(s *enforce.Schema, a string) time.Duration {
+		t0 := time.Now()
+		if s.Check(a) == nil {
+			b.Fatal("the answer passed")
+		}
+		return time.Since(t0)
+	}
+	odd := false
+	for b.Loop() {
+		odd = !odd
+		for _, a := range []string{early, late} {
+			if odd { // each goes first half the time: the second pays for the first's garbage
+				fast += timed(s, a)
+				before += timed(slow, a)
+			} else {
+				before += timed(slow, a)
+				fast += timed(s, a)
+			}
+		}
+	}
+	n := float64(2 * b.N)
+	b.ReportMetric(float64(fast.Nanoseconds())/n, "check-ns/op")
+	b.ReportMetric(float64(before.Nanoseconds())/n, "check-without-fast-ns/op")
+	b.ReportMetric(float64(fast)/float64(before), "with/without")
 }

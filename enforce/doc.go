@@ -49,6 +49,9 @@
 // refuses, a value of the wrong type or outside its enum. A loop can stop
 // reading there and send the corrective turn at once. [Stream.Close]
 // gives the verdict of [Schema.Check] on the whole answer.
+// [Stream.Partial] gives the answer so far as one closed JSON document,
+// to show a typed value as it forms, and the JSON Pointers of the
+// members and items that are whole and already pass their subschema.
 //
 // # Retries and the ledger
 //

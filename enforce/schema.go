@@ -34,6 +34,9 @@ type Schema struct {
 	// plan is what a Stream checks before the answer ends, shared by
 	// every copy of the schema and built on first use.
 	plan *streamPlan
+	// fast judges passing answers without the validator (see
+	// compileFast); nil when the schema is not in the form it compiles.
+	fast *cnode
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -81,6 +84,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, typed: new(sync.Map),
 		perValue: a.perValue, perName: a.perName,
 		plan: &streamPlan{tree: tree, draft: a.draft},
+		fast: compileFast(tree, a.draft),
 	}, nil
 }
 
@@ -194,6 +198,11 @@ func reflectSchema(t reflect.Type) (s *Schema, err error) {
 // stays within MaxCheckWork), then schema-validate. It returns nil when
 // the answer keeps the contract, else a *CheckError carrying the stage and
 // every issue with its JSON Pointer.
+//
+// At schema-validate, an evaluator compiled with the schema judges first,
+// with the validator's own semantics; when it says the answer passes, the
+// answer passes. Any other answer goes to the validator
+// (xeipuuv/gojsonschema), which decides and writes the issues.
 func (s *Schema) Check(answer string) error {
 	if err := s.checkSize(answer); err != nil {
 		return err
@@ -202,11 +211,19 @@ func (s *Schema) Check(answer string) error {
 	if err != nil {
 		return parseFailure(err)
 	}
+	return s.checkParsed(answer, doc, values, names)
+}
+
+// checkParsed is Check after parsing: answer parsed into doc, which holds
+// values values and names member names.
+func (s *Schema) checkParsed(answer string, doc any, values, names int) error {
 	if err := s.checkWork(values, names); err != nil {
 		return err
 	}
-	if err := s.validate(doc); err != nil {
-		return err
+	if !s.passesFast(doc) {
+		if err := s.validate(doc); err != nil {
+			return err
+		}
 	}
 	if s.goType != nil {
 		if err := unmarshal(answer, reflect.New(s.goType).Interface()); err != nil {

@@ -13,6 +13,9 @@ import (
 // [Stream.WriteString], and end it with [Stream.Close]. Make one with
 // [Schema.Stream]. A Stream is not safe for concurrent use.
 //
+// [Stream.Partial] gives the answer so far, closed into one JSON
+// document, and which of its values are settled.
+//
 // A write fails early — returns a *[CheckError] — only when no way of
 // going on can make the answer pass. Close gives the whole answer's
 // verdict exactly as [Schema.Check] gives it.
@@ -84,10 +87,21 @@ type Stream struct {
 	verdict error // the early verdict, once given
 	closed  bool
 
+	// For Partial: where the value began and ended (-1 until then), the
+	// value about to close, and the values whose subschema is known.
+	rootStart, rootEnd int
+	tape               partialTape
+	// The answer as parseJSON gives it, built as values end: the values
+	// whose container has not ended, and the values and member names
+	// begun, for Close.
+	docs          []pdoc
+	values, names int
+
 	// Room for a typical answer's nesting and member names, allocated
 	// with the Stream.
 	stackBuf [8]frame
 	keysBuf  [32]string
+	docsBuf  [32]pdoc
 }
 
 type frame struct {
@@ -99,14 +113,20 @@ type frame struct {
 	// once there are many.
 	keys int
 	set  map[string]struct{}
+	safe int // just past the last whole member or item, or the opening bracket
+	docs int // where its members or items begin in Stream.docs
+	// For Partial: the values begun before it, and the subschema that
+	// applies to it (when known from the path, and Partial was called).
+	values int
+	c      *cnode
 }
 
 // Stream returns a judge for an answer that arrives in pieces: see
 // [Stream] for when it fails an answer before it ends and what that
 // verdict promises. Streams of one Schema may run concurrently.
 func (s *Schema) Stream() *Stream {
-	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue}
-	st.stack, st.keys = st.stackBuf[:0], st.keysBuf[:0]
+	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue, rootStart: -1, rootEnd: -1}
+	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
 	return st
 }
 
@@ -198,8 +218,19 @@ func (st *Stream) room(n int) int {
 func (st *Stream) Close() error {
 	if !st.closed {
 		st.closed = true
+		if st.verdict == nil && st.state == stNumber && !st.long && st.num != numSign && st.num != numDot && st.num != numE && st.num != numESign {
+			st.done(st.read, json.Number(st.buf.String()[st.tok:st.read])) // the answer's end ends its number
+		}
 		if st.verdict == nil {
-			if err := st.s.Check(st.buf.String()); err != nil {
+			// What the Stream read is what Check would parse: judge its
+			// tree, or, where the Stream could not follow, the text.
+			var err error
+			if doc, ok := st.whole(); ok {
+				err = st.s.checkParsed(st.buf.String(), doc, st.values, st.names)
+			} else {
+				err = st.s.Check(st.buf.String())
+			}
+			if err != nil {
 				st.verdict = err
 			}
 		}
@@ -239,7 +270,7 @@ func (st *Stream) run(s string, i, end int) int {
 				continue
 			}
 			if c == ']' && st.state == stArrayOpen {
-				st.pop()
+				st.pop(i + 1)
 				i++
 				continue
 			}
@@ -253,7 +284,7 @@ func (st *Stream) run(s string, i, end int) int {
 			case c == '"':
 				st.state, st.key, st.tok = stString, true, i
 			case c == '}' && st.state == stObjOpen:
-				st.pop()
+				st.pop(i + 1)
 			default:
 				if st.syntax(s, i) {
 					return i + 1
@@ -294,7 +325,7 @@ func (st *Stream) run(s string, i, end int) int {
 					st.cur = f.node.items.live()
 				}
 			case c == '}' && f.obj, c == ']' && !f.obj:
-				st.pop()
+				st.pop(i + 1)
 			default:
 				if st.syntax(s, i) {
 					return i + 1
@@ -342,6 +373,11 @@ func (st *Stream) run(s string, i, end int) int {
 				if st.scalar(k, st.lit) {
 					return i
 				}
+				var doc any
+				if st.lit != "null" {
+					doc = st.lit == "true"
+				}
+				st.done(i, doc)
 			}
 		case stRune:
 			i++
@@ -415,8 +451,15 @@ func (st *Stream) begin(s string, i int) bool {
 			return true
 		}
 	}
+	st.values++
+	if len(st.stack) == 0 {
+		st.rootStart = i
+	}
 	if k == kindObject || k == kindArray {
-		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys)})
+		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys), safe: i + 1, docs: len(st.docs), values: st.values})
+		if st.tape.on {
+			st.enter()
+		}
 		st.state = stObjOpen
 		if k == kindArray {
 			st.state = stArrayOpen
@@ -429,11 +472,18 @@ func (st *Stream) begin(s string, i int) bool {
 	return false
 }
 
-// pop ends the innermost object or array.
-func (st *Stream) pop() {
-	st.keys = st.keys[:st.stack[len(st.stack)-1].keys]
+// pop ends the innermost object or array, just before end.
+func (st *Stream) pop(end int) {
+	f := &st.stack[len(st.stack)-1]
+	st.keys = st.keys[:f.keys]
+	doc := st.container(f.obj, f.n)
+	c, size := f.c, st.values-f.values+1
 	st.stack = st.stack[:len(st.stack)-1]
 	st.state = stAfter
+	st.ended(end, doc)
+	if st.tape.on && len(st.stack) > 0 {
+		st.settleOne(doc, c, size, "")
+	}
 }
 
 // stringByte steps a string at s[i] = c, past its plain text.
@@ -488,12 +538,15 @@ func (st *Stream) endString(raw string) bool {
 	st.state = stAfter
 	if !st.key {
 		n := st.cur
-		if n == nil || !(n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") {
-			return false
+		text := decodeString(raw)
+		if n != nil && (n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") && st.scalar(kindString, text) {
+			return true
 		}
-		return st.scalar(kindString, decodeString(raw))
+		st.done(st.tok+len(raw), text)
+		return false
 	}
 	st.state = stColon
+	st.names++
 	name := decodeString(raw)
 	f := &st.stack[len(st.stack)-1]
 	if st.has(f, name) {
@@ -615,10 +668,11 @@ func (st *Stream) endNumber(s string, i int) bool {
 		return st.giveSyntax(s[:i+1], i)
 	}
 	n := st.cur
-	if n == nil || !st.mayFollow(s[i]) {
-		return false
+	if n != nil && st.mayFollow(s[i]) && st.scalar(kindNumber, s[st.tok:i]) {
+		return true
 	}
-	return st.scalar(kindNumber, s[st.tok:i])
+	st.done(i, json.Number(s[st.tok:i]))
+	return false
 }
 
 // mayFollow reports whether c may follow a value where the Stream is.

@@ -94,6 +94,13 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 		t.Fatalf("schema %s, answer %q: in chunks of %d the verdict is %v after %d bytes, byte by byte %v after %d", s.source, text, size, err, n, err1, n1)
 	}
 	if err == nil {
+		// The tree the Stream built is the parser's, with its counts.
+		if doc, ok := st.whole(); ok {
+			want, values, names, perr := parseJSONCounting(text)
+			if perr != nil || !reflect.DeepEqual(doc, want) || values != st.values || names != st.names {
+				t.Fatalf("schema %s, answer %q: the Stream built %#v (%d values, %d names), the parser %#v (%d, %d, %v)", s.source, text, doc, st.values, st.names, want, values, names, perr)
+			}
+		}
 		if got, want := st.Close(), s.Check(text); !sameVerdict(got, want) {
 			t.Fatalf("schema %s, answer %q: Close = %v, Check = %v", s.source, text, got, want)
 		}

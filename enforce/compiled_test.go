@@ -1,0 +1,163 @@
+package enforce
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// fastAgrees judges text with the fast path and with the validator, on
+// separate parses, and fails the test when they disagree. It reports
+// whether the fast path judged (the text parsed).
+func fastAgrees(t *testing.T, s *Schema, text, what string) bool {
+	t.Helper()
+	doc, err := parseJSON(text)
+	if err != nil {
+		return false
+	}
+	fast := s.passesFast(doc)
+	doc, _ = parseJSON(text)
+	want := s.validate(doc)
+	if fast != (want == nil) {
+		t.Errorf("%s: schema %s, answer %s: the fast path says pass=%t, the validator %v", what, s.source, text, fast, want)
+	}
+	return true
+}
+
+// TestFastAgreesOnSuite runs the compiled evaluator against the
+// validator over every case of the JSON-Schema-Test-Suite whose schema
+// compiles (optional ones too: formats, big numbers, regexes), for
+// draft-07 and 2020-12. The validator is the authority, not the suite's
+// expected verdict: the fast path must give its verdict exactly. Every
+// schema that compiles must also lie in the compiled subset.
+func TestFastAgreesOnSuite(t *testing.T) {
+	root := os.Getenv("ENFORCER_JSON_SCHEMA_TEST_SUITE")
+	if root == "" {
+		root = filepath.Join("..", "..", "shared", "jsonschema-test-suite")
+	}
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("JSON-Schema-Test-Suite not found at %s; set ENFORCER_JSON_SCHEMA_TEST_SUITE to run it", root)
+	}
+	for _, draft := range []string{"draft4", "draft6", "draft7", "draft2020-12"} {
+		var files []string
+		for _, pat := range []string{"*.json", "optional/*.json", "optional/format/*.json"} {
+			m, _ := filepath.Glob(filepath.Join(root, draft, pat))
+			files = append(files, m...)
+		}
+		if len(files) == 0 {
+			continue
+		}
+		sort.Strings(files)
+		t.Run(draft, func(t *testing.T) {
+			var judged, outside int
+			for _, file := range files {
+				if strings.HasSuffix(file, "refRemote.json") {
+					continue
+				}
+				raw, err := os.ReadFile(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var groups []struct {
+					Description string          `json:"description"`
+					Schema      json.RawMessage `json:"schema"`
+					Tests       []struct {
+						Description string          `json:"description"`
+						Data        json.RawMessage `json:"data"`
+					} `json:"tests"`
+				}
+				if err := json.Unmarshal(raw, &groups); err != nil {
+					t.Fatalf("%s: %v", file, err)
+				}
+				for _, g := range groups {
+					schema := string(g.Schema)
+					if draft == "draft4" || draft == "draft6" {
+						if m, ok := decodeObject(schema); ok && m["$schema"] == nil {
+							m["$schema"] = "http://json-schema.org/" + map[string]string{"draft4": "draft-04", "draft6": "draft-06"}[draft] + "/schema#"
+							b, _ := json.Marshal(m)
+							schema = string(b)
+						}
+					}
+					s, err := CompileSchema([]byte(schema))
+					if err != nil {
+						continue
+					}
+					if s.fast == nil {
+						outside++
+						t.Errorf("%s / %s: the schema compiles but not for the fast path: %s", filepath.Base(file), g.Description, g.Schema)
+						continue
+					}
+					for _, tc := range g.Tests {
+						if fastAgrees(t, s, string(tc.Data), filepath.Base(file)+" / "+g.Description+" / "+tc.Description) {
+							judged++
+						}
+					}
+				}
+			}
+			t.Logf("%s: %d cases judged alike by the fast path and the validator; %d schemas outside the subset", draft, judged, outside)
+			if judged == 0 {
+				t.Errorf("no case judged")
+			}
+		})
+	}
+}
+
+func decodeObject(s string) (map[string]any, bool) {
+	var m map[string]any
+	d := json.NewDecoder(strings.NewReader(s))
+	d.UseNumber()
+	return m, d.Decode(&m) == nil && m != nil
+}
+
+// Cases the validator judges in ways a quick reading of JSON Schema gets
+// wrong; the fast path must judge them as it does.
+func TestFastAgreesOnEdges(t *testing.T) {
+	for _, tc := range []struct{ schema, answers string }{
+		{`{"type": "integer"}`, `[1, 1.0, 1e2, 1.5e1, 1e-2, -0, 12345678901234567890123, 1.00000000000000000000001, 1e1000, -1e-1000]`},
+		{`{"multipleOf": 0.1}`, `[0.3, 0.30000000000000004, 1e300, 1e-300, -0, 0.1e1, 12345678901234567890.1, 3.000000000000000000000000001]`},
+		{`{"multipleOf": 0.01}`, `[19.99, 0.075, 1e-2, 100, 0.0100, 1.1e-1]`},
+		{`{"multipleOf": 3}`, `[9, 9.0, 1e2, 3e20, 12345678901234567891, 7]`},
+		{`{"multipleOf": 1e-300}`, `[1, 1e-299, 1e-301, 0.5]`},
+		{`{"minimum": 0.1, "maximum": 1e2}`, `[0.1, 0.09999999999999999999999, 0.1000000000000000000001, 100, 100.0000000000000000001, 1e2, 1e-400, -0]`},
+		{`{"exclusiveMinimum": 0, "exclusiveMaximum": 12345678901234567890123}`, `[0, -0, 1e-1000, 12345678901234567890122, 12345678901234567890123, 1.2345678901234567890123e22]`},
+		{`{"$schema": "http://json-schema.org/draft-04/schema#", "minimum": 1, "exclusiveMinimum": true, "maximum": 2, "exclusiveMaximum": false}`, `[1, 1.0000001, 2, 2.0000001]`},
+		{`{"enum": [1, "a", null, [1, {"b": 2.0}], {"x": -0}]}`, `[1, 1.0, 1e0, "a", null, [1, {"b": 2}], [1.0, {"b": 2e0}], {"x": 0}, {"x": -0}, {"x": -0.0}, 2, "b", 1e400]`},
+		{`{"const": 0}`, `[0, -0, 0.0, -0.0, 0e5, 1e-400, -1e-400]`},
+		{`{"const": 0.1}`, `[0.1, 0.10000000000000000001, 1e-1]`},
+		{`{"uniqueItems": true}`, `[[1, 1.0], [0, -0], [0.1, 0.10000000000000000001], [{"a": 1}, {"a": 1.0}], ["a", "b"], [[1], [1]], [1e400, 2], [true, 1], [null, false]]`},
+		{`{"type": "string", "minLength": 2, "maxLength": 3}`, `["é", "éé", "😀😀😀", "😀😀😀😀", "ab", "\u0000\u0000"]`},
+		{`{"pattern": "^\\p{L}+$"}`, `["é", "a1", "", 5]`},
+		{`{"format": "date-time"}`, `["2024-05-01T10:00:00Z", "2024-05-01", "x", 5, 5.5, true, null]`},
+		{`{"format": "email"}`, `["a@b.co", "x", 1]`},
+		{`{"format": "no-such-format"}`, `["x", 1]`},
+		{`{"$schema": "https://json-schema.org/draft/2020-12/schema", "format": "email"}`, `["x", "a@b.co"]`},
+		{`{"items": [{"type": "integer"}], "additionalItems": false}`, `[[], [1], [1, 2], ["a"]]`},
+		{`{"items": [], "additionalItems": false}`, `[[], [1]]`},
+		{`{"properties": {"a": {"type": "string"}}, "patternProperties": {"^a": {"minLength": 2}}, "additionalProperties": false}`, `[{"a": "x"}, {"a": "xy"}, {"ab": 1}, {"b": 1}, {}]`},
+		{`{"dependencies": {"a": ["b"], "c": {"required": ["d"]}, "e": []}}`, `[{"a": 1}, {"a": 1, "b": 2}, {"c": 1}, {"c": 1, "d": 1}, {"e": 1}, 5]`},
+		{`{"propertyNames": {"maxLength": 2}, "minProperties": 1, "maxProperties": 2}`, `[{}, {"ab": 1}, {"abc": 1}, {"a": 1, "b": 2, "c": 3}]`},
+		{`{"if": {"type": "integer"}, "then": {"minimum": 5}, "else": {"type": "string"}}`, `[5, 4, "a", true]`},
+		{`{"oneOf": [{"type": "integer"}, {"minimum": 2}], "not": {"const": 7}}`, `[1, 2, 2.5, 7, "a"]`},
+		{`{"contains": {"const": 1}, "minItems": 1}`, `[[], [1], [2, 1.0], [2]]`},
+		{`{"definitions": {"n": {"type": ["integer", "null"]}}, "type": "object", "properties": {"a": {"$ref": "#/definitions/n"}, "b": {"$ref": "#"}}}`, `[{"a": 1}, {"a": "x"}, {"b": {"a": null}}, {"b": {"a": 1.5}}]`},
+		{`{"type": "object", "properties": {"a": {"type": "string", "format": "ipv4", "enum": ["1.2.3.4", 5]}}}`, `[{"a": "1.2.3.4"}, {"a": 5}, {"a": 5.0}]`},
+	} {
+		s, err := CompileSchema([]byte(tc.schema))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.schema, err)
+		}
+		if s.fast == nil {
+			t.Fatalf("%s: not compiled for the fast path", tc.schema)
+		}
+		var answers []json.RawMessage
+		if err := json.Unmarshal([]byte(tc.answers), &answers); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range answers {
+			fastAgrees(t, s, string(a), "edge")
+		}
+	}
+}

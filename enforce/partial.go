@@ -1,0 +1,321 @@
+package enforce
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Partial returns the answer so far, for showing a typed value as it
+// forms.
+//
+// doc is the bytes read so far as one closed JSON document, nil while no
+// value has begun: an open string is closed keeping its whole characters
+// so far (an unfinished escape or UTF-8 sequence, and a \u escape of a
+// high surrogate waiting for its pair, left out), open arrays and
+// objects are closed, and a member whose value has not begun, or is a
+// number or literal not yet ended, is left out, as is such an item. A
+// number ends at the byte after it, or at Close. After an early verdict,
+// doc holds the values read before the one (or the byte) that doomed the
+// answer. doc is the caller's.
+//
+// settled holds the JSON Pointers of the members and items that are
+// whole and pass the subschema that applies to them, in the order they
+// settled (a value after the members and items inside it). A value
+// settles only where that subschema is known from the path alone: each
+// object or array above it, up from the root, has its subschema from
+// properties, additionalProperties or items (one schema, or the tuple
+// and additionalItems), through $ref, with nothing else applying
+// subschemas to it or its parts (allOf, anyOf, oneOf, not, if,
+// dependencies with a schema, contains, or a patternProperties pattern
+// matching the member's name); below anything else no value settles,
+// though the value that holds it may. Whether a value passes is the
+// schema's exact verdict (as Check gives it, by the same evaluator); a
+// Go type's (see [Schema.For]) is given only by Close. A member that
+// additionalProperties false refuses never settles. Each later call
+// returns the same pointers followed by new ones; the slice is shared,
+// so do not change it. Values are checked as they end, from the first
+// call of Partial on; that call checks those that ended before it
+// (members of one object in name order). To bound the work, checking
+// stops (later values then never settle) once the values checked pass
+// four times the values read plus 4096: each value is checked whole, so
+// deep nesting checks the same values once per level.
+//
+// Partial costs about the length of doc: call it after every write. A
+// Stream whose caller never calls it does none of this work.
+func (st *Stream) Partial() (doc []byte, settled []string) {
+	if !st.tape.on {
+		st.catchUp()
+	}
+	return st.partialDoc(), st.tape.settled[:len(st.tape.settled):len(st.tape.settled)]
+}
+
+// partialTape is what Partial keeps.
+type partialTape struct {
+	on      bool // Partial was called: values are checked as they end
+	work    int  // values checked, against the work bound
+	off     bool // the work bound was passed: no more checking
+	settled []string
+}
+
+// pdoc is a value of the answer whose container has not ended, as
+// parseJSON gives it, with its member name.
+type pdoc struct {
+	key string
+	v   any
+}
+
+// ended records that a value ended just before end, and is doc as
+// parseJSON gives it.
+func (st *Stream) ended(end int, doc any) {
+	key := ""
+	if d := len(st.stack); d > 0 {
+		f := &st.stack[d-1]
+		f.safe = end
+		if f.obj {
+			key = f.key
+		}
+	} else {
+		st.rootEnd = end
+	}
+	st.docs = append(st.docs, pdoc{key: key, v: doc})
+}
+
+// done records that a string, number or literal ended just before end,
+// and is doc.
+func (st *Stream) done(end int, doc any) {
+	st.ended(end, doc)
+	if st.tape.on {
+		st.settleOne(doc, st.childSchema(len(st.stack)), 1, "")
+	}
+}
+
+// container builds the object or array that just ended from its n
+// members or items, the last n docs.
+func (st *Stream) container(obj bool, n int) any {
+	kids := st.docs[len(st.docs)-n:]
+	st.docs = st.docs[:len(st.docs)-n]
+	defer clear(kids)
+	if obj {
+		m := make(map[string]any, n)
+		for _, k := range kids {
+			m[k.key] = k.v
+		}
+		return m
+	}
+	a := make([]any, n)
+	for j, k := range kids {
+		a[j] = k.v
+	}
+	return a
+}
+
+// whole returns the answer as parseJSON gives it, once the Stream read
+// exactly one whole value and no verdict.
+func (st *Stream) whole() (any, bool) {
+	if st.verdict != nil || st.state != stAfter || len(st.stack) != 0 || len(st.docs) != 1 || st.read != st.buf.Len() {
+		return nil, false
+	}
+	return st.docs[0].v, true
+}
+
+// childSchema is the subschema of the value now read in the object or
+// array stack[d-1], when it is known from the path alone; nil for the
+// root.
+func (st *Stream) childSchema(d int) *cnode {
+	if d == 0 {
+		return nil
+	}
+	f := &st.stack[d-1]
+	if f.obj {
+		return f.c.member(f.key)
+	}
+	return f.c.item(f.n - 1)
+}
+
+// enter sets the subschema of the object or array just begun.
+func (st *Stream) enter() {
+	d := len(st.stack)
+	if d == 1 {
+		st.stack[0].c = st.s.fast
+		return
+	}
+	st.stack[d-1].c = st.childSchema(d - 1)
+}
+
+// catchUp starts checking values as they end: it sets the subschemas of
+// the open objects and arrays, and checks the values that already ended.
+func (st *Stream) catchUp() {
+	st.tape.on = true
+	for d := range st.stack {
+		if d == 0 {
+			st.stack[0].c = st.s.fast
+		} else {
+			st.stack[d].c = st.childSchema(d)
+		}
+	}
+	for d := range st.stack {
+		f := &st.stack[d]
+		end := len(st.docs)
+		if d+1 < len(st.stack) {
+			end = st.stack[d+1].docs
+		}
+		prefix := st.pointer(d)
+		for j, k := range st.docs[f.docs:end] {
+			if f.obj {
+				st.walk(k.v, prefix+"/"+escapePointer(k.key), f.c.member(k.key))
+			} else {
+				st.walk(k.v, prefix+"/"+strconv.Itoa(j), f.c.item(j))
+			}
+		}
+	}
+	if len(st.stack) == 0 && len(st.docs) == 1 && st.s.fast != nil {
+		st.walkKids(st.docs[0].v, "", st.s.fast)
+	}
+}
+
+// walk checks v, at ptr with subschema c, after the values inside it,
+// and returns how many values it holds.
+func (st *Stream) walk(v any, ptr string, c *cnode) int {
+	if c == nil {
+		return countValues(v)
+	}
+	size := 1 + st.walkKids(v, ptr, c)
+	st.settleOne(v, c, size, ptr)
+	return size
+}
+
+func (st *Stream) walkKids(v any, ptr string, c *cnode) int {
+	n := 0
+	switch v := v.(type) {
+	case []any:
+		for i, e := range v {
+			n += st.walk(e, ptr+"/"+strconv.Itoa(i), c.item(i))
+		}
+	case map[string]any:
+		for _, k := range sortedKeys(v) {
+			n += st.walk(v[k], ptr+"/"+escapePointer(k), c.member(k))
+		}
+	}
+	return n
+}
+
+func countValues(v any) int {
+	n := 1
+	switch v := v.(type) {
+	case []any:
+		for _, e := range v {
+			n += countValues(e)
+		}
+	case map[string]any:
+		for _, e := range v {
+			n += countValues(e)
+		}
+	}
+	return n
+}
+
+// settleOne checks doc, a member or item of size values with subschema
+// c (nil: not known), within the work bound, and settles it when it
+// passes. Its pointer is ptr, or where the Stream is when ptr is "".
+func (st *Stream) settleOne(doc any, c *cnode, size int, ptr string) {
+	t := &st.tape
+	if c == nil || t.off {
+		return
+	}
+	if t.work += size; t.work > 4*st.values+4096 {
+		t.off = true
+		return
+	}
+	if st.s.canonical {
+		doc = canonicalizeInPlace(doc) // as Check does; doing it twice changes nothing
+	}
+	if !passes(c, doc) {
+		return
+	}
+	if ptr == "" {
+		ptr = st.pointer(len(st.stack))
+	}
+	t.settled = append(t.settled, ptr)
+}
+
+// passes reports whether doc passes c.
+func passes(c *cnode, doc any) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return c.valid(doc)
+}
+
+// pointer returns the JSON Pointer of the value now read in stack[d-1]
+// ("" for d 0).
+func (st *Stream) pointer(d int) string {
+	var b strings.Builder
+	for _, f := range st.stack[:d] {
+		b.WriteByte('/')
+		if f.obj {
+			b.WriteString(escapePointer(f.key))
+		} else {
+			b.WriteString(strconv.Itoa(f.n - 1))
+		}
+	}
+	return b.String()
+}
+
+// partialDoc is Partial's doc.
+func (st *Stream) partialDoc() []byte {
+	if st.rootStart < 0 {
+		return nil
+	}
+	s := st.buf.String()
+	d := len(st.stack)
+	open := st.verdict == nil && st.state == stString && !st.key
+	var end int
+	switch {
+	case open:
+		end = openStringEnd(s[st.tok:st.read-int(st.esc)-int(st.utf)]) + st.tok
+	case d > 0:
+		end = st.stack[d-1].safe
+	case st.rootEnd >= 0:
+		end = st.rootEnd
+	default:
+		return nil
+	}
+	doc := make([]byte, 0, end-st.rootStart+d+1)
+	doc = append(doc, s[st.rootStart:end]...)
+	if open {
+		doc = append(doc, '"')
+	}
+	for j := d - 1; j >= 0; j-- {
+		if st.stack[j].obj {
+			doc = append(doc, '}')
+		} else {
+			doc = append(doc, ']')
+		}
+	}
+	return doc
+}
+
+// openStringEnd is where to cut an open string, s from its opening quote
+// to the end of its last whole escape or character: before a trailing
+// \u escape of a high surrogate, whose pair may follow.
+func openStringEnd(s string) int {
+	n := len(s)
+	if n < 7 || s[n-6] != '\\' || (s[n-5] != 'u') {
+		return n
+	}
+	if r, ok := hex4(s, n-4); !ok || r < 0xD800 || r > 0xDBFF {
+		return n
+	}
+	// The backslash starts an escape when an even number of backslashes
+	// precede it.
+	b := 0
+	for j := n - 7; j >= 0 && s[j] == '\\'; j-- {
+		b++
+	}
+	if b%2 == 1 {
+		return n
+	}
+	return n - 6
+}
