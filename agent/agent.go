@@ -135,8 +135,12 @@ type Result struct {
 // returns *enforce.OutputError with nil Attempts. With it, each answer
 // gets a row; a failing answer with retries left is appended to the
 // conversation with a corrective user message and the loop runs again.
-// A denied answer is never judged and gets no row: Run returns the
-// [*middleware.DeniedError]. A cancelled ctx returns context.Cause(ctx)
+// Validators ([WithValidators]) judge an answer that keeps the schema,
+// and their issues fail it exactly as schema issues do; one that fails
+// returns its *enforce.ValidatorError. When act-output rewrote an answer
+// the model itself got wrong, the row and the corrective turn describe
+// the model's own answer. A denied answer is never judged and gets no
+// row: Run returns the [*middleware.DeniedError]. A cancelled ctx returns context.Cause(ctx)
 // with the rows so far, at once, even while a tool or middleware step that
 // ignores ctx runs (see the package doc's Cancellation).
 func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
@@ -150,7 +154,9 @@ func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 // any other; a schema reflected from another type is refused before the
 // model is called, with an error matching ErrInvalidOption. A failing
 // final answer returns *enforce.OutputError, with or without retries
-// alike, except that Attempts is nil without them.
+// alike, except that Attempts is nil without them; a validator
+// ([WithValidators], typed with enforce.Validate[T]) that cannot judge it
+// returns *enforce.ValidatorError.
 func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, error) {
 	var zero T
 	var schema *enforce.Schema

@@ -117,10 +117,12 @@ type Verdict struct {
 	// looping again; non-empty exactly when Row.Outcome is OutcomeRetried.
 	// Row.CorrectiveMessageHash is fnv.Hex32a(Corrective).
 	Corrective string
-	// Err is nil when the answer passed or will be retried, and an
-	// *OutputError when the run must stop with the answer failing. It is
-	// nil for a withheld answer too: that was never judged, and the caller
-	// knows why it stopped.
+	// Err is nil when the answer passed or will be retried, an
+	// *OutputError when the run must stop with the answer failing, and a
+	// *ValidatorError when a validator could not judge it. It is nil for
+	// a withheld answer too: that was never judged, and the caller knows
+	// why it stopped. When the context ended while a validator ran, Row
+	// is zero (no row was recorded) and Err is the context's cause.
 	Err error
 }
 
