@@ -343,3 +343,21 @@ func TestBrokenByAValidator(t *testing.T) {
 		t.Errorf("err = %v after %d calls, want ErrBrokenBy after 1", err, m.Calls())
 	}
 }
+
+func TestAFailingValidatorIsAnEnvironmentErrorOnTheStream(t *testing.T) {
+	s := newStream(t)
+	down := enforce.Validate("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) {
+		return nil, errors.New("geocoder unavailable")
+	})
+	m := agenttest.NewModel(t, agenttest.Reply(valid))
+	if _, _, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithEvents(s), agent.WithOutputRetries(1), agent.WithValidators(down)), "hi"); err == nil {
+		t.Fatal("err = nil")
+	}
+	got, ns := methods(t, s)
+	if want := []string{"turn/started", "output/schemaExhausted", "turn/completed"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("methods = %v, want %v", got, want)
+	}
+	if last := ns[len(ns)-1]; !containsJSON(last.Params, `"kind":"environmentError"`) {
+		t.Errorf("turn/completed = %s, want an environmentError: the model did nothing wrong", last.Params)
+	}
+}

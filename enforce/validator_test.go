@@ -142,6 +142,14 @@ func TestAnUntypedValidatorSeesTheParsedValue(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("the validator saw %#v, want %#v", got, want)
 	}
+
+	got = "unset"
+	if err := withValidators(t, mustCompile(t, `{}`), v).Judge(t.Context(), enforce.Answer{Given: `null`}); err != nil {
+		t.Fatal(err)
+	}
+	if got != nil {
+		t.Errorf("the validator saw %#v for null, want nil", got)
+	}
 }
 
 func TestValidatorsSeeTheAttemptAndTheRetriesLeft(t *testing.T) {
