@@ -136,8 +136,8 @@ type OutputError struct {
 	// Truncated: the answer was cut off at the model's output limit
 	// ([Answer.Truncated]).
 	Truncated bool
-	// Reason says why the run stopped with retries left:
-	// [ReasonRepeated] or [ReasonBeyondRepair]; "" otherwise.
+	// Reason says why the run stopped other than by running out of
+	// retries: [ReasonRepeated] or [ReasonBeyondRepair]; "" otherwise.
 	Reason Reason
 	// Attempts is the ledger, nil when retries were not opted into.
 	Attempts []Attempt

@@ -23,8 +23,9 @@ const (
 	OutcomeExhausted Outcome = "exhausted"
 )
 
-// Reason says why an answer was exhausted although retries were left,
-// where no other field of its row says so.
+// Reason says why an answer was exhausted other than by running out of
+// retries, where no other field of its row (BrokenBy, Truncated,
+// Withheld) says so.
 type Reason string
 
 const (
@@ -56,8 +57,8 @@ type Attempt struct {
 	// Withheld: the model gave no answer, for this reason
 	// ([Answer.Withheld]); only on 'exhausted', which then has no stage.
 	Withheld string `json:"withheld,omitempty"`
-	// Reason: why the answer was exhausted with retries left, when no
-	// field above says so; only on 'exhausted'.
+	// Reason: why the answer was exhausted other than by running out of
+	// retries, when no field above says so; only on 'exhausted'.
 	Reason Reason `json:"reason,omitempty"`
 }
 
