@@ -28,6 +28,9 @@ type Agent struct {
 	// (*enforce.Schema → *contract), one per schema, made on first use.
 	contract  *contract
 	contracts sync.Map
+	// validated holds the schemas RunTyped brings with [WithValidators]
+	// joined (*enforce.Schema → *enforce.Schema), one per schema.
+	validated sync.Map
 }
 
 // contract is what a schema adds to every request of a run: the system
@@ -76,6 +79,13 @@ func New(m Model, opts ...Option) *Agent {
 		a.cfg.invalid("New: nil Model")
 	}
 	a.cfg.finish()
+	if a.cfg.schema != nil && len(a.cfg.validators) > 0 {
+		if s, err := a.cfg.schema.WithValidators(a.cfg.validators...); err != nil {
+			a.cfg.invalid("WithValidators: %v", err)
+		} else {
+			a.cfg.schema = s
+		}
+	}
 	if a.cfg.schema != nil {
 		a.contract = a.newContract(a.cfg.schema)
 	}
@@ -125,8 +135,12 @@ type Result struct {
 // returns *enforce.OutputError with nil Attempts. With it, each answer
 // gets a row; a failing answer with retries left is appended to the
 // conversation with a corrective user message and the loop runs again.
-// A denied answer is never judged and gets no row: Run returns the
-// [*middleware.DeniedError]. A cancelled ctx returns context.Cause(ctx)
+// Validators ([WithValidators]) judge an answer that keeps the schema,
+// and their issues fail it exactly as schema issues do; one that fails
+// returns its *enforce.ValidatorError. When act-output rewrote an answer
+// the model itself got wrong, the row and the corrective turn describe
+// the model's own answer. A denied answer is never judged and gets no
+// row: Run returns the [*middleware.DeniedError]. A cancelled ctx returns context.Cause(ctx)
 // with the rows so far, at once, even while a tool or middleware step that
 // ignores ctx runs (see the package doc's Cancellation).
 func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
@@ -140,14 +154,18 @@ func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 // any other; a schema reflected from another type is refused before the
 // model is called, with an error matching ErrInvalidOption. A failing
 // final answer returns *enforce.OutputError, with or without retries
-// alike, except that Attempts is nil without them.
+// alike, except that Attempts is nil without them; a validator
+// ([WithValidators], typed with enforce.Validate[T]) that cannot judge it
+// returns *enforce.ValidatorError.
 func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, error) {
 	var zero T
 	var schema *enforce.Schema
 	if len(a.cfg.errs) == 0 {
 		var err error
 		if a.cfg.schema == nil {
-			schema, err = enforce.SchemaFor[T]()
+			if schema, err = enforce.SchemaFor[T](); err == nil {
+				schema, err = a.withValidators(schema)
+			}
 		} else if schema, err = a.cfg.schema.For(reflect.TypeFor[T]()); err != nil {
 			err = fmt.Errorf("%w: WithOutputSchema does not fit RunTyped[%v]: %w", ErrInvalidOption, reflect.TypeFor[T](), err)
 		}
@@ -262,11 +280,14 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 	if a.cfg.retriesSet && schema == nil {
 		return &Result{TurnID: turn}, fmt.Errorf("%w: WithOutputRetries needs WithOutputSchema or RunTyped", ErrInvalidOption)
 	}
+	if len(a.cfg.validators) > 0 && schema == nil {
+		return &Result{TurnID: turn}, fmt.Errorf("%w: WithValidators needs WithOutputSchema or RunTyped", ErrInvalidOption)
+	}
 	// One ledger for the whole turn: rows keep their order and numbers
 	// across turn retries, and share one retry budget.
 	var ledger *enforce.Ledger
 	if a.cfg.retriesSet {
-		l, err := enforce.NewLedger(schema, a.cfg.retries)
+		l, err := enforce.NewLedger(schema, a.cfg.retries, a.cfg.ledgerOptions()...)
 		if err != nil {
 			return &Result{TurnID: turn}, err
 		}
@@ -384,7 +405,8 @@ func (st *runState) loop(ctx context.Context) error {
 // filter): nothing is judged, and with retries on the ledger records why.
 func (st *runState) withheld(iteration int, resp Response) error {
 	if st.ledger != nil {
-		v := st.ledger.Judge(enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop)})
+		// Not judged, so nothing runs under the context.
+		v := st.ledger.Judge(context.Background(), enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop)})
 		st.logRow(v.Row) // not recorded: output/schemaExhausted is for judged answers; turn/completed says why
 	}
 	return &RefusalError{Stop: resp.Stop, Raw: resp.StopRaw, Text: resp.Message.Content}
@@ -430,9 +452,12 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	if st.ledger == nil {
 		// Not opted in: judged once, after the run, with no rows.
-		return true, st.schema.Judge(ans)
+		return true, st.schema.Judge(ctx, ans)
 	}
-	v := st.ledger.Judge(ans)
+	v := st.ledger.Judge(ctx, ans)
+	if v.Row.Outcome == "" {
+		return true, v.Err // ctx ended while a validator ran: no row
+	}
 	st.logRow(v.Row)
 	a.recordRow(st.turn, v.Row, st.ledger.RetriesLeft())
 	if v.Row.Outcome != enforce.OutcomeRetried {
@@ -457,7 +482,7 @@ func (st *runState) logRow(r enforce.Attempt) {
 	args := []any{"attempt", r.Attempt, "iteration", r.Iteration, "outcome", r.Outcome}
 	for _, f := range [...]struct{ k, v string }{
 		{"stage", string(r.Stage)}, {"error", r.Error}, {"path", r.Path},
-		{"correctiveMessageHash", r.CorrectiveMessageHash}, {"brokenBy", r.BrokenBy}, {"withheld", r.Withheld},
+		{"correctiveMessageHash", r.CorrectiveMessageHash}, {"brokenBy", r.BrokenBy}, {"withheld", r.Withheld}, {"reason", string(r.Reason)},
 	} {
 		if f.v != "" {
 			args = append(args, f.k, f.v)

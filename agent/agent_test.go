@@ -537,7 +537,8 @@ func TestUsageIsSummedOverEveryCall(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := agenttest.NewModel(t, tt.steps...)
-			a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithTools(tool))
+			// The same failure thrice: the repeat limit is off to spend every retry.
+			a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithTools(tool), agent.WithRepeatLimit(0))
 			res, _ := a.Run(t.Context(), "Weather in Paris?")
 			if got := res.Usage; got != tt.want {
 				t.Errorf("Usage = %+v, want %+v", got, tt.want)
@@ -582,7 +583,7 @@ func TestRetryHistory(t *testing.T) {
 	t.Run("by default each retry sends two more messages", func(t *testing.T) {
 		m := agenttest.NewModel(t,
 			agenttest.Reply(prose), agenttest.Reply(prose), agenttest.Reply(prose), agenttest.Reply(valid))
-		a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(3))
+		a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(3), agent.WithRepeatLimit(0))
 		if _, err := a.Run(t.Context(), "Weather in Paris?"); err != nil {
 			t.Fatal(err)
 		}
@@ -610,7 +611,7 @@ func TestRetryHistory(t *testing.T) {
 		m := agenttest.NewModel(t, steps...)
 		// Eleven answers take eleven iterations: a corrective turn counts.
 		a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(10),
-			agent.WithMaxIterations(11), agent.WithLatestRetryOnly())
+			agent.WithMaxIterations(11), agent.WithLatestRetryOnly(), agent.WithRepeatLimit(0))
 
 		res, err := a.Run(t.Context(), "Weather in Paris?")
 		if err != nil {
@@ -790,7 +791,7 @@ func TestDefaultIterationsLeaveRoomForEveryRetry(t *testing.T) {
 		steps = append(steps, agenttest.Reply(prose))
 	}
 	m := agenttest.NewModel(t, steps...)
-	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(enforce.MaxRetries))
+	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(enforce.MaxRetries), agent.WithRepeatLimit(0))
 
 	res, err := a.Run(t.Context(), "Weather in Paris?")
 

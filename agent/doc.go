@@ -6,7 +6,9 @@
 // final answer passes act-output middleware and is judged by package
 // enforce; with [WithOutputRetries] a failing answer is answered with a
 // corrective turn and the loop runs again, and [Result.Attempts] records
-// one row per final answer.
+// one row per final answer. [WithValidators] adds checks of the answer's
+// content to the contract; [WithRepeatLimit] says when a model that keeps
+// failing the same way is given up on.
 //
 //	s, _ := enforce.SchemaFor[Weather]()
 //	a := agent.New(model, agent.WithOutputSchema(s), agent.WithOutputRetries(2))
@@ -18,7 +20,10 @@
 // [Agent.Run] and [RunTyped] return a non-nil [*Result] whenever the model
 // was called, also alongside an error. Why a run stopped is a sentinel
 // ([ErrMaxIterations], [ErrEmptyAnswer], [ErrModel], [ErrInvalidOption]) or
-// a typed error: [*enforce.OutputError] for a broken contract,
+// a typed error: [*enforce.OutputError] for a broken contract (its
+// sentinels say why retrying stopped: enforce.ErrExhausted, ErrBrokenBy,
+// ErrRepeated, ErrBeyondRepair), [*enforce.ValidatorError] for a
+// validator that could not judge the answer,
 // [*middleware.DeniedError] for a denial, [*ProviderError] (wrapped in
 // [ErrModel]) for a failed provider call, [*RefusalError] for a refusal. A
 // cancelled context returns [context.Cause].

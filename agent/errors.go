@@ -9,8 +9,9 @@ import (
 )
 
 // Errors that say why a run stopped. Failures of the output contract are
-// *enforce.OutputError; denials are *middleware.DeniedError; refusals are
-// [*RefusalError].
+// *enforce.OutputError, and a validator that could not judge the answer
+// is *enforce.ValidatorError; denials are *middleware.DeniedError;
+// refusals are [*RefusalError].
 var (
 	// ErrMaxIterations: the run reached its iteration bound without a
 	// final answer.

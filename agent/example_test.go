@@ -66,7 +66,7 @@ func ExampleRunTyped() {
 	//     "outcome": "retried",
 	//     "stage": "json-parse",
 	//     "error": "line 1, column 1: unexpected character 'I': expected a value",
-	//     "correctiveMessageHash": "916fb5fb"
+	//     "correctiveMessageHash": "1503b98b"
 	//   },
 	//   {
 	//     "attempt": 2,

@@ -25,6 +25,8 @@ type config struct {
 	schema        *enforce.Schema
 	retries       int
 	retriesSet    bool
+	validators    []enforce.Validator // WithValidators
+	repeats       *int                // WithRepeatLimit; nil: enforce's default
 	middleware    []middleware.Middleware
 	tools         []Tool
 	toolIndex     map[string]int
@@ -74,6 +76,40 @@ func WithOutputRetries(n int) Option {
 			c.invalid("WithOutputRetries(%d): want 0..%d", n, enforce.MaxRetries)
 		}
 		c.retries, c.retriesSet = n, true
+	})
+}
+
+// WithValidators joins checks of the answer's content to the output
+// contract ([enforce.Validate] makes them; [enforce.Schema.WithValidators]
+// says how they judge): they run, in order, on each final answer that
+// keeps the schema, and their issues fail it at schema-validate exactly
+// as schema issues do — the same row, corrective turn and
+// *enforce.OutputError, with or without [WithOutputRetries]. A validator
+// that says [enforce.ErrBeyondRepair] ends the run at once, retries
+// unspent; one that fails or panics ends it with an
+// *enforce.ValidatorError (and, with retries, an exhausted row). It needs
+// [WithOutputSchema] or [RunTyped]; a validator without a name or check,
+// or a name given twice, makes Run return an error matching
+// [ErrInvalidOption] before the model is called.
+func WithValidators(vs ...enforce.Validator) Option {
+	return optionFunc(func(c *config) {
+		c.validators = append(c.validators, vs...)
+	})
+}
+
+// WithRepeatLimit sets the convergence policy of [WithOutputRetries]: when
+// n final answers in a row fail with the same issues (the same stage and
+// the same pointers and keywords), the n-th is exhausted at once, retries
+// unspent, and the run returns an *enforce.OutputError matching
+// enforce.ErrRepeated. n is 0 (off) or 2..enforce.MaxRetries+1; by default
+// it is enforce.DefaultRepeatLimit, 2: the second identical failure in a
+// row stops the run.
+func WithRepeatLimit(n int) Option {
+	return optionFunc(func(c *config) {
+		if n != 0 && (n < 2 || n > enforce.MaxRetries+1) {
+			c.invalid("WithRepeatLimit(%d): want 0 (off) or 2..%d", n, enforce.MaxRetries+1)
+		}
+		c.repeats = &n
 	})
 }
 

@@ -122,6 +122,7 @@ func completed(ctx context.Context, turn string, res *Result, err error) events.
 	var pe *ProviderError
 	var de *middleware.DeniedError
 	var re *RefusalError
+	var ve *enforce.ValidatorError
 	switch {
 	case errors.Is(err, ErrMaxIterations):
 		te.Kind = events.FailureStepLimit
@@ -133,7 +134,7 @@ func completed(ctx context.Context, turn string, res *Result, err error) events.
 		if pe.Kind == events.KindAuth {
 			te.Kind = events.FailureAuthRequired
 		}
-	case errors.As(err, &de):
+	case errors.As(err, &de), errors.As(err, &ve): // our side failed, not the model
 		te.Kind = events.FailureEnvironmentError
 	case errors.As(err, &re):
 		te.Message = re.Error() // the kind in our words; the model's text stays off the stream

@@ -237,7 +237,7 @@ func TestTurnRetryKeepsEveryRowAndOneNumbering(t *testing.T) {
 	m := agenttest.NewModel(t,
 		agenttest.Reply(prose), agenttest.Fail(rateLimited),
 		agenttest.Reply(prose), agenttest.Reply(valid))
-	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(3),
+	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(3), agent.WithRepeatLimit(0),
 		agent.WithTurnRetry(agent.RetryPolicy{MaxAttempts: 3, Backoff: zeroDelay}))
 	res, err := a.Run(agent.ContextWithTurnID(context.Background(), "t1"), "hi")
 	if err != nil {

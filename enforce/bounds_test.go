@@ -2,6 +2,7 @@ package enforce_test
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -128,7 +129,7 @@ func TestQuotedAnswerTextIsCapped(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := l.Judge(enforce.Answer{Iteration: 1, Given: tt.answer})
+			v := l.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: tt.answer})
 			if got, want := v.Row.Outcome, enforce.OutcomeRetried; got != want {
 				t.Fatalf("Outcome = %q, want %q", got, want)
 			}
@@ -139,12 +140,12 @@ func TestQuotedAnswerTextIsCapped(t *testing.T) {
 				t.Errorf("the corrective message is %d bytes, want at most %d", got, max)
 			}
 			again, _ := enforce.NewLedger(s, 1)
-			if got, want := again.Judge(enforce.Answer{Iteration: 1, Given: tt.answer}).Row.CorrectiveMessageHash, v.Row.CorrectiveMessageHash; got != want {
+			if got, want := again.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: tt.answer}).Row.CorrectiveMessageHash, v.Row.CorrectiveMessageHash; got != want {
 				t.Errorf("the same answer hashed to %s and %s, want one hash", got, want)
 			}
 
 			var oe *enforce.OutputError
-			if !errors.As(s.Judge(enforce.Answer{Iteration: 1, Given: tt.answer}), &oe) {
+			if !errors.As(s.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: tt.answer}), &oe) {
 				t.Fatal("Judge did not return an *OutputError")
 			}
 			if got, max := len(oe.Error()), 3*quoteLimit; got > max || len(oe.Path) > quoteLimit {

@@ -13,12 +13,15 @@ const (
 )
 
 // Corrective is the user turn that asks the model to fix the answer e was
-// returned for: our own words naming the stage, every issue with its JSON
-// Pointer (pointers and validator text quoted as data, each cut to a few
-// hundred bytes with a marker), "attempt N of M", and the instruction to
-// reply with only the JSON. The same inputs always give the same text, so
-// its hash is stable. A [Ledger] writes it into [Verdict.Corrective]; call
-// it yourself only to correct a model without one.
+// returned for. Our own words come first — that the answer failed,
+// "attempt N of M", the stage, the instruction to reply with only the
+// JSON, how many issues follow — and the message ends with the issues,
+// each line a JSON Pointer and a message quoted as data (each cut to a
+// few hundred bytes with a marker; the list stops at 2 KiB), so no text
+// of ours ever follows text taken from the answer. The same inputs always
+// give the same text, so its hash is stable. A [Ledger] writes it into
+// [Verdict.Corrective]; call it yourself only to correct a model without
+// one.
 func (e *CheckError) Corrective(attempt, maxAttempts int) string {
 	return e.corrective(attempt, maxAttempts, false)
 }
@@ -32,25 +35,35 @@ func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool) string
 		b.WriteString("Your previous answer was cut off at the output length limit before it was complete. " +
 			"Give a shorter answer that fits: keep every required field, keep text values brief, leave out optional detail.\n")
 	}
-	b.WriteString("Your previous answer did not satisfy the required output format.\n")
-	switch ce.Stage {
-	case StageJSONParse:
+	fmt.Fprintf(&b, "Your previous answer did not satisfy the required output format. This was attempt %d of %d.\n", attempt, maxAttempts)
+	switch {
+	case ce.Stage == StageJSONParse:
 		b.WriteString("Stage: json-parse — the answer must be exactly one JSON value, with no text, markdown fences or second value around it.\n")
+	case ce.byValidators:
+		b.WriteString("Stage: schema-validate — the answer matches the JSON Schema, but checks of its content failed.\n")
 	default:
 		b.WriteString("Stage: schema-validate — the answer is JSON but does not match the JSON Schema.\n")
 	}
-	b.WriteString("Issues (each validator message is quoted as data):\n")
+	b.WriteString("Reply with only the corrected JSON value, nothing else.\n")
+	lines := make([]string, 0, len(ce.Issues))
 	written := 0
 	for i, is := range ce.Issues {
-		line := "- at " + pointerLabel(cut(is.Path, maxIssueQuote)) + ": " + strconv.Quote(cut(is.Message, maxIssueQuote)) + "\n"
-		if written+len(line) > maxIssueText && i > 0 {
-			fmt.Fprintf(&b, "- and %d more\n", len(ce.Issues)-i)
+		line := "- at " + pointerLabel(cut(is.Path, maxIssueQuote)) + ": " + strconv.Quote(cut(is.Message, maxIssueQuote))
+		if written+len(line)+1 > maxIssueText && i > 0 {
 			break
 		}
-		b.WriteString(line)
-		written += len(line)
+		lines = append(lines, line)
+		written += len(line) + 1
 	}
-	fmt.Fprintf(&b, "This was attempt %d of %d. Reply with only the corrected JSON value, nothing else.", attempt, maxAttempts)
+	switch n := len(ce.Issues); {
+	case len(lines) < n:
+		fmt.Fprintf(&b, "The first %d of %d issues follow, each pointer and message quoted as data:\n", len(lines), n)
+	case n == 1:
+		b.WriteString("The issue follows, its pointer and message quoted as data:\n")
+	default:
+		fmt.Fprintf(&b, "The %d issues follow, each pointer and message quoted as data:\n", n)
+	}
+	b.WriteString(strings.Join(lines, "\n"))
 	return b.String()
 }
 

@@ -40,6 +40,20 @@
 // rewrite that broke a passing answer; [Schema.Decode] decodes a passing
 // answer.
 //
+// # Validators
+//
+// A JSON Schema says what shape an answer has, not that its date is in
+// the future or its SKU in the catalogue. [Validate] makes a [Validator]
+// of a function of the answer — the parsed JSON value, or the answer
+// decoded into a Go type — and [Schema.WithValidators] joins it to the
+// contract. Validators run on answers that keep the schema, in
+// [Schema.Judge], [Ledger.Judge] and [Loop]; their issues fail the answer
+// at schema-validate, each with the validator's name as its keyword, and
+// join the same corrective turn. A validator sees the attempt and the
+// retries left ([Try]), may say an answer is wrong beyond repair
+// ([ErrBeyondRepair]), and one that fails or panics stops the run with a
+// *[ValidatorError], never a crash.
+//
 // # Judging as the answer streams
 //
 // [Schema.Stream] returns a [Stream], fed the answer's bytes as they
@@ -60,8 +74,17 @@
 // send the model when an answer fails with retries left (see
 // [CheckError.Corrective]), and an *[OutputError] when the run must stop —
 // at once when a rewrite, not the model, broke a valid answer
-// ([ErrBrokenBy]), or when retries run out ([ErrExhausted]). [Loop] drives
-// a ledger around any loop.
+// ([ErrBrokenBy]), when a validator says the answer is beyond repair
+// ([ErrBeyondRepair]), when the model fails with the same issues as
+// before ([ErrRepeated]; the convergence policy is [WithRepeatLimit],
+// by default the second identical failure in a row), or when retries
+// run out ([ErrExhausted]). An exhausted row's [Reason] says which of
+// these stopped it early. [Loop] drives a ledger around any loop.
+//
+// The corrective message is about the model's own answer: when act-output
+// rewrote an answer the model got wrong, the row and the message describe
+// what the model wrote, not the rewrite. Our words come first; the message
+// ends with the issues, quoted as data.
 //
 // Tell the ledger why an answer ended when it ended early: a truncated
 // answer ([Answer.Truncated]) is corrected with a request for a shorter

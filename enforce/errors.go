@@ -40,6 +40,10 @@ type CheckError struct {
 	// Issues holds every issue found, sorted by Path, so a single
 	// corrective turn can fix them all. It is never empty.
 	Issues []Issue
+	// byValidators: the answer kept the schema and the issues are its
+	// validators' ([Validator]); beyondRepair: one said no retry can fix
+	// it ([ErrBeyondRepair]).
+	byValidators, beyondRepair bool
 }
 
 // Error returns the stage and the first issue.
@@ -101,11 +105,17 @@ func (e *SchemaError) Error() string {
 func (e *SchemaError) Unwrap() error { return e.Err }
 
 // Sentinels that say why enforcement stopped. An *[OutputError] wraps
-// ErrBrokenBy when a rewrite broke a valid answer, and otherwise
-// ErrExhausted when retries were opted into.
+// ErrBrokenBy when a rewrite broke a valid answer, ErrRepeated or
+// [ErrBeyondRepair] when its Reason says so, and otherwise ErrExhausted
+// when retries were opted into.
 var (
 	// ErrExhausted: the answer failed with no retries left.
 	ErrExhausted = errors.New("enforce: output retries exhausted")
+	// ErrRepeated: the answer failed with the same issues as the answers
+	// before it, as many in a row as the repeat limit allows
+	// ([WithRepeatLimit]), so the run stopped without spending its
+	// retries: the model is not learning from the correction.
+	ErrRepeated = errors.New("enforce: the answer failed as the one before it did")
 	// ErrBrokenBy: the model's own answer kept the contract but a rewrite
 	// broke it, so the run stopped without spending its retries.
 	ErrBrokenBy = errors.New("enforce: a rewrite broke a valid answer")
@@ -126,9 +136,15 @@ type OutputError struct {
 	// Truncated: the answer was cut off at the model's output limit
 	// ([Answer.Truncated]).
 	Truncated bool
+	// Reason says why the run stopped other than by running out of
+	// retries: [ReasonRepeated] or [ReasonBeyondRepair]; "" otherwise.
+	Reason Reason
 	// Attempts is the ledger, nil when retries were not opted into.
 	Attempts []Attempt
-	// Err is the cause: a *CheckError with every issue.
+	// Err is the cause: a *CheckError with every issue. When act-output
+	// rewrote an answer the model itself got wrong, it (with Stage and
+	// Path) describes the model's own answer, which is what the model
+	// was told about; Output is still the answer as it stood.
 	Err error
 }
 
@@ -143,6 +159,12 @@ func (e *OutputError) Error() string {
 	if e.Truncated {
 		b.WriteString(" (cut off at the output limit)")
 	}
+	switch e.Reason {
+	case ReasonRepeated:
+		b.WriteString(", failing with the same issues as the answer before it: the model is not converging, so no retry was spent")
+	case ReasonBeyondRepair:
+		b.WriteString(", which a validator found wrong beyond repair")
+	}
 	if e.Err != nil {
 		b.WriteString(": ")
 		b.WriteString(e.Err.Error())
@@ -151,8 +173,9 @@ func (e *OutputError) Error() string {
 }
 
 // Unwrap returns the cause and the sentinel that says why enforcement
-// stopped — ErrBrokenBy when BrokenBy is set, else ErrExhausted when
-// retries were opted into — so errors.Is and errors.As see both.
+// stopped — ErrBrokenBy when BrokenBy is set, ErrRepeated or
+// ErrBeyondRepair for those Reasons, else ErrExhausted when retries were
+// opted into — so errors.Is and errors.As see both.
 func (e *OutputError) Unwrap() []error {
 	errs := make([]error, 0, 2)
 	if e.Err != nil {
@@ -161,6 +184,10 @@ func (e *OutputError) Unwrap() []error {
 	switch {
 	case e.BrokenBy != "":
 		errs = append(errs, ErrBrokenBy)
+	case e.Reason == ReasonRepeated:
+		errs = append(errs, ErrRepeated)
+	case e.Reason == ReasonBeyondRepair:
+		errs = append(errs, ErrBeyondRepair)
 	case e.Attempts != nil:
 		errs = append(errs, ErrExhausted)
 	}

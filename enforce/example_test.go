@@ -98,10 +98,10 @@ func ExampleLedger_Judge() {
 	s, _ := enforce.SchemaFor[Forecast]()
 	l, _ := enforce.NewLedger(s, 2)
 
-	v := l.Judge(enforce.Answer{Iteration: 1, Given: `{"city": "Oslo"}`})
+	v := l.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: `{"city": "Oslo"}`})
 	fmt.Println(v.Row.Outcome, v.Row.Path, v.Corrective != "")
 
-	v = l.Judge(enforce.Answer{
+	v = l.Judge(context.Background(), enforce.Answer{
 		Iteration: 2,
 		Given:     `{"city": "Oslo", "tempC": 4.5}`,
 		Rewrites:  []enforce.Rewrite{{By: "add-disclaimer", Text: `{"city": "Oslo", "tempC": 4.5} (not financial advice)`}},
@@ -156,7 +156,7 @@ func ExampleLoop() {
 	//     "outcome": "retried",
 	//     "stage": "json-parse",
 	//     "error": "line 1, column 1: unexpected character 'S': expected a value",
-	//     "correctiveMessageHash": "2c35f4e9"
+	//     "correctiveMessageHash": "575f9a61"
 	//   },
 	//   {
 	//     "attempt": 2,
@@ -165,7 +165,7 @@ func ExampleLoop() {
 	//     "stage": "schema-validate",
 	//     "error": "Invalid type. Expected: number, given: string",
 	//     "path": "/tempC",
-	//     "correctiveMessageHash": "12a2bd65"
+	//     "correctiveMessageHash": "f34665b3"
 	//   },
 	//   {
 	//     "attempt": 3,
@@ -175,20 +175,20 @@ func ExampleLoop() {
 	// ]
 }
 
-// The corrective message is our own words; the validator's text is quoted
-// as data.
+// The corrective message puts our own words first and ends with the
+// issues, each pointer and validator message quoted as data.
 func ExampleCheckError_Corrective() {
 	s, _ := enforce.SchemaFor[Forecast]()
 	var ce *enforce.CheckError
 	errors.As(s.Check(`{"city": 7}`), &ce)
 	fmt.Println(ce.Corrective(1, 3))
 	// Output:
-	// Your previous answer did not satisfy the required output format.
+	// Your previous answer did not satisfy the required output format. This was attempt 1 of 3.
 	// Stage: schema-validate — the answer is JSON but does not match the JSON Schema.
-	// Issues (each validator message is quoted as data):
+	// Reply with only the corrected JSON value, nothing else.
+	// The 2 issues follow, each pointer and message quoted as data:
 	// - at "/city": "Invalid type. Expected: string, given: integer"
 	// - at "/tempC": "tempC is required"
-	// This was attempt 1 of 3. Reply with only the corrected JSON value, nothing else.
 }
 
 // A compiled contract bound to a Go type judges both: the answer keeps the
@@ -217,7 +217,7 @@ func ExampleSchema_For() {
 func ExampleSchema_Judge() {
 	s, _ := enforce.SchemaFor[Forecast]()
 	good := `{"city": "Oslo", "tempC": 4.5}`
-	err := s.Judge(enforce.Answer{Iteration: 1, Given: good, Rewrites: []enforce.Rewrite{{By: "wrap", Text: "Forecast: " + good}}})
+	err := s.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: good, Rewrites: []enforce.Rewrite{{By: "wrap", Text: "Forecast: " + good}}})
 	var oe *enforce.OutputError
 	if errors.As(err, &oe) {
 		fmt.Println(oe.Stage, oe.BrokenBy, errors.Is(err, enforce.ErrBrokenBy))

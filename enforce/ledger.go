@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -17,9 +18,27 @@ const (
 	OutcomeRetried Outcome = "retried"
 	// OutcomeExhausted: it failed and no retry will follow — none were
 	// left, a rewrite broke a valid answer (BrokenBy), it was cut off
-	// twice in a row (Truncated), or the model gave none (Withheld). The
-	// answer stands.
+	// twice in a row (Truncated), the model gave none (Withheld), or the
+	// row's Reason says why. The answer stands.
 	OutcomeExhausted Outcome = "exhausted"
+)
+
+// Reason says why an answer was exhausted other than by running out of
+// retries, where no other field of its row (BrokenBy, Truncated,
+// Withheld) says so.
+type Reason string
+
+const (
+	// ReasonRepeated: the answer failed with the same issues as the
+	// answers before it, as many in a row as the repeat limit allows
+	// ([WithRepeatLimit]): the model is not learning from the correction.
+	ReasonRepeated Reason = "repeated"
+	// ReasonBeyondRepair: a validator said no correction can fix the
+	// answer ([ErrBeyondRepair]).
+	ReasonBeyondRepair Reason = "beyond-repair"
+	// ReasonValidatorFailed: a validator could not judge the answer
+	// ([ValidatorError]); the row's Error says why.
+	ReasonValidatorFailed Reason = "validator-failed"
 )
 
 // Attempt is one row of the ledger: one final answer, in order.
@@ -38,6 +57,9 @@ type Attempt struct {
 	// Withheld: the model gave no answer, for this reason
 	// ([Answer.Withheld]); only on 'exhausted', which then has no stage.
 	Withheld string `json:"withheld,omitempty"`
+	// Reason: why the answer was exhausted other than by running out of
+	// retries, when no field above says so; only on 'exhausted'.
+	Reason Reason `json:"reason,omitempty"`
 }
 
 // Rewrite is one step that changed the model's answer after the model gave
@@ -96,10 +118,12 @@ type Verdict struct {
 	// looping again; non-empty exactly when Row.Outcome is OutcomeRetried.
 	// Row.CorrectiveMessageHash is fnv.Hex32a(Corrective).
 	Corrective string
-	// Err is nil when the answer passed or will be retried, and an
-	// *OutputError when the run must stop with the answer failing. It is
-	// nil for a withheld answer too: that was never judged, and the caller
-	// knows why it stopped.
+	// Err is nil when the answer passed or will be retried, an
+	// *OutputError when the run must stop with the answer failing, and a
+	// *ValidatorError when a validator could not judge it. It is nil for
+	// a withheld answer too: that was never judged, and the caller knows
+	// why it stopped. When the context ended while a validator ran, Row
+	// is zero (no row was recorded) and Err is the context's cause.
 	Err error
 }
 
@@ -109,20 +133,61 @@ type Verdict struct {
 type Ledger struct {
 	schema  *Schema
 	retries int
+	repeats int // WithRepeatLimit
 	rows    []Attempt
+	// last is the signature of the previous row's failure ("" when it
+	// did not fail judged), and streak how many rows in a row failed so.
+	last   string
+	streak int
+}
+
+// LedgerOption configures a [Ledger]; pass it to [NewLedger] or [Loop].
+type LedgerOption interface{ apply(*Ledger) error }
+
+type ledgerOption func(*Ledger) error
+
+func (f ledgerOption) apply(l *Ledger) error { return f(l) }
+
+// DefaultRepeatLimit is the convergence policy a ledger starts with: the
+// second answer in a row that fails with the same issues ends the run.
+const DefaultRepeatLimit = 2
+
+// WithRepeatLimit sets the convergence policy: when n answers in a row
+// fail with the same issues — the same stage and the same set of pointer
+// and keyword pairs, whatever the messages say — the n-th is exhausted at
+// once with [ReasonRepeated], its retries unspent, and its *OutputError
+// matches [ErrRepeated]. n is 0 (off: correct until the retries run out)
+// or 2..MaxRetries+1; the default is [DefaultRepeatLimit].
+func WithRepeatLimit(n int) LedgerOption {
+	return ledgerOption(func(l *Ledger) error {
+		if n != 0 && (n < 2 || n > MaxRetries+1) {
+			return fmt.Errorf("enforce: WithRepeatLimit(%d): want 0 (off) or 2..%d", n, MaxRetries+1)
+		}
+		l.repeats = n
+		return nil
+	})
 }
 
 // NewLedger returns a ledger for a run that opted into retries (0 to
 // MaxRetries). A run that did not opt in has no ledger: judge its answer
 // with [Schema.Judge].
-func NewLedger(s *Schema, retries int) (*Ledger, error) {
+func NewLedger(s *Schema, retries int, opts ...LedgerOption) (*Ledger, error) {
 	if s == nil {
 		return nil, errors.New("enforce: NewLedger needs a schema")
 	}
 	if retries < 0 || retries > MaxRetries {
 		return nil, fmt.Errorf("%w: %d is not in 0..%d", ErrRetries, retries, MaxRetries)
 	}
-	return &Ledger{schema: s, retries: retries}, nil
+	l := &Ledger{schema: s, retries: retries, repeats: DefaultRepeatLimit}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o.apply(l); err != nil {
+			return nil, err
+		}
+	}
+	return l, nil
 }
 
 // Attempts returns a copy of the rows recorded so far, never nil.
@@ -141,13 +206,24 @@ func (l *Ledger) RetriesLeft() int {
 	return l.retries - used
 }
 
-// Judge checks one final answer and records its row:
+// Judge judges one final answer — the schema, then the schema's
+// validators — and records its row:
 //   - it keeps the contract: a passed row;
 //   - it fails, but the model's own answer passed and a rewrite broke it:
 //     an exhausted row naming the rewrite that first broke it (BrokenBy),
 //     with retries left unspent, since re-asking cannot fix a rewrite;
+//   - a validator says it is wrong beyond repair: an exhausted row with
+//     [ReasonBeyondRepair], retries unspent;
+//   - it fails with the same issues as the answers before it, as many in
+//     a row as the repeat limit allows ([WithRepeatLimit]): an exhausted
+//     row with [ReasonRepeated], retries unspent;
 //   - it fails with retries left: a retried row and a corrective message;
 //   - it fails with none left: an exhausted row.
+//
+// When act-output rewrote an answer that the model itself got wrong, the
+// row, the corrective message and the error describe the model's own
+// answer — the text the model sees in its conversation and can fix — not
+// the rewritten one.
 //
 // A truncated answer ([Answer.Truncated]) is judged the same way, and its
 // failing row says Truncated; its corrective message says the answer was
@@ -156,63 +232,78 @@ func (l *Ledger) RetriesLeft() int {
 // answers never loop. A withheld answer ([Answer.Withheld]) is not judged:
 // its row is exhausted at once and says Withheld.
 //
+// A validator that fails gives an exhausted row with
+// [ReasonValidatorFailed] and a *[ValidatorError] in Verdict.Err. When ctx
+// ends while a validator runs, Judge records no row and returns a Verdict
+// whose Row is zero and whose Err is context.Cause(ctx).
+//
 // The model's own answer (Given) is judged again only on the failure path,
 // and only when rewrites changed it.
-func (l *Ledger) Judge(a Answer) Verdict {
+func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld
-		l.rows = append(l.rows, row)
-		return Verdict{Row: row}
+		return l.record(row, "", Verdict{})
 	}
-	text := a.Text()
-	err := l.schema.Check(text)
-	if err == nil {
+	at := Try{Attempt: row.Attempt}
+	if !a.Last {
+		at.RetriesLeft = l.RetriesLeft()
+	}
+	j := l.schema.judgeAnswer(ctx, a, at)
+	switch {
+	case j.stopped != nil:
+		return Verdict{Err: j.stopped}
+	case j.failed != nil:
+		row.Outcome, row.Stage, row.Error, row.Reason = OutcomeExhausted, StageSchemaValidate, quote(j.failed.text()), ReasonValidatorFailed
+		return l.record(row, "", Verdict{Err: j.failed})
+	case j.ce == nil:
 		row.Outcome = OutcomePassed
-		l.rows = append(l.rows, row)
-		return Verdict{Row: row}
+		return l.record(row, "", Verdict{})
 	}
-	var ce *CheckError
-	errors.As(err, &ce)
+	ce := j.ce
 	row.Stage, row.Error, row.Path = ce.Stage, ce.Issues[0].Message, ce.Path()
 	row.Truncated = a.Truncated
-
-	if by := l.schema.brokenBy(a); by != "" {
-		row.Outcome = OutcomeExhausted
-		row.BrokenBy = by
-		l.rows = append(l.rows, row)
-		return Verdict{Row: row, Err: a.outputError(ce, by, l.Attempts())}
+	sig := ce.signature()
+	fail := func(reason Reason, brokenBy string) Verdict {
+		row.Outcome, row.Reason, row.BrokenBy = OutcomeExhausted, reason, brokenBy
+		l.record(row, sig, Verdict{})
+		e := a.outputError(ce, brokenBy, l.Attempts())
+		e.Reason = reason
+		return Verdict{Row: row, Err: e}
+	}
+	switch {
+	case j.brokenBy != "":
+		return fail("", j.brokenBy)
+	case ce.beyondRepair:
+		return fail(ReasonBeyondRepair, "")
 	}
 	cutAgain := a.Truncated && len(l.rows) > 0 && l.rows[len(l.rows)-1].Truncated
-	if left := l.RetriesLeft(); left > 0 && !a.Last && !cutAgain {
-		msg := ce.corrective(row.Attempt, l.retries+1, a.Truncated)
-		row.Outcome = OutcomeRetried
-		row.CorrectiveMessageHash = fnv.Hex32a(msg)
-		l.rows = append(l.rows, row)
-		return Verdict{Row: row, Corrective: msg}
+	left := l.RetriesLeft()
+	if left <= 0 || a.Last || cutAgain {
+		return fail("", "")
 	}
-	row.Outcome = OutcomeExhausted
-	l.rows = append(l.rows, row)
-	return Verdict{Row: row, Err: a.outputError(ce, "", l.Attempts())}
+	if l.repeats > 0 && sig == l.last && l.streak+1 >= l.repeats {
+		return fail(ReasonRepeated, "")
+	}
+	msg := ce.corrective(row.Attempt, l.retries+1, a.Truncated)
+	row.Outcome = OutcomeRetried
+	row.CorrectiveMessageHash = fnv.Hex32a(msg)
+	return l.record(row, sig, Verdict{Corrective: msg})
 }
 
-// brokenBy names the rewrite that first turned the model's passing answer
-// into a failing one, judging after each rewrite that changed the text. It
-// returns "" when the model's own answer fails too, or nothing was
-// rewritten. Call it only when a.Text() fails: it judges again.
-func (s *Schema) brokenBy(a Answer) string {
-	if len(a.Rewrites) == 0 || a.Given == a.Text() || s.Check(a.Given) != nil {
-		return ""
+// record appends row, whose failure has signature sig ("" for a row
+// that did not fail judged), and returns v with it.
+func (l *Ledger) record(row Attempt, sig string, v Verdict) Verdict {
+	switch {
+	case sig == "":
+		l.streak = 0
+	case sig == l.last:
+		l.streak++
+	default:
+		l.streak = 1
 	}
-	prev := a.Given
-	for _, rw := range a.Rewrites {
-		if rw.Text == prev {
-			continue
-		}
-		if s.Check(rw.Text) != nil {
-			return rw.By
-		}
-		prev = rw.Text
-	}
-	return ""
+	l.last = sig
+	l.rows = append(l.rows, row)
+	v.Row = row
+	return v
 }

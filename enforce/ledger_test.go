@@ -24,9 +24,9 @@ const (
 	empty = `{}`
 )
 
-func newLedger(t *testing.T, retries int) *enforce.Ledger {
+func newLedger(t *testing.T, retries int, opts ...enforce.LedgerOption) *enforce.Ledger {
 	t.Helper()
-	l, err := enforce.NewLedger(mustCompile(t, citySchema), retries)
+	l, err := enforce.NewLedger(mustCompile(t, citySchema), retries, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestLedgerRows(t *testing.T) {
 		{Attempt: 3, Iteration: 4, Outcome: enforce.OutcomePassed},
 	}
 	for i, a := range answers {
-		v := l.Judge(a)
+		v := l.Judge(context.Background(), a)
 		if v.Err != nil {
 			t.Fatalf("answer %d: Err = %v, want nil", i+1, v.Err)
 		}
@@ -94,13 +94,13 @@ func TestLedgerAttemptsOfANewLedgerIsEmptyNotNil(t *testing.T) {
 func TestLedgerExhausted(t *testing.T) {
 	for _, retries := range []int{0, 1, 3} {
 		t.Run(fmt.Sprintf("with %d retries the answer after the last retry is exhausted", retries), func(t *testing.T) {
-			l := newLedger(t, retries)
+			l := newLedger(t, retries, enforce.WithRepeatLimit(0)) // the same failure each time
 			for i := range retries {
-				if v := l.Judge(enforce.Answer{Iteration: i + 1, Given: empty}); v.Row.Outcome != enforce.OutcomeRetried {
+				if v := l.Judge(context.Background(), enforce.Answer{Iteration: i + 1, Given: empty}); v.Row.Outcome != enforce.OutcomeRetried {
 					t.Fatalf("answer %d: Outcome = %q, want retried", i+1, v.Row.Outcome)
 				}
 			}
-			v := l.Judge(enforce.Answer{Iteration: retries + 1, Given: empty})
+			v := l.Judge(context.Background(), enforce.Answer{Iteration: retries + 1, Given: empty})
 			want := enforce.Attempt{Attempt: retries + 1, Iteration: retries + 1, Outcome: enforce.OutcomeExhausted, Stage: enforce.StageSchemaValidate, Path: "/city"}
 			got := v.Row
 			got.Error = ""
@@ -154,7 +154,7 @@ func TestLedgerBrokenBy(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			l := newLedger(t, 2)
 			tt.answer.Iteration = 1
-			v := l.Judge(tt.answer)
+			v := l.Judge(context.Background(), tt.answer)
 			if got, want := v.Row.Outcome, tt.wantOutcome; got != want {
 				t.Fatalf("Outcome = %q, want %q", got, want)
 			}
@@ -250,11 +250,14 @@ func TestCorrectiveMessageIsCapped(t *testing.T) {
 	if listed == 0 {
 		t.Fatalf("no issue is listed:\n%s", msg)
 	}
-	if want := fmt.Sprintf("\n- and %d more\n", n-listed); !strings.Contains(msg, want) {
-		t.Errorf("the message does not end its list with %q:\n%s", want, msg)
+	if want := fmt.Sprintf("\nThe first %d of %d issues follow", listed, n); !strings.Contains(msg, want) {
+		t.Errorf("the message does not say %q before its list:\n%s", want, msg)
 	}
-	if !strings.HasSuffix(msg, "nothing else.") || !strings.Contains(msg, "attempt 1 of 3") {
-		t.Errorf("the message lost its closing instruction:\n%s", msg)
+	if !strings.Contains(msg, "nothing else.") || !strings.Contains(msg, "attempt 1 of 3") {
+		t.Errorf("the message lost its instruction:\n%s", msg)
+	}
+	if !strings.HasSuffix(msg, `"`) {
+		t.Errorf("the message does not end with a quoted issue:\n%s", msg)
 	}
 }
 
@@ -284,7 +287,7 @@ func TestOutputErrorUnwraps(t *testing.T) {
 
 	t.Run("Schema.Judge has no ledger and unwraps to the CheckError only", func(t *testing.T) {
 		var err *enforce.OutputError
-		if !errors.As(s.Judge(enforce.Answer{Iteration: 1, Given: empty}), &err) {
+		if !errors.As(s.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: empty}), &err) {
 			t.Fatal("Judge did not return an *OutputError")
 		}
 		var ce *enforce.CheckError
@@ -303,7 +306,7 @@ func TestOutputErrorUnwraps(t *testing.T) {
 	})
 
 	t.Run("an exhausted ledger's error unwraps to the CheckError and ErrExhausted", func(t *testing.T) {
-		v := newLedger(t, 0).Judge(enforce.Answer{Iteration: 1, Given: prose})
+		v := newLedger(t, 0).Judge(context.Background(), enforce.Answer{Iteration: 1, Given: prose})
 		var ce *enforce.CheckError
 		if !errors.As(v.Err, &ce) || ce.Stage != enforce.StageJSONParse {
 			t.Errorf("errors.As(*CheckError) = %v, want the json-parse CheckError", ce)
@@ -314,7 +317,7 @@ func TestOutputErrorUnwraps(t *testing.T) {
 	})
 
 	t.Run("a broken answer's error unwraps to the CheckError and ErrBrokenBy", func(t *testing.T) {
-		v := newLedger(t, 1).Judge(enforce.Answer{Iteration: 1, Given: good, Rewrites: []enforce.Rewrite{{By: "x", Text: prose}}})
+		v := newLedger(t, 1).Judge(context.Background(), enforce.Answer{Iteration: 1, Given: good, Rewrites: []enforce.Rewrite{{By: "x", Text: prose}}})
 		var ce *enforce.CheckError
 		if !errors.As(v.Err, &ce) {
 			t.Errorf("errors.As(*CheckError) failed on %v", v.Err)
@@ -345,10 +348,10 @@ func jsonKeys(t *testing.T, a enforce.Attempt) []string {
 
 func TestAttemptJSONOmitsWhatARowDoesNotHave(t *testing.T) {
 	l := newLedger(t, 1)
-	retried := l.Judge(enforce.Answer{Iteration: 1, Given: empty}).Row
-	passed := l.Judge(enforce.Answer{Iteration: 2, Given: good}).Row
-	broken := newLedger(t, 1).Judge(enforce.Answer{Iteration: 1, Given: good, Rewrites: []enforce.Rewrite{{By: "x", Text: empty}}}).Row
-	exhausted := newLedger(t, 0).Judge(enforce.Answer{Iteration: 1, Given: prose}).Row
+	retried := l.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: empty}).Row
+	passed := l.Judge(context.Background(), enforce.Answer{Iteration: 2, Given: good}).Row
+	broken := newLedger(t, 1).Judge(context.Background(), enforce.Answer{Iteration: 1, Given: good, Rewrites: []enforce.Rewrite{{By: "x", Text: empty}}}).Row
+	exhausted := newLedger(t, 0).Judge(context.Background(), enforce.Answer{Iteration: 1, Given: prose}).Row
 	tests := []struct {
 		name string
 		row  enforce.Attempt

@@ -8,9 +8,12 @@ import "context"
 // message to show the model. Loop returns the accepted answer, the ledger
 // rows, and an error: an *OutputError when the last answer fails, or
 // produce's error (with the rows so far) when it fails, or the context's
-// cause when ctx ends between attempts.
-func Loop(ctx context.Context, s *Schema, retries int, produce func(ctx context.Context, corrective string) (string, error)) (string, []Attempt, error) {
-	l, err := NewLedger(s, retries)
+// cause when ctx ends between attempts or while a validator runs, or a
+// *ValidatorError when a validator fails. The schema's validators
+// ([Schema.WithValidators]) run on every answer that keeps the schema;
+// opts configure the ledger (see [WithRepeatLimit]).
+func Loop(ctx context.Context, s *Schema, retries int, produce func(ctx context.Context, corrective string) (string, error), opts ...LedgerOption) (string, []Attempt, error) {
+	l, err := NewLedger(s, retries, opts...)
 	if err != nil {
 		return "", nil, err
 	}
@@ -23,8 +26,10 @@ func Loop(ctx context.Context, s *Schema, retries int, produce func(ctx context.
 		if err != nil {
 			return "", l.Attempts(), err
 		}
-		v := l.Judge(Answer{Iteration: iteration, Given: answer})
+		v := l.Judge(ctx, Answer{Iteration: iteration, Given: answer})
 		switch v.Row.Outcome {
+		case "":
+			return "", l.Attempts(), v.Err // ctx ended while a validator ran
 		case OutcomePassed:
 			return answer, l.Attempts(), nil
 		case OutcomeExhausted:

@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -34,9 +35,12 @@ type Schema struct {
 	// plan is what a Stream checks before the answer ends, shared by
 	// every copy of the schema and built on first use.
 	plan *streamPlan
-	// fast judges passing answers without the validator (see
+	// fast judges passing answers without gojsonschema (see
 	// compileFast); nil when the schema is not in the form it compiles.
 	fast *cnode
+	// validators are checks of an answer's content joined to the
+	// contract ([Schema.WithValidators]); Judge and Ledger.Judge run them.
+	validators []Validator
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -197,12 +201,14 @@ func reflectSchema(t reflect.Type) (s *Schema, err error) {
 // or the schema's own limit, and of few enough values that checking them
 // stays within MaxCheckWork), then schema-validate. It returns nil when
 // the answer keeps the contract, else a *CheckError carrying the stage and
-// every issue with its JSON Pointer.
+// every issue with its JSON Pointer. Check judges the schema (and Go
+// type) alone: validators ([Schema.WithValidators]) need a context and
+// the attempt, and run in [Schema.Judge] and [Ledger.Judge].
 //
 // At schema-validate, an evaluator compiled with the schema judges first,
-// with the validator's own semantics; when it says the answer passes, the
-// answer passes. Any other answer goes to the validator
-// (xeipuuv/gojsonschema), which decides and writes the issues.
+// with gojsonschema's own semantics; when it says the answer passes, the
+// answer passes. Any other answer goes to gojsonschema, which decides and
+// writes the issues.
 func (s *Schema) Check(answer string) error {
 	if err := s.checkSize(answer); err != nil {
 		return err
@@ -274,19 +280,30 @@ func (s *Schema) maxAnswerBytes() int {
 }
 
 // Judge judges the final answer of a run that did not opt into retries,
-// as it stands after every rewrite: nil when it keeps the contract, else
-// an *OutputError with nil Attempts whose BrokenBy names the rewrite that
-// first broke the model's own passing answer, if one did, and whose
-// Truncated is a.Truncated. a.Withheld is for a [Ledger]; Judge judges the
-// text whatever it says.
-func (s *Schema) Judge(a Answer) error {
-	text := a.Text()
-	err := s.Check(text)
-	if err == nil {
+// as it stands after every rewrite, with the schema and then its
+// validators (as attempt 1 of 1): nil when it keeps the contract, else an
+// *OutputError with nil Attempts. Its BrokenBy names the rewrite that
+// first broke the model's own passing answer, if one did; when the
+// model's own answer fails too, the error describes that answer. Its
+// Truncated is a.Truncated, and its Reason is [ReasonBeyondRepair] when a
+// validator said so. A validator that fails returns a *[ValidatorError];
+// when ctx ends while a validator runs, Judge returns context.Cause(ctx).
+// a.Withheld is for a [Ledger]; Judge judges the text whatever it says.
+func (s *Schema) Judge(ctx context.Context, a Answer) error {
+	j := s.judgeAnswer(ctx, a, Try{Attempt: 1})
+	switch {
+	case j.stopped != nil:
+		return j.stopped
+	case j.failed != nil:
+		return j.failed
+	case j.ce == nil:
 		return nil
 	}
-	ce := err.(*CheckError)
-	return a.outputError(ce, s.brokenBy(a), nil)
+	oe := a.outputError(j.ce, j.brokenBy, nil)
+	if j.brokenBy == "" && j.ce.beyondRepair {
+		oe.Reason = ReasonBeyondRepair
+	}
+	return oe
 }
 
 // Decode decodes answer into v (a non-nil pointer), with the values

@@ -1,6 +1,7 @@
 package enforce_test
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -76,10 +77,12 @@ func TestLedgerTruncatedAnswers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l := newLedger(t, tt.retries)
+			// Cut answers fail alike (json-parse at ""): the repeat limit,
+			// tested on its own, is off here.
+			l := newLedger(t, tt.retries, enforce.WithRepeatLimit(0))
 			var last enforce.Verdict
 			for _, a := range tt.answers {
-				last = l.Judge(a)
+				last = l.Judge(context.Background(), a)
 			}
 			var got []enforce.Attempt
 			for _, r := range l.Attempts() {
@@ -111,8 +114,8 @@ func TestLedgerTruncatedAnswers(t *testing.T) {
 
 func TestCorrectiveMessageOfATruncatedAnswerAsksForAShorterOne(t *testing.T) {
 	s := mustCompile(t, citySchema)
-	plain := newLedger(t, 2).Judge(enforce.Answer{Iteration: 1, Given: cut})
-	cutOff := newLedger(t, 2).Judge(enforce.Answer{Iteration: 1, Given: cut, Truncated: true})
+	plain := newLedger(t, 2).Judge(context.Background(), enforce.Answer{Iteration: 1, Given: cut})
+	cutOff := newLedger(t, 2).Judge(context.Background(), enforce.Answer{Iteration: 1, Given: cut, Truncated: true})
 	if got, want := cutOff.Row.CorrectiveMessageHash, fnv.Hex32a(cutOff.Corrective); got != want {
 		t.Errorf("CorrectiveMessageHash = %q, want fnv.Hex32a(Corrective) = %q", got, want)
 	}
@@ -132,7 +135,7 @@ func TestCorrectiveMessageOfATruncatedAnswerAsksForAShorterOne(t *testing.T) {
 
 func TestLedgerWithheldAnswer(t *testing.T) {
 	l := newLedger(t, 2)
-	v := l.Judge(enforce.Answer{Iteration: 1, Given: "I can't help with that.", Withheld: "refusal"})
+	v := l.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: "I can't help with that.", Withheld: "refusal"})
 	want := enforce.Attempt{Attempt: 1, Iteration: 1, Outcome: enforce.OutcomeExhausted, Withheld: "refusal"}
 	if got := v.Row; got != want {
 		t.Errorf("row = %+v, want %+v", got, want)
@@ -150,15 +153,15 @@ func TestLedgerWithheldAnswer(t *testing.T) {
 
 func TestTruncatedRowAndErrorSayTruncated(t *testing.T) {
 	s := mustCompile(t, citySchema)
-	err := s.Judge(enforce.Answer{Iteration: 1, Given: cut, Truncated: true})
+	err := s.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: cut, Truncated: true})
 	var oe *enforce.OutputError
 	if !errors.As(err, &oe) || !oe.Truncated || oe.Stage != enforce.StageJSONParse {
 		t.Errorf("Judge = %#v, want an *OutputError at json-parse with Truncated", err)
 	}
-	if err := s.Judge(enforce.Answer{Iteration: 1, Given: cut}); errors.As(err, &oe) && oe.Truncated {
+	if err := s.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: cut}); errors.As(err, &oe) && oe.Truncated {
 		t.Errorf("an answer not cut off gives Truncated")
 	}
-	r := newLedger(t, 1).Judge(enforce.Answer{Iteration: 1, Given: cut, Truncated: true}).Row
+	r := newLedger(t, 1).Judge(context.Background(), enforce.Answer{Iteration: 1, Given: cut, Truncated: true}).Row
 	if got, want := jsonKeys(t, r), []string{"attempt", "correctiveMessageHash", "error", "iteration", "outcome", "stage", "truncated"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("keys = %v, want %v", got, want)
 	}

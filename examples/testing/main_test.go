@@ -45,9 +45,9 @@ func TestTriageRecoversFromAnAnswerOutsideTheEnum(t *testing.T) {
 
 func TestTriageGivesUpWithTheLedgerInTheError(t *testing.T) {
 	m := agenttest.NewModel(t,
-		agenttest.Reply("This looks urgent, billing should handle it."),
-		agenttest.Reply("Urgent. Billing."),
-		agenttest.Reply("urgent"),
+		agenttest.Reply("This looks urgent, billing should handle it."), // json-parse
+		agenttest.Reply(`{"priority": "P1", "team": "billing"}`),        // schema-validate /priority
+		agenttest.Reply(`{"priority": "urgent"}`),                       // schema-validate /team
 	)
 	_, _, err := TriageTicket(context.Background(), NewTriageAgent(m), "I was charged twice!")
 	var oe *enforce.OutputError
@@ -69,5 +69,20 @@ func TestTriageGivesUpWithTheLedgerInTheError(t *testing.T) {
 		if outcomes[i] != want[i] {
 			t.Errorf("outcomes = %v, want %v", outcomes, want)
 		}
+	}
+}
+
+func TestTriageStopsWhenTheModelRepeatsItsMistake(t *testing.T) {
+	m := agenttest.NewModel(t,
+		agenttest.Reply("This looks urgent, billing should handle it."),
+		agenttest.Reply("Urgent. Billing."), // fails as the first did: the correction is not helping
+	)
+	_, res, err := TriageTicket(context.Background(), NewTriageAgent(m), "I was charged twice!")
+	if !errors.Is(err, enforce.ErrRepeated) {
+		t.Fatalf("err = %v, want one matching enforce.ErrRepeated", err)
+	}
+	last := res.Attempts[len(res.Attempts)-1]
+	if last.Outcome != enforce.OutcomeExhausted || last.Reason != enforce.ReasonRepeated {
+		t.Errorf("last row = %+v, want exhausted, reason repeated", last)
 	}
 }

@@ -1,0 +1,33 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// withValidators returns s with the [WithValidators] validators joined,
+// made once per schema; s itself when there are none. A validator the
+// contract refuses is an invalid option.
+func (a *Agent) withValidators(s *enforce.Schema) (*enforce.Schema, error) {
+	if len(a.cfg.validators) == 0 {
+		return s, nil
+	}
+	if v, ok := a.validated.Load(s); ok {
+		return v.(*enforce.Schema), nil
+	}
+	v, err := s.WithValidators(a.cfg.validators...)
+	if err != nil {
+		return nil, fmt.Errorf("%w: WithValidators: %w", ErrInvalidOption, err)
+	}
+	actual, _ := a.validated.LoadOrStore(s, v)
+	return actual.(*enforce.Schema), nil
+}
+
+// ledgerOptions are the options [WithRepeatLimit] gives the ledger.
+func (c *config) ledgerOptions() []enforce.LedgerOption {
+	if c.repeats == nil {
+		return nil
+	}
+	return []enforce.LedgerOption{enforce.WithRepeatLimit(*c.repeats)}
+}

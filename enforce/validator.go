@@ -1,0 +1,312 @@
+package enforce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Validator is a check of an answer's content that a JSON Schema cannot
+// say: the date is in the future, the SKU is in the catalogue. Make one
+// with [Validate] and join it to a contract with [Schema.WithValidators].
+//
+// Validators run only on answers that keep the schema, in the order they
+// were joined, where a run's answers are judged: [Ledger.Judge] (and so
+// [Loop]) and [Schema.Judge]. [Schema.Check] and [Schema.Stream] judge the
+// schema alone. The issues of every validator join one list, sorted by
+// pointer, and fail the answer at [StageSchemaValidate] exactly as schema
+// issues do: the same row, the same corrective turn, the same
+// *[OutputError]; each issue's Keyword is its validator's name. When an
+// act-output rewrite is judged too (see [Ledger.Judge]), a validator is
+// called once for each text judged.
+//
+// The zero Validator is invalid: WithValidators refuses it.
+type Validator struct {
+	name  string
+	check func(ctx context.Context, text string, at Try) ([]Issue, error)
+}
+
+// Try is where an answer stands in its run, as a validator sees it.
+type Try struct {
+	// Attempt is the answer's 1-based number in the run, as its row will
+	// say; 1 for [Schema.Judge], which has no ledger.
+	Attempt int
+	// RetriesLeft is how many corrective turns may still follow if this
+	// answer fails: 0 on the last attempt, and always 0 for
+	// [Schema.Judge]. A validator may accept on the last attempt what it
+	// would have corrected before.
+	RetriesLeft int
+}
+
+// ErrBeyondRepair is what a validator returns, with the issues it found
+// (or wrapped in an error whose text says what is wrong), to say that no
+// corrective turn can fix the answer: the row is exhausted at once with
+// [ReasonBeyondRepair], retries unspent, and the *[OutputError] matches
+// ErrBeyondRepair.
+var ErrBeyondRepair = errors.New("enforce: the answer is wrong beyond repair")
+
+// Validate returns a validator named name: the Keyword of its issues, and
+// the name its failures carry. check gets the answer decoded into a T —
+// with T any, the parsed JSON value (map[string]any, []any, string,
+// json.Number, bool or nil) — and where the answer stands in its run.
+//
+// check returns the issues it found, each a JSON Pointer into the answer
+// ("" for the whole answer, "/items/0/sku" for a member) and a message for
+// the model (quoted to it as data, cut at [MaxQuote] bytes); it sets no
+// Keyword. No issues and a nil error pass the answer. Returning
+// [ErrBeyondRepair] stops the run with the answer failing. Any other error,
+// a panic, an answer that does not decode into a T, or an issue without a
+// message or whose Path is not a JSON Pointer means the validator could
+// not judge the answer: the run stops with a *[ValidatorError]. When ctx
+// ends while check runs, the caller returns the context's cause at once;
+// check is not waited for.
+func Validate[T any](name string, check func(ctx context.Context, answer T, at Try) ([]Issue, error)) Validator {
+	v := Validator{name: name}
+	if check == nil {
+		return v
+	}
+	if reflect.TypeFor[T]() == reflect.TypeFor[any]() {
+		v.check = func(ctx context.Context, text string, at Try) ([]Issue, error) {
+			tree, err := parseJSON(text)
+			if err != nil {
+				return nil, fmt.Errorf("the answer is not JSON: %w", err)
+			}
+			var answer T
+			reflect.ValueOf(&answer).Elem().Set(reflect.ValueOf(&tree).Elem())
+			return check(ctx, answer, at)
+		}
+		return v
+	}
+	v.check = func(ctx context.Context, text string, at Try) ([]Issue, error) {
+		var answer T
+		if err := unmarshal(text, &answer); err != nil {
+			return nil, fmt.Errorf("the answer does not decode into %v: %w", reflect.TypeFor[T](), err)
+		}
+		return check(ctx, answer, at)
+	}
+	return v
+}
+
+// WithValidators returns a copy of s whose contract also holds vs, after
+// the validators s already has. It refuses, with a *[SchemaError], a
+// validator without a name or a check (the zero Validator), and a name
+// given twice.
+func (s *Schema) WithValidators(vs ...Validator) (*Schema, error) {
+	all := append(slices.Clip(s.validators), vs...)
+	seen := make(map[string]bool, len(all))
+	for i, v := range all {
+		switch {
+		case v.name == "":
+			return nil, &SchemaError{Reason: fmt.Sprintf("validator %d has no name (make validators with Validate)", i+1)}
+		case v.check == nil:
+			return nil, &SchemaError{Reason: fmt.Sprintf("validator %q has no check", v.name)}
+		case seen[v.name]:
+			return nil, &SchemaError{Reason: fmt.Sprintf("validator name %q given twice: it names the issues, so it must be unique", v.name)}
+		}
+		seen[v.name] = true
+	}
+	c := *s
+	c.validators = all
+	c.typed = new(sync.Map) // For's copies of c must carry its validators
+	return &c, nil
+}
+
+// ValidatorError is a validator that could not judge an answer: it
+// returned an error other than [ErrBeyondRepair], panicked, was given an
+// answer that does not decode into its type, or returned an issue without
+// a message or with a Path that is not a JSON Pointer. Nothing can be
+// concluded about the answer, so no corrective turn is sent: the run
+// stops. [Ledger.Judge] records an exhausted row at schema-validate with
+// [ReasonValidatorFailed], its Error this error's text, and returns the
+// *ValidatorError in [Verdict.Err]; [Schema.Judge] and [Loop] return it.
+type ValidatorError struct {
+	Name  string // the validator's name
+	Panic any    // the recovered value when it panicked, else nil
+	Err   error  // what it returned, or the panic value when that is an error
+}
+
+func (e *ValidatorError) Error() string {
+	return "enforce: " + e.text()
+}
+
+// text is the error without the package prefix, for the row.
+func (e *ValidatorError) text() string {
+	msg := "validator " + strconv.Quote(e.Name) + " failed: "
+	switch {
+	case e.Panic != nil:
+		return msg + "panic: " + fmt.Sprint(e.Panic)
+	case e.Err != nil:
+		return msg + e.Err.Error()
+	}
+	return msg + "no reason given"
+}
+
+func (e *ValidatorError) Unwrap() error { return e.Err }
+
+// judgement is what judging one answer found.
+type judgement struct {
+	// ce is the failure to report, nil when the answer as it stands
+	// passed: the model's own answer's when that failed too, else the
+	// answer's as it stands.
+	ce *CheckError
+	// brokenBy names the rewrite that first turned the model's passing
+	// answer into a failing one.
+	brokenBy string
+	// failed: a validator could not judge a text.
+	failed *ValidatorError
+	// stopped: ctx ended while a validator ran; nothing was concluded.
+	stopped error
+}
+
+// done reports whether judging must stop at j: a validator failed or ctx
+// ended.
+func (j judgement) done() bool { return j.failed != nil || j.stopped != nil }
+
+// judgeAnswer judges a as it stands and, when that fails and rewrites
+// changed it, the model's own answer too: if that fails as well, its
+// failure is the one to report (the model can see and fix its own text);
+// if it passes, the rewrite that first broke it is named.
+func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
+	text := a.Text()
+	j := s.judgeText(ctx, text, at)
+	if j.done() || j.ce == nil || len(a.Rewrites) == 0 || a.Given == text {
+		return j
+	}
+	own := s.judgeText(ctx, a.Given, at)
+	if own.done() || own.ce != nil {
+		return own
+	}
+	prev := a.Given
+	for _, rw := range a.Rewrites {
+		if rw.Text == prev {
+			continue
+		}
+		step := s.judgeText(ctx, rw.Text, at)
+		if step.done() {
+			return step
+		}
+		if step.ce != nil {
+			j.brokenBy = rw.By
+			return j
+		}
+		prev = rw.Text
+	}
+	return j
+}
+
+// judgeText judges one text: the schema, then, when it passes, the
+// validators.
+func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
+	if err := s.Check(text); err != nil {
+		return judgement{ce: err.(*CheckError)}
+	}
+	if len(s.validators) == 0 {
+		return judgement{}
+	}
+	var issues []Issue
+	beyond := false
+	for _, v := range s.validators {
+		if cause := context.Cause(ctx); cause != nil {
+			return judgement{stopped: cause}
+		}
+		r, ok := v.call(ctx, text, at)
+		if !ok {
+			return judgement{stopped: context.Cause(ctx)}
+		}
+		if r.panicked {
+			err, _ := r.pv.(error)
+			return judgement{failed: &ValidatorError{Name: v.name, Panic: r.pv, Err: err}}
+		}
+		if r.err != nil && !errors.Is(r.err, ErrBeyondRepair) {
+			if cause := context.Cause(ctx); cause != nil {
+				return judgement{stopped: cause}
+			}
+			return judgement{failed: &ValidatorError{Name: v.name, Err: r.err}}
+		}
+		for i, is := range r.issues {
+			if err := checkIssue(is); err != nil {
+				return judgement{failed: &ValidatorError{Name: v.name, Err: fmt.Errorf("issue %d: %w", i+1, err)}}
+			}
+			issues = append(issues, Issue{Path: quote(is.Path), Keyword: v.name, Message: quote(is.Message)})
+		}
+		if r.err != nil {
+			beyond = true
+			if len(r.issues) == 0 {
+				issues = append(issues, Issue{Keyword: v.name, Message: quote(r.err.Error())})
+			}
+		}
+	}
+	if len(issues) == 0 {
+		return judgement{}
+	}
+	sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
+	return judgement{ce: &CheckError{Stage: StageSchemaValidate, Issues: issues, byValidators: true, beyondRepair: beyond}}
+}
+
+// checkIssue refuses an issue the model could not act on.
+func checkIssue(is Issue) error {
+	switch {
+	case is.Path != "" && !strings.HasPrefix(is.Path, "/"):
+		return fmt.Errorf("path %q is not a JSON Pointer (\"\" or starting with \"/\")", cut(is.Path, maxIssueQuote))
+	case strings.TrimSpace(is.Message) == "":
+		return errors.New("no message")
+	}
+	return nil
+}
+
+// validatorResult is what one call of a validator gave.
+type validatorResult struct {
+	issues   []Issue
+	err      error
+	pv       any
+	panicked bool
+}
+
+// call runs v, recovering a panic. When ctx ends first it returns at once
+// with ok false, leaving v to finish on its own goroutine: a validator
+// that ignores ctx cannot hold the run.
+func (v Validator) call(ctx context.Context, text string, at Try) (r validatorResult, ok bool) {
+	run := func() (r validatorResult) {
+		defer func() {
+			if p := recover(); p != nil {
+				r = validatorResult{pv: p, panicked: true}
+			}
+		}()
+		r.issues, r.err = v.check(ctx, text, at)
+		return r
+	}
+	if ctx.Done() == nil {
+		return run(), true
+	}
+	c := make(chan validatorResult, 1)
+	go func() { c <- run() }()
+	select {
+	case r = <-c:
+		return r, true
+	case <-ctx.Done():
+		select {
+		case r = <-c: // finished as ctx ended: keep its result
+			return r, true
+		default:
+			return validatorResult{}, false
+		}
+	}
+}
+
+// signature is what makes two failures the same for the repeat limit:
+// the stage and the set of pointer and keyword pairs.
+func (e *CheckError) signature() string {
+	pairs := make([]string, len(e.Issues))
+	for i, is := range e.Issues {
+		pairs[i] = is.Path + "\x01" + is.Keyword
+	}
+	sort.Strings(pairs)
+	pairs = slices.Compact(pairs)
+	return string(e.Stage) + "\x00" + strings.Join(pairs, "\x00")
+}
