@@ -113,6 +113,9 @@ type Result struct {
 	Attempts []enforce.Attempt `json:"attempts,omitempty"`
 	// Usage is summed over every model call, failed attempts included.
 	Usage Usage `json:"usage"`
+	// FailedCost is what the answers of rows that did not pass spent
+	// (enforce.FailedCost of Attempts): zero without rows or failures.
+	FailedCost enforce.Cost `json:"failedCost,omitzero"`
 	// Trace lists what act middleware did, in order, for input and output.
 	Trace []middleware.Step `json:"trace,omitempty"`
 }
@@ -248,6 +251,8 @@ type runState struct {
 	// lastPair holds the indices of the latest failed answer and its
 	// correction.
 	lastPair []int
+	// cost is what the latest model call spent, for the row of its answer.
+	cost enforce.Cost
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema) (*Result, error) {
@@ -301,6 +306,7 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 			break
 		}
 	}
+	res.FailedCost = enforce.FailedCost(res.Attempts)
 	a.recordTerminal(completed(ctx, turn, res, err))
 	return res, err
 }
@@ -384,7 +390,7 @@ func (st *runState) loop(ctx context.Context) error {
 // filter): nothing is judged, and with retries on the ledger records why.
 func (st *runState) withheld(iteration int, resp Response) error {
 	if st.ledger != nil {
-		v := st.ledger.Judge(enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop)})
+		v := st.ledger.Judge(enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop), Cost: st.cost})
 		st.logRow(v.Row) // not recorded: output/schemaExhausted is for judged answers; turn/completed says why
 	}
 	return &RefusalError{Stop: resp.Stop, Raw: resp.StopRaw, Text: resp.Message.Content}
@@ -422,7 +428,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 		}
 		return true, nil
 	}
-	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated}
+	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost}
 	for _, s := range steps {
 		if s.Changed {
 			ans.Rewrites = append(ans.Rewrites, enforce.Rewrite{By: s.Name, Text: s.Text})
@@ -513,11 +519,17 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 	}
 }
 
-// call makes one model call, turning a panic into an error.
+// call makes one model call, turning a panic into an error, and keeps
+// what it spent in st.cost.
 func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
+	start := st.a.cfg.now()
 	defer func() {
 		if r := recover(); r != nil {
 			resp, err = Response{}, fmt.Errorf("%w: %v", errModelPanic, r)
+		}
+		st.cost = enforce.Cost{
+			InputTokens: max(resp.Usage.InputTokens, 0), OutputTokens: max(resp.Usage.OutputTokens, 0),
+			LatencyMs: max(st.a.cfg.now().Sub(start).Milliseconds(), 0),
 		}
 	}()
 	return st.a.model.Generate(ctx, req)

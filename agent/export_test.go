@@ -5,3 +5,4 @@ const (
 	BackoffBase = backoffBase
 	BackoffMax  = backoffMax
 )
+

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/middleware"
@@ -36,6 +37,7 @@ type config struct {
 	modelRetry    *RetryPolicy
 	turnRetry     *RetryPolicy
 	events        Recorder
+	now           func() time.Time // times model calls for the rows' latency; tests set it
 	errs          []error
 }
 
@@ -162,6 +164,9 @@ func (c *config) finish() {
 	if c.logger == nil {
 		c.logger = hclog.NewNullLogger()
 	}
+	if c.now == nil {
+		c.now = time.Now
+	}
 	if err := middleware.Validate(c.middleware...); err != nil {
 		c.invalid("WithMiddleware: %v", err)
 	}
@@ -234,5 +239,18 @@ func WithEvents(r Recorder) Option {
 			c.invalid("WithEvents(nil)")
 		}
 		c.events = r
+	})
+}
+
+// WithClock sets the clock the agent times each model call with (default
+// time.Now), for the latency in each attempt row ([enforce.Cost]). Tests
+// that compare rows whole give it a fixed clock, so every run gives the
+// same rows.
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(c *config) {
+		if now == nil {
+			c.invalid("WithClock(nil)")
+		}
+		c.now = now
 	})
 }

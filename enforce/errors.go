@@ -128,6 +128,9 @@ type OutputError struct {
 	Truncated bool
 	// Attempts is the ledger, nil when retries were not opted into.
 	Attempts []Attempt
+	// FailedCost is what the failing answers of Attempts spent
+	// ([FailedCost]); zero without rows.
+	FailedCost Cost
 	// Err is the cause: a *CheckError with every issue.
 	Err error
 }
@@ -170,6 +173,6 @@ func (e *OutputError) Unwrap() []error {
 func newOutputError(text string, ce *CheckError, brokenBy string, attempts []Attempt) *OutputError {
 	return &OutputError{
 		Stage: ce.Stage, Output: text, Path: ce.Path(), BrokenBy: brokenBy,
-		Attempts: attempts, Err: ce,
+		Attempts: attempts, FailedCost: FailedCost(attempts), Err: ce,
 	}
 }

@@ -38,6 +38,9 @@ type Attempt struct {
 	// Withheld: the model gave no answer, for this reason
 	// ([Answer.Withheld]); only on 'exhausted', which then has no stage.
 	Withheld string `json:"withheld,omitempty"`
+	// Cost is what the model call that produced the answer spent
+	// ([Answer.Cost]); its members sit in the row's JSON beside the others.
+	Cost
 }
 
 // Rewrite is one step that changed the model's answer after the model gave
@@ -71,6 +74,9 @@ type Answer struct {
 	// (a refusal, a content filter: the caller's word for it). Nothing is
 	// judged: the row is exhausted, retries unspent, and names the reason.
 	Withheld string
+	// Cost is what the model call that produced the answer spent; the
+	// row carries it as given.
+	Cost Cost
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -159,7 +165,7 @@ func (l *Ledger) RetriesLeft() int {
 // The model's own answer (Given) is judged again only on the failure path,
 // and only when rewrites changed it.
 func (l *Ledger) Judge(a Answer) Verdict {
-	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration}
+	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld
 		l.rows = append(l.rows, row)
