@@ -5,4 +5,3 @@ const (
 	BackoffBase = backoffBase
 	BackoffMax  = backoffMax
 )
-
