@@ -36,6 +36,9 @@ type Agent struct {
 type contract struct {
 	system string
 	json   json.RawMessage
+	// tools, with [WithOutputTool], are the agent's tools and the output
+	// tool; json is then nil: the schema travels as the tool's parameters.
+	tools []ToolSpec
 }
 
 func (a *Agent) newContract(s *enforce.Schema) *contract {
@@ -43,6 +46,10 @@ func (a *Agent) newContract(s *enforce.Schema) *contract {
 	system := a.cfg.system
 	if system != "" {
 		system += "\n\n"
+	}
+	if name := a.cfg.outputTool; name != "" {
+		tools := append(slices.Clone(a.specs), outputToolSpec(name, slices.Clip(js)))
+		return &contract{system: system + outputToolPrompt(name), tools: slices.Clip(tools)}
 	}
 	system += contractPrompt(js)
 	return &contract{system: system, json: slices.Clip(js)}
@@ -76,9 +83,6 @@ func New(m Model, opts ...Option) *Agent {
 		a.cfg.invalid("New: nil Model")
 	}
 	a.cfg.finish()
-	if a.cfg.schema != nil {
-		a.contract = a.newContract(a.cfg.schema)
-	}
 	for _, t := range a.cfg.tools {
 		spec := t.spec()
 		spec.Parameters = forModel(spec.Parameters)
@@ -87,6 +91,9 @@ func New(m Model, opts ...Option) *Agent {
 	// Every request shares specs: clipped, a model's append to
 	// Request.Tools copies instead of writing into it.
 	a.specs = slices.Clip(a.specs)
+	if a.cfg.schema != nil {
+		a.contract = a.newContract(a.cfg.schema)
+	}
 	return a
 }
 
@@ -253,6 +260,8 @@ type runState struct {
 	lastPair []int
 	// cost is what the latest model call spent, for the row of its answer.
 	cost enforce.Cost
+	// noCall: with [WithOutputTool], the latest reply answered in text.
+	noCall bool
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema) (*Result, error) {
@@ -266,6 +275,9 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 	}
 	if a.cfg.retriesSet && schema == nil {
 		return &Result{TurnID: turn}, fmt.Errorf("%w: WithOutputRetries needs WithOutputSchema or RunTyped", ErrInvalidOption)
+	}
+	if a.cfg.outputTool != "" && schema == nil {
+		return &Result{TurnID: turn}, fmt.Errorf("%w: WithOutputTool needs WithOutputSchema or RunTyped", ErrInvalidOption)
 	}
 	// One ledger for the whole turn: rows keep their order and numbers
 	// across turn retries, and share one retry budget.
@@ -368,6 +380,13 @@ func (st *runState) loop(ctx context.Context) error {
 		if resp.Stop.withheld() {
 			return st.withheld(iteration, resp)
 		}
+		if answer, ok := st.outputAnswer(msg); ok {
+			done, err := st.final(ctx, iteration, answer, resp.Stop == StopLength)
+			if done || err != nil {
+				return err
+			}
+			continue
+		}
 		if len(msg.ToolCalls) > 0 {
 			if resp.Stop == StopLength {
 				st.cutToolCalls(msg.ToolCalls)
@@ -429,6 +448,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 		return true, nil
 	}
 	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost}
+	ans.Tool, ans.NoCall = st.answerTool()
 	for _, s := range steps {
 		if s.Changed {
 			ans.Rewrites = append(ans.Rewrites, enforce.Rewrite{By: s.Name, Text: s.Text})
@@ -452,8 +472,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 			st.skip[i] = true
 		}
 	}
-	res.Messages = append(res.Messages, Message{Role: RoleUser, Content: v.Corrective})
-	st.lastPair = []int{len(res.Messages) - 2, len(res.Messages) - 1}
+	st.correct(v.Corrective)
 	return false, nil
 }
 
@@ -481,6 +500,9 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 	req := Request{Tools: st.a.specs}
 	if st.contract != nil {
 		req.OutputSchema = st.contract.json
+		if st.contract.tools != nil {
+			req.Tools, req.RequireToolCall = st.contract.tools, true
+		}
 	}
 	if len(st.skip) == 0 {
 		req.Messages = append([]Message(nil), st.res.Messages...)

@@ -38,6 +38,7 @@ type config struct {
 	turnRetry     *RetryPolicy
 	events        Recorder
 	now           func() time.Time // times model calls for the rows' latency; tests set it
+	outputTool    string           // WithOutputTool
 	errs          []error
 }
 
@@ -185,6 +186,9 @@ func (c *config) finish() {
 		}
 		c.toolIndex[t.Name] = i
 	}
+	if _, dup := c.toolIndex[c.outputTool]; dup && c.outputTool != "" {
+		c.invalid("WithOutputTool(%q): WithTools has a tool of that name", c.outputTool)
+	}
 }
 
 // WithModelRetry retries failed model calls under p. Each scheduled retry
@@ -252,5 +256,31 @@ func WithClock(now func() time.Time) Option {
 			c.invalid("WithClock(nil)")
 		}
 		c.now = now
+	})
+}
+
+// WithOutputTool makes the final answer a call of a tool named name whose
+// parameters are the output schema (tool-call output, pydantic-ai's
+// default), instead of a reply in text (prompted output). Every request
+// carries the tool and [Request.RequireToolCall]; the system message says
+// to answer by calling it. It needs [WithOutputSchema] (or [RunTyped]),
+// whose schema must have an object at its root, as providers require of
+// tool parameters. name is 1 to 64 of a-z, A-Z, 0-9, _ and -, and is not
+// the name of a tool from [WithTools].
+//
+// The answer judged, returned and shown to act-output middleware is the
+// arguments of the reply's first call of the tool; rows, brokenBy and
+// events are as in prompted output. A failing answer's corrective turn is
+// the result of that call, a tool message, and asks for the call again;
+// other calls of the same reply are not run, and each gets a tool message
+// saying so. A reply in text instead of a call is a failing answer at
+// json-parse whose one issue (keyword "tool") says the reply is text, not
+// a call of the tool; its corrective turn is a user message.
+func WithOutputTool(name string) Option {
+	return optionFunc(func(c *config) {
+		if !validToolName(name) {
+			c.invalid("WithOutputTool(%q): want 1 to %d of a-z, A-Z, 0-9, _ and -", name, maxToolName)
+		}
+		c.outputTool = name
 	})
 }

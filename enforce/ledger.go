@@ -77,6 +77,14 @@ type Answer struct {
 	// Cost is what the model call that produced the answer spent; the
 	// row carries it as given.
 	Cost Cost
+	// Tool names the tool whose call carries the answer (tool-call
+	// output): Given is that call's arguments, and a corrective message
+	// asks for a call of the tool instead of a reply of only JSON.
+	Tool string
+	// NoCall says the reply made no call to Tool and answered in text
+	// (Given). That fails at json-parse — no JSON value arrived where the
+	// answer belongs — with one issue at the root, keyword "tool".
+	NoCall bool
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -171,8 +179,7 @@ func (l *Ledger) Judge(a Answer) Verdict {
 		l.rows = append(l.rows, row)
 		return Verdict{Row: row}
 	}
-	text := a.Text()
-	err := l.schema.Check(text)
+	err := l.schema.check(a)
 	if err == nil {
 		row.Outcome = OutcomePassed
 		l.rows = append(l.rows, row)
@@ -191,7 +198,7 @@ func (l *Ledger) Judge(a Answer) Verdict {
 	}
 	cutAgain := a.Truncated && len(l.rows) > 0 && l.rows[len(l.rows)-1].Truncated
 	if left := l.RetriesLeft(); left > 0 && !a.Last && !cutAgain {
-		msg := ce.corrective(row.Attempt, l.retries+1, a.Truncated)
+		msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated), a.Tool)
 		row.Outcome = OutcomeRetried
 		row.CorrectiveMessageHash = fnv.Hex32a(msg)
 		l.rows = append(l.rows, row)
@@ -207,7 +214,7 @@ func (l *Ledger) Judge(a Answer) Verdict {
 // returns "" when the model's own answer fails too, or nothing was
 // rewritten. Call it only when a.Text() fails: it judges again.
 func (s *Schema) brokenBy(a Answer) string {
-	if len(a.Rewrites) == 0 || a.Given == a.Text() || s.Check(a.Given) != nil {
+	if len(a.Rewrites) == 0 || a.NoCall || a.Given == a.Text() || s.Check(a.Given) != nil {
 		return ""
 	}
 	prev := a.Given

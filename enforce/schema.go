@@ -263,8 +263,7 @@ func (s *Schema) maxAnswerBytes() int {
 // Truncated is a.Truncated. a.Withheld is for a [Ledger]; Judge judges the
 // text whatever it says.
 func (s *Schema) Judge(a Answer) error {
-	text := a.Text()
-	err := s.Check(text)
+	err := s.check(a)
 	if err == nil {
 		return nil
 	}
