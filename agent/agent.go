@@ -107,6 +107,8 @@ type Result struct {
 	// describes the last one, except Usage, which sums them all, and
 	// Attempts, which holds the rows of all of them in order.
 	TurnAttempts int `json:"turnAttempts"`
+	// Input is the user's input as given to Run, before input middleware.
+	Input string `json:"input"`
 	// Output is the final answer as it stands after act-output middleware.
 	Output string `json:"output"`
 	// Messages is the whole conversation, including failed answers and
@@ -117,14 +119,14 @@ type Result struct {
 	Iterations int `json:"iterations"`
 	// Attempts is the ledger: one row per final answer. Nil unless the
 	// agent has [WithOutputRetries].
-	Attempts []enforce.Attempt `json:"attempts,omitempty"`
+	Attempts []enforce.Attempt `json:"attempts,omitzero"`
 	// Usage is summed over every model call, failed attempts included.
 	Usage Usage `json:"usage"`
 	// FailedCost is what the answers of rows that did not pass spent
 	// (enforce.FailedCost of Attempts): zero without rows or failures.
 	FailedCost enforce.Cost `json:"failedCost,omitzero"`
 	// Trace lists what act middleware did, in order, for input and output.
-	Trace []middleware.Step `json:"trace,omitempty"`
+	Trace []middleware.Step `json:"trace,omitzero"`
 }
 
 // Run runs the loop on input until the model gives a final answer that
@@ -325,7 +327,7 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 
 // runOnce runs the turn once, from a fresh conversation.
 func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce.Schema, ledger *enforce.Ledger) (*Result, error) {
-	res := &Result{TurnID: turn}
+	res := &Result{TurnID: turn, Input: input}
 	st := &runState{a: a, schema: schema, res: res, turn: turn, ledger: ledger, contract: a.contractFor(schema)}
 	defer func() {
 		if st.ledger != nil {

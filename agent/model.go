@@ -20,7 +20,7 @@ const (
 type Message struct {
 	Role       Role       `json:"role"`
 	Content    string     `json:"content,omitempty"`
-	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitzero"`
 	ToolCallID string     `json:"toolCallId,omitempty"` // on a RoleTool message: the call it answers
 }
 
