@@ -24,7 +24,7 @@ func fullResult() *agent.Result {
 			{Role: agent.RoleAssistant, Content: "Let me look.", ToolCalls: []agent.ToolCall{
 				{ID: "c1", Name: "lookup", Arguments: json.RawMessage(`{"city":"Paris"}`)},
 				{ID: "c2", Name: "lookup", Arguments: json.RawMessage(`{"city": "Lyon", "note": "<b>"}`)}, // not compact, HTML
-				{ID: "c3", Name: "final_result", Arguments: json.RawMessage(`{"city":"Pa`)},                   // cut off: not JSON
+				{ID: "c3", Name: "final_result", Arguments: json.RawMessage(`{"city":"Pa`)},               // cut off: not JSON
 			}, ToolCallID: "c0"},
 		},
 		Iterations: 3,
