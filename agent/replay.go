@@ -43,7 +43,7 @@ func (c *ToolCall) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*c = ToolCall{ID: w.ID, Name: w.Name, Arguments: w.Arguments}
-	if w.ArgumentsText != nil {
+	if w.ArgumentsText != nil && *w.ArgumentsText != "" {
 		c.Arguments = json.RawMessage(*w.ArgumentsText)
 	}
 	return nil
