@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
@@ -260,8 +261,10 @@ type runState struct {
 	// lastPair holds the indices of the latest failed answer and its
 	// correction.
 	lastPair []int
-	// cost is what the latest model call spent, for the row of its answer.
-	cost enforce.Cost
+	// latency is how long the latest model call took (0: not timed);
+	// cost is what the call behind the latest reply spent, for its row.
+	latency time.Duration
+	cost    enforce.Cost
 	// noCall: with [WithOutputTool], the latest reply answered in text.
 	noCall bool
 }
@@ -362,8 +365,13 @@ func (st *runState) loop(ctx context.Context) error {
 		}
 		res.Iterations++
 		iteration := res.Iterations
+		st.latency = 0
 		resp, err := st.generate(ctx)
 		res.Usage.add(resp.Usage)
+		st.cost = enforce.Cost{
+			InputTokens: max(resp.Usage.InputTokens, 0), OutputTokens: max(resp.Usage.OutputTokens, 0),
+			LatencyMs: st.latency.Milliseconds(),
+		}
 		if err != nil {
 			if cause := context.Cause(ctx); cause != nil {
 				return cause // cancelled while the call was in flight
@@ -544,16 +552,13 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 }
 
 // call makes one model call, turning a panic into an error, and keeps
-// what it spent in st.cost.
+// how long it took in st.latency.
 func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
 	start := st.a.cfg.now()
 	defer func() {
+		st.latency = max(st.a.cfg.now().Sub(start), 0)
 		if r := recover(); r != nil {
 			resp, err = Response{}, fmt.Errorf("%w: %v", errModelPanic, r)
-		}
-		st.cost = enforce.Cost{
-			InputTokens: max(resp.Usage.InputTokens, 0), OutputTokens: max(resp.Usage.OutputTokens, 0),
-			LatencyMs: max(st.a.cfg.now().Sub(start).Milliseconds(), 0),
 		}
 	}()
 	return st.a.model.Generate(ctx, req)
