@@ -259,7 +259,7 @@ type runState struct {
 	// skip marks messages that are not re-sent ([WithLatestRetryOnly]).
 	skip map[int]bool
 	// lastPair holds the indices of the latest failed answer and its
-	// correction.
+	// correction: with [WithOutputTool], every tool message answering it.
 	lastPair []int
 	// latency is how long the latest model call took (0: not timed);
 	// cost is what the call behind the latest reply spent, for its row.

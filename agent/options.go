@@ -37,7 +37,7 @@ type config struct {
 	modelRetry    *RetryPolicy
 	turnRetry     *RetryPolicy
 	events        Recorder
-	now           func() time.Time // times model calls for the rows' latency; tests set it
+	now           func() time.Time // times model calls for the rows' latency (WithClock)
 	outputTool    string           // WithOutputTool
 	errs          []error
 }

@@ -186,3 +186,32 @@ func equalRows(a, b []row) bool {
 	}
 	return true
 }
+
+func TestOutputToolWithLatestRetryOnlySendsEveryCallItsResult(t *testing.T) {
+	m := agenttest.NewModel(t,
+		agenttest.CallTools(agenttest.Call("c1", answerTool, prose), agenttest.Call("c2", "lookup", `{}`)),
+		agenttest.CallTools(agenttest.Call("c3", answerTool, missing)),
+		agenttest.CallTools(agenttest.Call("c4", answerTool, valid)),
+	)
+	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputTool(answerTool),
+		agent.WithOutputRetries(2), agent.WithLatestRetryOnly())
+	if _, err := a.Run(t.Context(), "Weather in Paris?"); err != nil {
+		t.Fatal(err)
+	}
+	// The third request re-sends only the latest failed call and its
+	// result; the first reply goes with both of its results.
+	var got []string
+	for _, msg := range m.Requests()[2].Messages {
+		s := string(msg.Role)
+		for _, c := range msg.ToolCalls {
+			s += " " + c.ID
+		}
+		if msg.ToolCallID != "" {
+			s += " ->" + msg.ToolCallID
+		}
+		got = append(got, s)
+	}
+	if want := "system|user|assistant c3|tool ->c3"; strings.Join(got, "|") != want {
+		t.Errorf("third request = %s, want %s", strings.Join(got, "|"), want)
+	}
+}
