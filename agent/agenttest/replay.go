@@ -37,9 +37,11 @@ type Recording struct {
 // Each reply is the recorded assistant message, with the usage its row
 // recorded, and ends as the row says: cut off at the output limit for a
 // Truncated row, withheld for a Withheld one; otherwise with tool use
-// when it calls tools, complete when it does not. A file that cannot be
-// read as a Result, and a Result of more than one turn attempt (whose
-// earlier conversations were not kept), fail the test at once.
+// when it calls tools, complete when it does not. Tools are not
+// replayed: the agent under test runs its own (give it fakes). A file
+// that cannot be read as a Result, and a Result of more than one turn
+// attempt (whose earlier conversations were not kept), fail the test at
+// once.
 func Replay(t testing.TB, path string) *Recording {
 	t.Helper()
 	b, err := os.ReadFile(path)
