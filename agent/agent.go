@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
@@ -39,6 +40,9 @@ type Agent struct {
 type contract struct {
 	system string
 	json   json.RawMessage
+	// tools, with [WithOutputTool], are the agent's tools and the output
+	// tool; json is then nil: the schema travels as the tool's parameters.
+	tools []ToolSpec
 }
 
 func (a *Agent) newContract(s *enforce.Schema) *contract {
@@ -46,6 +50,10 @@ func (a *Agent) newContract(s *enforce.Schema) *contract {
 	system := a.cfg.system
 	if system != "" {
 		system += "\n\n"
+	}
+	if name := a.cfg.outputTool; name != "" {
+		tools := append(slices.Clone(a.specs), outputToolSpec(name, slices.Clip(js)))
+		return &contract{system: system + outputToolPrompt(name), tools: slices.Clip(tools)}
 	}
 	system += contractPrompt(js)
 	return &contract{system: system, json: slices.Clip(js)}
@@ -86,9 +94,6 @@ func New(m Model, opts ...Option) *Agent {
 			a.cfg.schema = s
 		}
 	}
-	if a.cfg.schema != nil {
-		a.contract = a.newContract(a.cfg.schema)
-	}
 	for _, t := range a.cfg.tools {
 		spec := t.spec()
 		spec.Parameters = forModel(spec.Parameters)
@@ -97,6 +102,9 @@ func New(m Model, opts ...Option) *Agent {
 	// Every request shares specs: clipped, a model's append to
 	// Request.Tools copies instead of writing into it.
 	a.specs = slices.Clip(a.specs)
+	if a.cfg.schema != nil {
+		a.contract = a.newContract(a.cfg.schema)
+	}
 	return a
 }
 
@@ -110,6 +118,8 @@ type Result struct {
 	// describes the last one, except Usage, which sums them all, and
 	// Attempts, which holds the rows of all of them in order.
 	TurnAttempts int `json:"turnAttempts"`
+	// Input is the user's input as given to Run, before input middleware.
+	Input string `json:"input"`
 	// Output is the final answer as it stands after act-output middleware.
 	Output string `json:"output"`
 	// Messages is the whole conversation, including failed answers and
@@ -120,11 +130,14 @@ type Result struct {
 	Iterations int `json:"iterations"`
 	// Attempts is the ledger: one row per final answer. Nil unless the
 	// agent has [WithOutputRetries].
-	Attempts []enforce.Attempt `json:"attempts,omitempty"`
+	Attempts []enforce.Attempt `json:"attempts,omitzero"`
 	// Usage is summed over every model call, failed attempts included.
 	Usage Usage `json:"usage"`
+	// FailedCost is what the answers of rows that did not pass spent
+	// (enforce.FailedCost of Attempts): zero without rows or failures.
+	FailedCost enforce.Cost `json:"failedCost,omitzero"`
 	// Trace lists what act middleware did, in order, for input and output.
-	Trace []middleware.Step `json:"trace,omitempty"`
+	Trace []middleware.Step `json:"trace,omitzero"`
 }
 
 // Run runs the loop on input until the model gives a final answer that
@@ -264,8 +277,14 @@ type runState struct {
 	// skip marks messages that are not re-sent ([WithLatestRetryOnly]).
 	skip map[int]bool
 	// lastPair holds the indices of the latest failed answer and its
-	// correction.
+	// correction: with [WithOutputTool], every tool message answering it.
 	lastPair []int
+	// latency is how long the latest model call took (0: not timed);
+	// cost is what the call behind the latest reply spent, for its row.
+	latency time.Duration
+	cost    enforce.Cost
+	// noCall: with [WithOutputTool], the latest reply answered in text.
+	noCall bool
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema) (*Result, error) {
@@ -282,6 +301,9 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 	}
 	if len(a.cfg.validators) > 0 && schema == nil {
 		return &Result{TurnID: turn}, fmt.Errorf("%w: WithValidators needs WithOutputSchema or RunTyped", ErrInvalidOption)
+	}
+	if a.cfg.outputTool != "" && schema == nil {
+		return &Result{TurnID: turn}, fmt.Errorf("%w: WithOutputTool needs WithOutputSchema or RunTyped", ErrInvalidOption)
 	}
 	// One ledger for the whole turn: rows keep their order and numbers
 	// across turn retries, and share one retry budget.
@@ -322,13 +344,14 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 			break
 		}
 	}
+	res.FailedCost = enforce.FailedCost(res.Attempts)
 	a.recordTerminal(completed(ctx, turn, res, err))
 	return res, err
 }
 
 // runOnce runs the turn once, from a fresh conversation.
 func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce.Schema, ledger *enforce.Ledger) (*Result, error) {
-	res := &Result{TurnID: turn}
+	res := &Result{TurnID: turn, Input: input}
 	st := &runState{a: a, schema: schema, res: res, turn: turn, ledger: ledger, contract: a.contractFor(schema)}
 	defer func() {
 		if st.ledger != nil {
@@ -363,8 +386,13 @@ func (st *runState) loop(ctx context.Context) error {
 		}
 		res.Iterations++
 		iteration := res.Iterations
+		st.latency = 0
 		resp, err := st.generate(ctx)
 		res.Usage.add(resp.Usage)
+		st.cost = enforce.Cost{
+			InputTokens: max(resp.Usage.InputTokens, 0), OutputTokens: max(resp.Usage.OutputTokens, 0),
+			LatencyMs: st.latency.Milliseconds(),
+		}
 		if err != nil {
 			if cause := context.Cause(ctx); cause != nil {
 				return cause // cancelled while the call was in flight
@@ -382,6 +410,13 @@ func (st *runState) loop(ctx context.Context) error {
 		res.Messages = append(res.Messages, msg)
 		if resp.Stop.withheld() {
 			return st.withheld(iteration, resp)
+		}
+		if answer, ok := st.outputAnswer(msg); ok {
+			done, err := st.final(ctx, iteration, answer, resp.Stop == StopLength)
+			if done || err != nil {
+				return err
+			}
+			continue
 		}
 		if len(msg.ToolCalls) > 0 {
 			if resp.Stop == StopLength {
@@ -406,7 +441,7 @@ func (st *runState) loop(ctx context.Context) error {
 func (st *runState) withheld(iteration int, resp Response) error {
 	if st.ledger != nil {
 		// Not judged, so nothing runs under the context.
-		v := st.ledger.Judge(context.Background(), enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop)})
+		v := st.ledger.Judge(context.Background(), enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop), Cost: st.cost})
 		st.logRow(v.Row) // not recorded: output/schemaExhausted is for judged answers; turn/completed says why
 	}
 	return &RefusalError{Stop: resp.Stop, Raw: resp.StopRaw, Text: resp.Message.Content}
@@ -444,7 +479,8 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 		}
 		return true, nil
 	}
-	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated}
+	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost}
+	ans.Tool, ans.NoCall = st.answerTool()
 	for _, s := range steps {
 		if s.Changed {
 			ans.Rewrites = append(ans.Rewrites, enforce.Rewrite{By: s.Name, Text: s.Text})
@@ -471,8 +507,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 			st.skip[i] = true
 		}
 	}
-	res.Messages = append(res.Messages, Message{Role: RoleUser, Content: v.Corrective})
-	st.lastPair = []int{len(res.Messages) - 2, len(res.Messages) - 1}
+	st.correct(v.Corrective)
 	return false, nil
 }
 
@@ -500,6 +535,9 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 	req := Request{Tools: st.a.specs}
 	if st.contract != nil {
 		req.OutputSchema = st.contract.json
+		if st.contract.tools != nil {
+			req.Tools, req.RequireToolCall = st.contract.tools, true
+		}
 	}
 	if len(st.skip) == 0 {
 		req.Messages = append([]Message(nil), st.res.Messages...)
@@ -538,9 +576,12 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 	}
 }
 
-// call makes one model call, turning a panic into an error.
+// call makes one model call, turning a panic into an error, and keeps
+// how long it took in st.latency.
 func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
+	start := st.a.cfg.now()
 	defer func() {
+		st.latency = max(st.a.cfg.now().Sub(start), 0)
 		if r := recover(); r != nil {
 			resp, err = Response{}, fmt.Errorf("%w: %v", errModelPanic, r)
 		}

@@ -15,6 +15,18 @@
 //	w, res, err := agent.RunTyped[Weather](ctx, a, "Weather in Paris?")
 //	// res.Attempts: [{attempt:1 outcome:retried …} {attempt:2 outcome:passed}]
 //
+// With [WithOutputTool] the final answer is a call of a tool whose
+// parameters are the schema instead of a reply in text; the call's
+// arguments are judged, and a correction is that call's result.
+//
+// # Cost
+//
+// Each row carries what the model call behind its answer spent
+// ([enforce.Cost]: tokens, and latency on the clock of [WithClock]);
+// [Result.FailedCost] sums the rows that did not pass, [Result.Usage]
+// every call. A [Result] saved as JSON reads back without loss, so a
+// failed run can be replayed as a test (agenttest.Replay).
+//
 // # Errors
 //
 // [Agent.Run] and [RunTyped] return a non-nil [*Result] whenever the model

@@ -36,6 +36,10 @@ func cannedModel(msgs ...agent.Message) agent.Model {
 	})
 }
 
+// fixedClock stops time, so that rows printed whole carry no latency
+// that would differ between runs.
+func fixedClock() time.Time { return time.Unix(1754590940, 0) }
+
 func answer(text string) agent.Message {
 	return agent.Message{Role: agent.RoleAssistant, Content: text}
 }
@@ -47,7 +51,7 @@ func ExampleRunTyped() {
 		answer("It is 21 degrees in Paris."),
 		answer(`{"city":"Paris","tempC":21}`),
 	)
-	a := agent.New(model, agent.WithOutputRetries(2))
+	a := agent.New(model, agent.WithOutputRetries(2), agent.WithClock(fixedClock))
 
 	w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
 	if err != nil {
@@ -66,12 +70,16 @@ func ExampleRunTyped() {
 	//     "outcome": "retried",
 	//     "stage": "json-parse",
 	//     "error": "line 1, column 1: unexpected character 'I': expected a value",
-	//     "correctiveMessageHash": "1503b98b"
+	//     "correctiveMessageHash": "1503b98b",
+	//     "inputTokens": 100,
+	//     "outputTokens": 10
 	//   },
 	//   {
 	//     "attempt": 2,
 	//     "iteration": 2,
-	//     "outcome": "passed"
+	//     "outcome": "passed",
+	//     "inputTokens": 100,
+	//     "outputTokens": 10
 	//   }
 	// ]
 }
@@ -127,7 +135,7 @@ func ExampleWithMiddleware() {
 		},
 	}
 	model := cannedModel(answer(`{"city":"Paris","tempC":21}`))
-	a := agent.New(model, agent.WithOutputRetries(2), agent.WithMiddleware(sign))
+	a := agent.New(model, agent.WithOutputRetries(2), agent.WithMiddleware(sign), agent.WithClock(fixedClock))
 
 	_, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
 	var oe *enforce.OutputError
@@ -148,7 +156,9 @@ func ExampleWithMiddleware() {
 	//   "outcome": "exhausted",
 	//   "stage": "json-parse",
 	//   "error": "line 2, column 1: unexpected character '-' after the top-level value (the answer must be exactly one JSON value)",
-	//   "brokenBy": "signature"
+	//   "brokenBy": "signature",
+	//   "inputTokens": 100,
+	//   "outputTokens": 10
 	// }
 }
 
@@ -234,7 +244,7 @@ func ExampleRefusalError() {
 	model := stoppedModel(agent.Response{
 		Message: answer("I can't help with that."), Stop: agent.StopRefusal, StopRaw: "refusal",
 	})
-	a := agent.New(model, agent.WithOutputRetries(2))
+	a := agent.New(model, agent.WithOutputRetries(2), agent.WithClock(fixedClock))
 	_, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
 	var re *agent.RefusalError
 	if errors.As(err, &re) {

@@ -20,7 +20,7 @@ const (
 type Message struct {
 	Role       Role       `json:"role"`
 	Content    string     `json:"content,omitempty"`
-	ToolCalls  []ToolCall `json:"toolCalls,omitempty"`
+	ToolCalls  []ToolCall `json:"toolCalls,omitzero"`
 	ToolCallID string     `json:"toolCallId,omitempty"` // on a RoleTool message: the call it answers
 }
 
@@ -46,8 +46,16 @@ type Request struct {
 	// for models that can constrain their output natively. The answer is
 	// judged either way. Like the contract in the system message and the
 	// tools' parameters, it is sent without its root "$id" (for a
-	// reflected schema, a URL made of the Go import path).
+	// reflected schema, a URL made of the Go import path). With
+	// [WithOutputTool] it is nil: the schema is the output tool's
+	// parameters instead.
 	OutputSchema json.RawMessage
+	// RequireToolCall says the reply must call a tool, as with
+	// [WithOutputTool], where the final answer is a tool call. An adapter
+	// whose provider can be told so does (OpenAI: tool_choice "required";
+	// Anthropic: tool_choice {"type": "any"}); a reply in text is judged
+	// as no call either way.
+	RequireToolCall bool
 }
 
 // Response is the model's reply: a final answer (no tool calls) or tool

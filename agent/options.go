@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/middleware"
@@ -38,6 +39,8 @@ type config struct {
 	modelRetry    *RetryPolicy
 	turnRetry     *RetryPolicy
 	events        Recorder
+	now           func() time.Time // times model calls for the rows' latency (WithClock)
+	outputTool    string           // WithOutputTool
 	errs          []error
 }
 
@@ -198,6 +201,9 @@ func (c *config) finish() {
 	if c.logger == nil {
 		c.logger = hclog.NewNullLogger()
 	}
+	if c.now == nil {
+		c.now = time.Now
+	}
 	if err := middleware.Validate(c.middleware...); err != nil {
 		c.invalid("WithMiddleware: %v", err)
 	}
@@ -215,6 +221,9 @@ func (c *config) finish() {
 			c.invalid("WithTools: tool %q given twice", t.Name)
 		}
 		c.toolIndex[t.Name] = i
+	}
+	if _, dup := c.toolIndex[c.outputTool]; dup && c.outputTool != "" {
+		c.invalid("WithOutputTool(%q): WithTools has a tool of that name", c.outputTool)
 	}
 }
 
@@ -270,5 +279,44 @@ func WithEvents(r Recorder) Option {
 			c.invalid("WithEvents(nil)")
 		}
 		c.events = r
+	})
+}
+
+// WithClock sets the clock the agent times each model call with (default
+// time.Now), for the latency in each attempt row ([enforce.Cost]). Tests
+// that compare rows whole give it a fixed clock, so every run gives the
+// same rows.
+func WithClock(now func() time.Time) Option {
+	return optionFunc(func(c *config) {
+		if now == nil {
+			c.invalid("WithClock(nil)")
+		}
+		c.now = now
+	})
+}
+
+// WithOutputTool makes the final answer a call of a tool named name whose
+// parameters are the output schema (tool-call output, pydantic-ai's
+// default), instead of a reply in text (prompted output). Every request
+// carries the tool and [Request.RequireToolCall]; the system message says
+// to answer by calling it. It needs [WithOutputSchema] (or [RunTyped]),
+// whose schema must have an object at its root, as providers require of
+// tool parameters. name is 1 to 64 of a-z, A-Z, 0-9, _ and -, and is not
+// the name of a tool from [WithTools].
+//
+// The answer judged, returned and shown to act-output middleware is the
+// arguments of the reply's first call of the tool; rows, brokenBy and
+// events are as in prompted output. A failing answer's corrective turn is
+// the result of that call, a tool message, and asks for the call again;
+// other calls of the same reply are not run, and each gets a tool message
+// saying so. A reply in text instead of a call is a failing answer at
+// json-parse whose one issue (keyword "tool") says the reply is text, not
+// a call of the tool; its corrective turn is a user message.
+func WithOutputTool(name string) Option {
+	return optionFunc(func(c *config) {
+		if !validToolName(name) {
+			c.invalid("WithOutputTool(%q): want 1 to %d of a-z, A-Z, 0-9, _ and -", name, maxToolName)
+		}
+		c.outputTool = name
 	})
 }

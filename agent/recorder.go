@@ -96,6 +96,7 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 		a.record(events.SchemaRetry{
 			TurnID: turn, Attempt: row.Attempt, RetriesRemaining: retriesLeft, Iteration: row.Iteration,
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, CorrectiveMessageHash: row.CorrectiveMessageHash,
+			InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
 		})
 	case enforce.OutcomeExhausted:
 		a.record(events.SchemaExhausted{

@@ -141,6 +141,9 @@ type OutputError struct {
 	Reason Reason
 	// Attempts is the ledger, nil when retries were not opted into.
 	Attempts []Attempt
+	// FailedCost is what the failing answers of Attempts spent
+	// ([FailedCost]); zero without rows.
+	FailedCost Cost
 	// Err is the cause: a *CheckError with every issue. When act-output
 	// rewrote an answer the model itself got wrong, it (with Stage and
 	// Path) describes the model's own answer, which is what the model
@@ -197,6 +200,6 @@ func (e *OutputError) Unwrap() []error {
 func newOutputError(text string, ce *CheckError, brokenBy string, attempts []Attempt) *OutputError {
 	return &OutputError{
 		Stage: ce.Stage, Output: text, Path: ce.Path(), BrokenBy: brokenBy,
-		Attempts: attempts, Err: ce,
+		Attempts: attempts, FailedCost: FailedCost(attempts), Err: ce,
 	}
 }

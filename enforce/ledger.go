@@ -60,6 +60,9 @@ type Attempt struct {
 	// Reason: why the answer was exhausted other than by running out of
 	// retries, when no field above says so; only on 'exhausted'.
 	Reason Reason `json:"reason,omitempty"`
+	// Cost is what the model call that produced the answer spent
+	// ([Answer.Cost]); its members sit in the row's JSON beside the others.
+	Cost
 }
 
 // Rewrite is one step that changed the model's answer after the model gave
@@ -93,6 +96,17 @@ type Answer struct {
 	// (a refusal, a content filter: the caller's word for it). Nothing is
 	// judged: the row is exhausted, retries unspent, and names the reason.
 	Withheld string
+	// Cost is what the model call that produced the answer spent; the
+	// row carries it as given.
+	Cost Cost
+	// Tool names the tool whose call carries the answer (tool-call
+	// output): Given is that call's arguments, and a corrective message
+	// asks for a call of the tool instead of a reply of only JSON.
+	Tool string
+	// NoCall says the reply made no call to Tool and answered in text
+	// (Given). That fails at json-parse — no JSON value arrived where the
+	// answer belongs — with one issue at the root, keyword "tool".
+	NoCall bool
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -240,7 +254,7 @@ func (l *Ledger) RetriesLeft() int {
 // The model's own answer (Given) is judged again only on the failure path,
 // and only when rewrites changed it.
 func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
-	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration}
+	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld
 		return l.record(row, "", Verdict{})
@@ -285,7 +299,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if l.repeats > 0 && sig == l.last && l.streak+1 >= l.repeats {
 		return fail(ReasonRepeated, "")
 	}
-	msg := ce.corrective(row.Attempt, l.retries+1, a.Truncated)
+	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated), a.Tool)
 	row.Outcome = OutcomeRetried
 	row.CorrectiveMessageHash = fnv.Hex32a(msg)
 	return l.record(row, sig, Verdict{Corrective: msg})

@@ -173,6 +173,9 @@ func (j judgement) done() bool { return j.failed != nil || j.stopped != nil }
 // failure is the one to report (the model can see and fix its own text);
 // if it passes, the rewrite that first broke it is named.
 func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
+	if a.NoCall {
+		return judgement{ce: noCall(a)}
+	}
 	text := a.Text()
 	j := s.judgeText(ctx, text, at)
 	if j.done() || j.ce == nil || len(a.Rewrites) == 0 || a.Given == text {

@@ -19,6 +19,11 @@ type SchemaRetry struct {
 	Error                 string `json:"error"`            // the validator's message, verbatim
 	Path                  string `json:"path,omitempty"`
 	CorrectiveMessageHash string `json:"correctiveMessageHash"` // 8 lowercase hex digits
+	// InputTokens and OutputTokens are what the model call that gave the
+	// failed answer spent, as its row says; zero is unknown and left off
+	// the wire.
+	InputTokens  int `json:"inputTokens,omitempty"`
+	OutputTokens int `json:"outputTokens,omitempty"`
 }
 
 var kindSchemaRetry = register("output_schema_retry", "output/schemaRetry", false, decodePlain[SchemaRetry])
@@ -32,6 +37,9 @@ func (e SchemaRetry) check() (Event, error) {
 	}
 	if e.RetriesRemaining < 0 {
 		return nil, invalid("output_schema_retry: retriesRemaining %d < 0", e.RetriesRemaining)
+	}
+	if e.InputTokens < 0 || e.OutputTokens < 0 {
+		return nil, invalid("output_schema_retry: negative token count")
 	}
 	if !isHex8(e.CorrectiveMessageHash) {
 		return nil, invalid("output_schema_retry: correctiveMessageHash %q is not 8 lowercase hex digits", e.CorrectiveMessageHash)
@@ -49,6 +57,8 @@ func (e SchemaRetry) wire(w *jw) {
 	w.str("error", e.Error)
 	w.strOpt("path", e.Path)
 	w.str("correctiveMessageHash", e.CorrectiveMessageHash)
+	w.intOpt("inputTokens", int64(e.InputTokens))
+	w.intOpt("outputTokens", int64(e.OutputTokens))
 }
 
 func (e SchemaRetry) describe(time.Duration) string {

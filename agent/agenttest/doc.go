@@ -14,6 +14,18 @@
 //	res, err := a.Run(ctx, "Where is the Louvre?")
 //	// res.Attempts: retried, passed
 //
+// # Replay
+//
+// A run saved as JSON (json.Marshal of its [agent.Result], say from a
+// production failure) replays as a test: [Replay] reads it into a Model
+// that replies as the recorded one did, the run's input and its rows, and
+// [Recording.Check] asserts the replay's ledger is the same or better (a
+// pass in no more attempts).
+//
+//	rec := agenttest.Replay(t, "testdata/failed-run.json")
+//	res, _ := agent.New(rec.Model, opts...).Run(ctx, rec.Input)
+//	rec.Check(t, res)
+//
 // # Reports
 //
 // Unused steps are reported at the line that called [NewModel]. A request

@@ -129,7 +129,9 @@ func WithRequestOptions(opts ...option.RequestOption) Option {
 
 // Generate sends req as one Messages API request. A failed call returns
 // *agent.ProviderError (System "anthropic"), except a done ctx, which
-// returns context.Cause(ctx).
+// returns context.Cause(ctx). A request with RequireToolCall
+// (agent.WithOutputTool) and tools is sent with tool_choice {"type":
+// "any"}.
 func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
 	if m.err != nil {
 		return agent.Response{}, m.err
@@ -229,6 +231,10 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 			tp.InputSchema = schema
 		}
 		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: &tp})
+	}
+	if req.RequireToolCall && len(p.Tools) > 0 {
+		// agent.WithOutputTool: the reply must call a tool.
+		p.ToolChoice = sdk.ToolChoiceUnionParam{OfAny: &sdk.ToolChoiceAnyParam{}}
 	}
 	if m.native && len(req.OutputSchema) > 0 {
 		schema, err := inlineRoot(req.OutputSchema)

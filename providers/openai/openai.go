@@ -116,7 +116,9 @@ func WithRequestOptions(opts ...option.RequestOption) Option {
 
 // Generate sends req as one chat completion request and returns the first
 // choice. A failed call returns *agent.ProviderError (System "openai"),
-// except a done ctx, which returns context.Cause(ctx).
+// except a done ctx, which returns context.Cause(ctx). A request with
+// RequireToolCall (agent.WithOutputTool) and tools is sent with
+// tool_choice "required".
 func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
 	if m.err != nil {
 		return agent.Response{}, m.err
@@ -185,6 +187,10 @@ func (m *Model) newParams(req agent.Request) (sdk.ChatCompletionNewParams, error
 			fd.Parameters = obj
 		}
 		p.Tools = append(p.Tools, sdk.ChatCompletionFunctionTool(fd))
+	}
+	if req.RequireToolCall && len(p.Tools) > 0 {
+		// agent.WithOutputTool: the reply must call a tool.
+		p.ToolChoice.OfAuto = sdk.String(string(sdk.ChatCompletionToolChoiceOptionAutoRequired))
 	}
 	if m.native && len(req.OutputSchema) > 0 {
 		name, schema, err := inlineRoot(req.OutputSchema)

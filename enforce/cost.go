@@ -1,0 +1,39 @@
+package enforce
+
+import "math"
+
+// Cost is what the model call behind one answer spent: its tokens and
+// how long it took. A zero member is unknown (a model that reports no
+// usage, a loop that does not time its calls) and is left out of the
+// JSON.
+type Cost struct {
+	InputTokens  int   `json:"inputTokens,omitempty"`
+	OutputTokens int   `json:"outputTokens,omitempty"`
+	LatencyMs    int64 `json:"latencyMs,omitempty"` // whole milliseconds
+}
+
+// FailedCost sums the cost of the rows that did not pass: what the
+// answers that were retried or exhausted spent. Each member saturates at
+// its largest value instead of wrapping; a negative member adds nothing.
+// [OutputError.FailedCost] holds it for the rows of a failed run.
+func FailedCost(rows []Attempt) Cost {
+	var sum Cost
+	for _, r := range rows {
+		if r.Outcome == OutcomePassed {
+			continue
+		}
+		sum.InputTokens = int(addSat(int64(sum.InputTokens), int64(r.InputTokens), math.MaxInt))
+		sum.OutputTokens = int(addSat(int64(sum.OutputTokens), int64(r.OutputTokens), math.MaxInt))
+		sum.LatencyMs = addSat(sum.LatencyMs, r.LatencyMs, math.MaxInt64)
+	}
+	return sum
+}
+
+// addSat adds n (taken as 0 when negative) to sum, stopping at limit.
+func addSat(sum, n, limit int64) int64 {
+	n = max(n, 0)
+	if sum > limit-n {
+		return limit
+	}
+	return sum + n
+}
