@@ -248,6 +248,9 @@ type runState struct {
 	// lastPair holds the indices of the latest failed answer and its
 	// correction.
 	lastPair []int
+	// cut says the latest reply was stopped at an early verdict
+	// ([WithEarlyAbort]); nil otherwise.
+	cut *enforce.Cut
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema) (*Result, error) {
@@ -422,7 +425,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 		}
 		return true, nil
 	}
-	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated}
+	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cut: st.cut}
 	for _, s := range steps {
 		if s.Changed {
 			ans.Rewrites = append(ans.Rewrites, enforce.Rewrite{By: s.Name, Text: s.Text})
@@ -513,13 +516,18 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 	}
 }
 
-// call makes one model call, turning a panic into an error.
+// call makes one model call, streamed when the model can stream, turning
+// a panic into an error.
 func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			resp, err = Response{}, fmt.Errorf("%w: %v", errModelPanic, r)
 		}
 	}()
+	st.cut = nil
+	if m, ok := st.a.model.(StreamingModel); ok {
+		return st.stream(ctx, m, req)
+	}
 	return st.a.model.Generate(ctx, req)
 }
 
