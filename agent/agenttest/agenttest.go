@@ -126,6 +126,9 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 	if s.err != nil {
 		return agent.Response{Usage: s.usage}, s.err
 	}
+	if s.midErr != nil {
+		return agent.Response{}, s.midErr
+	}
 	if s.script != nil {
 		return assemble(s.script), nil
 	}
