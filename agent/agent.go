@@ -130,7 +130,7 @@ type Result struct {
 // with the rows so far, at once, even while a tool or middleware step that
 // ignores ctx runs (see the package doc's Cancellation).
 func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
-	return a.run(ctx, input, nil)
+	return a.run(ctx, input, nil, nil)
 }
 
 // RunTyped runs the agent and decodes the accepted answer into T. When the
@@ -142,6 +142,12 @@ func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 // final answer returns *enforce.OutputError, with or without retries
 // alike, except that Attempts is nil without them.
 func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, error) {
+	return runTyped[T](ctx, a, input, nil)
+}
+
+// runTyped is [RunTyped], with watch (when not nil) shown each streamed
+// answer as it forms.
+func runTyped[T any](ctx context.Context, a *Agent, input string, watch watcher) (T, *Result, error) {
 	var zero T
 	var schema *enforce.Schema
 	if len(a.cfg.errs) == 0 {
@@ -155,7 +161,7 @@ func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, e
 			return zero, &Result{TurnID: turnID(ctx)}, err
 		}
 	}
-	res, err := a.run(ctx, input, schema)
+	res, err := a.run(ctx, input, schema, watch)
 	if err != nil {
 		return zero, res, err
 	}
@@ -251,9 +257,11 @@ type runState struct {
 	// cut says the latest reply was stopped at an early verdict
 	// ([WithEarlyAbort]); nil otherwise.
 	cut *enforce.Cut
+	// watch is shown each streamed answer as it forms ([RunTypedStream]).
+	watch watcher
 }
 
-func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema) (*Result, error) {
+func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema, watch watcher) (*Result, error) {
 	turn := turnID(ctx)
 	if err := errors.Join(a.cfg.errs...); err != nil {
 		return &Result{TurnID: turn}, err
@@ -283,7 +291,7 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 	var res *Result
 	var err error
 	for attempt := 1; ; attempt++ {
-		res, err = a.runOnce(ctx, turn, input, schema, ledger)
+		res, err = a.runOnce(ctx, turn, input, schema, ledger, watch)
 		usage.add(res.Usage)
 		res.Usage, res.TurnAttempts = usage, attempt
 		p := a.cfg.turnRetry
@@ -309,9 +317,9 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema)
 }
 
 // runOnce runs the turn once, from a fresh conversation.
-func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce.Schema, ledger *enforce.Ledger) (*Result, error) {
+func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce.Schema, ledger *enforce.Ledger, watch watcher) (*Result, error) {
 	res := &Result{TurnID: turn}
-	st := &runState{a: a, schema: schema, res: res, turn: turn, ledger: ledger, contract: a.contractFor(schema)}
+	st := &runState{a: a, schema: schema, res: res, turn: turn, ledger: ledger, contract: a.contractFor(schema), watch: watch}
 	defer func() {
 		if st.ledger != nil {
 			res.Attempts = st.ledger.Attempts()

@@ -59,7 +59,8 @@ type CallDelta struct {
 // Response Generate would give. While the run may cut an answer (see
 // [WithEarlyAbort]), the reply's text is judged as it arrives; at an early
 // verdict stream stops reading, cancels the call, and returns the text up
-// to the byte that doomed it, with st.cut saying so.
+// to the byte that doomed it, with st.cut saying so. A watcher is shown
+// the judge after each piece of text it read.
 func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (Response, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -82,20 +83,34 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 		if c.Text == "" {
 			continue
 		}
-		if ce, n := j.read(r.text.String()); ce != nil {
+		fed := j.fed
+		ce, n := j.read(r.text.String())
+		if ce != nil && j.cut {
 			cancel() // before the break: the provider sees the connection close at once
 			st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
 			r.text.Reset()
 			r.text.WriteString(j.s[:n])
 			break
 		}
+		if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es) {
+			return Response{Usage: r.usage}, context.Cause(ctx) // the watcher ended the run
+		}
+		if ce != nil {
+			j = nil // doomed: the answer so far changes no more
+		}
 	}
 	return r.response(), nil
 }
 
+// watcher is shown a streamed answer as it forms: the judge after each
+// piece of text; it returns false to end the run, having cancelled its
+// context.
+type watcher func(s *enforce.Schema, es *enforce.Stream) bool
+
 // judge reads a streamed reply's text with an [enforce.Stream].
 type judge struct {
-	es *enforce.Stream
+	es  *enforce.Stream
+	cut bool // an early verdict cuts the answer off
 	// gated: tools were offered, and the text has not yet shown that it
 	// begins a JSON object or array.
 	gated bool
@@ -103,15 +118,17 @@ type judge struct {
 	s     string // the text so far
 }
 
-// newJudge returns a judge for the call's reply, or nil when the run may
-// not cut it: see [WithEarlyAbort] for when it may.
+// newJudge returns a judge for the call's reply, or nil when there is
+// nothing to judge it for: the run may not cut it (see [WithEarlyAbort]
+// for when it may), and nothing watches it.
 func (st *runState) newJudge(req Request) *judge {
 	a := st.a
-	if !a.cfg.earlyAbort || st.ledger == nil || st.ledger.RetriesLeft() == 0 ||
-		st.res.Iterations >= a.cfg.maxIterations || a.cfg.outputSteps {
+	cut := a.cfg.earlyAbort && st.ledger != nil && st.ledger.RetriesLeft() > 0 &&
+		st.res.Iterations < a.cfg.maxIterations && !a.cfg.outputSteps
+	if !cut && (st.watch == nil || st.schema == nil) {
 		return nil
 	}
-	return &judge{es: st.schema.Stream(), gated: len(req.Tools) > 0}
+	return &judge{es: st.schema.Stream(), cut: cut, gated: len(req.Tools) > 0}
 }
 
 // read judges text (the reply's text so far, grown since the last call)
