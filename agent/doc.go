@@ -54,6 +54,11 @@
 // keeps what the model wrote up to there, and the corrective turn goes
 // out at once. A reply that may still become a tool call is not cut.
 //
+// [RunTypedStream] is [RunTyped] whose answer can be watched as it forms:
+// a range loop over its Partials sees the value decoded so far and the
+// JSON Pointers of the members already whole and valid, and is told when
+// a retried attempt starts the value over.
+//
 // # Retries
 //
 // [WithModelRetry] retries one failed model call, [WithTurnRetry] the

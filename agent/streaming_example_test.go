@@ -69,3 +69,30 @@ func ExampleWithEarlyAbort() {
 	// the conversation keeps "S"
 	// attempt 2: passed: {City:Paris TempC:21}
 }
+
+// Watch a typed answer form as the model streams it: each Partial holds
+// the value so far and the pointers of the members already whole and
+// valid.
+func ExampleRunTypedStream() {
+	m := &byteStream{replies: []string{`{"city":"Paris","tempC":21}`}}
+	s := agent.RunTypedStream[Weather](context.Background(), agent.New(m), "Weather in Paris?")
+	var shown Weather
+	settled := 0
+	for p := range s.Partials() {
+		if p.Value != shown || len(p.Settled) != settled {
+			shown, settled = p.Value, len(p.Settled)
+			fmt.Printf("%+v settled %q\n", shown, p.Settled)
+		}
+	}
+	w, res, err := s.Result()
+	fmt.Printf("%+v %d %v\n", w, len(res.Messages), err)
+	// Output:
+	// {City:P TempC:0} settled []
+	// {City:Pa TempC:0} settled []
+	// {City:Par TempC:0} settled []
+	// {City:Pari TempC:0} settled []
+	// {City:Paris TempC:0} settled []
+	// {City:Paris TempC:0} settled ["/city"]
+	// {City:Paris TempC:21} settled ["/city" "/tempC"]
+	// {City:Paris TempC:21} 3 <nil>
+}
