@@ -92,7 +92,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			r.text.WriteString(j.s[:n])
 			break
 		}
-		if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es) {
+		if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.attempt) {
 			return Response{Usage: r.usage}, context.Cause(ctx) // the watcher ended the run
 		}
 		if ce != nil {
@@ -103,9 +103,9 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 }
 
 // watcher is shown a streamed answer as it forms: the judge after each
-// piece of text; it returns false to end the run, having cancelled its
-// context.
-type watcher func(s *enforce.Schema, es *enforce.Stream) bool
+// piece of text, and the attempt row the answer will have; it returns
+// false to end the run, having cancelled its context.
+type watcher func(s *enforce.Schema, es *enforce.Stream, attempt int) bool
 
 // judge reads a streamed reply's text with an [enforce.Stream].
 type judge struct {
@@ -116,6 +116,8 @@ type judge struct {
 	gated bool
 	fed   int    // bytes of the text written to es
 	s     string // the text so far
+	// attempt is the row the answer will have if it is a final one.
+	attempt int
 }
 
 // newJudge returns a judge for the call's reply, or nil when there is
@@ -128,7 +130,11 @@ func (st *runState) newJudge(req Request) *judge {
 	if !cut && (st.watch == nil || st.schema == nil) {
 		return nil
 	}
-	return &judge{es: st.schema.Stream(), cut: cut, gated: len(req.Tools) > 0}
+	j := &judge{es: st.schema.Stream(), cut: cut, gated: len(req.Tools) > 0, attempt: 1}
+	if st.ledger != nil {
+		j.attempt += len(st.ledger.Attempts())
+	}
+	return j
 }
 
 // read judges text (the reply's text so far, grown since the last call)

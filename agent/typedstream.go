@@ -19,12 +19,15 @@ type Partial[T any] struct {
 	// each Partial of an attempt repeats those before it. It is shared:
 	// do not change it.
 	Settled []string
-	// Attempt numbers the answers whose value has begun to show, from 1.
-	// A later attempt (after a corrective turn, or a model call retried
-	// after a broken stream) starts its value over.
+	// Attempt is the attempt row the answer will have
+	// ([Result.Attempts]) if it is a final answer: 1, and one more after
+	// each corrective turn ([WithOutputRetries]).
 	Attempt int
-	// Restart: this is the first Partial of a later attempt, and Value
-	// starts over; values shown for earlier attempts are void.
+	// Restart: this is the first Partial of a reply after another one
+	// showed a value, and Value starts over; values shown before are void.
+	// A corrective turn restarts the value, and so does a model call
+	// retried after its stream broke ([WithModelRetry]), which keeps the
+	// Attempt.
 	Restart bool
 }
 
@@ -79,28 +82,25 @@ func (s *TypedStream[T]) Partials() iter.Seq[Partial[T]] {
 		ctx, cancel := context.WithCancelCause(s.ctx)
 		defer cancel(nil)
 		var (
-			cur     *enforce.Stream
-			attempt int
+			cur     *enforce.Stream // the reply shown last
 			lastLen = -1
 			lastSet = -1
 		)
-		watch := func(schema *enforce.Schema, es *enforce.Stream) bool {
+		watch := func(schema *enforce.Schema, es *enforce.Stream, attempt int) bool {
 			doc, settled := es.Partial()
 			if doc == nil {
 				return true
 			}
 			first := es != cur
-			if first {
-				cur, attempt = es, attempt+1
-			} else if len(doc) == lastLen && len(settled) == lastSet {
+			if !first && len(doc) == lastLen && len(settled) == lastSet {
 				return true // nothing new to show
 			}
 			var p Partial[T]
 			if schema.Decode(string(doc), &p.Value) != nil {
 				return true // a value that does not fit T yet: show the next that does
 			}
-			lastLen, lastSet = len(doc), len(settled)
-			p.Settled, p.Attempt, p.Restart = settled, attempt, first && attempt > 1
+			p.Settled, p.Attempt, p.Restart = settled, attempt, first && cur != nil
+			cur, lastLen, lastSet = es, len(doc), len(settled)
 			if !yield(p) {
 				cancel(ErrStoppedReading)
 				return false
