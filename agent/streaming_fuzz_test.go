@@ -89,4 +89,3 @@ func byteVerdict(s *enforce.Schema, answer string) (*enforce.CheckError, int) {
 	}
 	return nil, 0
 }
-
