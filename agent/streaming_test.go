@@ -326,3 +326,23 @@ func TestEarlyAbort(t *testing.T) {
 		}
 	})
 }
+
+func TestCancellingWhileAReplyStreamsReturnsTheCause(t *testing.T) {
+	cause := errors.New("user left")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	m := chunks(func(yield func(agent.Chunk, error) bool) {
+		if !yield(agent.Chunk{Text: `{"city":`}, nil) {
+			return
+		}
+		cancel(cause)
+		yield(agent.Chunk{}, context.Canceled) // what a provider's stream says once its context ends
+	})
+	res, err := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1)).Run(ctx, "?")
+	if !errors.Is(err, cause) {
+		t.Errorf("err = %v, want the context's cause", err)
+	}
+	if res == nil || res.Output != "" || len(res.Attempts) != 0 {
+		t.Errorf("Result = %+v, want no answer and no row", res)
+	}
+}
