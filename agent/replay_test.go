@@ -31,7 +31,7 @@ func fullResult() *agent.Result {
 		Attempts: []enforce.Attempt{{
 			Attempt: 1, Iteration: 2, Outcome: enforce.OutcomeExhausted, Stage: enforce.StageSchemaValidate,
 			Error: "tempC is required", Path: "/tempC", CorrectiveMessageHash: "0c1f2e3d", BrokenBy: "signature",
-			Truncated: true, Withheld: "refusal", Reason: enforce.ReasonRepeated,
+			Truncated: true, Withheld: "refusal", Reason: enforce.ReasonRepeated, Cut: &enforce.Cut{Bytes: 3, OutputTokens: 2},
 			Cost: enforce.Cost{InputTokens: 100, OutputTokens: 10, LatencyMs: 250},
 		}},
 		Usage:      agent.Usage{InputTokens: 300, OutputTokens: 30},
@@ -52,6 +52,9 @@ func checkFull(t *testing.T, path string, v reflect.Value) {
 		checkFull(t, path, v.Elem())
 	case reflect.Struct:
 		for i := range v.NumField() {
+			if v.Type().Field(i).Tag.Get("json") == "-" {
+				continue // not part of the JSON form (enforce.Cut.Verdict rides only on an Answer)
+			}
 			checkFull(t, path+"."+v.Type().Field(i).Name, v.Field(i))
 		}
 	case reflect.Slice:

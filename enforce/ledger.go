@@ -63,6 +63,27 @@ type Attempt struct {
 	// Cost is what the model call that produced the answer spent
 	// ([Answer.Cost]); its members sit in the row's JSON beside the others.
 	Cost
+	// Cut: the caller stopped reading the answer at a [Stream]'s early
+	// verdict ([Answer.Cut]), which the stage, error and path are; it
+	// says how far the answer got. Its Verdict is not kept here.
+	Cut *Cut `json:"cut,omitempty"`
+}
+
+// Cut says an answer was stopped before its end: a [Stream] judging it as
+// it arrived gave an early verdict, and the caller stopped reading there,
+// so the model stopped writing (and being paid for).
+type Cut struct {
+	// Verdict is the Stream's early verdict, the *CheckError its Write
+	// returned. Only [Answer.Cut] carries it.
+	Verdict *CheckError `json:"-"`
+	// Bytes is the length of the answer up to and including the byte
+	// that doomed it, where the Stream gave its verdict: the answer the
+	// ledger is given, and the model is shown. Bytes that came after it
+	// in the same piece are not kept.
+	Bytes int `json:"bytes"`
+	// OutputTokens is the model's output tokens by then, when the
+	// provider reported them before the cut; 0 when it did not.
+	OutputTokens int `json:"outputTokens,omitempty"`
 }
 
 // Rewrite is one step that changed the model's answer after the model gave
@@ -107,6 +128,12 @@ type Answer struct {
 	// (Given). That fails at json-parse — no JSON value arrived where the
 	// answer belongs — with one issue at the root, keyword "tool".
 	NoCall bool
+	// Cut, when not nil, says the caller stopped reading the answer at a
+	// [Stream]'s early verdict (Cut.Verdict): Given is the answer as far
+	// as it arrived. The verdict is recorded as it stands, not judged
+	// again: Check would judge the cut answer's end, not where it failed.
+	// Its corrective message says the answer was stopped there.
+	Cut *Cut
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -251,6 +278,10 @@ func (l *Ledger) RetriesLeft() int {
 // ends while a validator runs, Judge records no row and returns a Verdict
 // whose Row is zero and whose Err is context.Cause(ctx).
 //
+// A cut answer ([Answer.Cut]) is not judged: its row is the early verdict
+// and says how far the answer got (Cut), and its corrective message says
+// the answer was stopped at that point.
+//
 // The model's own answer (Given) is judged again only on the failure path,
 // and only when rewrites changed it.
 func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
@@ -277,6 +308,9 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	ce := j.ce
 	row.Stage, row.Error, row.Path = ce.Stage, ce.Issues[0].Message, ce.Path()
 	row.Truncated = a.Truncated
+	if a.Cut != nil {
+		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens}
+	}
 	sig := ce.signature()
 	fail := func(reason Reason, brokenBy string) Verdict {
 		row.Outcome, row.Reason, row.BrokenBy = OutcomeExhausted, reason, brokenBy
@@ -299,7 +333,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if l.repeats > 0 && sig == l.last && l.streak+1 >= l.repeats {
 		return fail(ReasonRepeated, "")
 	}
-	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated), a.Tool)
+	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), a.Tool)
 	row.Outcome = OutcomeRetried
 	row.CorrectiveMessageHash = fnv.Hex32a(msg)
 	return l.record(row, sig, Verdict{Corrective: msg})
@@ -320,4 +354,12 @@ func (l *Ledger) record(row Attempt, sig string, v Verdict) Verdict {
 	l.rows = append(l.rows, row)
 	v.Row = row
 	return v
+}
+
+// early is the verdict of a cut answer, nil for one to judge.
+func (a Answer) early() *CheckError {
+	if a.Cut == nil {
+		return nil
+	}
+	return a.Cut.Verdict
 }

@@ -285,7 +285,8 @@ func (s *Schema) maxAnswerBytes() int {
 // *OutputError with nil Attempts. Its BrokenBy names the rewrite that
 // first broke the model's own passing answer, if one did; when the
 // model's own answer fails too, the error describes that answer. Its
-// Truncated is a.Truncated, and its Reason is [ReasonBeyondRepair] when a
+// Truncated is a.Truncated; for a cut answer ([Answer.Cut]), the error
+// is the early verdict. Its Reason is [ReasonBeyondRepair] when a
 // validator said so. A validator that fails returns a *[ValidatorError];
 // when ctx ends while a validator runs, Judge returns context.Cause(ctx).
 // a.Withheld is for a [Ledger]; Judge judges the text whatever it says.

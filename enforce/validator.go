@@ -176,6 +176,9 @@ func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 	if a.NoCall {
 		return judgement{ce: noCall(a)}
 	}
+	if ce := a.early(); ce != nil {
+		return judgement{ce: ce} // recorded as it stands: a rewrite cannot have broken it
+	}
 	text := a.Text()
 	j := s.judgeText(ctx, text, at)
 	if j.done() || j.ce == nil || len(a.Rewrites) == 0 || a.Given == text {
