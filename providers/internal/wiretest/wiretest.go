@@ -1,7 +1,8 @@
 // Package wiretest is the scripted HTTP server the provider adapters'
 // tests run against: it answers with a script of replies in the
-// provider's wire format and keeps every request it received, so a test
-// asserts on what the adapter sent. It fails the test on a request past
+// provider's wire format — whole bodies, or streams of server-sent events
+// that may be cut or held open until the client goes — and keeps every
+// request it received, so a test asserts on what the adapter sent. It fails the test on a request past
 // the script's end and, at cleanup, on replies left unused.
 package wiretest
 
