@@ -39,6 +39,26 @@
 //     ends with a [*RefusalError] whose Text is the provider's, as data.
 //     The session stream says only the kind (turn/completed, modelError).
 //
+// # Streaming
+//
+// A model that can stream its reply ([StreamingModel]) is streamed: the
+// loop reads its chunks ([Chunk]) and puts them together into the
+// [Response] Generate would give, with the same retries, error kinds and
+// panics-as-errors. A stream that fails part-way is a failed call, never
+// a short answer.
+//
+// With [WithOutputRetries] a streamed final answer is judged while it
+// arrives ([enforce.Stream]) and cut off at the first byte that dooms it
+// ([WithEarlyAbort], on by default): the provider stops writing, the row
+// says how far the answer got (enforce.Attempt.Cut), the conversation
+// keeps what the model wrote up to there, and the corrective turn goes
+// out at once. A reply that may still become a tool call is not cut.
+//
+// [RunTypedStream] is [RunTyped] whose answer can be watched as it forms:
+// a range loop over its Partials sees the value decoded so far and the
+// JSON Pointers of the members already whole and valid, and is told when
+// a retried attempt starts the value over.
+//
 // # Retries
 //
 // [WithModelRetry] retries one failed model call, [WithTurnRetry] the

@@ -32,6 +32,9 @@ type config struct {
 	maxIterations int
 	system        string
 	latestOnly    bool // WithLatestRetryOnly
+	earlyAbort    bool // WithEarlyAbort; on unless turned off
+	earlyAbortSet bool
+	outputSteps   bool // some middleware has an Output step
 	logger        hclog.Logger
 	modelRetry    *RetryPolicy
 	turnRetry     *RetryPolicy
@@ -144,6 +147,33 @@ func WithLatestRetryOnly() Option {
 	return optionFunc(func(c *config) { c.latestOnly = true })
 }
 
+// WithEarlyAbort turns early abort on (the default) or off. With it, when
+// the model streams ([StreamingModel]) and the run has [WithOutputRetries],
+// a final answer is judged while it arrives ([enforce.Stream]), and one
+// that can no longer pass is stopped at the byte that dooms it: the call's
+// context is cancelled so the provider stops writing, the row is the
+// early verdict and says how far the answer got (enforce.Attempt.Cut), the
+// conversation keeps the answer up to that byte as the model's message,
+// and the corrective turn, which says the answer was stopped there, goes
+// out at once.
+//
+// Nothing is cut unless a retry can follow: not without retries, not with
+// none left, not on the last iteration. Nor is anything cut when some
+// middleware has an Output step, which might turn the answer into one
+// that passes (stripping a fence, say). With tools offered a reply may
+// begin with prose and then call a tool ("Let me look that up"), so it is
+// judged only once the first byte of its text but whitespace opens a JSON
+// object or array ('{' or '['); a reply that begins otherwise is judged
+// whole, at its end, as without streaming. A reply that calls a tool is
+// never cut: its text is judged no further from its first tool call on.
+//
+// A refusal that a provider marks only at the end of its reply is text
+// until then: with early abort it is cut and corrected like any other
+// prose, where without it the run would end with a [*RefusalError].
+func WithEarlyAbort(on bool) Option {
+	return optionFunc(func(c *config) { c.earlyAbort, c.earlyAbortSet = on, true })
+}
+
 // WithLogger sets the logger (default: none). Each attempt row is logged at
 // debug level with the row's fields.
 func WithLogger(l hclog.Logger) Option {
@@ -156,6 +186,12 @@ func WithLogger(l hclog.Logger) Option {
 }
 
 func (c *config) finish() {
+	if !c.earlyAbortSet {
+		c.earlyAbort = true
+	}
+	for _, m := range c.middleware {
+		c.outputSteps = c.outputSteps || m.Output != nil
+	}
 	if c.maxIterations == 0 {
 		c.maxIterations = defaultMaxIterations + max(c.retries, 0)
 	}

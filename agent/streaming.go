@@ -2,7 +2,13 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"iter"
+	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce"
 )
 
 // StreamingModel is a [Model] that can also stream its reply. The loop
@@ -47,4 +53,178 @@ type CallDelta struct {
 	ID        string
 	Name      string
 	Arguments string
+}
+
+// stream makes one streamed model call and assembles the reply into the
+// Response Generate would give. While the run may cut an answer (see
+// [WithEarlyAbort]), the reply's text is judged as it arrives; at an early
+// verdict stream stops reading, cancels the call, and returns the text up
+// to the byte that doomed it, with st.cut saying so. A watcher is shown
+// the judge after each piece of text it read.
+func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (Response, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var r assembly
+	j := st.newJudge(req)
+	for c, err := range m.GenerateStream(ctx, req) {
+		if err != nil {
+			return Response{Usage: r.usage}, err
+		}
+		if err := r.add(c); err != nil {
+			return Response{Usage: r.usage}, err
+		}
+		if j == nil {
+			continue
+		}
+		if c.Call != nil {
+			j = nil // a tool call: nothing is judged, nothing cut
+			continue
+		}
+		if c.Text == "" {
+			continue
+		}
+		fed := j.fed
+		ce, n := j.read(r.text.String())
+		if ce != nil && j.cut {
+			cancel() // before the break: the provider sees the connection close at once
+			st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
+			r.text.Reset()
+			r.text.WriteString(j.s[:n])
+			break
+		}
+		if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.attempt) {
+			return Response{Usage: r.usage}, context.Cause(ctx) // the watcher ended the run
+		}
+		if ce != nil {
+			j = nil // doomed: the answer so far changes no more
+		}
+	}
+	return r.response(), nil
+}
+
+// watcher is shown a streamed answer as it forms: the judge after each
+// piece of text, and the attempt row the answer will have; it returns
+// false to end the run, having cancelled its context.
+type watcher func(s *enforce.Schema, es *enforce.Stream, attempt int) bool
+
+// judge reads a streamed reply's text with an [enforce.Stream].
+type judge struct {
+	es  *enforce.Stream
+	cut bool // an early verdict cuts the answer off
+	// gated: tools were offered, and the text has not yet shown that it
+	// begins a JSON object or array.
+	gated bool
+	fed   int    // bytes of the text written to es
+	s     string // the text so far
+	// attempt is the row the answer will have if it is a final one.
+	attempt int
+}
+
+// newJudge returns a judge for the call's reply, or nil when there is
+// nothing to judge it for: the run may not cut it (see [WithEarlyAbort]
+// for when it may), and nothing watches it.
+func (st *runState) newJudge(req Request) *judge {
+	a := st.a
+	cut := a.cfg.earlyAbort && st.ledger != nil && st.ledger.RetriesLeft() > 0 &&
+		st.res.Iterations < a.cfg.maxIterations && !a.cfg.outputSteps
+	if !cut && (st.watch == nil || st.schema == nil) {
+		return nil
+	}
+	j := &judge{es: st.schema.Stream(), cut: cut, gated: len(req.Tools) > 0, attempt: 1}
+	if st.ledger != nil {
+		j.attempt += len(st.ledger.Attempts())
+	}
+	return j
+}
+
+// read judges text (the reply's text so far, grown since the last call)
+// and returns the early verdict with how many bytes of text it read to
+// give it, or nil while the answer may still pass. A gated judge that
+// sees the text begin with anything but '{' or '[' reads no more.
+func (j *judge) read(text string) (*enforce.CheckError, int) {
+	j.s = text
+	if j.gated {
+		rest := strings.TrimLeft(text, " \t\r\n")
+		switch {
+		case rest == "":
+			return nil, 0
+		case rest[0] != '{' && rest[0] != '[':
+			j.es, j.gated = nil, false // may become a tool call: never cut
+		default:
+			j.gated = false
+		}
+	}
+	if j.es == nil || j.fed == len(text) {
+		return nil, 0
+	}
+	n, err := j.es.WriteString(text[j.fed:])
+	j.fed += n
+	var ce *enforce.CheckError
+	if errors.As(err, &ce) {
+		return ce, j.fed
+	}
+	if err != nil {
+		j.es = nil // not a verdict (a closed Stream): judge no further
+	}
+	return nil, 0
+}
+
+// assembly puts a streamed reply together.
+type assembly struct {
+	text    strings.Builder
+	calls   []ToolCall
+	args    []strings.Builder
+	usage   Usage
+	stop    StopReason
+	stopRaw string
+}
+
+// errCallOrder is a chunk that continues a tool call that never began.
+var errCallOrder = errors.New("agent: streamed reply continues a tool call that has not begun")
+
+func (r *assembly) add(c Chunk) error {
+	r.text.WriteString(c.Text)
+	if d := c.Call; d != nil {
+		switch {
+		case d.Index == len(r.calls):
+			r.calls = append(r.calls, ToolCall{})
+			r.args = append(r.args, strings.Builder{})
+		case d.Index < 0 || d.Index > len(r.calls):
+			return fmt.Errorf("%w: call %d after %d calls", errCallOrder, d.Index, len(r.calls))
+		}
+		tc := &r.calls[d.Index]
+		if tc.ID == "" {
+			tc.ID = d.ID
+		}
+		if tc.Name == "" {
+			tc.Name = d.Name
+		}
+		r.args[d.Index].WriteString(d.Arguments)
+	}
+	if c.Usage.InputTokens > 0 {
+		r.usage.InputTokens = c.Usage.InputTokens
+	}
+	if c.Usage.OutputTokens > 0 {
+		r.usage.OutputTokens = c.Usage.OutputTokens
+	}
+	if c.Stop != "" {
+		r.stop = c.Stop
+	}
+	if c.StopRaw != "" {
+		r.stopRaw = c.StopRaw
+	}
+	return nil
+}
+
+// response is the reply as Generate would have given it.
+func (r *assembly) response() Response {
+	for i := range r.calls {
+		if r.args[i].Len() > 0 {
+			r.calls[i].Arguments = json.RawMessage(r.args[i].String())
+		}
+	}
+	return Response{
+		Message: Message{Role: RoleAssistant, Content: r.text.String(), ToolCalls: r.calls},
+		Usage:   r.usage, Stop: r.stop, StopRaw: r.stopRaw,
+	}
 }

@@ -20,14 +20,18 @@ const (
 // its hash is stable. A [Ledger] writes it into [Verdict.Corrective]; call
 // it yourself only to correct a model without one.
 func (e *CheckError) Corrective(attempt, maxAttempts int) string {
-	return e.corrective(attempt, maxAttempts, false)
+	return e.corrective(attempt, maxAttempts, false, nil)
 }
 
 // corrective is [CheckError.Corrective]; for a truncated answer it says
-// first that the answer was cut off and asks for a shorter one.
-func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool) string {
+// first that the answer was cut off and asks for a shorter one, and for an
+// answer stopped at an early verdict that it was stopped there.
+func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stopped *Cut) string {
 	ce := e
 	var b strings.Builder
+	if stopped != nil {
+		fmt.Fprintf(&b, "We stopped reading your previous answer after its first %d bytes: at that point it could no longer satisfy the required output format, so the rest was not read.\n", stopped.Bytes)
+	}
 	if truncated {
 		b.WriteString("Your previous answer was cut off at the output length limit before it was complete. " +
 			"Give a shorter answer that fits: keep every required field, keep text values brief, leave out optional detail.\n")

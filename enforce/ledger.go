@@ -38,6 +38,25 @@ type Attempt struct {
 	// Withheld: the model gave no answer, for this reason
 	// ([Answer.Withheld]); only on 'exhausted', which then has no stage.
 	Withheld string `json:"withheld,omitempty"`
+	// Cut: the caller stopped reading the answer at a [Stream]'s early
+	// verdict ([Answer.Cut]), which the stage, error and path are; it
+	// says how far the answer got. Its Verdict is not kept here.
+	Cut *Cut `json:"cut,omitempty"`
+}
+
+// Cut says an answer was stopped before its end: a [Stream] judging it as
+// it arrived gave an early verdict, and the caller stopped reading there,
+// so the model stopped writing (and being paid for).
+type Cut struct {
+	// Verdict is the Stream's early verdict, the *CheckError its Write
+	// returned. Only [Answer.Cut] carries it.
+	Verdict *CheckError `json:"-"`
+	// Bytes is how many bytes of the answer arrived before the cut: the
+	// answer the ledger is given.
+	Bytes int `json:"bytes"`
+	// OutputTokens is the model's output tokens by then, when the
+	// provider reported them before the cut; 0 when it did not.
+	OutputTokens int `json:"outputTokens,omitempty"`
 }
 
 // Rewrite is one step that changed the model's answer after the model gave
@@ -71,6 +90,12 @@ type Answer struct {
 	// (a refusal, a content filter: the caller's word for it). Nothing is
 	// judged: the row is exhausted, retries unspent, and names the reason.
 	Withheld string
+	// Cut, when not nil, says the caller stopped reading the answer at a
+	// [Stream]'s early verdict (Cut.Verdict): Given is the answer as far
+	// as it arrived. The verdict is recorded as it stands, not judged
+	// again: Check would judge the cut answer's end, not where it failed.
+	// Its corrective message says the answer was stopped there.
+	Cut *Cut
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -156,6 +181,10 @@ func (l *Ledger) RetriesLeft() int {
 // answers never loop. A withheld answer ([Answer.Withheld]) is not judged:
 // its row is exhausted at once and says Withheld.
 //
+// A cut answer ([Answer.Cut]) is not judged: its row is the early verdict
+// and says how far the answer got (Cut), and its corrective message says
+// the answer was stopped at that point.
+//
 // The model's own answer (Given) is judged again only on the failure path,
 // and only when rewrites changed it.
 func (l *Ledger) Judge(a Answer) Verdict {
@@ -165,17 +194,21 @@ func (l *Ledger) Judge(a Answer) Verdict {
 		l.rows = append(l.rows, row)
 		return Verdict{Row: row}
 	}
-	text := a.Text()
-	err := l.schema.Check(text)
-	if err == nil {
-		row.Outcome = OutcomePassed
-		l.rows = append(l.rows, row)
-		return Verdict{Row: row}
+	ce := a.early()
+	if ce == nil {
+		err := l.schema.Check(a.Text())
+		if err == nil {
+			row.Outcome = OutcomePassed
+			l.rows = append(l.rows, row)
+			return Verdict{Row: row}
+		}
+		errors.As(err, &ce)
 	}
-	var ce *CheckError
-	errors.As(err, &ce)
 	row.Stage, row.Error, row.Path = ce.Stage, ce.Issues[0].Message, ce.Path()
 	row.Truncated = a.Truncated
+	if a.Cut != nil {
+		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens}
+	}
 
 	if by := l.schema.brokenBy(a); by != "" {
 		row.Outcome = OutcomeExhausted
@@ -185,7 +218,7 @@ func (l *Ledger) Judge(a Answer) Verdict {
 	}
 	cutAgain := a.Truncated && len(l.rows) > 0 && l.rows[len(l.rows)-1].Truncated
 	if left := l.RetriesLeft(); left > 0 && !a.Last && !cutAgain {
-		msg := ce.corrective(row.Attempt, l.retries+1, a.Truncated)
+		msg := ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut)
 		row.Outcome = OutcomeRetried
 		row.CorrectiveMessageHash = fnv.Hex32a(msg)
 		l.rows = append(l.rows, row)
@@ -196,12 +229,20 @@ func (l *Ledger) Judge(a Answer) Verdict {
 	return Verdict{Row: row, Err: a.outputError(ce, "", l.Attempts())}
 }
 
+// early is the verdict of a cut answer, nil for one to judge.
+func (a Answer) early() *CheckError {
+	if a.Cut == nil {
+		return nil
+	}
+	return a.Cut.Verdict
+}
+
 // brokenBy names the rewrite that first turned the model's passing answer
 // into a failing one, judging after each rewrite that changed the text. It
 // returns "" when the model's own answer fails too, or nothing was
 // rewritten. Call it only when a.Text() fails: it judges again.
 func (s *Schema) brokenBy(a Answer) string {
-	if len(a.Rewrites) == 0 || a.Given == a.Text() || s.Check(a.Given) != nil {
+	if len(a.Rewrites) == 0 || a.Given == a.Text() || a.early() != nil || s.Check(a.Given) != nil {
 		return ""
 	}
 	prev := a.Given

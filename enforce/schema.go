@@ -260,9 +260,13 @@ func (s *Schema) maxAnswerBytes() int {
 // as it stands after every rewrite: nil when it keeps the contract, else
 // an *OutputError with nil Attempts whose BrokenBy names the rewrite that
 // first broke the model's own passing answer, if one did, and whose
-// Truncated is a.Truncated. a.Withheld is for a [Ledger]; Judge judges the
-// text whatever it says.
+// Truncated is a.Truncated; for a cut answer ([Answer.Cut]), the early
+// verdict. a.Withheld is for a [Ledger]; Judge judges the text whatever it
+// says.
 func (s *Schema) Judge(a Answer) error {
+	if ce := a.early(); ce != nil {
+		return a.outputError(ce, "", nil)
+	}
 	text := a.Text()
 	err := s.Check(text)
 	if err == nil {

@@ -84,6 +84,12 @@ type Stream struct {
 	verdict error // the early verdict, once given
 	closed  bool
 
+	// For Partial: where the value began and ended (-1 until then), the
+	// value about to close, and the values whose subschema is known.
+	rootStart, rootEnd int
+	val                int32 // the scalar being read: its index in tape, or -1
+	tape               partialTape
+
 	// Room for a typical answer's nesting and member names, allocated
 	// with the Stream.
 	stackBuf [8]frame
@@ -99,13 +105,15 @@ type frame struct {
 	// once there are many.
 	keys int
 	set  map[string]struct{}
+	safe int   // just past the last whole member or item, or the opening bracket
+	val  int32 // the container's index in Stream.tape, or -1
 }
 
 // Stream returns a judge for an answer that arrives in pieces: see
 // [Stream] for when it fails an answer before it ends and what that
 // verdict promises. Streams of one Schema may run concurrently.
 func (s *Schema) Stream() *Stream {
-	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue}
+	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue, rootStart: -1, rootEnd: -1}
 	st.stack, st.keys = st.stackBuf[:0], st.keysBuf[:0]
 	return st
 }
@@ -198,6 +206,9 @@ func (st *Stream) room(n int) int {
 func (st *Stream) Close() error {
 	if !st.closed {
 		st.closed = true
+		if st.verdict == nil && st.state == stNumber && !st.long && st.num != numSign && st.num != numDot && st.num != numE && st.num != numESign {
+			st.done(st.read, st.val) // the answer's end ends its number
+		}
 		if st.verdict == nil {
 			if err := st.s.Check(st.buf.String()); err != nil {
 				st.verdict = err
@@ -239,7 +250,7 @@ func (st *Stream) run(s string, i, end int) int {
 				continue
 			}
 			if c == ']' && st.state == stArrayOpen {
-				st.pop()
+				st.pop(i + 1)
 				i++
 				continue
 			}
@@ -253,7 +264,7 @@ func (st *Stream) run(s string, i, end int) int {
 			case c == '"':
 				st.state, st.key, st.tok = stString, true, i
 			case c == '}' && st.state == stObjOpen:
-				st.pop()
+				st.pop(i + 1)
 			default:
 				if st.syntax(s, i) {
 					return i + 1
@@ -294,7 +305,7 @@ func (st *Stream) run(s string, i, end int) int {
 					st.cur = f.node.items.live()
 				}
 			case c == '}' && f.obj, c == ']' && !f.obj:
-				st.pop()
+				st.pop(i + 1)
 			default:
 				if st.syntax(s, i) {
 					return i + 1
@@ -342,6 +353,7 @@ func (st *Stream) run(s string, i, end int) int {
 				if st.scalar(k, st.lit) {
 					return i
 				}
+				st.done(i, st.val)
 			}
 		case stRune:
 			i++
@@ -415,8 +427,10 @@ func (st *Stream) begin(s string, i int) bool {
 			return true
 		}
 	}
+	val := st.track(i, n)
+	st.val = val
 	if k == kindObject || k == kindArray {
-		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys)})
+		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys), safe: i + 1, val: val})
 		st.state = stObjOpen
 		if k == kindArray {
 			st.state = stArrayOpen
@@ -429,11 +443,14 @@ func (st *Stream) begin(s string, i int) bool {
 	return false
 }
 
-// pop ends the innermost object or array.
-func (st *Stream) pop() {
-	st.keys = st.keys[:st.stack[len(st.stack)-1].keys]
+// pop ends the innermost object or array, just before end.
+func (st *Stream) pop(end int) {
+	f := &st.stack[len(st.stack)-1]
+	val := f.val
+	st.keys = st.keys[:f.keys]
 	st.stack = st.stack[:len(st.stack)-1]
 	st.state = stAfter
+	st.done(end, val)
 }
 
 // stringByte steps a string at s[i] = c, past its plain text.
@@ -488,10 +505,11 @@ func (st *Stream) endString(raw string) bool {
 	st.state = stAfter
 	if !st.key {
 		n := st.cur
-		if n == nil || !(n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") {
-			return false
+		if n != nil && (n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") && st.scalar(kindString, decodeString(raw)) {
+			return true
 		}
-		return st.scalar(kindString, decodeString(raw))
+		st.done(st.tok+len(raw), st.val)
+		return false
 	}
 	st.state = stColon
 	name := decodeString(raw)
@@ -615,10 +633,11 @@ func (st *Stream) endNumber(s string, i int) bool {
 		return st.giveSyntax(s[:i+1], i)
 	}
 	n := st.cur
-	if n == nil || !st.mayFollow(s[i]) {
-		return false
+	if n != nil && st.mayFollow(s[i]) && st.scalar(kindNumber, s[st.tok:i]) {
+		return true
 	}
-	return st.scalar(kindNumber, s[st.tok:i])
+	st.done(i, st.val)
+	return false
 }
 
 // mayFollow reports whether c may follow a value where the Stream is.

@@ -218,7 +218,21 @@ func (b *planBuilder) fill(n *pnode, loc string, m map[string]any) {
 	if items, has := m["items"]; has {
 		n.items = b.build(loc+"/items", items)
 	}
+	if n.addl == nil && !n.addlFalse {
+		n.addl = anyNode
+	}
+	if n.items == nil {
+		n.items = anyNode
+	}
 }
+
+// anyNode is the schema {}, which every value passes: where a member or
+// item has no subschema of its own.
+var anyNode = func() *pnode {
+	n := &pnode{minLen: -1, maxLen: -1, maxItems: -1}
+	n.addl, n.items = n, n
+	return n
+}()
 
 func typeKinds(t any) (kinds, bool) {
 	var k kinds

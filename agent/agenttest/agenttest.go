@@ -23,6 +23,12 @@ type Step struct {
 	usage agent.Usage
 	stop  agent.StopReason
 	err   error
+
+	// How a [StreamingModel] streams it.
+	sizes     []int         // InChunks
+	script    []agent.Chunk // Stream: exactly these chunks
+	failAfter int           // FailAfter: chunks before midErr
+	midErr    error
 }
 
 // Reply answers with text and no tool calls: a final answer, which ends
@@ -43,7 +49,8 @@ func Call(id, name, args string) agent.ToolCall {
 	return agent.ToolCall{ID: id, Name: name, Arguments: json.RawMessage(args)}
 }
 
-// Fail makes the model call return err.
+// Fail makes the model call return err (a streamed call fails before its
+// first chunk).
 func Fail(err error) Step { return Step{err: err} }
 
 // WithUsage sets the tokens the step reports.
@@ -79,8 +86,14 @@ type Model struct {
 // the script (which arrives through the code under test) says it.
 func NewModel(t testing.TB, steps ...Step) *Model {
 	t.Helper()
+	return newModel(t, steps)
+}
+
+// newModel is NewModel for its caller's caller.
+func newModel(t testing.TB, steps []Step) *Model {
+	t.Helper()
 	m := &Model{t: t, steps: steps, at: "?"}
-	if _, file, line, ok := runtime.Caller(1); ok {
+	if _, file, line, ok := runtime.Caller(2); ok {
 		m.at = filepath.Base(file) + ":" + strconv.Itoa(line)
 	}
 	t.Cleanup(func() {
@@ -102,8 +115,28 @@ func plural(n int, noun string) string {
 	return strconv.Itoa(n) + " " + noun + "s"
 }
 
-// Generate records req and replies with the next step.
+// Generate records req and replies with the next step. A step scripted
+// as chunks ([Stream]) is assembled into one reply; one that fails after
+// some chunks ([Step.FailAfter]) fails.
 func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
+	s, err := m.take(req)
+	if err != nil {
+		return agent.Response{}, err
+	}
+	if s.err != nil {
+		return agent.Response{Usage: s.usage}, s.err
+	}
+	if s.midErr != nil {
+		return agent.Response{}, s.midErr
+	}
+	if s.script != nil {
+		return assemble(s.script), nil
+	}
+	return agent.Response{Message: s.msg, Usage: s.usage, Stop: s.stop, StopRaw: string(s.stop)}, nil
+}
+
+// take records req and hands out the next step.
+func (m *Model) take(req agent.Request) (Step, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.requests = append(m.requests, cloneRequest(req))
@@ -111,14 +144,11 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 		m.t.Helper()
 		m.t.Errorf("agenttest: request %d arrived after the script's %s (the model made at %s)",
 			len(m.requests), plural(len(m.steps), "step"), m.at)
-		return agent.Response{}, fmt.Errorf("%w after %d steps", ErrScriptExhausted, len(m.steps))
+		return Step{}, fmt.Errorf("%w after %d steps", ErrScriptExhausted, len(m.steps))
 	}
 	s := m.steps[m.next]
 	m.next++
-	if s.err != nil {
-		return agent.Response{Usage: s.usage}, s.err
-	}
-	return agent.Response{Message: s.msg, Usage: s.usage, Stop: s.stop, StopRaw: string(s.stop)}, nil
+	return s, nil
 }
 
 // Requests returns a copy of every request received, in order.

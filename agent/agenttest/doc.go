@@ -14,6 +14,21 @@
 //	res, err := a.Run(ctx, "Where is the Louvre?")
 //	// res.Attempts: retried, passed
 //
+// # Streaming
+//
+// [NewStreamingModel] scripts a model that streams ([agent.StreamingModel]):
+// the loop reads each reply as chunks, cut where the test says
+// ([Step.InChunks]) or scripted one by one ([Stream]), and may fail
+// mid-reply ([Step.FailAfter]). [StreamingModel.Consumed] says how much of
+// each reply the loop read before it stopped, so a test can assert that a
+// doomed answer was cut off early:
+//
+//	m := agenttest.NewStreamingModel(t,
+//		agenttest.Reply("Sure! Here it is: {...}").InChunks(1),
+//		agenttest.Reply(`{"city":"Paris"}`),
+//	)
+//	// after a run with retries: m.Consumed()[0].Bytes == 1, Stopped
+//
 // # Reports
 //
 // Unused steps are reported at the line that called [NewModel]. A request

@@ -35,3 +35,21 @@ func ExampleNewModel() {
 		}
 	}
 }
+
+// A test that a doomed answer is cut off: the model streams byte by byte,
+// and the loop stops reading at the first byte that dooms the answer.
+func ExampleNewStreamingModel() {
+	_ = func(t *testing.T) {
+		m := agenttest.NewStreamingModel(t,
+			agenttest.Reply(`Sure! {"city":"Paris","tempC":21}`).InChunks(1),
+			agenttest.Reply(`{"city":"Paris","tempC":21}`).InChunks(8),
+		)
+		a := agent.New(m, agent.WithOutputRetries(1))
+		if _, _, err := agent.RunTyped[Weather](context.Background(), a, "weather?"); err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Consumed()[0]; !got.Stopped || got.Bytes != 1 {
+			t.Errorf("read %d of %d bytes of the first reply, want 1", got.Bytes, got.TotalBytes)
+		}
+	}
+}

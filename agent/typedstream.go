@@ -1,0 +1,122 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"iter"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// Partial is a typed answer as it forms, from [TypedStream.Partials].
+type Partial[T any] struct {
+	// Value is the answer read so far, decoded into T: the values begun
+	// so far, a string cut where the text is, and members not yet begun
+	// zero (see enforce.Stream.Partial for which values show).
+	Value T
+	// Settled holds the JSON Pointers of the members and items that are
+	// whole and known to pass their subschema, in the order they settled;
+	// each Partial of an attempt repeats those before it. It is shared:
+	// do not change it.
+	Settled []string
+	// Attempt is the attempt row the answer will have
+	// ([Result.Attempts]) if it is a final answer: 1, and one more after
+	// each corrective turn ([WithOutputRetries]).
+	Attempt int
+	// Restart: this is the first Partial of a reply after another one
+	// showed a value, and Value starts over; values shown before are void.
+	// A corrective turn restarts the value, and so does a model call
+	// retried after its stream broke ([WithModelRetry]), which keeps the
+	// Attempt.
+	Restart bool
+}
+
+// TypedStream is a run of [RunTypedStream]: range over
+// [TypedStream.Partials] to watch the answer form, then ask
+// [TypedStream.Result] for the final value.
+type TypedStream[T any] struct {
+	ctx   context.Context
+	a     *Agent
+	input string
+
+	started bool
+	v       T
+	res     *Result
+	err     error
+}
+
+// RunTypedStream is [RunTyped] whose answer can be watched as it forms:
+//
+//	s := agent.RunTypedStream[Weather](ctx, a, "Weather in Paris?")
+//	for p := range s.Partials() {
+//		show(p.Value, p.Settled) // p.Restart: start the view over
+//	}
+//	w, res, err := s.Result() // as RunTyped gives them
+//
+// Nothing runs until Partials is ranged over or Result is called; the
+// run happens on the caller's goroutine, inside the range loop, and
+// starts no goroutine of its own. Partials come only from a model that
+// streams ([StreamingModel]); from any other, or when the answer is no
+// JSON object or array while tools are offered (see [WithEarlyAbort]),
+// the loop yields none and Result still gives the final value.
+// A TypedStream is for one goroutine.
+func RunTypedStream[T any](ctx context.Context, a *Agent, input string) *TypedStream[T] {
+	return &TypedStream[T]{ctx: ctx, a: a, input: input}
+}
+
+// ErrStoppedReading is the cause of a [TypedStream] run the caller ended by
+// breaking out of its range loop; it matches context.Canceled.
+var ErrStoppedReading = fmt.Errorf("agent: the caller stopped reading the typed stream: %w", context.Canceled)
+
+// Partials runs the agent and yields the answer each time it grows. The
+// first range runs the run; a later one, or one after Result, yields
+// nothing. Breaking out of the loop ends the run at once: its model call
+// is cancelled, and Result returns an error matching
+// [ErrStoppedReading], with the rows and conversation so far.
+func (s *TypedStream[T]) Partials() iter.Seq[Partial[T]] {
+	return func(yield func(Partial[T]) bool) {
+		if s.started {
+			return
+		}
+		s.started = true
+		ctx, cancel := context.WithCancelCause(s.ctx)
+		defer cancel(nil)
+		var (
+			cur     *enforce.Stream // the reply shown last
+			lastLen = -1
+			lastSet = -1
+		)
+		watch := func(schema *enforce.Schema, es *enforce.Stream, attempt int) bool {
+			doc, settled := es.Partial()
+			if doc == nil {
+				return true
+			}
+			first := es != cur
+			if !first && len(doc) == lastLen && len(settled) == lastSet {
+				return true // nothing new to show
+			}
+			var p Partial[T]
+			if schema.Decode(string(doc), &p.Value) != nil {
+				return true // a value that does not fit T yet: show the next that does
+			}
+			p.Settled, p.Attempt, p.Restart = settled, attempt, first && cur != nil
+			cur, lastLen, lastSet = es, len(doc), len(settled)
+			if !yield(p) {
+				cancel(ErrStoppedReading)
+				return false
+			}
+			return true
+		}
+		s.v, s.res, s.err = runTyped[T](ctx, s.a, s.input, watch)
+	}
+}
+
+// Result runs the agent, unless Partials did, and returns what
+// [RunTyped] returns: the final value, the *Result and the error.
+func (s *TypedStream[T]) Result() (T, *Result, error) {
+	if !s.started {
+		s.started = true
+		s.v, s.res, s.err = runTyped[T](s.ctx, s.a, s.input, nil)
+	}
+	return s.v, s.res, s.err
+}

@@ -1,0 +1,174 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"runtime"
+	"slices"
+	"testing"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/agent/agenttest"
+	"github.com/enforcer-go/enforcer/events"
+)
+
+// Trip is a contract with a nested list, to watch form.
+type Trip struct {
+	City  string   `json:"city"`
+	Stops []string `json:"stops"`
+	Days  int      `json:"days"`
+}
+
+const trip = `{"city":"Paris","stops":["Louvre","Orsay"],"days":3}`
+
+func collect[T any](s *agent.TypedStream[T]) []agent.Partial[T] {
+	var ps []agent.Partial[T]
+	for p := range s.Partials() {
+		ps = append(ps, p)
+	}
+	return ps
+}
+
+func TestRunTypedStreamShowsTheValueAsItForms(t *testing.T) {
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4))
+	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a trip")
+	ps := collect(s)
+	v, res, err := s.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (Trip{City: "Paris", Stops: []string{"Louvre", "Orsay"}, Days: 3}); !reflect.DeepEqual(v, want) {
+		t.Errorf("final value = %+v, want %+v", v, want)
+	}
+	if res.Output != trip {
+		t.Errorf("Output = %q, want %q", res.Output, trip)
+	}
+	if len(ps) < 5 {
+		t.Fatalf("%d partials, want one as each piece arrives", len(ps))
+	}
+
+	t.Run("the value grows, a string cut where the text is", func(t *testing.T) {
+		var cities []string
+		for _, p := range ps {
+			if p.Attempt != 1 || p.Restart {
+				t.Errorf("partial %+v: want attempt 1, no restart", p)
+			}
+			if len(cities) == 0 || cities[len(cities)-1] != p.Value.City {
+				cities = append(cities, p.Value.City)
+			}
+		}
+		// In 4-byte chunks: {"ci ty": "Par is", …
+		if want := []string{"", "Par", "Paris"}; !slices.Equal(cities, want) {
+			t.Errorf("cities shown = %q, want %q", cities, want)
+		}
+		last := ps[len(ps)-1].Value
+		if !reflect.DeepEqual(last.Stops, []string{"Louvre", "Orsay"}) {
+			t.Errorf("last partial = %+v, want both stops", last)
+		}
+	})
+	t.Run("members settle once whole and valid, the list after its items", func(t *testing.T) {
+		settled := ps[len(ps)-1].Settled
+		for _, want := range []string{"/city", "/stops/0", "/stops/1", "/stops"} {
+			if !slices.Contains(settled, want) {
+				t.Errorf("settled = %q, want %q among them", settled, want)
+			}
+		}
+		if i, j := slices.Index(settled, "/stops/1"), slices.Index(settled, "/stops"); i > j {
+			t.Errorf("settled = %q: /stops before its last item", settled)
+		}
+		for _, p := range ps {
+			if p.Value.City != "Paris" && slices.Contains(p.Settled, "/city") {
+				t.Errorf("partial %+v: /city settled before it was whole", p)
+			}
+		}
+	})
+}
+
+func TestRunTypedStreamRestartsOnARetriedAttempt(t *testing.T) {
+	t.Run("after a corrective turn", func(t *testing.T) {
+		m := agenttest.NewStreamingModel(t,
+			agenttest.Reply(`{"city":"Rome","stops":[]}`).InChunks(6), // days missing: fails at the end
+			agenttest.Reply(trip).InChunks(6),
+		)
+		s := agent.RunTypedStream[Trip](t.Context(), agent.New(m, agent.WithOutputRetries(1)), "Plan a trip")
+		ps := collect(s)
+		restarts := 0
+		for i, p := range ps {
+			if p.Restart {
+				restarts++
+				if p.Attempt != 2 || ps[i-1].Attempt != 1 || ps[i-1].Value.City != "Rome" {
+					t.Errorf("restart at partial %d: %+v after %+v, want attempt 2 after Rome's", i, p, ps[i-1])
+				}
+				if p.Value.City == "Rome" || slices.Contains(p.Settled, "/city") && p.Value.City != "Paris" {
+					t.Errorf("restarted value %+v carries the old attempt's", p)
+				}
+			}
+		}
+		if restarts != 1 {
+			t.Errorf("%d restarts, want 1", restarts)
+		}
+		if v, res, err := s.Result(); err != nil || v.City != "Paris" || len(res.Attempts) != 2 {
+			t.Errorf("Result = %+v, %d rows, %v; want Paris after two rows", v, len(res.Attempts), err)
+		}
+	})
+	t.Run("after a model call retried for a broken stream", func(t *testing.T) {
+		lost := &agent.ProviderError{Kind: events.KindConnection}
+		m := agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(6).FailAfter(4, lost), agenttest.Reply(trip).InChunks(6))
+		a := agent.New(m, agent.WithModelRetry(agent.RetryPolicy{Backoff: zeroDelay}))
+		ps := collect(agent.RunTypedStream[Trip](t.Context(), a, "Plan a trip"))
+		if i := slices.IndexFunc(ps, func(p agent.Partial[Trip]) bool { return p.Restart }); i < 1 || ps[i].Attempt != 1 {
+			t.Errorf("partials = %+v, want a restart that keeps attempt 1: no row was written", ps)
+		}
+	})
+}
+
+func TestBreakingOutOfPartialsEndsTheRun(t *testing.T) {
+	before := runtime.NumGoroutine()
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4))
+	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a trip")
+	n := 0
+	for range s.Partials() {
+		if n++; n == 2 {
+			break
+		}
+	}
+	_, res, err := s.Result()
+	if !errors.Is(err, agent.ErrStoppedReading) || !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want ErrStoppedReading, a context.Canceled", err)
+	}
+	if res == nil || res.Output != "" {
+		t.Errorf("Result = %+v, want one with no output", res)
+	}
+	if c := m.Consumed()[0]; !c.Stopped || !c.Cancelled || c.Bytes >= c.TotalBytes {
+		t.Errorf("consumed %+v, want the model call cancelled part-way", c)
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines after the break, %d before", after, before)
+	}
+	for range s.Partials() {
+		t.Error("a second range yielded a partial")
+	}
+}
+
+func TestRunTypedStreamWithoutStreaming(t *testing.T) {
+	m := agenttest.NewModel(t, agenttest.Reply(trip))
+	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a trip")
+	if ps := collect(s); len(ps) != 0 {
+		t.Errorf("%d partials from a model that does not stream, want none", len(ps))
+	}
+	if v, _, err := s.Result(); err != nil || v.Days != 3 {
+		t.Errorf("Result = %+v, %v; want the trip", v, err)
+	}
+}
+
+func TestResultAloneRunsTheStream(t *testing.T) {
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4))
+	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a trip")
+	if v, _, err := s.Result(); err != nil || v.City != "Paris" {
+		t.Errorf("Result = %+v, %v; want the trip", v, err)
+	}
+	if ps := collect(s); len(ps) != 0 {
+		t.Errorf("Partials after Result yielded %d, want none", len(ps))
+	}
+}
