@@ -21,12 +21,17 @@ type Weather struct {
 func ExampleNew() {
 	// A stand-in for any OpenAI-compatible endpoint: OpenAI itself,
 	// Ollama, vLLM, llama.cpp's server.
+	// The agent streams the reply.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","model":"llama3.2",
-			"choices":[{"index":0,"finish_reason":"stop",
-				"message":{"role":"assistant","content":"{\"city\":\"Paris\",\"tempC\":18}"}}],
-			"usage":{"prompt_tokens":52,"completion_tokens":9,"total_tokens":61}}`)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, data := range []string{
+			`{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"{\"city\":\"Paris\","}}]}`,
+			`{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\"tempC\":18}"},"finish_reason":"stop"}]}`,
+			`{"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":52,"completion_tokens":9,"total_tokens":61}}`,
+			`[DONE]`,
+		} {
+			io.WriteString(w, "data: "+data+"\n\n")
+		}
 	}))
 	defer srv.Close()
 

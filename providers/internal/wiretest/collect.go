@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"unicode/utf8"
 
 	"github.com/enforcer-go/enforcer/agent"
 )
@@ -54,4 +55,19 @@ func finish(resp agent.Response, args [][]byte) agent.Response {
 		resp.Message.ToolCalls[i].Arguments = json.RawMessage(a)
 	}
 	return resp
+}
+
+// Pieces splits s into pieces of about n bytes, never inside a UTF-8
+// character, as a provider streams a reply's text in small deltas.
+func Pieces(s string, n int) []string {
+	var out []string
+	for len(s) > 0 {
+		i := min(n, len(s))
+		for i < len(s) && !utf8.RuneStart(s[i]) {
+			i++
+		}
+		out = append(out, s[:i])
+		s = s[i:]
+	}
+	return out
 }

@@ -7,6 +7,7 @@
 package wiretest
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -60,6 +61,7 @@ type Server struct {
 	t      testing.TB
 	srv    *httptest.Server
 	quit   chan struct{} // closed at cleanup, so that held replies end
+	events func(body string) []string
 	mu     sync.Mutex
 	script []Reply
 	bodies [][]byte
@@ -98,6 +100,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rep := s.script[0]
 	s.script = s.script[1:]
 	s.mu.Unlock()
+	if s.events != nil && rep.Events == nil && rep.Status == http.StatusOK && wantsStream(body) {
+		rep.Events, rep.Body = s.events(rep.Body), ""
+	}
 	w.Header().Set("Content-Type", "application/json")
 	if rep.Events != nil {
 		w.Header().Set("Content-Type", "text/event-stream")
@@ -126,11 +131,27 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// StreamsWith makes the server answer a request for a stream (a body with
+// "stream": true) whose scripted reply is a 200 with a whole body by
+// streaming events(body) instead: the same reply in the provider's stream
+// format. Call it before the first request.
+func (s *Server) StreamsWith(events func(body string) []string) {
+	s.events = events
+}
+
 // Requests returns the request bodies received so far, in order.
 func (s *Server) Requests() [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([][]byte(nil), s.bodies...)
+}
+
+// wantsStream reports a request body that asks for a stream.
+func wantsStream(body []byte) bool {
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	return json.Unmarshal(body, &req) == nil && req.Stream
 }
 
 // Paths returns "METHOD /path" of each request received so far.
