@@ -20,11 +20,20 @@ type Weather struct {
 
 func ExampleNew() {
 	// A stand-in for the Messages API.
+	// The agent streams the reply.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"id":"msg_01","type":"message","role":"assistant","model":"claude-sonnet-4-5",
-			"content":[{"type":"text","text":"{\"city\":\"Paris\",\"tempC\":18}"}],
-			"stop_reason":"end_turn","usage":{"input_tokens":52,"output_tokens":9}}`)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, ev := range [][2]string{
+			{"message_start", `{"type":"message_start","message":{"id":"msg_01","type":"message","role":"assistant","content":[],"usage":{"input_tokens":52,"output_tokens":1}}}`},
+			{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
+			{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"{\"city\":\"Paris\","}}`},
+			{"content_block_delta", `{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"\"tempC\":18}"}}`},
+			{"content_block_stop", `{"type":"content_block_stop","index":0}`},
+			{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":9}}`},
+			{"message_stop", `{"type":"message_stop"}`},
+		} {
+			io.WriteString(w, "event: "+ev[0]+"\ndata: "+ev[1]+"\n\n")
+		}
 	}))
 	defer srv.Close()
 
