@@ -208,14 +208,7 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 				blocks = append(blocks, sdk.NewTextBlock(msg.Content))
 			}
 			for _, c := range msg.ToolCalls {
-				input := c.Arguments
-				if len(input) == 0 {
-					input = json.RawMessage("{}")
-				}
-				if !json.Valid(input) {
-					return p, fmt.Errorf("anthropic: message %d: tool call %q: arguments are not JSON", i, c.ID)
-				}
-				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input, c.Name))
+				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, toolInput(c.Arguments), c.Name))
 			}
 			add(agent.RoleAssistant, blocks...)
 		default:
@@ -247,6 +240,19 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 		f(&p)
 	}
 	return p, nil
+}
+
+// toolInput is a call's arguments as a tool_use input, which the API
+// takes only as a JSON object. Arguments that are not one — a call cut off
+// mid-stream at max_tokens leaves half an object — are sent as {}, as the
+// SDK's own stream accumulator does; the tool result that answers the call
+// says what happened to it.
+func toolInput(args json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil || obj == nil {
+		return json.RawMessage("{}")
+	}
+	return args
 }
 
 // hasText reports whether s may be sent as a text block: the API refuses

@@ -60,7 +60,8 @@
 //
 // Text that is empty or only whitespace is never sent: the API refuses
 // such text blocks, and a model's own reply can be one (a newline before a
-// tool call).
+// tool call). Likewise a tool call whose arguments are not a JSON object
+// (one cut off mid-stream at max_tokens) is sent back with input {}.
 //
 // WithNativeSchema sends the agent's output schema as a structured-output
 // format (output_config.format), for models that support it. The answer is

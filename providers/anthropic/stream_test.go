@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -355,5 +356,34 @@ func TestGenerateStreamRefusesBadInputBeforeSending(t *testing.T) {
 				t.Errorf("err = %v, want %v", last, tt.is)
 			}
 		})
+	}
+}
+
+func TestAToolCallCutOffMidStreamIsSentBackWithAnEmptyInput(t *testing.T) {
+	// At max_tokens the input stops mid-object; the API takes only an
+	// object as a tool_use input.
+	cut := append([]string{sseStart(10, 0, 0),
+		sseBlockStart(0, `{"type":"tool_use","id":"toolu_cut","name":"weather","input":{}}`),
+		sseJSON(0, `{"city": "Pa`), sseBlockStop(0),
+	}, sseEnd("max_tokens", 5)...)
+	srv := newFakeServer(t, wiretest.Stream(cut...), okReply(message(`{"city":"Paris","tempC":18}`)))
+	ran := false
+	tool := agent.NewTool("weather", "Current weather for a city.", func(context.Context, weatherArgs) (string, error) {
+		ran = true
+		return "18°C", nil
+	})
+	a := agent.New(New(srv.client(), "claude-sonnet-4-5"), agent.WithTools(tool))
+	if _, _, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?"); err != nil {
+		t.Fatal(err)
+	}
+	if ran {
+		t.Error("the tool ran with cut-off arguments")
+	}
+	second, _ := decodeRequest(t, srv.requests()[1])
+	if got, want := second.roles(), []string{"user:text", "assistant:tool_use", "user:tool_result"}; !slices.Equal(got, want) {
+		t.Fatalf("second request = %v, want %v", got, want)
+	}
+	if got, want := string(second.Messages[1].Content[0].Input), `{}`; got != want {
+		t.Errorf("input of the cut call = %s, want %s", got, want)
 	}
 }
