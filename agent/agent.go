@@ -529,7 +529,7 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			resp, err = Response{}, fmt.Errorf("%w: %v", errModelPanic, r)
+			resp, err, st.cut = Response{}, fmt.Errorf("%w: %v", errModelPanic, r), nil
 		}
 	}()
 	st.cut = nil

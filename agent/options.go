@@ -166,6 +166,9 @@ func WithLatestRetryOnly() Option {
 // object or array ('{' or '['); a reply that begins otherwise is judged
 // whole, at its end, as without streaming. A reply that calls a tool is
 // never cut: its text is judged no further from its first tool call on.
+// A model that writes its tool calls as JSON text, for its adapter to
+// parse at the end, looks like an answer while it streams: turn early
+// abort off for it.
 //
 // A refusal that a provider marks only at the end of its reply is text
 // until then: with early abort it is cut and corrected like any other

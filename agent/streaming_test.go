@@ -64,7 +64,7 @@ func TestAStreamedReplyIsAssembledAsGenerateGivesIt(t *testing.T) {
 				agenttest.Call("c1", "lookup", `{"city":"Paris"}`),
 				agenttest.Call("", "lookup", `{"city":"Oslo"}`),
 			).InChunks(3).WithUsage(10, 4),
-			agenttest.Stream(
+			agenttest.Chunks(
 				agent.Chunk{Usage: agent.Usage{InputTokens: 30}},
 				agent.Chunk{Text: `{"city":`},
 				agent.Chunk{Text: `"Paris",`},
@@ -240,7 +240,7 @@ func TestEarlyAbort(t *testing.T) {
 
 	t.Run("the row says the output tokens reported before the cut", func(t *testing.T) {
 		res, _, _ := cutRun(t, retries,
-			agenttest.Stream(agent.Chunk{Usage: agent.Usage{InputTokens: 50, OutputTokens: 1}}, agent.Chunk{Text: "{"},
+			agenttest.Chunks(agent.Chunk{Usage: agent.Usage{InputTokens: 50, OutputTokens: 1}}, agent.Chunk{Text: "{"},
 				agent.Chunk{Usage: agent.Usage{OutputTokens: 3}}, agent.Chunk{Text: `"city":false`}, agent.Chunk{Text: "}"}),
 			agenttest.Reply(valid))
 		if got, want := res.Attempts[0].Cut, (&enforce.Cut{Bytes: len(`{"city":f`), OutputTokens: 3}); !reflect.DeepEqual(got, want) {
@@ -273,7 +273,7 @@ func TestEarlyAbort(t *testing.T) {
 		{"with tools offered, prose before a tool call is not cut",
 			[]agent.Option{agent.WithOutputRetries(2), agent.WithTools(lookup)},
 			[]agenttest.Step{
-				agenttest.Stream(agent.Chunk{Text: "I'll "}, agent.Chunk{Text: "look that up."},
+				agenttest.Chunks(agent.Chunk{Text: "I'll "}, agent.Chunk{Text: "look that up."},
 					agent.Chunk{Call: &agent.CallDelta{Index: 0, ID: "c1", Name: "lookup", Arguments: `{"city":"Paris"}`}}),
 				agenttest.Reply(valid).InChunks(1),
 			}, "I'll look that up."},
@@ -325,4 +325,24 @@ func TestEarlyAbort(t *testing.T) {
 			t.Errorf("Cut.Bytes = %d, want 1: the answer up to the dooming byte, not the whole chunk", got)
 		}
 	})
+}
+
+func TestCancellingWhileAReplyStreamsReturnsTheCause(t *testing.T) {
+	cause := errors.New("user left")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
+	m := chunks(func(yield func(agent.Chunk, error) bool) {
+		if !yield(agent.Chunk{Text: `{"city":`}, nil) {
+			return
+		}
+		cancel(cause)
+		yield(agent.Chunk{}, context.Canceled) // what a provider's stream says once its context ends
+	})
+	res, err := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1)).Run(ctx, "?")
+	if !errors.Is(err, cause) {
+		t.Errorf("err = %v, want the context's cause", err)
+	}
+	if res == nil || res.Output != "" || len(res.Attempts) != 0 {
+		t.Errorf("Result = %+v, want no answer and no row", res)
+	}
 }

@@ -72,7 +72,9 @@ var ErrStoppedReading = fmt.Errorf("agent: the caller stopped reading the typed 
 // first range runs the run; a later one, or one after Result, yields
 // nothing. Breaking out of the loop ends the run at once: its model call
 // is cancelled, and Result returns an error matching
-// [ErrStoppedReading], with the rows and conversation so far.
+// [ErrStoppedReading], with the rows and conversation so far. A panic in
+// the loop body ends the run the same way, then goes on to the range
+// statement.
 func (s *TypedStream[T]) Partials() iter.Seq[Partial[T]] {
 	return func(yield func(Partial[T]) bool) {
 		if s.started {
@@ -82,9 +84,10 @@ func (s *TypedStream[T]) Partials() iter.Seq[Partial[T]] {
 		ctx, cancel := context.WithCancelCause(s.ctx)
 		defer cancel(nil)
 		var (
-			cur     *enforce.Stream // the reply shown last
-			lastLen = -1
-			lastSet = -1
+			cur       *enforce.Stream // the reply shown last
+			lastLen   = -1
+			lastSet   = -1
+			bodyPanic *panicked
 		)
 		watch := func(schema *enforce.Schema, es *enforce.Stream, attempt int) bool {
 			doc, settled := es.Partial()
@@ -101,14 +104,33 @@ func (s *TypedStream[T]) Partials() iter.Seq[Partial[T]] {
 			}
 			p.Settled, p.Attempt, p.Restart = settled, attempt, first && cur != nil
 			cur, lastLen, lastSet = es, len(doc), len(settled)
-			if !yield(p) {
+			if !call(yield, p, &bodyPanic) {
 				cancel(ErrStoppedReading)
 				return false
 			}
 			return true
 		}
 		s.v, s.res, s.err = runTyped[T](ctx, s.a, s.input, watch)
+		if bodyPanic != nil {
+			panic(bodyPanic.v) // the loop body's, past the run's own recovers
+		}
 	}
+}
+
+// panicked holds what a range loop's body panicked with.
+type panicked struct{ v any }
+
+// call calls yield(p), and when the loop body panics records the panic in
+// *pp and returns false: the run stops, and the panic goes on to the
+// range statement once the run has returned, instead of being taken for
+// the model's.
+func call[P any](yield func(P) bool, p P, pp **panicked) (more bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			*pp, more = &panicked{r}, false
+		}
+	}()
+	return yield(p)
 }
 
 // Result runs the agent, unless Partials did, and returns what

@@ -172,3 +172,22 @@ func TestResultAloneRunsTheStream(t *testing.T) {
 		t.Errorf("Partials after Result yielded %d, want none", len(ps))
 	}
 }
+
+func TestAPanicInTheLoopBodyReachesTheCaller(t *testing.T) {
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4))
+	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a trip")
+	defer func() {
+		if r := recover(); r != "body on fire" {
+			t.Errorf("recovered %v, want the loop body's panic", r)
+		}
+		if _, _, err := s.Result(); !errors.Is(err, agent.ErrStoppedReading) {
+			t.Errorf("Result err = %v, want ErrStoppedReading: the run stopped", err)
+		}
+		if c := m.Consumed()[0]; !c.Cancelled {
+			t.Errorf("consumed %+v, want the call cancelled", c)
+		}
+	}()
+	for range s.Partials() {
+		panic("body on fire")
+	}
+}

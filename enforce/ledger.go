@@ -51,8 +51,10 @@ type Cut struct {
 	// Verdict is the Stream's early verdict, the *CheckError its Write
 	// returned. Only [Answer.Cut] carries it.
 	Verdict *CheckError `json:"-"`
-	// Bytes is how many bytes of the answer arrived before the cut: the
-	// answer the ledger is given.
+	// Bytes is the length of the answer up to and including the byte
+	// that doomed it, where the Stream gave its verdict: the answer the
+	// ledger is given, and the model is shown. Bytes that came after it
+	// in the same piece are not kept.
 	Bytes int `json:"bytes"`
 	// OutputTokens is the model's output tokens by then, when the
 	// provider reported them before the cut; 0 when it did not.

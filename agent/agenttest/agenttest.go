@@ -26,7 +26,7 @@ type Step struct {
 
 	// How a [StreamingModel] streams it.
 	sizes     []int         // InChunks
-	script    []agent.Chunk // Stream: exactly these chunks
+	script    []agent.Chunk // Chunks: exactly these chunks
 	failAfter int           // FailAfter: chunks before midErr
 	midErr    error
 }
@@ -116,7 +116,7 @@ func plural(n int, noun string) string {
 }
 
 // Generate records req and replies with the next step. A step scripted
-// as chunks ([Stream]) is assembled into one reply; one that fails after
+// as chunks ([Chunks]) is assembled into one reply; one that fails after
 // some chunks ([Step.FailAfter]) fails.
 func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
 	s, err := m.take(req)

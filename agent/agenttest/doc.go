@@ -18,7 +18,7 @@
 //
 // [NewStreamingModel] scripts a model that streams ([agent.StreamingModel]):
 // the loop reads each reply as chunks, cut where the test says
-// ([Step.InChunks]) or scripted one by one ([Stream]), and may fail
+// ([Step.InChunks]) or scripted one by one ([Chunks]), and may fail
 // mid-reply ([Step.FailAfter]). [StreamingModel.Consumed] says how much of
 // each reply the loop read before it stopped, so a test can assert that a
 // doomed answer was cut off early:

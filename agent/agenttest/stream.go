@@ -14,7 +14,7 @@ import (
 // StreamingModel is a scripted [agent.StreamingModel]: a [Model] whose
 // replies arrive as chunks, so the loop streams them. Each step is cut
 // into chunks ([Step.InChunks], or scripted chunk by chunk with
-// [Stream]), and [StreamingModel.Consumed] says how much of each reply
+// [Chunks]), and [StreamingModel.Consumed] says how much of each reply
 // the loop read before it stopped. It is safe for concurrent use.
 type StreamingModel struct {
 	*Model
@@ -72,11 +72,11 @@ func (s Step) FailAfter(n int, err error) Step {
 	return s
 }
 
-// Stream is a reply streamed as exactly these chunks, for what a step
+// Chunks is a reply streamed as exactly these chunks, for what a step
 // built from [Reply] or [CallTools] cannot say: prose before a tool call,
 // usage reported mid-reply, a tool call's deltas interleaved. [Model]'s
 // Generate gives the chunks assembled into one reply.
-func Stream(chunks ...agent.Chunk) Step {
+func Chunks(chunks ...agent.Chunk) Step {
 	return Step{script: append(make([]agent.Chunk, 0, len(chunks)), chunks...)}
 }
 

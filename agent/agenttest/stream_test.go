@@ -112,7 +112,7 @@ func TestFailAfterFailsMidStream(t *testing.T) {
 }
 
 func TestStreamIsAssembledByGenerate(t *testing.T) {
-	step := agenttest.Stream(
+	step := agenttest.Chunks(
 		agent.Chunk{Text: "Let me check. "},
 		agent.Chunk{Call: &agent.CallDelta{Index: 0, ID: "c1", Name: "lookup", Arguments: `{"city":`}},
 		agent.Chunk{Call: &agent.CallDelta{Index: 0, Arguments: `"Paris"}`}, Usage: agent.Usage{InputTokens: 9}},
