@@ -77,8 +77,8 @@ func (m *Model) invalid(format string, args ...any) {
 
 // WithMaxTokens sets max_tokens, the bound on each reply (default
 // DefaultMaxTokens). The SDK refuses non-streaming requests it expects to
-// run past ten minutes (about 21,000 tokens, less for some models); this
-// adapter does not stream.
+// run past ten minutes (about 21,000 tokens, less for some models), for
+// Generate; GenerateStream has no such bound.
 func WithMaxTokens(n int) Option {
 	return optionFunc(func(m *Model) {
 		if n < 1 {
@@ -141,16 +141,22 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 		return agent.Response{}, err
 	}
 	var raw *http.Response
-	opts := []option.RequestOption{option.WithResponseInto(&raw)}
-	if !m.clientRetries {
-		opts = append(opts, option.WithMaxRetries(0))
-	}
-	opts = append(opts, m.reqOpts...)
-	msg, err := m.client.Messages.New(ctx, params, opts...)
+	msg, err := m.client.Messages.New(ctx, params, m.requestOptions(&raw)...)
 	if err != nil {
 		return agent.Response{}, failure(ctx, err, raw)
 	}
 	return fromMessage(msg, raw)
+}
+
+// requestOptions are the options of every request: the HTTP response kept
+// in raw for the failure's status, the SDK's retries off unless
+// WithClientRetries, then the user's.
+func (m *Model) requestOptions(raw **http.Response) []option.RequestOption {
+	opts := []option.RequestOption{option.WithResponseInto(raw)}
+	if !m.clientRetries {
+		opts = append(opts, option.WithMaxRetries(0))
+	}
+	return append(opts, m.reqOpts...)
 }
 
 // newParams maps the conversation. The system messages become the
@@ -204,14 +210,7 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 				blocks = append(blocks, sdk.NewTextBlock(msg.Content))
 			}
 			for _, c := range msg.ToolCalls {
-				input := c.Arguments
-				if len(input) == 0 {
-					input = json.RawMessage("{}")
-				}
-				if !json.Valid(input) {
-					return p, fmt.Errorf("anthropic: message %d: tool call %q: arguments are not JSON", i, c.ID)
-				}
-				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, input, c.Name))
+				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, toolInput(c.Arguments), c.Name))
 			}
 			add(agent.RoleAssistant, blocks...)
 		default:
@@ -247,6 +246,19 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 		f(&p)
 	}
 	return p, nil
+}
+
+// toolInput is a call's arguments as a tool_use input, which the API
+// takes only as a JSON object. Arguments that are not one — a call cut off
+// mid-stream at max_tokens leaves half an object — are sent as {}, as the
+// SDK's own stream accumulator does; the tool result that answers the call
+// says what happened to it.
+func toolInput(args json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(args, &obj) != nil || obj == nil {
+		return json.RawMessage("{}")
+	}
+	return args
 }
 
 // hasText reports whether s may be sent as a text block: the API refuses
@@ -285,15 +297,7 @@ func inputSchema(b json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 // part of agent.Message and are dropped.
 func fromMessage(msg *sdk.Message, raw *http.Response) (agent.Response, error) {
 	if msg == nil || msg.Role != "assistant" {
-		status := 0
-		if raw != nil {
-			status = raw.StatusCode
-		}
-		return agent.Response{}, &agent.ProviderError{
-			System: System, Kind: events.KindUnknown, HTTPStatus: status,
-			Message: "malformed response: not an assistant message",
-			Err:     errMalformed,
-		}
+		return agent.Response{}, notAssistant(raw)
 	}
 	out := agent.Message{Role: agent.RoleAssistant}
 	for _, b := range msg.Content {
@@ -302,25 +306,41 @@ func fromMessage(msg *sdk.Message, raw *http.Response) (agent.Response, error) {
 			out.Content += b.Text
 		case "tool_use":
 			args := b.Input
-			if len(args) == 0 || string(args) == "null" {
+			if noInput(args) {
 				args = json.RawMessage("{}")
 			}
 			out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 		}
 	}
-	stop := stopReason(msg.StopReason)
 	u := msg.Usage
 	return agent.Response{
 		Message: out,
-		Stop:    stop,
+		Stop:    stopReason(msg.StopReason),
 		StopRaw: string(msg.StopReason),
-		// Cached prompt tokens are counted apart from input_tokens; the
-		// prompt is all three.
-		Usage: agent.Usage{
-			InputTokens:  int(u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens),
-			OutputTokens: int(u.OutputTokens),
-		},
+		Usage:   usage(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens),
 	}, nil
+}
+
+// usage maps token counts. Cached prompt tokens are counted apart from
+// input_tokens; the prompt is all three.
+func usage(input, cacheCreation, cacheRead, output int64) agent.Usage {
+	return agent.Usage{InputTokens: int(input + cacheCreation + cacheRead), OutputTokens: int(output)}
+}
+
+// noInput reports a tool_use input that says nothing; the call gets "{}".
+func noInput(b []byte) bool { return len(b) == 0 || string(b) == "null" }
+
+// notAssistant is the failure of a reply that is not an assistant message.
+func notAssistant(raw *http.Response) error {
+	status := 0
+	if raw != nil {
+		status = raw.StatusCode
+	}
+	return &agent.ProviderError{
+		System: System, Kind: events.KindUnknown, HTTPStatus: status,
+		Message: "malformed response: not an assistant message",
+		Err:     errMalformed,
+	}
 }
 
 // stopReason maps a Messages API stop_reason.

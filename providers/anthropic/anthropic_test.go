@@ -167,9 +167,13 @@ func TestConsecutiveMessagesOfOneRoleAreMerged(t *testing.T) {
 		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{
 			{ID: "toolu_a", Name: "weather", Arguments: json.RawMessage(`{"city":"Paris"}`)},
 			{ID: "toolu_b", Name: "weather"},
+			{ID: "toolu_c", Name: "weather", Arguments: json.RawMessage(`{"city": "Pa`)},
+			{ID: "toolu_d", Name: "weather", Arguments: json.RawMessage(`"a string"`)},
 		}},
 		{Role: agent.RoleTool, ToolCallID: "toolu_a", Content: "18°C"},
 		{Role: agent.RoleTool, ToolCallID: "toolu_b", Content: ""},
+		{Role: agent.RoleTool, ToolCallID: "toolu_c", Content: "cut off"},
+		{Role: agent.RoleTool, ToolCallID: "toolu_d", Content: "no"},
 		{Role: agent.RoleUser, Content: "Reply with only the JSON."},
 		{Role: agent.RoleSystem, Content: "Second system note."},
 	}})
@@ -177,12 +181,14 @@ func TestConsecutiveMessagesOfOneRoleAreMerged(t *testing.T) {
 		t.Fatal(err)
 	}
 	req, _ := decodeRequest(t, srv.requests()[0])
-	want := []string{"user:text", "assistant:tool_use,tool_use", "user:tool_result,tool_result,text"}
+	want := []string{"user:text", "assistant:tool_use,tool_use,tool_use,tool_use", "user:tool_result,tool_result,tool_result,tool_result,text"}
 	if got := req.roles(); !slices.Equal(got, want) {
 		t.Errorf("messages = %v, want %v", got, want)
 	}
-	if got := string(req.Messages[1].Content[1].Input); got != `{}` {
-		t.Errorf("input of a call without arguments = %s, want {}", got)
+	for i, what := range []string{"", "a call without arguments", "a call cut off mid-object", "a call whose arguments are no object"} {
+		if got := string(req.Messages[1].Content[i].Input); i > 0 && got != `{}` {
+			t.Errorf("input of %s = %s, want {}", what, got)
+		}
 	}
 	if got := req.Messages[2].Content[1].Content; len(got) != 0 {
 		t.Errorf("an empty tool result has content %+v, want none (the API refuses empty text)", got)
@@ -478,7 +484,6 @@ func TestBadRequestInputIsRefusedBeforeSending(t *testing.T) {
 	}{
 		{"an unknown role", agent.Request{Messages: []agent.Message{{Role: "narrator", Content: "x"}}}},
 		{"tool parameters that are not a JSON object", agent.Request{Tools: []agent.ToolSpec{{Name: "t", Parameters: json.RawMessage(`[1]`)}}}},
-		{"tool call arguments that are not JSON", agent.Request{Messages: []agent.Message{{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "x", Name: "t", Arguments: json.RawMessage(`{no`)}}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -47,9 +47,21 @@
 // any, the content); anything else, "pause_turn" included (a server-tool
 // turn the adapter never starts), is agent.StopUnknown.
 //
+// Streaming: the Model is an agent.StreamingModel, so the agent streams
+// its replies (Messages.NewStreaming) and can judge an answer as it
+// arrives. The chunks add up to what Generate returns for the same reply;
+// errors are classified the same way, with no SDK retries. An error event
+// mid-stream (overloaded_error, say) is classified by its error type
+// (HTTPStatus 0), and a stream that breaks or ends before message_stop is
+// kind connection. When the agent stops reading (an answer cut off
+// early), the stream and its HTTP connection are closed at once, so the
+// model stops generating. Only Generate is bound by the SDK's ten-minute
+// rule for large max_tokens.
+//
 // Text that is empty or only whitespace is never sent: the API refuses
 // such text blocks, and a model's own reply can be one (a newline before a
-// tool call).
+// tool call). Likewise a tool call whose arguments are not a JSON object
+// (one cut off mid-stream at max_tokens) is sent back with input {}.
 //
 // WithNativeSchema sends the agent's output schema as a structured-output
 // format (output_config.format), for models that support it. The answer is

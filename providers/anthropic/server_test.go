@@ -28,7 +28,64 @@ type fakeServer struct{ *wiretest.Server }
 
 func newFakeServer(t *testing.T, script ...reply) *fakeServer {
 	t.Helper()
-	return &fakeServer{wiretest.NewServer(t, script...)}
+	s := wiretest.NewServer(t, script...)
+	s.StreamsWith(streamOf)
+	return &fakeServer{s}
+}
+
+// streamOf is a Messages API body streamed as the API streams it:
+// message_start with the usage's input counts, each content block started,
+// its text, thinking or tool input in deltas of a few bytes, and stopped,
+// then message_delta with stop_reason and output tokens, message_stop. A
+// body that does not decode is sent as one message_start event.
+func streamOf(body string) []string {
+	var msg struct {
+		Role    string `json:"role"`
+		Content []struct {
+			Type     string          `json:"type"`
+			Text     string          `json:"text"`
+			Thinking string          `json:"thinking"`
+			ID       string          `json:"id"`
+			Name     string          `json:"name"`
+			Input    json.RawMessage `json:"input"`
+		} `json:"content"`
+		StopReason string `json:"stop_reason"`
+		Usage      struct {
+			InputTokens              int `json:"input_tokens"`
+			CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+			CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+			OutputTokens             int `json:"output_tokens"`
+		} `json:"usage"`
+	}
+	if json.Unmarshal([]byte(body), &msg) != nil {
+		return []string{sse("message_start", body)}
+	}
+	jsonOf := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	u := msg.Usage
+	evs := []string{sseStart(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens), ssePing}
+	for i, b := range msg.Content {
+		switch b.Type {
+		case "text":
+			evs = append(evs, sseBlockStart(i, textStart))
+			for _, p := range wiretest.Pieces(b.Text, 5) {
+				evs = append(evs, sseText(i, p))
+			}
+		case "thinking":
+			evs = append(evs, sseBlockStart(i, `{"type":"thinking","thinking":"","signature":""}`))
+			for _, p := range wiretest.Pieces(b.Thinking, 5) {
+				evs = append(evs, sseDelta(i, `{"type":"thinking_delta","thinking":`+jsonOf(p)+`}`))
+			}
+		case "tool_use":
+			evs = append(evs, sseBlockStart(i, `{"type":"tool_use","id":`+jsonOf(b.ID)+`,"name":`+jsonOf(b.Name)+`,"input":{}}`))
+			for _, p := range wiretest.Pieces(string(b.Input), 4) {
+				evs = append(evs, sseJSON(i, p))
+			}
+		default:
+			evs = append(evs, sseBlockStart(i, `{"type":`+jsonOf(b.Type)+`}`))
+		}
+		evs = append(evs, sseBlockStop(i))
+	}
+	return append(evs, sseEnd(msg.StopReason, u.OutputTokens)...)
 }
 
 // client is configured as a user would, against the fake server.

@@ -143,7 +143,10 @@ func TestAgentThroughTheWire(t *testing.T) {
 
 	t.Run("a refusal ends the run with a RefusalError, unjudged", func(t *testing.T) {
 		srv := newFakeServer(t, okReply(stopped("refusal", textBlock("I can't help with that."))))
-		a := agent.New(New(srv.client(), "claude-sonnet-4-5"), agent.WithOutputRetries(2))
+		// Early abort off: the API says a reply is a refusal only at its
+		// end, so early abort would cut it as prose (see
+		// agent.WithEarlyAbort).
+		a := agent.New(New(srv.client(), "claude-sonnet-4-5"), agent.WithOutputRetries(2), agent.WithEarlyAbort(false))
 		_, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
 		var re *agent.RefusalError
 		if !errors.As(err, &re) || re.Stop != agent.StopRefusal || re.Raw != "refusal" || re.Text != "I can't help with that." {

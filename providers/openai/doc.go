@@ -53,6 +53,16 @@
 // else agent.StopUnknown. A message with a refusal is agent.StopRefusal
 // whatever finish_reason says, with the refusal text as its content.
 //
+// Streaming: the Model is an agent.StreamingModel, so the agent streams
+// its replies (Chat.Completions.NewStreaming, with
+// stream_options.include_usage) and can judge an answer as it arrives.
+// The chunks add up to what Generate returns for the same reply; errors
+// are classified the same way, with no SDK retries. An error event
+// mid-stream is classified by its error type (HTTPStatus 0), and a stream
+// that breaks or ends before a finish_reason is kind connection. When the
+// agent stops reading (an answer cut off early), the stream and its HTTP
+// connection are closed at once, so the endpoint stops generating.
+//
 // WithNativeSchema sends the agent's output schema as a json_schema
 // response format. The answer is judged by the contract either way.
 package openai

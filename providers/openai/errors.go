@@ -2,10 +2,12 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 
 	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
 )
@@ -13,7 +15,12 @@ import (
 // failure maps a failed call to *agent.ProviderError. raw is the last HTTP
 // response, when one arrived: the SDK returns a plain error, not *sdk.Error,
 // for an error body that is not JSON, and the status must survive that.
+// An error event inside a stream is classified by its error type.
 func failure(ctx context.Context, err error, raw *http.Response) error {
+	var se *ssestream.StreamError
+	if errors.As(err, &se) && ctx.Err() == nil {
+		return eventFailure(se)
+	}
 	message := ""
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
@@ -23,4 +30,37 @@ func failure(ctx context.Context, err error, raw *http.Response) error {
 		}
 	}
 	return wire.Failure(ctx, System, err, raw, message)
+}
+
+// eventFailure classifies an error sent mid-stream, a data line holding
+// {"error": {"type", "code", "message"}} after the 200 began the stream.
+func eventFailure(se *ssestream.StreamError) error {
+	var ev struct {
+		Error struct {
+			Type    string `json:"type"`
+			Code    any    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(se.Event.Data, &ev) != nil || ev.Error.Message == "" {
+		ev.Error.Message = se.Message
+	}
+	status := errorStatus[ev.Error.Type]
+	if code, ok := ev.Error.Code.(string); ok && status == 0 {
+		status = errorStatus[code]
+	}
+	return wire.EventFailure(System, status, ev.Error.Message, se)
+}
+
+// errorStatus is the HTTP status that comes with each error type (or
+// code) OpenAI sends, for an error that arrives inside a stream instead.
+// Rate limits come as type "requests" or "tokens", code
+// "rate_limit_exceeded".
+var errorStatus = map[string]int{
+	"invalid_request_error": http.StatusBadRequest,
+	"invalid_api_key":       http.StatusUnauthorized,
+	"requests":              http.StatusTooManyRequests,
+	"tokens":                http.StatusTooManyRequests,
+	"rate_limit_exceeded":   http.StatusTooManyRequests,
+	"server_error":          http.StatusInternalServerError,
 }

@@ -21,12 +21,17 @@ type Weather struct {
 func ExampleNew() {
 	// A stand-in for any OpenAI-compatible endpoint: OpenAI itself,
 	// Ollama, vLLM, llama.cpp's server.
+	// The agent streams the reply.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","model":"llama3.2",
-			"choices":[{"index":0,"finish_reason":"stop",
-				"message":{"role":"assistant","content":"{\"city\":\"Paris\",\"tempC\":18}"}}],
-			"usage":{"prompt_tokens":52,"completion_tokens":9,"total_tokens":61}}`)
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, data := range []string{
+			`{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"{\"city\":\"Paris\","}}]}`,
+			`{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\"tempC\":18}"},"finish_reason":"stop"}]}`,
+			`{"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":52,"completion_tokens":9,"total_tokens":61}}`,
+			`[DONE]`,
+		} {
+			io.WriteString(w, "data: "+data+"\n\n")
+		}
 	}))
 	defer srv.Close()
 
@@ -48,4 +53,45 @@ func ExampleNew() {
 	// Paris 18°C
 	// attempt 1: passed
 	// tokens: 52 in, 9 out
+}
+
+func ExampleModel_GenerateStream() {
+	// A stand-in endpoint that streams its reply as server-sent events.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, data := range []string{
+			`{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"{\"city\":"}}]}`,
+			`{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"content":"\"Paris\"}"}}]}`,
+			`{"id":"c1","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"stop"}]}`,
+			`{"id":"c1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":52,"completion_tokens":6}}`,
+			`[DONE]`,
+		} {
+			io.WriteString(w, "data: "+data+"\n\n")
+		}
+	}))
+	defer srv.Close()
+
+	client := openai.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("unused"))
+	m := enforceropenai.New(client, "gpt-4o-mini")
+	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "Weather in Paris?"}}}
+
+	for c, err := range m.GenerateStream(context.Background(), req) {
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		switch {
+		case c.Text != "":
+			fmt.Printf("text %s\n", c.Text)
+		case c.Stop != "":
+			fmt.Println("stop:", c.Stop)
+		case c.Usage != (agent.Usage{}):
+			fmt.Println("tokens:", c.Usage.InputTokens, "in,", c.Usage.OutputTokens, "out")
+		}
+	}
+	// Output:
+	// text {"city":
+	// text "Paris"}
+	// stop: complete
+	// tokens: 52 in, 6 out
 }

@@ -123,25 +123,36 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 	if m.err != nil {
 		return agent.Response{}, m.err
 	}
-	params, err := m.newParams(req)
+	params, err := m.newParams(req, false)
 	if err != nil {
 		return agent.Response{}, err
 	}
 	var raw *http.Response
-	opts := []option.RequestOption{option.WithResponseInto(&raw)}
-	if !m.clientRetries {
-		opts = append(opts, option.WithMaxRetries(0))
-	}
-	opts = append(opts, m.reqOpts...)
-	cc, err := m.client.Chat.Completions.New(ctx, params, opts...)
+	cc, err := m.client.Chat.Completions.New(ctx, params, m.requestOptions(&raw)...)
 	if err != nil {
 		return agent.Response{}, failure(ctx, err, raw)
 	}
 	return fromCompletion(cc, raw)
 }
 
-func (m *Model) newParams(req agent.Request) (sdk.ChatCompletionNewParams, error) {
+// requestOptions are the options of every request: the HTTP response kept
+// in raw for the failure's status, the SDK's retries off unless
+// WithClientRetries, then the user's.
+func (m *Model) requestOptions(raw **http.Response) []option.RequestOption {
+	opts := []option.RequestOption{option.WithResponseInto(raw)}
+	if !m.clientRetries {
+		opts = append(opts, option.WithMaxRetries(0))
+	}
+	return append(opts, m.reqOpts...)
+}
+
+// newParams maps req. A streamed request asks for usage at the end of the
+// stream; WithParams may still change that.
+func (m *Model) newParams(req agent.Request, stream bool) (sdk.ChatCompletionNewParams, error) {
 	p := sdk.ChatCompletionNewParams{Model: shared.ChatModel(m.model)}
+	if stream {
+		p.StreamOptions.IncludeUsage = sdk.Bool(true)
+	}
 	for i, msg := range req.Messages {
 		switch msg.Role {
 		case agent.RoleSystem:
@@ -215,11 +226,7 @@ func fromCompletion(cc *sdk.ChatCompletion, raw *http.Response) (agent.Response,
 		status = raw.StatusCode
 	}
 	if cc == nil || len(cc.Choices) == 0 {
-		return agent.Response{}, &agent.ProviderError{
-			System: System, Kind: events.KindUnknown, HTTPStatus: status,
-			Message: "malformed response: no choices",
-			Err:     errMalformed,
-		}
+		return agent.Response{}, malformed(status, "no choices")
 	}
 	choice := cc.Choices[0]
 	msg := choice.Message
@@ -232,20 +239,10 @@ func fromCompletion(cc *sdk.ChatCompletion, raw *http.Response) (agent.Response,
 		stop, out.Content = agent.StopRefusal, msg.Refusal
 	}
 	for i, tc := range msg.ToolCalls {
-		if tc.Type != "" && tc.Type != "function" {
-			return agent.Response{}, &agent.ProviderError{
-				System: System, Kind: events.KindUnknown, HTTPStatus: status,
-				Message: fmt.Sprintf("malformed response: tool call %d has type %q; only function tools are sent", i, tc.Type),
-				Err:     errMalformed,
-			}
+		if err := checkToolType(status, i, tc.Type); err != nil {
+			return agent.Response{}, err
 		}
-		id := tc.ID
-		if id == "" {
-			// Some OpenAI-compatible servers leave ids out; the tool result
-			// still needs one to refer to.
-			id = "call_" + strconv.Itoa(i)
-		}
-		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: id, Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)})
+		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: callID(tc.ID, i), Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)})
 	}
 	return agent.Response{
 		Message: out,
@@ -281,6 +278,32 @@ func arguments(s string) json.RawMessage {
 	}
 	b, _ := json.Marshal(s)
 	return b
+}
+
+// checkToolType refuses a tool call of a type the adapter never declares.
+func checkToolType(status, i int, typ string) error {
+	if typ != "" && typ != "function" {
+		return malformed(status, fmt.Sprintf("tool call %d has type %q; only function tools are sent", i, typ))
+	}
+	return nil
+}
+
+// callID is the id of tool call i. Some OpenAI-compatible servers leave
+// ids out; the tool result still needs one to refer to.
+func callID(id string, i int) string {
+	if id == "" {
+		return "call_" + strconv.Itoa(i)
+	}
+	return id
+}
+
+// malformed is the failure of a reply that decoded but makes no sense.
+func malformed(status int, what string) error {
+	return &agent.ProviderError{
+		System: System, Kind: events.KindUnknown, HTTPStatus: status,
+		Message: "malformed response: " + what,
+		Err:     errMalformed,
+	}
 }
 
 var errMalformed = errors.New("malformed response")

@@ -28,7 +28,66 @@ type fakeServer struct{ *wiretest.Server }
 
 func newFakeServer(t *testing.T, script ...reply) *fakeServer {
 	t.Helper()
-	return &fakeServer{wiretest.NewServer(t, script...)}
+	s := wiretest.NewServer(t, script...)
+	s.StreamsWith(streamOf)
+	return &fakeServer{s}
+}
+
+// streamOf is a chat completion body streamed as OpenAI streams it: the
+// first choice's content (or refusal) in deltas of a few bytes, each tool
+// call's id, type and name first and its arguments in fragments, the
+// finish_reason, the usage in a last chunk without choices, [DONE]. A body
+// that does not decode is sent as one event.
+func streamOf(body string) []string {
+	var cc struct {
+		Choices []struct {
+			FinishReason string `json:"finish_reason"`
+			Message      struct {
+				Content   *string `json:"content"`
+				Refusal   *string `json:"refusal"`
+				ToolCalls []struct {
+					ID       string `json:"id"`
+					Type     string `json:"type"`
+					Function struct {
+						Name      string `json:"name"`
+						Arguments string `json:"arguments"`
+					} `json:"function"`
+				} `json:"tool_calls"`
+			} `json:"message"`
+		} `json:"choices"`
+		Usage json.RawMessage `json:"usage"`
+	}
+	if json.Unmarshal([]byte(body), &cc) != nil || len(cc.Choices) == 0 {
+		return []string{event(body)}
+	}
+	ch := cc.Choices[0]
+	jsonOf := func(v any) string { b, _ := json.Marshal(v); return string(b) }
+	evs := []string{delta(`{"role":"assistant","content":"","refusal":null}`, "")}
+	if c := ch.Message.Content; c != nil {
+		for _, p := range wiretest.Pieces(*c, 5) {
+			evs = append(evs, delta(`{"content":`+jsonOf(p)+`}`, ""))
+		}
+	}
+	if r := ch.Message.Refusal; r != nil {
+		for _, p := range wiretest.Pieces(*r, 5) {
+			evs = append(evs, delta(`{"refusal":`+jsonOf(p)+`}`, ""))
+		}
+	}
+	for i, tc := range ch.Message.ToolCalls {
+		first := map[string]any{"index": i, "type": tc.Type, "function": map[string]string{"name": tc.Function.Name, "arguments": ""}}
+		if tc.ID != "" {
+			first["id"] = tc.ID
+		}
+		evs = append(evs, delta(`{"tool_calls":[`+jsonOf(first)+`]}`, ""))
+		for _, p := range wiretest.Pieces(tc.Function.Arguments, 4) {
+			evs = append(evs, delta(`{"tool_calls":[{"index":`+jsonOf(i)+`,"function":{"arguments":`+jsonOf(p)+`}}]}`, ""))
+		}
+	}
+	evs = append(evs, delta(`{}`, ch.FinishReason))
+	if len(cc.Usage) > 0 && string(cc.Usage) != "null" {
+		evs = append(evs, event(`{"id":"chatcmpl-s1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini","choices":[],"usage":`+string(cc.Usage)+`}`))
+	}
+	return append(evs, done)
 }
 
 // client is configured as a user would, against the fake server.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"net"
@@ -185,4 +186,31 @@ func InlineRoot(b json.RawMessage) (name string, schema map[string]any, err erro
 		}
 	}
 	return defName, def, nil
+}
+
+// EventFailure classifies an error the provider sent as an event inside a
+// stream that had begun with a success. status is the HTTP status the
+// provider documents for the event's error type (0 when the type is not
+// one it documents); the kind follows from it as for an HTTP error, but
+// HTTPStatus stays 0, since the response's own status was a success.
+func EventFailure(system string, status int, message string, err error) error {
+	kind := events.KindUnknown
+	if status != 0 {
+		kind = events.KindForStatus(status)
+	}
+	return &agent.ProviderError{System: system, Kind: kind, Message: message, Err: err}
+}
+
+// errStreamCut is the error of a stream that ended, with no transport
+// error, before the event that ends a reply: a proxy or server closed the
+// connection early.
+var errStreamCut = errors.New("stream ended before the reply did")
+
+// StreamCut is the failure of a stream that ended cleanly before the
+// event that ends a reply: a lost connection, like a body cut off.
+func StreamCut(system string) error {
+	return &agent.ProviderError{
+		System: system, Kind: events.KindConnection, Message: errStreamCut.Error(),
+		Err: fmt.Errorf("%w: %w", errStreamCut, io.ErrUnexpectedEOF),
+	}
 }

@@ -180,3 +180,46 @@ func TestFailureKeepsTheCauseOfACancelledContext(t *testing.T) {
 		t.Errorf("err = %v, want the cause", err)
 	}
 }
+
+func TestEventFailure(t *testing.T) {
+	sdkErr := errors.New("sdk: error event")
+	tests := []struct {
+		name   string
+		status int
+		want   agent.ProviderError
+	}{
+		{"a documented overload keeps its kind but no status", 529,
+			agent.ProviderError{System: "sys", Kind: events.KindOverloaded, Message: "Overloaded"}},
+		{"a documented server error", 500,
+			agent.ProviderError{System: "sys", Kind: events.KindServerError, Message: "Overloaded"}},
+		{"an undocumented type is unknown", 0,
+			agent.ProviderError{System: "sys", Kind: events.KindUnknown, Message: "Overloaded"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := EventFailure("sys", tt.status, "Overloaded", sdkErr)
+			var pe *agent.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want *agent.ProviderError", err)
+			}
+			got := *pe
+			got.Err = nil
+			if got != tt.want {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+			if !errors.Is(err, sdkErr) {
+				t.Error("the SDK's error is not wrapped")
+			}
+		})
+	}
+}
+
+func TestStreamCutIsALostConnection(t *testing.T) {
+	var pe *agent.ProviderError
+	if err := StreamCut("sys"); !errors.As(err, &pe) || pe.Kind != events.KindConnection || pe.System != "sys" || !pe.Retryable() {
+		t.Fatalf("err = %v, want a retryable ProviderError of kind connection", err)
+	}
+	if !errors.Is(pe, io.ErrUnexpectedEOF) {
+		t.Errorf("err = %v, want it to match io.ErrUnexpectedEOF, as a body cut off does", pe)
+	}
+}

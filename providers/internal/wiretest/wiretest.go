@@ -1,16 +1,19 @@
 // Package wiretest is the scripted HTTP server the provider adapters'
 // tests run against: it answers with a script of replies in the
-// provider's wire format and keeps every request it received, so a test
-// asserts on what the adapter sent. It fails the test on a request past
+// provider's wire format — whole bodies, or streams of server-sent events
+// that may be cut or held open until the client goes — and keeps every
+// request it received, so a test asserts on what the adapter sent. It fails the test on a request past
 // the script's end and, at cleanup, on replies left unused.
 package wiretest
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Reply is one scripted HTTP response.
@@ -18,10 +21,38 @@ type Reply struct {
 	Status int
 	Header map[string]string
 	Body   string
+
+	// Events, when set, make the reply a text/event-stream: each one is
+	// written and flushed in turn, after Body. Each is a whole event in
+	// the provider's format, blank line included.
+	Events []string
+	// Cut drops the connection after the events, mid-body, as a provider
+	// or proxy does when it fails: the client reads an unexpected EOF.
+	Cut bool
+	// Gone, when set, keeps the reply open after the events until the
+	// client goes away (its request's context is done); the handler then
+	// closes Gone. A test waits on it to see that the client closed the
+	// connection.
+	Gone chan struct{}
 }
 
 // OK is a 200 with a JSON body.
 func OK(body string) Reply { return Reply{Status: http.StatusOK, Body: body} }
+
+// Stream is a 200 whose body is events, a text/event-stream.
+func Stream(events ...string) Reply { return Reply{Status: http.StatusOK, Events: events} }
+
+// WaitGone waits until the handler has seen the client go away, and fails
+// the test if it has not within a minute: the time bounds a failing test,
+// it is no part of a passing one.
+func WaitGone(t testing.TB, gone <-chan struct{}) {
+	t.Helper()
+	select {
+	case <-gone:
+	case <-time.After(time.Minute):
+		t.Fatal("the server never saw the client close the connection")
+	}
+}
 
 // Server is a scripted server on a loopback port.
 type Server struct {
@@ -29,6 +60,8 @@ type Server struct {
 
 	t      testing.TB
 	srv    *httptest.Server
+	quit   chan struct{} // closed at cleanup, so that held replies end
+	events func(body string) []string
 	mu     sync.Mutex
 	script []Reply
 	bodies [][]byte
@@ -38,10 +71,11 @@ type Server struct {
 // NewServer starts a server that answers with script in order.
 func NewServer(t testing.TB, script ...Reply) *Server {
 	t.Helper()
-	s := &Server{t: t, script: script}
+	s := &Server{t: t, script: script, quit: make(chan struct{})}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
 	s.URL = s.srv.URL
 	t.Cleanup(func() {
+		close(s.quit)
 		s.srv.Close()
 		s.mu.Lock()
 		defer s.mu.Unlock()
@@ -66,12 +100,43 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rep := s.script[0]
 	s.script = s.script[1:]
 	s.mu.Unlock()
+	if s.events != nil && rep.Events == nil && rep.Status == http.StatusOK && wantsStream(body) {
+		rep.Events, rep.Body = s.events(rep.Body), ""
+	}
 	w.Header().Set("Content-Type", "application/json")
+	if rep.Events != nil {
+		w.Header().Set("Content-Type", "text/event-stream")
+	}
 	for k, v := range rep.Header {
 		w.Header().Set(k, v)
 	}
 	w.WriteHeader(rep.Status)
 	io.WriteString(w, rep.Body)
+	flusher, _ := w.(http.Flusher)
+	for _, ev := range rep.Events {
+		io.WriteString(w, ev)
+		flusher.Flush()
+	}
+	if rep.Gone != nil {
+		select {
+		case <-r.Context().Done():
+			close(rep.Gone)
+		case <-s.quit:
+		}
+	}
+	if rep.Cut {
+		// The server closes the connection without ending the chunked
+		// body.
+		panic(http.ErrAbortHandler)
+	}
+}
+
+// StreamsWith makes the server answer a request for a stream (a body with
+// "stream": true) whose scripted reply is a 200 with a whole body by
+// streaming events(body) instead: the same reply in the provider's stream
+// format. Call it before the first request.
+func (s *Server) StreamsWith(events func(body string) []string) {
+	s.events = events
 }
 
 // Requests returns the request bodies received so far, in order.
@@ -79,6 +144,14 @@ func (s *Server) Requests() [][]byte {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([][]byte(nil), s.bodies...)
+}
+
+// wantsStream reports a request body that asks for a stream.
+func wantsStream(body []byte) bool {
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	return json.Unmarshal(body, &req) == nil && req.Stream
 }
 
 // Paths returns "METHOD /path" of each request received so far.

@@ -1,0 +1,153 @@
+package anthropic
+
+import (
+	"context"
+	"iter"
+	"net/http"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/providers/internal/wire"
+)
+
+var _ agent.StreamingModel = (*Model)(nil)
+
+// GenerateStream sends req as one streamed Messages API request and
+// yields the reply as it arrives: text deltas as text, tool_use blocks as
+// calls (id and name from content_block_start, then the input_json_delta
+// fragments), usage from message_start (input) and message_delta
+// (output), and why the reply ended from message_delta. The chunks add up
+// to the Response Generate would return for the same reply: text blocks
+// joined, other blocks (thinking, server tools) left out, a call without
+// input given "{}".
+//
+// Failures are classified as for Generate, before or during the stream:
+// an error event mid-stream (overloaded_error, say) by its error type,
+// with no HTTP status, the stream's being 200; a stream that ends before
+// message_stop, or whose connection breaks, as kind connection. A
+// consumer that stops early, or a done ctx, closes the stream and its
+// connection at once; a done ctx yields context.Cause(ctx).
+func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
+	return func(yield func(agent.Chunk, error) bool) {
+		if m.err != nil {
+			yield(agent.Chunk{}, m.err)
+			return
+		}
+		params, err := m.newParams(req)
+		if err != nil {
+			yield(agent.Chunk{}, err)
+			return
+		}
+		var raw *http.Response
+		stream := m.client.Messages.NewStreaming(ctx, params, m.requestOptions(&raw)...)
+		defer stream.Close()
+		r := eventReader{calls: map[int64]int{}}
+		for stream.Next() {
+			chunks, err := r.read(stream.Current(), raw)
+			if err != nil {
+				yield(agent.Chunk{}, err)
+				return
+			}
+			for _, c := range chunks {
+				if !yield(c, nil) {
+					return
+				}
+			}
+		}
+		switch err := stream.Err(); {
+		case err != nil:
+			yield(agent.Chunk{}, failure(ctx, err, raw))
+		case ctx.Err() != nil:
+			yield(agent.Chunk{}, context.Cause(ctx))
+		case !r.stopped:
+			yield(agent.Chunk{}, wire.StreamCut(System))
+		}
+	}
+}
+
+// eventReader turns the stream's events into agent.Chunks, keeping what
+// an event alone does not say.
+type eventReader struct {
+	calls   map[int64]int // a tool_use block's index → the call's place
+	argless []bool        // per call: no input fragment yet
+	usage   sdk.Usage     // the counts so far; message_delta's are totals
+	stopped bool          // message_stop arrived
+	out     []agent.Chunk
+}
+
+// read maps one event of the stream.
+func (r *eventReader) read(ev sdk.MessageStreamEventUnion, raw *http.Response) ([]agent.Chunk, error) {
+	r.out = r.out[:0]
+	switch ev.Type {
+	case "message_start":
+		if ev.Message.Role != "assistant" {
+			return nil, notAssistant(raw)
+		}
+		r.usage = ev.Message.Usage
+		r.emitUsage(agent.Chunk{})
+	case "content_block_start":
+		b := ev.ContentBlock
+		switch b.Type {
+		case "text":
+			if b.Text != "" {
+				r.out = append(r.out, agent.Chunk{Text: b.Text})
+			}
+		case "tool_use":
+			i := len(r.argless)
+			r.calls[ev.Index] = i
+			// The start carries input {}, the deltas the whole input; an
+			// input given whole at the start is kept, as the SDK does.
+			input := b.JSON.Input.Raw()
+			if noInput([]byte(input)) || input == "{}" {
+				input = ""
+			}
+			r.argless = append(r.argless, input == "")
+			r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: b.ID, Name: b.Name, Arguments: input}})
+		}
+	case "content_block_delta":
+		switch d := ev.Delta; d.Type {
+		case "text_delta":
+			if d.Text != "" {
+				r.out = append(r.out, agent.Chunk{Text: d.Text})
+			}
+		case "input_json_delta":
+			if i, ok := r.calls[ev.Index]; ok && d.PartialJSON != "" {
+				r.argless[i] = false
+				r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, Arguments: d.PartialJSON}})
+			}
+		}
+	case "content_block_stop":
+		if i, ok := r.calls[ev.Index]; ok && r.argless[i] {
+			r.argless[i] = false
+			r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, Arguments: "{}"}})
+		}
+	case "message_delta":
+		u := ev.Usage
+		r.usage.OutputTokens = u.OutputTokens
+		if u.JSON.InputTokens.Valid() {
+			r.usage.InputTokens = u.InputTokens
+		}
+		if u.JSON.CacheCreationInputTokens.Valid() {
+			r.usage.CacheCreationInputTokens = u.CacheCreationInputTokens
+		}
+		if u.JSON.CacheReadInputTokens.Valid() {
+			r.usage.CacheReadInputTokens = u.CacheReadInputTokens
+		}
+		c := agent.Chunk{}
+		if ev.Delta.StopReason != "" {
+			c.Stop, c.StopRaw = stopReason(ev.Delta.StopReason), string(ev.Delta.StopReason)
+		}
+		r.emitUsage(c)
+	case "message_stop":
+		r.stopped = true
+	}
+	return r.out, nil
+}
+
+// emitUsage adds c with the usage so far.
+func (r *eventReader) emitUsage(c agent.Chunk) {
+	u := r.usage
+	c.Usage = usage(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens)
+	r.out = append(r.out, c)
+}

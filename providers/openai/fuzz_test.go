@@ -1,0 +1,50 @@
+package openai
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+
+	sdk "github.com/openai/openai-go/v3"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
+)
+
+// FuzzChunkReader feeds the stream reader chunks from the provider, one a
+// line: whatever they say, it never panics, and the chunks it yields keep
+// agent.Chunk's contract (a call continued only after it began).
+func FuzzChunkReader(f *testing.F) {
+	for _, evs := range [][]string{textStream("stop", 21, 3, "Par", "is."), toolCallStream} {
+		var b bytes.Buffer
+		for _, ev := range evs {
+			b.WriteString(ev[len("data: ") : len(ev)-1])
+		}
+		f.Add(b.Bytes())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := chunkReader{calls: map[int64]int{}}
+		var chunks []agent.Chunk
+		for line := range bytes.Lines(data) {
+			var cc sdk.ChatCompletionChunk
+			if json.Unmarshal(line, &cc) != nil {
+				continue
+			}
+			got, err := r.read(cc, 200)
+			if err != nil {
+				return
+			}
+			chunks = append(chunks, got...)
+		}
+		seq := func(yield func(agent.Chunk, error) bool) {
+			for _, c := range chunks {
+				if !yield(c, nil) {
+					return
+				}
+			}
+		}
+		if _, err := wiretest.Collect(seq); err != nil {
+			t.Errorf("the reader broke the chunk contract: %v", err)
+		}
+	})
+}

@@ -1,0 +1,135 @@
+package openai
+
+import (
+	"context"
+	"iter"
+	"net/http"
+
+	sdk "github.com/openai/openai-go/v3"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/providers/internal/wire"
+)
+
+var _ agent.StreamingModel = (*Model)(nil)
+
+// GenerateStream sends req as one streamed chat completion request, with
+// stream_options.include_usage so that usage arrives at the end, and
+// yields the first choice as it arrives: content deltas as text, tool
+// call deltas by call, usage, and why the reply ended. The chunks add up
+// to the Response Generate would return for the same reply: a refusal
+// delta is text with Stop agent.StopRefusal (and the reply stays a
+// refusal whatever finish_reason says), a call without an id gets
+// "call_<n>", a call without arguments gets "{}".
+//
+// Failures are classified as for Generate, before or during the stream:
+// an error event mid-stream by its error type (with no HTTP status, the
+// stream's being 200), and a stream that ends before any finish_reason
+// arrived, or whose connection breaks, as kind connection. A consumer that
+// stops early, or a done ctx, closes the stream and its connection at
+// once; a done ctx yields context.Cause(ctx).
+func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
+	return func(yield func(agent.Chunk, error) bool) {
+		if m.err != nil {
+			yield(agent.Chunk{}, m.err)
+			return
+		}
+		params, err := m.newParams(req, true)
+		if err != nil {
+			yield(agent.Chunk{}, err)
+			return
+		}
+		var raw *http.Response
+		stream := m.client.Chat.Completions.NewStreaming(ctx, params, m.requestOptions(&raw)...)
+		defer stream.Close()
+		r := chunkReader{calls: map[int64]int{}}
+		for stream.Next() {
+			status := 0
+			if raw != nil {
+				status = raw.StatusCode
+			}
+			chunks, err := r.read(stream.Current(), status)
+			if err != nil {
+				yield(agent.Chunk{}, err)
+				return
+			}
+			for _, c := range chunks {
+				if !yield(c, nil) {
+					return
+				}
+			}
+		}
+		switch err := stream.Err(); {
+		case err != nil:
+			yield(agent.Chunk{}, failure(ctx, err, raw))
+		case ctx.Err() != nil:
+			yield(agent.Chunk{}, context.Cause(ctx))
+		case !r.finished:
+			yield(agent.Chunk{}, wire.StreamCut(System))
+		}
+	}
+}
+
+// chunkReader turns the stream's chunks into agent.Chunks, keeping what
+// a chunk alone does not say.
+type chunkReader struct {
+	calls    map[int64]int // the provider's tool call index → the call's place
+	argless  []bool        // per call: no argument fragment yet
+	refusal  bool
+	finished bool
+	out      []agent.Chunk
+}
+
+// read maps one chunk of the stream. Only choice 0 is read, as Generate
+// reads only the first choice.
+func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chunk, error) {
+	r.out = r.out[:0]
+	if u := cc.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
+		r.out = append(r.out, agent.Chunk{Usage: agent.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}})
+	}
+	for _, choice := range cc.Choices {
+		if choice.Index != 0 {
+			continue
+		}
+		d := choice.Delta
+		if d.Content != "" {
+			r.out = append(r.out, agent.Chunk{Text: d.Content})
+		}
+		if d.Refusal != "" {
+			r.refusal = true
+			r.out = append(r.out, agent.Chunk{Text: d.Refusal, Stop: agent.StopRefusal})
+		}
+		for _, tc := range d.ToolCalls {
+			i, seen := r.calls[tc.Index]
+			if !seen {
+				i = len(r.calls)
+				if err := checkToolType(status, i, tc.Type); err != nil {
+					return nil, err
+				}
+				r.calls[tc.Index] = i
+				r.argless = append(r.argless, true)
+				r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: callID(tc.ID, i), Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
+			} else if tc.Function.Arguments != "" {
+				r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, Arguments: tc.Function.Arguments}})
+			}
+			if tc.Function.Arguments != "" {
+				r.argless[i] = false
+			}
+		}
+		if choice.FinishReason != "" {
+			r.finished = true
+			for i, none := range r.argless {
+				if none {
+					r.argless[i] = false
+					r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, Arguments: "{}"}})
+				}
+			}
+			stop := stopReason(choice.FinishReason)
+			if r.refusal {
+				stop = agent.StopRefusal
+			}
+			r.out = append(r.out, agent.Chunk{Stop: stop, StopRaw: choice.FinishReason})
+		}
+	}
+	return r.out, nil
+}
