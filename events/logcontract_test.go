@@ -25,5 +25,12 @@ func TestFileLogKeepsTheLogContract(t *testing.T) {
 			return l
 		},
 		Durable: true,
+		Follow: func(t *testing.T, name string) events.Follower {
+			l, err := events.FollowFile(filepath.Join(dir, name+".ndjson"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return l
+		},
 	})
 }
