@@ -11,8 +11,8 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/enforcer-go/enforcer/events"
-	"github.com/enforcer-go/enforcer/events/logtest"
 	enforcerjs "github.com/enforcer-go/enforcer/events/jetstream"
+	"github.com/enforcer-go/enforcer/events/logtest"
 )
 
 const session = "0198f0aa-1111-7000-8000-0000000000aa"
