@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/enforcer-go/enforcer/events"
 )
 
@@ -75,4 +77,28 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	slices.Sort(lat)
 	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
 	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+}
+
+// BenchmarkRawPublishExpectingTheLastSequence is BenchmarkRawPublish with
+// the header Append sends: what the server's check of the subject's last
+// sequence costs.
+func BenchmarkRawPublishExpectingTheLastSequence(b *testing.B) {
+	s := startServer(b, b.TempDir(), -1)
+	_, js := connect(b, s.ClientURL())
+	open(b, js, session) // creates the stream
+	data, err := benchRecord(1).MarshalJSON()
+	if err != nil {
+		b.Fatal(err)
+	}
+	subject := "enforcer.session." + session
+	b.ReportAllocs()
+	b.ResetTimer()
+	var last uint64
+	for range b.N {
+		ack, err := js.Publish(b.Context(), subject, data, jetstream.WithExpectLastSequencePerSubject(last))
+		if err != nil {
+			b.Fatal(err)
+		}
+		last = ack.Sequence
+	}
 }
