@@ -127,6 +127,15 @@ func TestAFollowingStreamClosesWhenItsLogCannotBeRead(t *testing.T) {
 	w, r, path := followPair(t, tick)
 	appendStarts(t, w, 3)
 	tick <- time.Now() // the reader reads the three records
+	n := 0
+	for _, err := range r.Subscribe(t.Context(), "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 3 {
+			break
+		}
+	}
 	if err := os.Truncate(path, 10); err != nil {
 		t.Fatal(err)
 	}
