@@ -143,3 +143,65 @@ func TestAThreeNodeClusterLosesNothingAcknowledgedWhenTheLeaderStops(t *testing.
 		}
 	}
 }
+
+// A reader follows the session across a restart of the server: its
+// watch resumes where it was, so it sees every record once, in order.
+func TestAFollowerKeepsFollowingAcrossAServerRestart(t *testing.T) {
+	dir := t.TempDir()
+	s := startServer(t, dir, -1)
+	p := port(s)
+	_, js := connect(t, s.ClientURL())
+	_, rjs := connect(t, s.ClientURL())
+	w, err := events.NewStream(session, open(t, js, session))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := events.Follow(session, open(t, rjs, session))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	got := make(chan []string, 1)
+	go func() {
+		var ids []string
+		for n, err := range r.Subscribe(ctx, "") {
+			if err != nil {
+				t.Errorf("the follower: %v", err)
+				break
+			}
+			if ids = append(ids, n.Method); len(ids) == 4 {
+				break
+			}
+		}
+		got <- ids
+	}()
+	appendTurn := func(w *events.Stream, id string) {
+		t.Helper()
+		if _, err := w.Append(events.TurnStarted{TurnID: id}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := w.Append(events.TurnCompleted{TurnID: id, Terminal: "completed"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendTurn(w, "t1")
+	if _, err := r.WaitTurn(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	s.Shutdown()
+	s.WaitForShutdown()
+	startServer(t, dir, p)
+	w2, err := events.NewStream(session, reopen(t, js, session))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTurn(w2, "t2")
+	if _, err := r.WaitTurn(ctx, "t2"); err != nil {
+		t.Fatalf("the follower did not see the turn written after the restart: %v", err)
+	}
+	if ids := <-got; !slices.Equal(ids, []string{"turn/started", "turn/completed", "turn/started", "turn/completed"}) {
+		t.Errorf("the follower's subscriber got %v", ids)
+	}
+}
