@@ -32,6 +32,27 @@
 // once the stream acknowledged the record, that is once it is stored on
 // the stream's replicas as configured (a majority of three for R3).
 //
+// # Durability
+//
+// An acknowledged record survives a crash or restart of any nats-server.
+// Against a power failure, what counts is the server's fsync policy, as
+// with the file log's SyncEvery: nats-server writes each message to its
+// file store at once but fsyncs it every sync_interval (default two
+// minutes). On R3 a power failure of one machine loses nothing — the
+// record is on two others. On R1, a power failure of the server's machine
+// can lose the records of the last sync_interval, unless the server runs
+// with
+//
+//	jetstream { sync_interval: always }
+//
+// (fsync before each acknowledgement, at a cost in throughput). Records
+// so lost are reported to clients that saw them as [events.ErrStale]: a
+// cursor names its record, not only its position.
+//
+// There is no asynchronous mode: pipelined publishes cannot carry the
+// expected subject sequence (it is known only from the previous
+// acknowledgement), so they would give up the one-writer guarantee.
+//
 // Every open Log is also a reader: [Log.Wait] watches the subject with an
 // ordered consumer, so [events.Follow] over it delivers, on any machine,
 // the records another machine appends.
