@@ -48,10 +48,10 @@ type Log struct {
 }
 
 // Open opens the log of session in the stream (DefaultStream unless
-// WithStream): it reads the subject's records once, to learn the last
-// sequence number and where each record is, so Last is exact, and
-// checks that they are the session's records, numbered 1, 2, … with no
-// gap (else ErrCorrupt). The stream must exist unless CreateStream is
+// WithStream): it reads the subject's records once (one request each),
+// to learn the last sequence number and where each record is, so Last
+// is exact, and checks that they are the session's records, numbered 1,
+// 2, … with no gap (else ErrCorrupt). The stream must exist unless CreateStream is
 // given. The caller keeps ownership of js and its connection: Close
 // releases the log, not the connection.
 //
