@@ -85,8 +85,10 @@ func TestAThreeNodeClusterLosesNothingAcknowledgedWhenTheLeaderStops(t *testing.
 		if l, err = enforcerjs.Open(ctx, js, session, enforcerjs.CreateStream(3), enforcerjs.WithTimeout(2*time.Second)); err == nil {
 			break
 		}
-		if ctx.Err() != nil {
+		select {
+		case <-ctx.Done():
 			t.Fatalf("cannot create the R3 stream: %v", err)
+		case <-time.After(50 * time.Millisecond): // retry, bounded by ctx
 		}
 	}
 	w, err := events.NewStream(session, l)
