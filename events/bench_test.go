@@ -1,8 +1,16 @@
 package events
 
 import (
+	"bufio"
 	"context"
+	"io"
+	"iter"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 )
@@ -73,5 +81,74 @@ func BenchmarkFold(b *testing.B) {
 		if _, err := rec.Notification(); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCrossProcessLatencyFile measures, per record, the time from
+// asking a writer process (this test binary, re-run) to append to the SSE
+// frame reaching a client of a stream in this process that follows the
+// file (pipe, append with fsync, poll, fold, HTTP); it reports the median
+// and p99, at the default poll interval and at 5ms.
+func BenchmarkCrossProcessLatencyFile(b *testing.B) {
+	for _, poll := range []time.Duration{defaultPoll, 5 * time.Millisecond} {
+		b.Run("poll="+poll.String(), func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "session.ndjson")
+			l, err := OpenFile(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			l.Close()
+			fl, err := FollowFile(path, PollEvery(poll))
+			if err != nil {
+				b.Fatal(err)
+			}
+			r, err := Follow(testSession, fl)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer r.Close()
+			srv := httptest.NewServer(r)
+			defer srv.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer resp.Body.Close()
+			next, stop := iter.Pull2(ReadSSE(resp.Body))
+			defer stop()
+
+			cmd := exec.Command(os.Args[0], "-test.run=^TestSSEOverAFollowedFileDeliversAnotherProcesssTurns$")
+			cmd.Env = append(os.Environ(), "EVENTS_FOLLOW_WRITER="+path, "EVENTS_FOLLOW_STEP=1")
+			in, _ := cmd.StdinPipe()
+			out, _ := cmd.StdoutPipe()
+			if err := cmd.Start(); err != nil {
+				b.Fatal(err)
+			}
+			defer cmd.Wait()
+			defer in.Close()
+			acks := bufio.NewScanner(out)
+			lat := make([]time.Duration, 0, b.N)
+			b.ResetTimer()
+			for range b.N {
+				start := time.Now()
+				if _, err := io.WriteString(in, "append\n"); err != nil {
+					b.Fatal(err)
+				}
+				if _, err, ok := next(); err != nil || !ok {
+					b.Fatalf("the SSE stream ended: %v", err)
+				}
+				lat = append(lat, time.Since(start))
+				if !acks.Scan() {
+					b.Fatal("the writer process ended")
+				}
+			}
+			b.StopTimer()
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
 	}
 }

@@ -87,4 +87,14 @@
 // damage the log. The lock follows the file, not its name, so a log whose
 // file is renamed or deleted while open (log rotation, mv) refuses every
 // later append with [ErrClosed], and its stream closes; see [OpenFile].
+//
+// # Readers in other processes
+//
+// A Stream delivers live what it appends itself. A process that serves
+// the session without writing it opens it with [Follow] over a
+// [Follower] — [FollowFile] for a file another process on the machine
+// writes, or a shared log such as the JetStream one (module
+// events/jetstream) — and its subscribers, WaitTurn and SSE handler
+// deliver the other process's records, in order, each exactly once.
+// Package events/logtest is the Log contract as a test suite.
 package events

@@ -153,3 +153,43 @@ func ExampleReadSSE() {
 	// Output:
 	// attempt 1/2 · retrying in 2s · timed out
 }
+
+// A process that serves the UI follows the session that a worker writes:
+// here both ends run in one process, over one file.
+func ExampleFollow() {
+	dir, err := os.MkdirTemp("", "follow")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "session-1.ndjson")
+
+	// The worker: the one writer of the session.
+	wlog, err := events.OpenFile(path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	w, err := events.NewStream("session-1", wlog)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer w.Close()
+
+	// The UI server: a read-only stream over the same file; serve it with
+	// http.Handle("/sessions/session-1", r).
+	rlog, err := events.FollowFile(path, events.PollEvery(10*time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, err := events.Follow("session-1", rlog)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer r.Close()
+
+	w.Append(events.TurnStarted{TurnID: "t1"})
+	w.Append(events.TurnCompleted{TurnID: "t1", Terminal: "completed"})
+	n, err := r.WaitTurn(context.Background(), "t1")
+	fmt.Println(n.Method, err)
+	// Output: turn/completed <nil>
+}

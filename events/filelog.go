@@ -124,7 +124,7 @@ func openLog(f *os.File, name string, created bool, o fileOptions) (*fileLog, er
 	if err != nil {
 		return nil, &Error{Op: "open", Err: err}
 	}
-	offsets, good, err := scanLog(io.NewSectionReader(f, 0, st.Size()))
+	offsets, good, err := scanLog(io.NewSectionReader(f, 0, st.Size()), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -175,6 +175,9 @@ type fileLog struct {
 	opt     fileOptions
 	stop    chan struct{}
 	wg      sync.WaitGroup
+
+	readOnly bool          // opened by FollowFile: it reads what a writer appends
+	grew     chan struct{} // closed when records are added; nil while nobody waits
 }
 
 func (l *fileLog) Append(rec Record) error {
@@ -193,6 +196,8 @@ func (l *fileLog) Append(rec Record) error {
 		return &Error{Op: "append", Seq: rec.Sequence, Err: ErrClosed}
 	case l.broken != nil:
 		return l.broken
+	case l.readOnly:
+		return &Error{Op: "append", Seq: rec.Sequence, Detail: "a log opened by FollowFile is read-only", Err: ErrInvalid}
 	}
 	if err := nextSeq(int64(len(l.offsets)), rec); err != nil {
 		return err
@@ -218,7 +223,16 @@ func (l *fileLog) Append(rec Record) error {
 	}
 	l.offsets = append(l.offsets, l.size)
 	l.size += int64(len(line))
+	l.wake()
 	return nil
+}
+
+// wake tells the waiters that records were added; l.mu must be held.
+func (l *fileLog) wake() {
+	if l.grew != nil {
+		close(l.grew)
+		l.grew = nil
+	}
 }
 
 // checkPath refuses to write once the log's path no longer names its file:
@@ -270,12 +284,18 @@ func (l *fileLog) syncLoop(tick <-chan time.Time, stopTicker func()) {
 func (l *fileLog) Last() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	_ = l.refresh() // a reader reports the error from Records or Wait
 	return int64(len(l.offsets))
 }
 
 func (l *fileLog) Records(after int64) iter.Seq2[Record, error] {
 	return func(yield func(Record, error) bool) {
 		l.mu.Lock()
+		if err := l.refresh(); err != nil {
+			l.mu.Unlock()
+			yield(Record{}, err)
+			return
+		}
 		closed, n, end := l.closed, int64(len(l.offsets)), l.size
 		var start int64
 		if after = max(after, 0); after < n {
@@ -340,8 +360,8 @@ func (l *fileLog) Close() error {
 
 // scanLog reads a log file from the start and returns where each record
 // starts and the length of the good prefix: everything up to a damaged
-// last line.
-func scanLog(r io.Reader) (offsets []int64, good int64, err error) {
+// last line. The first line read must hold record base+1.
+func scanLog(r io.Reader, base int64) (offsets []int64, good int64, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
 		off    int64
@@ -359,12 +379,12 @@ func scanLog(r io.Reader) (offsets []int64, good int64, err error) {
 			return nil, 0, &Error{Op: "open", Err: rerr}
 		}
 		if bad != nil { // a damaged line with more after it is not a torn write
-			return nil, 0, &Error{Op: "open", Seq: int64(len(offsets)) + 1, Detail: fmt.Sprintf("damaged line at byte %d", badOff), Err: errors.Join(ErrCorrupt, bad)}
+			return nil, 0, &Error{Op: "open", Seq: base + int64(len(offsets)) + 1, Detail: fmt.Sprintf("damaged line at byte %d", badOff), Err: errors.Join(ErrCorrupt, bad)}
 		}
 		if !complete {
 			break
 		}
-		seq := int64(len(offsets)) + 1
+		seq := base + int64(len(offsets)) + 1
 		derr := rerr
 		if derr == nil {
 			_, derr = decodeLine(line, seq)

@@ -11,7 +11,8 @@ import (
 // means defaults; an invalid value makes NewStream fail and say which.
 type Option interface{ apply(*streamOptions) }
 
-// FileOption configures [OpenFile]: [SyncEvery]. It is a type of its own,
+// FileOption configures [OpenFile] and [FollowFile]: [SyncEvery],
+// [PollEvery]. It is a type of its own,
 // so an option given to the wrong constructor does not compile.
 type FileOption interface{ applyFile(*fileOptions) }
 
@@ -24,6 +25,7 @@ type streamOptions struct {
 type fileOptions struct {
 	every    int
 	interval time.Duration
+	poll     time.Duration
 	errs     []error
 
 	// test hooks
@@ -32,6 +34,7 @@ type fileOptions struct {
 	noSync   bool             // never fsync (fuzzing)
 	syncFile func() error     // called instead of each fsync of the file
 	opened   func()           // called between opening the file and locking it
+	pollTick <-chan time.Time // replaces the poll ticker of a waiting reader
 }
 
 type streamOption func(*streamOptions)
@@ -53,7 +56,7 @@ func newStreamOptions(opts []Option) (streamOptions, error) {
 }
 
 func newFileOptions(opts []FileOption) (fileOptions, error) {
-	o := fileOptions{every: 1}
+	o := fileOptions{every: 1, poll: defaultPoll}
 	for _, opt := range opts {
 		if opt != nil {
 			opt.applyFile(&o)
@@ -117,6 +120,20 @@ func SyncEvery(n int, interval time.Duration) FileOption {
 		default:
 			o.every, o.interval = n, interval
 		}
+	})
+}
+
+// PollEvery sets how often a reader opened by FollowFile checks the file
+// for new records while it waits (default 50ms): the most a record
+// written by another process waits before the reader sees it. Each check
+// is one fstat. d must be at least a millisecond.
+func PollEvery(d time.Duration) FileOption {
+	return fileOption(func(o *fileOptions) {
+		if d < time.Millisecond {
+			o.errs = append(o.errs, badOption("PollEvery", "d = %v, want >= 1ms", d))
+			return
+		}
+		o.poll = d
 	})
 }
 

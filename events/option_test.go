@@ -25,10 +25,27 @@ func TestAnOptionWithABadValueIsAnError(t *testing.T) {
 			t.Errorf("NewStream accepted %s", name)
 		}
 	}
-	for name, opt := range map[string]FileOption{"SyncEvery(0, 0)": SyncEvery(0, 0), "SyncEvery(1, -1s)": SyncEvery(1, -time.Second)} {
+	for name, opt := range map[string]FileOption{"SyncEvery(0, 0)": SyncEvery(0, 0), "SyncEvery(1, -1s)": SyncEvery(1, -time.Second), "PollEvery(0)": PollEvery(0)} {
 		if l, err := OpenFile(filepath.Join(t.TempDir(), "log"), opt, nil); err == nil {
 			l.Close()
 			t.Errorf("OpenFile accepted %s", name)
 		}
+	}
+}
+
+func TestFollowFileRefusesABadOptionAndAMissingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	if l, err := FollowFile(path); err == nil {
+		l.Close()
+		t.Error("FollowFile opened a file that does not exist")
+	}
+	l, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if r, err := FollowFile(path, PollEvery(time.Microsecond)); err == nil {
+		r.Close()
+		t.Error("FollowFile accepted PollEvery(1µs)")
 	}
 }

@@ -35,6 +35,10 @@ type Stream struct {
 	cause     error // the log's error that closed the stream, if any
 	logClosed bool
 	done      chan struct{}
+
+	readOnly   bool               // opened by Follow
+	stopFollow context.CancelFunc // stops the pump of a followed log
+	followed   chan struct{}      // closed when the pump has stopped
 }
 
 // NewStream returns the stream of session id over log, which it owns (Close
@@ -95,6 +99,9 @@ func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
 // overwhelming likelihood, across sessions; with a fixed clock they are
 // deterministic.
 func (s *Stream) Append(ev Event) (Notification, error) {
+	if s.readOnly {
+		return Notification{}, &Error{Op: "append", Detail: "a stream opened by Follow is read-only; append through the writer's stream", Err: ErrInvalid}
+	}
 	ev, err := checkEvent(ev)
 	if err != nil {
 		return Notification{}, err
@@ -125,10 +132,10 @@ func (s *Stream) Append(ev Event) (Notification, error) {
 	return e.n, nil
 }
 
-// fail closes the stream because the log could not store a record: the
-// log may refuse every later append, so no turn could be seen to end.
-// Waiters and subscribers end with an error wrapping cause. s.wmu must be
-// held.
+// fail closes the stream because the log could not store a record (the
+// log may refuse every later append, so no turn could be seen to end) or,
+// on a followed log, could not be read. Waiters and subscribers end with
+// an error wrapping cause.
 func (s *Stream) fail(cause error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -147,7 +154,11 @@ func (s *Stream) closedErr(op string) error {
 	if cause == nil {
 		return &Error{Op: op, Err: ErrClosed}
 	}
-	return &Error{Op: op, Detail: "a log append failed", Err: fmt.Errorf("%w: %w", ErrClosed, cause)}
+	detail := "a log append failed"
+	if s.readOnly {
+		detail = "reading the followed log failed"
+	}
+	return &Error{Op: op, Detail: detail, Err: fmt.Errorf("%w: %w", ErrClosed, cause)}
 }
 
 // publish makes e visible; s.mu must be held (or s not yet shared).
@@ -413,6 +424,10 @@ func (s *Stream) readEntry(seq int64) (entry, error) {
 // progress. It also closes the log of a stream that a failed log append
 // closed (see Append).
 func (s *Stream) Close() error {
+	if s.stopFollow != nil {
+		s.stopFollow()
+		<-s.followed
+	}
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.mu.Lock()

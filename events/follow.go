@@ -1,0 +1,193 @@
+package events
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// FollowFile opens the file log at name read-only, as a reader beside the
+// process that writes it: it takes no lock (the writer's OpenFile holds
+// it), never writes, fsyncs or truncates the file, and refuses Append with
+// ErrInvalid. The file must exist.
+//
+// It sees the records the writer appends — on Last, Records and Wait — by
+// checking the file's size (one fstat) on each of those calls and, while
+// Wait waits, every poll interval (PollEvery, default 50ms); so a record
+// reaches a reader at most one interval after its write. A line still
+// being written is left for the next check. A file that shrinks below the
+// records already read (a writer that undid a failed write, a file
+// replaced by an older copy) fails the next read with ErrCorrupt; a file
+// renamed away is still followed, the name is not looked at again.
+//
+// Any FileOption other than PollEvery has no effect on a reader.
+func FollowFile(name string, opts ...FileOption) (Follower, error) {
+	o, err := newFileOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		name = abs
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, &Error{Op: "open", Err: err}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, &Error{Op: "open", Err: err}
+	}
+	l := &fileLog{f: f, name: name, fi: st, opt: o, stop: make(chan struct{}), readOnly: true}
+	if err := l.refresh(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return l, nil
+}
+
+// defaultPoll is how often a waiting reader of a file log checks the file.
+const defaultPoll = 50 * time.Millisecond
+
+// refresh reads, on a log opened by FollowFile, the complete records
+// written since the last refresh; l.mu must be held. On a writer's log
+// (which knows its records) and a closed log it does nothing.
+func (l *fileLog) refresh() error {
+	if !l.readOnly || l.closed {
+		return nil
+	}
+	st, err := l.f.Stat()
+	if err != nil {
+		return &Error{Op: "read", Err: err}
+	}
+	size := st.Size()
+	switch {
+	case size < l.size:
+		return &Error{Op: "read", Seq: int64(len(l.offsets)), Detail: fmt.Sprintf("the file shrank to %d bytes, below the %d bytes of records already read", size, l.size), Err: ErrCorrupt}
+	case size == l.size:
+		return nil
+	}
+	offsets, good, err := scanLog(io.NewSectionReader(l.f, l.size, size-l.size), int64(len(l.offsets)))
+	if err != nil {
+		if e, ok := err.(*Error); ok {
+			e.Op = "read"
+		}
+		return err
+	}
+	if len(offsets) == 0 {
+		return nil
+	}
+	for _, off := range offsets {
+		l.offsets = append(l.offsets, l.size+off)
+	}
+	l.size += good
+	l.wake()
+	return nil
+}
+
+// Wait implements Follower. On the writer's log it wakes on each Append;
+// on a reader (FollowFile) it also checks the file every poll interval.
+func (l *fileLog) Wait(ctx context.Context, after int64) error {
+	var tick <-chan time.Time
+	for {
+		l.mu.Lock()
+		if l.closed {
+			l.mu.Unlock()
+			return &Error{Op: "wait", Err: ErrClosed}
+		}
+		if err := l.refresh(); err != nil {
+			l.mu.Unlock()
+			return err
+		}
+		if int64(len(l.offsets)) > after {
+			l.mu.Unlock()
+			return nil
+		}
+		if l.grew == nil {
+			l.grew = make(chan struct{})
+		}
+		grew := l.grew
+		l.mu.Unlock()
+		if l.readOnly && tick == nil {
+			if tick = l.opt.pollTick; tick == nil {
+				t := time.NewTicker(l.opt.poll)
+				defer t.Stop()
+				tick = t.C
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-l.stop:
+		case <-grew:
+		case <-tick:
+		}
+	}
+}
+
+// Follow returns a read-only stream of session id over log, whose records
+// another process or machine appends (a log from FollowFile, or a shared
+// log such as the JetStream one): its subscribers, WaitTurn and
+// ServeHTTP deliver those records live, in order, each exactly once, as
+// they would on the writer's stream. The stream owns log (Close closes
+// it). Append is refused with ErrInvalid.
+//
+// A goroutine waits on the log (Follower.Wait) and reads the new records;
+// Close stops it. When the log fails — it cannot be read, or it holds a
+// record of another session or out of sequence — the stream closes, and
+// waiters and subscribers end with ErrClosed wrapping the log's error.
+func Follow(id string, log Follower, opts ...Option) (*Stream, error) {
+	if log == nil {
+		return nil, &Error{Op: "open", Detail: "nil log", Err: ErrInvalid}
+	}
+	s, err := NewStream(id, log, opts...)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.readOnly, s.stopFollow, s.followed = true, cancel, make(chan struct{})
+	go s.pump(ctx, log)
+	return s, nil
+}
+
+// pump publishes the records another process appends to s's log, until
+// ctx ends or the log fails.
+func (s *Stream) pump(ctx context.Context, log Follower) {
+	defer close(s.followed)
+	for {
+		s.mu.Lock()
+		last := s.last
+		s.mu.Unlock()
+		if err := log.Wait(ctx, last); err != nil {
+			if ctx.Err() == nil {
+				s.fail(err)
+			}
+			return
+		}
+		for rec, err := range log.Records(last) {
+			if err == nil && rec.Stream != s.id {
+				err = &Error{Op: "follow", Seq: rec.Sequence, Detail: fmt.Sprintf("record belongs to session %q", rec.Stream), Err: ErrCorrupt}
+			}
+			if err == nil && rec.Sequence != last+1 {
+				err = &Error{Op: "follow", Seq: rec.Sequence, Detail: fmt.Sprintf("sequence must be %d", last+1), Err: ErrCorrupt}
+			}
+			var e entry
+			if err == nil {
+				e, err = fold(rec)
+			}
+			if err != nil {
+				if ctx.Err() == nil {
+					s.fail(err)
+				}
+				return
+			}
+			s.mu.Lock()
+			s.publish(e)
+			s.mu.Unlock()
+			last = e.seq
+		}
+	}
+}

@@ -1,0 +1,274 @@
+package events
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// withPollTick replaces the poll ticker of a waiting FollowFile reader.
+func withPollTick(tick <-chan time.Time) FileOption {
+	return fileOption(func(o *fileOptions) { o.pollTick = tick })
+}
+
+// followPair returns the writer's stream over a new file log and a stream
+// that follows the same file read-only, polling when tick fires.
+func followPair(t *testing.T, tick <-chan time.Time) (w, r *Stream, path string) {
+	t.Helper()
+	path = filepath.Join(t.TempDir(), "session.ndjson")
+	w = openStream(t, path)
+	fl, err := FollowFile(path, withPollTick(tick))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err = Follow(testSession, fl)
+	if err != nil {
+		fl.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return w, r, path
+}
+
+func TestAFollowingStreamDeliversAnotherWritersRecordsLiveInOrderOnce(t *testing.T) {
+	tick := make(chan time.Time)
+	w, r, _ := followPair(t, tick)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	evs := transcript()
+	got := make(chan []Notification, 1)
+	go func() {
+		var ns []Notification
+		for n, err := range r.Subscribe(ctx, "") {
+			if err != nil {
+				t.Errorf("subscriber: %v", err)
+				break
+			}
+			if ns = append(ns, n); len(ns) == len(evs) {
+				break
+			}
+		}
+		got <- ns
+	}()
+	turn := make(chan Notification, 1)
+	go func() {
+		n, err := r.WaitTurn(ctx, "t2")
+		if err != nil {
+			t.Errorf("WaitTurn: %v", err)
+		}
+		turn <- n
+	}()
+	var want []Notification
+	for _, ev := range evs {
+		n, err := w.Append(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, n)
+		tick <- time.Now() // the reader's next poll: a blocked send until it waits
+	}
+	ns := <-got
+	if len(ns) != len(want) {
+		t.Fatalf("the follower delivered %d notifications, want %d", len(ns), len(want))
+	}
+	for i := range want {
+		if g, w := frameBytes(t, ns[i]), frameBytes(t, want[i]); string(g) != string(w) {
+			t.Errorf("notification %d:\n got %s\nwant %s", i+1, g, w)
+		}
+	}
+	if n := <-turn; n.Method != "turn/completed" || !strings.Contains(string(n.Params), `"turnId":"t2"`) {
+		t.Errorf("WaitTurn(t2) on the follower = %s %s", n.Method, n.Params)
+	}
+	if _, err := r.Append(TurnStarted{TurnID: "t9"}); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Append on a following stream = %v, want ErrInvalid", err)
+	}
+}
+
+func TestAFollowingStreamResumesFromACursorOfTheWritersStream(t *testing.T) {
+	tick := make(chan time.Time)
+	w, _, path := followPair(t, tick)
+	ns := appendStarts(t, w, 4)
+	fl, err := FollowFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Follow(testSession, fl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var seqs []int64
+	for n, err := range r.Subscribe(t.Context(), ns[1].Cursor()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seqs = append(seqs, seqOf(t, n)); len(seqs) == 2 {
+			break
+		}
+	}
+	if !slices.Equal(seqs, []int64{3, 4}) {
+		t.Errorf("resumed after record 2 with %v, want [3 4]", seqs)
+	}
+}
+
+func TestAFollowingStreamClosesWhenItsLogCannotBeRead(t *testing.T) {
+	tick := make(chan time.Time)
+	w, r, path := followPair(t, tick)
+	appendStarts(t, w, 3)
+	tick <- time.Now() // the reader reads the three records
+	n := 0
+	for _, err := range r.Subscribe(t.Context(), "") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n++; n == 3 {
+			break
+		}
+	}
+	if err := os.Truncate(path, 10); err != nil {
+		t.Fatal(err)
+	}
+	select { // the reader may see the shrink before this poll
+	case tick <- time.Now():
+	case <-r.done:
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := r.WaitTurn(ctx, "never"); err == nil {
+		t.Fatal("WaitTurn returned without a terminal")
+	} else if !errors.Is(err, ErrClosed) || !errors.Is(err, ErrCorrupt) {
+		t.Errorf("WaitTurn after the file shrank = %v, want ErrClosed wrapping ErrCorrupt", err)
+	}
+}
+
+func TestAFollowingStreamRefusesANilLogAndItsCloseStopsFollowing(t *testing.T) {
+	if _, err := Follow(testSession, nil); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Follow(nil) = %v, want ErrInvalid", err)
+	}
+	tick := make(chan time.Time)
+	_, r, _ := followPair(t, tick)
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-r.followed:
+	default:
+		t.Error("Close returned while the follower still ran")
+	}
+}
+
+// The multi-process test: a child process (this test binary, re-run)
+// writes turns to a file log; this process serves SSE over a stream that
+// follows the file read-only; an HTTP client sees every frame once, live.
+func TestSSEOverAFollowedFileDeliversAnotherProcesssTurns(t *testing.T) {
+	if path := os.Getenv("EVENTS_FOLLOW_WRITER"); path != "" {
+		followWriter(path)
+		return
+	}
+	if testing.Short() {
+		t.Skip("starts a child process")
+	}
+	path := filepath.Join(t.TempDir(), "session.ndjson")
+	l, err := OpenFile(path) // creates the file the reader opens
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	fl, err := FollowFile(path, PollEvery(5*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Follow(testSession, fl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	srv := httptest.NewServer(r)
+	defer srv.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSSEOverAFollowedFileDeliversAnotherProcesssTurns$")
+	cmd.Env = append(os.Environ(), "EVENTS_FOLLOW_WRITER="+path)
+	out, err := cmd.CombinedOutput() // the child has written every turn when it exits
+	if err != nil {
+		t.Fatalf("the writer process failed: %v\n%s", err, out)
+	}
+	_, want := appendAll(t, transcript()) // the same events, the same clock
+	var got []Notification
+	for n, err := range ReadSSE(resp.Body) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got = append(got, n); len(got) == len(want) {
+			break
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("the client saw %d frames, want %d", len(got), len(want))
+	}
+	for i := range want {
+		if g, w := frameBytes(t, got[i]), frameBytes(t, want[i]); string(g) != string(w) {
+			t.Errorf("frame %d:\n got %s\nwant %s", i+1, g, w)
+		}
+	}
+}
+
+// followWriter is the writer process of the multi-process tests: it
+// appends the transcript with the test clock, one record per line of
+// stdin when EVENTS_FOLLOW_STEP is set (printing each sequence number
+// once acknowledged), else all at once.
+func followWriter(path string) {
+	l, err := OpenFile(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	s, err := NewStream(testSession, l, WithClock(fixedClock()))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	step := os.Getenv("EVENTS_FOLLOW_STEP") != ""
+	in := bufio.NewScanner(os.Stdin)
+	evs := transcript()
+	for i := 0; ; i++ {
+		if step && !in.Scan() {
+			break
+		}
+		if !step && i == len(evs) {
+			break
+		}
+		n, err := s.Append(evs[i%len(evs)])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		if step {
+			seq, _ := parseCursor(testSession, n.Cursor())
+			fmt.Println(strconv.FormatInt(seq, 10))
+		}
+	}
+	if err := s.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	os.Exit(0)
+}

@@ -1,0 +1,65 @@
+// Package jetstream is an [events.Log] on NATS JetStream: a session
+// stream that any number of machines read live and that survives a
+// restart of any of them, stored — and replicated, R1 or R3 — by the NATS
+// cluster a deployment already runs. It is a module of its own, so that
+// the core module keeps its three dependencies.
+//
+// # Layout
+//
+// One JetStream stream holds every session (default name
+// ENFORCER_SESSIONS, [WithStream]); each session has one subject in it,
+// "<prefix>.<session>" (default prefix "enforcer.session",
+// [WithSubjectPrefix]), and each record is one message on that subject:
+// the record's JSON line (see [events.Record]), no headers of its own. A
+// session ID made only of ASCII letters, digits, '-' and '_' is the
+// subject's last token as is; any other ID is written "~" followed by its
+// unpadded base64url form, so every ID maps to one valid token.
+//
+// The stream must exist with subjects "<prefix>.>" and limits retention
+// (no MaxAge, MaxMsgs or MaxBytes that would drop records of a live
+// session, no MaxMsgsPerSubject), or be created by [Open] when given
+// [CreateStream]:
+//
+//	nats stream add ENFORCER_SESSIONS --subjects 'enforcer.session.>' \
+//	    --storage file --replicas 3 --retention limits --defaults
+//
+// # Writers and readers
+//
+// [Log.Append] publishes with the expected last sequence of the session's
+// subject (Nats-Expected-Last-Subject-Sequence), so two writers of one
+// session cannot interleave or duplicate records: the second gets an error
+// matching [events.ErrConflict] and nothing is written. Append returns nil
+// once the stream acknowledged the record, that is once it is stored on
+// the stream's replicas as configured (a majority of three for R3).
+//
+// # Durability
+//
+// An acknowledged record survives a crash or restart of any nats-server.
+// Against a power failure, what counts is the server's fsync policy, as
+// with the file log's SyncEvery: nats-server writes each message to its
+// file store at once but fsyncs it every sync_interval (default two
+// minutes). On R3 a power failure of one machine loses nothing — the
+// record is on two others. On R1, a power failure of the server's machine
+// can lose the records of the last sync_interval, unless the server runs
+// with
+//
+//	jetstream { sync_interval: always }
+//
+// (fsync before each acknowledgement, at a cost in throughput). Records
+// so lost are reported to clients that saw them as [events.ErrStale]: a
+// cursor names its record, not only its position.
+//
+// There is no asynchronous mode: pipelined publishes cannot carry the
+// expected subject sequence (it is known only from the previous
+// acknowledgement), so they would give up the one-writer guarantee.
+//
+// Every open Log is also a reader: [Log.Wait] watches the subject with an
+// ordered consumer, so [events.Follow] over it delivers, on any machine,
+// the records another machine appends.
+//
+//	js, _ := jetstream.New(nc) // github.com/nats-io/nats.go/jetstream
+//	log, err := enforcerjs.Open(ctx, js, "session-1", enforcerjs.CreateStream(3))
+//	if err != nil { … }
+//	s, err := events.NewStream("session-1", log) // the writer
+//	// elsewhere: events.Follow("session-1", log) // a reader
+package jetstream

@@ -1,0 +1,411 @@
+package jetstream
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/enforcer-go/enforcer/events"
+)
+
+// headerRoom is what Append keeps free of the server's max payload for
+// the headers of a publish (the expected subject sequence).
+const headerRoom = 256
+
+// cacheSize is how many of the newest records a Log keeps decoded, so
+// that a follower reads what it was just told about without a request.
+const cacheSize = 64
+
+// Log is the log of one session on a JetStream stream; see the package
+// doc for the layout. It implements [events.Follower]. It is safe for
+// concurrent use.
+type Log struct {
+	js      jetstream.JetStream
+	stream  jetstream.Stream
+	name    string // the stream's name
+	session string
+	subject string
+	max     int // the largest record Append publishes, in bytes
+	o       options
+
+	amu sync.Mutex // serializes appends; held across the publish
+
+	mu       sync.Mutex // guards the rest
+	seqs     []uint64   // seqs[i] is the stream sequence of record i+1
+	cache    [cacheSize]events.Record
+	broken   error         // set when an append may or may not be stored
+	closed   bool          // by Close
+	grew     chan struct{} // closed when records are added; nil while nobody waits
+	stop     chan struct{} // closed by Close
+	watch    jetstream.ConsumeContext
+	watching bool  // a Wait started the watch (or is starting it)
+	werr     error // why the watch failed, reported by Wait
+}
+
+// Open opens the log of session in the stream (DefaultStream unless
+// WithStream): it reads the subject's records once (one request each),
+// to learn the last sequence number and where each record is, so Last
+// is exact, and checks that they are the session's records, numbered 1,
+// 2, … with no gap (else ErrCorrupt). The stream must exist unless CreateStream is
+// given. The caller keeps ownership of js and its connection: Close
+// releases the log, not the connection.
+//
+// A record the stream cannot hold — over the server's max payload (less
+// 256 bytes for headers) or the stream's MaxMsgSize — is refused by
+// Append with ErrInvalid before anything is published.
+func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...Option) (*Log, error) {
+	o, err := newOptions(opts)
+	if err != nil {
+		return nil, &events.Error{Op: "open", Detail: err.Error(), Err: events.ErrInvalid}
+	}
+	if js == nil || session == "" {
+		return nil, &events.Error{Op: "open", Detail: "nil JetStream or empty session", Err: events.ErrInvalid}
+	}
+	cctx, cancel := context.WithTimeout(ctx, o.timeout)
+	defer cancel()
+	st, err := js.Stream(cctx, o.stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) && o.replicas > 0 {
+		st, err = js.CreateStream(cctx, jetstream.StreamConfig{
+			Name:      o.stream,
+			Subjects:  []string{o.prefix + ".>"},
+			Storage:   jetstream.FileStorage,
+			Retention: jetstream.LimitsPolicy,
+			Replicas:  o.replicas,
+		})
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // created meanwhile
+			st, err = js.Stream(cctx, o.stream)
+		}
+	}
+	if err != nil {
+		return nil, &events.Error{Op: "open", Detail: "stream " + o.stream, Err: err}
+	}
+	l := &Log{
+		js: js, stream: st, name: o.stream, session: session,
+		subject: o.prefix + "." + Token(session),
+		o:       o, stop: make(chan struct{}),
+	}
+	l.max = int(js.Conn().MaxPayload()) - headerRoom
+	if m := st.CachedInfo().Config.MaxMsgSize; m > 0 && int(m)-headerRoom < l.max {
+		l.max = int(m) - headerRoom
+	}
+	if err := l.scan(cctx); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+// Token is the last token of the subject of session id: id itself when it
+// is made of ASCII letters, digits, '-' and '_', else "~" and id in
+// unpadded base64url.
+func Token(id string) string {
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return "~" + base64.RawURLEncoding.EncodeToString([]byte(id))
+		}
+	}
+	return id
+}
+
+// scan reads the subject's records from the first, learning their stream
+// sequences.
+func (l *Log) scan(ctx context.Context) error {
+	next := uint64(1)
+	for {
+		msg, err := l.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(l.subject))
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			return nil
+		}
+		if err != nil {
+			return &events.Error{Op: "open", Seq: int64(len(l.seqs)) + 1, Err: err}
+		}
+		rec, err := l.decode(msg.Data, int64(len(l.seqs))+1)
+		if err != nil {
+			return err
+		}
+		l.remember(rec, msg.Sequence)
+		next = msg.Sequence + 1
+	}
+}
+
+// decode decodes the message that should hold record seq.
+func (l *Log) decode(data []byte, seq int64) (events.Record, error) {
+	var rec events.Record
+	if err := rec.UnmarshalJSON(data); err != nil {
+		return events.Record{}, &events.Error{Op: "read", Seq: seq, Detail: "subject " + l.subject, Err: errors.Join(events.ErrCorrupt, err)}
+	}
+	switch {
+	case rec.Sequence != seq:
+		return events.Record{}, &events.Error{Op: "read", Seq: seq, Detail: fmt.Sprintf("record %d where %d was due on subject %s", rec.Sequence, seq, l.subject), Err: events.ErrCorrupt}
+	case rec.Stream != l.session:
+		return events.Record{}, &events.Error{Op: "read", Seq: seq, Detail: fmt.Sprintf("record of session %q on subject %s", rec.Stream, l.subject), Err: events.ErrCorrupt}
+	}
+	return rec, nil
+}
+
+// remember adds record rec, stored at stream sequence seq, and wakes the
+// waiters; l.mu must be held (or l not yet shared).
+func (l *Log) remember(rec events.Record, seq uint64) {
+	l.seqs = append(l.seqs, seq)
+	l.cache[(rec.Sequence-1)%cacheSize] = rec
+	if l.grew != nil {
+		close(l.grew)
+		l.grew = nil
+	}
+}
+
+// Append publishes rec to the session's subject and returns once the
+// stream acknowledged it. rec.Sequence must be Last()+1 (else ErrCorrupt).
+// If another writer appended to the session since this log last saw it,
+// the stream refuses the record and Append returns an error matching
+// events.ErrConflict; so does every later Append of this log, which must
+// be opened again. A publish that fails without an answer from the stream
+// (a timeout, a lost connection) leaves the record uncertain: Append
+// returns an error matching events.ErrClosed and refuses every later
+// append until the log is opened again.
+func (l *Log) Append(rec events.Record) error {
+	if rec.Event == nil {
+		return &events.Error{Op: "append", Seq: rec.Sequence, Detail: "record has no event", Err: events.ErrInvalid}
+	}
+	data, err := rec.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if len(data) > l.max {
+		return &events.Error{Op: "append", Seq: rec.Sequence, Detail: fmt.Sprintf("record of %d bytes is over the %d bytes a message of stream %s can hold", len(data), l.max, l.name), Err: events.ErrInvalid}
+	}
+	l.amu.Lock()
+	defer l.amu.Unlock()
+	l.mu.Lock()
+	closed, broken, last := l.closed, l.broken, int64(len(l.seqs))
+	var expect uint64
+	if last > 0 {
+		expect = l.seqs[last-1]
+	}
+	l.mu.Unlock()
+	switch {
+	case closed:
+		return &events.Error{Op: "append", Seq: rec.Sequence, Err: events.ErrClosed}
+	case broken != nil:
+		return broken
+	case rec.Sequence != last+1:
+		return &events.Error{Op: "append", Seq: rec.Sequence, Detail: fmt.Sprintf("sequence must be %d", last+1), Err: events.ErrCorrupt}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.o.timeout)
+	defer cancel()
+	ack, err := l.js.Publish(ctx, l.subject, data, jetstream.WithExpectLastSequencePerSubject(expect))
+	if err != nil {
+		return l.failed(rec.Sequence, err)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if int64(len(l.seqs)) < rec.Sequence { // the watch may have seen it first
+		l.remember(rec, ack.Sequence)
+	}
+	return nil
+}
+
+// failed turns a failed publish of record seq into the error Append
+// returns, and breaks the log when the record may have been stored.
+func (l *Log) failed(seq int64, err error) error {
+	var api *jetstream.APIError
+	if errors.As(err, &api) {
+		switch api.ErrorCode {
+		case jetstream.JSErrCodeStreamWrongLastSequence, jetstream.JSErrCodeStreamWrongLastSequenceConstant:
+			e := &events.Error{Op: "append", Seq: seq, Detail: "subject " + l.subject + " has records this log has not seen; open the log again", Err: fmt.Errorf("%w: %w", events.ErrConflict, err)}
+			l.mu.Lock()
+			l.broken = e
+			l.mu.Unlock()
+			return e
+		}
+		// The stream answered and refused: nothing was written.
+		return &events.Error{Op: "append", Seq: seq, Detail: "stream " + l.name + " refused the record", Err: err}
+	}
+	e := &events.Error{Op: "append", Seq: seq, Detail: "no acknowledgement from stream " + l.name + "; the record may be stored: open the log again", Err: fmt.Errorf("%w: %w", events.ErrClosed, err)}
+	l.mu.Lock()
+	l.broken = e
+	l.mu.Unlock()
+	return e
+}
+
+// Last returns the sequence number of the last record this log has seen:
+// the subject's last when it was opened, then its own appends and, while
+// Wait watches the subject, other writers' appends.
+func (l *Log) Last() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return int64(len(l.seqs))
+}
+
+// Records yields, in order, the records with Sequence > after that this
+// log has seen (see Last), reading from the stream those it does not
+// keep (the newest 64 it does).
+func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
+	return func(yield func(events.Record, error) bool) {
+		l.mu.Lock()
+		closed, seqs := l.closed, l.seqs // entries below len never change
+		l.mu.Unlock()
+		if closed {
+			yield(events.Record{}, &events.Error{Op: "read", Err: events.ErrClosed})
+			return
+		}
+		for i := max(after, 0); i < int64(len(seqs)); i++ {
+			rec, err := l.record(i+1, seqs[i])
+			if !yield(rec, err) || err != nil {
+				return
+			}
+		}
+	}
+}
+
+// record returns record seq, stored at stream sequence at.
+func (l *Log) record(seq int64, at uint64) (events.Record, error) {
+	l.mu.Lock()
+	rec := l.cache[(seq-1)%cacheSize]
+	l.mu.Unlock()
+	if rec.Sequence == seq && rec.Event != nil {
+		return rec, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), l.o.timeout)
+	defer cancel()
+	msg, err := l.stream.GetMsg(ctx, at)
+	if err != nil {
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			err = errors.Join(events.ErrCorrupt, err) // deleted from the stream
+		}
+		return events.Record{}, &events.Error{Op: "read", Seq: seq, Detail: fmt.Sprintf("stream %s message %d", l.name, at), Err: err}
+	}
+	return l.decode(msg.Data, seq)
+}
+
+// Wait implements events.Follower: it returns nil once this log has seen
+// a record with Sequence > after — its own append, or another writer's,
+// which an ordered consumer on the subject (started by the first Wait,
+// stopped by Close) reports as soon as the stream stored it.
+func (l *Log) Wait(ctx context.Context, after int64) error {
+	for {
+		l.mu.Lock()
+		switch {
+		case l.closed:
+			l.mu.Unlock()
+			return &events.Error{Op: "wait", Err: events.ErrClosed}
+		case int64(len(l.seqs)) > after:
+			l.mu.Unlock()
+			return nil
+		case l.werr != nil:
+			err := l.werr
+			l.mu.Unlock()
+			return err
+		case ctx.Err() != nil:
+			l.mu.Unlock()
+			return context.Cause(ctx)
+		}
+		if !l.watching {
+			l.watching = true
+			start := uint64(1)
+			if n := len(l.seqs); n > 0 {
+				start = l.seqs[n-1] + 1
+			}
+			l.mu.Unlock()
+			watch, err := l.startWatch(ctx, start)
+			l.mu.Lock()
+			closed := l.closed
+			if err != nil {
+				l.watching = false
+			} else {
+				l.watch = watch
+			}
+			l.mu.Unlock()
+			if err != nil {
+				return err
+			}
+			if closed { // Close ran meanwhile and did not see the watch
+				watch.Stop()
+			}
+			continue
+		}
+		if l.grew == nil {
+			l.grew = make(chan struct{})
+		}
+		grew := l.grew
+		l.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		case <-l.stop:
+		case <-grew:
+		}
+	}
+}
+
+// startWatch starts the ordered consumer that reports other writers'
+// records, from stream sequence start on.
+func (l *Log) startWatch(ctx context.Context, start uint64) (jetstream.ConsumeContext, error) {
+	cctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	defer cancel()
+	cons, err := l.js.OrderedConsumer(cctx, l.name, jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{l.subject},
+		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:    start,
+	})
+	if err == nil {
+		var watch jetstream.ConsumeContext
+		if watch, err = cons.Consume(l.seen); err == nil {
+			return watch, nil
+		}
+	}
+	return nil, &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: err}
+}
+
+// seen takes a message of the subject from the watch.
+func (l *Log) seen(msg jetstream.Msg) {
+	meta, err := msg.Metadata()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed || l.werr != nil {
+		return
+	}
+	next := int64(len(l.seqs)) + 1
+	if err == nil && len(l.seqs) > 0 && meta.Sequence.Stream <= l.seqs[len(l.seqs)-1] {
+		return // this log's own append, or one it read already
+	}
+	var rec events.Record
+	if err == nil {
+		rec, err = l.decode(msg.Data(), next)
+	}
+	if err != nil {
+		l.werr = &events.Error{Op: "wait", Seq: next, Detail: "watching subject " + l.subject, Err: err}
+		if l.grew != nil {
+			close(l.grew)
+			l.grew = nil
+		}
+		return
+	}
+	l.remember(rec, meta.Sequence.Stream)
+}
+
+// Close stops the watch and makes the log refuse further use; it leaves
+// the connection open. Appended records are already durable.
+func (l *Log) Close() error {
+	l.amu.Lock() // wait for an append in progress
+	defer l.amu.Unlock()
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	close(l.stop)
+	watch := l.watch
+	l.mu.Unlock()
+	if watch != nil {
+		watch.Stop()
+		<-watch.Closed()
+	}
+	return nil
+}
