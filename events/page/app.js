@@ -120,7 +120,7 @@
     const tr = el("tr");
     const th = el("th", "", r.attempt);
     th.scope = "row";
-    tr.append(th, el("td", r.outcome, r.outcome), el("td", "", r.stage),
+    tr.append(th, el("td", r.outcome, r.outcome), el("td", "stage", r.stage),
       el("td", "", ""), el("td", "", ""), el("td", "", r.brokenBy), el("td", "msg", r.error));
     tr.children[3].append(el("code", "", r.path));
     tr.children[4].append(el("code", "", r.hash));
@@ -159,18 +159,21 @@
     if (num(p.timeToFirstTokenMs)) add("First token after", seconds(num(p.timeToFirstTokenMs)));
     t.outcome.hidden = false;
     const u = p.usage;
-    if (u && typeof u === "object") {
-      const tr = el("tr"), th = el("th", "", "Tokens");
-      th.scope = "row";
-      const td = el("td", "", "in " + num(u.inputTokens) + " · out " + num(u.outputTokens) +
-        " · cached " + num(u.cachedTokens) + " · reasoning " + num(u.reasoningTokens) + " (the turn's total)");
-      td.colSpan = 6;
-      tr.append(th, td);
-      t.tfoot.append(tr);
-      t.tfoot.hidden = false;
-      t.wrap.hidden = false;
-      add("Tokens", td.textContent);
+    if (!u || typeof u !== "object") return; // tokens unknown: nothing shown
+    const tokens = "in " + num(u.inputTokens) + " · out " + num(u.outputTokens) +
+      " · cached " + num(u.cachedTokens) + " · reasoning " + num(u.reasoningTokens);
+    if (!t.rows.length) {
+      add("Tokens", tokens);
+      return;
     }
+    // Usage is the turn's, summed over its model calls: one footer row.
+    const tr = el("tr"), th = el("th", "", "Tokens");
+    th.scope = "row";
+    const td = el("td", "", tokens + " (the turn's total)");
+    td.colSpan = 6;
+    tr.append(th, td);
+    t.tfoot.append(tr);
+    t.tfoot.hidden = false;
   }
 
   function say(line) {
