@@ -1,0 +1,86 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/enforcer-go/enforcer/events"
+)
+
+// view is `enforcer view`: the live page (and the event stream) of a file
+// log, on a loopback address, until ctx ends.
+func view(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("view")
+	addr := fs.String("addr", "127.0.0.1:0", "the loopback address to listen on (port 0 picks a free one)")
+	if err := parse(fs, args, "LOG"); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("view: want one LOG, got %d arguments", fs.NArg())
+	}
+	if err := loopback(*addr); err != nil {
+		return fmt.Errorf("view: -addr %q: %w", *addr, err)
+	}
+	r, err := openLog(fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("view: %w", err)
+	}
+	log := &fileView{r: r}
+	if err := log.refresh(); err != nil {
+		r.close()
+		return fmt.Errorf("view: %w", err)
+	}
+	if len(log.recs) == 0 {
+		r.close()
+		return fmt.Errorf("view: %s holds no records yet", fs.Arg(0))
+	}
+	s, err := events.NewStream(log.recs[0].Stream, log)
+	if err != nil {
+		r.close()
+		return fmt.Errorf("view: %w", err)
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("view: %w", err)
+	}
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		return fmt.Errorf("view: %w", err)
+	}
+	s.Close() // ends the event streams, so Shutdown need not wait for them
+	shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shut); err != nil {
+		return fmt.Errorf("view: %w", err)
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("view: %w", err)
+	}
+	return nil
+}
+
+// loopback refuses an address that is not on this machine only.
+func loopback(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return err
+	}
+	if host == "localhost" {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return errors.New("not a loopback address: the page is served to this machine only")
+	}
+	return nil
+}
