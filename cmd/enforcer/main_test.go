@@ -136,7 +136,7 @@ func TestCheckRefusesBadArgumentsAndFiles(t *testing.T) {
 
 // writeLog records a session in a file log and returns its path and the
 // stream, still open, as a writer would hold it.
-func writeLog(t *testing.T, evs ...events.Event) (string, *events.Stream) {
+func writeLog(t testing.TB, evs ...events.Event) (string, *events.Stream) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "session.ndjson")
 	l, err := events.OpenFile(path)
@@ -153,7 +153,7 @@ func writeLog(t *testing.T, evs ...events.Event) (string, *events.Stream) {
 	return path, s
 }
 
-func appendEvents(t *testing.T, s *events.Stream, evs ...events.Event) {
+func appendEvents(t testing.TB, s *events.Stream, evs ...events.Event) {
 	t.Helper()
 	for _, ev := range evs {
 		if _, err := s.Append(ev); err != nil {
