@@ -51,8 +51,9 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 		fmt.Fprintln(stdout, "pass")
 		return exitOK, nil
 	case errors.As(err, &ce):
-		fmt.Fprint(stdout, ce.Corrective(*attempt, *retries+1))
-		if !strings.HasSuffix(ce.Corrective(*attempt, *retries+1), "\n") {
+		msg := ce.Corrective(*attempt, *retries+1)
+		fmt.Fprint(stdout, msg)
+		if !strings.HasSuffix(msg, "\n") {
 			fmt.Fprintln(stdout)
 		}
 		return exitFail, nil
@@ -119,7 +120,7 @@ func parse(fs *flag.FlagSet, args []string, operands string) error {
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 400 {
-		s = s[:400] + "…"
+		s = strings.ToValidUTF8(s[:400], "") + "…" // a rune cut in two is dropped
 	}
 	return s
 }
