@@ -1,14 +1,6 @@
 package events
 
-import (
-	"errors"
-	"fmt"
-)
-
-// ErrUnknownMethod: a notification's method is none of this package's
-// (see the Method constants); a client from before a newer server's
-// method can skip it.
-var ErrUnknownMethod = errors.New("events: unknown method")
+import "fmt"
 
 // Event decodes the notification's params into the event it was folded
 // from — a [TurnStarted], [TurnRetry], [ModelRetry], [SchemaRetry],
