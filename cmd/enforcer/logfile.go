@@ -98,18 +98,21 @@ func (r *logReader) next() (events.Record, bool, error) {
 
 func (r *logReader) close() error { return r.f.Close() }
 
-// fileView is a file log opened for reading only, as an events.Follower:
-// a Stream over it serves the records the file holds, and the ones
-// appended to it later where the Stream follows its log.
+// fileView is a file log opened for reading only, as an events.Follower.
+// A Stream over it serves the records read so far; grow reads the ones
+// appended since (view follows the file with it, see liveView).
 type fileView struct {
 	mu   sync.Mutex
 	r    *logReader
 	recs []events.Record
-	err  error // the first damage found; later reads stop there
+	err  error // the first damage found; reading stops there
 }
 
-// refresh reads what was appended since the last call. f.mu must be held.
-func (f *fileView) refresh() error {
+// grow reads the records appended since the last call and returns how
+// many have been read in all, or the damage that stopped reading.
+func (f *fileView) grow() (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	for f.err == nil {
 		rec, ok, err := f.r.next()
 		if err != nil {
@@ -120,24 +123,24 @@ func (f *fileView) refresh() error {
 		}
 		f.recs = append(f.recs, rec)
 	}
-	return f.err
+	return int64(len(f.recs)), f.err
 }
 
 func (f *fileView) Append(rec events.Record) error {
 	return &events.Error{Op: "append", Seq: rec.Sequence, Detail: "a viewed log is read-only", Err: events.ErrInvalid}
 }
 
+// Last is the number of records read so far.
 func (f *fileView) Last() int64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.refresh()
 	return int64(len(f.recs))
 }
 
+// Records yields the records read so far after after.
 func (f *fileView) Records(after int64) iter.Seq2[events.Record, error] {
 	return func(yield func(events.Record, error) bool) {
 		f.mu.Lock()
-		err := f.refresh()
 		recs := f.recs[min(max(after, 0), int64(len(f.recs))):]
 		f.mu.Unlock()
 		for _, rec := range recs {
@@ -145,22 +148,34 @@ func (f *fileView) Records(after int64) iter.Seq2[events.Record, error] {
 				return
 			}
 		}
-		if err != nil {
-			yield(events.Record{}, err)
-		}
 	}
 }
 
 // Wait polls the file until it holds a record after after.
 func (f *fileView) Wait(ctx context.Context, after int64) error {
-	for f.Last() <= after {
+	for {
+		n, err := f.grow()
+		switch {
+		case err != nil:
+			return err
+		case n > after:
+			return nil
+		}
 		if err := poll(ctx); err != nil {
 			return err
 		}
 	}
-	return nil
 }
 
-func (f *fileView) Close() error { return f.r.close() }
+// session is the session of the records read; "" before the first.
+func (f *fileView) session() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.r.stream
+}
+
+// Close does nothing: view closes the file itself when it is done, after
+// the streams it made over it (a Stream closes its log).
+func (f *fileView) Close() error { return nil }
 
 var _ events.Follower = (*fileView)(nil)

@@ -16,7 +16,8 @@
 // -follow=false stops at its end.
 //
 // view serves the live session page for a file log on localhost, prints
-// its URL, and runs until interrupted.
+// its URL, and follows the file until interrupted: when the file grows,
+// the page reconnects about a second later and shows the new records.
 //
 // Both read the log without locking it, so they may watch a session that
 // another process is writing. Bad arguments and files that cannot be read

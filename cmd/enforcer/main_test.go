@@ -402,3 +402,72 @@ func TestViewRefusesBadArgumentsAndLogs(t *testing.T) {
 		})
 	}
 }
+
+func TestViewFollowsTheLogAsItGrows(t *testing.T) {
+	atEnd, again := stepPoll(t)
+	path, s := writeLog(t, session[:2]...)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"view", path}, nil, pw, io.Discard) }()
+	url, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url = strings.TrimSpace(url)
+	<-atEnd // view waits for the file to grow
+
+	// read opens the event stream after cursor and returns what it
+	// carries: from the start, until the response ends; after a cursor,
+	// the first two notifications.
+	read := func(cursor string) []events.Notification {
+		t.Helper()
+		bound, stop := context.WithTimeout(ctx, 30*time.Second) // fails a stuck test; not a sleep
+		defer stop()
+		req, _ := http.NewRequestWithContext(bound, "GET", url, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		if cursor != "" {
+			req.Header.Set("Last-Event-ID", cursor)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ns []events.Notification
+		for n, err := range events.ReadSSE(resp.Body) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns = append(ns, n)
+			if len(ns) < 2 {
+				continue
+			}
+			if cursor != "" {
+				break
+			}
+			// Everything so far: now the file grows.
+			appendEvents(t, s, session[2:]...)
+			again <- struct{}{} // view sees it, swaps its stream, and this response ends
+		}
+		return ns
+	}
+	first := read("")
+	if len(first) != 2 {
+		t.Fatalf("before the file grew: %d notifications, want 2", len(first))
+	}
+	<-atEnd
+	rest := read(first[1].Cursor()) // as the page reconnects, with its last cursor
+	var got []string
+	for _, n := range append(first, rest[:min(len(rest), 2)]...) {
+		got = append(got, n.Describe(0))
+	}
+	if len(rest) < 2 || !strings.HasSuffix(sessionLines[2], got[2]) || !strings.HasSuffix(sessionLines[3], got[3]) {
+		t.Errorf("after the file grew and the client resumed: %q; want the two new records once", got)
+	}
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Errorf("interrupted view: status %d", code)
+	}
+}
