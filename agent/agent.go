@@ -347,7 +347,7 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema,
 		}
 		a.record(events.TurnRetry{
 			TurnID: turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts,
-			RetryDelay: d, Reason: retryReason(err),
+			RetryDelay: d, Reason: retryReason(err), Kind: events.RetryTurn,
 		})
 		a.cfg.logger.Debug("turn retry scheduled", "turn", turn, "attempt", attempt, "delay", d, "error", err)
 		if werr := wait(ctx, d); werr != nil {

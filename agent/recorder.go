@@ -90,7 +90,7 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 			}
 			a.record(events.TurnRetry{
 				TurnID: turn, Attempt: row.Attempt, NextAttempt: row.Attempt + 1,
-				MaxAttempts: a.cfg.retries + 1, Reason: reason,
+				MaxAttempts: a.cfg.retries + 1, Reason: reason, Kind: events.RetryCorrective,
 			})
 		}
 		a.record(events.SchemaRetry{

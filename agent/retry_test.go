@@ -167,7 +167,8 @@ func TestTurnRetryRerunsTheTurnAndRecordsANormalizedReason(t *testing.T) {
 	if len(got) != 3 || got[1] != "turn/retryScheduled" {
 		t.Fatalf("methods = %v", got)
 	}
-	if !containsJSON(ns[1].Params, `"reason":"model call failed: rate_limit (HTTP 429)"`) || !containsJSON(ns[1].Params, `"nextAttempt":2`) {
+	if !containsJSON(ns[1].Params, `"reason":"model call failed: rate_limit (HTTP 429)"`) || !containsJSON(ns[1].Params, `"nextAttempt":2`) ||
+		!containsJSON(ns[1].Params, `"retryKind":"turn"`) {
 		t.Errorf("turn/retryScheduled params = %s", ns[1].Params)
 	}
 	// The provider's own message is not user text.
@@ -195,6 +196,9 @@ func TestSchemaRetryEventCarriesTheRowsHash(t *testing.T) {
 	}
 	if got, want := ns[1].Describe(0), "attempt 1/2 · retrying now · answer broke the output contract at json-parse"; got != want {
 		t.Errorf("Describe(turn/retryScheduled) = %q, want %q", got, want)
+	}
+	if !containsJSON(ns[1].Params, `"retryKind":"corrective"`) {
+		t.Errorf("a corrective retry does not say so: %s", ns[1].Params)
 	}
 	hash := res.Attempts[0].CorrectiveMessageHash
 	if !containsJSON(ns[2].Params, `"correctiveMessageHash":"`+hash+`"`) {

@@ -34,6 +34,19 @@
 // Every notification's params carry sessionId, turnId, viewCursor and a
 // sourceRange citing the one record it folds from.
 //
+// # Clients
+//
+// A Go client compares [Notification].Method with the Method constants
+// ([MethodTurnRetry], …), decodes the params with [Notification.Event]
+// into the event type, every field intact, and stops following a turn at
+// the first notification for which [Notification.IsTerminal] holds. A
+// turn/retryScheduled says what it retries ([TurnRetry].Kind): a
+// corrective turn or the whole turn.
+//
+// A person opens the stream's URL in a browser and gets a live page of
+// the session (see [Stream.ServeHTTP]): each turn's state, its retries
+// with a countdown, its attempt rows and its outcome.
+//
 // Retry notifications (turn/retryScheduled, turn/modelRetryScheduled) are
 // non-terminal: they never resolve WaitTurn; only turn/completed and
 // turn/unqueued do. They carry the recorded backoff, never a fire time;

@@ -35,6 +35,10 @@ var (
 	// this append was refused and nothing was written (a shared log,
 	// such as one on NATS JetStream, that two processes write to).
 	ErrConflict = errors.New("events: another writer appended first")
+	// ErrUnknownMethod: a notification's method is none of this
+	// package's (see the Method constants), so [Notification.Event]
+	// cannot decode it; a client can skip a newer server's notification.
+	ErrUnknownMethod = errors.New("events: unknown method")
 )
 
 // Error is the one error type of this package. Err is one of the sentinels

@@ -1,6 +1,7 @@
 package events_test
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"log"
@@ -192,4 +193,85 @@ func ExampleFollow() {
 	n, err := r.WaitTurn(context.Background(), "t1")
 	fmt.Println(n.Method, err)
 	// Output: turn/completed <nil>
+}
+
+// A Go client decodes each notification into the event it was folded
+// from, with every field — the retry delay too — and stops at the turn's
+// end.
+func ExampleNotification_Event() {
+	s, _ := events.NewStream("session-1", events.NewMemoryLog())
+	defer s.Close()
+	s.Append(events.TurnStarted{TurnID: "t1"})
+	s.Append(events.TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+		RetryDelay: 0, Reason: "answer broke the output contract at json-parse", Kind: events.RetryCorrective})
+	s.Append(events.ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+		RetryDelay: 4 * time.Second, ErrorKind: events.KindRateLimit, HTTPStatus: 429})
+	s.Append(events.TurnCompleted{TurnID: "t1", Terminal: events.TerminalCompleted, Duration: 6 * time.Second})
+
+	for n, err := range s.Subscribe(context.Background(), "") {
+		if err != nil {
+			log.Fatal(err)
+		}
+		ev, err := n.Event()
+		if err != nil {
+			log.Fatal(err)
+		}
+		switch ev := ev.(type) {
+		case events.TurnRetry:
+			fmt.Println(n.Method, ev.Kind, "attempt", ev.Attempt, "delay", ev.RetryDelay)
+		case events.ModelRetry:
+			fmt.Println(n.Method, ev.ErrorKind, ev.HTTPStatus, "delay", ev.RetryDelay)
+		case events.TurnCompleted:
+			fmt.Println(n.Method, ev.Terminal, "in", ev.Duration)
+		default:
+			fmt.Println(n.Method)
+		}
+		if n.IsTerminal() {
+			break
+		}
+	}
+	// Output:
+	// turn/started
+	// turn/retryScheduled corrective attempt 1 delay 0s
+	// turn/modelRetryScheduled rate_limit 429 delay 4s
+	// turn/completed completed in 6s
+}
+
+// Only turn/completed and turn/unqueued end a turn.
+func ExampleNotification_IsTerminal() {
+	s, _ := events.NewStream("session-1", events.NewMemoryLog())
+	defer s.Close()
+	for _, ev := range []events.Event{
+		events.TurnStarted{TurnID: "t1"},
+		events.ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 2, RetryDelay: time.Second},
+		events.TurnCompleted{TurnID: "t1", Terminal: events.TerminalCancelled},
+	} {
+		n, _ := s.Append(ev)
+		fmt.Println(n.Method, n.IsTerminal())
+	}
+	// Output:
+	// turn/started false
+	// turn/modelRetryScheduled false
+	// turn/completed true
+}
+
+// The event stream starts with a reconnection hint; an idle stream then
+// carries a comment at each keep-alive interval.
+func ExampleWithKeepAlive() {
+	s, err := events.NewStream("session-1", events.NewMemoryLog(), events.WithKeepAlive(20*time.Second))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer s.Close()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	resp, err := srv.Client().Get(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer resp.Body.Close()
+	line, _ := bufio.NewReader(resp.Body).ReadString('\n')
+	fmt.Print(line)
+	// Output:
+	// retry: 1000
 }

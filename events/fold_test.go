@@ -35,7 +35,7 @@ func transcript() []Event {
 	return []Event{
 		TurnStarted{TurnID: "t1"},
 		ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 4 * time.Second, ErrorKind: KindRateLimit, HTTPStatus: 429, System: "meta"},
-		TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 2 * time.Second, Reason: "  provider stream\n\tdisconnected \x00"},
+		TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 2 * time.Second, Reason: "  provider stream\n\tdisconnected \x00", Kind: RetryTurn},
 		SchemaRetry{TurnID: "t1", Attempt: 1, RetriesRemaining: 1, Iteration: 2, Stage: "schema-validate", Error: "city: city is required", Path: "/city", CorrectiveMessageHash: "0c1f2e3d",
 			InputTokens: 1830, OutputTokens: 42},
 		SchemaExhausted{TurnID: "t1", Attempt: 2, Iteration: 3, Stage: "json-parse", Error: "invalid character 'x' at 1:1"},
@@ -90,9 +90,11 @@ func wireSchemas(t *testing.T) (map[string]*gojsonschema.Schema, map[string][]st
 				Ref string `json:"$ref"`
 			} `json:"params"`
 		} `json:"notifications"`
+		Extensions map[string]json.RawMessage `json:"extensions"`
 	}
 	defs := map[string]json.RawMessage{}
 	methods := map[string]string{}
+	extensions := map[string]json.RawMessage{}
 	for _, name := range []string{"msp.schema.excerpt.json", "events.schema.json"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
@@ -108,10 +110,17 @@ func wireSchemas(t *testing.T) (map[string]*gojsonschema.Schema, map[string][]st
 		for m, n := range d.Notifications {
 			methods[m] = strings.TrimPrefix(n.Params.Ref, "#/$defs/")
 		}
+		for m, ext := range d.Extensions {
+			extensions[m] = ext
+		}
 	}
 	schemas, props := map[string]*gojsonschema.Schema{}, map[string][]string{}
 	for m, def := range methods {
-		root, _ := json.Marshal(map[string]any{"$ref": "#/$defs/" + def, "$defs": defs})
+		all := []any{map[string]string{"$ref": "#/$defs/" + def}}
+		if ext, ok := extensions[m]; ok {
+			all = append(all, ext)
+		}
+		root, _ := json.Marshal(map[string]any{"allOf": all, "$defs": defs})
 		sl := gojsonschema.NewSchemaLoader()
 		sl.Draft, sl.AutoDetect = gojsonschema.Draft7, false
 		s, err := sl.Compile(gojsonschema.NewBytesLoader(root))
@@ -123,6 +132,7 @@ func wireSchemas(t *testing.T) (map[string]*gojsonschema.Schema, map[string][]st
 			Properties map[string]json.RawMessage `json:"properties"`
 		}
 		json.Unmarshal(defs[def], &d)
+		json.Unmarshal(extensions[m], &d) // adds the extension's members
 		for p := range d.Properties {
 			props[m] = append(props[m], p)
 		}
@@ -282,6 +292,7 @@ func TestAppendRefusesEventsThatBreakTheProducerContract(t *testing.T) {
 		{"a retry whose next attempt is not later", func() Event { e := ok; e.NextAttempt = 1; return e }()},
 		{"a retry past the bound", func() Event { e := ok; e.NextAttempt, e.MaxAttempts = 3, 2; return e }()},
 		{"a retry with a negative delay", func() Event { e := ok; e.RetryDelay = -time.Millisecond; return e }()},
+		{"a retry of an unknown kind", func() Event { e := ok; e.Kind = "model"; return e }()},
 		{"a model retry with next == attempt", ModelRetry{TurnID: "t", Attempt: 2, NextAttempt: 2, MaxAttempts: 3}},
 		{"a model retry with a negative delay", ModelRetry{TurnID: "t", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: -1}},
 		{"a model retry with HTTP status 42", ModelRetry{TurnID: "t", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, HTTPStatus: 42}},

@@ -140,3 +140,38 @@ func withoutFsync() FileOption {
 func isJSONObject(b []byte) bool {
 	return json.Valid(b) && len(b) > 0 && b[0] == '{'
 }
+
+// A client decodes whatever a server sends: Event never panics, fails
+// with an *Error, and what it decodes encodes back to params that decode
+// to the same event.
+func FuzzNotificationEvent(f *testing.F) {
+	_, ns := appendAll(f, transcript())
+	for _, n := range ns {
+		f.Add(n.Method, []byte(n.Params))
+	}
+	f.Add(MethodTurnRetry, []byte(`{"attempt":1e3,"retryDelayMs":9223372036854775807,"retryKind":"model"}`))
+	f.Add(MethodTurnCompleted, []byte(`{"terminal":"failed","error":null,"durationMs":-5}`))
+	f.Add("turn/steered", []byte(`{}`))
+	f.Fuzz(func(t *testing.T, method string, params []byte) {
+		n := Notification{JSONRPC: "2.0", Method: method, Params: params}
+		ev, err := n.Event()
+		if err != nil {
+			var e *Error
+			if ev != nil || !errors.As(err, &e) || e.Op != "decode" {
+				t.Fatalf("Event() = %#v, %v; want nil and an *Error", ev, err)
+			}
+			return
+		}
+		if ev.info().method != method || n.IsTerminal() != ev.info().terminal {
+			t.Fatalf("method %q decoded as %T", method, ev)
+		}
+		back, err := Notification{JSONRPC: "2.0", Method: method, Params: marshalWire(ev)}.Event()
+		if err != nil {
+			t.Fatalf("re-decoding %s: %v", marshalWire(ev), err)
+		}
+		if !reflect.DeepEqual(back, ev) {
+			t.Fatalf("round trip changed the event:\n%#v\n%#v", ev, back)
+		}
+		_ = n.Describe(0)
+	})
+}

@@ -2,6 +2,9 @@ package events
 
 import "time"
 
+// MethodModelRetry is the method [ModelRetry] folds to.
+const MethodModelRetry = "turn/modelRetryScheduled"
+
 // ModelRetry records that a provider call failed and will be retried after
 // a backoff. Record kind model_retry_scheduled; folds to
 // turn/modelRetryScheduled, which never resolves WaitTurn. Describe reads
@@ -30,13 +33,24 @@ type (
 	}
 )
 
-var kindModelRetry = register("model_retry_scheduled", "turn/modelRetryScheduled", false,
-	func(b []byte) (ModelRetry, error) {
-		w, err := decodePlain[modelRetryWire](b)
-		e := ModelRetry(w.modelRetryAlias)
-		e.RetryDelay = ms(w.RetryDelayMs)
-		return e, err
-	})
+var kindModelRetry = register("model_retry_scheduled", MethodModelRetry, false, decodeModelRetry)
+
+func decodeModelRetry(b []byte) (ModelRetry, error) {
+	w, err := decodePlain[modelRetryWire](b)
+	e := ModelRetry(w.modelRetryAlias)
+	e.RetryDelay = ms(w.RetryDelayMs)
+	return e, err
+}
+
+// MarshalJSON encodes e as its wire params, RetryDelay as retryDelayMs.
+func (e ModelRetry) MarshalJSON() ([]byte, error) { return marshalWire(e), nil }
+
+// UnmarshalJSON decodes wire params (a notification's, whose envelope
+// members it ignores, or a record's data), RetryDelay from retryDelayMs.
+func (e *ModelRetry) UnmarshalJSON(b []byte) (err error) {
+	*e, err = decodeModelRetry(b)
+	return err
+}
 
 func (ModelRetry) info() *kind    { return kindModelRetry }
 func (e ModelRetry) turn() string { return e.TurnID }

@@ -7,7 +7,8 @@ import (
 	"time"
 )
 
-// Option configures [NewStream]: [WithClock], [WithBuffer]. No options
+// Option configures [NewStream]: [WithClock], [WithBuffer],
+// [WithKeepAlive]. No options
 // means defaults; an invalid value makes NewStream fail and say which.
 type Option interface{ apply(*streamOptions) }
 
@@ -17,9 +18,10 @@ type Option interface{ apply(*streamOptions) }
 type FileOption interface{ applyFile(*fileOptions) }
 
 type streamOptions struct {
-	clock  func() time.Time
-	buffer int
-	errs   []error
+	clock     func() time.Time
+	buffer    int
+	keepAlive time.Duration
+	errs      []error
 }
 
 type fileOptions struct {
@@ -46,7 +48,7 @@ type fileOption func(*fileOptions)
 func (f fileOption) applyFile(o *fileOptions) { f(o) }
 
 func newStreamOptions(opts []Option) (streamOptions, error) {
-	o := streamOptions{clock: time.Now, buffer: 1024}
+	o := streamOptions{clock: time.Now, buffer: 1024, keepAlive: 15 * time.Second}
 	for _, opt := range opts {
 		if opt != nil {
 			opt.apply(&o)
@@ -94,6 +96,20 @@ func WithBuffer(n int) Option {
 			return
 		}
 		o.buffer = n
+	})
+}
+
+// WithKeepAlive sets how often [Stream.ServeHTTP] writes a comment line
+// (": keep-alive") to each client (default 15 seconds), so that proxies
+// and browsers do not close a connection that is idle while a turn waits
+// out a long backoff. Clients ignore comments. interval must be > 0.
+func WithKeepAlive(interval time.Duration) Option {
+	return streamOption(func(o *streamOptions) {
+		if interval <= 0 {
+			o.errs = append(o.errs, badOption("WithKeepAlive", "interval = %v, want > 0", interval))
+			return
+		}
+		o.keepAlive = interval
 	})
 }
 

@@ -12,7 +12,7 @@ func TestOptionsOfOneConstructorAreNotOptionsOfTheOther(t *testing.T) {
 	if _, ok := any(SyncEvery(1, 0)).(Option); ok {
 		t.Error("SyncEvery, an option of OpenFile, is an Option of NewStream")
 	}
-	for _, o := range []Option{WithClock(time.Now), WithBuffer(1)} {
+	for _, o := range []Option{WithClock(time.Now), WithBuffer(1), WithKeepAlive(time.Second)} {
 		if _, ok := any(o).(FileOption); ok {
 			t.Errorf("%T, an option of NewStream, is a FileOption of OpenFile", o)
 		}
@@ -20,7 +20,7 @@ func TestOptionsOfOneConstructorAreNotOptionsOfTheOther(t *testing.T) {
 }
 
 func TestAnOptionWithABadValueIsAnError(t *testing.T) {
-	for name, opt := range map[string]Option{"WithBuffer(0)": WithBuffer(0), "WithClock(nil)": WithClock(nil)} {
+	for name, opt := range map[string]Option{"WithBuffer(0)": WithBuffer(0), "WithClock(nil)": WithClock(nil), "WithKeepAlive(0)": WithKeepAlive(0)} {
 		if _, err := NewStream(testSession, NewMemoryLog(), opt, nil); err == nil {
 			t.Errorf("NewStream accepted %s", name)
 		}

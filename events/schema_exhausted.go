@@ -2,6 +2,9 @@ package events
 
 import "time"
 
+// MethodSchemaExhausted is the method [SchemaExhausted] folds to.
+const MethodSchemaExhausted = "output/schemaExhausted"
+
 // SchemaExhausted is the ledger event output_schema_exhausted: a final
 // answer broke the output contract and the answer stands (no retries left,
 // or BrokenBy names the middleware whose rewrite broke a passing answer).
@@ -18,7 +21,7 @@ type SchemaExhausted struct {
 	BrokenBy  string `json:"brokenBy,omitempty"`
 }
 
-var kindSchemaExhausted = register("output_schema_exhausted", "output/schemaExhausted", false, decodePlain[SchemaExhausted])
+var kindSchemaExhausted = register("output_schema_exhausted", MethodSchemaExhausted, false, decodePlain[SchemaExhausted])
 
 func (SchemaExhausted) info() *kind    { return kindSchemaExhausted }
 func (e SchemaExhausted) turn() string { return e.TurnID }

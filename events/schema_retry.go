@@ -5,6 +5,9 @@ import (
 	"time"
 )
 
+// MethodSchemaRetry is the method [SchemaRetry] folds to.
+const MethodSchemaRetry = "output/schemaRetry"
+
 // SchemaRetry is the ledger event output_schema_retry: a final answer
 // broke the output contract and a corrective turn was sent. Record kind
 // output_schema_retry; folds to output/schemaRetry. Describe reads
@@ -26,7 +29,7 @@ type SchemaRetry struct {
 	OutputTokens int `json:"outputTokens,omitempty"`
 }
 
-var kindSchemaRetry = register("output_schema_retry", "output/schemaRetry", false, decodePlain[SchemaRetry])
+var kindSchemaRetry = register("output_schema_retry", MethodSchemaRetry, false, decodePlain[SchemaRetry])
 
 func (SchemaRetry) info() *kind    { return kindSchemaRetry }
 func (e SchemaRetry) turn() string { return e.TurnID }

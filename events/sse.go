@@ -8,15 +8,18 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"strconv"
 	"sync"
 	"time"
 )
 
 // sseWriteTimeout bounds how long one event may take to reach a client,
 // and sseCloseTimeout the end of the response once it has ended.
+// sseRetry is the reconnection delay ServeHTTP asks clients for.
 const (
 	sseWriteTimeout = 10 * time.Second
 	sseCloseTimeout = time.Second
+	sseRetry        = time.Second
 )
 
 // ServeHTTP streams the session's notifications as Server-Sent Events, one
@@ -26,22 +29,40 @@ const (
 //	event: <method>
 //	data: <the JSON-RPC frame>
 //
+// The response starts with "retry: 1000" (reconnect after one second) and
+// carries a comment line (": keep-alive") every keep-alive interval
+// ([WithKeepAlive]), which clients ignore.
+//
 // It resumes after the cursor in the Last-Event-ID header, else in the
 // "cursor" query parameter, else from the start of the stream. A cursor
 // from another history of the log (ErrStale) gets 410 Gone — the client
 // starts over without one — and any other bad cursor
-// gets 400 Bad Request. Each event is flushed as it is written.
+// gets 400 Bad Request. A closed stream gets 503 Service Unavailable.
+// Each event is flushed as it is written.
+//
+// A GET that accepts text/html but not text/event-stream — a browser
+// opening the URL — gets the live page instead: one self-contained HTML
+// document (no external resources) that follows this same URL as an
+// event stream and shows each turn as it runs: its state, its retries
+// with a countdown, its attempt rows and its outcome. Text from the
+// stream is shown as text, never as markup; the page's
+// Content-Security-Policy allows only its own script and style and
+// connections to this origin.
 //
 // The response ends when the request's context ends, when the stream
 // closes — also while a write to a client that stopped reading is
 // blocked — or when a client takes more than 10 seconds to accept one
 // event (a write deadline, where the ResponseWriter supports one). A
-// client thus holds at most one goroutine, one frame and the connection's
+// client thus holds at most two goroutines, one frame and the connection's
 // buffers, for at most that long past its last read. When the stream
 // closes, a client that keeps reading sees the body end cleanly (for
 // ReadSSE, the end of its sequence, no error); the end of the body must
 // reach the client within one second.
 func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if wantsPage(r) {
+		servePage(w, r)
+		return
+	}
 	c := r.Header.Get("Last-Event-ID")
 	if c == "" {
 		c = r.URL.Query().Get("cursor")
@@ -55,10 +76,17 @@ func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
+	select {
+	case <-s.done:
+		http.Error(w, s.closedErr("subscribe").Error(), http.StatusServiceUnavailable)
+		return
+	default:
+	}
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no") // ask proxies not to buffer the stream
+	h.Add("Vary", "Accept")          // the same URL serves the page
 	timeout := s.writeTimeout
 	if timeout <= 0 {
 		timeout = sseWriteTimeout
@@ -73,6 +101,7 @@ func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var (
 		mu             sync.Mutex
 		ended, writing bool
+		wmu            sync.Mutex // one write at a time: events and keep-alives
 	)
 	stop, exited := make(chan struct{}), make(chan struct{})
 	go func() {
@@ -90,17 +119,11 @@ func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			_ = rc.SetWriteDeadline(time.Unix(1, 0)) // in the past: the blocked write fails now
 		}
 	}()
-	defer func() {
-		close(stop)
-		<-exited // nothing else touches rc from here on
-		// A fresh deadline for the closing chunk: a reading client gets a
-		// clean end, a stalled one is cut off soon. A writer without
-		// deadlines (ErrNotSupported) is left as is.
-		_ = rc.SetWriteDeadline(time.Now().Add(min(timeout, sseCloseTimeout)))
-	}()
 	// send writes b and flushes it under a fresh write deadline; false
 	// once the response has ended or the write failed.
 	send := func(b []byte) bool {
+		wmu.Lock()
+		defer wmu.Unlock()
 		mu.Lock()
 		if ended {
 			mu.Unlock()
@@ -121,10 +144,44 @@ func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		mu.Unlock()
 		return err == nil
 	}
+	newTicker := s.ticker
+	if newTicker == nil {
+		newTicker = func(d time.Duration) (<-chan time.Time, func()) {
+			t := time.NewTicker(d)
+			return t.C, t.Stop
+		}
+	}
+	tick, stopTick := newTicker(s.keepAlive)
+	kaStop, kaExited := make(chan struct{}), make(chan struct{})
+	defer func() {
+		close(kaStop)
+		<-kaExited // no keep-alive is written after ServeHTTP returns
+		stopTick()
+		close(stop)
+		<-exited // nothing else touches rc from here on
+		// A fresh deadline for the closing chunk: a reading client gets a
+		// clean end, a stalled one is cut off soon. A writer without
+		// deadlines (ErrNotSupported) is left as is.
+		_ = rc.SetWriteDeadline(time.Now().Add(min(timeout, sseCloseTimeout)))
+	}()
 	w.WriteHeader(http.StatusOK)
-	if !send(nil) { // the headers, now
+	if !send([]byte("retry: " + strconv.FormatInt(sseRetry.Milliseconds(), 10) + "\n\n")) {
+		close(kaExited)
 		return
 	}
+	go func() {
+		defer close(kaExited)
+		for {
+			select {
+			case <-kaStop:
+				return
+			case <-tick:
+				if !send([]byte(": keep-alive\n\n")) {
+					return
+				}
+			}
+		}
+	}()
 	var buf []byte
 	_ = s.follow(r.Context(), pos, func(e *entry) bool {
 		buf = append(buf[:0], "id: "...)

@@ -93,7 +93,7 @@ func TestServeHTTPWritesIDEventAndData(t *testing.T) {
 	defer resp.Body.Close()
 	br := bufio.NewReader(resp.Body)
 	var lines []string
-	for range 4 {
+	for range 6 {
 		l, err := br.ReadString('\n')
 		if err != nil {
 			t.Fatal(err)
@@ -101,6 +101,8 @@ func TestServeHTTPWritesIDEventAndData(t *testing.T) {
 		lines = append(lines, l)
 	}
 	want := []string{
+		"retry: 1000\n", // reconnect after a second
+		"\n",
 		"id: " + ns[1].Cursor() + "\n",
 		"event: turn/modelRetryScheduled\n",
 		"data: " + string(frameBytes(t, ns[1])) + "\n",
@@ -249,12 +251,15 @@ func stalledClient(t *testing.T, s *Stream) <-chan struct{} {
 		t.Fatal(err)
 	}
 	body := bufio.NewReader(resp.Body)
-	for { // the first event: ServeHTTP is in its write loop
+	for inEvent := false; ; { // the first event: ServeHTTP is in its write loop
 		line, err := body.ReadString('\n')
 		if err != nil {
 			t.Fatal(err)
 		}
-		if line == "\n" {
+		if strings.HasPrefix(line, "id: ") {
+			inEvent = true
+		}
+		if line == "\n" && inEvent {
 			break
 		}
 	}

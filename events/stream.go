@@ -22,6 +22,9 @@ type Stream struct {
 	idKey uint32 // mixes the session into record IDs
 
 	writeTimeout time.Duration // test hook: bounds each SSE write (default sseWriteTimeout)
+	keepAlive    time.Duration // WithKeepAlive
+	// test hook: the keep-alive ticker of one SSE response (default time.NewTicker)
+	ticker func(time.Duration) (<-chan time.Time, func())
 
 	wmu sync.Mutex // serializes appends; held across the log write
 
@@ -61,7 +64,7 @@ func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
 	h := fnv.New32a()
 	h.Write([]byte(id))
 	s := &Stream{
-		id: id, log: log, clock: o.clock, idKey: h.Sum32(),
+		id: id, log: log, clock: o.clock, idKey: h.Sum32(), keepAlive: o.keepAlive,
 		ring:      make([]entry, o.buffer),
 		subs:      map[chan struct{}]struct{}{},
 		terminals: map[string]int64{},

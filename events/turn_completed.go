@@ -2,6 +2,9 @@ package events
 
 import "time"
 
+// MethodTurnCompleted is the method [TurnCompleted] folds to.
+const MethodTurnCompleted = "turn/completed"
+
 // TurnCompleted records a turn's terminal. Record kind turn_completed;
 // folds to turn/completed, which resolves WaitTurn. Describe reads "turn
 // completed", "turn cancelled", or "turn failed · " and the failure kind
@@ -108,13 +111,26 @@ type (
 	}
 )
 
-var kindTurnCompleted = register("turn_completed", "turn/completed", true,
-	func(b []byte) (TurnCompleted, error) {
-		w, err := decodePlain[turnCompletedWire](b)
-		e := TurnCompleted(w.turnCompletedAlias)
-		e.Duration, e.TimeToFirstToken = ms(w.DurationMs), ms(w.TimeToFirstTokenMs)
-		return e, err
-	})
+var kindTurnCompleted = register("turn_completed", MethodTurnCompleted, true, decodeTurnCompleted)
+
+func decodeTurnCompleted(b []byte) (TurnCompleted, error) {
+	w, err := decodePlain[turnCompletedWire](b)
+	e := TurnCompleted(w.turnCompletedAlias)
+	e.Duration, e.TimeToFirstToken = ms(w.DurationMs), ms(w.TimeToFirstTokenMs)
+	return e, err
+}
+
+// MarshalJSON encodes e as its wire params, the durations as durationMs
+// and timeToFirstTokenMs.
+func (e TurnCompleted) MarshalJSON() ([]byte, error) { return marshalWire(e), nil }
+
+// UnmarshalJSON decodes wire params (a notification's, whose envelope
+// members it ignores, or a record's data), the durations from durationMs
+// and timeToFirstTokenMs.
+func (e *TurnCompleted) UnmarshalJSON(b []byte) (err error) {
+	*e, err = decodeTurnCompleted(b)
+	return err
+}
 
 func (TurnCompleted) info() *kind    { return kindTurnCompleted }
 func (e TurnCompleted) turn() string { return e.TurnID }

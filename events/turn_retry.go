@@ -2,10 +2,20 @@ package events
 
 import "time"
 
+// MethodTurnRetry is the method [TurnRetry] folds to.
+const MethodTurnRetry = "turn/retryScheduled"
+
 // TurnRetry records that a failed attempt of a turn will be retried after
 // a backoff. Record kind turn_retry_scheduled; folds to
 // turn/retryScheduled, which never resolves WaitTurn. Describe reads
 // "attempt 1/3 · retrying in 4s · <reason>".
+//
+// Kind says what Attempt counts: the final answers of one run
+// ([RetryCorrective]) or whole runs of the turn ([RetryTurn]). It is sent
+// as retryKind, a member the wire schema's open params admit; it is
+// absent when empty (a producer that does not say, or a record written
+// before it existed). A retried provider call is not a TurnRetry at all
+// but a [ModelRetry].
 //
 // Contract, checked on append: 1 <= Attempt < NextAttempt <= MaxAttempts
 // and RetryDelay >= 0. Append normalizes Reason (the wire wants it
@@ -21,7 +31,23 @@ type TurnRetry struct {
 	MaxAttempts int           `json:"maxAttempts"`
 	RetryDelay  time.Duration `json:"-"` // sent as retryDelayMs (whole milliseconds)
 	Reason      string        `json:"reason"`
+	Kind        RetryKind     `json:"retryKind,omitempty"`
 }
+
+// RetryKind is what a [TurnRetry] retries. The set is closed: Append
+// refuses any other non-empty kind.
+type RetryKind string
+
+// The retry kinds.
+const (
+	// RetryCorrective: the final answer broke the output contract and a
+	// corrective turn is sent at once; Attempt numbers the answers
+	// (output/schemaRetry follows with the ledger row).
+	RetryCorrective RetryKind = "corrective"
+	// RetryTurn: the whole turn failed and runs again from the start
+	// after the delay; Attempt numbers the runs.
+	RetryTurn RetryKind = "turn"
+)
 
 type (
 	turnRetryAlias TurnRetry
@@ -31,13 +57,24 @@ type (
 	}
 )
 
-var kindTurnRetry = register("turn_retry_scheduled", "turn/retryScheduled", false,
-	func(b []byte) (TurnRetry, error) {
-		w, err := decodePlain[turnRetryWire](b)
-		e := TurnRetry(w.turnRetryAlias)
-		e.RetryDelay = ms(w.RetryDelayMs)
-		return e, err
-	})
+var kindTurnRetry = register("turn_retry_scheduled", MethodTurnRetry, false, decodeTurnRetry)
+
+func decodeTurnRetry(b []byte) (TurnRetry, error) {
+	w, err := decodePlain[turnRetryWire](b)
+	e := TurnRetry(w.turnRetryAlias)
+	e.RetryDelay = ms(w.RetryDelayMs)
+	return e, err
+}
+
+// MarshalJSON encodes e as its wire params, RetryDelay as retryDelayMs.
+func (e TurnRetry) MarshalJSON() ([]byte, error) { return marshalWire(e), nil }
+
+// UnmarshalJSON decodes wire params (a notification's, whose envelope
+// members it ignores, or a record's data), RetryDelay from retryDelayMs.
+func (e *TurnRetry) UnmarshalJSON(b []byte) (err error) {
+	*e, err = decodeTurnRetry(b)
+	return err
+}
 
 func (TurnRetry) info() *kind    { return kindTurnRetry }
 func (e TurnRetry) turn() string { return e.TurnID }
@@ -45,6 +82,9 @@ func (e TurnRetry) turn() string { return e.TurnID }
 func (e TurnRetry) check() (Event, error) {
 	if err := checkAttempts("turn_retry_scheduled", e.TurnID, e.Attempt, e.NextAttempt, e.MaxAttempts, e.RetryDelay); err != nil {
 		return nil, err
+	}
+	if e.Kind != "" && e.Kind != RetryCorrective && e.Kind != RetryTurn {
+		return nil, invalid("turn_retry_scheduled: retry kind %q is not corrective or turn", e.Kind)
 	}
 	e.Reason = normalizeReason(e.Reason)
 	return e, checkIDs("turn_retry_scheduled", e.TurnID)
@@ -57,6 +97,7 @@ func (e TurnRetry) wire(w *jw) {
 	w.int("maxAttempts", int64(e.MaxAttempts))
 	w.int("retryDelayMs", e.RetryDelay.Milliseconds())
 	w.str("reason", e.Reason)
+	w.strOpt("retryKind", string(e.Kind))
 }
 
 func (e TurnRetry) describe(elapsed time.Duration) string {

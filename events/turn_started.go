@@ -2,6 +2,9 @@ package events
 
 import "time"
 
+// MethodTurnStarted is the method [TurnStarted] folds to.
+const MethodTurnStarted = "turn/started"
+
 // TurnStarted records that a turn began running. Record kind turn_started;
 // folds to turn/started ("turn started").
 type TurnStarted struct {
@@ -9,7 +12,7 @@ type TurnStarted struct {
 	CommandID string `json:"commandId"` // defaults to TurnID (a fresh submit)
 }
 
-var kindTurnStarted = register("turn_started", "turn/started", false, decodePlain[TurnStarted])
+var kindTurnStarted = register("turn_started", MethodTurnStarted, false, decodePlain[TurnStarted])
 
 func (TurnStarted) info() *kind    { return kindTurnStarted }
 func (e TurnStarted) turn() string { return e.TurnID }

@@ -2,6 +2,9 @@ package events
 
 import "time"
 
+// MethodTurnUnqueued is the method [TurnUnqueued] folds to.
+const MethodTurnUnqueued = "turn/unqueued"
+
 // TurnUnqueued records that a queued turn was reclaimed and will never run.
 // Record kind turn_unqueued; folds to turn/unqueued ("turn unqueued"),
 // which resolves WaitTurn.
@@ -10,7 +13,7 @@ type TurnUnqueued struct {
 	CommandID string `json:"commandId"` // defaults to TurnID
 }
 
-var kindTurnUnqueued = register("turn_unqueued", "turn/unqueued", true, decodePlain[TurnUnqueued])
+var kindTurnUnqueued = register("turn_unqueued", MethodTurnUnqueued, true, decodePlain[TurnUnqueued])
 
 func (TurnUnqueued) info() *kind    { return kindTurnUnqueued }
 func (e TurnUnqueued) turn() string { return e.TurnID }

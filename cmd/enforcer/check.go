@@ -1,0 +1,126 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// maxSchemaBytes bounds the schema file check reads.
+const maxSchemaBytes = 16 << 20
+
+// check is `enforcer check`: exitOK and "pass" when the answer keeps the
+// contract, exitFail and the corrective message when it does not.
+func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
+	fs := newFlags("check")
+	attempt := fs.Int("attempt", 1, "the attempt the answer is, for the corrective message (1..retries)")
+	retries := fs.Int("retries", 1, fmt.Sprintf("the output retries of the run (1..%d), as agent.WithOutputRetries", enforce.MaxRetries))
+	if err := parse(fs, args, "SCHEMA ANSWER"); err != nil {
+		return 0, err
+	}
+	switch {
+	case fs.NArg() != 2:
+		return 0, fmt.Errorf("check: want SCHEMA and ANSWER, got %d arguments", fs.NArg())
+	case *retries < 1 || *retries > enforce.MaxRetries:
+		return 0, fmt.Errorf("check: -retries %d is not in 1..%d", *retries, enforce.MaxRetries)
+	case *attempt < 1 || *attempt > *retries:
+		return 0, fmt.Errorf("check: -attempt %d is not in 1..%d (the attempts a corrective turn follows)", *attempt, *retries)
+	}
+	schemaText, err := readBounded(fs.Arg(0), nil, maxSchemaBytes)
+	if err != nil {
+		return 0, fmt.Errorf("check: schema: %w", err)
+	}
+	schema, err := enforce.CompileSchema(schemaText)
+	if err != nil {
+		return 0, fmt.Errorf("check: schema %s: %w", fs.Arg(0), err)
+	}
+	// One byte past the size bound is enough for Check to refuse an
+	// answer as too long, without holding all of it.
+	answer, err := readBounded(fs.Arg(1), stdin, enforce.MaxAnswerBytes+1)
+	if err != nil && !errors.Is(err, errTooLong) {
+		return 0, fmt.Errorf("check: answer: %w", err)
+	}
+	var ce *enforce.CheckError
+	switch err := schema.Check(string(answer)); {
+	case err == nil:
+		fmt.Fprintln(stdout, "pass")
+		return exitOK, nil
+	case errors.As(err, &ce):
+		msg := ce.Corrective(*attempt, *retries+1)
+		fmt.Fprint(stdout, msg)
+		if !strings.HasSuffix(msg, "\n") {
+			fmt.Fprintln(stdout)
+		}
+		return exitFail, nil
+	default:
+		return 0, fmt.Errorf("check: %w", err)
+	}
+}
+
+var errTooLong = errors.New("file is too long")
+
+// helpError is a subcommand's usage, asked for with -h: run prints it and
+// exits 0.
+type helpError string
+
+func (h helpError) Error() string { return string(h) }
+
+// readBounded reads at most limit bytes of the file name ("-" is stdin),
+// and errTooLong with them when the file holds more.
+func readBounded(name string, stdin io.Reader, limit int64) ([]byte, error) {
+	var r io.Reader
+	if name == "-" && stdin != nil {
+		r = stdin
+	} else {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(len(b)) > limit {
+		return b[:limit], fmt.Errorf("%s: %w (over %d bytes)", name, errTooLong, limit)
+	}
+	return b, nil
+}
+
+// newFlags is a flag set whose errors run reports as one line.
+func newFlags(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	return fs
+}
+
+// parse parses args into fs, saying what went wrong in one line.
+func parse(fs *flag.FlagSet, args []string, operands string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			var b strings.Builder
+			fmt.Fprintf(&b, "usage: enforcer %s [flags] %s\n", fs.Name(), operands)
+			fs.SetOutput(&b)
+			fs.PrintDefaults()
+			return helpError(b.String())
+		}
+		return fmt.Errorf("%s: %w", fs.Name(), err)
+	}
+	return nil
+}
+
+// oneLine makes an error message one line of at most 400 bytes.
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 400 {
+		s = strings.ToValidUTF8(s[:400], "") + "…" // a rune cut in two is dropped
+	}
+	return s
+}

@@ -1,0 +1,89 @@
+// Command enforcer checks answers against an output contract and watches
+// session logs, offline.
+//
+//	enforcer check [-attempt N] [-retries M] SCHEMA ANSWER
+//	enforcer tail [-follow=false] LOG
+//	enforcer view [-addr HOST:PORT] LOG
+//
+// check judges ANSWER (a file, or - for standard input) against the JSON
+// Schema in SCHEMA exactly as the library does (enforce.CompileSchema,
+// then Schema.Check): it prints "pass" and exits 0, or prints the
+// corrective message a run would send the model and exits 1.
+//
+// tail prints each record of a file log (events.OpenFile's format) as
+// one line for people — its time, its turn and Notification.Describe's
+// words — and then follows the file as it grows, until interrupted;
+// -follow=false stops at its end.
+//
+// view serves the live session page for a file log on localhost, prints
+// its URL, and follows the file until interrupted: when the file grows,
+// the page reconnects about a second later and shows the new records.
+//
+// Both read the log without locking it, so they may watch a session that
+// another process is writing. Bad arguments and files that cannot be read
+// get a one-line error and exit status 2.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1 // the answer broke its contract
+	exitUsage = 2 // bad arguments, a file that cannot be read, a damaged log
+)
+
+const usage = `usage:
+  enforcer check [-attempt N] [-retries M] SCHEMA ANSWER   judge an answer (- reads standard input)
+  enforcer tail [-follow=false] LOG                        print a session log, following it
+  enforcer view [-addr HOST:PORT] LOG                      serve the live page for a session log
+`
+
+// run is the command: it parses args, runs the subcommand and returns the
+// exit status. It writes nothing but to stdout and stderr.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	var err error
+	code := exitOK
+	switch args[0] {
+	case "check":
+		code, err = check(args[1:], stdin, stdout)
+	case "tail":
+		err = tail(ctx, args[1:], stdout)
+	case "view":
+		err = view(ctx, args[1:], stdout)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		err = fmt.Errorf("unknown command %q (want check, tail or view)", args[0])
+	}
+	var help helpError
+	if errors.As(err, &help) {
+		fmt.Fprint(stdout, help)
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "enforcer: %s\n", oneLine(err.Error()))
+		return exitUsage
+	}
+	return code
+}

@@ -1,0 +1,473 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/events"
+)
+
+// runCmd runs the command in-process.
+func runCmd(ctx context.Context, stdin string, args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(ctx, args, strings.NewReader(stdin), &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+// wantOneLineError checks a refused command: status 2, nothing on
+// stdout, one line on stderr that holds want.
+func wantOneLineError(t *testing.T, code int, stdout, stderr, want string) {
+	t.Helper()
+	if code != exitUsage || stdout != "" {
+		t.Errorf("status %d, stdout %q; want %d and nothing", code, stdout, exitUsage)
+	}
+	if !strings.HasPrefix(stderr, "enforcer: ") || strings.Count(stderr, "\n") != 1 || !strings.HasSuffix(stderr, "\n") {
+		t.Errorf("stderr %q is not one line starting with \"enforcer: \"", stderr)
+	}
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q does not say %q", stderr, want)
+	}
+}
+
+func write(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const citySchema = `{"type":"object","required":["city"],"properties":{"city":{"type":"string"},"days":{"type":"integer","minimum":1}}}`
+
+func TestCheckJudgesAsTheLibraryDoes(t *testing.T) {
+	schemaPath := write(t, "schema.json", citySchema)
+	schema, err := enforce.CompileSchema([]byte(citySchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, answer     string
+		args             []string
+		attempt, retries int
+	}{
+		{"a passing answer", `{"city":"Oslo","days":2}`, nil, 0, 0},
+		{"an answer that is not JSON", `Oslo, two days`, nil, 1, 1},
+		{"an answer missing a member and breaking a bound", `{"days":0}`, nil, 1, 1},
+		{"trailing text after the JSON", `{"city":"Oslo"} thanks!`, nil, 1, 1},
+		{"a later attempt of a run with three retries", `{"days":0}`, []string{"-attempt", "2", "-retries", "3"}, 2, 3},
+		{"an answer past the size bound", `"` + strings.Repeat("x", enforce.MaxAnswerBytes+10) + `"`, nil, 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			answerPath := write(t, "answer.txt", tt.answer)
+			args := append(append([]string{"check"}, tt.args...), schemaPath, answerPath)
+			code, stdout, stderr := runCmd(t.Context(), "", args...)
+			if stderr != "" {
+				t.Errorf("stderr %q", stderr)
+			}
+			var ce *enforce.CheckError
+			if err := schema.Check(tt.answer); !errors.As(err, &ce) {
+				if code != exitOK || stdout != "pass\n" {
+					t.Errorf("status %d, stdout %q; want 0 and pass", code, stdout)
+				}
+				return
+			}
+			want := ce.Corrective(tt.attempt, tt.retries+1)
+			if code != exitFail || strings.TrimSuffix(stdout, "\n") != strings.TrimSuffix(want, "\n") {
+				t.Errorf("status %d, stdout:\n%s\nwant 1 and the library's corrective message:\n%s", code, stdout, want)
+			}
+		})
+	}
+	t.Run("an answer on standard input", func(t *testing.T) {
+		code, stdout, _ := runCmd(t.Context(), `{"city":"Oslo"}`, "check", schemaPath, "-")
+		if code != exitOK || stdout != "pass\n" {
+			t.Errorf("status %d, stdout %q; want 0 and pass", code, stdout)
+		}
+	})
+}
+
+func TestCheckRefusesBadArgumentsAndFiles(t *testing.T) {
+	schemaPath := write(t, "schema.json", citySchema)
+	answerPath := write(t, "answer.txt", `{"city":"Oslo"}`)
+	badSchema := write(t, "bad.json", `{"type": 12}`)
+	notJSON := write(t, "notjson.json", `{"type":`)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no command", nil, "usage"},
+		{"an unknown command", []string{"judge"}, `unknown command "judge"`},
+		{"no operands", []string{"check"}, "want SCHEMA and ANSWER, got 0"},
+		{"one operand", []string{"check", schemaPath}, "got 1"},
+		{"an unknown flag", []string{"check", "-strict", schemaPath, answerPath}, "-strict"},
+		{"zero retries", []string{"check", "-retries", "0", schemaPath, answerPath}, "-retries 0"},
+		{"an attempt past the retries", []string{"check", "-attempt", "3", "-retries", "2", schemaPath, answerPath}, "-attempt 3"},
+		{"a missing schema file", []string{"check", filepath.Join(t.TempDir(), "none.json"), answerPath}, "no such file"},
+		{"a missing answer file", []string{"check", schemaPath, filepath.Join(t.TempDir(), "none.txt")}, "no such file"},
+		{"a directory as the answer", []string{"check", schemaPath, t.TempDir()}, "answer"},
+		{"a schema the library refuses", []string{"check", badSchema, answerPath}, "schema"},
+		{"a schema that is not JSON", []string{"check", notJSON, answerPath}, "schema"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t.Context(), "", tt.args...)
+			if tt.args == nil { // the usage, on stderr
+				if code != exitUsage || !strings.Contains(stderr, "enforcer check") {
+					t.Errorf("status %d, stderr %q; want 2 and the usage", code, stderr)
+				}
+				return
+			}
+			wantOneLineError(t, code, stdout, stderr, tt.want)
+		})
+	}
+}
+
+// writeLog records a session in a file log and returns its path and the
+// stream, still open, as a writer would hold it.
+func writeLog(t testing.TB, evs ...events.Event) (string, *events.Stream) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "session.ndjson")
+	l, err := events.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	s, err := events.NewStream("session-1", l, events.WithClock(func() time.Time { at = at.Add(250 * time.Millisecond); return at }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	appendEvents(t, s, evs...)
+	return path, s
+}
+
+func appendEvents(t testing.TB, s *events.Stream, evs ...events.Event) {
+	t.Helper()
+	for _, ev := range evs {
+		if _, err := s.Append(ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+var session = []events.Event{
+	events.TurnStarted{TurnID: "t1"},
+	events.ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 4 * time.Second, ErrorKind: events.KindRateLimit, HTTPStatus: 429},
+	events.TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 2, Kind: events.RetryCorrective, Reason: "answer broke the output contract at json-parse"},
+	events.TurnCompleted{TurnID: "t1", Terminal: events.TerminalCompleted},
+}
+
+var sessionLines = []string{
+	"2026-05-01T10:00:00.250Z  t1  turn started",
+	"2026-05-01T10:00:00.500Z  t1  attempt 1/3 · retrying in 4s · rate limited",
+	"2026-05-01T10:00:00.750Z  t1  attempt 1/2 · retrying now · answer broke the output contract at json-parse",
+	"2026-05-01T10:00:01.000Z  t1  turn completed",
+}
+
+func TestTailPrintsALogInUseAsDescribeLines(t *testing.T) {
+	path, _ := writeLog(t, session...) // the writer keeps its lock
+	code, stdout, stderr := runCmd(t.Context(), "", "tail", "-follow=false", path)
+	if code != exitOK || stderr != "" {
+		t.Fatalf("status %d, stderr %q", code, stderr)
+	}
+	if got, want := stdout, strings.Join(sessionLines, "\n")+"\n"; got != want {
+		t.Errorf("tail printed:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// stepPoll replaces poll for a test: each time the command reaches the
+// end of its log it says so on atEnd and waits for the test to let it
+// look again (or for its context to end).
+func stepPoll(t *testing.T) (atEnd <-chan struct{}, again chan<- struct{}) {
+	end, next := make(chan struct{}), make(chan struct{})
+	old := poll
+	poll = func(ctx context.Context) error {
+		select {
+		case end <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		select {
+		case <-next:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	t.Cleanup(func() { poll = old })
+	return end, next
+}
+
+func TestTailFollowsTheLogAsItGrows(t *testing.T) {
+	atEnd, again := stepPoll(t)
+	path, s := writeLog(t, session[:2]...)
+	// A half-written line: the writer's next record, not yet ended.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	var out bytes.Buffer // read only while the command waits in poll
+	var errb bytes.Buffer
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"tail", path}, nil, &out, &errb) }()
+
+	<-atEnd
+	if got, want := out.String(), strings.Join(sessionLines[:2], "\n")+"\n"; got != want {
+		t.Errorf("before the log grew:\n%s\nwant:\n%s", got, want)
+	}
+	f.Close()
+	appendEvents(t, s, session[2:]...)
+	again <- struct{}{}
+	<-atEnd
+	if got, want := out.String(), strings.Join(sessionLines, "\n")+"\n"; got != want {
+		t.Errorf("after the log grew:\n%s\nwant:\n%s", got, want)
+	}
+	cancel() // as Ctrl-C does
+	if code := <-done; code != exitOK || errb.Len() != 0 {
+		t.Errorf("interrupted tail: status %d, stderr %q; want 0", code, errb.String())
+	}
+}
+
+func TestTailWaitsForAHalfWrittenLine(t *testing.T) {
+	atEnd, again := stepPoll(t)
+	path, s := writeLog(t, session[:1]...)
+	whole, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendEvents(t, s, session[1])
+	both, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	second := both[len(whole):]
+	// The file as a writer leaves it mid-write: half of the second line.
+	if err := os.WriteFile(path, both[:len(whole)+len(second)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, _ := runCmd(t.Context(), "", "tail", "-follow=false", path)
+	if code != exitOK || stdout != sessionLines[0]+"\n" {
+		t.Errorf("with a half-written line: status %d, stdout %q; want only the whole record", code, stdout)
+	}
+
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	var out bytes.Buffer // read only while the command waits in poll
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"tail", path}, nil, &out, io.Discard) }()
+	<-atEnd
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(second[len(second)/2:]) // the writer finishes the line
+	f.Close()
+	again <- struct{}{}
+	<-atEnd
+	if got, want := out.String(), strings.Join(sessionLines[:2], "\n")+"\n"; got != want {
+		t.Errorf("once the line was finished:\n%s\nwant:\n%s", got, want)
+	}
+	cancel()
+	<-done
+}
+
+func TestTailRefusesBadArgumentsAndDamagedLogs(t *testing.T) {
+	path, s := writeLog(t, session...)
+	s.Close()
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(good), "\n")
+	damaged := write(t, "damaged.ndjson", lines[0]+"not a record\n"+lines[2])
+	gap := write(t, "gap.ndjson", lines[0]+lines[2])
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no log", []string{"tail"}, "want one LOG, got 0"},
+		{"two logs", []string{"tail", path, path}, "got 2"},
+		{"a bad flag value", []string{"tail", "-follow=maybe", path}, "follow"},
+		{"a missing file", []string{"tail", filepath.Join(t.TempDir(), "none.ndjson")}, "no such file"},
+		{"a directory", []string{"tail", t.TempDir()}, "not a regular file"},
+		{"a line that is not a record", []string{"tail", "-follow=false", damaged}, "line 2 is not a record"},
+		{"a gap in the sequence", []string{"tail", "-follow=false", gap}, "record 3 follows record 1"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t.Context(), "", tt.args...)
+			if strings.Contains(tt.name, "not a record") || strings.Contains(tt.name, "gap") {
+				// The records before the damage were printed.
+				if !strings.HasPrefix(stdout, sessionLines[0]+"\n") {
+					t.Errorf("stdout %q; want the records before the damage", stdout)
+				}
+				stdout = ""
+			}
+			wantOneLineError(t, code, stdout, stderr, tt.want)
+		})
+	}
+}
+
+func TestViewServesTheLivePageOfALogInUse(t *testing.T) {
+	path, _ := writeLog(t, session...)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"view", path}, nil, pw, &errb) }()
+	url, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url = strings.TrimSpace(url)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Fatalf("view printed %q, want a loopback URL", url)
+	}
+
+	req, _ := http.NewRequest("GET", url, nil)
+	req.Header.Set("Accept", "text/html")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), `<main id="turns">`) {
+		t.Errorf("a browser got %s and no live page", resp.Status)
+	}
+
+	req, _ = http.NewRequest("GET", url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for n, err := range events.ReadSSE(resp.Body) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, n.Describe(0))
+		if len(got) == len(session) {
+			break
+		}
+	}
+	resp.Body.Close()
+	for i, line := range sessionLines {
+		if want := line[strings.LastIndex(line, "  ")+2:]; i >= len(got) || got[i] != want {
+			t.Errorf("event %d = %q, want %q", i, got, want)
+		}
+	}
+
+	cancel()
+	if code := <-done; code != exitOK || errb.Len() != 0 {
+		t.Errorf("interrupted view: status %d, stderr %q; want 0", code, errb.String())
+	}
+}
+
+func TestViewRefusesBadArgumentsAndLogs(t *testing.T) {
+	path, _ := writeLog(t, session...)
+	empty := write(t, "empty.ndjson", "")
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no log", []string{"view"}, "want one LOG, got 0"},
+		{"an address for other machines", []string{"view", "-addr", "0.0.0.0:0", path}, "not a loopback address"},
+		{"an address without a port", []string{"view", "-addr", "127.0.0.1", path}, "-addr"},
+		{"a missing file", []string{"view", filepath.Join(t.TempDir(), "none.ndjson")}, "no such file"},
+		{"an empty log", []string{"view", empty}, "holds no records yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := runCmd(t.Context(), "", tt.args...)
+			wantOneLineError(t, code, stdout, stderr, tt.want)
+		})
+	}
+}
+
+func TestViewFollowsTheLogAsItGrows(t *testing.T) {
+	atEnd, again := stepPoll(t)
+	path, s := writeLog(t, session[:2]...)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"view", path}, nil, pw, io.Discard) }()
+	url, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url = strings.TrimSpace(url)
+	<-atEnd // view waits for the file to grow
+
+	// read opens the event stream after cursor and returns what it
+	// carries: from the start, until the response ends; after a cursor,
+	// the first two notifications.
+	read := func(cursor string) []events.Notification {
+		t.Helper()
+		bound, stop := context.WithTimeout(ctx, 30*time.Second) // fails a stuck test; not a sleep
+		defer stop()
+		req, _ := http.NewRequestWithContext(bound, "GET", url, nil)
+		req.Header.Set("Accept", "text/event-stream")
+		if cursor != "" {
+			req.Header.Set("Last-Event-ID", cursor)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ns []events.Notification
+		for n, err := range events.ReadSSE(resp.Body) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			ns = append(ns, n)
+			if len(ns) < 2 {
+				continue
+			}
+			if cursor != "" {
+				break
+			}
+			// Everything so far: now the file grows.
+			appendEvents(t, s, session[2:]...)
+			again <- struct{}{} // view sees it, swaps its stream, and this response ends
+		}
+		return ns
+	}
+	first := read("")
+	if len(first) != 2 {
+		t.Fatalf("before the file grew: %d notifications, want 2", len(first))
+	}
+	<-atEnd
+	rest := read(first[1].Cursor()) // as the page reconnects, with its last cursor
+	var got []string
+	for _, n := range append(first, rest[:min(len(rest), 2)]...) {
+		got = append(got, n.Describe(0))
+	}
+	if len(rest) < 2 || !strings.HasSuffix(sessionLines[2], got[2]) || !strings.HasSuffix(sessionLines[3], got[3]) {
+		t.Errorf("after the file grew and the client resumed: %q; want the two new records once", got)
+	}
+	cancel()
+	if code := <-done; code != exitOK {
+		t.Errorf("interrupted view: status %d", code)
+	}
+}

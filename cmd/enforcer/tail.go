@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/enforcer-go/enforcer/events"
+)
+
+// tail is `enforcer tail`: one line per record, then more as the file
+// grows, until ctx ends (which is not an error) or -follow=false and the
+// end is reached.
+func tail(ctx context.Context, args []string, stdout io.Writer) error {
+	fs := newFlags("tail")
+	follow := fs.Bool("follow", true, "keep printing records as they are appended, until interrupted")
+	if err := parse(fs, args, "LOG"); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("tail: want one LOG, got %d arguments", fs.NArg())
+	}
+	r, err := openLog(fs.Arg(0))
+	if err != nil {
+		return fmt.Errorf("tail: %w", err)
+	}
+	defer r.close()
+	for {
+		rec, ok, err := r.next()
+		switch {
+		case err != nil:
+			return fmt.Errorf("tail: %w", err)
+		case ok:
+			if _, err := fmt.Fprintln(stdout, describe(rec)); err != nil {
+				return fmt.Errorf("tail: %w", err)
+			}
+		case !*follow:
+			return nil
+		default:
+			if poll(ctx) != nil {
+				return nil // interrupted
+			}
+		}
+	}
+}
+
+// describe is a record's line: when, which turn, and what happened in
+// Describe's words.
+func describe(rec events.Record) string {
+	n, err := rec.Notification()
+	if err != nil { // a record that decoded always folds
+		return fmt.Sprintf("record %d: %v", rec.Sequence, err)
+	}
+	var p struct {
+		TurnID string `json:"turnId"`
+	}
+	_ = json.Unmarshal(n.Params, &p)
+	return rec.Time.UTC().Format("2006-01-02T15:04:05.000Z07:00") + "  " + p.TurnID + "  " + n.Describe(0)
+}

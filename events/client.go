@@ -1,0 +1,43 @@
+package events
+
+import "fmt"
+
+// Event decodes the notification's params into the event it was folded
+// from — a [TurnStarted], [TurnRetry], [ModelRetry], [SchemaRetry],
+// [SchemaExhausted], [TurnCompleted] or [TurnUnqueued] value, every field
+// intact (durations from their *Ms members); a type switch tells them
+// apart. The envelope members (sessionId, viewCursor, sourceRange) are
+// not part of the event; see [Notification.Cursor].
+//
+// It decodes what the server sent and does not check it against the
+// producer contract. An unknown method fails with [ErrUnknownMethod],
+// params that do not decode with the decoder's error; either is wrapped
+// in an [*Error] with Op "decode".
+func (n Notification) Event() (Event, error) {
+	k := methods[n.Method]
+	if k == nil {
+		return nil, &Error{Op: "decode", Detail: fmt.Sprintf("method %.80q", n.Method), Err: ErrUnknownMethod}
+	}
+	ev, err := k.decode(n.Params)
+	if err != nil {
+		return nil, &Error{Op: "decode", Detail: n.Method, Err: err}
+	}
+	return ev, nil
+}
+
+// IsTerminal reports whether n ends its turn: turn/completed and
+// turn/unqueued do, and they are the notifications that resolve
+// [Stream.WaitTurn]. Retry and ledger notifications never do.
+func (n Notification) IsTerminal() bool {
+	k := methods[n.Method]
+	return k != nil && k.terminal
+}
+
+// marshalWire is the JSON form of an event: its wire params.
+func marshalWire(e Event) []byte {
+	w := jw{b: make([]byte, 0, 128)}
+	w.open("")
+	e.wire(&w)
+	w.close()
+	return w.b
+}

@@ -1,0 +1,292 @@
+package events
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEventDecodesEveryNotificationWithEveryFieldIntact(t *testing.T) {
+	s, ns := appendAll(t, transcript())
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	resp := get(t, srv.URL, "")
+	defer resp.Body.Close()
+	i := 0
+	for n, err := range ReadSSE(resp.Body) { // as a remote client reads them
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := transcript()[i].check() // the event as stored
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []Notification{ns[i], n} {
+			got, err := n.Event()
+			if err != nil {
+				t.Fatalf("%s: Event() = %v", n.Method, err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s: Event() = %#v, want %#v", n.Method, got, want)
+			}
+		}
+		if i++; i == len(ns) {
+			break
+		}
+	}
+	if i != len(ns) {
+		t.Fatalf("read %d notifications, want %d", i, len(ns))
+	}
+}
+
+func TestEventRefusesUnknownMethodsAndParamsThatDoNotDecode(t *testing.T) {
+	tests := []struct {
+		name string
+		n    Notification
+		want error
+	}{
+		{"a method of a newer server", Notification{JSONRPC: "2.0", Method: "turn/steered", Params: json.RawMessage(`{}`)}, ErrUnknownMethod},
+		{"params of the wrong shape", Notification{JSONRPC: "2.0", Method: MethodTurnRetry, Params: json.RawMessage(`{"attempt":"one"}`)}, nil},
+		{"params that are not JSON", Notification{JSONRPC: "2.0", Method: MethodTurnCompleted, Params: json.RawMessage(`{`)}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ev, err := tt.n.Event()
+			var e *Error
+			if ev != nil || !errors.As(err, &e) || e.Op != "decode" {
+				t.Fatalf("Event() = %#v, %v; want nil and an *Error of Op decode", ev, err)
+			}
+			if tt.want != nil && !errors.Is(err, tt.want) {
+				t.Errorf("Event() = %v, want %v", err, tt.want)
+			}
+			if tt.want == nil && errors.Is(err, ErrUnknownMethod) {
+				t.Errorf("a known method's bad params reported as an unknown method: %v", err)
+			}
+		})
+	}
+}
+
+func TestIsTerminalHoldsExactlyForTheNotificationsThatResolveWaitTurn(t *testing.T) {
+	_, ns := appendAll(t, transcript())
+	for _, n := range ns {
+		want := n.Method == MethodTurnCompleted || n.Method == MethodTurnUnqueued
+		if got := n.IsTerminal(); got != want {
+			t.Errorf("%s: IsTerminal() = %v, want %v", n.Method, got, want)
+		}
+	}
+	if (Notification{Method: "turn/steered"}).IsTerminal() {
+		t.Error("an unknown method is terminal")
+	}
+}
+
+// Durations travel as whole milliseconds; encoding/json keeps them too.
+func TestEventsKeepTheirDurationsThroughEncodingJSON(t *testing.T) {
+	retry := TurnRetry{TurnID: "t", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 4 * time.Second, Reason: "r", Kind: RetryCorrective}
+	model := ModelRetry{TurnID: "t", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 1500 * time.Millisecond, ErrorKind: KindRateLimit, HTTPStatus: 429}
+	done := TurnCompleted{TurnID: "t", Terminal: TerminalCompleted, Duration: 2 * time.Second, TimeToFirstToken: 300 * time.Millisecond}
+	for _, tt := range []struct {
+		ev     Event
+		member string
+		into   any
+	}{
+		{retry, `"retryDelayMs":4000`, new(TurnRetry)},
+		{model, `"retryDelayMs":1500`, new(ModelRetry)},
+		{done, `"durationMs":2000,"timeToFirstTokenMs":300`, new(TurnCompleted)},
+	} {
+		b, err := json.Marshal(tt.ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), tt.member) {
+			t.Errorf("json.Marshal(%T) = %s, want it to hold %s", tt.ev, b, tt.member)
+		}
+		if err := json.Unmarshal(b, tt.into); err != nil {
+			t.Fatal(err)
+		}
+		if got := reflect.ValueOf(tt.into).Elem().Interface(); !reflect.DeepEqual(got, tt.ev) {
+			t.Errorf("json round trip of %T = %#v, want %#v", tt.ev, got, tt.ev)
+		}
+	}
+}
+
+func TestServeHTTPAnswersAClosedStreamWith503(t *testing.T) {
+	s, _ := appendAll(t, transcript())
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	s.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusServiceUnavailable {
+		t.Errorf("got %s %q, want 503", resp.Status, body)
+	}
+}
+
+// fakeTicker is a keep-alive ticker the test ticks.
+type fakeTicker struct {
+	c       chan time.Time
+	every   chan time.Duration
+	stopped chan struct{}
+}
+
+func newFakeTicker(s *Stream) *fakeTicker {
+	f := &fakeTicker{c: make(chan time.Time), every: make(chan time.Duration, 1), stopped: make(chan struct{})}
+	s.ticker = func(d time.Duration) (<-chan time.Time, func()) {
+		f.every <- d
+		return f.c, func() { close(f.stopped) }
+	}
+	return f
+}
+
+func TestServeHTTPKeepsAnIdleClientAliveAtTheConfiguredInterval(t *testing.T) {
+	s, err := NewStream(testSession, NewMemoryLog(), WithKeepAlive(7*time.Second))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	tick := newFakeTicker(s)
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	resp := get(t, srv.URL, "")
+	br := bufio.NewReader(resp.Body)
+	line := func() string {
+		t.Helper()
+		l, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	if got, want := <-tick.every, 7*time.Second; got != want {
+		t.Errorf("keep-alive interval = %v, want %v", got, want)
+	}
+	if got := line() + line(); got != "retry: 1000\n\n" {
+		t.Errorf("the response starts %q, want a retry hint", got)
+	}
+	for range 2 { // nothing is recorded: only keep-alives arrive
+		tick.c <- time.Now()
+		if got := line() + line(); got != ": keep-alive\n\n" {
+			t.Errorf("after a tick: %q, want a keep-alive comment", got)
+		}
+	}
+	if _, err := s.Append(TurnStarted{TurnID: "t1"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := line(); !strings.HasPrefix(got, "id: ") {
+		t.Errorf("after an append: %q, want the event", got)
+	}
+	resp.Body.Close()
+	select {
+	case <-tick.stopped:
+	case <-time.After(30 * time.Second): // a failure bound, not a sleep
+		t.Fatal("the keep-alive ticker was not stopped after the client left")
+	}
+}
+
+// A reader of the stream sees keep-alives and the retry hint as nothing.
+func TestReadSSEIgnoresKeepAlivesAndTheRetryHint(t *testing.T) {
+	in := "retry: 1000\n\n: keep-alive\n\n" + "id: 1\nevent: turn/started\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"turn/started\",\"params\":{}}\n\n: keep-alive\n\n"
+	var got []string
+	for n, err := range ReadSSE(strings.NewReader(in)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, n.Method)
+	}
+	if len(got) != 1 || got[0] != MethodTurnStarted {
+		t.Errorf("ReadSSE yielded %v, want [turn/started]", got)
+	}
+}
+
+func TestServeHTTPServesTheLivePageToABrowser(t *testing.T) {
+	s, _ := appendAll(t, transcript())
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/session", nil)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8") // a browser's navigation
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Fatalf("got %s %q, want the page", resp.Status, resp.Header.Get("Content-Type"))
+	}
+	page := string(body)
+	t.Run("it loads nothing from elsewhere", func(t *testing.T) {
+		if m := regexp.MustCompile(`(?i)(src|href)\s*=|https?://|@import|url\(`).FindString(page); m != "" {
+			t.Errorf("the page refers to another resource: %q", m)
+		}
+	})
+	t.Run("its policy allows exactly its own script and style", func(t *testing.T) {
+		csp := resp.Header.Get("Content-Security-Policy")
+		for _, tag := range []string{"script", "style"} {
+			m := regexp.MustCompile(`(?s)<` + tag + `>(.*?)</` + tag + `>`).FindStringSubmatch(page)
+			if m == nil {
+				t.Fatalf("no inline %s", tag)
+			}
+			sum := sha256.Sum256([]byte(m[1]))
+			if want := tag + "-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'"; !strings.Contains(csp, want) {
+				t.Errorf("policy %q lacks %s", csp, want)
+			}
+		}
+		if !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "connect-src 'self'") {
+			t.Errorf("policy %q is not deny-by-default with connections to this origin", csp)
+		}
+	})
+	t.Run("it renders text from the stream as text", func(t *testing.T) {
+		if strings.Contains(page, "innerHTML") || strings.Contains(page, "insertAdjacentHTML") || strings.Contains(page, "document.write") {
+			t.Error("the page's script writes markup")
+		}
+	})
+	t.Run("an event-stream request to the same URL gets the stream", func(t *testing.T) {
+		req, _ := http.NewRequest("GET", srv.URL+"/session", nil)
+		req.Header.Set("Accept", "text/event-stream") // what EventSource sends
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+			t.Errorf("Content-Type = %q, want text/event-stream", ct)
+		}
+	})
+}
+
+func TestOnlyABrowserNavigationGetsThePage(t *testing.T) {
+	tests := []struct {
+		method, accept string
+		want           bool
+	}{
+		{"GET", "text/html,application/xhtml+xml,*/*;q=0.8", true},
+		{"HEAD", "text/html", true},
+		{"GET", "text/event-stream", false},
+		{"GET", "text/event-stream, text/html", false},
+		{"GET", "", false},
+		{"GET", "*/*", false},
+		{"POST", "text/html", false},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest(tt.method, "/", nil)
+		if tt.accept != "" {
+			r.Header.Set("Accept", tt.accept)
+		}
+		if got := wantsPage(r); got != tt.want {
+			t.Errorf("%s with Accept %q: page = %v, want %v", tt.method, tt.accept, got, tt.want)
+		}
+	}
+}

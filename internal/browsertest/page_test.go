@@ -1,0 +1,348 @@
+package browsertest_test
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"image/png"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/enforcer-go/enforcer/events"
+)
+
+var screenshot = flag.Bool("screenshot", false, "rewrite the README's screenshot, docs/live-page.png")
+
+// browser returns the path of a Chromium or Chrome to drive. Without one
+// the test skips, except in CI (CI=true), where .ci/run installs Debian's
+// chromium and a missing browser is a failure.
+func browser(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "headless_shell", "headless-shell",
+		"google-chrome", "google-chrome-stable", "chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	const msg = "no Chromium or Chrome on PATH (looked for chromium, chromium-browser, headless_shell, google-chrome, chrome); " +
+		"install one (Debian: apt-get install chromium) to run the live page's browser test"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// session is a stream served over HTTP that records the Last-Event-ID of
+// every event-stream request.
+type session struct {
+	s   *events.Stream
+	srv *httptest.Server
+
+	mu      sync.Mutex
+	lastIDs []string
+}
+
+func newSession(t *testing.T) *session {
+	t.Helper()
+	s, err := events.NewStream("session-7f3a", events.NewMemoryLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := &session{s: s}
+	x.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+			x.mu.Lock()
+			x.lastIDs = append(x.lastIDs, r.Header.Get("Last-Event-ID"))
+			x.mu.Unlock()
+		}
+		s.ServeHTTP(w, r)
+	}))
+	t.Cleanup(x.srv.Close)
+	t.Cleanup(func() { s.Close() }) // before srv.Close, which waits for the stream's responses
+	return x
+}
+
+func (x *session) append(t *testing.T, evs ...events.Event) events.Notification {
+	t.Helper()
+	var n events.Notification
+	for _, ev := range evs {
+		var err error
+		if n, err = x.s.Append(ev); err != nil {
+			t.Fatalf("Append(%#v): %v", ev, err)
+		}
+	}
+	return n
+}
+
+// clock replaces the page's performance.now, which its countdown reads,
+// with a clock the test sets.
+const clock = `window.testClock = 0; performance.now = () => window.testClock;`
+
+// script is what a session records while the page watches: a turn that
+// hit a rate limit and a broken answer and then passed, a turn whose
+// answer (with markup in it) broke the contract for good, and a turn
+// waiting out a provider's rate limit.
+func script() (done, live []events.Event, lastRetry events.ModelRetry) {
+	lastRetry = events.ModelRetry{TurnID: "turn-3", Attempt: 2, NextAttempt: 3, MaxAttempts: 3,
+		RetryDelay: 4 * time.Second, ErrorKind: events.KindRateLimit, HTTPStatus: 429, System: "openai"}
+	done = []events.Event{
+		events.TurnStarted{TurnID: "turn-1"},
+		events.ModelRetry{TurnID: "turn-1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+			RetryDelay: 2 * time.Second, ErrorKind: events.KindOverloaded, HTTPStatus: 529, System: "anthropic"},
+		events.TurnRetry{TurnID: "turn-1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, Kind: events.RetryCorrective,
+			Reason: "answer broke the output contract at schema-validate /city"},
+		events.SchemaRetry{TurnID: "turn-1", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate",
+			Error: "city is required", Path: "/city", CorrectiveMessageHash: "0c1f2e3d"},
+		events.TurnCompleted{TurnID: "turn-1", Terminal: events.TerminalCompleted, Duration: 6200 * time.Millisecond,
+			Usage: &events.Usage{InputTokens: 1840, OutputTokens: 212, CachedTokens: 1024, ReasoningTokens: 0}},
+		events.TurnStarted{TurnID: "turn-2"},
+		events.SchemaExhausted{TurnID: "turn-2", Attempt: 1, Iteration: 1, Stage: "schema-validate",
+			Error: `Does not match pattern '^[a-z]+$': "<script>window.pwned = 1</script>"`, Path: "/answer", BrokenBy: "redact"},
+		events.TurnCompleted{TurnID: "turn-2", Terminal: events.TerminalFailed, Reason: `<img src=x onerror="window.pwned = 2">`,
+			Error: &events.TurnError{Kind: events.FailureModelError, Message: "output contract broken: <b>answer</b>"}},
+	}
+	live = []events.Event{
+		events.TurnStarted{TurnID: "turn-3"},
+		events.ModelRetry{TurnID: "turn-3", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+			RetryDelay: 1 * time.Second, ErrorKind: events.KindTimeout, HTTPStatus: 504, System: "openai"},
+		lastRetry,
+	}
+	return done, live, lastRetry
+}
+
+// turnView is what the page shows of one turn.
+type turnView struct {
+	ID      string     `json:"id"`
+	State   string     `json:"state"`
+	Now     string     `json:"now"`
+	Retries []string   `json:"retries"`
+	Rows    [][]string `json:"rows"`
+	Foot    []string   `json:"foot"`
+	Outcome []string   `json:"outcome"`
+}
+
+const readTurns = `[...document.querySelectorAll("article.turn")].map(a => ({
+	id: a.querySelector("h2 code").textContent,
+	state: a.querySelector(".state").textContent,
+	now: a.querySelector(".now").textContent,
+	retries: [...a.querySelectorAll(".retries li")].map(li => li.textContent),
+	rows: [...a.querySelectorAll("tbody tr")].map(tr => [...tr.cells].map(c => c.textContent)),
+	foot: [...a.querySelectorAll("tfoot tr")].map(tr => tr.textContent),
+	outcome: [...a.querySelectorAll("dl.outcome dd")].map(d => d.textContent),
+}))`
+
+func TestTheLivePageInABrowser(t *testing.T) {
+	execPath := browser(t)
+	x := newSession(t)
+	done, live, lastRetry := script()
+	x.append(t, done...)
+	retryN := x.append(t, live...)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(execPath), chromedp.NoSandbox,
+		chromedp.WindowSize(900, 600), chromedp.Flag("lang", "en-US"))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	defer cancelBrowser() // first: it closes the page's connections
+	if _, err := chromedp.Call(bctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: clock}); err != nil {
+		t.Fatal(err)
+	}
+	// Every step below waits for the page with a bound far above what it
+	// needs; the bounds fail a stuck test, they are not sleeps.
+	ctx, cancel := context.WithTimeout(bctx, 2*time.Minute)
+	defer cancel()
+	run := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	wait := func(what, predicate string) {
+		t.Helper()
+		if _, err := chromedp.Run(ctx, chromedp.Poll[chromedp.Void](predicate, chromedp.WithPollingInterval(20*time.Millisecond),
+			chromedp.WithPollingTimeout(30*time.Second))); err != nil {
+			t.Fatalf("waiting until %s: %v", what, err)
+		}
+	}
+	view := func() map[string]turnView {
+		t.Helper()
+		ts, err := chromedp.Run(ctx, chromedp.Evaluate[[]turnView](readTurns))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]turnView{}
+		for _, v := range ts {
+			if _, dup := m[v.ID]; dup {
+				t.Errorf("turn %s is shown twice", v.ID)
+			}
+			m[v.ID] = v
+		}
+		return m
+	}
+
+	run("opening the page", chromedp.Navigate(x.srv.URL+"/session"))
+	wait("the page is live with three turns", `document.getElementById("conn").textContent === "live" &&
+		document.querySelectorAll("article.turn").length === 3 &&
+		document.querySelector("article.turn:nth-of-type(3) .now").textContent.startsWith("attempt 2/3")`)
+
+	t.Run("each turn shows its state, retries, attempt rows and outcome", func(t *testing.T) {
+		v := view()
+		t1 := v["turn-1"]
+		if t1.State != "completed" || t1.Now != "turn completed" {
+			t.Errorf("turn-1 state %q, line %q; want completed", t1.State, t1.Now)
+		}
+		wantRetries := []string{
+			"model retry · attempt 1/3 · after 2s · provider overloaded · HTTP 529 · anthropic",
+			"corrective retry · attempt 1/3 · after 0s · answer broke the output contract at schema-validate /city",
+		}
+		if !slices.Equal(t1.Retries, wantRetries) {
+			t.Errorf("turn-1 retries:\n%q\nwant\n%q", t1.Retries, wantRetries)
+		}
+		wantRows := [][]string{
+			{"1", "retried", "schema-validate", "/city", "0c1f2e3d", "", "city is required"},
+			{"2", "passed", "", "", "", "", ""},
+		}
+		if fmt.Sprint(t1.Rows) != fmt.Sprint(wantRows) {
+			t.Errorf("turn-1 rows:\n%q\nwant\n%q", t1.Rows, wantRows)
+		}
+		if len(t1.Foot) != 1 || !strings.Contains(t1.Foot[0], "in 1840 · out 212 · cached 1024 · reasoning 0") {
+			t.Errorf("turn-1 tokens %q", t1.Foot)
+		}
+		t2 := v["turn-2"]
+		if t2.State != "failed" || t2.Now != "turn failed · model error" {
+			t.Errorf("turn-2 state %q, line %q; want failed · model error", t2.State, t2.Now)
+		}
+		if len(t2.Rows) != 1 || t2.Rows[0][1] != "exhausted" || t2.Rows[0][5] != "redact" || t2.Rows[0][3] != "/answer" {
+			t.Errorf("turn-2 rows %q, want one exhausted row broken by redact at /answer", t2.Rows)
+		}
+		t3 := v["turn-3"]
+		if t3.State != "retrying" || len(t3.Retries) != 2 || !strings.Contains(t3.Retries[1], "rate limited · HTTP 429 · openai") {
+			t.Errorf("turn-3 state %q, retries %q; want retrying, the second rate limited", t3.State, t3.Retries)
+		}
+	})
+
+	t.Run("text from the stream is shown as text, never run as markup", func(t *testing.T) {
+		v := view()["turn-2"]
+		if len(v.Rows) != 1 || !strings.Contains(v.Rows[0][6], `"<script>window.pwned = 1</script>"`) {
+			t.Errorf("the answer's markup is not shown as text: %q", v.Rows)
+		}
+		if !slices.Contains(v.Outcome, `<img src=x onerror="window.pwned = 2">`) || !slices.Contains(v.Outcome, "output contract broken: <b>answer</b>") {
+			t.Errorf("the reason and message are not shown as text: %q", v.Outcome)
+		}
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`String(window.pwned) + " " +
+			document.querySelectorAll("main script, main img, main b").length`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != "undefined 0" {
+			t.Errorf("window.pwned and elements made from stream text: %q, want \"undefined 0\"", got)
+		}
+	})
+
+	t.Run("the countdown runs locally from the recorded delay, as Describe says it", func(t *testing.T) {
+		for _, elapsed := range []time.Duration{0, 1500 * time.Millisecond, 3999 * time.Millisecond, 4 * time.Second} {
+			want := retryN.Describe(elapsed)
+			run("setting the clock", chromedp.Evaluate[chromedp.Void](fmt.Sprintf("window.testClock = %d", elapsed.Milliseconds())))
+			wait(fmt.Sprintf("turn-3 reads %q", want),
+				fmt.Sprintf(`document.querySelector("article.turn:nth-of-type(3) .now").textContent === %q`, want))
+		}
+		if got := retryN.Describe(1500 * time.Millisecond); got != "attempt 2/3 · retrying in 3s · rate limited" {
+			t.Errorf("Describe = %q", got) // the line the README quotes
+		}
+		run("setting the clock back", chromedp.Evaluate[chromedp.Void]("window.testClock = 0"))
+		wait("the countdown restarts", `document.querySelector("article.turn:nth-of-type(3) .now").textContent.includes("retrying in 4s")`)
+	})
+
+	t.Run("it has a table a screen reader can navigate and fits 360 px", func(t *testing.T) {
+		got, err := chromedp.Run(ctx, chromedp.Evaluate[string](`[
+			document.querySelectorAll("article.turn:nth-of-type(1) table caption").length,
+			document.querySelectorAll("article.turn:nth-of-type(1) thead th[scope=col]").length,
+			document.querySelectorAll("article.turn:nth-of-type(1) tbody th[scope=row]").length,
+			document.documentElement.lang].join(" ")`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != "1 7 2 en" {
+			t.Errorf("caption, column headers, row headers, lang = %q, want \"1 7 2 en\"", got)
+		}
+		run("a 360 px wide screen", chromedp.EmulateViewport(360, 800, chromedp.EmulateMobile))
+		wide, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wide > 360 {
+			t.Errorf("at 360 px the page is %d px wide: it scrolls sideways", wide)
+		}
+		run("back to a desktop screen", chromedp.EmulateViewport(900, 600))
+	})
+
+	t.Run("a screenshot shows the rate-limited turn", func(t *testing.T) {
+		run("setting the clock", chromedp.Evaluate[chromedp.Void]("window.testClock = 0"))
+		want := retryN.Describe(0)
+		wait("the countdown starts", fmt.Sprintf(`document.querySelector("article.turn:nth-of-type(3) .now").textContent === %q`, want))
+		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(shot))
+		if err != nil {
+			t.Fatalf("the screenshot is not a PNG: %v", err)
+		}
+		if b := img.Bounds(); b.Dx() != 900 {
+			t.Errorf("screenshot is %d px wide, want 900", b.Dx())
+		}
+		dst := filepath.Join(t.TempDir(), "live-page.png")
+		if *screenshot {
+			dst = filepath.Join("..", "..", "docs", "live-page.png")
+		}
+		if err := os.WriteFile(dst, shot, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("screenshot written to %s (with -screenshot: the README's)", dst)
+	})
+
+	t.Run("after a dropped connection it resumes and shows nothing twice", func(t *testing.T) {
+		before := view()
+		x.mu.Lock()
+		opened := len(x.lastIDs)
+		x.mu.Unlock()
+		x.srv.CloseClientConnections()
+		x.append(t, events.TurnCompleted{TurnID: lastRetry.TurnID, Terminal: events.TerminalCompleted})
+		x.append(t, events.TurnStarted{TurnID: "turn-4"})
+		wait("turn-3 completes and turn-4 appears", `document.querySelectorAll("article.turn").length === 4 &&
+			document.querySelector("article.turn:nth-of-type(3) .state").textContent === "completed"`)
+		after := view()
+		for _, id := range []string{"turn-1", "turn-2"} {
+			if fmt.Sprint(after[id]) != fmt.Sprint(before[id]) {
+				t.Errorf("%s changed across the reconnect:\n%v\nwas\n%v", id, after[id], before[id])
+			}
+		}
+		if got := after["turn-3"]; !slices.Equal(got.Retries, before["turn-3"].Retries) || got.Now != "turn completed" {
+			t.Errorf("turn-3 after the reconnect: %+v", got)
+		}
+		x.mu.Lock()
+		ids := slices.Clone(x.lastIDs)
+		x.mu.Unlock()
+		if len(ids) <= opened || ids[len(ids)-1] != retryN.Cursor() {
+			t.Errorf("event-stream requests sent Last-Event-ID %q; want the last one to resume after %q", ids, retryN.Cursor())
+		}
+	})
+
+	t.Run("when the stream closes the page says so", func(t *testing.T) {
+		x.s.Close()
+		wait("the page says the stream ended", `document.getElementById("conn").textContent === "the stream has ended"`)
+	})
+}
