@@ -209,9 +209,12 @@ func WithLatestRetryOnly() Option {
 // parse at the end, looks like an answer while it streams: turn early
 // abort off for it.
 //
-// A refusal that a provider marks only at the end of its reply is text
-// until then: with early abort it is cut and corrected like any other
-// prose, where without it the run would end with a [*RefusalError].
+// A reply whose chunk says [StopRefusal] or [StopContentFilter] is judged
+// no further from that chunk on, so a refusal the provider marks from its
+// start (OpenAI's) ends the run with a [*RefusalError] as without early
+// abort. A refusal that a provider marks only at the end of its reply
+// (Anthropic's) is text until then: with early abort it is cut and
+// corrected like any other prose.
 func WithEarlyAbort(on bool) Option {
 	return optionFunc(func(c *config) { c.earlyAbort, c.earlyAbortSet = on, true })
 }
