@@ -537,6 +537,17 @@ func (st *runState) logRow(r enforce.Attempt) {
 	if r.Truncated {
 		args = append(args, "truncated", true)
 	}
+	for _, f := range [...]struct {
+		k string
+		v int64
+	}{{"inputTokens", int64(r.InputTokens)}, {"outputTokens", int64(r.OutputTokens)}, {"latencyMs", r.LatencyMs}} {
+		if f.v != 0 {
+			args = append(args, f.k, f.v)
+		}
+	}
+	if r.Cut != nil {
+		args = append(args, "cut", r.Cut)
+	}
 	st.a.cfg.logger.Debug("output attempt", args...)
 }
 

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/agent/agenttest"
@@ -62,21 +63,37 @@ func TestLoggerWritesOneLinePerRow(t *testing.T) {
 
 func TestALoggedRowHasTheMembersOfItsJSON(t *testing.T) {
 	t.Run("json-parse (no path), schema-validate (a path), passed", func(t *testing.T) {
-		loggedRowsMatchJSON(t, false, agenttest.Reply(prose), agenttest.Reply(missing), agenttest.Reply(valid))
+		loggedRowsMatchJSON(t, false, false, agenttest.Reply(prose), agenttest.Reply(missing), agenttest.Reply(valid))
 	})
 	t.Run("truncated, then withheld", func(t *testing.T) {
-		loggedRowsMatchJSON(t, true, agenttest.Reply(cut).WithStop(agent.StopLength), agenttest.Reply("No.").WithStop(agent.StopRefusal))
+		loggedRowsMatchJSON(t, true, false, agenttest.Reply(cut).WithStop(agent.StopLength), agenttest.Reply("No.").WithStop(agent.StopRefusal))
+	})
+	t.Run("cut early while streamed, then passed", func(t *testing.T) {
+		loggedRowsMatchJSON(t, false, true, agenttest.Chunks(agent.Chunk{Usage: agent.Usage{InputTokens: 90, OutputTokens: 1}}, agent.Chunk{Text: prose}), agenttest.Reply(valid))
 	})
 }
 
-// loggedRowsMatchJSON runs steps with retries and checks that each row's
+// loggedRowsMatchJSON runs steps with retries (on a model that streams
+// them, with stream) and checks that each row's
 // log line has the members of the row's JSON.
-func loggedRowsMatchJSON(t *testing.T, wantErr bool, steps ...agenttest.Step) {
+func loggedRowsMatchJSON(t *testing.T, wantErr, stream bool, steps ...agenttest.Step) {
 	t.Helper()
 	var buf bytes.Buffer
 	logger := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Debug, JSONFormat: true})
-	m := agenttest.NewModel(t, steps...)
-	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithLogger(logger))
+	// Each row has its cost: tokens from the replies, and a latency from a
+	// clock that moves 5ms a reading.
+	for i := range steps {
+		steps[i] = steps[i].WithUsage(100+i, 10+i)
+	}
+	var m agent.Model
+	if stream {
+		m = agenttest.NewStreamingModel(t, steps...)
+	} else {
+		m = agenttest.NewModel(t, steps...)
+	}
+	at := time.Unix(1754590940, 0)
+	clock := func() time.Time { at = at.Add(5 * time.Millisecond); return at }
+	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithLogger(logger), agent.WithClock(clock))
 	res, err := a.Run(t.Context(), "Weather in Paris?")
 	if (err != nil) != wantErr {
 		t.Fatalf("err = %v", err)

@@ -209,9 +209,12 @@ func WithLatestRetryOnly() Option {
 // parse at the end, looks like an answer while it streams: turn early
 // abort off for it.
 //
-// A refusal that a provider marks only at the end of its reply is text
-// until then: with early abort it is cut and corrected like any other
-// prose, where without it the run would end with a [*RefusalError].
+// A reply whose chunk says [StopRefusal] or [StopContentFilter] is judged
+// no further from that chunk on, so a refusal the provider marks from its
+// start (OpenAI's) ends the run with a [*RefusalError] as without early
+// abort. A refusal that a provider marks only at the end of its reply
+// (Anthropic's) is text until then: with early abort it is cut and
+// corrected like any other prose.
 func WithEarlyAbort(on bool) Option {
 	return optionFunc(func(c *config) { c.earlyAbort, c.earlyAbortSet = on, true })
 }
@@ -298,10 +301,12 @@ func WithTurnRetry(p RetryPolicy) Option {
 // turn/modelRetryScheduled and turn/retryScheduled before each backoff
 // wait; for each retried attempt row, turn/retryScheduled (attempt N of
 // retries+1, no delay, so a client can show "attempt 1/3 · retrying now ·
-// answer broke the output contract at json-parse"; left out with
+// answer broke the output contract at json-parse", or "answer cut early
+// at json-parse" for an answer [WithEarlyAbort] stopped; left out with
 // [WithTurnRetry], whose turn retries own that numbering) and then
-// output/schemaRetry (with the row's correctiveMessageHash);
-// output/schemaExhausted for an exhausted row; turn/completed last.
+// output/schemaRetry (with the row's correctiveMessageHash and tokens);
+// output/schemaExhausted for an exhausted row (with its reason and
+// tokens); turn/completed last.
 //
 // A failure to record is logged and does not stop the run, with two
 // exceptions that keep the stream whole. When r refuses turn/started as

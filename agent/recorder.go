@@ -82,6 +82,9 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 		// turn/retryScheduled.
 		if a.cfg.turnRetry == nil {
 			reason := "answer broke the output contract at " + string(row.Stage)
+			if row.Cut != nil {
+				reason = "answer cut early at " + string(row.Stage)
+			}
 			if row.Path != "" {
 				reason += " " + row.Path
 			}
@@ -102,6 +105,7 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 		a.record(events.SchemaExhausted{
 			TurnID: turn, Attempt: row.Attempt, Iteration: row.Iteration,
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, BrokenBy: row.BrokenBy,
+			Reason: events.ExhaustReason(row.Reason), InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
 		})
 	}
 }

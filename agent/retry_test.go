@@ -209,6 +209,59 @@ func TestSchemaRetryEventCarriesTheRowsHash(t *testing.T) {
 	}
 }
 
+func TestSchemaExhaustedEventCarriesTheRowsReasonAndTokens(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewModel(t, agenttest.Reply("Paris").WithUsage(120, 3), agenttest.Reply("Paris").WithUsage(150, 4))
+	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2))
+	res, err := a.Run(context.Background(), "where?")
+	if !errors.Is(err, enforce.ErrRepeated) {
+		t.Fatalf("err = %v, want ErrRepeated", err)
+	}
+	if got := res.Attempts[1].Reason; got != enforce.ReasonRepeated {
+		t.Fatalf("row 2 reason = %q, want repeated", got)
+	}
+	_, ns := methods(t, s)
+	ex := ns[len(ns)-2]
+	ev, err := ex.Event()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := ev.(events.SchemaExhausted)
+	if !ok {
+		t.Fatalf("next to last event = %s, want output/schemaExhausted", ex.Method)
+	}
+	if got.Reason != events.ExhaustRepeated || got.InputTokens != 150 || got.OutputTokens != 4 {
+		t.Errorf("output/schemaExhausted = %+v, want reason repeated, 150 in, 4 out", got)
+	}
+	if got, want := ex.Describe(0), "output rejected (json-parse) · same issues again"; got != want {
+		t.Errorf("Describe = %q, want %q", got, want)
+	}
+}
+
+func TestEveryExhaustReasonIsRecorded(t *testing.T) {
+	// The row's vocabulary and the event's must stay one: a reason the
+	// stream refused would leave the row off it.
+	for _, r := range []enforce.Reason{enforce.ReasonRepeated, enforce.ReasonBeyondRepair, enforce.ReasonValidatorFailed} {
+		s := newStream(t)
+		if _, err := s.Append(events.SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Reason: events.ExhaustReason(r)}); err != nil {
+			t.Errorf("reason %q: %v", r, err)
+		}
+	}
+}
+
+func TestACutAnswersRetrySaysItWasCutEarly(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(prose).InChunks(1), agenttest.Reply(valid))
+	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2))
+	if _, err := a.Run(context.Background(), "Weather in Paris?"); err != nil {
+		t.Fatal(err)
+	}
+	_, ns := methods(t, s)
+	if got, want := ns[1].Describe(0), "attempt 1/3 · retrying now · answer cut early at json-parse"; got != want {
+		t.Errorf("Describe(%s) = %q, want %q", ns[1].Method, got, want)
+	}
+}
+
 func TestInvalidRetryPolicyIsAnInvalidOption(t *testing.T) {
 	m := agenttest.NewModel(t)
 	a := agent.New(m, agent.WithModelRetry(agent.RetryPolicy{MaxAttempts: -1}))

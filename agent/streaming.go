@@ -57,7 +57,8 @@ type CallDelta struct {
 
 // stream makes one streamed model call and assembles the reply into the
 // Response Generate would give. While the run may cut an answer (see
-// [WithEarlyAbort]), the reply's text is judged as it arrives; at an early
+// [WithEarlyAbort]), the reply's text is judged as it arrives, until a
+// chunk says it is a refusal or was filtered; at an early
 // verdict stream stops reading, cancels the call, and returns the text up
 // to the byte that doomed it, with st.cut saying so. A watcher is shown
 // the judge after each piece of text it read.
@@ -74,6 +75,12 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			return Response{Usage: r.usage}, err
 		}
 		if j == nil {
+			continue
+		}
+		if c.Stop.withheld() {
+			// A refusal or a filtered reply is not an answer: it is never
+			// cut or watched, and the run ends with a RefusalError.
+			j = nil
 			continue
 		}
 		if c.Call != nil {

@@ -311,6 +311,24 @@ func TestEarlyAbort(t *testing.T) {
 		}
 	})
 
+	for _, stop := range []agent.StopReason{agent.StopRefusal, agent.StopContentFilter} {
+		t.Run("a reply marked "+string(stop)+" from its first chunk is not cut", func(t *testing.T) {
+			refusal := "I'm sorry, I can't help with that."
+			res, err, m := cutRun(t, retries, agenttest.Chunks(
+				agent.Chunk{Text: refusal[:4], Stop: stop}, agent.Chunk{Text: refusal[4:]}))
+			var re *agent.RefusalError
+			if !errors.As(err, &re) || re.Stop != stop || re.Text != refusal {
+				t.Fatalf("err = %#v, want an *agent.RefusalError %q with the whole text", err, stop)
+			}
+			if c := m.Consumed()[0]; c.Stopped || c.Bytes != c.TotalBytes {
+				t.Errorf("consumed %+v, want all of it", c)
+			}
+			if len(res.Attempts) != 1 || res.Attempts[0].Cut != nil || res.Attempts[0].Withheld != string(stop) {
+				t.Errorf("rows = %+v, want one uncut row withheld for %q", res.Attempts, stop)
+			}
+		})
+	}
+
 	t.Run("the cut is recorded like any retried row", func(t *testing.T) {
 		s := newStream(t)
 		res, err, _ := cutRun(t, append(retries, agent.WithEvents(s)), agenttest.Reply(prose).InChunks(3), agenttest.Reply(valid))

@@ -37,7 +37,7 @@ var dialects = map[string]draft{
 	"https://json-schema.org/draft/2020-12/schema": draft2020,
 }
 
-// refusedKeywords are keywords the validator does not know. It would
+// refusedKeywords are keywords gojsonschema does not know. It would
 // ignore them silently, so a schema that uses them is refused instead.
 var refusedKeywords = map[string]string{
 	"prefixItems":           "2020-12 tuple validation",
@@ -87,7 +87,7 @@ type refNode struct {
 	target string
 }
 
-// auditor walks a schema document, refuses what the validator would check
+// auditor walks a schema document, refuses what gojsonschema would check
 // wrongly, and rewrites what it can check right once rewritten.
 type auditor struct {
 	root  any
@@ -229,7 +229,7 @@ func (a *auditor) walk(s any, loc string) (any, error) {
 
 // walkObject audits one schema object in four steps: refuse what the
 // validator would check wrongly, rewrite what the dialect means
-// differently, normalise values the validator reads too strictly, and
+// differently, normalise values gojsonschema reads too strictly, and
 // descend into subschemas. What needs the audited subschemas (2020-12
 // translations, $ref beside siblings) comes last.
 func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
@@ -253,11 +253,11 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 }
 
 // refuse returns a *SchemaError for the first thing in m, in key order,
-// that the validator would ignore or check wrongly.
+// that gojsonschema would ignore or check wrongly.
 func (a *auditor) refuse(m map[string]any, keys []string, loc string) error {
 	for _, k := range keys {
 		if why, ok := refusedKeywords[k]; ok && !(a.draft == draft2020 && translated2020[k]) {
-			reason := why + " is not supported by the validator, which would ignore it"
+			reason := why + " is not supported by gojsonschema, which would ignore it"
 			if translated2020[k] {
 				reason = why + " is not a " + a.draft.String() + " keyword; declare \"$schema\": \"https://json-schema.org/draft/2020-12/schema\" to use it"
 			}
@@ -286,7 +286,7 @@ func (a *auditor) refuse(m map[string]any, keys []string, loc string) error {
 			}
 		}
 		if len(e) > MaxEnum {
-			return &SchemaError{Keyword: "enum", Location: loc, Reason: fmt.Sprintf("%d values, more than MaxEnum (%d): the validator checks an enum's values pairwise when it compiles", len(e), MaxEnum)}
+			return &SchemaError{Keyword: "enum", Location: loc, Reason: fmt.Sprintf("%d values, more than MaxEnum (%d): gojsonschema checks an enum's values pairwise when it compiles", len(e), MaxEnum)}
 		}
 	}
 	if v, ok := m["required"].([]any); ok && len(v) == 0 && a.draft == draft4 {
@@ -315,11 +315,11 @@ func (a *auditor) identify(m, out map[string]any, loc string) {
 	}
 }
 
-// rewriteForDialect drops what the dialect ignores and the validator
+// rewriteForDialect drops what the dialect ignores and gojsonschema
 // would apply, and registers the format checkers the dialect asserts.
 func (a *auditor) rewriteForDialect(m, out map[string]any) {
 	if a.draft == draft2020 {
-		// Keywords 2020-12 does not have are ignored by it; the validator
+		// Keywords 2020-12 does not have are ignored by it; gojsonschema
 		// would apply them.
 		delete(out, "additionalItems")
 		delete(out, "dependencies")
@@ -332,7 +332,7 @@ func (a *auditor) rewriteForDialect(m, out map[string]any) {
 	}
 }
 
-// normalise rewrites values the validator reads more strictly than JSON
+// normalise rewrites values gojsonschema reads more strictly than JSON
 // Schema means them: counts written as 2.0, an empty enum, and numbers in
 // values compared by their JSON text.
 func (a *auditor) normalise(m, out map[string]any, loc string) error {
@@ -346,7 +346,7 @@ func (a *auditor) normalise(m, out map[string]any, loc string) error {
 		}
 	}
 	if e, ok := m["enum"].([]any); ok && len(e) == 0 {
-		// An empty enum admits nothing; the validator would admit all.
+		// An empty enum admits nothing; gojsonschema would admit all.
 		delete(out, "enum")
 		out["not"] = map[string]any{}
 	}
@@ -447,7 +447,7 @@ func (a *auditor) descend(m, out map[string]any, keys []string, loc string) erro
 }
 
 // stepFor says which part of m's instance the subschema of keyword k at
-// location at applies to, as the validator applies it; ok is false for a
+// location at applies to, as gojsonschema applies it; ok is false for a
 // subschema applied to the instance itself or reached only by $ref.
 func (a *auditor) stepFor(m map[string]any, k, at string) (st step, ok bool) {
 	st.to = at
@@ -499,7 +499,7 @@ func (a *auditor) finish(m, out map[string]any, loc string) (any, error) {
 	}
 	target, isRef := a.refs[loc]
 	if isRef && a.draft != draft2020 {
-		// Before 2019-09 $ref replaces its siblings: the validator ignores
+		// Before 2019-09 $ref replaces its siblings: gojsonschema ignores
 		// them, and so do the cycle check and the expansion bound. They
 		// stay in the document, where a pointer may still reach them.
 		a.edges[loc] = []string{target}
@@ -579,7 +579,7 @@ func (a *auditor) checkFanOut() error {
 		if path == "" {
 			path = "the root"
 		}
-		return &SchemaError{Keyword: "$ref", Location: f.busiest(v), Reason: fmt.Sprintf("recursion fans out: one value of an answer nested %d deep (at %s) would be checked against more than MaxSchemaExpansion (%d) subschemas, for the validator checks a value once for every branch that reaches it", deep, cut(path, 256), MaxSchemaExpansion)}
+		return &SchemaError{Keyword: "$ref", Location: f.busiest(v), Reason: fmt.Sprintf("recursion fans out: one value of an answer nested %d deep (at %s) would be checked against more than MaxSchemaExpansion (%d) subschemas, for gojsonschema checks a value once for every branch that reaches it", deep, cut(path, 256), MaxSchemaExpansion)}
 	}
 	start := f.closure(f.id(""))
 	if start.total() > MaxSchemaExpansion {
@@ -733,7 +733,7 @@ func (f *fanOut) id(loc string) int {
 	return len(f.locs) - 1
 }
 
-// closure is what the validator checks a value against when it checks it
+// closure is what gojsonschema checks a value against when it checks it
 // against node: node itself and, with multiplicity, every subschema node
 // applies to the same value ($ref target, allOf, anyOf, …). findCycle
 // has refused a loop among these.
@@ -865,7 +865,7 @@ func (f *fanOut) take(v visits, s step) visits {
 	return visitsOf(m)
 }
 
-// matches reports whether pattern matches name as the validator matches
+// matches reports whether pattern matches name as gojsonschema matches
 // it; a pattern that does not compile is taken to match.
 func (f *fanOut) matches(pattern, name string) bool {
 	re, ok := f.patterns[pattern]
@@ -956,7 +956,7 @@ func (a *auditor) findCycle() error {
 
 // refPointer accepts a reference to a JSON Pointer within the same
 // document ("#", "#/definitions/a") and returns the unescaped pointer.
-// Anything else could send the validator to the network or to anchors it
+// Anything else could send gojsonschema to the network or to anchors it
 // resolves wrongly.
 func refPointer(ref string) (string, error) {
 	if !strings.HasPrefix(ref, "#") {

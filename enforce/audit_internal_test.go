@@ -53,7 +53,7 @@ func TestCanonicalizeInPlaceRewritesOnlyNumbersThatChange(t *testing.T) {
 	}
 }
 
-// countingFormat counts the values the validator checks against a
+// countingFormat counts the values gojsonschema checks against a
 // subschema that asserts it.
 type countingFormat struct{ calls *atomic.Int64 }
 
@@ -100,10 +100,10 @@ func TestFanOutCountsWhatTheValidatorChecks(t *testing.T) {
 			}
 		}
 		if got, want := calls.Load(), int64(1)<<d; got != want {
-			t.Errorf("nested %d deep: the validator checked the string against the root %d times, want %d", d, got, want)
+			t.Errorf("nested %d deep: gojsonschema checked the string against the root %d times, want %d", d, got, want)
 		}
 		if got, want := int64(counted), calls.Load(); got != want {
-			t.Errorf("nested %d deep: the audit counts %d checks against the root, the validator made %d", d, got, want)
+			t.Errorf("nested %d deep: the audit counts %d checks against the root, gojsonschema made %d", d, got, want)
 		}
 	}
 

@@ -106,7 +106,7 @@ func BenchmarkCheckPassing1KiB(b *testing.B) {
 }
 
 // BenchmarkCheckPassing1KiBValidator is BenchmarkCheckPassing1KiB without
-// the fast path: the validator judges the passing answer, as before it.
+// the fast path: gojsonschema judges the passing answer, as before it.
 func BenchmarkCheckPassing1KiBValidator(b *testing.B) {
 	s := enforce.WithoutFastPath(mustCompile(b, orderSchema))
 	answer := orderAnswer()
@@ -133,7 +133,7 @@ func BenchmarkCheckPassing1KiBNumericEnum(b *testing.B) {
 	}
 }
 
-// BenchmarkGojsonschemaBytesLoader1KiB is the baseline: the validator on
+// BenchmarkGojsonschemaBytesLoader1KiB is the baseline: gojsonschema on
 // its own, decoding the same bytes itself.
 func BenchmarkGojsonschemaBytesLoader1KiB(b *testing.B) {
 	gs, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader([]byte(orderSchema)))
@@ -177,7 +177,7 @@ func BenchmarkCheckFailing1KiBValidator(b *testing.B) {
 }
 
 // BenchmarkCheckFailingLate1KiB fails only at its last member, so the
-// fast path reads the whole answer before the validator judges it.
+// fast path reads the whole answer before gojsonschema judges it.
 func BenchmarkCheckFailingLate1KiB(b *testing.B) {
 	s := mustCompile(b, orderSchema)
 	answer := strings.Replace(orderAnswer(), `"total": `, `"total": -`, 1)

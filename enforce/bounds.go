@@ -15,7 +15,7 @@ const (
 
 	// MaxDepth is how deeply arrays and objects may nest in an answer or
 	// a schema. Deeper input fails the json-parse stage (or is refused as
-	// a schema) instead of exhausting the stack of the validator that
+	// a schema) instead of exhausting the stack of gojsonschema, which
 	// walks it.
 	MaxDepth = 1000
 
@@ -58,7 +58,7 @@ const (
 	// the audit found one value checked against (see MaxSchemaExpansion),
 	// plus its member names times the most for one name (propertyNames).
 	// An answer past it fails the json-parse stage after parsing, before
-	// the validator sees it: a schema that checks each item of an array
+	// gojsonschema sees it: a schema that checks each item of an array
 	// against 65,534 subschemas, within MaxSchemaExpansion, took about
 	// 0.1 s an item, more as failures pile up (200 items: 52 s), so a
 	// 4 MiB answer of two million items would take hours; with this

@@ -11,7 +11,7 @@ import (
 )
 
 // cnode is one subschema compiled for the fast path: an evaluator that
-// says whether a value passes, with the validator's own semantics (see
+// says whether a value passes, with gojsonschema's own semantics (see
 // compileFast). It writes no issues: a value it fails goes to the
 // validator, which does.
 type cnode struct {
@@ -65,7 +65,7 @@ type cpattern struct {
 	node *cnode
 }
 
-// cenum holds the values an enum or const admits, keyed as the validator
+// cenum holds the values an enum or const admits, keyed as gojsonschema
 // compares them (see eqKey); strings also by their value.
 type cenum struct {
 	strs map[string]bool
@@ -73,7 +73,7 @@ type cenum struct {
 }
 
 // cnum is a number from the schema: exact as a decimal where it fits,
-// and always as the big.Rat the validator compares.
+// and always as the big.Rat gojsonschema compares.
 type cnum struct {
 	d dec
 	r *big.Rat
@@ -82,10 +82,10 @@ type cnum struct {
 var anyCnode = &cnode{always: true, minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}
 
 // compileFast compiles the audited schema tree for the fast path, for
-// the validator's draft. It returns nil when some keyword's value is not
-// in a form it compiles (the validator then judges every answer). It
-// knows every keyword the validator applies, for the drafts in which it
-// applies them, and ignores the others as the validator does.
+// gojsonschema's draft. It returns nil when some keyword's value is not
+// in a form it compiles (gojsonschema then judges every answer). It
+// knows every keyword gojsonschema applies, for the drafts in which it
+// applies them, and ignores the others as gojsonschema does.
 func compileFast(tree any, d draft) *cnode {
 	b := &cbuilder{tree: tree, draft: d, memo: map[string]*cnode{}}
 	defer func() {
@@ -439,9 +439,9 @@ func (b *cbuilder) enumOf(list []any) *cenum {
 	return e
 }
 
-// eqKey is the text the validator compares enum, const and uniqueItems
+// eqKey is the text gojsonschema compares enum, const and uniqueItems
 // values by: the value encoded, decoded without json.Number (numbers
-// become float64) and encoded again. ok is false where the validator
+// become float64) and encoded again. ok is false where gojsonschema
 // fails to (a number beyond float64), which fails the value.
 func eqKey(v any) (string, bool) {
 	switch v := v.(type) {
@@ -475,8 +475,8 @@ func (e *cenum) has(v any) bool {
 	return ok && e.keys[k]
 }
 
-// valid reports whether v passes n, as the validator judges it. v is a
-// tree from parseJSON, numbers canonicalized as the validator sees them.
+// valid reports whether v passes n, as gojsonschema judges it. v is a
+// tree from parseJSON, numbers canonicalized as gojsonschema sees them.
 // Format checks, the costliest, come last: a failing answer seldom pays
 // for them.
 func (n *cnode) valid(v any) bool {
@@ -502,7 +502,7 @@ type deferredFormat struct {
 	v      any // a string, or a json.Number
 }
 
-// checkFormat is the validator's format check: of a string, or of a
+// checkFormat is gojsonschema's format check: of a string, or of a
 // number as the big.Rat it hands the checker.
 func checkFormat(format string, v any) bool {
 	if num, ok := v.(json.Number); ok {
@@ -638,7 +638,7 @@ func (n *cnode) validString(s string) bool {
 func (n *cnode) validNumber(num json.Number) bool {
 	text := string(num)
 	d := parseDec(text)
-	var r *big.Rat // the validator's value, made only where the decimal does not fit
+	var r *big.Rat // gojsonschema's value, made only where the decimal does not fit
 	rat := func() *big.Rat {
 		if r == nil {
 			r, _ = new(big.Rat).SetString(text)
@@ -847,7 +847,7 @@ func (n *cnode) item(i int) *cnode {
 
 // passesFast reports whether the fast path passes doc, a tree parseJSON
 // made for this check (its numbers may be canonicalized in place). False
-// means the validator must judge it.
+// means gojsonschema must judge it.
 func (s *Schema) passesFast(doc any) (ok bool) {
 	if s.fast == nil {
 		return false

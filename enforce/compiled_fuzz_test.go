@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// FuzzFast holds the compiled evaluator to the validator. From the fuzz
+// FuzzFast holds the compiled evaluator to gojsonschema. From the fuzz
 // bytes it builds a schema from every keyword the evaluator compiles (in
 // draft-04, draft-06, draft-07 or 2020-12), answers that try to pass it,
 // answers built from numbers and strings where the two are easiest to
@@ -43,7 +43,7 @@ func FuzzFast(f *testing.F) {
 		}
 		s, err := CompileSchema(raw)
 		if err != nil {
-			return // a $ref cycle, or what the validator refuses
+			return // a $ref cycle, or what gojsonschema refuses
 		}
 		if s.fast == nil {
 			t.Fatalf("schema %s compiles, but not for the fast path", raw)

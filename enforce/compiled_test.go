@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-// fastAgrees judges text with the fast path and with the validator, on
+// fastAgrees judges text with the fast path and with gojsonschema, on
 // separate parses, and fails the test when they disagree. It reports
 // whether the fast path judged (the text parsed).
 func fastAgrees(t *testing.T, s *Schema, text, what string) bool {
@@ -22,7 +22,7 @@ func fastAgrees(t *testing.T, s *Schema, text, what string) bool {
 	doc, _ = parseJSON(text)
 	want := s.validate(doc)
 	if fast != (want == nil) {
-		t.Errorf("%s: schema %s, answer %s: the fast path says pass=%t, the validator %v", what, s.source, text, fast, want)
+		t.Errorf("%s: schema %s, answer %s: the fast path says pass=%t, gojsonschema %v", what, s.source, text, fast, want)
 	}
 	return true
 }
@@ -97,7 +97,7 @@ func TestFastAgreesOnSuite(t *testing.T) {
 					}
 				}
 			}
-			t.Logf("%s: %d cases judged alike by the fast path and the validator; %d schemas outside the subset", draft, judged, outside)
+			t.Logf("%s: %d cases judged alike by the fast path and gojsonschema; %d schemas outside the subset", draft, judged, outside)
 			if judged == 0 {
 				t.Errorf("no case judged")
 			}
@@ -112,7 +112,7 @@ func decodeObject(s string) (map[string]any, bool) {
 	return m, d.Decode(&m) == nil && m != nil
 }
 
-// Cases the validator judges in ways a quick reading of JSON Schema gets
+// Cases gojsonschema judges in ways a quick reading of JSON Schema gets
 // wrong; the fast path must judge them as it does.
 func TestFastAgreesOnEdges(t *testing.T) {
 	for _, tc := range []struct{ schema, answers string }{

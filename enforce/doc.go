@@ -26,7 +26,7 @@
 // but does not decode into the type fails too, and refuses a contract
 // reflected from another type.
 //
-// Schemas the validator would check wrongly (2020-12-only keywords, $ref
+// Schemas gojsonschema would check wrongly (2020-12-only keywords, $ref
 // loops that consume no input, references outside the document or into
 // places the audit does not know) are refused with a *[SchemaError] naming
 // the keyword and its location.

@@ -27,7 +27,8 @@ type Issue struct {
 	// Keyword is the schema keyword that failed ("required", "type", …);
 	// "json" for a json-parse issue.
 	Keyword string `json:"keyword"`
-	// Message is the validator's own message, verbatim up to [MaxQuote]
+	// Message is the message of what found the issue — gojsonschema,
+	// the JSON parser, or a validator ([Validator]) — verbatim up to [MaxQuote]
 	// bytes and then cut with a marker. It may quote text from the answer:
 	// treat it as data.
 	Message string `json:"message"`
@@ -68,7 +69,7 @@ func (e *CheckError) Path() string { return e.Issues[0].Path }
 
 // SchemaError is why a schema was refused. [CompileSchema] and [SchemaFor]
 // return it for a schema that is not JSON, is not a schema, passes a bound,
-// or uses something the validator would check wrongly; [Schema.For] for a
+// or uses something gojsonschema would check wrongly; [Schema.For] for a
 // contract reflected from another type.
 type SchemaError struct {
 	// Keyword is the offending keyword ("unevaluatedProperties", "$ref", …), or ""

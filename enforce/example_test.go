@@ -53,7 +53,7 @@ func ExampleCompileSchema() {
 	//   "/wind" additionalProperties
 }
 
-// A schema the validator would check wrongly is refused, naming the
+// A schema gojsonschema would check wrongly is refused, naming the
 // keyword and where it is.
 func ExampleCompileSchema_refused() {
 	_, err := enforce.CompileSchema([]byte(`{

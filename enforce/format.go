@@ -7,7 +7,7 @@ import (
 )
 
 // formatPrefix namespaces the format checkers registered below, so that
-// the validator's own global checkers stay as they are.
+// gojsonschema's own global checkers stay as they are.
 const formatPrefix = "enforcer/"
 
 var formatMu sync.Mutex
@@ -15,7 +15,7 @@ var formatMu sync.Mutex
 // formatName returns the name to compile for format f. The validator
 // applies format checks to numbers too and fails them, where JSON Schema
 // says a format constrains strings only; a wrapper that passes non-strings
-// fixes that without changing the validator's global checkers.
+// fixes that without changing gojsonschema's global checkers.
 func formatName(f string) string {
 	if !gojsonschema.FormatCheckers.Has(f) {
 		return f // unknown formats pass, as the specification says

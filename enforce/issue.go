@@ -21,7 +21,7 @@ func decodeIssue(answer string, err error) Issue {
 	return is
 }
 
-// ctxSep separates the validator's context path segments; a NUL cannot be
+// ctxSep separates gojsonschema's context path segments; a NUL cannot be
 // confused with the dots that may appear in member names.
 const ctxSep = "\x00"
 
@@ -53,7 +53,7 @@ func contextPointer(c *gojsonschema.JsonContext) string {
 	return b.String()
 }
 
-// keywordOf maps the validator's error type to the schema keyword.
+// keywordOf maps gojsonschema's error type to the schema keyword.
 func keywordOf(t string) string {
 	switch t {
 	case "invalid_type":

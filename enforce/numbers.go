@@ -75,7 +75,7 @@ func holdsNumber(v any) bool {
 }
 
 // canonicalNumbers rewrites numbers so that equal values are spelled the
-// same: the validator compares enum, const and uniqueItems members by
+// same: gojsonschema compares enum, const and uniqueItems members by
 // their JSON text, which would tell 1 from 1.0.
 func canonicalNumbers(v any) any {
 	switch v := v.(type) {

@@ -306,12 +306,12 @@ func (p *parser) number() any {
 			i++
 		}
 		if exp > maxExponent {
-			p.fail(expStart, "exponent larger than %d in number: the validator's exact arithmetic would not finish", maxExponent)
+			p.fail(expStart, "exponent larger than %d in number: gojsonschema's exact arithmetic would not finish", maxExponent)
 			return nil
 		}
 	}
 	if i-start > maxNumberLength {
-		p.fail(start, "number longer than %d characters: the validator's exact arithmetic would not finish", maxNumberLength)
+		p.fail(start, "number longer than %d characters: gojsonschema's exact arithmetic would not finish", maxNumberLength)
 		return nil
 	}
 	p.i = i

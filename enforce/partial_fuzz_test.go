@@ -114,7 +114,7 @@ func holdPartial(t *testing.T, s *Schema, text string, size int) {
 		return
 	}
 	if strings.Contains(text, `\u0000`) {
-		ce = nil // the validator's paths split member names at NUL
+		ce = nil // gojsonschema's paths split member names at NUL
 	}
 	for _, p := range settled {
 		got, ok1 := lookupPointer(canonicalNumbers(lastDoc), p)

@@ -49,7 +49,7 @@ type Schema struct {
 // draft-07 (also when $schema is absent) or 2020-12, where format is an
 // annotation and is not asserted; its prefixItems, dependentRequired and
 // dependentSchemas are translated to their exact draft-07 equivalents. A
-// schema the validator would check wrongly is refused with a *SchemaError
+// schema gojsonschema would check wrongly is refused with a *SchemaError
 // naming the keyword and its location: 2019-09/2020-12 keywords without
 // an equivalent (unevaluatedProperties, unevaluatedItems, minContains,
 // $anchor, $dynamicRef, …; prefixItems and its kin outside 2020-12), a
@@ -59,7 +59,7 @@ type Schema struct {
 func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	doc, err := parseJSON(string(jsonSchema))
 	if err != nil {
-		return nil, &SchemaError{Reason: "not a JSON document the validator accepts", Err: err}
+		return nil, &SchemaError{Reason: "not a JSON document gojsonschema accepts", Err: err}
 	}
 	a, err := newAuditor(doc)
 	if err != nil {

@@ -83,7 +83,7 @@ type Stream struct {
 	lit    string   // the literal being matched
 	doomAt int      // the first byte of an error waiting for its character
 
-	asks    int   // documents the validator was asked about
+	asks    int   // documents gojsonschema was asked about
 	verdict error // the early verdict, once given
 	closed  bool
 
@@ -707,7 +707,7 @@ func (st *Stream) scalar(k kinds, text string) bool {
 	return st.schema(len(st.stack), v, false, "", scalarKeywords...)
 }
 
-// Bounds on asking the validator: at most maxAsks documents per Stream,
+// Bounds on asking gojsonschema: at most maxAsks documents per Stream,
 // each with at most maxAskItems array items on the path to the value.
 // Past them the Stream gives no early schema-validate verdict.
 const (
@@ -753,7 +753,7 @@ func (st *Stream) giveUp() {
 
 const stGaveUp = 255
 
-// schema asks the validator about the value v at depth d of the stack
+// schema asks gojsonschema about the value v at depth d of the stack
 // (with member name, for additionalProperties, the member of the object
 // there) and gives the schema-validate verdict when it reports an issue
 // at that pointer with one of keywords. The validator judges a document

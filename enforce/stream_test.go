@@ -252,7 +252,7 @@ func TestStreamJudgesReflectedContractsEarly(t *testing.T) {
 	holdsEarly(t, s, err, answer)
 }
 
-// A value the Stream suspects but the validator passes (1.0 is an
+// A value the Stream suspects but gojsonschema passes (1.0 is an
 // integer) costs one bounded ask, not one as long as the array: 50,000
 // of them stream in linear time.
 func TestStreamBoundsItsAsks(t *testing.T) {

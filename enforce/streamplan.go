@@ -13,12 +13,12 @@ import (
 )
 
 // streamPlan is the part of a schema a [Stream] may judge before the
-// answer ends. Each subschema the validator reaches through properties,
+// answer ends. Each subschema gojsonschema reaches through properties,
 // additionalProperties, items (one schema) and $ref alone, and that uses
 // only the keywords below, becomes a pnode; any other subschema, and all
 // below it, gives no early verdict.
 type streamPlan struct {
-	tree  any // the audited schema, as the validator compiled it
+	tree  any // the audited schema, as gojsonschema compiled it
 	draft draft
 
 	once sync.Once
@@ -52,7 +52,7 @@ var kindNames = map[string]kinds{
 }
 
 // pnode is one subschema of the plan. Its checks are a filter: when one
-// says a value may fail, the validator itself decides (see
+// says a value may fail, gojsonschema itself decides (see
 // [Stream.confirm]), so a check that is too eager costs time, never a
 // wrong verdict.
 type pnode struct {
@@ -102,7 +102,7 @@ var (
 	// nothing about the keywords checked early, here or below.
 	planAtEnd = map[string]bool{
 		"required": true, "minItems": true, "minProperties": true, "maxProperties": true,
-		"uniqueItems": true, "additionalItems": true, // without an items array, the validator ignores it
+		"uniqueItems": true, "additionalItems": true, // without an items array, gojsonschema ignores it
 		"title": true, "description": true, "default": true, "examples": true, "$comment": true,
 		"readOnly": true, "writeOnly": true, "deprecated": true,
 		"definitions": true, "$defs": true, "contentMediaType": true, "contentEncoding": true,
@@ -164,7 +164,7 @@ func (b *planBuilder) fill(n *pnode, loc string, m map[string]any) {
 	}
 	if c, has := m["const"]; has {
 		if n.hasEnum {
-			n.enum = append(append([]any(nil), n.enum...), c) // either may fail; the validator decides
+			n.enum = append(append([]any(nil), n.enum...), c) // either may fail; gojsonschema decides
 		} else {
 			n.hasEnum, n.enum = true, []any{c}
 		}
@@ -302,7 +302,7 @@ func (n *pnode) mayFail(k kinds, text string) bool {
 	case kindNumber:
 		exact := !strings.ContainsAny(text, ".eE")
 		if n.types != 0 && n.types&kindNumber == 0 && !exact {
-			return true // 1.0 is an integer too: the validator decides
+			return true // 1.0 is an integer too: gojsonschema decides
 		}
 		if n.numeric {
 			return n.numberMayFail(text)

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -44,6 +45,9 @@ func TestDescribe(t *testing.T) {
 		{"a schema retry with retries to spare counts them", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: 2, Iteration: 1, Stage: "json-parse", Error: "e", CorrectiveMessageHash: "811c9dc5"}, 0, "output rejected (json-parse) · asking again · 2 retries left"},
 		{"an exhausted contract", SchemaExhausted{TurnID: "t", Attempt: 3, Iteration: 3, Stage: "json-parse", Error: "e"}, 0, "output rejected (json-parse) · no retries left"},
 		{"a contract broken by middleware", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", BrokenBy: "redact"}, 0, "output rejected (schema-validate) · broken by redact"},
+		{"an answer that repeated its issues", SchemaExhausted{TurnID: "t", Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Reason: ExhaustRepeated}, 0, "output rejected (schema-validate) · same issues again"},
+		{"an answer beyond repair", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Reason: ExhaustBeyondRepair}, 0, "output rejected (schema-validate) · beyond repair"},
+		{"an answer no validator could judge", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Reason: ExhaustValidatorFailed}, 0, "output rejected (schema-validate) · validator failed"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,6 +71,13 @@ func TestDescribe(t *testing.T) {
 		got, want := ns[1].Describe(0), ns[0].Describe(0)
 		if got != want || want != "attempt 2/3 · retrying in 4s · rate limited" {
 			t.Errorf("model retry %q, turn retry %q; want both %q", got, want, "attempt 2/3 · retrying in 4s · rate limited")
+		}
+	})
+	t.Run("an exhausted row of a newer producer's reason reads that the answer stands", func(t *testing.T) {
+		n := Notification{JSONRPC: "2.0", Method: MethodSchemaExhausted,
+			Params: json.RawMessage(`{"turnId":"t","attempt":1,"iteration":1,"stage":"json-parse","error":"e","reason":"newer"}`)}
+		if got, want := n.Describe(0), "output rejected (json-parse) · answer stands"; got != want {
+			t.Errorf("Describe = %q, want %q", got, want)
 		}
 	})
 	t.Run("an unknown method is shown as is", func(t *testing.T) {

@@ -38,7 +38,8 @@ func transcript() []Event {
 		TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 2 * time.Second, Reason: "  provider stream\n\tdisconnected \x00", Kind: RetryTurn},
 		SchemaRetry{TurnID: "t1", Attempt: 1, RetriesRemaining: 1, Iteration: 2, Stage: "schema-validate", Error: "city: city is required", Path: "/city", CorrectiveMessageHash: "0c1f2e3d",
 			InputTokens: 1830, OutputTokens: 42},
-		SchemaExhausted{TurnID: "t1", Attempt: 2, Iteration: 3, Stage: "json-parse", Error: "invalid character 'x' at 1:1"},
+		SchemaExhausted{TurnID: "t1", Attempt: 2, Iteration: 3, Stage: "json-parse", Error: "invalid character 'x' at 1:1",
+			Reason: ExhaustRepeated, InputTokens: 1902, OutputTokens: 17},
 		TurnCompleted{TurnID: "t1", Terminal: "completed", Duration: 48211 * time.Millisecond, TimeToFirstToken: 902 * time.Millisecond,
 			Usage: &Usage{InputTokens: 48210, OutputTokens: 1211, CachedTokens: 40100, ReasoningTokens: 384}},
 		TurnStarted{TurnID: "t2", CommandID: "c2"},
@@ -306,6 +307,8 @@ func TestAppendRefusesEventsThatBreakTheProducerContract(t *testing.T) {
 		{"a schema retry with negative retries left", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: -1, Iteration: 1, Stage: "json-parse", Error: "e", CorrectiveMessageHash: "811c9dc5"}},
 		{"an exhausted row of an unknown stage", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "parse", Error: "e"}},
 		{"an exhausted row at iteration 0", SchemaExhausted{TurnID: "t", Attempt: 1, Stage: "json-parse", Error: "e"}},
+		{"an exhausted row of an unknown reason", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", Reason: "bored"}},
+		{"an exhausted row with negative tokens", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", OutputTokens: -1}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

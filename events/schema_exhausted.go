@@ -7,10 +7,12 @@ const MethodSchemaExhausted = "output/schemaExhausted"
 
 // SchemaExhausted is the ledger event output_schema_exhausted: a final
 // answer broke the output contract and the answer stands (no retries left,
-// or BrokenBy names the middleware whose rewrite broke a passing answer).
-// Record kind output_schema_exhausted; folds to output/schemaExhausted.
-// Describe reads "output rejected (json-parse) · no retries left" or
-// "output rejected (schema-validate) · broken by <middleware>".
+// BrokenBy names the middleware whose rewrite broke a passing answer, or
+// Reason says why no retry was spent). Record kind
+// output_schema_exhausted; folds to output/schemaExhausted. Describe reads
+// "output rejected (json-parse) · no retries left", "output rejected
+// (schema-validate) · broken by <middleware>", or with a Reason "… · same
+// issues again", "… · beyond repair", "… · validator failed".
 type SchemaExhausted struct {
 	TurnID    string `json:"turnId"`
 	Attempt   int    `json:"attempt"`   // >= 1
@@ -19,7 +21,31 @@ type SchemaExhausted struct {
 	Error     string `json:"error"`
 	Path      string `json:"path,omitempty"`
 	BrokenBy  string `json:"brokenBy,omitempty"`
+	// Reason says why the answer stands although retries were left; empty
+	// when they ran out (or BrokenBy says why).
+	Reason ExhaustReason `json:"reason,omitempty"`
+	// InputTokens and OutputTokens are what the model call that gave the
+	// answer spent, as its row says; zero is unknown and left off the
+	// wire.
+	InputTokens  int `json:"inputTokens,omitempty"`
+	OutputTokens int `json:"outputTokens,omitempty"`
 }
+
+// ExhaustReason is why a [SchemaExhausted] answer stands with retries
+// left: the row's reason (enforce.Attempt.Reason). The set is closed:
+// Append refuses any other non-empty reason.
+type ExhaustReason string
+
+// The exhaust reasons.
+const (
+	// ExhaustRepeated: the answer failed with the same issues as the
+	// answer before it, so a correction was not heeded.
+	ExhaustRepeated ExhaustReason = "repeated"
+	// ExhaustBeyondRepair: a validator said no correction can fix it.
+	ExhaustBeyondRepair ExhaustReason = "beyond-repair"
+	// ExhaustValidatorFailed: a validator could not judge the answer.
+	ExhaustValidatorFailed ExhaustReason = "validator-failed"
+)
 
 var kindSchemaExhausted = register("output_schema_exhausted", MethodSchemaExhausted, false, decodePlain[SchemaExhausted])
 
@@ -29,6 +55,14 @@ func (e SchemaExhausted) turn() string { return e.TurnID }
 func (e SchemaExhausted) check() (Event, error) {
 	if err := checkLedger("output_schema_exhausted", e.TurnID, e.Attempt, e.Iteration, e.Stage, e.Error); err != nil {
 		return nil, err
+	}
+	switch e.Reason {
+	case "", ExhaustRepeated, ExhaustBeyondRepair, ExhaustValidatorFailed:
+	default:
+		return nil, invalid("output_schema_exhausted: reason %q is not repeated, beyond-repair or validator-failed", e.Reason)
+	}
+	if e.InputTokens < 0 || e.OutputTokens < 0 {
+		return nil, invalid("output_schema_exhausted: negative token count")
 	}
 	e.Error, e.Path, e.BrokenBy = text(e.Error), text(e.Path), text(e.BrokenBy)
 	return e, checkIDs("output_schema_exhausted", e.TurnID)
@@ -42,11 +76,24 @@ func (e SchemaExhausted) wire(w *jw) {
 	w.str("error", e.Error)
 	w.strOpt("path", e.Path)
 	w.strOpt("brokenBy", e.BrokenBy)
+	w.strOpt("reason", string(e.Reason))
+	w.intOpt("inputTokens", int64(e.InputTokens))
+	w.intOpt("outputTokens", int64(e.OutputTokens))
 }
 
 func (e SchemaExhausted) describe(time.Duration) string {
-	if e.BrokenBy != "" {
-		return "output rejected (" + stageWords(e.Stage) + ") · broken by " + e.BrokenBy
+	why := "no retries left"
+	switch {
+	case e.BrokenBy != "":
+		why = "broken by " + e.BrokenBy
+	case e.Reason == ExhaustRepeated:
+		why = "same issues again"
+	case e.Reason == ExhaustBeyondRepair:
+		why = "beyond repair"
+	case e.Reason == ExhaustValidatorFailed:
+		why = "validator failed"
+	case e.Reason != "": // a newer producer's reason
+		why = "answer stands"
 	}
-	return "output rejected (" + stageWords(e.Stage) + ") · no retries left"
+	return "output rejected (" + stageWords(e.Stage) + ") · " + why
 }

@@ -20,7 +20,9 @@
 // production failure) replays as a test: [Replay] reads it into a Model
 // that replies as the recorded one did, the run's input and its rows, and
 // [Recording.Check] asserts the replay's ledger is the same or better (a
-// pass in no more attempts).
+// pass in no more attempts). A recording with cut rows (a streaming run's
+// answers that early abort stopped) replays through a model that streams,
+// so the same agent cuts them at the same byte.
 //
 //	rec := agenttest.Replay(t, "testdata/failed-run.json")
 //	res, _ := agent.New(rec.Model, opts...).Run(ctx, rec.Input)

@@ -17,13 +17,16 @@ import (
 type Recording struct {
 	// Model replies as the recorded model did, reply for reply, whatever
 	// it is asked. Steps a better run leaves unused are not reported; a
-	// request past the last one is, as with [NewModel].
-	Model *Model
+	// request past the last one is, as with [NewModel]. It is a *[Model],
+	// or a *[StreamingModel] when a row is cut (see [Replay]).
+	Model agent.Model
 	// Input is the recorded run's input.
 	Input string
 	// Attempts are the recorded rows, the ledger [Recording.Check] holds
 	// the replay to.
 	Attempts []enforce.Attempt
+
+	at string // the recording's path, for Check's report
 }
 
 // Replay reads the [agent.Result] saved as JSON at path (say, from a
@@ -38,7 +41,16 @@ type Recording struct {
 // recorded, and ends as the row says: cut off at the output limit for a
 // Truncated row, withheld for a Withheld one; otherwise with tool use
 // when it calls tools, complete when it does not. Tools are not
-// replayed: the agent under test runs its own (give it fakes). A file
+// replayed: the agent under test runs its own (give it fakes).
+//
+// A row with Cut is an answer a streaming run stopped early
+// ([agent.WithEarlyAbort]): the conversation holds it only up to the
+// byte that doomed it, which judged whole fails differently (`{"city":t`
+// is broken JSON, where the cut saw a wrong type). So when a row is cut
+// the Model streams ([StreamingModel]), each reply whole in one chunk,
+// and a cut reply with the output tokens its Cut recorded first: a run
+// with early abort cuts it at the same byte, with the same verdict and
+// the same Cut. A file
 // that cannot be read as a Result, and a Result of more than one turn
 // attempt (whose earlier conversations were not kept), fail the test at
 // once.
@@ -61,6 +73,7 @@ func Replay(t testing.TB, path string) *Recording {
 		rows[r.Iteration] = r
 	}
 	var steps []Step
+	cut := false // a row is cut: the model streams
 	input := res.Input
 	for _, m := range res.Messages {
 		switch m.Role {
@@ -85,14 +98,23 @@ func Replay(t testing.TB, path string) *Recording {
 			case r.Truncated:
 				s.stop = agent.StopLength
 			}
+			if r.Cut != nil {
+				cut = true
+				s.script = []agent.Chunk{
+					{Usage: agent.Usage{InputTokens: r.InputTokens, OutputTokens: r.Cut.OutputTokens}},
+					{Text: m.Content},
+					{Usage: s.usage, Stop: s.stop, StopRaw: string(s.stop)},
+				}
+			}
 		}
 		steps = append(steps, s)
 	}
-	return &Recording{
-		Model:    &Model{t: t, steps: steps, at: path},
-		Input:    input,
-		Attempts: res.Attempts,
+	m := &Model{t: t, steps: steps, at: path}
+	rec := &Recording{Model: m, Input: input, Attempts: res.Attempts, at: path}
+	if cut {
+		rec.Model = &StreamingModel{Model: m}
 	}
+	return rec
 }
 
 // Check asserts that res, the replayed run's result, did as well as the
@@ -118,7 +140,7 @@ func (r *Recording) Check(t testing.TB, res *agent.Result) {
 		return
 	}
 	t.Errorf("agenttest: the replay did worse than the recording (%s):\nreplay:\n%s\nrecording:\n%s",
-		r.Model.at, ledger(got), ledger(r.Attempts))
+		r.at, ledger(got), ledger(r.Attempts))
 }
 
 // passedAt is the number of the passed row that ends rows, or 0.

@@ -200,3 +200,39 @@ func TestReplayRefusesWhatItCannotReplay(t *testing.T) {
 		})
 	}
 }
+
+func TestReplayOfARunThatCutAnAnswer(t *testing.T) {
+	// Recorded by a streaming run: early abort stopped the first answer
+	// at the byte that doomed it, so the conversation holds only that
+	// much of it.
+	const path = "testdata/cut-run.json"
+	t.Run("the same agent cuts at the same byte and gives the same ledger", func(t *testing.T) {
+		rec := agenttest.Replay(t, path)
+		if rec.Attempts[0].Cut == nil {
+			t.Fatalf("%s: row 1 is not cut; the test needs a cut row", path)
+		}
+		a := agent.New(rec.Model, agent.WithOutputRetries(1))
+		_, res, err := agent.RunTyped[Weather](t.Context(), a, rec.Input)
+		if err == nil {
+			t.Fatal("the replayed run passed; the recording failed and nothing changed")
+		}
+		tb := &fakeTB{}
+		rec.Check(tb, res)
+		if tb.reported() != 0 {
+			t.Errorf("Check reported %q, want nothing: the ledger is the same", tb.errors)
+		}
+		if got, want := res.Attempts[0].Cut, rec.Attempts[0].Cut; got == nil || *got != *want {
+			t.Errorf("row 1 Cut = %+v, want the recorded %+v", got, want)
+		}
+	})
+	t.Run("an agent without the retry judges the cut answer whole and does worse", func(t *testing.T) {
+		rec := agenttest.Replay(t, path)
+		a := agent.New(rec.Model, agent.WithOutputRetries(0))
+		_, res, _ := agent.RunTyped[Weather](t.Context(), a, rec.Input)
+		tb := &fakeTB{}
+		rec.Check(tb, res)
+		if tb.reported() != 1 || !strings.Contains(tb.errors[0], "did worse") {
+			t.Errorf("Check reported %q, want one report that the replay did worse", tb.errors)
+		}
+	})
+}

@@ -16,11 +16,11 @@
 // -follow=false stops at its end.
 //
 // view serves the live session page for a file log on localhost, prints
-// its URL, and follows the file until interrupted: when the file grows,
-// the page reconnects about a second later and shows the new records.
+// its URL, and follows the file until interrupted: the records appended
+// to it reach the open page as they land (events.Follow).
 //
-// Both read the log without locking it, so they may watch a session that
-// another process is writing. Bad arguments and files that cannot be read
+// Both read the log as events.FollowFile does, without locking it, so
+// they may watch a session that another process is writing. Bad arguments and files that cannot be read
 // get a one-line error and exit status 2.
 package main
 

@@ -21,26 +21,34 @@ func tail(ctx context.Context, args []string, stdout io.Writer) error {
 	if fs.NArg() != 1 {
 		return fmt.Errorf("tail: want one LOG, got %d arguments", fs.NArg())
 	}
-	r, err := openLog(fs.Arg(0))
+	log, err := followLog(fs.Arg(0))
 	if err != nil {
 		return fmt.Errorf("tail: %w", err)
 	}
-	defer r.close()
+	defer log.Close()
+	var last int64
+	var session string
 	for {
-		rec, ok, err := r.next()
-		switch {
-		case err != nil:
-			return fmt.Errorf("tail: %w", err)
-		case ok:
+		for rec, err := range log.Records(last) {
+			if err == nil && session != "" && rec.Stream != session {
+				err = fmt.Errorf("record %d belongs to session %q, not %q", rec.Sequence, rec.Stream, session)
+			}
+			if err != nil {
+				return fmt.Errorf("tail: %w", err)
+			}
 			if _, err := fmt.Fprintln(stdout, describe(rec)); err != nil {
 				return fmt.Errorf("tail: %w", err)
 			}
-		case !*follow:
+			last, session = rec.Sequence, rec.Stream
+		}
+		if !*follow {
 			return nil
-		default:
-			if poll(ctx) != nil {
+		}
+		if err := log.Wait(ctx, last); err != nil {
+			if ctx.Err() != nil {
 				return nil // interrupted
 			}
+			return fmt.Errorf("tail: %w", err)
 		}
 	}
 }

@@ -145,9 +145,9 @@ func TestAgentThroughTheWire(t *testing.T) {
 	} {
 		t.Run(tt.name+" ends the run with a RefusalError, unjudged", func(t *testing.T) {
 			srv := newFakeServer(t, okReply(tt.body))
-			// Early abort off: the loop does not yet heed a chunk's
-			// StopRefusal, and would cut the refusal as prose.
-			a := agent.New(New(srv.client(), "gpt-4o-mini"), agent.WithOutputRetries(2), agent.WithEarlyAbort(false))
+			// Early abort stays on: a refusal is marked from its first
+			// delta, and the loop stops judging the reply there.
+			a := agent.New(New(srv.client(), "gpt-4o-mini"), agent.WithOutputRetries(2))
 			_, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
 			var re *agent.RefusalError
 			if !errors.As(err, &re) || re.Stop != tt.stop || re.Text != tt.text {
