@@ -288,18 +288,22 @@ func TestCancelledRunEndsItsSpansCancelled(t *testing.T) {
 		return "", context.Cause(ctx)
 	}}
 	m := agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("call-1", "slow", `{}`)))
-	a := newAgent(t, tp, m, agent.WithTools(slow))
+	// The tool ends on its own goroutine, perhaps after the run: toolDone
+	// closes once its span has ended.
+	obs := otel.Observer(otel.WithTracerProvider(tp), otel.WithModel("test", "scripted-1"))
+	toolDone, toolEnd := make(chan struct{}), obs.ToolEnd
+	obs.ToolEnd = func(ctx context.Context, c agent.ToolCall, result string, err error) {
+		toolEnd(ctx, c, result, err)
+		close(toolDone)
+	}
+	s, _ := enforce.SchemaFor[Weather]()
+	a := agent.New(m, agent.WithOutputSchema(s), agent.WithTools(slow), agent.WithObserver(obs))
 
 	_, _, err := agent.RunTyped[Weather](ctx, a, prompt)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	// The tool ends on its own goroutine, perhaps after the run: wait for
-	// its span.
-	deadline := time.Now().Add(10 * time.Second)
-	for len(exp.GetSpans()) < 3 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	<-toolDone
 	spans := wantTree(t, exp, `invoke_agent [Error: context canceled]
   · exception exception.type="*errors.errorString" exception.message="context canceled"
   chat scripted-1
