@@ -455,3 +455,31 @@ func TestTurnRetryIsAnEventOnTheRunSpan(t *testing.T) {
 	}
 	wantAttrs(t, run, map[string]string{"enforcer.turn.attempts": "2"})
 }
+
+func TestParallelToolCallsAreSiblingSpansUnderTheRun(t *testing.T) {
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t,
+		agenttest.CallTools(agenttest.Call("c1", "lookup", `{}`), agenttest.Call("c2", "lookup", `{}`)),
+		agenttest.Reply(valid))
+	lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "31C", nil }}
+	a := newAgent(t, tp, m, agent.WithTools(lookup), agent.WithParallelTools(2))
+
+	if _, _, err := agent.RunTyped[Weather](t.Context(), a, prompt); err != nil {
+		t.Fatal(err)
+	}
+	spans := exp.GetSpans()
+	run := span(t, spans, "invoke_agent")
+	ids := map[string]bool{}
+	for _, s := range spans {
+		if s.Name != "execute_tool lookup" {
+			continue
+		}
+		ids[attrs(s)["gen_ai.tool.call.id"]] = true
+		if s.Parent.SpanID() != run.SpanContext.SpanID() {
+			t.Errorf("tool span %s is not a child of the run span", attrs(s)["gen_ai.tool.call.id"])
+		}
+	}
+	if !ids["c1"] || !ids["c2"] || len(ids) != 2 {
+		t.Errorf("tool spans for calls %v, want c1 and c2", ids)
+	}
+}
