@@ -464,8 +464,8 @@ func (st *runState) withheld(ctx context.Context, iteration int, resp Response) 
 	if st.ledger != nil {
 		// Not judged, so nothing runs under the context.
 		v := st.ledger.Judge(context.Background(), enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop), Cost: st.cost})
-		st.logRow(v.Row)
-		st.a.observeRow(ctx, v.Row) // not recorded: output/schemaExhausted is for judged answers; turn/completed says why
+		st.logRow(v.Row) // not recorded: output/schemaExhausted is for judged answers; turn/completed says why
+		st.a.observeRow(ctx, v.Row)
 	}
 	return &RefusalError{Stop: resp.Stop, Raw: resp.StopRaw, Text: resp.Message.Content}
 }
