@@ -482,3 +482,24 @@ func TestParallelToolCallsAreSiblingSpansUnderTheRun(t *testing.T) {
 		t.Errorf("tool spans for calls %v, want c1 and c2", ids)
 	}
 }
+
+func TestRefusalIsAWithheldRowAndNoText(t *testing.T) {
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t, agenttest.Reply("I will not talk about Zanzibar.").WithStop(agent.StopRefusal))
+	a := newAgent(t, tp, m, agent.WithOutputRetries(2))
+
+	_, _, err := agent.RunTyped[Weather](t.Context(), a, "hi")
+	var re *agent.RefusalError
+	if !errors.As(err, &re) {
+		t.Fatalf("err = %v, want a refusal", err)
+	}
+	spans := wantTree(t, exp, `invoke_agent [Error: agent: the model refused to answer]
+  · enforcer.attempt attempt.number=1 attempt.iteration=1 attempt.outcome="exhausted" attempt.withheld="refusal"
+  · exception exception.type="*agent.RefusalError" exception.message="agent: the model refused to answer"
+  chat scripted-1
+`)
+	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"error.type": "refusal"})
+	wantAttrs(t, span(t, spans, "chat scripted-1"), map[string]string{
+		"gen_ai.response.finish_reasons": `["refusal"]`, "enforcer.response.length": fmt.Sprint(len(re.Text)),
+	})
+}
