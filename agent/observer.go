@@ -70,8 +70,7 @@ type ModelCall struct {
 // Retry is a scheduled retry of a model call ([WithModelRetry]) or of a
 // whole turn ([WithTurnRetry]).
 type Retry struct {
-	// Kind is "model" or "turn".
-	Kind string
+	Kind RetryKind
 	// Attempt is the attempt that failed (1-based); MaxAttempts the
 	// policy's bound.
 	Attempt, MaxAttempts int
@@ -83,6 +82,16 @@ type Retry struct {
 	// Err is the failure being retried.
 	Err error
 }
+
+// RetryKind says what a [Retry] runs again.
+type RetryKind string
+
+const (
+	// RetryModel: one model call ([WithModelRetry]).
+	RetryModel RetryKind = "model"
+	// RetryTurn: the whole turn, from a fresh conversation ([WithTurnRetry]).
+	RetryTurn RetryKind = "turn"
+)
 
 // WithObserver has o told what each run does (see [Observer]). Without
 // it, observing costs nothing.

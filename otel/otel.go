@@ -1,20 +1,3 @@
-// Package otel turns what an agent run does into OpenTelemetry spans,
-// following the GenAI semantic conventions: one invoke_agent span per run
-// (a child of the span in the caller's context), a chat span per model
-// call and an execute_tool span per tool call beneath it. Each attempt
-// row of the ledger, and each scheduled model or turn retry, is an event
-// on the run span, so a trace tells why a run took as long and as many
-// calls as it did.
-//
-// The model receives a context that carries its chat span, so an adapter
-// whose HTTP client is instrumented nests its requests under it.
-//
-// Nothing the user, the model, a tool or a provider wrote goes on a span
-// unless [WithContent] says so: text is described by its length and its
-// FNV-1a hash (fnv.Hex32a), errors by words of the library's own.
-//
-// The package lives in a module of its own so that the core module does
-// not depend on OpenTelemetry.
 package otel
 
 import (
@@ -38,7 +21,11 @@ import (
 const ScopeName = "github.com/enforcer-go/enforcer/otel"
 
 // Option configures [Observer].
-type Option func(*config)
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
 
 type config struct {
 	tp       trace.TracerProvider
@@ -51,7 +38,7 @@ type config struct {
 // WithTracerProvider sets where spans go (default: the global provider,
 // otel.GetTracerProvider, as it is when Observer is called).
 func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(c *config) { c.tp = tp }
+	return optionFunc(func(c *config) { c.tp = tp })
 }
 
 // WithContent puts the text itself on spans: the input and the answer on
@@ -59,13 +46,13 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // arguments and results, validators' messages on attempt events and
 // errors' own text. Off by default: spans then carry lengths and hashes.
 func WithContent() Option {
-	return func(c *config) { c.content = true }
+	return optionFunc(func(c *config) { c.content = true })
 }
 
 // WithAgentName names the agent (gen_ai.agent.name; the run span is then
 // "invoke_agent <name>").
 func WithAgentName(name string) Option {
-	return func(c *config) { c.agent = name }
+	return optionFunc(func(c *config) { c.agent = name })
 }
 
 // WithModel names the provider (gen_ai.provider.name, e.g. "openai") and
@@ -73,7 +60,7 @@ func WithAgentName(name string) Option {
 // "chat <model>"). The adapters tell their model's name: openai.Model and
 // anthropic.Model have a ModelName method.
 func WithModel(provider, model string) Option {
-	return func(c *config) { c.provider, c.model = provider, model }
+	return optionFunc(func(c *config) { c.provider, c.model = provider, model })
 }
 
 // Observer returns an [agent.Observer] that records each run as spans;
@@ -82,7 +69,7 @@ func Observer(opts ...Option) agent.Observer {
 	c := config{}
 	for _, o := range opts {
 		if o != nil {
-			o(&c)
+			o.apply(&c)
 		}
 	}
 	if c.tp == nil {
@@ -294,7 +281,7 @@ func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
 // retry adds a scheduled retry as an "enforcer.retry" event on the run span.
 func (t *tracer) retry(ctx context.Context, r agent.Retry) {
 	attrs := []attribute.KeyValue{
-		attribute.String("enforcer.retry.kind", r.Kind),
+		attribute.String("enforcer.retry.kind", string(r.Kind)),
 		attribute.Int("enforcer.retry.attempt", r.Attempt),
 		attribute.Int("enforcer.retry.max_attempts", r.MaxAttempts),
 		attribute.Int64("enforcer.retry.delay_ms", r.Delay.Milliseconds()),
