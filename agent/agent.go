@@ -300,6 +300,16 @@ type runState struct {
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema, watch watcher) (*Result, error) {
 	turn := turnID(ctx)
+	if a.cfg.observer != nil {
+		return a.observed(ctx, turn, input, func(ctx context.Context) (*Result, error) {
+			return a.runTurn(ctx, turn, input, override, watch)
+		})
+	}
+	return a.runTurn(ctx, turn, input, override, watch)
+}
+
+// runTurn is [Agent.run] under the turn ID turn.
+func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enforce.Schema, watch watcher) (*Result, error) {
 	if err := errors.Join(a.cfg.errs...); err != nil {
 		return &Result{TurnID: turn}, err
 	}
@@ -349,6 +359,7 @@ func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema,
 			TurnID: turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts,
 			RetryDelay: d, Reason: retryReason(err), Kind: events.RetryTurn,
 		})
+		a.observeRetry(ctx, Retry{Kind: RetryTurn, Attempt: attempt, MaxAttempts: p.MaxAttempts, Delay: d, Reason: retryReason(err), Err: err})
 		a.cfg.logger.Debug("turn retry scheduled", "turn", turn, "attempt", attempt, "delay", d, "error", err)
 		if werr := wait(ctx, d); werr != nil {
 			err = werr
@@ -420,7 +431,7 @@ func (st *runState) loop(ctx context.Context) error {
 		}
 		res.Messages = append(res.Messages, msg)
 		if resp.Stop.withheld() {
-			return st.withheld(iteration, resp)
+			return st.withheld(ctx, iteration, resp)
 		}
 		if answer, ok := st.outputAnswer(msg); ok {
 			done, err := st.final(ctx, iteration, answer, resp.Stop == StopLength)
@@ -449,11 +460,12 @@ func (st *runState) loop(ctx context.Context) error {
 
 // withheld ends the run on a reply that is no answer (a refusal, a content
 // filter): nothing is judged, and with retries on the ledger records why.
-func (st *runState) withheld(iteration int, resp Response) error {
+func (st *runState) withheld(ctx context.Context, iteration int, resp Response) error {
 	if st.ledger != nil {
 		// Not judged, so nothing runs under the context.
 		v := st.ledger.Judge(context.Background(), enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop), Cost: st.cost})
 		st.logRow(v.Row) // not recorded: output/schemaExhausted is for judged answers; turn/completed says why
+		st.a.observeRow(ctx, v.Row)
 	}
 	return &RefusalError{Stop: resp.Stop, Raw: resp.StopRaw, Text: resp.Message.Content}
 }
@@ -507,6 +519,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	st.logRow(v.Row)
 	a.recordRow(st.turn, v.Row, st.ledger.RetriesLeft())
+	a.observeRow(ctx, v.Row)
 	if v.Row.Outcome != enforce.OutcomeRetried {
 		return true, v.Err
 	}
@@ -590,6 +603,7 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 			ev.ErrorKind, ev.HTTPStatus, ev.System = pe.Kind, pe.status(), pe.System
 		}
 		st.a.record(ev)
+		st.a.observeRetry(ctx, Retry{Kind: RetryModel, Attempt: attempt, MaxAttempts: p.MaxAttempts, Delay: d, Reason: retryReason(err), Err: err})
 		st.a.cfg.logger.Debug("model retry scheduled", "turn", st.turn, "attempt", attempt, "delay", d, "error", err)
 		st.res.Usage.add(resp.Usage)
 		if werr := wait(ctx, d); werr != nil {
@@ -601,6 +615,13 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 // call makes one model call, streamed when the model can stream, turning
 // a panic into an error, and keeps how long it took in st.latency.
 func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
+	streamed := false
+	if st.a.cfg.observer != nil {
+		ctx = st.a.modelStart(ctx, req)
+		defer func() {
+			st.a.modelEnd(ctx, ModelCall{Request: req, Response: resp, Err: err, Streamed: streamed, Cut: st.cut, Latency: st.latency})
+		}()
+	}
 	start := st.a.cfg.now()
 	defer func() {
 		st.latency = max(st.a.cfg.now().Sub(start), 0)
@@ -610,6 +631,7 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 	}()
 	st.cut = nil
 	if m, ok := st.a.model.(StreamingModel); ok {
+		streamed = true
 		return st.stream(ctx, m, req)
 	}
 	return st.a.model.Generate(ctx, req)
@@ -676,16 +698,30 @@ func (st *runState) callTools(ctx context.Context, calls []ToolCall, results []s
 
 // callTool runs one call; every failure becomes the text the model sees.
 func (st *runState) callTool(ctx context.Context, c ToolCall) string {
+	if st.a.cfg.observer != nil {
+		ctx = st.a.toolStart(ctx, c)
+	}
+	out, err := st.tool(ctx, c)
+	if st.a.cfg.observer != nil {
+		st.a.toolEnd(ctx, c, out, err)
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return out
+}
+
+// tool runs one call.
+func (st *runState) tool(ctx context.Context, c ToolCall) (string, error) {
 	idx, ok := st.a.cfg.toolIndex[c.Name]
 	if !ok {
-		return fmt.Sprintf("error: unknown tool %q; available: %s", c.Name, st.toolNames())
+		return "", fmt.Errorf("unknown tool %q; available: %s", c.Name, st.toolNames())
 	}
 	out, err := st.a.cfg.tools[idx].call(ctx, c.Arguments)
 	if err != nil {
 		st.a.cfg.logger.Debug("tool failed", "tool", c.Name, "id", c.ID, "error", err)
-		return "error: " + err.Error()
 	}
-	return out
+	return out, err
 }
 
 func (st *runState) toolNames() string {

@@ -92,6 +92,11 @@
 // ([Usage]) saturate at math.MaxInt, and a negative count a model reports
 // counts as unknown.
 //
+// [WithObserver] tells an [Observer] of each run, model call, tool call,
+// attempt row and retry as it happens, with contexts it may extend: the
+// seam for tracing (module github.com/enforcer-go/enforcer/otel makes
+// OpenTelemetry spans of it). Without one, observing costs nothing.
+//
 // # Bounds
 //
 //   - Iterations: 10 per run, plus one per output retry

@@ -44,6 +44,7 @@ type config struct {
 	events        Recorder
 	now           func() time.Time // times model calls for the rows' latency (WithClock)
 	outputTool    string           // WithOutputTool
+	observer      *Observer        // WithObserver
 	errs          []error
 }
 

@@ -69,6 +69,10 @@ func New(client sdk.Client, model string, opts ...Option) *Model {
 	return m
 }
 
+// ModelName is the model the adapter asks for, as given to New: what a
+// tracer names as gen_ai.request.model (the otel module's WithModel).
+func (m *Model) ModelName() string { return m.model }
+
 func (m *Model) invalid(format string, args ...any) {
 	if m.err == nil {
 		m.err = fmt.Errorf("%w: anthropic: "+format, append([]any{agent.ErrInvalidOption}, args...)...)

@@ -512,3 +512,10 @@ func TestAStatusOutsideHTTPsRangeIsAnUnknownFailureWithoutTheStatus(t *testing.T
 		t.Error("Retryable() = true, want false for an unknown failure")
 	}
 }
+
+func TestModelNameIsTheModelGivenToNew(t *testing.T) {
+	m := New(sdk.NewClient(option.WithAPIKey("k")), "claude-sonnet-4-5")
+	if got := m.ModelName(); got != "claude-sonnet-4-5" {
+		t.Errorf("ModelName() = %q, want claude-sonnet-4-5", got)
+	}
+}

@@ -513,3 +513,10 @@ func TestAStatusOutsideHTTPsRangeIsAnUnknownFailureWithoutTheStatus(t *testing.T
 		t.Error("Retryable() = true, want false for an unknown failure")
 	}
 }
+
+func TestModelNameIsTheModelGivenToNew(t *testing.T) {
+	m := New(sdk.NewClient(option.WithAPIKey("k")), "gpt-4o-mini")
+	if got := m.ModelName(); got != "gpt-4o-mini" {
+		t.Errorf("ModelName() = %q, want gpt-4o-mini", got)
+	}
+}

@@ -1,0 +1,403 @@
+package otel
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/fnv"
+	"github.com/enforcer-go/enforcer/middleware"
+	gotel "go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ScopeName is the instrumentation scope of the spans.
+const ScopeName = "github.com/enforcer-go/enforcer/otel"
+
+// Option configures [Observer].
+type Option interface{ apply(*config) }
+
+type optionFunc func(*config)
+
+func (f optionFunc) apply(c *config) { f(c) }
+
+type config struct {
+	tp       trace.TracerProvider
+	content  bool
+	agent    string
+	provider string
+	model    string
+}
+
+// WithTracerProvider sets where spans go (default: the global provider,
+// otel.GetTracerProvider, as it is when Observer is called).
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return optionFunc(func(c *config) { c.tp = tp })
+}
+
+// WithContent puts the text itself on spans: the input and the answer on
+// the run span, the messages sent and the reply on chat spans, tool
+// arguments and results, validators' messages on attempt events and
+// errors' own text. Off by default: spans then carry lengths and hashes.
+func WithContent() Option {
+	return optionFunc(func(c *config) { c.content = true })
+}
+
+// WithAgentName names the agent (gen_ai.agent.name; the run span is then
+// "invoke_agent <name>").
+func WithAgentName(name string) Option {
+	return optionFunc(func(c *config) { c.agent = name })
+}
+
+// WithModel names the provider (gen_ai.provider.name, e.g. "openai") and
+// the model the agent calls (gen_ai.request.model; chat spans are then
+// "chat <model>"). The adapters tell their model's name: openai.Model and
+// anthropic.Model have a ModelName method.
+func WithModel(provider, model string) Option {
+	return optionFunc(func(c *config) { c.provider, c.model = provider, model })
+}
+
+// Observer returns an [agent.Observer] that records each run as spans;
+// give it to the agent with [agent.WithObserver].
+func Observer(opts ...Option) agent.Observer {
+	c := config{}
+	for _, o := range opts {
+		if o != nil {
+			o.apply(&c)
+		}
+	}
+	if c.tp == nil {
+		c.tp = gotel.GetTracerProvider()
+	}
+	t := &tracer{cfg: c, tr: c.tp.Tracer(ScopeName)}
+	return agent.Observer{
+		RunStart: t.runStart, RunEnd: t.runEnd,
+		ModelStart: t.modelStart, ModelEnd: t.modelEnd,
+		ToolStart: t.toolStart, ToolEnd: t.toolEnd,
+		Attempt: t.attempt, Retry: t.retry,
+	}
+}
+
+type tracer struct {
+	cfg config
+	tr  trace.Tracer
+}
+
+// text describes s on a span: its length and hash, and with WithContent
+// the text itself under key.
+func (t *tracer) text(prefix, key, s string) []attribute.KeyValue {
+	kv := []attribute.KeyValue{
+		attribute.Int(prefix+".length", len(s)),
+		attribute.String(prefix+".hash", fnv.Hex32a(s)),
+	}
+	if t.cfg.content {
+		kv = append(kv, attribute.String(key, s))
+	}
+	return kv
+}
+
+func (t *tracer) runStart(ctx context.Context, turn, input string) context.Context {
+	name := "invoke_agent"
+	attrs := []attribute.KeyValue{
+		attribute.String("gen_ai.operation.name", "invoke_agent"),
+		attribute.String("enforcer.turn.id", turn),
+	}
+	if t.cfg.agent != "" {
+		name += " " + t.cfg.agent
+		attrs = append(attrs, attribute.String("gen_ai.agent.name", t.cfg.agent))
+	}
+	if t.cfg.provider != "" {
+		attrs = append(attrs, attribute.String("gen_ai.provider.name", t.cfg.provider))
+	}
+	if t.cfg.model != "" {
+		attrs = append(attrs, attribute.String("gen_ai.request.model", t.cfg.model))
+	}
+	attrs = append(attrs, t.text("enforcer.input", "enforcer.input", input)...)
+	ctx, _ = t.tr.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	return ctx
+}
+
+func (t *tracer) runEnd(ctx context.Context, res *agent.Result, err error) {
+	span := trace.SpanFromContext(ctx)
+	if res != nil {
+		span.SetAttributes(
+			attribute.Int("gen_ai.usage.input_tokens", res.Usage.InputTokens),
+			attribute.Int("gen_ai.usage.output_tokens", res.Usage.OutputTokens),
+			attribute.Int("enforcer.iterations", res.Iterations),
+			attribute.Int("enforcer.turn.attempts", res.TurnAttempts),
+			attribute.Int("enforcer.attempts", len(res.Attempts)),
+		)
+		if len(res.Attempts) > 0 {
+			last := res.Attempts[len(res.Attempts)-1]
+			span.SetAttributes(attribute.String("enforcer.outcome", string(last.Outcome)))
+		}
+		if fc := res.FailedCost; fc != (enforce.Cost{}) {
+			span.SetAttributes(
+				attribute.Int("enforcer.failed.input_tokens", fc.InputTokens),
+				attribute.Int("enforcer.failed.output_tokens", fc.OutputTokens),
+				attribute.Int64("enforcer.failed.latency_ms", fc.LatencyMs),
+			)
+		}
+		if err == nil {
+			span.SetAttributes(t.text("enforcer.output", "enforcer.output", res.Output)...)
+		}
+	}
+	t.fail(span, err)
+	span.End()
+}
+
+func (t *tracer) modelStart(ctx context.Context, req agent.Request) context.Context {
+	name := "chat"
+	attrs := []attribute.KeyValue{
+		attribute.String("gen_ai.operation.name", "chat"),
+		attribute.Int("enforcer.request.messages", len(req.Messages)),
+		attribute.Int("enforcer.request.tools", len(req.Tools)),
+	}
+	if t.cfg.model != "" {
+		name += " " + t.cfg.model
+		attrs = append(attrs, attribute.String("gen_ai.request.model", t.cfg.model))
+	}
+	if t.cfg.provider != "" {
+		attrs = append(attrs, attribute.String("gen_ai.provider.name", t.cfg.provider))
+	}
+	if req.OutputSchema != nil || req.RequireToolCall {
+		attrs = append(attrs, attribute.String("gen_ai.output.type", "json"))
+	}
+	if t.cfg.content {
+		if b, err := json.Marshal(req.Messages); err == nil {
+			attrs = append(attrs, attribute.String("gen_ai.input.messages", string(b)))
+		}
+	}
+	ctx, _ = t.tr.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	return ctx
+}
+
+func (t *tracer) modelEnd(ctx context.Context, call agent.ModelCall) {
+	span := trace.SpanFromContext(ctx)
+	r := call.Response
+	attrs := []attribute.KeyValue{
+		attribute.Bool("enforcer.streamed", call.Streamed),
+		attribute.Int64("enforcer.latency_ms", call.Latency.Milliseconds()),
+	}
+	if r.Usage.InputTokens > 0 {
+		attrs = append(attrs, attribute.Int("gen_ai.usage.input_tokens", r.Usage.InputTokens))
+	}
+	if r.Usage.OutputTokens > 0 {
+		attrs = append(attrs, attribute.Int("gen_ai.usage.output_tokens", r.Usage.OutputTokens))
+	}
+	if call.Err == nil {
+		reason := r.StopRaw
+		if reason == "" {
+			reason = string(r.Stop)
+		}
+		if reason != "" {
+			attrs = append(attrs, attribute.StringSlice("gen_ai.response.finish_reasons", []string{reason}))
+		}
+		if r.Stop != "" {
+			attrs = append(attrs, attribute.String("enforcer.stop", string(r.Stop)))
+		}
+		attrs = append(attrs, attribute.Int("enforcer.response.tool_calls", len(r.Message.ToolCalls)))
+		attrs = append(attrs, t.text("enforcer.response", "enforcer.response", r.Message.Content)...)
+		if t.cfg.content {
+			if b, err := json.Marshal([]agent.Message{r.Message}); err == nil {
+				attrs = append(attrs, attribute.String("gen_ai.output.messages", string(b)))
+			}
+		}
+	}
+	if c := call.Cut; c != nil {
+		attrs = append(attrs, attribute.Int("enforcer.cut.bytes", c.Bytes))
+		if c.OutputTokens > 0 {
+			attrs = append(attrs, attribute.Int("enforcer.cut.output_tokens", c.OutputTokens))
+		}
+	}
+	span.SetAttributes(attrs...)
+	t.fail(span, call.Err)
+	span.End()
+}
+
+func (t *tracer) toolStart(ctx context.Context, call agent.ToolCall) context.Context {
+	attrs := []attribute.KeyValue{
+		attribute.String("gen_ai.operation.name", "execute_tool"),
+		attribute.String("gen_ai.tool.name", call.Name),
+		attribute.String("gen_ai.tool.call.id", call.ID),
+		attribute.String("gen_ai.tool.type", "function"),
+	}
+	attrs = append(attrs, t.text("enforcer.tool.arguments", "gen_ai.tool.call.arguments", string(call.Arguments))...)
+	ctx, _ = t.tr.Start(ctx, "execute_tool "+call.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
+	return ctx
+}
+
+func (t *tracer) toolEnd(ctx context.Context, _ agent.ToolCall, result string, err error) {
+	span := trace.SpanFromContext(ctx)
+	if err == nil {
+		span.SetAttributes(t.text("enforcer.tool.result", "gen_ai.tool.call.result", result)...)
+	}
+	t.fail(span, err)
+	span.End()
+}
+
+// attempt adds a row as an "enforcer.attempt" event on the run span.
+func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
+	attrs := []attribute.KeyValue{
+		attribute.Int("enforcer.attempt.number", row.Attempt),
+		attribute.Int("enforcer.attempt.iteration", row.Iteration),
+		attribute.String("enforcer.attempt.outcome", string(row.Outcome)),
+	}
+	for _, f := range [...]struct{ k, v string }{
+		{"stage", string(row.Stage)}, {"path", row.Path}, {"corrective_message_hash", row.CorrectiveMessageHash},
+		{"broken_by", row.BrokenBy}, {"withheld", row.Withheld}, {"reason", string(row.Reason)},
+	} {
+		if f.v != "" {
+			attrs = append(attrs, attribute.String("enforcer.attempt."+f.k, f.v))
+		}
+	}
+	if row.Error != "" {
+		attrs = append(attrs, t.text("enforcer.attempt.error", "enforcer.attempt.error", row.Error)...)
+	}
+	if row.Truncated {
+		attrs = append(attrs, attribute.Bool("enforcer.attempt.truncated", true))
+	}
+	if row.InputTokens > 0 {
+		attrs = append(attrs, attribute.Int("gen_ai.usage.input_tokens", row.InputTokens))
+	}
+	if row.OutputTokens > 0 {
+		attrs = append(attrs, attribute.Int("gen_ai.usage.output_tokens", row.OutputTokens))
+	}
+	if row.LatencyMs > 0 {
+		attrs = append(attrs, attribute.Int64("enforcer.attempt.latency_ms", row.LatencyMs))
+	}
+	if row.Cut != nil {
+		attrs = append(attrs, attribute.Int("enforcer.attempt.cut.bytes", row.Cut.Bytes))
+	}
+	trace.SpanFromContext(ctx).AddEvent("enforcer.attempt", trace.WithAttributes(attrs...))
+}
+
+// retry adds a scheduled retry as an "enforcer.retry" event on the run span.
+func (t *tracer) retry(ctx context.Context, r agent.Retry) {
+	attrs := []attribute.KeyValue{
+		attribute.String("enforcer.retry.kind", string(r.Kind)),
+		attribute.Int("enforcer.retry.attempt", r.Attempt),
+		attribute.Int("enforcer.retry.max_attempts", r.MaxAttempts),
+		attribute.Int64("enforcer.retry.delay_ms", r.Delay.Milliseconds()),
+		attribute.String("enforcer.retry.reason", t.describe(r.Err)),
+		attribute.String("error.type", errorType(r.Err)),
+	}
+	var pe *agent.ProviderError
+	if errors.As(r.Err, &pe) {
+		if pe.HTTPStatus >= 100 && pe.HTTPStatus <= 599 {
+			attrs = append(attrs, attribute.Int("http.response.status_code", pe.HTTPStatus))
+		}
+		if pe.RetryAfter > 0 {
+			attrs = append(attrs, attribute.Int64("enforcer.retry.retry_after_ms", pe.RetryAfter.Milliseconds()))
+		}
+	}
+	trace.SpanFromContext(ctx).AddEvent("enforcer.retry", trace.WithAttributes(attrs...))
+}
+
+// fail records err on span, if any, and sets its status.
+func (t *tracer) fail(span trace.Span, err error) {
+	if err == nil {
+		return
+	}
+	msg := t.describe(err)
+	typ := errorType(err)
+	span.SetAttributes(attribute.String("error.type", typ))
+	span.AddEvent("exception", trace.WithAttributes(
+		attribute.String("exception.type", fmt.Sprintf("%T", err)),
+		attribute.String("exception.message", msg),
+	))
+	span.SetStatus(codes.Error, msg)
+}
+
+// describe is err in words fit for a span: its own text with WithContent;
+// otherwise the library's words for errors that may carry a provider's,
+// a model's or a middleware's text.
+func (t *tracer) describe(err error) string {
+	if err == nil {
+		return ""
+	}
+	if t.cfg.content {
+		return err.Error()
+	}
+	var pe *agent.ProviderError
+	var de *middleware.DeniedError
+	var ve *enforce.ValidatorError
+	var oe *enforce.OutputError
+	var re *agent.RefusalError
+	switch {
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		if errors.Is(err, context.DeadlineExceeded) {
+			return context.DeadlineExceeded.Error()
+		}
+		return context.Canceled.Error()
+	case errors.As(err, &pe):
+		msg := "model call failed: " + string(pe.Kind)
+		if pe.HTTPStatus >= 100 && pe.HTTPStatus <= 599 {
+			msg += fmt.Sprintf(" (HTTP %d)", pe.HTTPStatus)
+		}
+		return msg
+	case errors.As(err, &de):
+		return fmt.Sprintf("middleware: %s step %q denied", de.Phase, de.Name)
+	case errors.As(err, &ve):
+		return fmt.Sprintf("validator %q failed", ve.Name)
+	case errors.As(err, &oe):
+		// The library's words (counts, brokenBy), without the issues,
+		// whose text a validator wrote.
+		msg := oe.Error()
+		if oe.Err != nil {
+			msg = strings.TrimSuffix(msg, ": "+oe.Err.Error())
+		}
+		return msg
+	case errors.As(err, &re):
+		return re.Error() // the kind in the library's words
+	}
+	for _, known := range []error{agent.ErrMaxIterations, agent.ErrEmptyAnswer, agent.ErrInvalidOption} {
+		if errors.Is(err, known) {
+			return known.Error()
+		}
+	}
+	if errors.Is(err, agent.ErrModel) {
+		return agent.ErrModel.Error()
+	}
+	return "error " + fmt.Sprintf("%T", err)
+}
+
+// errorType is the error.type attribute: a low-cardinality name of what
+// failed.
+func errorType(err error) string {
+	var pe *agent.ProviderError
+	var de *middleware.DeniedError
+	var ve *enforce.ValidatorError
+	var oe *enforce.OutputError
+	var re *agent.RefusalError
+	switch {
+	case errors.Is(err, context.Canceled):
+		return "cancelled"
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.As(err, &pe):
+		if pe.Kind != "" {
+			return string(pe.Kind)
+		}
+		return "provider"
+	case errors.As(err, &de):
+		return "denied"
+	case errors.As(err, &ve):
+		return "validator"
+	case errors.As(err, &oe):
+		return "output_contract"
+	case errors.As(err, &re):
+		return strings.ToLower(string(re.Stop))
+	case errors.Is(err, agent.ErrMaxIterations):
+		return "max_iterations"
+	case errors.Is(err, agent.ErrInvalidOption):
+		return "invalid_option"
+	}
+	return fmt.Sprintf("%T", err)
+}

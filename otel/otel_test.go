@@ -1,0 +1,505 @@
+package otel_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/agent/agenttest"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/fnv"
+	"github.com/enforcer-go/enforcer/middleware"
+	"github.com/enforcer-go/enforcer/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+)
+
+type Weather struct {
+	City  string `json:"city"`
+	TempC int    `json:"tempC"`
+}
+
+const (
+	prompt = "What is the weather in Zanzibar today?"
+	valid  = `{"city":"Zanzibar","tempC":31}`
+	// broken fails at json-parse; wrongType at schema-validate.
+	broken    = `Sure! The weather in Zanzibar is hot.`
+	wrongType = `{"city":"Zanzibar","tempC":"hot"}`
+)
+
+// fixed is a clock that never moves, so every latency is 0.
+func fixed() time.Time { return time.Unix(0, 0) }
+
+// traced returns a tracer provider that exports to an in-memory exporter,
+// and the exporter.
+func traced(t *testing.T) (*sdktrace.TracerProvider, *tracetest.InMemoryExporter) {
+	t.Helper()
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+	return tp, exp
+}
+
+func newAgent(t *testing.T, tp trace.TracerProvider, m agent.Model, opts ...agent.Option) *agent.Agent {
+	t.Helper()
+	s, err := enforce.SchemaFor[Weather]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := []agent.Option{
+		agent.WithOutputSchema(s), agent.WithClock(fixed),
+		agent.WithObserver(otel.Observer(otel.WithTracerProvider(tp), otel.WithModel("test", "scripted-1"))),
+	}
+	return agent.New(m, append(base, opts...)...)
+}
+
+// tree renders the exported spans as the exporter saw them: each span
+// under its parent, its status when not unset, and its events with their
+// attributes (exceptions' messages included).
+func tree(spans tracetest.SpanStubs) string {
+	var b strings.Builder
+	var walk func(parent trace.SpanID, depth int)
+	walk = func(parent trace.SpanID, depth int) {
+		kids := slices.DeleteFunc(slices.Clone(spans), func(s tracetest.SpanStub) bool { return s.Parent.SpanID() != parent })
+		slices.SortStableFunc(kids, func(a, b tracetest.SpanStub) int { return a.StartTime.Compare(b.StartTime) })
+		for _, s := range kids {
+			indent := strings.Repeat("  ", depth)
+			fmt.Fprintf(&b, "%s%s", indent, s.Name)
+			if s.Status.Code != codes.Unset {
+				fmt.Fprintf(&b, " [%s: %s]", s.Status.Code, s.Status.Description)
+			}
+			b.WriteString("\n")
+			for _, e := range s.Events {
+				fmt.Fprintf(&b, "%s  · %s", indent, e.Name)
+				for _, kv := range e.Attributes {
+					v := kv.Value.Emit()
+					if kv.Value.Type() == attribute.STRING {
+						v = fmt.Sprintf("%q", v)
+					}
+					fmt.Fprintf(&b, " %s=%s", strings.TrimPrefix(string(kv.Key), "enforcer."), v)
+				}
+				b.WriteString("\n")
+			}
+			walk(s.SpanContext.SpanID(), depth+1)
+		}
+	}
+	walk(trace.SpanID{}, 0)
+	return b.String()
+}
+
+func attrs(s tracetest.SpanStub) map[string]string {
+	m := map[string]string{}
+	for _, kv := range s.Attributes {
+		m[string(kv.Key)] = kv.Value.Emit()
+	}
+	return m
+}
+
+// span returns the one exported span named name.
+func span(t *testing.T, spans tracetest.SpanStubs, name string) tracetest.SpanStub {
+	t.Helper()
+	var found []tracetest.SpanStub
+	for _, s := range spans {
+		if s.Name == name {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d spans named %q, want 1; the trace:\n%s", len(found), name, tree(spans))
+	}
+	return found[0]
+}
+
+func wantAttrs(t *testing.T, s tracetest.SpanStub, want map[string]string) {
+	t.Helper()
+	got := attrs(s)
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("span %q: %s = %q, want %q", s.Name, k, got[k], v)
+		}
+	}
+}
+
+func wantTree(t *testing.T, exp *tracetest.InMemoryExporter, want string) tracetest.SpanStubs {
+	t.Helper()
+	spans := exp.GetSpans()
+	if got := tree(spans); got != want {
+		t.Errorf("the trace:\n%s\nwant:\n%s", got, want)
+	}
+	return spans
+}
+
+func TestPassingRunIsOneAgentSpanOverItsCalls(t *testing.T) {
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t,
+		agenttest.CallTools(agenttest.Call("call-1", "lookup", `{"city":"Zanzibar"}`)).WithUsage(20, 5),
+		agenttest.Reply(valid).WithUsage(30, 9).WithStop(agent.StopComplete))
+	lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "31C", nil }}
+	a := newAgent(t, tp, m, agent.WithOutputRetries(2), agent.WithTools(lookup))
+
+	ctx := agent.ContextWithTurnID(t.Context(), "turn-1")
+	if _, _, err := agent.RunTyped[Weather](ctx, a, prompt); err != nil {
+		t.Fatal(err)
+	}
+
+	spans := wantTree(t, exp, `invoke_agent
+  · enforcer.attempt attempt.number=1 attempt.iteration=2 attempt.outcome="passed" gen_ai.usage.input_tokens=30 gen_ai.usage.output_tokens=9
+  chat scripted-1
+  execute_tool lookup
+  chat scripted-1
+`)
+	run := span(t, spans, "invoke_agent")
+	if run.SpanKind != trace.SpanKindInternal || run.InstrumentationScope.Name != otel.ScopeName {
+		t.Errorf("run span kind %v scope %q", run.SpanKind, run.InstrumentationScope.Name)
+	}
+	wantAttrs(t, run, map[string]string{
+		"gen_ai.operation.name": "invoke_agent", "enforcer.turn.id": "turn-1",
+		"gen_ai.usage.input_tokens": "50", "gen_ai.usage.output_tokens": "14",
+		"enforcer.iterations": "2", "enforcer.attempts": "1", "enforcer.outcome": "passed",
+		"enforcer.input.length": fmt.Sprint(len(prompt)), "enforcer.output.length": fmt.Sprint(len(valid)),
+	})
+	tool := span(t, spans, "execute_tool lookup")
+	wantAttrs(t, tool, map[string]string{
+		"gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "lookup", "gen_ai.tool.call.id": "call-1",
+		"enforcer.tool.result.length": "3",
+	})
+	var chats []tracetest.SpanStub
+	for _, s := range spans {
+		if s.Name == "chat scripted-1" {
+			chats = append(chats, s)
+		}
+	}
+	slices.SortFunc(chats, func(a, b tracetest.SpanStub) int { return a.StartTime.Compare(b.StartTime) })
+	if chats[0].SpanKind != trace.SpanKindClient {
+		t.Errorf("chat span kind %v, want client", chats[0].SpanKind)
+	}
+	wantAttrs(t, chats[1], map[string]string{
+		"gen_ai.operation.name": "chat", "gen_ai.request.model": "scripted-1", "gen_ai.provider.name": "test",
+		"gen_ai.usage.input_tokens": "30", "gen_ai.usage.output_tokens": "9",
+		"gen_ai.response.finish_reasons": `["complete"]`, "enforcer.streamed": "false",
+		"enforcer.response.length": fmt.Sprint(len(valid)),
+	})
+	for _, s := range spans {
+		if s.Status.Code == codes.Error {
+			t.Errorf("span %q has status error on a passing run", s.Name)
+		}
+	}
+}
+
+func TestTwoCorrectiveRetriesAreTwoRetriedRowsOnTheRunSpan(t *testing.T) {
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t, agenttest.Reply(broken), agenttest.Reply(wrongType), agenttest.Reply(valid))
+	a := newAgent(t, tp, m, agent.WithOutputRetries(2))
+
+	_, res, err := agent.RunTyped[Weather](t.Context(), a, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h1, h2 := res.Attempts[0].CorrectiveMessageHash, res.Attempts[1].CorrectiveMessageHash
+	spans := wantTree(t, exp, `invoke_agent
+  · enforcer.attempt attempt.number=1 attempt.iteration=1 attempt.outcome="retried" attempt.stage="json-parse" attempt.corrective_message_hash=`+strconv.Quote(h1)+` attempt.error.length=`+fmt.Sprint(len(res.Attempts[0].Error))+` attempt.error.hash=`+hash(res.Attempts[0].Error)+`
+  · enforcer.attempt attempt.number=2 attempt.iteration=2 attempt.outcome="retried" attempt.stage="schema-validate" attempt.path="/tempC" attempt.corrective_message_hash=`+strconv.Quote(h2)+` attempt.error.length=`+fmt.Sprint(len(res.Attempts[1].Error))+` attempt.error.hash=`+hash(res.Attempts[1].Error)+`
+  · enforcer.attempt attempt.number=3 attempt.iteration=3 attempt.outcome="passed"
+  chat scripted-1
+  chat scripted-1
+  chat scripted-1
+`)
+	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"enforcer.attempts": "3", "enforcer.iterations": "3"})
+}
+
+func hash(s string) string { return fmt.Sprintf("%q", fnv.Hex32a(s)) }
+
+func TestModelRetryWithRetryAfterIsAnEventAndAFailedChatSpan(t *testing.T) {
+	tp, exp := traced(t)
+	limited := &agent.ProviderError{System: "test", Kind: events.KindRateLimit, HTTPStatus: 429, RetryAfter: 2 * time.Second,
+		Message: "secret provider words about " + prompt}
+	m := agenttest.NewModel(t, agenttest.Fail(limited), agenttest.Reply(valid))
+	a := newAgent(t, tp, m, agent.WithOutputRetries(1),
+		agent.WithModelRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}))
+
+	if _, _, err := agent.RunTyped[Weather](t.Context(), a, prompt); err != nil {
+		t.Fatal(err)
+	}
+	wantTree(t, exp, `invoke_agent
+  · enforcer.retry retry.kind="model" retry.attempt=1 retry.max_attempts=3 retry.delay_ms=0 retry.reason="model call failed: rate_limit (HTTP 429)" error.type="rate_limit" http.response.status_code=429 retry.retry_after_ms=2000
+  · enforcer.attempt attempt.number=1 attempt.iteration=1 attempt.outcome="passed"
+  chat scripted-1 [Error: model call failed: rate_limit (HTTP 429)]
+    · exception exception.type="*agent.ProviderError" exception.message="model call failed: rate_limit (HTTP 429)"
+  chat scripted-1
+`)
+}
+
+func TestBrokenByRunNamesTheMiddleware(t *testing.T) {
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t, agenttest.Reply(valid))
+	breaker := middleware.Middleware{Name: "signature", Output: func(_ context.Context, s string) (string, error) {
+		return s + "\n-- sent by the weather bot", nil
+	}}
+	a := newAgent(t, tp, m, agent.WithOutputRetries(2), agent.WithMiddleware(breaker))
+
+	_, res, err := agent.RunTyped[Weather](t.Context(), a, prompt)
+	if !errors.Is(err, enforce.ErrBrokenBy) {
+		t.Fatalf("err = %v, want ErrBrokenBy", err)
+	}
+	row := res.Attempts[0]
+	spans := wantTree(t, exp, `invoke_agent [Error: enforce: final answer breaks the output contract (broken by "signature")]
+  · enforcer.attempt attempt.number=1 attempt.iteration=1 attempt.outcome="exhausted" attempt.stage="json-parse" attempt.broken_by="signature" attempt.error.length=`+fmt.Sprint(len(row.Error))+` attempt.error.hash=`+hash(row.Error)+`
+  · exception exception.type="*enforce.OutputError" exception.message="enforce: final answer breaks the output contract (broken by \"signature\")"
+  chat scripted-1
+`)
+	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"error.type": "output_contract", "enforcer.outcome": "exhausted"})
+}
+
+func TestDenialSetsTheRunStatusWithoutTheReason(t *testing.T) {
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t)
+	guard := middleware.Middleware{Name: "pii", Input: func(_ context.Context, s string) (string, error) {
+		return "", middleware.Deny("the input names a person: " + s)
+	}}
+	a := newAgent(t, tp, m, agent.WithMiddleware(guard))
+
+	_, _, err := agent.RunTyped[Weather](t.Context(), a, prompt)
+	if !errors.Is(err, middleware.ErrDenied) {
+		t.Fatalf("err = %v, want a denial", err)
+	}
+	spans := wantTree(t, exp, `invoke_agent [Error: middleware: input step "pii" denied]
+  · exception exception.type="*middleware.DeniedError" exception.message="middleware: input step \"pii\" denied"
+`)
+	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"error.type": "denied"})
+}
+
+func TestCancelledRunEndsItsSpansCancelled(t *testing.T) {
+	tp, exp := traced(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	slow := agent.Tool{Name: "slow", Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+		cancel()
+		<-ctx.Done()
+		return "", context.Cause(ctx)
+	}}
+	m := agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("call-1", "slow", `{}`)))
+	// The tool ends on its own goroutine, perhaps after the run: toolDone
+	// closes once its span has ended.
+	obs := otel.Observer(otel.WithTracerProvider(tp), otel.WithModel("test", "scripted-1"))
+	toolDone, toolEnd := make(chan struct{}), obs.ToolEnd
+	obs.ToolEnd = func(ctx context.Context, c agent.ToolCall, result string, err error) {
+		toolEnd(ctx, c, result, err)
+		close(toolDone)
+	}
+	s, _ := enforce.SchemaFor[Weather]()
+	a := agent.New(m, agent.WithOutputSchema(s), agent.WithTools(slow), agent.WithObserver(obs))
+
+	_, _, err := agent.RunTyped[Weather](ctx, a, prompt)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	<-toolDone
+	spans := wantTree(t, exp, `invoke_agent [Error: context canceled]
+  · exception exception.type="*errors.errorString" exception.message="context canceled"
+  chat scripted-1
+  execute_tool slow [Error: context canceled]
+    · exception exception.type="*errors.errorString" exception.message="context canceled"
+`)
+	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"error.type": "cancelled"})
+}
+
+func TestNoTextLeaksWithoutContent(t *testing.T) {
+	// The prompt's and the answers' words, the provider's message, a tool's
+	// arguments and result.
+	secrets := []string{"Zanzibar", "hot", "secret provider words", "tool-output-text", "lookup-arg"}
+	run := func(t *testing.T, content bool) string {
+		tp, exp := traced(t)
+		opts := []otel.Option{otel.WithTracerProvider(tp)}
+		if content {
+			opts = append(opts, otel.WithContent())
+		}
+		limited := &agent.ProviderError{Kind: events.KindOverloaded, HTTPStatus: 529, Message: "secret provider words"}
+		m := agenttest.NewModel(t,
+			agenttest.Fail(limited),
+			agenttest.CallTools(agenttest.Call("c1", "lookup", `{"q":"lookup-arg"}`)),
+			agenttest.Reply(broken), agenttest.Reply(wrongType))
+		lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "tool-output-text", nil }}
+		s, _ := enforce.SchemaFor[Weather]()
+		a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1), agent.WithTools(lookup),
+			agent.WithModelRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}),
+			agent.WithObserver(otel.Observer(opts...)))
+		_, _, err := agent.RunTyped[Weather](t.Context(), a, prompt)
+		if err == nil {
+			t.Fatal("the run passed; want it exhausted, with an error on its span")
+		}
+		var all strings.Builder
+		for _, s := range exp.GetSpans() {
+			fmt.Fprintln(&all, s.Name, s.Status.Description)
+			for _, kv := range s.Attributes {
+				fmt.Fprintln(&all, kv.Key, kv.Value.Emit())
+			}
+			for _, e := range s.Events {
+				fmt.Fprintln(&all, e.Name)
+				for _, kv := range e.Attributes {
+					fmt.Fprintln(&all, kv.Key, kv.Value.Emit())
+				}
+			}
+		}
+		return all.String()
+	}
+	t.Run("off", func(t *testing.T) {
+		all := run(t, false)
+		for _, s := range secrets {
+			if strings.Contains(all, s) {
+				t.Errorf("the trace holds %q without WithContent:\n%s", s, all)
+			}
+		}
+	})
+	t.Run("on", func(t *testing.T) {
+		all := run(t, true)
+		for _, s := range secrets {
+			if !strings.Contains(all, s) {
+				t.Errorf("the trace lacks %q with WithContent", s)
+			}
+		}
+	})
+}
+
+func TestRunSpanIsAChildOfTheCallersAndTheModelSeesItsChatSpan(t *testing.T) {
+	tp, exp := traced(t)
+	var seen []trace.SpanContext
+	m := agent.ModelFunc(func(ctx context.Context, req agent.Request) (agent.Response, error) {
+		seen = append(seen, trace.SpanContextFromContext(ctx))
+		return agent.Response{Message: agent.Message{Content: valid}}, nil
+	})
+	a := newAgent(t, tp, m)
+
+	ctx, parent := tp.Tracer("caller").Start(t.Context(), "handle request")
+	if _, _, err := agent.RunTyped[Weather](ctx, a, prompt); err != nil {
+		t.Fatal(err)
+	}
+	parent.End()
+
+	spans := wantTree(t, exp, `handle request
+  invoke_agent
+    chat scripted-1
+`)
+	chat := span(t, spans, "chat scripted-1")
+	if len(seen) != 1 || seen[0].SpanID() != chat.SpanContext.SpanID() {
+		t.Errorf("the model saw span %v, want the chat span %v", seen, chat.SpanContext.SpanID())
+	}
+	if run := span(t, spans, "invoke_agent"); run.SpanContext.TraceID() != parent.SpanContext().TraceID() {
+		t.Error("the run span is in another trace than the caller's")
+	}
+}
+
+func TestStreamedCutIsOnTheChatSpanAndTheRow(t *testing.T) {
+	tp, exp := traced(t)
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(`{"city":"Zanzibar","tempC":"hot"} and more text`).InChunks(4), agenttest.Reply(valid))
+	a := newAgent(t, tp, m, agent.WithOutputRetries(1))
+
+	_, res, err := agent.RunTyped[Weather](t.Context(), a, prompt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := res.Attempts[0].Cut
+	if cut == nil {
+		t.Fatal("the first answer was not cut")
+	}
+	spans := exp.GetSpans()
+	var first tracetest.SpanStub
+	for _, s := range spans {
+		if s.Name == "chat scripted-1" && (first.Name == "" || s.StartTime.Before(first.StartTime)) {
+			first = s
+		}
+	}
+	wantAttrs(t, first, map[string]string{"enforcer.streamed": "true", "enforcer.cut.bytes": fmt.Sprint(cut.Bytes)})
+	run := span(t, spans, "invoke_agent")
+	if got := eventAttr(run, "enforcer.attempt", "enforcer.attempt.cut.bytes"); got != fmt.Sprint(cut.Bytes) {
+		t.Errorf("the first row's event has cut.bytes %q, want %d", got, cut.Bytes)
+	}
+}
+
+func eventAttr(s tracetest.SpanStub, event, key string) string {
+	for _, e := range s.Events {
+		if e.Name != event {
+			continue
+		}
+		for _, kv := range e.Attributes {
+			if kv.Key == attribute.Key(key) {
+				return kv.Value.Emit()
+			}
+		}
+	}
+	return ""
+}
+
+func TestTurnRetryIsAnEventOnTheRunSpan(t *testing.T) {
+	tp, exp := traced(t)
+	down := &agent.ProviderError{Kind: events.KindServerError, HTTPStatus: 503}
+	m := agenttest.NewModel(t, agenttest.Fail(down), agenttest.Reply(valid))
+	a := newAgent(t, tp, m, agent.WithTurnRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}))
+
+	if _, _, err := agent.RunTyped[Weather](t.Context(), a, prompt); err != nil {
+		t.Fatal(err)
+	}
+	run := span(t, exp.GetSpans(), "invoke_agent")
+	if got := eventAttr(run, "enforcer.retry", "enforcer.retry.kind"); got != "turn" {
+		t.Errorf("retry kind %q, want turn; the trace:\n%s", got, tree(exp.GetSpans()))
+	}
+	wantAttrs(t, run, map[string]string{"enforcer.turn.attempts": "2"})
+}
+
+func TestParallelToolCallsAreSiblingSpansUnderTheRun(t *testing.T) {
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t,
+		agenttest.CallTools(agenttest.Call("c1", "lookup", `{}`), agenttest.Call("c2", "lookup", `{}`)),
+		agenttest.Reply(valid))
+	lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "31C", nil }}
+	a := newAgent(t, tp, m, agent.WithTools(lookup), agent.WithParallelTools(2))
+
+	if _, _, err := agent.RunTyped[Weather](t.Context(), a, prompt); err != nil {
+		t.Fatal(err)
+	}
+	spans := exp.GetSpans()
+	run := span(t, spans, "invoke_agent")
+	ids := map[string]bool{}
+	for _, s := range spans {
+		if s.Name != "execute_tool lookup" {
+			continue
+		}
+		ids[attrs(s)["gen_ai.tool.call.id"]] = true
+		if s.Parent.SpanID() != run.SpanContext.SpanID() {
+			t.Errorf("tool span %s is not a child of the run span", attrs(s)["gen_ai.tool.call.id"])
+		}
+	}
+	if !ids["c1"] || !ids["c2"] || len(ids) != 2 {
+		t.Errorf("tool spans for calls %v, want c1 and c2", ids)
+	}
+}
+
+func TestRefusalIsAWithheldRowAndNoText(t *testing.T) {
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t, agenttest.Reply("I will not talk about Zanzibar.").WithStop(agent.StopRefusal))
+	a := newAgent(t, tp, m, agent.WithOutputRetries(2))
+
+	_, _, err := agent.RunTyped[Weather](t.Context(), a, "hi")
+	var re *agent.RefusalError
+	if !errors.As(err, &re) {
+		t.Fatalf("err = %v, want a refusal", err)
+	}
+	spans := wantTree(t, exp, `invoke_agent [Error: agent: the model refused to answer]
+  · enforcer.attempt attempt.number=1 attempt.iteration=1 attempt.outcome="exhausted" attempt.withheld="refusal"
+  · exception exception.type="*agent.RefusalError" exception.message="agent: the model refused to answer"
+  chat scripted-1
+`)
+	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"error.type": "refusal"})
+	wantAttrs(t, span(t, spans, "chat scripted-1"), map[string]string{
+		"gen_ai.response.finish_reasons": `["refusal"]`, "enforcer.response.length": fmt.Sprint(len(re.Text)),
+	})
+}
