@@ -200,15 +200,14 @@ func WithLatestRetryOnly() Option {
 // Nothing is cut unless a retry can follow: not without retries, not with
 // none left, not on the last iteration. Nor is anything cut when some
 // middleware has an Output step, which might turn the answer into one
-// that passes (stripping a fence, say). With tools offered a reply may
-// begin with prose and then call a tool ("Let me look that up"), so it is
-// judged only once the first byte of its text but whitespace opens a JSON
-// object or array ('{' or '['); a reply that begins otherwise is judged
-// whole, at its end, as without streaming. A reply that calls a tool is
-// never cut: its text is judged no further from its first tool call on.
-// A model that writes its tool calls as JSON text, for its adapter to
-// parse at the end, looks like an answer while it streams: turn early
-// abort off for it.
+// that passes (stripping a fence, say). Nor when tools are offered to the
+// model ([WithTools], [WithOutputTool]): a reply may write text, even text
+// that looks like JSON ("[Looking that up]"), and then call a tool, so no
+// early verdict on its text is sure to be about a final answer; such
+// replies are judged whole, at their end, as without streaming. A model
+// that writes its tool calls as JSON text, for its adapter to parse at
+// the end, looks like an answer while it streams: turn early abort off
+// for it.
 //
 // A reply whose chunk says [StopRefusal] or [StopContentFilter] is judged
 // no further from that chunk on, so a refusal the provider marks from its

@@ -119,7 +119,8 @@ type judge struct {
 	es  *enforce.Stream
 	cut bool // an early verdict cuts the answer off
 	// gated: tools were offered, and the text has not yet shown that it
-	// begins a JSON object or array.
+	// begins a JSON object or array (until it does, a watcher is not
+	// shown it: it is most likely prose before a tool call).
 	gated bool
 	fed   int    // bytes of the text written to es
 	s     string // the text so far
@@ -132,8 +133,14 @@ type judge struct {
 // for when it may), and nothing watches it.
 func (st *runState) newJudge(req Request) *judge {
 	a := st.a
+	if a.cfg.outputTool != "" {
+		return nil // the answer is a tool call's arguments: the text is never it
+	}
+	// With tools offered, any text may yet be followed by a tool call
+	// ("[Looking that up]" and a call), so no verdict on the text is sure
+	// to be about the answer: nothing is cut.
 	cut := a.cfg.earlyAbort && st.ledger != nil && st.ledger.RetriesLeft() > 0 &&
-		st.res.Iterations < a.cfg.maxIterations && !a.cfg.outputSteps
+		st.res.Iterations < a.cfg.maxIterations && !a.cfg.outputSteps && len(req.Tools) == 0
 	if !cut && (st.watch == nil || st.schema == nil) {
 		return nil
 	}
