@@ -81,11 +81,13 @@ func (st *Stream) ended(end int, doc any) {
 }
 
 // done records that a string, number or literal ended just before end,
-// and is doc.
-func (st *Stream) done(end int, doc any) {
+// and is doc; ok: it passed the subschema its path gives it (see
+// [Stream.passesHere]).
+func (st *Stream) done(end int, doc any, ok bool) {
 	st.ended(end, doc)
+	st.verified(ok)
 	if st.tape.on {
-		st.settleOne(doc, st.childSchema(len(st.stack)), 1, "")
+		st.settleOne(doc, st.childSchema(len(st.stack)), 1, "", st.inc, ok)
 	}
 }
 
@@ -180,7 +182,7 @@ func (st *Stream) walk(v any, ptr string, c *cnode) int {
 		return countValues(v)
 	}
 	size := 1 + st.walkKids(v, ptr, c)
-	st.settleOne(v, c, size, ptr)
+	st.settleOne(v, c, size, ptr, false, false)
 	return size
 }
 
@@ -217,7 +219,9 @@ func countValues(v any) int {
 // settleOne checks doc, a member or item of size values with subschema
 // c (nil: not known), within the work bound, and settles it when it
 // passes. Its pointer is ptr, or where the Stream is when ptr is "".
-func (st *Stream) settleOne(doc any, c *cnode, size int, ptr string) {
+// checked: the Stream already checked doc against c, and ok is the
+// verdict (see [Stream.passesHere]).
+func (st *Stream) settleOne(doc any, c *cnode, size int, ptr string, checked, ok bool) {
 	t := &st.tape
 	if c == nil || t.off {
 		return
@@ -226,10 +230,13 @@ func (st *Stream) settleOne(doc any, c *cnode, size int, ptr string) {
 		t.off = true
 		return
 	}
-	if st.s.canonical {
-		doc = canonicalizeInPlace(doc) // as Check does; doing it twice changes nothing
+	if !checked {
+		if st.s.canonical {
+			doc = canonicalizeInPlace(doc) // as Check does; doing it twice changes nothing
+		}
+		ok = passes(c, doc)
 	}
-	if !passes(c, doc) {
+	if !ok {
 		return
 	}
 	if ptr == "" {
