@@ -129,6 +129,9 @@ func (st *Stream) childSchema(d int) *cnode {
 	}
 	f := &st.stack[d-1]
 	if f.obj {
+		if f.linked {
+			return f.kc
+		}
 		return f.c.member(f.key)
 	}
 	return f.c.item(f.n - 1)

@@ -110,21 +110,25 @@ type Stream struct {
 }
 
 type frame struct {
-	obj  bool
-	node *pnode
-	n    int    // members or items begun
-	key  string // the current member's name
+	obj bool
+	// bad: some member or item so far did not pass the subschema its
+	// path gives it, or that subschema is not known (see passesHere).
+	bad bool
+	// linked: kc is c.member(key), found with the plan's node.
+	linked bool
+	node   *pnode
+	n      int    // members or items begun
+	key    string // the current member's name
+	kc     *cnode
 	// The object's member names are Stream.keys[keys:], and also in set
 	// once there are many.
 	keys int
 	set  map[string]struct{}
 	safe int // just past the last whole member or item, or the opening bracket
-	// bad: some member or item so far did not pass the subschema its
-	// path gives it, or that subschema is not known (see passesHere).
-	bad  bool
 	docs int // where its members or items begin in Stream.docs
 	// For Partial: the values begun before it, and the subschema that
-	// applies to it (when known from the path, and Partial was called).
+	// applies to it (when known from the path, and, before Partial is
+	// called, when the Stream checks values as they end).
 	values int
 	c      *cnode
 }
@@ -133,7 +137,7 @@ type frame struct {
 // [Stream] for when it fails an answer before it ends and what that
 // verdict promises. Streams of one Schema may run concurrently.
 func (s *Schema) Stream() *Stream {
-	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue, rootStart: -1, rootEnd: -1,
+	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(s.fast), state: stValue, rootStart: -1, rootEnd: -1,
 		inc: s.fast != nil && !s.canonical}
 	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
 	return st
@@ -571,13 +575,17 @@ func (st *Stream) endString(raw string) bool {
 	st.add(f, name)
 	f.n++
 	f.key = name
+	f.linked = false
 	st.cur = nil
 	n := f.node
 	if n == nil {
 		return false
 	}
-	if c, ok := n.props[name]; ok {
-		st.cur = c.live()
+	if pp, ok := n.props[name]; ok {
+		st.cur = pp.p.live()
+		if st.inc && n.c == f.c {
+			f.kc, f.linked = pp.c, true // f.c.member(name)
+		}
 		return false
 	}
 	if n.addlFalse {
