@@ -931,3 +931,11 @@ func (n *cnode) checkOwn(v any) bool {
 	}
 	return true // no applicators: they make opaqueKids
 }
+
+// shapeOnly reports whether checkOwn needs no more of an object or array
+// than its member names and size: no enum, const, propertyNames,
+// dependencies, uniqueItems or applicator, and not the schema false.
+func (n *cnode) shapeOnly() bool {
+	return !n.never && !n.opaqueKids && n.enum == nil && n.constant == nil && n.names == nil &&
+		len(n.depNames) == 0 && !n.unique
+}

@@ -100,24 +100,61 @@ func (st *Stream) container(obj bool, n int) any {
 	if obj {
 		m := make(map[string]any, n)
 		for _, k := range kids {
-			m[k.key] = k.v
+			m[k.key] = st.built(k.v)
 		}
 		return m
 	}
 	a := make([]any, n)
 	for j, k := range kids {
-		a[j] = k.v
+		a[j] = st.built(k.v)
 	}
 	return a
+}
+
+// lazyDoc stands, in Stream.docs, for an object or array that passed the
+// subschema its path gives it and was not built: the text from start to
+// end. It is parsed where the tree is wanted after all (see
+// Stream.built).
+type lazyDoc struct{ start, end int }
+
+// lazy drops the n members or items of the object or array that began at
+// start and ended before end, and returns its lazyDoc.
+func (st *Stream) lazy(start, end, n int) any {
+	kids := st.docs[len(st.docs)-n:]
+	st.docs = st.docs[:len(st.docs)-n]
+	clear(kids)
+	return &lazyDoc{start, end}
+}
+
+// built returns v as parseJSON gives it: v, or the value a lazyDoc stands
+// for. Should that text not parse, which it does, the Stream breaks:
+// Close then judges the text (see Stream.isWhole).
+func (st *Stream) built(v any) any {
+	l, ok := v.(*lazyDoc)
+	if !ok {
+		return v
+	}
+	doc, err := parseJSON(st.buf.String()[l.start:l.end])
+	if err != nil {
+		st.broken = true
+	}
+	return doc
+}
+
+// isWhole reports whether the Stream read exactly one whole value and no
+// verdict.
+func (st *Stream) isWhole() bool {
+	return st.verdict == nil && !st.broken && st.state == stAfter && len(st.stack) == 0 && len(st.docs) == 1 && st.read == st.buf.Len()
 }
 
 // whole returns the answer as parseJSON gives it, once the Stream read
 // exactly one whole value and no verdict.
 func (st *Stream) whole() (any, bool) {
-	if st.verdict != nil || st.state != stAfter || len(st.stack) != 0 || len(st.docs) != 1 || st.read != st.buf.Len() {
+	if !st.isWhole() {
 		return nil, false
 	}
-	return st.docs[0].v, true
+	st.docs[0].v = st.built(st.docs[0].v)
+	return st.docs[0].v, !st.broken
 }
 
 // childSchema is the subschema of the value now read in the object or
@@ -165,6 +202,9 @@ func (st *Stream) catchUp() {
 			end = st.stack[d+1].docs
 		}
 		prefix := st.pointer(d)
+		for j := range st.docs[f.docs:end] {
+			st.docs[f.docs+j].v = st.built(st.docs[f.docs+j].v)
+		}
 		for j, k := range st.docs[f.docs:end] {
 			if f.obj {
 				st.walk(k.v, prefix+"/"+escapePointer(k.key), f.c.member(k.key))
@@ -174,6 +214,7 @@ func (st *Stream) catchUp() {
 		}
 	}
 	if len(st.stack) == 0 && len(st.docs) == 1 && st.s.fast != nil {
+		st.docs[0].v = st.built(st.docs[0].v)
 		st.walkKids(st.docs[0].v, "", st.s.fast)
 	}
 }

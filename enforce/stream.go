@@ -87,6 +87,7 @@ type Stream struct {
 	// inc: values are checked by the fast path as they end (see
 	// passesHere); rootOK: the whole value passed.
 	inc, rootOK bool
+	broken      bool // a lazyDoc did not parse: Close judges the text
 
 	asks    int   // documents the validator was asked about
 	verdict error // the early verdict, once given
@@ -122,10 +123,11 @@ type frame struct {
 	kc     *cnode
 	// The object's member names are Stream.keys[keys:], and also in set
 	// once there are many.
-	keys int
-	set  map[string]struct{}
-	safe int // just past the last whole member or item, or the opening bracket
-	docs int // where its members or items begin in Stream.docs
+	keys  int
+	set   map[string]struct{}
+	safe  int // just past the last whole member or item, or the opening bracket
+	start int // where it began
+	docs  int // where its members or items begin in Stream.docs
 	// For Partial: the values begun before it, and the subschema that
 	// applies to it (when known from the path, and, before Partial is
 	// called, when the Stream checks values as they end).
@@ -239,7 +241,10 @@ func (st *Stream) Close() error {
 			// What the Stream read is what Check would parse: judge its
 			// tree, or, where the Stream could not follow, the text.
 			var err error
-			if doc, ok := st.whole(); ok {
+			if st.inc && st.rootOK && st.isWhole() {
+				// Every value passed as it ended: the tree need not be built.
+				err = st.s.checkParsed(st.buf.String(), nil, st.values, st.names, true)
+			} else if doc, ok := st.whole(); ok {
 				err = st.s.checkParsed(st.buf.String(), doc, st.values, st.names, st.inc && st.rootOK)
 			} else {
 				err = st.s.Check(st.buf.String())
@@ -470,7 +475,7 @@ func (st *Stream) begin(s string, i int) bool {
 		st.rootStart = i
 	}
 	if k == kindObject || k == kindArray {
-		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys), safe: i + 1, docs: len(st.docs), values: st.values})
+		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys), start: i, safe: i + 1, docs: len(st.docs), values: st.values})
 		if st.tape.on || st.inc {
 			st.enter()
 		}
@@ -489,12 +494,23 @@ func (st *Stream) begin(s string, i int) bool {
 // pop ends the innermost object or array, just before end.
 func (st *Stream) pop(end int) {
 	f := &st.stack[len(st.stack)-1]
-	st.keys = st.keys[:f.keys]
-	doc := st.container(f.obj, f.n)
 	c, size, bad := f.c, st.values-f.values+1, f.bad
 	// Its members or items passed their subschemas: check only its own
-	// keywords.
-	ok := st.inc && c != nil && !bad && ownPasses(c, doc)
+	// keywords. Where they need no more than its member names and size,
+	// and it passes, it is not built (see lazyDoc).
+	var doc any
+	ok := false
+	if st.inc && !st.tape.on && c != nil && !bad && c.shapeOnly() {
+		ok = st.shapePasses(c, f)
+		if ok {
+			doc = st.lazy(f.start, end, f.n)
+		}
+	}
+	st.keys = st.keys[:f.keys]
+	if !ok {
+		doc = st.container(f.obj, f.n)
+		ok = st.inc && c != nil && !bad && ownPasses(c, doc)
+	}
 	st.stack = st.stack[:len(st.stack)-1]
 	st.state = stAfter
 	st.ended(end, doc)
@@ -634,6 +650,33 @@ func (st *Stream) passesHere(v any) (ok bool) {
 		}
 	}()
 	return c.check(v, nil)
+}
+
+// shapePasses is c.checkOwn of the object or array f, which ends now,
+// for a c whose own keywords need only its member names and size
+// (c.shapeOnly).
+func (st *Stream) shapePasses(c *cnode, f *frame) bool {
+	if c.always {
+		return true
+	}
+	if f.obj {
+		if c.types != 0 && c.types&kindObject == 0 {
+			return false
+		}
+		if c.minProps >= 0 && f.n < c.minProps || c.maxProps >= 0 && f.n > c.maxProps {
+			return false
+		}
+		for _, r := range c.required {
+			if !st.has(f, r) {
+				return false
+			}
+		}
+		return true
+	}
+	if c.types != 0 && c.types&kindArray == 0 {
+		return false
+	}
+	return !(c.minItems >= 0 && f.n < c.minItems || c.maxItems >= 0 && f.n > c.maxItems)
 }
 
 // ownPasses is c.checkOwn(doc), false should it panic.
