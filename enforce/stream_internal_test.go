@@ -120,7 +120,7 @@ func TestStreamChecksValuesAsTheyEnd(t *testing.T) {
 	for _, failing := range []string{
 		`{"a": [{"x": 1}, {"y": 2}], "b": {"k": "v"}}`, // a required member missing deep down
 		`{"a": [{"x": 1}], "b": {"k": "w"}}`,           // an enum of an object
-		`{"a": [{"x": 1}]}`,                          // a required member missing at the root
+		`{"a": [{"x": 1}]}`,                            // a required member missing at the root
 	} {
 		st := s.Stream()
 		if _, err := feed(st, failing, 5); err != nil {
