@@ -500,7 +500,7 @@ func (st *Stream) pop(end int) {
 	// and it passes, it is not built (see lazyDoc).
 	var doc any
 	ok := false
-	if st.inc && !st.tape.on && c != nil && !bad && c.shapeOnly() {
+	if st.inc && c != nil && !bad && c.shapeOnly() { // settleOne then needs no doc either
 		ok = st.shapePasses(c, f)
 		if ok {
 			doc = st.lazy(f.start, end, f.n)
