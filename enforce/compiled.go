@@ -862,3 +862,80 @@ func (s *Schema) passesFast(doc any) (ok bool) {
 	}
 	return s.fast.valid(doc)
 }
+
+// checkOwn is check for an object or array v whose members or items each
+// already passed the subschema member or item gives it (none nil): it
+// makes the checks of n on v itself, and none of those on its parts. A
+// node whose kids are not known from their names or indexes alone
+// (opaqueKids) is checked whole. Formats are checked at once.
+func (n *cnode) checkOwn(v any) bool {
+	if n.always {
+		return true
+	}
+	if n.never {
+		return false
+	}
+	if n.opaqueKids {
+		return n.check(v, nil)
+	}
+	switch x := v.(type) {
+	case []any:
+		if n.types != 0 && n.types&kindArray == 0 {
+			return false
+		}
+		if n.minItems >= 0 && len(x) < n.minItems || n.maxItems >= 0 && len(x) > n.maxItems {
+			return false
+		}
+		if n.unique && len(x) > 1 {
+			seen := make(map[string]bool, len(x))
+			for _, e := range x {
+				k, ok := eqKey(e)
+				if !ok || seen[k] {
+					return false
+				}
+				seen[k] = true
+			}
+		}
+	case map[string]any:
+		if n.types != 0 && n.types&kindObject == 0 {
+			return false
+		}
+		if n.minProps >= 0 && len(x) < n.minProps || n.maxProps >= 0 && len(x) > n.maxProps {
+			return false
+		}
+		for _, r := range n.required {
+			if _, ok := x[r]; !ok {
+				return false
+			}
+		}
+		if n.names != nil || len(n.depNames) > 0 {
+			for k := range x {
+				if n.names != nil && !n.names.check(k, nil) {
+					return false
+				}
+				for _, dep := range n.depNames[k] {
+					if _, ok := x[dep]; !ok {
+						return false
+					}
+				}
+			}
+		}
+	default:
+		return n.check(v, nil)
+	}
+	if n.enum != nil && !n.enum.has(v) {
+		return false
+	}
+	if n.constant != nil && !n.constant.has(v) {
+		return false
+	}
+	return true // no applicators: they make opaqueKids
+}
+
+// shapeOnly reports whether checkOwn needs no more of an object or array
+// than its member names and size: no enum, const, propertyNames,
+// dependencies, uniqueItems or applicator, and not the schema false.
+func (n *cnode) shapeOnly() bool {
+	return !n.never && !n.opaqueKids && n.enum == nil && n.constant == nil && n.names == nil &&
+		len(n.depNames) == 0 && !n.unique
+}

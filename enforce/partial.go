@@ -81,11 +81,13 @@ func (st *Stream) ended(end int, doc any) {
 }
 
 // done records that a string, number or literal ended just before end,
-// and is doc.
-func (st *Stream) done(end int, doc any) {
+// and is doc; ok: it passed the subschema its path gives it (see
+// [Stream.passesHere]).
+func (st *Stream) done(end int, doc any, ok bool) {
 	st.ended(end, doc)
+	st.verified(ok)
 	if st.tape.on {
-		st.settleOne(doc, st.childSchema(len(st.stack)), 1, "")
+		st.settleOne(doc, st.childSchema(len(st.stack)), 1, "", st.inc, ok)
 	}
 }
 
@@ -98,24 +100,61 @@ func (st *Stream) container(obj bool, n int) any {
 	if obj {
 		m := make(map[string]any, n)
 		for _, k := range kids {
-			m[k.key] = k.v
+			m[k.key] = st.built(k.v)
 		}
 		return m
 	}
 	a := make([]any, n)
 	for j, k := range kids {
-		a[j] = k.v
+		a[j] = st.built(k.v)
 	}
 	return a
+}
+
+// lazyDoc stands, in Stream.docs, for an object or array that passed the
+// subschema its path gives it and was not built: the text from start to
+// end. It is parsed where the tree is wanted after all (see
+// Stream.built).
+type lazyDoc struct{ start, end int }
+
+// lazy drops the n members or items of the object or array that began at
+// start and ended before end, and returns its lazyDoc.
+func (st *Stream) lazy(start, end, n int) any {
+	kids := st.docs[len(st.docs)-n:]
+	st.docs = st.docs[:len(st.docs)-n]
+	clear(kids)
+	return &lazyDoc{start, end}
+}
+
+// built returns v as parseJSON gives it: v, or the value a lazyDoc stands
+// for. Should that text not parse, which it does, the Stream breaks:
+// Close then judges the text (see Stream.isWhole).
+func (st *Stream) built(v any) any {
+	l, ok := v.(*lazyDoc)
+	if !ok {
+		return v
+	}
+	doc, err := parseJSON(st.buf.String()[l.start:l.end])
+	if err != nil {
+		st.broken = true
+	}
+	return doc
+}
+
+// isWhole reports whether the Stream read exactly one whole value and no
+// verdict.
+func (st *Stream) isWhole() bool {
+	return st.verdict == nil && !st.broken && st.state == stAfter && len(st.stack) == 0 && len(st.docs) == 1 && st.read == st.buf.Len()
 }
 
 // whole returns the answer as parseJSON gives it, once the Stream read
 // exactly one whole value and no verdict.
 func (st *Stream) whole() (any, bool) {
-	if st.verdict != nil || st.state != stAfter || len(st.stack) != 0 || len(st.docs) != 1 || st.read != st.buf.Len() {
+	if !st.isWhole() {
 		return nil, false
 	}
-	return st.docs[0].v, true
+	st.docs[0].v = st.built(st.docs[0].v)
+	return st.docs[0].v, !st.broken
 }
 
 // childSchema is the subschema of the value now read in the object or
@@ -127,6 +166,9 @@ func (st *Stream) childSchema(d int) *cnode {
 	}
 	f := &st.stack[d-1]
 	if f.obj {
+		if f.linked {
+			return f.kc
+		}
 		return f.c.member(f.key)
 	}
 	return f.c.item(f.n - 1)
@@ -160,6 +202,9 @@ func (st *Stream) catchUp() {
 			end = st.stack[d+1].docs
 		}
 		prefix := st.pointer(d)
+		for j := range st.docs[f.docs:end] {
+			st.docs[f.docs+j].v = st.built(st.docs[f.docs+j].v)
+		}
 		for j, k := range st.docs[f.docs:end] {
 			if f.obj {
 				st.walk(k.v, prefix+"/"+escapePointer(k.key), f.c.member(k.key))
@@ -169,6 +214,7 @@ func (st *Stream) catchUp() {
 		}
 	}
 	if len(st.stack) == 0 && len(st.docs) == 1 && st.s.fast != nil {
+		st.docs[0].v = st.built(st.docs[0].v)
 		st.walkKids(st.docs[0].v, "", st.s.fast)
 	}
 }
@@ -180,7 +226,7 @@ func (st *Stream) walk(v any, ptr string, c *cnode) int {
 		return countValues(v)
 	}
 	size := 1 + st.walkKids(v, ptr, c)
-	st.settleOne(v, c, size, ptr)
+	st.settleOne(v, c, size, ptr, false, false)
 	return size
 }
 
@@ -217,7 +263,9 @@ func countValues(v any) int {
 // settleOne checks doc, a member or item of size values with subschema
 // c (nil: not known), within the work bound, and settles it when it
 // passes. Its pointer is ptr, or where the Stream is when ptr is "".
-func (st *Stream) settleOne(doc any, c *cnode, size int, ptr string) {
+// checked: the Stream already checked doc against c, and ok is the
+// verdict (see [Stream.passesHere]).
+func (st *Stream) settleOne(doc any, c *cnode, size int, ptr string, checked, ok bool) {
 	t := &st.tape
 	if c == nil || t.off {
 		return
@@ -226,10 +274,13 @@ func (st *Stream) settleOne(doc any, c *cnode, size int, ptr string) {
 		t.off = true
 		return
 	}
-	if st.s.canonical {
-		doc = canonicalizeInPlace(doc) // as Check does; doing it twice changes nothing
+	if !checked {
+		if st.s.canonical {
+			doc = canonicalizeInPlace(doc) // as Check does; doing it twice changes nothing
+		}
+		ok = passes(c, doc)
 	}
-	if !passes(c, doc) {
+	if !ok {
 		return
 	}
 	if ptr == "" {

@@ -217,16 +217,17 @@ func (s *Schema) Check(answer string) error {
 	if err != nil {
 		return parseFailure(err)
 	}
-	return s.checkParsed(answer, doc, values, names)
+	return s.checkParsed(answer, doc, values, names, false)
 }
 
 // checkParsed is Check after parsing: answer parsed into doc, which holds
-// values values and names member names.
-func (s *Schema) checkParsed(answer string, doc any, values, names int) error {
+// values values and names member names. passed: the fast path already
+// passed doc (a Stream checks it as it is read).
+func (s *Schema) checkParsed(answer string, doc any, values, names int, passed bool) error {
 	if err := s.checkWork(values, names); err != nil {
 		return err
 	}
-	if !s.passesFast(doc) {
+	if !passed && !s.passesFast(doc) {
 		if err := s.validate(doc); err != nil {
 			return err
 		}

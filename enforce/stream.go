@@ -69,19 +69,25 @@ type Stream struct {
 	buf   strings.Builder
 	read  int // bytes judged: the answer so far is buf.String()[:read]
 
-	state  uint8
-	stack  []frame
-	keys   []string // member names of the open objects, innermost last
-	cur    *pnode   // the plan for the value about to begin
-	tok    int      // where the current string, number or literal began
-	key    bool     // the string is a member name
-	esc    uint8    // in a string: 0, or after '\\' (1), or 2..5 in a \u escape
-	utf    uint8    // in a string: bytes of an unfinished UTF-8 sequence
-	num    uint8    // where in a number (numSign, …)
-	exp    int      // a number's exponent so far, as the parser counts it
-	long   bool     // the number is already longer than maxNumberLength
-	lit    string   // the literal being matched
-	doomAt int      // the first byte of an error waiting for its character
+	state   uint8
+	stack   []frame
+	keys    []string // member names of the open objects, innermost last
+	cur     *pnode   // the plan for the value about to begin
+	tok     int      // where the current string, number or literal began
+	key     bool     // the string is a member name
+	esc     uint8    // in a string: 0, or after '\\' (1), or 2..5 in a \u escape
+	escaped bool     // the string has an escape
+	utf     uint8    // in a string: bytes of an unfinished UTF-8 sequence
+	num     uint8    // where in a number (numSign, …)
+	exp     int      // a number's exponent so far, as the parser counts it
+	long    bool     // the number is already longer than maxNumberLength
+	lit     string   // the literal being matched
+	doomAt  int      // the first byte of an error waiting for its character
+
+	// inc: values are checked by the fast path as they end (see
+	// passesHere); rootOK: the whole value passed.
+	inc, rootOK bool
+	broken      bool // a lazyDoc did not parse: Close judges the text
 
 	asks    int   // documents gojsonschema was asked about
 	verdict error // the early verdict, once given
@@ -105,18 +111,26 @@ type Stream struct {
 }
 
 type frame struct {
-	obj  bool
-	node *pnode
-	n    int    // members or items begun
-	key  string // the current member's name
+	obj bool
+	// bad: some member or item so far did not pass the subschema its
+	// path gives it, or that subschema is not known (see passesHere).
+	bad bool
+	// linked: kc is c.member(key), found with the plan's node.
+	linked bool
+	node   *pnode
+	n      int    // members or items begun
+	key    string // the current member's name
+	kc     *cnode
 	// The object's member names are Stream.keys[keys:], and also in set
 	// once there are many.
-	keys int
-	set  map[string]struct{}
-	safe int // just past the last whole member or item, or the opening bracket
-	docs int // where its members or items begin in Stream.docs
+	keys  int
+	set   map[string]struct{}
+	safe  int // just past the last whole member or item, or the opening bracket
+	start int // where it began
+	docs  int // where its members or items begin in Stream.docs
 	// For Partial: the values begun before it, and the subschema that
-	// applies to it (when known from the path, and Partial was called).
+	// applies to it (when known from the path, and, before Partial is
+	// called, when the Stream checks values as they end).
 	values int
 	c      *cnode
 }
@@ -125,7 +139,8 @@ type frame struct {
 // [Stream] for when it fails an answer before it ends and what that
 // verdict promises. Streams of one Schema may run concurrently.
 func (s *Schema) Stream() *Stream {
-	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(), state: stValue, rootStart: -1, rootEnd: -1}
+	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(s.fast), state: stValue, rootStart: -1, rootEnd: -1,
+		inc: s.fast != nil && !s.canonical}
 	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
 	return st
 }
@@ -219,14 +234,18 @@ func (st *Stream) Close() error {
 	if !st.closed {
 		st.closed = true
 		if st.verdict == nil && st.state == stNumber && !st.long && st.num != numSign && st.num != numDot && st.num != numE && st.num != numESign {
-			st.done(st.read, json.Number(st.buf.String()[st.tok:st.read])) // the answer's end ends its number
+			var v any = json.Number(st.buf.String()[st.tok:st.read]) // the answer's end ends its number
+			st.done(st.read, v, st.passesHere(v))
 		}
 		if st.verdict == nil {
 			// What the Stream read is what Check would parse: judge its
 			// tree, or, where the Stream could not follow, the text.
 			var err error
-			if doc, ok := st.whole(); ok {
-				err = st.s.checkParsed(st.buf.String(), doc, st.values, st.names)
+			if st.inc && st.rootOK && st.isWhole() {
+				// Every value passed as it ended: the tree need not be built.
+				err = st.s.checkParsed(st.buf.String(), nil, st.values, st.names, true)
+			} else if doc, ok := st.whole(); ok {
+				err = st.s.checkParsed(st.buf.String(), doc, st.values, st.names, st.inc && st.rootOK)
 			} else {
 				err = st.s.Check(st.buf.String())
 			}
@@ -282,7 +301,7 @@ func (st *Stream) run(s string, i, end int) int {
 			switch {
 			case isSpace(c):
 			case c == '"':
-				st.state, st.key, st.tok = stString, true, i
+				st.state, st.key, st.tok, st.escaped = stString, true, i, false
 			case c == '}' && st.state == stObjOpen:
 				st.pop(i + 1)
 			default:
@@ -367,17 +386,17 @@ func (st *Stream) run(s string, i, end int) int {
 			if i-st.tok == len(st.lit) {
 				st.state = stAfter
 				k := kindBoolean
+				var doc any
 				if st.lit == "null" {
 					k = kindNull
-				}
-				if st.scalar(k, st.lit) {
-					return i
-				}
-				var doc any
-				if st.lit != "null" {
+				} else {
 					doc = st.lit == "true"
 				}
-				st.done(i, doc)
+				ok := st.passesHere(doc)
+				if !ok && st.scalar(k, st.lit) {
+					return i
+				}
+				st.done(i, doc, ok)
 			}
 		case stRune:
 			i++
@@ -424,7 +443,7 @@ func (st *Stream) begin(s string, i int) bool {
 		k = kindArray
 	case c == '"':
 		k = kindString
-		st.state, st.key, st.tok = stString, false, i
+		st.state, st.key, st.tok, st.escaped = stString, false, i, false
 	case c == '-' || (c >= '0' && c <= '9'):
 		k = kindNumber
 		st.state, st.tok, st.exp, st.long = stNumber, i, 0, false
@@ -456,8 +475,8 @@ func (st *Stream) begin(s string, i int) bool {
 		st.rootStart = i
 	}
 	if k == kindObject || k == kindArray {
-		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys), safe: i + 1, docs: len(st.docs), values: st.values})
-		if st.tape.on {
+		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys), start: i, safe: i + 1, docs: len(st.docs), values: st.values})
+		if st.tape.on || st.inc {
 			st.enter()
 		}
 		st.state = stObjOpen
@@ -475,14 +494,29 @@ func (st *Stream) begin(s string, i int) bool {
 // pop ends the innermost object or array, just before end.
 func (st *Stream) pop(end int) {
 	f := &st.stack[len(st.stack)-1]
+	c, size, bad := f.c, st.values-f.values+1, f.bad
+	// Its members or items passed their subschemas: check only its own
+	// keywords. Where they need no more than its member names and size,
+	// and it passes, it is not built (see lazyDoc).
+	var doc any
+	ok := false
+	if st.inc && c != nil && !bad && c.shapeOnly() { // settleOne then needs no doc either
+		ok = st.shapePasses(c, f)
+		if ok {
+			doc = st.lazy(f.start, end, f.n)
+		}
+	}
 	st.keys = st.keys[:f.keys]
-	doc := st.container(f.obj, f.n)
-	c, size := f.c, st.values-f.values+1
+	if !ok {
+		doc = st.container(f.obj, f.n)
+		ok = st.inc && c != nil && !bad && ownPasses(c, doc)
+	}
 	st.stack = st.stack[:len(st.stack)-1]
 	st.state = stAfter
 	st.ended(end, doc)
+	st.verified(ok)
 	if st.tape.on && len(st.stack) > 0 {
-		st.settleOne(doc, c, size, "")
+		st.settleOne(doc, c, size, "", st.inc && !bad, ok)
 	}
 }
 
@@ -517,7 +551,7 @@ func (st *Stream) stringByte(s string, i int, c byte) bool {
 	case c == '"':
 		return st.endString(s[st.tok : i+1])
 	case c == '\\':
-		st.esc = 1
+		st.esc, st.escaped = 1, true
 	case c < 0x20:
 		return st.giveSyntax(s[:i+1], i)
 	case c >= utf8.RuneSelf:
@@ -538,16 +572,18 @@ func (st *Stream) endString(raw string) bool {
 	st.state = stAfter
 	if !st.key {
 		n := st.cur
-		text := decodeString(raw)
-		if n != nil && (n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") && st.scalar(kindString, text) {
+		text := st.decode(raw)
+		var v any = text
+		ok := st.passesHere(v)
+		if !ok && n != nil && (n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") && st.scalar(kindString, text) {
 			return true
 		}
-		st.done(st.tok+len(raw), text)
+		st.done(st.tok+len(raw), v, ok)
 		return false
 	}
 	st.state = stColon
 	st.names++
-	name := decodeString(raw)
+	name := st.decode(raw)
 	f := &st.stack[len(st.stack)-1]
 	if st.has(f, name) {
 		return st.giveSyntax(st.buf.String()[:st.tok+len(raw)], st.tok+len(raw)-1)
@@ -555,13 +591,17 @@ func (st *Stream) endString(raw string) bool {
 	st.add(f, name)
 	f.n++
 	f.key = name
+	f.linked = false
 	st.cur = nil
 	n := f.node
 	if n == nil {
 		return false
 	}
-	if c, ok := n.props[name]; ok {
-		st.cur = c.live()
+	if pp, ok := n.props[name]; ok {
+		st.cur = pp.p.live()
+		if st.inc && n.c == f.c {
+			f.kc, f.linked = pp.c, true // f.c.member(name)
+		}
 		return false
 	}
 	if n.addlFalse {
@@ -574,6 +614,91 @@ func (st *Stream) endString(raw string) bool {
 func decodeString(raw string) string {
 	p := parser{s: raw}
 	return p.str()
+}
+
+// decode is the value of the string raw just read, quotes included:
+// without an escape, its text (the Stream checked its UTF-8).
+func (st *Stream) decode(raw string) string {
+	if !st.escaped {
+		return raw[1 : len(raw)-1]
+	}
+	return decodeString(raw)
+}
+
+// passesHere reports whether v, the value that just ended (a string,
+// number or literal), passes the subschema its path gives it, by the
+// fast path: false when that subschema is not known (see
+// [cnode.member]). Where it passes, no early verdict can come from it:
+// no keyword of that subschema, the only one applying to it, reports an
+// issue at its pointer.
+func (st *Stream) passesHere(v any) (ok bool) {
+	if !st.inc {
+		return false
+	}
+	var c *cnode
+	if d := len(st.stack); d == 0 {
+		c = st.s.fast
+	} else {
+		c = st.childSchema(d)
+	}
+	if c == nil {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return c.check(v, nil)
+}
+
+// shapePasses is c.checkOwn of the object or array f, which ends now,
+// for a c whose own keywords need only its member names and size
+// (c.shapeOnly).
+func (st *Stream) shapePasses(c *cnode, f *frame) bool {
+	if c.always {
+		return true
+	}
+	if f.obj {
+		if c.types != 0 && c.types&kindObject == 0 {
+			return false
+		}
+		if c.minProps >= 0 && f.n < c.minProps || c.maxProps >= 0 && f.n > c.maxProps {
+			return false
+		}
+		for _, r := range c.required {
+			if !st.has(f, r) {
+				return false
+			}
+		}
+		return true
+	}
+	if c.types != 0 && c.types&kindArray == 0 {
+		return false
+	}
+	return !(c.minItems >= 0 && f.n < c.minItems || c.maxItems >= 0 && f.n > c.maxItems)
+}
+
+// ownPasses is c.checkOwn(doc), false should it panic.
+func ownPasses(c *cnode, doc any) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return c.checkOwn(doc)
+}
+
+// verified records whether the value that just ended passed the
+// subschema its path gives it, in its container or as the whole answer.
+func (st *Stream) verified(ok bool) {
+	if d := len(st.stack); d > 0 {
+		if !ok {
+			st.stack[d-1].bad = true
+		}
+		return
+	}
+	st.rootOK = ok
 }
 
 // has reports whether the object f already has a member name.
@@ -668,10 +793,12 @@ func (st *Stream) endNumber(s string, i int) bool {
 		return st.giveSyntax(s[:i+1], i)
 	}
 	n := st.cur
-	if n != nil && st.mayFollow(s[i]) && st.scalar(kindNumber, s[st.tok:i]) {
+	var v any = json.Number(s[st.tok:i])
+	ok := st.passesHere(v)
+	if !ok && n != nil && st.mayFollow(s[i]) && st.scalar(kindNumber, s[st.tok:i]) {
 		return true
 	}
-	st.done(i, json.Number(s[st.tok:i]))
+	st.done(i, v, ok)
 	return false
 }
 

@@ -100,6 +100,11 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 			if perr != nil || !reflect.DeepEqual(doc, want) || values != st.values || names != st.names {
 				t.Fatalf("schema %s, answer %q: the Stream built %#v (%d values, %d names), the parser %#v (%d, %d, %v)", s.source, text, doc, st.values, st.names, want, values, names, perr)
 			}
+			// What the Stream checked as it read is the fast path's
+			// verdict on the whole tree, where it knew every subschema.
+			if st.inc && st.rootOK && !s.passesFast(want) {
+				t.Fatalf("schema %s, answer %q: the Stream passed each value as it ended, the fast path fails the whole", s.source, text)
+			}
 		}
 		if got, want := st.Close(), s.Check(text); !sameVerdict(got, want) {
 			t.Fatalf("schema %s, answer %q: Close = %v, Check = %v", s.source, text, got, want)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -82,4 +83,54 @@ func TestEarlyAbortCorpus(t *testing.T) {
 		})
 	}
 	t.Logf("%d failing answers: on average %.1f%% of each answer's bytes was never read", len(cases), 100*unread/float64(len(cases)))
+}
+
+// TestStreamChecksValuesAsTheyEnd: a Stream checks each value by the fast
+// path as it ends; an object or array whose own keywords need only its
+// member names and size, and that passes, is not built (a lazyDoc), yet
+// the tree the Stream gives is the parser's; a member that fails, however
+// deep, leaves the answer to the whole-answer judge at Close.
+func TestStreamChecksValuesAsTheyEnd(t *testing.T) {
+	s := mustCompileInternal(t, `{
+		"type": "object", "required": ["a", "b"],
+		"properties": {
+			"a": {"type": "array", "maxItems": 3, "items": {"type": "object", "required": ["x"], "properties": {"x": {"type": "integer", "minimum": 1}}}},
+			"b": {"enum": [{"k": "v"}]}
+		}
+	}`)
+	passing := `{"a": [{"x": 1}, {"x": 2, "y": "free"}], "b": {"k": "v"}}`
+	st := s.Stream()
+	if _, err := feed(st, passing, 5); err != nil {
+		t.Fatal(err)
+	}
+	if !st.rootOK {
+		t.Fatal("the passing answer was not passed value by value")
+	}
+	if _, lazy := st.docs[0].v.(*lazyDoc); !lazy {
+		t.Fatalf("the passing answer was built: %#v", st.docs[0].v)
+	}
+	doc, ok := st.whole()
+	want, _ := parseJSON(passing)
+	if !ok || !reflect.DeepEqual(doc, want) {
+		t.Fatalf("whole() = %#v, %v; the parser gives %#v", doc, ok, want)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, failing := range []string{
+		`{"a": [{"x": 1}, {"y": 2}], "b": {"k": "v"}}`, // a required member missing deep down
+		`{"a": [{"x": 1}], "b": {"k": "w"}}`,           // an enum of an object
+		`{"a": [{"x": 1}]}`,                            // a required member missing at the root
+	} {
+		st := s.Stream()
+		if _, err := feed(st, failing, 5); err != nil {
+			t.Fatalf("%s failed early: %v", failing, err)
+		}
+		if st.rootOK {
+			t.Fatalf("%s was passed value by value", failing)
+		}
+		if got, want := st.Close(), s.Check(failing); got == nil || !sameVerdict(got, want) {
+			t.Fatalf("%s: Close = %v, Check = %v", failing, got, want)
+		}
+	}
 }

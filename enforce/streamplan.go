@@ -25,10 +25,12 @@ type streamPlan struct {
 	root *pnode
 }
 
-func (p *streamPlan) rootNode() *pnode {
+// rootNode returns the plan's root, built (on the first call) with links
+// to fast, the schema's fast path (see pnode.c).
+func (p *streamPlan) rootNode(fast *cnode) *pnode {
 	p.once.Do(func() {
 		b := planBuilder{tree: p.tree, memo: map[string]*pnode{}}
-		p.root = b.build("", p.tree).live()
+		p.root = b.build("", p.tree, fast).live()
 	})
 	return p.root
 }
@@ -74,11 +76,23 @@ type pnode struct {
 	hasExMin, hasExMax       bool
 	exMin, exMax, multipleOf float64
 
-	props     map[string]*pnode
+	props     map[string]pprop
 	addlFalse bool
 	addl      *pnode
 	items     *pnode
 	maxItems  int // -1 when absent
+
+	// c is the fast path's subschema this pnode was built with (nil:
+	// none); a Stream whose object has the subschema c takes its
+	// members' subschemas from props, sparing a lookup.
+	c *cnode
+}
+
+// pprop is a member's pnode, and its subschema for the fast path:
+// c.member(name) of the pnode's c.
+type pprop struct {
+	p *pnode
+	c *cnode
 }
 
 // live returns n, or nil when no early verdict can come from n or below.
@@ -114,11 +128,11 @@ type planBuilder struct {
 	memo map[string]*pnode // by location in the audited tree
 }
 
-func (b *planBuilder) build(loc string, v any) *pnode {
+func (b *planBuilder) build(loc string, v any, c *cnode) *pnode {
 	if n, ok := b.memo[loc]; ok {
 		return n // being built further up, for a recursive $ref
 	}
-	n := &pnode{minLen: -1, maxLen: -1, maxItems: -1}
+	n := &pnode{minLen: -1, maxLen: -1, maxItems: -1, c: c}
 	b.memo[loc] = n
 	switch v := v.(type) {
 	case bool:
@@ -133,18 +147,18 @@ func (b *planBuilder) build(loc string, v any) *pnode {
 				n.opaque = true
 				return n
 			}
-			t := b.build(target, sub)
+			t := b.build(target, sub, c)
 			b.memo[loc] = t
 			return t
 		}
-		b.fill(n, loc, v)
+		b.fill(n, loc, v, c)
 	default:
 		n.opaque = true
 	}
 	return n
 }
 
-func (b *planBuilder) fill(n *pnode, loc string, m map[string]any) {
+func (b *planBuilder) fill(n *pnode, loc string, m map[string]any, c *cnode) {
 	for k := range m {
 		if !planChecked[k] && !planAtEnd[k] {
 			n.opaque = true
@@ -204,19 +218,20 @@ func (b *planBuilder) fill(n *pnode, loc string, m map[string]any) {
 		return
 	}
 	if props, has := m["properties"].(map[string]any); has {
-		n.props = make(map[string]*pnode, len(props))
+		n.props = make(map[string]pprop, len(props))
 		for name, sub := range props {
-			n.props[name] = b.build(loc+"/properties/"+escapePointer(name), sub)
+			cm := c.member(name)
+			n.props[name] = pprop{p: b.build(loc+"/properties/"+escapePointer(name), sub, cm), c: cm}
 		}
 	}
 	switch ap := m["additionalProperties"].(type) {
 	case bool:
 		n.addlFalse = !ap
 	case map[string]any:
-		n.addl = b.build(loc+"/additionalProperties", ap)
+		n.addl = b.build(loc+"/additionalProperties", ap, c.member(unlistedName(m)))
 	}
 	if items, has := m["items"]; has {
-		n.items = b.build(loc+"/items", items)
+		n.items = b.build(loc+"/items", items, c.item(0))
 	}
 }
 
@@ -354,4 +369,16 @@ func (n *pnode) inEnum(k kinds, text string) bool {
 		}
 	}
 	return false
+}
+
+// unlistedName is a member name that properties in m does not list: the
+// subschema of such a member (for the links of pnode.c only; a link that
+// does not fit costs a lookup, never a wrong subschema).
+func unlistedName(m map[string]any) string {
+	props, _ := m["properties"].(map[string]any)
+	name := "\x00"
+	for props[name] != nil {
+		name += "\x00"
+	}
+	return name
 }
