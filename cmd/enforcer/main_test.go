@@ -466,3 +466,17 @@ func TestViewFollowsTheLogAsItGrows(t *testing.T) {
 		t.Errorf("interrupted view: status %d", code)
 	}
 }
+
+func TestTailPrintsNoControlCharacterFromTheLog(t *testing.T) {
+	esc := "\x1b]0;owned\x07\x1b[2J" // sets the terminal's title, clears its screen
+	path, _ := writeLog(t, events.TurnStarted{TurnID: "t1"},
+		events.SchemaExhausted{TurnID: "t1", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "x", BrokenBy: esc},
+		events.TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 2, Kind: events.RetryCorrective, Reason: esc})
+	code, stdout, stderr := runCmd(t.Context(), "", "tail", "-follow=false", path)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if strings.ContainsAny(stdout, "\x1b\x07") || !strings.Contains(stdout, "broken by ]0;owned[2J") {
+		t.Errorf("tail printed %q, want the log's text without its control characters", stdout)
+	}
+}
