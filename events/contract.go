@@ -15,12 +15,23 @@ import (
 // reason), so every record fits a log line and an SSE frame.
 const maxText = 16 << 10
 
-// text makes a free-text field safe to record: valid UTF-8 (invalid bytes
-// become U+FFFD, as the JSON on the wire would show them anyway, so live
-// and replayed frames agree) and at most maxText bytes, cut on a rune
-// boundary.
+// text makes a free-text field safe to record and to show: valid UTF-8
+// (invalid bytes become U+FFFD, as the JSON on the wire would show them
+// anyway, so live and replayed frames agree), without control characters
+// other than newline and tab (an ESC from a log would reach a terminal
+// as an escape sequence) nor bidi controls (see unsafeInText), and at
+// most maxText bytes, cut on a rune boundary. Append and every read apply
+// it, so a record read back holds what a live subscriber saw.
 func text(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")
+	if strings.ContainsFunc(s, unsafeInText) {
+		s = strings.Map(func(r rune) rune {
+			if unsafeInText(r) {
+				return -1
+			}
+			return r
+		}, s)
+	}
 	if len(s) <= maxText {
 		return s
 	}
@@ -29,6 +40,14 @@ func text(s string) string {
 		n--
 	}
 	return s[:n] + "…"
+}
+
+// unsafeInText reports the runes text removes: controls (C0, C1) other
+// than newline and tab, and bidi controls (U+202E and the like), which
+// make text display as other text — the set normalizeReason removes,
+// less the white space a multi-line message keeps.
+func unsafeInText(r rune) bool {
+	return r != '\n' && r != '\t' && unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r)
 }
 
 // maxID bounds session, turn and command IDs.

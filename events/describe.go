@@ -3,7 +3,9 @@ package events
 import (
 	"math"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
 )
 
 // Describe renders n as one line for a person watching a turn,
@@ -18,14 +20,35 @@ import (
 // "retrying now". A provider's own text is never shown: model retries and
 // failed turns show words derived from their kind. A malformed frame
 // renders from what could be read; an unknown method is returned as is.
+// The line holds no control or bidi-control character, whatever the
+// frame held: a tab or newline becomes a space, the others are removed.
 func (n Notification) Describe(elapsed time.Duration) string {
 	k := methods[n.Method]
 	if k == nil {
-		return n.Method
+		return oneLine(n.Method)
 	}
 	ev, _ := k.decode(n.Params) // a malformed frame renders from what decoded
-	return ev.describe(elapsed)
+	return oneLine(ev.describe(elapsed))
 }
+
+// oneLine makes s one line safe to print on a terminal: tabs and line
+// ends become spaces, other control and bidi-control characters go.
+func oneLine(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) && !strings.ContainsFunc(s, isBidiControl) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\t' || r == '\r':
+			return ' '
+		case unicode.IsControl(r) || isBidiControl(r):
+			return -1
+		}
+		return r
+	}, s)
+}
+
+func isBidiControl(r rune) bool { return unicode.Is(unicode.Bidi_Control, r) }
 
 // retryLine is the line of both retry kinds.
 func retryLine(attempt, maxAttempts int, delay, elapsed time.Duration, why string) string {

@@ -3,6 +3,7 @@ package events
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -176,8 +177,9 @@ type fileLog struct {
 	stop    chan struct{}
 	wg      sync.WaitGroup
 
-	readOnly bool          // opened by FollowFile: it reads what a writer appends
-	grew     chan struct{} // closed when records are added; nil while nobody waits
+	readOnly bool              // opened by FollowFile: it reads what a writer appends
+	grew     chan struct{}     // closed when records are added; nil while nobody waits
+	lastSum  [sha256.Size]byte // FollowFile: hash of the line of the last record read
 }
 
 func (l *fileLog) Append(rec Record) error {

@@ -2,6 +2,7 @@ package events
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +21,10 @@ import (
 // reaches a reader at most one interval after its write. A line still
 // being written is left for the next check. A file that shrinks below the
 // records already read (a writer that undid a failed write, a file
-// replaced by an older copy) fails the next read with ErrCorrupt; a file
+// replaced by an older copy) fails the next read with ErrCorrupt; so does
+// a file rewritten in place with another history, found when it grows:
+// each check that sees new bytes first reads the last record read again,
+// at its offset, and compares it with what was read before. A file
 // renamed away is still followed, the name is not looked at again.
 //
 // Any FileOption other than PollEvery has no effect on a reader.
@@ -70,6 +74,15 @@ func (l *fileLog) refresh() error {
 	case size == l.size:
 		return nil
 	}
+	if n := len(l.offsets); n > 0 {
+		sum, err := l.lineSum(n - 1)
+		if err != nil {
+			return err
+		}
+		if sum != l.lastSum {
+			return &Error{Op: "read", Seq: int64(n), Detail: fmt.Sprintf("the file was rewritten: record %d is no longer the one read at its offset", n), Err: ErrCorrupt}
+		}
+	}
 	offsets, good, err := scanLog(io.NewSectionReader(l.f, l.size, size-l.size), int64(len(l.offsets)))
 	if err != nil {
 		if e, ok := err.(*Error); ok {
@@ -84,8 +97,25 @@ func (l *fileLog) refresh() error {
 		l.offsets = append(l.offsets, l.size+off)
 	}
 	l.size += good
+	if l.lastSum, err = l.lineSum(len(l.offsets) - 1); err != nil {
+		return err
+	}
 	l.wake()
 	return nil
+}
+
+// lineSum hashes the line of record i+1, which ends at l.size when it
+// is the last one read.
+func (l *fileLog) lineSum(i int) ([sha256.Size]byte, error) {
+	end := l.size
+	if i+1 < len(l.offsets) {
+		end = l.offsets[i+1]
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(l.f, l.offsets[i], end-l.offsets[i])); err != nil {
+		return [sha256.Size]byte{}, &Error{Op: "read", Seq: int64(i + 1), Err: err}
+	}
+	return [sha256.Size]byte(h.Sum(nil)), nil
 }
 
 // Wait implements Follower. On the writer's log it wakes on each Append;

@@ -272,3 +272,97 @@ func followWriter(path string) {
 	}
 	os.Exit(0)
 }
+
+// writeTurns writes a session of one TurnStarted per id at path, all at
+// one instant, so that two sessions of ids of one length have records of
+// the same lengths.
+func writeTurns(t *testing.T, path string, ids ...string) {
+	t.Helper()
+	l, err := OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	s, err := NewStream(testSession, l, WithClock(func() time.Time { return at }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if _, err := s.Append(TurnStarted{TurnID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.Close()
+}
+
+func TestFollowFileRefusesAFileRewrittenInPlaceWithAnotherLongerHistory(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.ndjson"), filepath.Join(dir, "b.ndjson")
+	writeTurns(t, a, "t1", "t2")
+	writeTurns(t, b, "t1", "t3", "t4")
+	f, err := FollowFile(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Last() != 2 {
+		t.Fatalf("Last = %d, want 2", f.Last())
+	}
+	other, err := os.ReadFile(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(a, other, 0o644); err != nil { // rewritten in place between two checks
+		t.Fatal(err)
+	}
+	var ids []string
+	for rec, err := range f.Records(0) {
+		if err != nil {
+			if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("reading the rewritten file: %v, want ErrCorrupt", err)
+			}
+			return
+		}
+		if ts, ok := rec.Event.(TurnStarted); ok {
+			ids = append(ids, ts.TurnID)
+		}
+	}
+	t.Errorf("the rewritten file was read without an error, as %v", ids)
+}
+
+func TestFollowFileReadsWhatTheWriterAppendsAfterTheRecordsItRead(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.ndjson")
+	writeTurns(t, path, "t1", "t2")
+	f, err := FollowFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for i, id := range []string{"t3", "t4"} { // the check of the last record passes on an append
+		l, err := OpenFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := NewStream(testSession, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Append(TurnStarted{TurnID: id}); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		if got, want := f.Last(), int64(3+i); got != want {
+			t.Fatalf("Last after appending %s = %d, want %d", id, got, want)
+		}
+	}
+	n := 0
+	for _, err := range f.Records(0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		n++
+	}
+	if n != 4 {
+		t.Errorf("read %d records, want 4", n)
+	}
+}

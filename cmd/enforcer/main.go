@@ -17,7 +17,9 @@
 //
 // view serves the live session page for a file log on localhost, prints
 // its URL, and follows the file until interrupted: the records appended
-// to it reach the open page as they land (events.Follow).
+// to it reach the open page as they land (events.Follow). It answers only
+// requests for localhost or a loopback IP at its port (else 403), so a web
+// page cannot read the session through DNS rebinding.
 //
 // Both read the log as events.FollowFile does, without locking it, so
 // they may watch a session that another process is writing. Bad arguments and files that cannot be read

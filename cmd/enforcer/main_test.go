@@ -466,3 +466,67 @@ func TestViewFollowsTheLogAsItGrows(t *testing.T) {
 		t.Errorf("interrupted view: status %d", code)
 	}
 }
+
+func TestTailPrintsNoControlCharacterFromTheLog(t *testing.T) {
+	esc := "\x1b]0;owned\x07\x1b[2J" // sets the terminal's title, clears its screen
+	path, _ := writeLog(t, events.TurnStarted{TurnID: "t1"},
+		events.SchemaExhausted{TurnID: "t1", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "x", BrokenBy: esc},
+		events.TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 2, Kind: events.RetryCorrective, Reason: esc})
+	code, stdout, stderr := runCmd(t.Context(), "", "tail", "-follow=false", path)
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if strings.ContainsAny(stdout, "\x1b\x07") || !strings.Contains(stdout, "broken by ]0;owned[2J") {
+		t.Errorf("tail printed %q, want the log's text without its control characters", stdout)
+	}
+}
+
+func TestViewRefusesARequestForAnotherHost(t *testing.T) {
+	path, _ := writeLog(t, session...)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	pr, pw := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"view", path}, nil, pw, &errb) }()
+	url, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	url = strings.TrimSpace(url)
+	port := url[strings.LastIndex(url, ":")+1 : len(url)-1]
+	for _, tc := range []struct {
+		host string
+		want int
+	}{
+		{"127.0.0.1:" + port, http.StatusOK},
+		{"localhost:" + port, http.StatusOK},
+		{"LocalHost:" + port, http.StatusOK},
+		{"[::1]:" + port, http.StatusOK},
+		{"evil.example:" + port, http.StatusForbidden}, // a page whose name was rebound to 127.0.0.1
+		{"evil.example", http.StatusForbidden},
+		{"localhost.evil.example:" + port, http.StatusForbidden},
+		{"127.0.0.1", http.StatusForbidden},
+		{"localhost:1", http.StatusForbidden},
+	} {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Host = tc.host
+		req.Header.Set("Accept", "text/html")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("Host %q: %s, want %d", tc.host, resp.Status, tc.want)
+		}
+		if tc.want == http.StatusForbidden && strings.Contains(string(body), "turns") {
+			t.Errorf("Host %q: the refusal holds the page", tc.host)
+		}
+	}
+	cancel()
+	if code := <-done; code != exitOK || errb.Len() != 0 {
+		t.Errorf("interrupted view: status %d, stderr %q; want 0", code, errb.String())
+	}
+}

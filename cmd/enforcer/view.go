@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/enforcer-go/enforcer/events"
@@ -55,7 +56,12 @@ func view(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("view: %w", err)
 	}
-	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	_, port, err := net.SplitHostPort(ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("view: %w", err)
+	}
+	srv := &http.Server{Handler: localHost(port, s), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())
@@ -98,4 +104,26 @@ func loopback(addr string) error {
 		return errors.New("not a loopback address: the page is served to this machine only")
 	}
 	return nil
+}
+
+// localHost serves h only to requests whose Host is this machine by a
+// name no one else controls — localhost or a loopback IP — with the
+// listening port, and refuses the others with 403 Forbidden: a web page
+// whose name was rebound to 127.0.0.1 (DNS rebinding) sends its own
+// name, so it cannot read the session.
+func localHost(port string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, p, err := net.SplitHostPort(r.Host)
+		if err != nil || p != port || !strings.EqualFold(host, "localhost") && !isLoopbackIP(host) {
+			http.Error(w, "forbidden: this page is served to http://localhost:"+port+"/ only", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// isLoopbackIP reports whether host is a loopback IP literal.
+func isLoopbackIP(host string) bool {
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

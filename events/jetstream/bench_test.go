@@ -102,3 +102,26 @@ func BenchmarkRawPublishExpectingTheLastSequence(b *testing.B) {
 		last = ack.Sequence
 	}
 }
+
+// BenchmarkOpen opens a session of 1000 records: the scan that learns
+// where each record is (one request per record).
+func BenchmarkOpen(b *testing.B) {
+	s := startServer(b, b.TempDir(), -1)
+	_, js := connect(b, s.ClientURL())
+	l := open(b, js, session)
+	const n = 1000
+	for i := range n {
+		if err := l.Append(benchRecord(int64(i) + 1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		r := open(b, js, session)
+		if r.Last() != n {
+			b.Fatalf("Last = %d, want %d", r.Last(), n)
+		}
+		r.Close()
+	}
+}

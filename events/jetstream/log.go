@@ -67,9 +67,11 @@ func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...O
 		return nil, &events.Error{Op: "open", Detail: "nil JetStream or empty session", Err: events.ErrInvalid}
 	}
 	cctx, cancel := context.WithTimeout(ctx, o.timeout)
-	defer cancel()
 	st, err := js.Stream(cctx, o.stream)
+	cancel()
 	if errors.Is(err, jetstream.ErrStreamNotFound) && o.replicas > 0 {
+		cctx, cancel := context.WithTimeout(ctx, o.timeout)
+		defer cancel()
 		st, err = js.CreateStream(cctx, jetstream.StreamConfig{
 			Name:      o.stream,
 			Subjects:  []string{o.prefix + ".>"},
@@ -93,7 +95,7 @@ func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...O
 	if m := st.CachedInfo().Config.MaxMsgSize; m > 0 && int(m)-headerRoom < l.max {
 		l.max = int(m) - headerRoom
 	}
-	if err := l.scan(cctx); err != nil {
+	if err := l.scan(ctx); err != nil {
 		return nil, err
 	}
 	return l, nil
@@ -113,11 +115,14 @@ func Token(id string) string {
 }
 
 // scan reads the subject's records from the first, learning their stream
-// sequences.
+// sequences. Each request has its own timeout, so a long session takes
+// as long as it takes to read, and only a request that hangs fails it.
 func (l *Log) scan(ctx context.Context) error {
 	next := uint64(1)
 	for {
-		msg, err := l.stream.GetMsg(ctx, next, jetstream.WithGetMsgSubject(l.subject))
+		rctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+		msg, err := l.stream.GetMsg(rctx, next, jetstream.WithGetMsgSubject(l.subject))
+		cancel()
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			return nil
 		}
