@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -116,4 +117,34 @@ func canonicalNumber(n json.Number) json.Number {
 		return json.Number(strconv.FormatFloat(f, 'g', -1, 64))
 	}
 	return n
+}
+
+// beyondFloat64 returns the JSON Pointer of the first number in v (members
+// in name order) too large for a float64, which gojsonschema cannot
+// compare for enum, const or uniqueItems: it panics on one.
+func beyondFloat64(v any, ptr string) (string, bool) {
+	switch v := v.(type) {
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(v), 64); err != nil {
+			return ptr, true
+		}
+	case []any:
+		for i, e := range v {
+			if p, ok := beyondFloat64(e, ptr+"/"+strconv.Itoa(i)); ok {
+				return p, true
+			}
+		}
+	case map[string]any:
+		names := make([]string, 0, len(v))
+		for k := range v {
+			names = append(names, k)
+		}
+		slices.Sort(names)
+		for _, k := range names {
+			if p, ok := beyondFloat64(v[k], ptr+"/"+escapePointer(k)); ok {
+				return p, true
+			}
+		}
+	}
+	return "", false
 }

@@ -208,7 +208,9 @@ func reflectSchema(t reflect.Type) (s *Schema, err error) {
 // At schema-validate, an evaluator compiled with the schema judges first,
 // with gojsonschema's own semantics; when it says the answer passes, the
 // answer passes. Any other answer goes to gojsonschema, which decides and
-// writes the issues.
+// writes the issues. gojsonschema compares enum, const and uniqueItems
+// values as float64s, so a number too large for one fails there, with an
+// issue (Keyword "type") at its pointer.
 func (s *Schema) Check(answer string) error {
 	if err := s.checkSize(answer); err != nil {
 		return err
@@ -325,9 +327,18 @@ func (s *Schema) Decode(answer string, v any) error {
 	return nil
 }
 
+// tooLargeNumber is the issue of a number gojsonschema cannot compare.
+const tooLargeNumber = "the number is too large for a float64 (beyond about 1.8e308), so the schema's enum, const or uniqueItems cannot compare it: write a number within that range"
+
 func (s *Schema) validate(doc any) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
+			// The one cause known: a number too large for a float64
+			// where enum, const or uniqueItems compares values.
+			if ptr, ok := beyondFloat64(doc, ""); ok {
+				err = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Path: quote(ptr), Keyword: "type", Message: tooLargeNumber}}}
+				return
+			}
 			err = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: fmt.Sprintf("validator failed: %v", r)}}}
 		}
 	}()

@@ -1,6 +1,7 @@
 package enforce_test
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"strings"
@@ -476,5 +477,47 @@ func TestTranslatable2020KeywordsAreRefusedInOlderDialects(t *testing.T) {
 	var se *enforce.SchemaError
 	if !errors.As(err, &se) || se.Keyword != "prefixItems" || !strings.Contains(se.Reason, "2020-12") {
 		t.Errorf("err = %v, want prefixItems refused with a hint to declare 2020-12", err)
+	}
+}
+
+// gojsonschema compares enum, const and uniqueItems values as float64s
+// and panics on a number too large for one; Check says what is wrong
+// with the answer and where, as for any other issue.
+func TestANumberTooLargeForAFloat64IsAnIssueWhereEnumConstOrUniqueItemsCompareIt(t *testing.T) {
+	for _, tc := range []struct{ schema, answer, path string }{
+		{`{"uniqueItems": true}`, `[1e400, 2e400]`, "/0"},
+		{`{"uniqueItems": true}`, `[1, -1e400]`, "/1"},
+		{`{"type": "object", "properties": {"b": {"uniqueItems": true}}}`, `{"a": 1, "b": [1, [2, 1e400]]}`, "/b/1/1"},
+		{`{"enum": [1, 2]}`, `1e400`, ""},
+		{`{"const": {"x": 1}}`, `{"x": 1e999}`, "/x"},
+	} {
+		err := mustCompile(t, tc.schema).Check(tc.answer)
+		var ce *enforce.CheckError
+		if !errors.As(err, &ce) {
+			t.Fatalf("%s on %s: Check = %v, want a *CheckError", tc.schema, tc.answer, err)
+		}
+		if len(ce.Issues) != 1 {
+			t.Fatalf("%s on %s: issues = %+v, want one", tc.schema, tc.answer, ce.Issues)
+		}
+		if got := ce.Issues[0]; ce.Stage != enforce.StageSchemaValidate || got.Path != tc.path || got.Keyword != "type" || !strings.Contains(got.Message, "too large for a float64") {
+			t.Errorf("%s on %s: %s %+v, want schema-validate, the number at %q named too large for a float64", tc.schema, tc.answer, ce.Stage, got, tc.path)
+		}
+	}
+	// The same answers within range are judged as usual.
+	if err := mustCompile(t, `{"uniqueItems": true}`).Check(`[1e300, 2e300]`); err != nil {
+		t.Errorf("Check([1e300, 2e300]) = %v, want nil", err)
+	}
+}
+
+func TestJudgeFailsAnAnswerWithANumberTooLargeForAFloat64WithoutAValidatorError(t *testing.T) {
+	s := withValidators(t, mustCompile(t, `{"uniqueItems": true}`), enforce.Validate("never", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
+		t.Error("the validator ran on an answer that fails the schema")
+		return nil, nil
+	}))
+	err := s.Judge(t.Context(), enforce.Answer{Given: `[1e400, 2e400]`})
+	var oe *enforce.OutputError
+	var ve *enforce.ValidatorError
+	if !errors.As(err, &oe) || errors.As(err, &ve) || oe.Stage != enforce.StageSchemaValidate || oe.Path != "/0" {
+		t.Errorf("Judge = %v, want an *OutputError at schema-validate naming the number at /0", err)
 	}
 }

@@ -61,11 +61,15 @@ var ErrBeyondRepair = errors.New("enforce: the answer is wrong beyond repair")
 // the model (quoted to it as data, cut at [MaxQuote] bytes); it sets no
 // Keyword. No issues and a nil error pass the answer. Returning
 // [ErrBeyondRepair] stops the run with the answer failing. Any other error,
-// a panic, an answer that does not decode into a T, or an issue without a
-// message or whose Path is not a JSON Pointer means the validator could
-// not judge the answer: the run stops with a *[ValidatorError]. When ctx
-// ends while check runs, the caller returns the context's cause at once;
-// check is not waited for.
+// a panic, a call of runtime.Goexit (t.FailNow, testify's require.*), an
+// answer that does not decode into a T, or an issue without a message or
+// whose Path is not a JSON Pointer means the validator could not judge the
+// answer: the run stops with a *[ValidatorError].
+//
+// check runs on a goroutine of its own. When ctx ends while check runs,
+// the caller returns the context's cause at once; check is not waited
+// for: a check that ignores ctx runs on, and its goroutine ends, its
+// result dropped, when it returns.
 func Validate[T any](name string, check func(ctx context.Context, answer T, at Try) ([]Issue, error)) Validator {
 	v := Validator{name: name}
 	if check == nil {
@@ -118,9 +122,11 @@ func (s *Schema) WithValidators(vs ...Validator) (*Schema, error) {
 }
 
 // ValidatorError is a validator that could not judge an answer: it
-// returned an error other than [ErrBeyondRepair], panicked, was given an
-// answer that does not decode into its type, or returned an issue without
-// a message or with a Path that is not a JSON Pointer. Nothing can be
+// returned an error other than [ErrBeyondRepair], panicked (a panic(nil)
+// is a *runtime.PanicNilError, in Panic and Err), called runtime.Goexit
+// (Err says so), was given an answer that does not decode into its type,
+// or returned an issue without a message or with a Path that is not a
+// JSON Pointer. Nothing can be
 // concluded about the answer, so no corrective turn is sent: the run
 // stops. [Ledger.Judge] records an exhausted row at schema-validate with
 // [ReasonValidatorFailed], its Error this error's text, and returns the
@@ -148,6 +154,11 @@ func (e *ValidatorError) text() string {
 }
 
 func (e *ValidatorError) Unwrap() error { return e.Err }
+
+// errValidatorExited is the Err of a *ValidatorError whose check called
+// runtime.Goexit instead of returning (or, with GODEBUG=panicnil=1, called
+// panic(nil), which recover cannot tell from it).
+var errValidatorExited = errors.New("called runtime.Goexit (as t.FailNow and testify's require.* do) instead of returning")
 
 // judgement is what judging one answer found.
 type judgement struct {
@@ -229,6 +240,9 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 			err, _ := r.pv.(error)
 			return judgement{failed: &ValidatorError{Name: v.name, Panic: r.pv, Err: err}}
 		}
+		if r.exited {
+			return judgement{failed: &ValidatorError{Name: v.name, Err: errValidatorExited}}
+		}
 		if r.err != nil && !errors.Is(r.err, ErrBeyondRepair) {
 			if cause := context.Cause(ctx); cause != nil {
 				return judgement{stopped: cause}
@@ -272,26 +286,20 @@ type validatorResult struct {
 	err      error
 	pv       any
 	panicked bool
+	// exited: the check neither returned nor panicked, so it called
+	// runtime.Goexit (t.FailNow, testify's require.* inside a validator).
+	exited bool
 }
 
-// call runs v, recovering a panic. When ctx ends first it returns at once
-// with ok false, leaving v to finish on its own goroutine: a validator
-// that ignores ctx cannot hold the run.
+// call runs v on a goroutine of its own, so that neither a panic nor a
+// runtime.Goexit in the check can unwind the caller: a Goexit would end
+// the caller's goroutine, and no recover can stop it. When ctx ends first
+// call returns at once with ok false, leaving v to finish on its own
+// goroutine: a validator that ignores ctx cannot hold the run, and its
+// goroutine ends, its result dropped, when the check returns.
 func (v Validator) call(ctx context.Context, text string, at Try) (r validatorResult, ok bool) {
-	run := func() (r validatorResult) {
-		defer func() {
-			if p := recover(); p != nil {
-				r = validatorResult{pv: p, panicked: true}
-			}
-		}()
-		r.issues, r.err = v.check(ctx, text, at)
-		return r
-	}
-	if ctx.Done() == nil {
-		return run(), true
-	}
-	c := make(chan validatorResult, 1)
-	go func() { c <- run() }()
+	c := make(chan validatorResult, 1) // buffered: the goroutine never waits for a reader
+	go v.run(ctx, text, at, c)
 	select {
 	case r = <-c:
 		return r, true
@@ -303,6 +311,26 @@ func (v Validator) call(ctx context.Context, text string, at Try) (r validatorRe
 			return validatorResult{}, false
 		}
 	}
+}
+
+// run calls v's check and sends what it gave on c, from a deferred
+// function so that the result is sent however the check ends: returned,
+// panicked or called runtime.Goexit.
+func (v Validator) run(ctx context.Context, text string, at Try, c chan<- validatorResult) {
+	var r validatorResult
+	returned := false
+	defer func() {
+		if !returned {
+			if p := recover(); p != nil {
+				r = validatorResult{pv: p, panicked: true}
+			} else {
+				r = validatorResult{exited: true}
+			}
+		}
+		c <- r
+	}()
+	r.issues, r.err = v.check(ctx, text, at)
+	returned = true
 }
 
 // signature is what makes two failures the same for the repeat limit:

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -251,7 +252,7 @@ func TestAValidatorThatFailsEndsTheRunWithAValidatorError(t *testing.T) {
 	tests := []struct {
 		name      string
 		v         enforce.Validator
-		wantErr   error // matched with errors.Is, when set
+		wantErr   error // matched with errors.Is (errors.As for a *runtime.PanicNilError), when set
 		wantPanic bool
 		wantError string // the row's Error
 	}{
@@ -263,6 +264,13 @@ func TestAValidatorThatFailsEndsTheRunWithAValidatorError(t *testing.T) {
 			m["x"]++
 			return nil, nil
 		}), nil, true, `validator "catalogue" failed: panic: assignment to entry in nil map`},
+		{"a runtime.Goexit, as t.FailNow or require.* in a validator calls", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
+			runtime.Goexit()
+			return nil, nil
+		}), nil, false, `validator "catalogue" failed: called runtime.Goexit (as t.FailNow and testify's require.* do) instead of returning`},
+		{"a panic(nil)", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
+			panic(nil)
+		}), new(runtime.PanicNilError), true, `validator "catalogue" failed: panic: ` + new(runtime.PanicNilError).Error()},
 		{"an issue whose path is not a JSON Pointer", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
 			return []enforce.Issue{{Path: "sku", Message: "unknown"}}, nil
 		}), nil, false, `validator "catalogue" failed: issue 1: path "sku" is not a JSON Pointer ("" or starting with "/")`},
@@ -286,7 +294,11 @@ func TestAValidatorThatFailsEndsTheRunWithAValidatorError(t *testing.T) {
 			if !errors.As(v.Err, &ve) || ve.Name != "catalogue" {
 				t.Fatalf("Err = %v, want a *ValidatorError naming the validator", v.Err)
 			}
-			if tt.wantErr != nil && !errors.Is(v.Err, tt.wantErr) {
+			if pn, ok := tt.wantErr.(*runtime.PanicNilError); ok {
+				if !errors.As(v.Err, &pn) {
+					t.Errorf("Err = %v, want it to wrap a *runtime.PanicNilError", v.Err)
+				}
+			} else if tt.wantErr != nil && !errors.Is(v.Err, tt.wantErr) {
 				t.Errorf("Err = %v, want it to wrap %v", v.Err, tt.wantErr)
 			}
 			if got := ve.Panic != nil; got != tt.wantPanic {
