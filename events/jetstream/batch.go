@@ -50,8 +50,11 @@ import (
 // stored just before this log's k (refused) while this log's k+1, k+2
 // are already on the wire, those are stored after the other writer's k
 // and the subject reads 1, 2, … with no gap yet holds two writers'
-// records. So throughput stays that of a synchronous Append; the
-// caller no longer waits for the round trip.
+// records. (An atomic batch — nats-server 2.12's AllowAtomicPublish —
+// would be safe, but on file storage it costs some milliseconds a batch
+// whatever its size, more than a hundred single publishes.) So
+// throughput stays that of a synchronous Append; the caller no longer
+// waits for the round trip.
 //
 // The log must be closed: its goroutine runs until Close.
 func Async(n int) Option {

@@ -267,3 +267,36 @@ func BenchmarkAppendAsync(b *testing.B) {
 		b.Fatal(err)
 	}
 }
+
+// BenchmarkAppendBurst measures what the caller waits for a turn's
+// burst of 8 records: 8 acknowledged publishes with a synchronous log,
+// 8 queued records with an Async(8) log (whose queue is empty when a
+// burst starts; its publishing is outside the timing).
+func BenchmarkAppendBurst(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		opts []enforcerjs.Option
+	}{{"sync", nil}, {"async", []enforcerjs.Option{enforcerjs.Async(8)}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			s := startServer(b, b.TempDir(), -1)
+			_, js := connect(b, s.ClientURL())
+			l := open(b, js, session, bc.opts...)
+			b.ReportAllocs()
+			b.ResetTimer()
+			seq := int64(0)
+			for range b.N {
+				for range 8 {
+					seq++
+					if err := l.Append(benchRecord(seq)); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StopTimer()
+				if err := enforcerjs.WaitPublished(l); err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+			}
+		})
+	}
+}
