@@ -169,7 +169,8 @@ func (l *Log) remember(rec events.Record, seq uint64) {
 // be opened again. A publish that fails without an answer from the stream
 // (a timeout, a lost connection) leaves the record uncertain: Append
 // returns an error matching events.ErrClosed and refuses every later
-// append until the log is opened again.
+// append until the log is opened again. With Async, Append returns once
+// rec is queued and these errors come later (see Async).
 func (l *Log) Append(rec events.Record) error {
 	if rec.Event == nil {
 		return &events.Error{Op: "append", Seq: rec.Sequence, Detail: "record has no event", Err: events.ErrInvalid}
