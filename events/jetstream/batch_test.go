@@ -300,3 +300,36 @@ func BenchmarkAppendBurst(b *testing.B) {
 		})
 	}
 }
+
+// A Stream over an Async log learns of a conflict late: a later Append
+// or its Close reports it, and the session holds the other writer's
+// records only.
+func TestAsyncAStreamReportsALateConflict(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js1 := connect(t, s.ClientURL())
+	_, js2 := connect(t, s.ClientURL())
+	a := open(t, js1, session, enforcerjs.Async(4))
+	b := open(t, js2, session)
+	appendTagged(t, b, "b", 1, 1)
+	w, err := events.NewStream(session, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Append(events.TurnStarted{TurnID: "t1"}); err != nil {
+		t.Fatalf("the first Append = %v, want nil (queued)", err)
+	}
+	var appendErr error
+	for range 20 {
+		if _, appendErr = w.Append(events.TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, Reason: "r"}); appendErr != nil {
+			break
+		}
+	}
+	closeErr := w.Close()
+	if appendErr != nil && !errors.Is(appendErr, events.ErrConflict) {
+		t.Errorf("a later Append = %v, want nil or ErrConflict", appendErr)
+	}
+	if !errors.Is(closeErr, events.ErrConflict) {
+		t.Errorf("the stream's Close() = %v, want ErrConflict", closeErr)
+	}
+	checkTagged(t, open(t, js2, session), "b", 1)
+}
