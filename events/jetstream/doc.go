@@ -49,9 +49,12 @@
 // so lost are reported to clients that saw them as [events.ErrStale]: a
 // cursor names its record, not only its position.
 //
-// There is no asynchronous mode: pipelined publishes cannot carry the
-// expected subject sequence (it is known only from the previous
-// acknowledgement), so they would give up the one-writer guarantee.
+// With [Async], Append returns once the record is queued and a goroutine
+// of the log publishes the queue in order, one record at a time, each with
+// the expected subject sequence: the one-writer guarantee holds, the
+// caller no longer waits for the round trip, and a writer crash can lose
+// the queue — at most n records whose Append returned nil; see Async for
+// the loss window and for why the publishes are not pipelined.
 //
 // Every open Log is also a reader: [Log.Wait] watches the subject with an
 // ordered consumer, so [events.Follow] over it delivers, on any machine,

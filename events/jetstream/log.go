@@ -45,6 +45,8 @@ type Log struct {
 	watch    jetstream.ConsumeContext
 	watching bool  // a Wait started the watch (or is starting it)
 	werr     error // why the watch failed, reported by Wait
+
+	b *batcher // the queue of an Async log; nil until its first append
 }
 
 // Open opens the log of session in the stream (DefaultStream unless
@@ -172,7 +174,8 @@ func (l *Log) remember(rec events.Record, seq uint64) {
 // be opened again. A publish that fails without an answer from the stream
 // (a timeout, a lost connection) leaves the record uncertain: Append
 // returns an error matching events.ErrClosed and refuses every later
-// append until the log is opened again.
+// append until the log is opened again. With Async, Append returns once
+// rec is queued and these errors come later (see Async).
 func (l *Log) Append(rec events.Record) error {
 	if rec.Event == nil {
 		return &events.Error{Op: "append", Seq: rec.Sequence, Detail: "record has no event", Err: events.ErrInvalid}
@@ -183,6 +186,9 @@ func (l *Log) Append(rec events.Record) error {
 	}
 	if len(data) > l.max {
 		return &events.Error{Op: "append", Seq: rec.Sequence, Detail: fmt.Sprintf("record of %d bytes is over the %d bytes a message of stream %s can hold", len(data), l.max, l.name), Err: events.ErrInvalid}
+	}
+	if l.o.async > 0 {
+		return l.enqueue(rec, data)
 	}
 	l.amu.Lock()
 	defer l.amu.Unlock()
@@ -244,7 +250,7 @@ func (l *Log) failed(seq int64, err error) error {
 func (l *Log) Last() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return int64(len(l.seqs))
+	return l.last()
 }
 
 // Records yields, in order, the records with Sequence > after that this
@@ -253,7 +259,7 @@ func (l *Log) Last() int64 {
 func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 	return func(yield func(events.Record, error) bool) {
 		l.mu.Lock()
-		closed, seqs := l.closed, l.seqs // entries below len never change
+		closed, seqs, queued := l.closed, l.seqs, l.queuedRecords() // entries below len never change
 		l.mu.Unlock()
 		if closed {
 			yield(events.Record{}, &events.Error{Op: "read", Err: events.ErrClosed})
@@ -262,6 +268,11 @@ func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 		for i := max(after, 0); i < int64(len(seqs)); i++ {
 			rec, err := l.record(i+1, seqs[i])
 			if !yield(rec, err) || err != nil {
+				return
+			}
+		}
+		for _, rec := range queued {
+			if rec.Sequence > after && !yield(rec, nil) {
 				return
 			}
 		}
@@ -299,7 +310,7 @@ func (l *Log) Wait(ctx context.Context, after int64) error {
 		case l.closed:
 			l.mu.Unlock()
 			return &events.Error{Op: "wait", Err: events.ErrClosed}
-		case int64(len(l.seqs)) > after:
+		case l.last() > after:
 			l.mu.Unlock()
 			return nil
 		case l.werr != nil:
@@ -372,7 +383,7 @@ func (l *Log) seen(msg jetstream.Msg) {
 	meta, err := msg.Metadata()
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed || l.werr != nil {
+	if l.closed || l.werr != nil || l.publishing() {
 		return
 	}
 	next := int64(len(l.seqs)) + 1
@@ -395,14 +406,17 @@ func (l *Log) seen(msg jetstream.Msg) {
 }
 
 // Close stops the watch and makes the log refuse further use; it leaves
-// the connection open. Appended records are already durable.
+// the connection open. Appended records are already durable; with Async,
+// Close first publishes the queued records and returns the error that
+// stopped the log, if any.
 func (l *Log) Close() error {
-	l.amu.Lock() // wait for an append in progress
+	err := l.drain() // an Async log's queue
+	l.amu.Lock()     // wait for an append in progress
 	defer l.amu.Unlock()
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
-		return nil
+		return err
 	}
 	l.closed = true
 	close(l.stop)
@@ -412,5 +426,5 @@ func (l *Log) Close() error {
 		watch.Stop()
 		<-watch.Closed()
 	}
-	return nil
+	return err
 }

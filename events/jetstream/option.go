@@ -16,6 +16,7 @@ type options struct {
 	prefix   string
 	replicas int // > 0: create the stream with this many replicas
 	timeout  time.Duration
+	async    int // > 0: Append queues, at most this many records (Async)
 	errs     []error
 }
 

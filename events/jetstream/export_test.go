@@ -1,0 +1,13 @@
+package jetstream
+
+// WaitPublished waits until the queue of l, an Async log, is empty, or
+// returns the error that stopped it. Each publish is bounded by the log's
+// timeout, so the wait is too.
+func WaitPublished(l *Log) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.b != nil && len(l.b.pending) > 0 && l.broken == nil {
+		l.b.cond.Wait()
+	}
+	return l.broken
+}
