@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
@@ -102,8 +103,11 @@ var toolModel = agent.ModelFunc(func(_ context.Context, req agent.Request) (agen
 // how many are left once there are at most want, or after a bounded
 // number of yields.
 func settledGoroutines(want int) int {
+	// Goroutines that have finished their work (wg.Done) may still be
+	// exiting; on a loaded machine, under -race, that can take a while.
+	// The deadline only bounds a failing test.
 	n := runtime.NumGoroutine()
-	for i := 0; i < 10000 && n > want; i++ {
+	for deadline := time.Now().Add(30 * time.Second); n > want && time.Now().Before(deadline); {
 		runtime.Gosched()
 		n = runtime.NumGoroutine()
 	}
