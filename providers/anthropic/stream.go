@@ -41,28 +41,12 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 		}
 		var raw *http.Response
 		stream := m.client.Messages.NewStreaming(ctx, params, m.requestOptions(&raw)...)
-		defer stream.Close()
 		r := eventReader{calls: map[int64]int{}}
-		for stream.Next() {
-			chunks, err := r.read(stream.Current(), raw)
-			if err != nil {
-				yield(agent.Chunk{}, err)
-				return
-			}
-			for _, c := range chunks {
-				if !yield(c, nil) {
-					return
-				}
-			}
-		}
-		switch err := stream.Err(); {
-		case err != nil:
-			yield(agent.Chunk{}, failure(ctx, err, raw))
-		case ctx.Err() != nil:
-			yield(agent.Chunk{}, context.Cause(ctx))
-		case !r.stopped:
-			yield(agent.Chunk{}, wire.StreamCut(System))
-		}
+		wire.ReadStream(ctx, System, stream,
+			func(ev sdk.MessageStreamEventUnion) ([]agent.Chunk, error) { return r.read(ev, raw) },
+			func() bool { return r.stopped },
+			func(err error) error { return failure(ctx, err, raw) },
+			yield)
 	}
 }
 

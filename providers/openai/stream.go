@@ -41,32 +41,18 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 		}
 		var raw *http.Response
 		stream := m.client.Chat.Completions.NewStreaming(ctx, params, m.requestOptions(&raw)...)
-		defer stream.Close()
 		r := chunkReader{calls: map[int64]int{}}
-		for stream.Next() {
-			status := 0
-			if raw != nil {
-				status = raw.StatusCode
-			}
-			chunks, err := r.read(stream.Current(), status)
-			if err != nil {
-				yield(agent.Chunk{}, err)
-				return
-			}
-			for _, c := range chunks {
-				if !yield(c, nil) {
-					return
+		wire.ReadStream(ctx, System, stream,
+			func(cc sdk.ChatCompletionChunk) ([]agent.Chunk, error) {
+				status := 0
+				if raw != nil {
+					status = raw.StatusCode
 				}
-			}
-		}
-		switch err := stream.Err(); {
-		case err != nil:
-			yield(agent.Chunk{}, failure(ctx, err, raw))
-		case ctx.Err() != nil:
-			yield(agent.Chunk{}, context.Cause(ctx))
-		case !r.finished:
-			yield(agent.Chunk{}, wire.StreamCut(System))
-		}
+				return r.read(cc, status)
+			},
+			func() bool { return r.finished },
+			func(err error) error { return failure(ctx, err, raw) },
+			yield)
 	}
 }
 

@@ -214,3 +214,43 @@ func StreamCut(system string) error {
 		Err: fmt.Errorf("%w: %w", errStreamCut, io.ErrUnexpectedEOF),
 	}
 }
+
+// Events is the part of an SDK's server-sent event stream an adapter
+// reads (both SDKs' ssestream.Stream have it).
+type Events[T any] interface {
+	Next() bool
+	Current() T
+	Err() error
+	Close() error
+}
+
+// ReadStream reads s to its end and yields the chunks read makes of each
+// event, stopping at read's first error or when yield returns false; it
+// closes s either way. At the end it yields fail's error for a stream
+// that failed, ctx's cause for a done ctx, and StreamCut for a stream that
+// ended cleanly before ended reported the event that ends a reply.
+func ReadStream[T any](ctx context.Context, system string, s Events[T],
+	read func(T) ([]agent.Chunk, error), ended func() bool, fail func(error) error,
+	yield func(agent.Chunk, error) bool) {
+	defer s.Close()
+	for s.Next() {
+		chunks, err := read(s.Current())
+		if err != nil {
+			yield(agent.Chunk{}, err)
+			return
+		}
+		for _, c := range chunks {
+			if !yield(c, nil) {
+				return
+			}
+		}
+	}
+	switch err := s.Err(); {
+	case err != nil:
+		yield(agent.Chunk{}, fail(err))
+	case ctx.Err() != nil:
+		yield(agent.Chunk{}, context.Cause(ctx))
+	case !ended():
+		yield(agent.Chunk{}, StreamCut(system))
+	}
+}
