@@ -431,11 +431,10 @@ func TestRunCancel(t *testing.T) {
 	})
 
 	t.Run("a context cancelled between steps stops before the next", func(t *testing.T) {
-		ctx, cancel := context.WithCancelCause(context.Background())
-		defer cancel(nil)
+		ctx := &endsLater{Context: context.Background()} // see endsLater: the step's return comes first
 		var calls []string
 		ms := []middleware.Middleware{
-			output("a", func(_ context.Context, s string) (string, error) { cancel(cause); return s + "a", nil }),
+			output("a", func(_ context.Context, s string) (string, error) { ctx.end(cause); return s + "a", nil }),
 			appendStep("b", "b", &calls),
 		}
 		got, trace, err := middleware.Run(ctx, middleware.PhaseOutput, ms, "x")
@@ -451,26 +450,25 @@ func TestRunCancel(t *testing.T) {
 	})
 
 	t.Run("a step failing because the context is done reports the cancellation", func(t *testing.T) {
-		ctx, cancel := context.WithCancelCause(context.Background())
-		defer cancel(nil)
-		ms := []middleware.Middleware{output("a", func(ctx context.Context, s string) (string, error) {
-			cancel(cause)
-			return "", fmt.Errorf("moderation call: %w", ctx.Err())
+		ctx := &endsLater{Context: context.Background()} // see endsLater: the step's return comes first
+		stepErr := errors.New("moderation call: connection reset")
+		ms := []middleware.Middleware{output("a", func(context.Context, string) (string, error) {
+			ctx.end(cause)
+			return "", stepErr
 		})}
 		_, _, err := middleware.Run(ctx, middleware.PhaseOutput, ms, "x")
 		if errors.Is(err, middleware.ErrDenied) {
 			t.Errorf("err = %v, want not a denial", err)
 		}
-		if !errors.Is(err, cause) || !errors.Is(err, context.Canceled) {
+		if !errors.Is(err, cause) || !errors.Is(err, stepErr) {
 			t.Errorf("err = %v, want it to wrap both the cause and the step's error", err)
 		}
 	})
 
 	t.Run("a Deny while the context is done is still a denial", func(t *testing.T) {
-		ctx, cancel := context.WithCancelCause(context.Background())
-		defer cancel(nil)
+		ctx := &endsLater{Context: context.Background()} // see endsLater: the step's return comes first
 		ms := []middleware.Middleware{output("a", func(context.Context, string) (string, error) {
-			cancel(cause)
+			ctx.end(cause)
 			return "", middleware.Deny("no")
 		})}
 		_, _, err := middleware.Run(ctx, middleware.PhaseOutput, ms, "x")
@@ -513,3 +511,20 @@ func TestRunReturnsWhenTheContextEndsInAStepThatIgnoresIt(t *testing.T) {
 		t.Errorf("Run = %q, %v; want nothing from the abandoned step", out, trace)
 	}
 }
+
+// endsLater is a context with no Done channel that ends when end is
+// called: its Err (and so context.Cause) is then err. A step that ends
+// its run's context and then returns races Run's watch of a Done channel
+// (Run never waits for a step once the context is done); with no Done
+// channel Run calls the step inline, so the step's return comes first.
+type endsLater struct {
+	context.Context
+	mu  sync.Mutex
+	err error
+}
+
+func (c *endsLater) end(err error) { c.mu.Lock(); c.err = err; c.mu.Unlock() }
+
+func (c *endsLater) Done() <-chan struct{} { return nil }
+
+func (c *endsLater) Err() error { c.mu.Lock(); defer c.mu.Unlock(); return c.err }
