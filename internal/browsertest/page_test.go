@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -24,26 +23,6 @@ import (
 )
 
 var screenshot = flag.Bool("screenshot", false, "rewrite the README's screenshot, docs/live-page.png")
-
-// browser returns the path of a Chromium or Chrome to drive. Without one
-// the test skips, except in CI (CI=true), where .ci/run installs Debian's
-// chromium and a missing browser is a failure.
-func browser(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "headless_shell", "headless-shell",
-		"google-chrome", "google-chrome-stable", "chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	const msg = "no Chromium or Chrome on PATH (looked for chromium, chromium-browser, headless_shell, google-chrome, chrome); " +
-		"install one (Debian: apt-get install chromium) to run the live page's browser test"
-	if os.Getenv("CI") == "true" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-	return ""
-}
 
 // session is a stream served over HTTP that records the Last-Event-ID of
 // every event-stream request.
@@ -145,18 +124,13 @@ const readTurns = `[...document.querySelectorAll("article.turn")].map(a => ({
 }))`
 
 func TestTheLivePageInABrowser(t *testing.T) {
-	execPath := browser(t)
+	bctx, cancelBrowser := startBrowser(t)
+	defer cancelBrowser() // first: it closes the page's connections
 	x := newSession(t)
 	done, live, lastRetry := script()
 	x.append(t, done...)
 	retryN := x.append(t, live...)
 
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(execPath), chromedp.NoSandbox,
-		chromedp.WindowSize(900, 600), chromedp.Flag("lang", "en-US"))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx)
-	defer cancelBrowser() // first: it closes the page's connections
 	if _, err := chromedp.Call(bctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: clock}); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,76 @@
+package browsertest_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// browsers are the names a Chromium or Chrome goes by on PATH, the
+// headless shell (built for automation: no GTK, no D-Bus) first.
+var browsers = []string{"chromium-headless-shell", "headless_shell", "headless-shell",
+	"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "chrome"}
+
+// launches are the ways each browser is tried, in order: the second keeps
+// shared memory in /dev/shm and runs without the zygote, for machines on
+// which the first fails to start.
+var launches = [][]chromedp.ExecAllocatorOption{
+	{},
+	{chromedp.Flag("disable-dev-shm-usage", false), chromedp.Flag("no-zygote", true)},
+}
+
+// startBrowser starts a headless browser with a 900×600 window and returns
+// a context for driving it. It tries every browser on PATH and every
+// launch until one starts, so that one broken install or one machine's
+// quirk does not decide the test; what the page does is asserted after
+// the browser has started, never retried. Without any browser the test
+// skips, except in CI (CI=true), where .ci/run installs Debian's and a
+// missing browser is a failure. A browser that is there but never starts
+// fails the test everywhere, with what each attempt printed.
+func startBrowser(t *testing.T) (context.Context, context.CancelFunc) {
+	t.Helper()
+	var found []string
+	for _, name := range browsers {
+		if p, err := exec.LookPath(name); err == nil {
+			found = append(found, p)
+		}
+	}
+	if len(found) == 0 {
+		msg := "no Chromium or Chrome on PATH (looked for " + strings.Join(browsers, ", ") + "); " +
+			"install one (Debian: apt-get install chromium-headless-shell) to run the live page's browser test"
+		if os.Getenv("CI") == "true" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	var failures []string
+	for _, path := range found {
+		for i, extra := range launches {
+			opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+				chromedp.DisableGPU, chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
+				chromedp.WindowSize(900, 600), chromedp.Flag("lang", "en-US"))
+			opts = append(opts, extra...)
+			actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+			bctx, cancelBrowser := chromedp.NewContext(actx)
+			// Running no action starts the browser and opens its first tab.
+			if err := chromedp.Do(bctx); err != nil {
+				cancelBrowser()
+				cancelAlloc()
+				failures = append(failures, fmt.Sprintf("%s (launch %d): %v", path, i+1, err))
+				continue
+			}
+			if len(failures) > 0 {
+				t.Logf("%d launch(es) failed before %s (launch %d) started:\n%s",
+					len(failures), path, i+1, strings.Join(failures, "\n"))
+			}
+			return bctx, func() { cancelBrowser(); cancelAlloc() }
+		}
+	}
+	t.Fatalf("no browser started:\n%s", strings.Join(failures, "\n\n"))
+	return nil, nil
+}
