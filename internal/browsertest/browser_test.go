@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 )
@@ -71,6 +72,25 @@ func startBrowser(t *testing.T) (context.Context, context.CancelFunc) {
 			return bctx, func() { cancelBrowser(); cancelAlloc() }
 		}
 	}
+	for _, path := range found {
+		failures = append(failures, plainStart(path))
+	}
 	t.Fatalf("no browser started:\n%s", strings.Join(failures, "\n\n"))
 	return nil, nil
+}
+
+// plainStart runs the browser once by hand, with the fewest flags, and
+// says how it ended: the exit status or signal chromedp does not report.
+func plainStart(path string) string {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "--headless", "--no-sandbox", "--disable-gpu",
+		"--user-data-dir="+os.TempDir()+"/browsertest-plain", "--dump-dom", "about:blank")
+	out, err := cmd.CombinedOutput()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) > 15 {
+		lines = lines[len(lines)-15:]
+	}
+	return fmt.Sprintf("%s --headless --dump-dom about:blank by hand: %v (ended: %v), last lines:\n%s",
+		path, err, cmd.ProcessState, strings.Join(lines, "\n"))
 }
