@@ -61,7 +61,8 @@ type CallDelta struct {
 // chunk says it is a refusal or was filtered; at an early
 // verdict stream stops reading, cancels the call, and returns the text up
 // to the byte that doomed it, with st.cut saying so. A watcher is shown
-// the judge after each piece of text it read.
+// the judge after each piece of text it read. Once ctx ends, stream
+// reads no further chunk, even from a model that goes on yielding.
 func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (Response, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -70,6 +71,11 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	for c, err := range m.GenerateStream(ctx, req) {
 		if err != nil {
 			return Response{Usage: r.usage}, err
+		}
+		if ctx.Err() != nil {
+			// The run ended, and the model streams on (it should have
+			// stopped): read no more of it.
+			return Response{Usage: r.usage}, context.Cause(ctx)
 		}
 		if err := r.add(c); err != nil {
 			return Response{Usage: r.usage}, err

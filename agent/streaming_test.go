@@ -369,3 +369,36 @@ func TestCancellingWhileAReplyStreamsReturnsTheCause(t *testing.T) {
 		t.Errorf("Result = %+v, want no answer and no row", res)
 	}
 }
+
+// A model that streams on after the run's context ended (it ignores ctx)
+// is not read on: the loop stops at the next chunk and returns the cause,
+// whether or not the answer is being judged.
+func TestAStreamThatIgnoresItsContextIsNotReadOn(t *testing.T) {
+	for _, opts := range [][]agent.Option{nil, {agent.WithOutputRetries(1)}} {
+		cause := errors.New("user left")
+		ctx, cancel := context.WithCancelCause(t.Context())
+		read := 0
+		m := chunks(func(yield func(agent.Chunk, error) bool) {
+			if !yield(agent.Chunk{Text: `{"city":"`}, nil) {
+				return
+			}
+			cancel(cause)
+			for range 100_000 { // an answer that never ends, as far as the loop can tell
+				if !yield(agent.Chunk{Text: "Paris "}, nil) {
+					return
+				}
+				read++
+			}
+		})
+		res, err := agent.New(m, append([]agent.Option{agent.WithOutputSchema(weatherSchema(t))}, opts...)...).Run(ctx, "?")
+		if !errors.Is(err, cause) {
+			t.Errorf("err = %v, want the context's cause", err)
+		}
+		if read > 0 {
+			t.Errorf("the loop read %d chunks after the context ended, want none", read)
+		}
+		if res == nil || res.Output != "" || len(res.Attempts) != 0 {
+			t.Errorf("Result has output %q and %d rows, want no answer and no row", res.Output, len(res.Attempts))
+		}
+	}
+}
