@@ -118,6 +118,11 @@ func TestABrokenStreamIsAModelError(t *testing.T) {
 		{"a tool call continued before it began", func(yield func(agent.Chunk, error) bool) {
 			yield(agent.Chunk{Call: &agent.CallDelta{Index: 1, Name: "lookup"}}, nil)
 		}},
+		{"chunks after an error", func(yield func(agent.Chunk, error) bool) {
+			yield(agent.Chunk{Text: "{"}, nil)
+			yield(agent.Chunk{}, errors.New("connection reset"))
+			yield(agent.Chunk{Text: `"city":"Paris","tempC":21}`}, nil) // ignores that the loop stopped
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
