@@ -96,7 +96,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 				r.keep(n)
 				break
 			}
-			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.attempt) {
+			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt) {
 				return Response{Usage: r.usage}, context.Cause(ctx) // the watcher ended the run
 			}
 			if ce != nil {
@@ -131,9 +131,10 @@ func (st *runState) answerBound(req Request) int {
 }
 
 // watcher is shown a streamed answer as it forms: the judge after each
-// piece of text, and the attempt row the answer will have; it returns
-// false to end the run, having cancelled its context.
-type watcher func(s *enforce.Schema, es *enforce.Stream, attempt int) bool
+// piece of text, the bytes it has read, and the attempt row the answer
+// will have; it returns false to end the run, having cancelled its
+// context.
+type watcher func(s *enforce.Schema, es *enforce.Stream, read, attempt int) bool
 
 // judge reads a streamed reply's text with an [enforce.Stream].
 type judge struct {
