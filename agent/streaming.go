@@ -61,58 +61,80 @@ type CallDelta struct {
 // chunk says it is a refusal or was filtered; at an early
 // verdict stream stops reading, cancels the call, and returns the text up
 // to the byte that doomed it, with st.cut saying so. A watcher is shown
-// the judge after each piece of text it read.
+// the judge after each piece of text it read. Once ctx ends, stream
+// reads no further chunk, even from a model that goes on yielding.
 func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (Response, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var r assembly
 	j := st.newJudge(req)
+	bound := st.answerBound(req)
 	for c, err := range m.GenerateStream(ctx, req) {
 		if err != nil {
 			return Response{Usage: r.usage}, err
 		}
+		if ctx.Err() != nil {
+			// The run ended, and the model streams on (it should have
+			// stopped): read no more of it.
+			return Response{Usage: r.usage}, context.Cause(ctx)
+		}
 		if err := r.add(c); err != nil {
 			return Response{Usage: r.usage}, err
 		}
-		if j == nil {
-			continue
-		}
-		if c.Stop.withheld() {
+		if j != nil && (c.Stop.withheld() || c.Call != nil) {
 			// A refusal or a filtered reply is not an answer: it is never
-			// cut or watched, and the run ends with a RefusalError.
+			// cut or watched, and the run ends with a RefusalError. A tool
+			// call: nothing is judged, nothing cut.
 			j = nil
-			continue
 		}
-		if c.Call != nil {
-			j = nil // a tool call: nothing is judged, nothing cut
-			continue
+		if j != nil && c.Text != "" {
+			fed := j.fed
+			ce, n := j.read(r.text.String())
+			if ce != nil && j.cut {
+				cancel() // before the break: the provider sees the connection close at once
+				st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
+				r.keep(n)
+				break
+			}
+			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt) {
+				return Response{Usage: r.usage}, context.Cause(ctx) // the watcher ended the run
+			}
+			if ce != nil {
+				j = nil // doomed: the answer so far changes no more
+			}
 		}
-		if c.Text == "" {
-			continue
-		}
-		fed := j.fed
-		ce, n := j.read(r.text.String())
-		if ce != nil && j.cut {
-			cancel() // before the break: the provider sees the connection close at once
-			st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
-			r.text.Reset()
-			r.text.WriteString(j.s[:n])
+		if bound > 0 && r.text.Len() > bound && !r.stop.withheld() && len(r.calls) == 0 {
+			// The answer is longer than the contract judges: the byte past
+			// the bound decides its verdict whatever follows, as Check
+			// decides it for the whole text. Cut it there, retries or not,
+			// so that a model that writes without end costs bounded memory.
+			cancel()
+			r.keep(bound + 1)
+			var ce *enforce.CheckError
+			errors.As(st.schema.Check(r.text.String()), &ce)
+			st.cut = &enforce.Cut{Verdict: ce, Bytes: bound + 1, OutputTokens: max(r.usage.OutputTokens, 0)}
 			break
-		}
-		if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.attempt) {
-			return Response{Usage: r.usage}, context.Cause(ctx) // the watcher ended the run
-		}
-		if ce != nil {
-			j = nil // doomed: the answer so far changes no more
 		}
 	}
 	return r.response(), nil
 }
 
+// answerBound is the length past which the call's reply, were it the
+// final answer, fails for its size alone: the contract's answer size bound
+// when the reply's text is judged as it is (no output tool, no tools
+// offered, no output step to change it), else 0.
+func (st *runState) answerBound(req Request) int {
+	if st.schema == nil || st.a.cfg.outputTool != "" || st.a.cfg.outputSteps || len(req.Tools) > 0 {
+		return 0
+	}
+	return st.schema.MaxAnswerBytes()
+}
+
 // watcher is shown a streamed answer as it forms: the judge after each
-// piece of text, and the attempt row the answer will have; it returns
-// false to end the run, having cancelled its context.
-type watcher func(s *enforce.Schema, es *enforce.Stream, attempt int) bool
+// piece of text, the bytes it has read, and the attempt row the answer
+// will have; it returns false to end the run, having cancelled its
+// context.
+type watcher func(s *enforce.Schema, es *enforce.Stream, read, attempt int) bool
 
 // judge reads a streamed reply's text with an [enforce.Stream].
 type judge struct {
@@ -228,6 +250,13 @@ func (r *assembly) add(c Chunk) error {
 		r.stopRaw = c.StopRaw
 	}
 	return nil
+}
+
+// keep keeps the first n bytes of the text.
+func (r *assembly) keep(n int) {
+	text := r.text.String()[:n]
+	r.text.Reset()
+	r.text.WriteString(text)
 }
 
 // response is the reply as Generate would have given it.

@@ -14,7 +14,8 @@ import (
 // never cut; a cut lands where the incremental judge, fed byte by byte,
 // gives its verdict, whatever the chunks, with that verdict; the
 // conversation keeps the answer up to there; with tools offered, nothing
-// is cut; an answer not cut is judged whole, as Generate's would be.
+// is cut; a cut stops the stream and cancels its call; an answer not cut
+// is judged whole, as Generate's would be.
 func FuzzEarlyAbort(f *testing.F) {
 	for _, a := range []string{valid, prose, missing, "```json\n" + valid + "\n```", `{"city":true}`,
 		`{"town":"Paris"}`, `  {"city":"Paris","tempC":2.5}`, `[1]`, "", " \n", valid + " !", `{"city":"Pa` + "\xff"} {
@@ -68,8 +69,8 @@ func FuzzEarlyAbort(f *testing.F) {
 		if tools {
 			t.Fatalf("with tools offered, %q was cut", answer)
 		}
-		if c := m.Consumed()[0]; !c.Stopped && c.Bytes < c.TotalBytes {
-			t.Fatalf("consumed %+v: cut, but read on", c)
+		if c := m.Consumed()[0]; !c.Stopped || !c.Cancelled || c.Bytes < at {
+			t.Fatalf("consumed %+v: cut after %d bytes, want the stream stopped there and its call cancelled", c, at)
 		}
 	})
 }

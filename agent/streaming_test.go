@@ -118,6 +118,11 @@ func TestABrokenStreamIsAModelError(t *testing.T) {
 		{"a tool call continued before it began", func(yield func(agent.Chunk, error) bool) {
 			yield(agent.Chunk{Call: &agent.CallDelta{Index: 1, Name: "lookup"}}, nil)
 		}},
+		{"chunks after an error", func(yield func(agent.Chunk, error) bool) {
+			yield(agent.Chunk{Text: "{"}, nil)
+			yield(agent.Chunk{}, errors.New("connection reset"))
+			yield(agent.Chunk{Text: `"city":"Paris","tempC":21}`}, nil) // ignores that the loop stopped
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -367,5 +372,95 @@ func TestCancellingWhileAReplyStreamsReturnsTheCause(t *testing.T) {
 	}
 	if res == nil || res.Output != "" || len(res.Attempts) != 0 {
 		t.Errorf("Result = %+v, want no answer and no row", res)
+	}
+}
+
+// A model that streams on after the run's context ended (it ignores ctx)
+// is not read on: the loop stops at the next chunk and returns the cause,
+// whether or not the answer is being judged.
+func TestAStreamThatIgnoresItsContextIsNotReadOn(t *testing.T) {
+	for _, opts := range [][]agent.Option{nil, {agent.WithOutputRetries(1)}} {
+		cause := errors.New("user left")
+		ctx, cancel := context.WithCancelCause(t.Context())
+		read := 0
+		m := chunks(func(yield func(agent.Chunk, error) bool) {
+			if !yield(agent.Chunk{Text: `{"city":"`}, nil) {
+				return
+			}
+			cancel(cause)
+			for range 100_000 { // an answer that never ends, as far as the loop can tell
+				if !yield(agent.Chunk{Text: "Paris "}, nil) {
+					return
+				}
+				read++
+			}
+		})
+		res, err := agent.New(m, append([]agent.Option{agent.WithOutputSchema(weatherSchema(t))}, opts...)...).Run(ctx, "?")
+		if !errors.Is(err, cause) {
+			t.Errorf("err = %v, want the context's cause", err)
+		}
+		if read > 0 {
+			t.Errorf("the loop read %d chunks after the context ended, want none", read)
+		}
+		if res == nil || res.Output != "" || len(res.Attempts) != 0 {
+			t.Errorf("Result has output %q and %d rows, want no answer and no row", res.Output, len(res.Attempts))
+		}
+	}
+}
+
+// A streamed answer is read no further than the contract's answer size
+// bound, early abort or not: the byte past the bound decides the verdict
+// (json-parse, the answer too long), as Check decides it for the whole
+// text, so the loop cancels the call and keeps only that much, and a
+// model that writes without end costs bounded memory.
+func TestAStreamedAnswerIsReadNoFurtherThanTheSizeBound(t *testing.T) {
+	const bound = 64
+	schema := weatherSchema(t).WithMaxAnswerBytes(bound)
+	huge := `{"city":"` + strings.Repeat("Paris ", 10_000) + `","tempC":21}`
+	tests := []struct {
+		name string
+		opts []agent.Option
+		rows int
+	}{
+		{"without retries", nil, 0},
+		{"with early abort off", []agent.Option{agent.WithOutputRetries(1), agent.WithEarlyAbort(false)}, 2},
+		{"with early abort", []agent.Option{agent.WithOutputRetries(1)}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			steps := []agenttest.Step{agenttest.Reply(huge).InChunks(16)}
+			if tt.rows > 0 {
+				steps = append(steps, agenttest.Reply(valid))
+			}
+			m := agenttest.NewStreamingModel(t, steps...)
+			opts := append([]agent.Option{agent.WithOutputSchema(schema)}, tt.opts...)
+			res, err := agent.New(m, opts...).Run(t.Context(), "?")
+			c := m.Consumed()[0]
+			if !c.Stopped || !c.Cancelled || c.Bytes > bound+16 {
+				t.Errorf("consumed %+v, want the stream stopped and cancelled within a chunk of byte %d", c, bound+1)
+			}
+			if got := res.Messages[2].Content; got != huge[:bound+1] {
+				t.Errorf("the conversation keeps %d bytes of the answer, want %d", len(got), bound+1)
+			}
+			want := checkError(t, schema, huge)
+			if tt.rows == 0 {
+				var oe *enforce.OutputError
+				if !errors.As(err, &oe) || oe.Stage != enforce.StageJSONParse || oe.Path != "" || !strings.Contains(err.Error(), want.Issues[0].Message) {
+					t.Fatalf("err = %v, want the verdict Check gives the whole answer: %v", err, want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := res.Attempts[0]
+			if r.Outcome != enforce.OutcomeRetried || r.Stage != enforce.StageJSONParse || r.Error != want.Issues[0].Message ||
+				r.Cut == nil || r.Cut.Bytes != bound+1 {
+				t.Errorf("row 1 = %+v, want retried at json-parse with Check's %q, cut after %d bytes", r, want.Issues[0].Message, bound+1)
+			}
+			if len(res.Attempts) != 2 || res.Attempts[1].Outcome != enforce.OutcomePassed {
+				t.Errorf("rows = %+v, want a second that passed", res.Attempts)
+			}
+		})
 	}
 }

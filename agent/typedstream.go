@@ -68,7 +68,10 @@ func RunTypedStream[T any](ctx context.Context, a *Agent, input string) *TypedSt
 // breaking out of its range loop; it matches context.Canceled.
 var ErrStoppedReading = fmt.Errorf("agent: the caller stopped reading the typed stream: %w", context.Canceled)
 
-// Partials runs the agent and yields the answer each time it grows. The
+// Partials runs the agent and yields the answer each time it grows (for
+// a long answer, past about a megabyte of partials, each time it has
+// grown by a sixteenth, so that watching costs time linear in its
+// length). The
 // first range runs the run; a later one, or one after Result, yields
 // nothing. Breaking out of the loop ends the run at once: its model call
 // is cancelled, and Result returns an error matching
@@ -87,9 +90,18 @@ func (s *TypedStream[T]) Partials() iter.Seq[Partial[T]] {
 			cur       *enforce.Stream // the reply shown last
 			lastLen   = -1
 			lastSet   = -1
+			seen      *enforce.Stream // the reply watched last
+			work      int             // bytes of the partials built of it
 			bodyPanic *panicked
 		)
-		watch := func(schema *enforce.Schema, es *enforce.Stream, attempt int) bool {
+		watch := func(schema *enforce.Schema, es *enforce.Stream, read, attempt int) bool {
+			if es != seen {
+				seen, work = es, 0
+			}
+			if work+read > partialBudget+partialGrowth*read {
+				return true // see partialBudget
+			}
+			work += read
 			doc, settled := es.Partial()
 			if doc == nil {
 				return true
@@ -116,6 +128,17 @@ func (s *TypedStream[T]) Partials() iter.Seq[Partial[T]] {
 		}
 	}
 }
+
+// Building a partial costs about the length of the answer so far, so a
+// partial after every chunk would cost time quadratic in the answer's
+// length. A reply's partials are built after every chunk until they come
+// to partialBudget bytes in all; past that, only each time the answer has
+// grown by about 1/partialGrowth, so that watching an answer of n bytes
+// costs about partialGrowth·n + partialBudget bytes of partials.
+const (
+	partialBudget = 1 << 20
+	partialGrowth = 16
+)
 
 // panicked holds what a range loop's body panicked with.
 type panicked struct{ v any }

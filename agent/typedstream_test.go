@@ -2,7 +2,9 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"runtime"
 	"slices"
@@ -189,5 +191,41 @@ func TestAPanicInTheLoopBodyReachesTheCaller(t *testing.T) {
 	}()
 	for range s.Partials() {
 		panic("body on fire")
+	}
+}
+
+// Building a partial costs about the answer's length, so one after every
+// chunk of a long answer would cost time quadratic in it. Past a budget,
+// partials come each time the answer has grown by a fraction: the work
+// (here, the partial values' length) stays linear, and partials still
+// come to near the end.
+func TestPartialsOfALongAnswerCostLinearTime(t *testing.T) {
+	stops := make([]string, 3000)
+	for i := range stops {
+		stops[i] = fmt.Sprintf("stop %04d", i)
+	}
+	raw, err := json.Marshal(Trip{City: "Paris", Stops: stops, Days: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := string(raw)
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(answer).InChunks(8))
+	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a long trip")
+	work, n, last := 0, 0, 0
+	for p := range s.Partials() {
+		n++
+		b, _ := json.Marshal(p.Value)
+		work += len(b)
+		last = len(p.Value.Stops)
+	}
+	if _, _, err := s.Result(); err != nil {
+		t.Fatal(err)
+	}
+	chunks := len(answer) / 8
+	if limit := 20*len(answer) + 2<<20; work > limit {
+		t.Errorf("%d partials of a %d-byte answer in %d chunks came to %d bytes, want at most %d", n, len(answer), chunks, work, limit)
+	}
+	if last < len(stops)*8/10 {
+		t.Errorf("the last partial has %d of %d stops, want partials to go on to near the end", last, len(stops))
 	}
 }

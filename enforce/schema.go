@@ -177,6 +177,12 @@ func (s *Schema) WithMaxAnswerBytes(n int) *Schema {
 	return &c
 }
 
+// MaxAnswerBytes returns the length of the longest answer s judges: its
+// own limit ([Schema.WithMaxAnswerBytes]) or the package's
+// [MaxAnswerBytes]. One that arrives in pieces can be read no further
+// than the byte past it: that byte decides the verdict.
+func (s *Schema) MaxAnswerBytes() int { return s.maxAnswerBytes() }
+
 func reflectSchema(t reflect.Type) (s *Schema, err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -193,8 +193,11 @@ func TestStreamHoldsToTheAnswerSizeBound(t *testing.T) {
 	s := anything(t).WithMaxAnswerBytes(10)
 	answer := `["abcdefgh", 1]`
 	read, early, err := feedAll(s.Stream(), answer, 4)
-	if !early || read != 11 {
-		t.Fatalf("verdict %v (early %t) after %d bytes, want an early one after 11", err, early, read)
+	if !early || read != 11 || s.MaxAnswerBytes() != 10 {
+		t.Fatalf("verdict %v (early %t) after %d bytes, want an early one after 11, the byte past MaxAnswerBytes (%d)", err, early, read, s.MaxAnswerBytes())
+	}
+	if got := anything(t).MaxAnswerBytes(); got != enforce.MaxAnswerBytes {
+		t.Errorf("MaxAnswerBytes() = %d without a limit of its own, want %d", got, enforce.MaxAnswerBytes)
 	}
 	holdsEarly(t, s, err, answer)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -386,4 +387,26 @@ func TestAToolCallCutOffMidStreamIsSentBackWithAnEmptyInput(t *testing.T) {
 	if got, want := string(second.Messages[1].Content[0].Input), `{}`; got != want {
 		t.Errorf("input of the cut call = %s, want %s", got, want)
 	}
+}
+
+// A caller that stops reading a typed stream over the adapter ends the
+// request: the server sees the connection close, and no goroutine of the
+// run or the connection is left behind.
+func TestBreakingOutOfATypedStreamLeavesNothingBehind(t *testing.T) {
+	gone := make(chan struct{})
+	srv := newFakeServer(t, reply{Status: 200, Gone: gone, Events: []string{
+		sseStart(10, 0, 0), sseBlockStart(0, textStart), sseText(0, `{"city":"Pa`), sseText(0, `ris","te`),
+	}})
+	before := runtime.NumGoroutine()
+	s := agent.RunTypedStream[Weather](context.Background(), agent.New(New(srv.client(), "claude-sonnet-4-5")), "Weather in Paris?")
+	for p := range s.Partials() {
+		if p.Value.City != "" {
+			break
+		}
+	}
+	if _, _, err := s.Result(); !errors.Is(err, agent.ErrStoppedReading) {
+		t.Errorf("err = %v, want ErrStoppedReading", err)
+	}
+	wiretest.WaitGone(t, gone)
+	wiretest.WaitGoroutines(t, before)
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -357,4 +358,26 @@ func TestGenerateStreamRefusesBadInputBeforeSending(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A caller that stops reading a typed stream over the adapter ends the
+// request: the server sees the connection close, and no goroutine of the
+// run or the connection is left behind.
+func TestBreakingOutOfATypedStreamLeavesNothingBehind(t *testing.T) {
+	gone := make(chan struct{})
+	srv := newFakeServer(t, reply{Status: 200, Gone: gone, Events: []string{
+		delta(`{"role":"assistant","content":"","refusal":null}`, ""), content(`{"city":"Pa`), content(`ris","te`),
+	}})
+	before := runtime.NumGoroutine()
+	s := agent.RunTypedStream[Weather](context.Background(), agent.New(New(srv.client(), "gpt-4o-mini")), "Weather in Paris?")
+	for p := range s.Partials() {
+		if p.Value.City != "" {
+			break
+		}
+	}
+	if _, _, err := s.Result(); !errors.Is(err, agent.ErrStoppedReading) {
+		t.Errorf("err = %v, want ErrStoppedReading", err)
+	}
+	wiretest.WaitGone(t, gone)
+	wiretest.WaitGoroutines(t, before)
 }

@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -159,4 +160,18 @@ func (s *Server) Paths() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]string(nil), s.paths...)
+}
+
+// WaitGoroutines waits until no more goroutines run than before, giving
+// finished ones (a closed connection's) a bounded chance to exit, and
+// fails the test if more are left: the time bounds a failing test, it is
+// no part of a passing one.
+func WaitGoroutines(t testing.TB, before int) {
+	t.Helper()
+	for bound := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(bound); {
+		runtime.Gosched()
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines left, %d before", after, before)
+	}
 }
