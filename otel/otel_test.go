@@ -503,3 +503,20 @@ func TestRefusalIsAWithheldRowAndNoText(t *testing.T) {
 		"gen_ai.response.finish_reasons": `["refusal"]`, "enforcer.response.length": fmt.Sprint(len(re.Text)),
 	})
 }
+
+func TestRunRefusedBeforeItStartsIsAFailedRunSpan(t *testing.T) {
+	type other struct {
+		Name string `json:"name"`
+	}
+	tp, exp := traced(t)
+	a := newAgent(t, tp, agenttest.NewModel(t)) // the Weather schema; the model is never called
+
+	_, _, err := agent.RunTyped[other](t.Context(), a, prompt)
+	if !errors.Is(err, agent.ErrInvalidOption) {
+		t.Fatalf("err = %v, want ErrInvalidOption", err)
+	}
+	spans := wantTree(t, exp, `invoke_agent [Error: agent: invalid option]
+  · exception exception.type="*fmt.wrapErrors" exception.message="agent: invalid option"
+`)
+	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"error.type": "invalid_option", "enforcer.iterations": "0"})
+}
