@@ -89,6 +89,34 @@ type tracer struct {
 	tr  trace.Tracer
 }
 
+// spanKey keys, in a context a Start func returned, the span it started.
+type spanKey int
+
+const (
+	runSpan spanKey = iota
+	chatSpan
+	toolSpan
+)
+
+// start starts a span and keeps it in the context under key.
+func (t *tracer) start(ctx context.Context, key spanKey, name string, opts ...trace.SpanStartOption) context.Context {
+	ctx, span := t.tr.Start(ctx, name, opts...)
+	return context.WithValue(ctx, key, span)
+}
+
+// own returns the span of kind key that ctx carries when it is ctx's
+// current span, or nil. The agent gives an End func the context its Start
+// func gave, or its own when Start panicked (a span processor's bug,
+// say): then the current span is the caller's, or an outer run's, and is
+// none of this func's business.
+func own(ctx context.Context, key spanKey) trace.Span {
+	span, _ := ctx.Value(key).(trace.Span)
+	if span == nil || !span.SpanContext().Equal(trace.SpanContextFromContext(ctx)) {
+		return nil
+	}
+	return span
+}
+
 // text describes s on a span: its length and hash, and with WithContent
 // the text itself under key.
 func (t *tracer) text(prefix, key, s string) []attribute.KeyValue {
@@ -119,12 +147,14 @@ func (t *tracer) runStart(ctx context.Context, turn, input string) context.Conte
 		attrs = append(attrs, attribute.String("gen_ai.request.model", t.cfg.model))
 	}
 	attrs = append(attrs, t.text("enforcer.input", "enforcer.input", input)...)
-	ctx, _ = t.tr.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
-	return ctx
+	return t.start(ctx, runSpan, name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 }
 
 func (t *tracer) runEnd(ctx context.Context, res *agent.Result, err error) {
-	span := trace.SpanFromContext(ctx)
+	span := own(ctx, runSpan)
+	if span == nil {
+		return
+	}
 	if res != nil {
 		span.SetAttributes(
 			attribute.Int("gen_ai.usage.input_tokens", res.Usage.InputTokens),
@@ -174,12 +204,14 @@ func (t *tracer) modelStart(ctx context.Context, req agent.Request) context.Cont
 			attrs = append(attrs, attribute.String("gen_ai.input.messages", string(b)))
 		}
 	}
-	ctx, _ = t.tr.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return ctx
+	return t.start(ctx, chatSpan, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 }
 
 func (t *tracer) modelEnd(ctx context.Context, call agent.ModelCall) {
-	span := trace.SpanFromContext(ctx)
+	span := own(ctx, chatSpan)
+	if span == nil {
+		return
+	}
 	r := call.Response
 	attrs := []attribute.KeyValue{
 		attribute.Bool("enforcer.streamed", call.Streamed),
@@ -229,12 +261,14 @@ func (t *tracer) toolStart(ctx context.Context, call agent.ToolCall) context.Con
 		attribute.String("gen_ai.tool.type", "function"),
 	}
 	attrs = append(attrs, t.text("enforcer.tool.arguments", "gen_ai.tool.call.arguments", string(call.Arguments))...)
-	ctx, _ = t.tr.Start(ctx, "execute_tool "+call.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
-	return ctx
+	return t.start(ctx, toolSpan, "execute_tool "+call.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 }
 
 func (t *tracer) toolEnd(ctx context.Context, _ agent.ToolCall, result string, err error) {
-	span := trace.SpanFromContext(ctx)
+	span := own(ctx, toolSpan)
+	if span == nil {
+		return
+	}
 	if err == nil {
 		span.SetAttributes(t.text("enforcer.tool.result", "gen_ai.tool.call.result", result)...)
 	}
@@ -244,6 +278,10 @@ func (t *tracer) toolEnd(ctx context.Context, _ agent.ToolCall, result string, e
 
 // attempt adds a row as an "enforcer.attempt" event on the run span.
 func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
+	span := own(ctx, runSpan)
+	if span == nil {
+		return
+	}
 	attrs := []attribute.KeyValue{
 		attribute.Int("enforcer.attempt.number", row.Attempt),
 		attribute.Int("enforcer.attempt.iteration", row.Iteration),
@@ -275,11 +313,15 @@ func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
 	if row.Cut != nil {
 		attrs = append(attrs, attribute.Int("enforcer.attempt.cut.bytes", row.Cut.Bytes))
 	}
-	trace.SpanFromContext(ctx).AddEvent("enforcer.attempt", trace.WithAttributes(attrs...))
+	span.AddEvent("enforcer.attempt", trace.WithAttributes(attrs...))
 }
 
 // retry adds a scheduled retry as an "enforcer.retry" event on the run span.
 func (t *tracer) retry(ctx context.Context, r agent.Retry) {
+	span := own(ctx, runSpan)
+	if span == nil {
+		return
+	}
 	attrs := []attribute.KeyValue{
 		attribute.String("enforcer.retry.kind", string(r.Kind)),
 		attribute.Int("enforcer.retry.attempt", r.Attempt),
@@ -297,7 +339,7 @@ func (t *tracer) retry(ctx context.Context, r agent.Retry) {
 			attrs = append(attrs, attribute.Int64("enforcer.retry.retry_after_ms", pe.RetryAfter.Milliseconds()))
 		}
 	}
-	trace.SpanFromContext(ctx).AddEvent("enforcer.retry", trace.WithAttributes(attrs...))
+	span.AddEvent("enforcer.retry", trace.WithAttributes(attrs...))
 }
 
 // fail records err on span, if any, and sets its status.

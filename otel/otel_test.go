@@ -520,3 +520,58 @@ func TestRunRefusedBeforeItStartsIsAFailedRunSpan(t *testing.T) {
 `)
 	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"error.type": "invalid_option", "enforcer.iterations": "0"})
 }
+
+// failingStart is a span processor that panics as a span named name
+// starts, as a faulty processor of the user's might.
+type failingStart struct {
+	sdktrace.SpanProcessor
+	name string
+}
+
+func (f failingStart) OnStart(parent context.Context, s sdktrace.ReadWriteSpan) {
+	if s.Name() == f.name {
+		panic("processor bug")
+	}
+	f.SpanProcessor.OnStart(parent, s)
+}
+
+func TestAnEndWhoseStartFailedLeavesTheCallersSpanAlone(t *testing.T) {
+	for _, name := range []string{"invoke_agent", "chat scripted-1", "execute_tool lookup"} {
+		t.Run(name, func(t *testing.T) {
+			exp := tracetest.NewInMemoryExporter()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(failingStart{sdktrace.NewSimpleSpanProcessor(exp), name}))
+			t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+			m := agenttest.NewModel(t,
+				agenttest.CallTools(agenttest.Call("c1", "lookup", `{}`)),
+				agenttest.Reply(broken), agenttest.Reply(valid))
+			lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "31C", nil }}
+			a := newAgent(t, tp, m, agent.WithTools(lookup), agent.WithOutputRetries(1))
+
+			ctx, parent := tp.Tracer("caller").Start(t.Context(), "handle request")
+			if _, _, err := agent.RunTyped[Weather](ctx, a, prompt); err != nil {
+				t.Fatal(err)
+			}
+			if !parent.IsRecording() {
+				t.Error("the run ended the caller's span")
+			}
+			parent.End()
+			spans := exp.GetSpans()
+			got := tree(spans)
+			if caller := span(t, spans, "handle request"); len(caller.Attributes) > 0 || len(caller.Events) > 0 {
+				t.Errorf("the caller's span got attributes %v and events %v:\n%s", caller.Attributes, caller.Events, got)
+			}
+			if name == "invoke_agent" {
+				return
+			}
+			run := span(t, spans, "invoke_agent")
+			if len(run.Events) != 2 {
+				t.Errorf("the run span has %d events, want its 2 rows:\n%s", len(run.Events), got)
+			}
+			for k := range attrs(run) {
+				if strings.HasPrefix(k, "enforcer.response") || strings.HasPrefix(k, "enforcer.tool") || k == "enforcer.streamed" {
+					t.Errorf("the run span has %s, the attribute of a call's span", k)
+				}
+			}
+		})
+	}
+}
