@@ -313,61 +313,173 @@ func TestCancelledRunEndsItsSpansCancelled(t *testing.T) {
 	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"error.type": "cancelled"})
 }
 
-func TestNoTextLeaksWithoutContent(t *testing.T) {
-	// The prompt's and the answers' words, the provider's message, a tool's
-	// arguments and result.
-	secrets := []string{"Zanzibar", "hot", "secret provider words", "tool-output-text", "lookup-arg"}
-	run := func(t *testing.T, content bool) string {
-		tp, exp := traced(t)
-		opts := []otel.Option{otel.WithTracerProvider(tp)}
-		if content {
-			opts = append(opts, otel.WithContent())
+// leakCase is a run that puts words someone wrote where a careless
+// tracer would copy them: secrets lists them.
+type leakCase struct {
+	name    string
+	secrets []string
+	run     func(t *testing.T, obs agent.Observer)
+}
+
+func leakCases() []leakCase {
+	s, _ := enforce.SchemaFor[Weather]()
+	zero := agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}
+	noSecret := enforce.Validate("no-secret", func(_ context.Context, w Weather, _ enforce.Try) ([]enforce.Issue, error) {
+		if w.City == "answer-secret-3" {
+			return []enforce.Issue{{Path: "/city", Message: "validator-secret-4 says no to " + w.City}}, nil
 		}
-		limited := &agent.ProviderError{Kind: events.KindOverloaded, HTTPStatus: 529, Message: "secret provider words"}
-		m := agenttest.NewModel(t,
-			agenttest.Fail(limited),
-			agenttest.CallTools(agenttest.Call("c1", "lookup", `{"q":"lookup-arg"}`)),
-			agenttest.Reply(broken), agenttest.Reply(wrongType))
-		lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "tool-output-text", nil }}
-		s, _ := enforce.SchemaFor[Weather]()
-		a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1), agent.WithTools(lookup),
-			agent.WithModelRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}),
-			agent.WithObserver(otel.Observer(opts...)))
-		_, _, err := agent.RunTyped[Weather](t.Context(), a, prompt)
-		if err == nil {
-			t.Fatal("the run passed; want it exhausted, with an error on its span")
-		}
-		var all strings.Builder
-		for _, s := range exp.GetSpans() {
-			fmt.Fprintln(&all, s.Name, s.Status.Description)
-			for _, kv := range s.Attributes {
-				fmt.Fprintln(&all, kv.Key, kv.Value.Emit())
+		return nil, nil
+	})
+	return []leakCase{{
+		name: "exhausted after a provider error, tools and a validator",
+		secrets: []string{"input-secret-1", "system-secret-2", "answer-secret-3", "validator-secret-4",
+			"provider-secret-5", "arg-secret-6", "result-secret-7", "toolerr-secret-8", "toolpanic-secret-9", "prose-secret-10"},
+		run: func(t *testing.T, obs agent.Observer) {
+			m := agenttest.NewModel(t,
+				agenttest.Fail(&agent.ProviderError{Kind: events.KindOverloaded, HTTPStatus: 529, Message: "provider-secret-5"}),
+				agenttest.CallTools(agenttest.Call("c1", "lookup", `{"q":"arg-secret-6"}`),
+					agenttest.Call("c2", "broken", `{}`), agenttest.Call("c3", "panicky", `{}`)),
+				agenttest.Reply("Sure: prose-secret-10"),
+				agenttest.Reply(`{"city":"answer-secret-3","tempC":31}`))
+			tools := agent.WithTools(
+				agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "result-secret-7", nil }},
+				agent.Tool{Name: "broken", Run: func(context.Context, json.RawMessage) (string, error) { return "", errors.New("toolerr-secret-8") }},
+				agent.Tool{Name: "panicky", Run: func(context.Context, json.RawMessage) (string, error) { panic("toolpanic-secret-9") }})
+			a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1), agent.WithValidators(noSecret),
+				agent.WithSystemPrompt("system-secret-2"), tools, agent.WithModelRetry(zero), agent.WithObserver(obs))
+			if _, err := a.Run(t.Context(), "input-secret-1"); !errors.Is(err, enforce.ErrExhausted) {
+				t.Fatalf("err = %v, want the retries exhausted", err)
 			}
-			for _, e := range s.Events {
-				fmt.Fprintln(&all, e.Name)
-				for _, kv := range e.Attributes {
-					fmt.Fprintln(&all, kv.Key, kv.Value.Emit())
+		},
+	}, {
+		name:    "passing after a streamed answer cut early",
+		secrets: []string{"stream-secret-11", "output-secret-12"},
+		run: func(t *testing.T, obs agent.Observer) {
+			m := agenttest.NewStreamingModel(t,
+				agenttest.Reply(`{"city":"stream-secret-11","tempC":"stream-secret-11"} trailing`).InChunks(6),
+				agenttest.Reply(`{"city":"output-secret-12","tempC":31}`))
+			a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1), agent.WithObserver(obs))
+			if _, err := a.Run(t.Context(), "hi"); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}, {
+		name:    "denied at input and at output",
+		secrets: []string{"deny-secret-13", "deny-secret-14"},
+		run: func(t *testing.T, obs agent.Observer) {
+			in := middleware.Middleware{Name: "in", Input: func(context.Context, string) (string, error) {
+				return "", middleware.Deny("deny-secret-13")
+			}}
+			out := middleware.Middleware{Name: "out", Output: func(context.Context, string) (string, error) {
+				return "", middleware.Deny("deny-secret-14")
+			}}
+			for _, mw := range []middleware.Middleware{in, out} {
+				m := agenttest.NewModel(t)
+				if mw.Output != nil {
+					m = agenttest.NewModel(t, agenttest.Reply(valid))
+				}
+				a := agent.New(m, agent.WithMiddleware(mw), agent.WithObserver(obs))
+				if _, err := a.Run(t.Context(), "hi"); !errors.Is(err, middleware.ErrDenied) {
+					t.Fatalf("err = %v, want a denial", err)
 				}
 			}
+		},
+	}, {
+		name:    "refused by the model",
+		secrets: []string{"refusal-secret-15"},
+		run: func(t *testing.T, obs agent.Observer) {
+			m := agenttest.NewModel(t, agenttest.Reply("refusal-secret-15").WithStop(agent.StopRefusal))
+			a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1), agent.WithObserver(obs))
+			var re *agent.RefusalError
+			if _, err := a.Run(t.Context(), "hi"); !errors.As(err, &re) {
+				t.Fatalf("err = %v, want a refusal", err)
+			}
+		},
+	}, {
+		name:    "a validator that cannot judge, a model that panics",
+		secrets: []string{"validatorerr-secret-16", "modelpanic-secret-17"},
+		run: func(t *testing.T, obs agent.Observer) {
+			failing := enforce.Validate("failing", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) {
+				return nil, errors.New("validatorerr-secret-16")
+			})
+			a := agent.New(agenttest.NewModel(t, agenttest.Reply(valid)), agent.WithOutputSchema(s), agent.WithOutputRetries(1),
+				agent.WithValidators(failing), agent.WithObserver(obs))
+			var ve *enforce.ValidatorError
+			if _, err := a.Run(t.Context(), "hi"); !errors.As(err, &ve) {
+				t.Fatalf("err = %v, want a validator error", err)
+			}
+			panicky := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) { panic("modelpanic-secret-17") })
+			if _, err := agent.New(panicky, agent.WithObserver(obs)).Run(t.Context(), "hi"); !errors.Is(err, agent.ErrModel) {
+				t.Fatalf("err = %v, want ErrModel", err)
+			}
+		},
+	}, {
+		name:    "cancelled with a cause",
+		secrets: []string{"cause-secret-18"},
+		run: func(t *testing.T, obs agent.Observer) {
+			ctx, cancel := context.WithCancelCause(t.Context())
+			m := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+				cancel(errors.New("cause-secret-18"))
+				return agent.Response{}, context.Cause(ctx)
+			})
+			if _, err := agent.New(m, agent.WithObserver(obs)).Run(ctx, "hi"); err == nil {
+				t.Fatal("the run passed; want it cancelled")
+			}
+		},
+	}}
+}
+
+// exported is all the exporter got, as a JSON exporter would send it:
+// every span's name, status, attributes, events and links.
+func exported(t *testing.T, spans tracetest.SpanStubs) string {
+	t.Helper()
+	var b strings.Builder
+	for _, s := range spans {
+		j, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return all.String()
+		b.Write(j)
+		b.WriteByte('\n')
+		// Attribute values as they are, should JSON escape any byte.
+		fmt.Fprintln(&b, s.Name, s.Status.Description)
+		for _, kv := range s.Attributes {
+			fmt.Fprintln(&b, kv.Key, kv.Value.Emit())
+		}
+		for _, e := range s.Events {
+			fmt.Fprintln(&b, e.Name)
+			for _, kv := range e.Attributes {
+				fmt.Fprintln(&b, kv.Key, kv.Value.Emit())
+			}
+		}
 	}
-	t.Run("off", func(t *testing.T) {
-		all := run(t, false)
-		for _, s := range secrets {
-			if strings.Contains(all, s) {
-				t.Errorf("the trace holds %q without WithContent:\n%s", s, all)
-			}
+	return b.String()
+}
+
+func TestNoTextLeaksWithoutContent(t *testing.T) {
+	for _, c := range leakCases() {
+		for _, content := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, WithContent %v", c.name, content), func(t *testing.T) {
+				tp, exp := traced(t)
+				opts := []otel.Option{otel.WithTracerProvider(tp), otel.WithModel("test", "scripted-1")}
+				if content {
+					opts = append(opts, otel.WithContent())
+				}
+				c.run(t, otel.Observer(opts...))
+				all := exported(t, exp.GetSpans())
+				if len(exp.GetSpans()) == 0 {
+					t.Fatal("no spans")
+				}
+				for _, secret := range c.secrets {
+					// With WithContent each is there: the scan looks where
+					// the text would be.
+					if got := strings.Contains(all, secret); got != content {
+						t.Errorf("the trace holds %q: %v, want %v; the trace:\n%s", secret, got, content, all)
+					}
+				}
+			})
 		}
-	})
-	t.Run("on", func(t *testing.T) {
-		all := run(t, true)
-		for _, s := range secrets {
-			if !strings.Contains(all, s) {
-				t.Errorf("the trace lacks %q with WithContent", s)
-			}
-		}
-	})
+	}
 }
 
 func TestRunSpanIsAChildOfTheCallersAndTheModelSeesItsChatSpan(t *testing.T) {
