@@ -57,10 +57,25 @@ func WithAgentName(name string) Option {
 
 // WithModel names the provider (gen_ai.provider.name, e.g. "openai") and
 // the model the agent calls (gen_ai.request.model; chat spans are then
-// "chat <model>"). The adapters tell their model's name: openai.Model and
-// anthropic.Model have a ModelName method.
+// "chat <model>"). [WithModelOf] asks the model instead.
 func WithModel(provider, model string) Option {
 	return optionFunc(func(c *config) { c.provider, c.model = provider, model })
+}
+
+// WithModelOf names the provider and the model as m, the model the agent
+// calls, tells them by its ProviderName and ModelName methods:
+// openai.Model and anthropic.Model have both. A name m does not tell is
+// left as it was; of WithModelOf and [WithModel], the later one given
+// wins.
+func WithModelOf(m agent.Model) Option {
+	return optionFunc(func(c *config) {
+		if p, ok := m.(interface{ ProviderName() string }); ok && p.ProviderName() != "" {
+			c.provider = p.ProviderName()
+		}
+		if n, ok := m.(interface{ ModelName() string }); ok && n.ModelName() != "" {
+			c.model = n.ModelName()
+		}
+	})
 }
 
 // Observer returns an [agent.Observer] that records each run as spans;

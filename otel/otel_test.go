@@ -687,3 +687,40 @@ func TestAnEndWhoseStartFailedLeavesTheCallersSpanAlone(t *testing.T) {
 		})
 	}
 }
+
+// namedModel is a model that tells its provider's and its own name, as
+// the adapters do.
+type namedModel struct{ agent.Model }
+
+func (namedModel) ProviderName() string { return "anthropic" }
+func (namedModel) ModelName() string    { return "claude-test" }
+
+func TestTheModelNamesItselfAndItsProvider(t *testing.T) {
+	for _, tc := range []struct {
+		name                    string
+		opts                    func(m agent.Model) []otel.Option
+		wantProvider, wantModel string
+	}{
+		{"told by the model", func(m agent.Model) []otel.Option { return []otel.Option{otel.WithModelOf(m)} }, "anthropic", "claude-test"},
+		{"told by WithModel after it", func(m agent.Model) []otel.Option {
+			return []otel.Option{otel.WithModelOf(m), otel.WithModel("aws.bedrock", "claude-on-bedrock")}
+		}, "aws.bedrock", "claude-on-bedrock"},
+		{"a model that tells nothing keeps WithModel's", func(agent.Model) []otel.Option {
+			plain := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) { return agent.Response{}, nil })
+			return []otel.Option{otel.WithModel("openai", "gpt-test"), otel.WithModelOf(plain)}
+		}, "openai", "gpt-test"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tp, exp := traced(t)
+			m := namedModel{agenttest.NewModel(t, agenttest.Reply(valid))}
+			obs := otel.Observer(append([]otel.Option{otel.WithTracerProvider(tp)}, tc.opts(m)...)...)
+			if _, err := agent.New(m, agent.WithObserver(obs)).Run(t.Context(), prompt); err != nil {
+				t.Fatal(err)
+			}
+			spans := exp.GetSpans()
+			want := map[string]string{"gen_ai.provider.name": tc.wantProvider, "gen_ai.request.model": tc.wantModel}
+			wantAttrs(t, span(t, spans, "invoke_agent"), want)
+			wantAttrs(t, span(t, spans, "chat "+tc.wantModel), want)
+		})
+	}
+}
