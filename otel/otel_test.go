@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
@@ -220,24 +221,40 @@ func TestTwoCorrectiveRetriesAreTwoRetriedRowsOnTheRunSpan(t *testing.T) {
 
 func hash(s string) string { return fmt.Sprintf("%q", fnv.Hex32a(s)) }
 
+// The default policy waits as long as Retry-After says; the test's clock
+// is synctest's, so the 2 s pass at once and the spans' times show them.
 func TestModelRetryWithRetryAfterIsAnEventAndAFailedChatSpan(t *testing.T) {
-	tp, exp := traced(t)
-	limited := &agent.ProviderError{System: "test", Kind: events.KindRateLimit, HTTPStatus: 429, RetryAfter: 2 * time.Second,
-		Message: "secret provider words about " + prompt}
-	m := agenttest.NewModel(t, agenttest.Fail(limited), agenttest.Reply(valid))
-	a := newAgent(t, tp, m, agent.WithOutputRetries(1),
-		agent.WithModelRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}))
+	synctest.Test(t, func(t *testing.T) {
+		tp, exp := traced(t)
+		limited := &agent.ProviderError{System: "test", Kind: events.KindRateLimit, HTTPStatus: 429, RetryAfter: 2 * time.Second,
+			Message: "secret provider words about " + prompt}
+		m := agenttest.NewModel(t, agenttest.Fail(limited), agenttest.Reply(valid))
+		a := newAgent(t, tp, m, agent.WithOutputRetries(1), agent.WithModelRetry(agent.RetryPolicy{}))
 
-	if _, _, err := agent.RunTyped[Weather](t.Context(), a, prompt); err != nil {
-		t.Fatal(err)
-	}
-	wantTree(t, exp, `invoke_agent
-  · enforcer.retry retry.kind="model" retry.attempt=1 retry.max_attempts=3 retry.delay_ms=0 retry.reason="model call failed: rate_limit (HTTP 429)" error.type="rate_limit" http.response.status_code=429 retry.retry_after_ms=2000
+		if _, _, err := agent.RunTyped[Weather](context.Background(), a, prompt); err != nil {
+			t.Fatal(err)
+		}
+		spans := wantTree(t, exp, `invoke_agent
+  · enforcer.retry retry.kind="model" retry.attempt=1 retry.max_attempts=3 retry.delay_ms=2000 retry.reason="model call failed: rate_limit (HTTP 429)" error.type="rate_limit" http.response.status_code=429 retry.retry_after_ms=2000
   · enforcer.attempt attempt.number=1 attempt.iteration=1 attempt.outcome="passed"
   chat scripted-1 [Error: model call failed: rate_limit (HTTP 429)]
     · exception exception.type="*agent.ProviderError" exception.message="model call failed: rate_limit (HTTP 429)"
   chat scripted-1
 `)
+		// The wait is on the trace: between the two chat spans, and in the
+		// run span's length.
+		var chats []tracetest.SpanStub
+		for _, s := range spans {
+			if s.Name == "chat scripted-1" {
+				chats = append(chats, s)
+			}
+		}
+		slices.SortFunc(chats, func(a, b tracetest.SpanStub) int { return a.StartTime.Compare(b.StartTime) })
+		run := span(t, spans, "invoke_agent")
+		if gap, took := chats[1].StartTime.Sub(chats[0].EndTime), run.EndTime.Sub(run.StartTime); gap != 2*time.Second || took != 2*time.Second {
+			t.Errorf("the second call began %v after the first ended, the run took %v; want 2s and 2s", gap, took)
+		}
+	})
 }
 
 func TestBrokenByRunNamesTheMiddleware(t *testing.T) {
