@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -740,4 +741,45 @@ func TestTheModelNamesItselfAndItsProvider(t *testing.T) {
 			wantAttrs(t, span(t, spans, "chat "+tc.wantModel), want)
 		})
 	}
+}
+
+// TestTracedRunsLeaveNoGoroutine runs every kind of run of the leak test,
+// traced, in a synctest bubble, which fails the test when a goroutine
+// started in it is still blocked once the test's function returns.
+func TestTracedRunsLeaveNoGoroutine(t *testing.T) {
+	for _, c := range leakCases() {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tp, exp := traced(t)
+				c.run(t, otel.Observer(otel.WithTracerProvider(tp)))
+				if len(exp.GetSpans()) == 0 {
+					t.Error("no spans")
+				}
+			})
+		})
+	}
+	t.Run("parallel tools, one cancelled", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			tp, exp := traced(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			m := agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("c1", "wait", `{}`), agenttest.Call("c2", "wait", `{}`)))
+			var started sync.WaitGroup
+			started.Add(2)
+			wait := agent.Tool{Name: "wait", Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+				started.Done()
+				started.Wait() // both calls run before the run is cancelled
+				cancel()
+				<-ctx.Done()
+				return "", ctx.Err()
+			}}
+			a := newAgent(t, tp, m, agent.WithTools(wait), agent.WithParallelTools(2))
+			if _, _, err := agent.RunTyped[Weather](ctx, a, prompt); !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want context.Canceled", err)
+			}
+			synctest.Wait() // the tools' goroutines end their spans and exit
+			if n := len(exp.GetSpans()); n != 4 {
+				t.Errorf("%d spans, want the run, the call and two tools:\n%s", n, tree(exp.GetSpans()))
+			}
+		})
+	})
 }
