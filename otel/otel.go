@@ -2,7 +2,6 @@ package otel
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -215,9 +214,7 @@ func (t *tracer) modelStart(ctx context.Context, req agent.Request) context.Cont
 		attrs = append(attrs, attribute.String("gen_ai.output.type", "json"))
 	}
 	if t.cfg.content {
-		if b, err := json.Marshal(req.Messages); err == nil {
-			attrs = append(attrs, attribute.String("gen_ai.input.messages", string(b)))
-		}
+		attrs = append(attrs, attribute.String("gen_ai.input.messages", inputMessages(req.Messages)))
 	}
 	return t.start(ctx, chatSpan, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 }
@@ -252,9 +249,7 @@ func (t *tracer) modelEnd(ctx context.Context, call agent.ModelCall) {
 		attrs = append(attrs, attribute.Int("enforcer.response.tool_calls", len(r.Message.ToolCalls)))
 		attrs = append(attrs, t.text("enforcer.response", "enforcer.response", r.Message.Content)...)
 		if t.cfg.content {
-			if b, err := json.Marshal([]agent.Message{r.Message}); err == nil {
-				attrs = append(attrs, attribute.String("gen_ai.output.messages", string(b)))
-			}
+			attrs = append(attrs, attribute.String("gen_ai.output.messages", outputMessages(r)))
 		}
 	}
 	if c := call.Cut; c != nil {
