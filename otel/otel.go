@@ -170,9 +170,8 @@ func (t *tracer) runEnd(ctx context.Context, res *agent.Result, err error) {
 		return
 	}
 	if res != nil {
+		span.SetAttributes(usage(res.Usage.InputTokens, res.Usage.OutputTokens)...)
 		span.SetAttributes(
-			attribute.Int("gen_ai.usage.input_tokens", res.Usage.InputTokens),
-			attribute.Int("gen_ai.usage.output_tokens", res.Usage.OutputTokens),
 			attribute.Int("enforcer.iterations", res.Iterations),
 			attribute.Int("enforcer.turn.attempts", res.TurnAttempts),
 			attribute.Int("enforcer.attempts", len(res.Attempts)),
@@ -229,12 +228,7 @@ func (t *tracer) modelEnd(ctx context.Context, call agent.ModelCall) {
 		attribute.Bool("enforcer.streamed", call.Streamed),
 		attribute.Int64("enforcer.latency_ms", call.Latency.Milliseconds()),
 	}
-	if r.Usage.InputTokens > 0 {
-		attrs = append(attrs, attribute.Int("gen_ai.usage.input_tokens", r.Usage.InputTokens))
-	}
-	if r.Usage.OutputTokens > 0 {
-		attrs = append(attrs, attribute.Int("gen_ai.usage.output_tokens", r.Usage.OutputTokens))
-	}
+	attrs = append(attrs, usage(r.Usage.InputTokens, r.Usage.OutputTokens)...)
 	if call.Err == nil {
 		reason := r.StopRaw
 		if reason == "" {
@@ -311,12 +305,7 @@ func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
 	if row.Truncated {
 		attrs = append(attrs, attribute.Bool("enforcer.attempt.truncated", true))
 	}
-	if row.InputTokens > 0 {
-		attrs = append(attrs, attribute.Int("gen_ai.usage.input_tokens", row.InputTokens))
-	}
-	if row.OutputTokens > 0 {
-		attrs = append(attrs, attribute.Int("gen_ai.usage.output_tokens", row.OutputTokens))
-	}
+	attrs = append(attrs, usage(row.InputTokens, row.OutputTokens)...)
 	if row.LatencyMs > 0 {
 		attrs = append(attrs, attribute.Int64("enforcer.attempt.latency_ms", row.LatencyMs))
 	}
@@ -350,6 +339,19 @@ func (t *tracer) retry(ctx context.Context, r agent.Retry) {
 		}
 	}
 	span.AddEvent("enforcer.retry", trace.WithAttributes(attrs...))
+}
+
+// usage is the token counts the provider reported; a count of 0 is
+// taken for one it did not report, and left off.
+func usage(input, output int) []attribute.KeyValue {
+	var kv []attribute.KeyValue
+	if input > 0 {
+		kv = append(kv, attribute.Int("gen_ai.usage.input_tokens", input))
+	}
+	if output > 0 {
+		kv = append(kv, attribute.Int("gen_ai.usage.output_tokens", output))
+	}
+	return kv
 }
 
 // fail records err on span, if any, and sets its status.

@@ -375,7 +375,7 @@ func leakCases() []leakCase {
 		run: func(t *testing.T, obs agent.Observer) {
 			m := agenttest.NewStreamingModel(t,
 				agenttest.Reply(`{"city":"stream-secret-11","tempC":"stream-secret-11"} trailing`).InChunks(6),
-				agenttest.Reply(`{"city":"output-secret-12","tempC":31}`))
+				agenttest.Reply(`{"city":"output-secret-12","tempC":31}`).WithUsage(120, 9))
 			a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1), agent.WithObserver(obs))
 			if _, err := a.Run(t.Context(), "hi"); err != nil {
 				t.Fatal(err)
@@ -648,7 +648,14 @@ func TestRunRefusedBeforeItStartsIsAFailedRunSpan(t *testing.T) {
 	spans := wantTree(t, exp, `invoke_agent [Error: agent: invalid option]
   · exception exception.type="*fmt.wrapErrors" exception.message="agent: invalid option"
 `)
-	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"error.type": "invalid_option", "enforcer.iterations": "0"})
+	run := span(t, spans, "invoke_agent")
+	wantAttrs(t, run, map[string]string{"error.type": "invalid_option", "enforcer.iterations": "0"})
+	// No model was called: no token counts, rather than counts of 0.
+	for _, k := range []string{"gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"} {
+		if v, ok := attrs(run)[k]; ok {
+			t.Errorf("the run span has %s = %s", k, v)
+		}
+	}
 }
 
 // failingStart is a span processor that panics as a span named name
