@@ -210,7 +210,12 @@ func (t *tracer) modelStart(ctx context.Context, req agent.Request) context.Cont
 		attrs = append(attrs, attribute.String("gen_ai.provider.name", t.cfg.provider))
 	}
 	if req.OutputSchema != nil || req.RequireToolCall {
-		attrs = append(attrs, attribute.String("gen_ai.output.type", "json"))
+		json := attribute.String("gen_ai.output.type", "json")
+		attrs = append(attrs, json)
+		// The run asks for it too; the conventions want it on both.
+		if run := own(ctx, runSpan); run != nil {
+			run.SetAttributes(json)
+		}
 	}
 	if t.cfg.content {
 		attrs = append(attrs, attribute.String("gen_ai.input.messages", inputMessages(req.Messages)))

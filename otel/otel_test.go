@@ -166,7 +166,7 @@ func TestPassingRunIsOneAgentSpanOverItsCalls(t *testing.T) {
 		t.Errorf("run span kind %v scope %q", run.SpanKind, run.InstrumentationScope.Name)
 	}
 	wantAttrs(t, run, map[string]string{
-		"gen_ai.operation.name": "invoke_agent", "enforcer.turn.id": "turn-1",
+		"gen_ai.operation.name": "invoke_agent", "enforcer.turn.id": "turn-1", "gen_ai.output.type": "json",
 		"gen_ai.usage.input_tokens": "50", "gen_ai.usage.output_tokens": "14",
 		"enforcer.iterations": "2", "enforcer.attempts": "1", "enforcer.outcome": "passed",
 		"enforcer.input.length": fmt.Sprint(len(prompt)), "enforcer.output.length": fmt.Sprint(len(valid)),
