@@ -44,6 +44,13 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // the run span, the messages sent and the reply on chat spans, tool
 // arguments and results, validators' messages on attempt events and
 // errors' own text. Off by default: spans then carry lengths and hashes.
+//
+// Names and IDs are not text and are always on spans: the agent's, the
+// model's, the tools' and middleware steps' names, tool call IDs, the
+// turn ID, and the JSON Pointer of where an answer failed. Two of them
+// are the model's words: a pointer at a member the schema does not
+// allow names that member, and a call of a tool the agent lacks names
+// that tool, as the model wrote them.
 func WithContent() Option {
 	return optionFunc(func(c *config) { c.content = true })
 }
