@@ -54,3 +54,22 @@ func TestMessagesFollowTheConventionsSchemas(t *testing.T) {
 		}
 	}
 }
+
+// A model that does not give the provider's own word for why its reply
+// ended has the adapter's reported in the conventions' words.
+func TestFinishReasonsInTheConventionsWords(t *testing.T) {
+	for stop, want := range map[agent.StopReason]string{
+		agent.StopComplete: `["stop"]`, agent.StopToolUse: `["tool_call"]`, agent.StopLength: `["length"]`,
+		agent.StopContentFilter: `["content_filter"]`, agent.StopUnknown: `["unknown"]`, "": "",
+	} {
+		tp, exp := traced(t)
+		m := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+			return agent.Response{Message: agent.Message{Content: valid}, Stop: stop}, nil
+		})
+		a := agent.New(m, agent.WithObserver(otel.Observer(otel.WithTracerProvider(tp), otel.WithModel("test", "scripted-1"))))
+		_, _ = a.Run(t.Context(), prompt) // a content filter fails the run; its chat span is what counts
+		if got := attrs(span(t, exp.GetSpans(), "chat scripted-1"))["gen_ai.response.finish_reasons"]; got != want {
+			t.Errorf("stop %q: finish_reasons %s, want %s", stop, got, want)
+		}
+	}
+}

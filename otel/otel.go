@@ -242,9 +242,11 @@ func (t *tracer) modelEnd(ctx context.Context, call agent.ModelCall) {
 	}
 	attrs = append(attrs, usage(r.Usage.InputTokens, r.Usage.OutputTokens)...)
 	if call.Err == nil {
+		// The provider's own word, as instrumentations of its client
+		// report it; else the adapter's, in the conventions' words.
 		reason := r.StopRaw
-		if reason == "" {
-			reason = string(r.Stop)
+		if reason == "" && r.Stop != "" {
+			reason = finishReason(r.Stop)
 		}
 		if reason != "" {
 			attrs = append(attrs, attribute.StringSlice("gen_ai.response.finish_reasons", []string{reason}))
