@@ -573,16 +573,20 @@ func TestTurnRetryIsAnEventOnTheRunSpan(t *testing.T) {
 	tp, exp := traced(t)
 	down := &agent.ProviderError{Kind: events.KindServerError, HTTPStatus: 503}
 	m := agenttest.NewModel(t, agenttest.Fail(down), agenttest.Reply(valid))
-	a := newAgent(t, tp, m, agent.WithTurnRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}))
+	a := newAgent(t, tp, m, agent.WithTurnRetry(agent.RetryPolicy{MaxAttempts: 2, Backoff: func(int, error) time.Duration { return 1500 * time.Millisecond }}))
 
-	if _, _, err := agent.RunTyped[Weather](t.Context(), a, prompt); err != nil {
-		t.Fatal(err)
-	}
-	run := span(t, exp.GetSpans(), "invoke_agent")
-	if got := eventAttr(run, "enforcer.retry", "enforcer.retry.kind"); got != "turn" {
-		t.Errorf("retry kind %q, want turn; the trace:\n%s", got, tree(exp.GetSpans()))
-	}
-	wantAttrs(t, run, map[string]string{"enforcer.turn.attempts": "2"})
+	synctest.Test(t, func(t *testing.T) { // the 1.5 s wait passes at once
+		if _, _, err := agent.RunTyped[Weather](context.Background(), a, prompt); err != nil {
+			t.Fatal(err)
+		}
+	})
+	spans := wantTree(t, exp, `invoke_agent
+  · enforcer.retry retry.kind="turn" retry.attempt=1 retry.max_attempts=2 retry.delay_ms=1500 retry.reason="model call failed: server_error (HTTP 503)" error.type="server_error" http.response.status_code=503
+  chat scripted-1 [Error: model call failed: server_error (HTTP 503)]
+    · exception exception.type="*agent.ProviderError" exception.message="model call failed: server_error (HTTP 503)"
+  chat scripted-1
+`)
+	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"enforcer.turn.attempts": "2"})
 }
 
 func TestParallelToolCallsAreSiblingSpansUnderTheRun(t *testing.T) {
