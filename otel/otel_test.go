@@ -794,3 +794,30 @@ func TestTracedRunsLeaveNoGoroutine(t *testing.T) {
 		})
 	})
 }
+
+func TestAnAgentCalledAsAToolNestsItsRunUnderTheToolSpan(t *testing.T) {
+	tp, exp := traced(t)
+	inner := agent.New(agenttest.NewModel(t, agenttest.Reply("31C")),
+		agent.WithObserver(otel.Observer(otel.WithTracerProvider(tp), otel.WithAgentName("forecaster"), otel.WithModel("test", "inner-1"))))
+	ask := agent.Tool{Name: "forecaster", Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+		res, err := inner.Run(ctx, "Zanzibar")
+		if err != nil {
+			return "", err
+		}
+		return res.Output, nil
+	}}
+	m := agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("c1", "forecaster", `{}`)), agenttest.Reply(valid))
+	a := newAgent(t, tp, m, agent.WithTools(ask))
+
+	if _, _, err := agent.RunTyped[Weather](t.Context(), a, prompt); err != nil {
+		t.Fatal(err)
+	}
+	spans := wantTree(t, exp, `invoke_agent
+  chat scripted-1
+  execute_tool forecaster
+    invoke_agent forecaster
+      chat inner-1
+  chat scripted-1
+`)
+	wantAttrs(t, span(t, spans, "invoke_agent forecaster"), map[string]string{"gen_ai.agent.name": "forecaster", "enforcer.output.length": "3"})
+}
