@@ -189,7 +189,9 @@ func runTyped[T any](ctx context.Context, a *Agent, input string, watch watcher)
 			err = fmt.Errorf("%w: WithOutputSchema does not fit RunTyped[%v]: %w", ErrInvalidOption, reflect.TypeFor[T](), err)
 		}
 		if err != nil {
-			return zero, &Result{TurnID: turnID(ctx)}, err
+			res := &Result{TurnID: turnID(ctx)}
+			a.refused(ctx, input, res, err)
+			return zero, res, err
 		}
 	}
 	res, err := a.run(ctx, input, schema, watch)

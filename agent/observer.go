@@ -29,7 +29,9 @@ import (
 // what of it leaves the process.
 type Observer struct {
 	// RunStart is called as a run starts, with its turn ID and the user's
-	// input; RunEnd as it ends, with what Run returns.
+	// input; RunEnd as it ends, with what Run returns. A run refused
+	// before it starts (RunTyped with a schema that does not fit its
+	// type) is observed too: RunStart, then at once RunEnd with the error.
 	RunStart func(ctx context.Context, turnID, input string) context.Context
 	RunEnd   func(ctx context.Context, res *Result, err error)
 	// ModelStart is called before each model call (each try of one
@@ -187,4 +189,12 @@ func (a *Agent) observed(ctx context.Context, turn, input string, run func(conte
 	res, err := run(ctx)
 	a.runEnd(ctx, res, err)
 	return res, err
+}
+
+// refused tells the observer, if any, of a run refused before it started,
+// so that a tracer shows it too.
+func (a *Agent) refused(ctx context.Context, input string, res *Result, err error) {
+	if a.cfg.observer != nil {
+		a.observed(ctx, res.TurnID, input, func(context.Context) (*Result, error) { return res, err })
+	}
 }

@@ -208,3 +208,27 @@ func TestObserverSeesAModelPanicAsAnError(t *testing.T) {
 		t.Errorf("ModelEnd got %+v, want the panic as its error", ends)
 	}
 }
+
+func TestObserverSeesARunRefusedBeforeItStarts(t *testing.T) {
+	type other struct {
+		Name string `json:"name"`
+	}
+	m := agenttest.NewModel(t) // never called
+	var l logObserver
+	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithObserver(l.observer()))
+
+	_, res, err := agent.RunTyped[other](agent.ContextWithTurnID(t.Context(), "t1"), a, "Weather in Paris?")
+	if !errors.Is(err, agent.ErrInvalidOption) {
+		t.Fatalf("err = %v, want ErrInvalidOption", err)
+	}
+	want := []string{
+		`run start t1 "Weather in Paris?"`,
+		fmt.Sprintf("run end in run: 0 rows, err %v", err),
+	}
+	if !slices.Equal(l.lines, want) {
+		t.Errorf("the observer saw:\n%s\nwant:\n%s", strings.Join(l.lines, "\n"), strings.Join(want, "\n"))
+	}
+	if res == nil || res.TurnID != "t1" {
+		t.Errorf("res = %+v, want the turn ID t1", res)
+	}
+}

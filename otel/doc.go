@@ -7,7 +7,7 @@
 // calls as it did. It plugs into the agent's observer seam:
 //
 //	a := agent.New(model, agent.WithOutputSchema(schema), agent.WithOutputRetries(2),
-//		agent.WithObserver(otel.Observer(otel.WithModel("openai", "gpt-4o-mini"))))
+//		agent.WithObserver(otel.Observer(otel.WithModelOf(model))))
 //
 // The model receives a context that carries its chat span, so an adapter
 // whose HTTP client is instrumented nests its requests under it.

@@ -52,3 +52,34 @@ func ExampleObserver() {
 	//   enforcer.attempt: enforcer.attempt.number=1 enforcer.attempt.iteration=1 enforcer.attempt.outcome=retried enforcer.attempt.stage=json-parse enforcer.attempt.corrective_message_hash=1503b98b enforcer.attempt.error.length=60 enforcer.attempt.error.hash=143811fa gen_ai.usage.input_tokens=120 gen_ai.usage.output_tokens=9
 	//   enforcer.attempt: enforcer.attempt.number=2 enforcer.attempt.iteration=2 enforcer.attempt.outcome=passed gen_ai.usage.input_tokens=160 gen_ai.usage.output_tokens=12
 }
+
+// The adapters tell their provider and model (openai.Model and
+// anthropic.Model have ProviderName and ModelName methods), so the spans
+// name them as the GenAI conventions ask.
+func ExampleWithModelOf() {
+	exp := tracetest.NewInMemoryExporter()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+	defer tp.Shutdown(context.Background())
+
+	// namedModel tells "anthropic" and "claude-test", as
+	// anthropic.New(client, "claude-test") would.
+	model := namedModel{agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+		return agent.Response{Message: agent.Message{Content: "Hot."}}, nil
+	})}
+	a := agent.New(model, agent.WithObserver(otel.Observer(otel.WithTracerProvider(tp), otel.WithModelOf(model))))
+
+	if _, err := a.Run(context.Background(), "Weather in Zanzibar?"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, s := range exp.GetSpans() {
+		for _, kv := range s.Attributes {
+			if kv.Key == "gen_ai.provider.name" {
+				fmt.Println(s.Name, kv.Key, kv.Value.Emit())
+			}
+		}
+	}
+	// Output:
+	// chat claude-test gen_ai.provider.name anthropic
+	// invoke_agent gen_ai.provider.name anthropic
+}

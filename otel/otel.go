@@ -2,7 +2,6 @@ package otel
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -45,6 +44,13 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // the run span, the messages sent and the reply on chat spans, tool
 // arguments and results, validators' messages on attempt events and
 // errors' own text. Off by default: spans then carry lengths and hashes.
+//
+// Names and IDs are not text and are always on spans: the agent's, the
+// model's, the tools' and middleware steps' names, tool call IDs, the
+// turn ID, and the JSON Pointer of where an answer failed. Two of them
+// are the model's words: a pointer at a member the schema does not
+// allow names that member, and a call of a tool the agent lacks names
+// that tool, as the model wrote them.
 func WithContent() Option {
 	return optionFunc(func(c *config) { c.content = true })
 }
@@ -57,10 +63,25 @@ func WithAgentName(name string) Option {
 
 // WithModel names the provider (gen_ai.provider.name, e.g. "openai") and
 // the model the agent calls (gen_ai.request.model; chat spans are then
-// "chat <model>"). The adapters tell their model's name: openai.Model and
-// anthropic.Model have a ModelName method.
+// "chat <model>"). [WithModelOf] asks the model instead.
 func WithModel(provider, model string) Option {
 	return optionFunc(func(c *config) { c.provider, c.model = provider, model })
+}
+
+// WithModelOf names the provider and the model as m, the model the agent
+// calls, tells them by its ProviderName and ModelName methods:
+// openai.Model and anthropic.Model have both. A name m does not tell is
+// left as it was; of WithModelOf and [WithModel], the later one given
+// wins.
+func WithModelOf(m agent.Model) Option {
+	return optionFunc(func(c *config) {
+		if p, ok := m.(interface{ ProviderName() string }); ok && p.ProviderName() != "" {
+			c.provider = p.ProviderName()
+		}
+		if n, ok := m.(interface{ ModelName() string }); ok && n.ModelName() != "" {
+			c.model = n.ModelName()
+		}
+	})
 }
 
 // Observer returns an [agent.Observer] that records each run as spans;
@@ -87,6 +108,34 @@ func Observer(opts ...Option) agent.Observer {
 type tracer struct {
 	cfg config
 	tr  trace.Tracer
+}
+
+// spanKey keys, in a context a Start func returned, the span it started.
+type spanKey int
+
+const (
+	runSpan spanKey = iota
+	chatSpan
+	toolSpan
+)
+
+// start starts a span and keeps it in the context under key.
+func (t *tracer) start(ctx context.Context, key spanKey, name string, opts ...trace.SpanStartOption) context.Context {
+	ctx, span := t.tr.Start(ctx, name, opts...)
+	return context.WithValue(ctx, key, span)
+}
+
+// own returns the span of kind key that ctx carries when it is ctx's
+// current span, or nil. The agent gives an End func the context its Start
+// func gave, or its own when Start panicked (a span processor's bug,
+// say): then the current span is the caller's, or an outer run's, and is
+// none of this func's business.
+func own(ctx context.Context, key spanKey) trace.Span {
+	span, _ := ctx.Value(key).(trace.Span)
+	if span == nil || !span.SpanContext().Equal(trace.SpanContextFromContext(ctx)) {
+		return nil
+	}
+	return span
 }
 
 // text describes s on a span: its length and hash, and with WithContent
@@ -119,16 +168,17 @@ func (t *tracer) runStart(ctx context.Context, turn, input string) context.Conte
 		attrs = append(attrs, attribute.String("gen_ai.request.model", t.cfg.model))
 	}
 	attrs = append(attrs, t.text("enforcer.input", "enforcer.input", input)...)
-	ctx, _ = t.tr.Start(ctx, name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
-	return ctx
+	return t.start(ctx, runSpan, name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 }
 
 func (t *tracer) runEnd(ctx context.Context, res *agent.Result, err error) {
-	span := trace.SpanFromContext(ctx)
+	span := own(ctx, runSpan)
+	if span == nil {
+		return
+	}
 	if res != nil {
+		span.SetAttributes(usage(res.Usage.InputTokens, res.Usage.OutputTokens)...)
 		span.SetAttributes(
-			attribute.Int("gen_ai.usage.input_tokens", res.Usage.InputTokens),
-			attribute.Int("gen_ai.usage.output_tokens", res.Usage.OutputTokens),
 			attribute.Int("enforcer.iterations", res.Iterations),
 			attribute.Int("enforcer.turn.attempts", res.TurnAttempts),
 			attribute.Int("enforcer.attempts", len(res.Attempts)),
@@ -167,34 +217,36 @@ func (t *tracer) modelStart(ctx context.Context, req agent.Request) context.Cont
 		attrs = append(attrs, attribute.String("gen_ai.provider.name", t.cfg.provider))
 	}
 	if req.OutputSchema != nil || req.RequireToolCall {
-		attrs = append(attrs, attribute.String("gen_ai.output.type", "json"))
-	}
-	if t.cfg.content {
-		if b, err := json.Marshal(req.Messages); err == nil {
-			attrs = append(attrs, attribute.String("gen_ai.input.messages", string(b)))
+		json := attribute.String("gen_ai.output.type", "json")
+		attrs = append(attrs, json)
+		// The run asks for it too; the conventions want it on both.
+		if run := own(ctx, runSpan); run != nil {
+			run.SetAttributes(json)
 		}
 	}
-	ctx, _ = t.tr.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return ctx
+	if t.cfg.content {
+		attrs = append(attrs, attribute.String("gen_ai.input.messages", inputMessages(req.Messages)))
+	}
+	return t.start(ctx, chatSpan, name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 }
 
 func (t *tracer) modelEnd(ctx context.Context, call agent.ModelCall) {
-	span := trace.SpanFromContext(ctx)
+	span := own(ctx, chatSpan)
+	if span == nil {
+		return
+	}
 	r := call.Response
 	attrs := []attribute.KeyValue{
 		attribute.Bool("enforcer.streamed", call.Streamed),
 		attribute.Int64("enforcer.latency_ms", call.Latency.Milliseconds()),
 	}
-	if r.Usage.InputTokens > 0 {
-		attrs = append(attrs, attribute.Int("gen_ai.usage.input_tokens", r.Usage.InputTokens))
-	}
-	if r.Usage.OutputTokens > 0 {
-		attrs = append(attrs, attribute.Int("gen_ai.usage.output_tokens", r.Usage.OutputTokens))
-	}
+	attrs = append(attrs, usage(r.Usage.InputTokens, r.Usage.OutputTokens)...)
 	if call.Err == nil {
+		// The provider's own word, as instrumentations of its client
+		// report it; else the adapter's, in the conventions' words.
 		reason := r.StopRaw
-		if reason == "" {
-			reason = string(r.Stop)
+		if reason == "" && r.Stop != "" {
+			reason = finishReason(r.Stop)
 		}
 		if reason != "" {
 			attrs = append(attrs, attribute.StringSlice("gen_ai.response.finish_reasons", []string{reason}))
@@ -205,9 +257,7 @@ func (t *tracer) modelEnd(ctx context.Context, call agent.ModelCall) {
 		attrs = append(attrs, attribute.Int("enforcer.response.tool_calls", len(r.Message.ToolCalls)))
 		attrs = append(attrs, t.text("enforcer.response", "enforcer.response", r.Message.Content)...)
 		if t.cfg.content {
-			if b, err := json.Marshal([]agent.Message{r.Message}); err == nil {
-				attrs = append(attrs, attribute.String("gen_ai.output.messages", string(b)))
-			}
+			attrs = append(attrs, attribute.String("gen_ai.output.messages", outputMessages(r)))
 		}
 	}
 	if c := call.Cut; c != nil {
@@ -229,12 +279,14 @@ func (t *tracer) toolStart(ctx context.Context, call agent.ToolCall) context.Con
 		attribute.String("gen_ai.tool.type", "function"),
 	}
 	attrs = append(attrs, t.text("enforcer.tool.arguments", "gen_ai.tool.call.arguments", string(call.Arguments))...)
-	ctx, _ = t.tr.Start(ctx, "execute_tool "+call.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
-	return ctx
+	return t.start(ctx, toolSpan, "execute_tool "+call.Name, trace.WithSpanKind(trace.SpanKindInternal), trace.WithAttributes(attrs...))
 }
 
 func (t *tracer) toolEnd(ctx context.Context, _ agent.ToolCall, result string, err error) {
-	span := trace.SpanFromContext(ctx)
+	span := own(ctx, toolSpan)
+	if span == nil {
+		return
+	}
 	if err == nil {
 		span.SetAttributes(t.text("enforcer.tool.result", "gen_ai.tool.call.result", result)...)
 	}
@@ -244,6 +296,10 @@ func (t *tracer) toolEnd(ctx context.Context, _ agent.ToolCall, result string, e
 
 // attempt adds a row as an "enforcer.attempt" event on the run span.
 func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
+	span := own(ctx, runSpan)
+	if span == nil {
+		return
+	}
 	attrs := []attribute.KeyValue{
 		attribute.Int("enforcer.attempt.number", row.Attempt),
 		attribute.Int("enforcer.attempt.iteration", row.Iteration),
@@ -263,23 +319,22 @@ func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
 	if row.Truncated {
 		attrs = append(attrs, attribute.Bool("enforcer.attempt.truncated", true))
 	}
-	if row.InputTokens > 0 {
-		attrs = append(attrs, attribute.Int("gen_ai.usage.input_tokens", row.InputTokens))
-	}
-	if row.OutputTokens > 0 {
-		attrs = append(attrs, attribute.Int("gen_ai.usage.output_tokens", row.OutputTokens))
-	}
+	attrs = append(attrs, usage(row.InputTokens, row.OutputTokens)...)
 	if row.LatencyMs > 0 {
 		attrs = append(attrs, attribute.Int64("enforcer.attempt.latency_ms", row.LatencyMs))
 	}
 	if row.Cut != nil {
 		attrs = append(attrs, attribute.Int("enforcer.attempt.cut.bytes", row.Cut.Bytes))
 	}
-	trace.SpanFromContext(ctx).AddEvent("enforcer.attempt", trace.WithAttributes(attrs...))
+	span.AddEvent("enforcer.attempt", trace.WithAttributes(attrs...))
 }
 
 // retry adds a scheduled retry as an "enforcer.retry" event on the run span.
 func (t *tracer) retry(ctx context.Context, r agent.Retry) {
+	span := own(ctx, runSpan)
+	if span == nil {
+		return
+	}
 	attrs := []attribute.KeyValue{
 		attribute.String("enforcer.retry.kind", string(r.Kind)),
 		attribute.Int("enforcer.retry.attempt", r.Attempt),
@@ -297,7 +352,20 @@ func (t *tracer) retry(ctx context.Context, r agent.Retry) {
 			attrs = append(attrs, attribute.Int64("enforcer.retry.retry_after_ms", pe.RetryAfter.Milliseconds()))
 		}
 	}
-	trace.SpanFromContext(ctx).AddEvent("enforcer.retry", trace.WithAttributes(attrs...))
+	span.AddEvent("enforcer.retry", trace.WithAttributes(attrs...))
+}
+
+// usage is the token counts the provider reported; a count of 0 is
+// taken for one it did not report, and left off.
+func usage(input, output int) []attribute.KeyValue {
+	var kv []attribute.KeyValue
+	if input > 0 {
+		kv = append(kv, attribute.Int("gen_ai.usage.input_tokens", input))
+	}
+	if output > 0 {
+		kv = append(kv, attribute.Int("gen_ai.usage.output_tokens", output))
+	}
+	return kv
 }
 
 // fail records err on span, if any, and sets its status.

@@ -8,7 +8,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
@@ -164,7 +166,7 @@ func TestPassingRunIsOneAgentSpanOverItsCalls(t *testing.T) {
 		t.Errorf("run span kind %v scope %q", run.SpanKind, run.InstrumentationScope.Name)
 	}
 	wantAttrs(t, run, map[string]string{
-		"gen_ai.operation.name": "invoke_agent", "enforcer.turn.id": "turn-1",
+		"gen_ai.operation.name": "invoke_agent", "enforcer.turn.id": "turn-1", "gen_ai.output.type": "json",
 		"gen_ai.usage.input_tokens": "50", "gen_ai.usage.output_tokens": "14",
 		"enforcer.iterations": "2", "enforcer.attempts": "1", "enforcer.outcome": "passed",
 		"enforcer.input.length": fmt.Sprint(len(prompt)), "enforcer.output.length": fmt.Sprint(len(valid)),
@@ -220,24 +222,40 @@ func TestTwoCorrectiveRetriesAreTwoRetriedRowsOnTheRunSpan(t *testing.T) {
 
 func hash(s string) string { return fmt.Sprintf("%q", fnv.Hex32a(s)) }
 
+// The default policy waits as long as Retry-After says; the test's clock
+// is synctest's, so the 2 s pass at once and the spans' times show them.
 func TestModelRetryWithRetryAfterIsAnEventAndAFailedChatSpan(t *testing.T) {
-	tp, exp := traced(t)
-	limited := &agent.ProviderError{System: "test", Kind: events.KindRateLimit, HTTPStatus: 429, RetryAfter: 2 * time.Second,
-		Message: "secret provider words about " + prompt}
-	m := agenttest.NewModel(t, agenttest.Fail(limited), agenttest.Reply(valid))
-	a := newAgent(t, tp, m, agent.WithOutputRetries(1),
-		agent.WithModelRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}))
+	synctest.Test(t, func(t *testing.T) {
+		tp, exp := traced(t)
+		limited := &agent.ProviderError{System: "test", Kind: events.KindRateLimit, HTTPStatus: 429, RetryAfter: 2 * time.Second,
+			Message: "secret provider words about " + prompt}
+		m := agenttest.NewModel(t, agenttest.Fail(limited), agenttest.Reply(valid))
+		a := newAgent(t, tp, m, agent.WithOutputRetries(1), agent.WithModelRetry(agent.RetryPolicy{}))
 
-	if _, _, err := agent.RunTyped[Weather](t.Context(), a, prompt); err != nil {
-		t.Fatal(err)
-	}
-	wantTree(t, exp, `invoke_agent
-  · enforcer.retry retry.kind="model" retry.attempt=1 retry.max_attempts=3 retry.delay_ms=0 retry.reason="model call failed: rate_limit (HTTP 429)" error.type="rate_limit" http.response.status_code=429 retry.retry_after_ms=2000
+		if _, _, err := agent.RunTyped[Weather](context.Background(), a, prompt); err != nil {
+			t.Fatal(err)
+		}
+		spans := wantTree(t, exp, `invoke_agent
+  · enforcer.retry retry.kind="model" retry.attempt=1 retry.max_attempts=3 retry.delay_ms=2000 retry.reason="model call failed: rate_limit (HTTP 429)" error.type="rate_limit" http.response.status_code=429 retry.retry_after_ms=2000
   · enforcer.attempt attempt.number=1 attempt.iteration=1 attempt.outcome="passed"
   chat scripted-1 [Error: model call failed: rate_limit (HTTP 429)]
     · exception exception.type="*agent.ProviderError" exception.message="model call failed: rate_limit (HTTP 429)"
   chat scripted-1
 `)
+		// The wait is on the trace: between the two chat spans, and in the
+		// run span's length.
+		var chats []tracetest.SpanStub
+		for _, s := range spans {
+			if s.Name == "chat scripted-1" {
+				chats = append(chats, s)
+			}
+		}
+		slices.SortFunc(chats, func(a, b tracetest.SpanStub) int { return a.StartTime.Compare(b.StartTime) })
+		run := span(t, spans, "invoke_agent")
+		if gap, took := chats[1].StartTime.Sub(chats[0].EndTime), run.EndTime.Sub(run.StartTime); gap != 2*time.Second || took != 2*time.Second {
+			t.Errorf("the second call began %v after the first ended, the run took %v; want 2s and 2s", gap, took)
+		}
+	})
 }
 
 func TestBrokenByRunNamesTheMiddleware(t *testing.T) {
@@ -313,61 +331,173 @@ func TestCancelledRunEndsItsSpansCancelled(t *testing.T) {
 	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"error.type": "cancelled"})
 }
 
-func TestNoTextLeaksWithoutContent(t *testing.T) {
-	// The prompt's and the answers' words, the provider's message, a tool's
-	// arguments and result.
-	secrets := []string{"Zanzibar", "hot", "secret provider words", "tool-output-text", "lookup-arg"}
-	run := func(t *testing.T, content bool) string {
-		tp, exp := traced(t)
-		opts := []otel.Option{otel.WithTracerProvider(tp)}
-		if content {
-			opts = append(opts, otel.WithContent())
+// leakCase is a run that puts words someone wrote where a careless
+// tracer would copy them: secrets lists them.
+type leakCase struct {
+	name    string
+	secrets []string
+	run     func(t *testing.T, obs agent.Observer)
+}
+
+func leakCases() []leakCase {
+	s, _ := enforce.SchemaFor[Weather]()
+	zero := agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}
+	noSecret := enforce.Validate("no-secret", func(_ context.Context, w Weather, _ enforce.Try) ([]enforce.Issue, error) {
+		if w.City == "answer-secret-3" {
+			return []enforce.Issue{{Path: "/city", Message: "validator-secret-4 says no to " + w.City}}, nil
 		}
-		limited := &agent.ProviderError{Kind: events.KindOverloaded, HTTPStatus: 529, Message: "secret provider words"}
-		m := agenttest.NewModel(t,
-			agenttest.Fail(limited),
-			agenttest.CallTools(agenttest.Call("c1", "lookup", `{"q":"lookup-arg"}`)),
-			agenttest.Reply(broken), agenttest.Reply(wrongType))
-		lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "tool-output-text", nil }}
-		s, _ := enforce.SchemaFor[Weather]()
-		a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1), agent.WithTools(lookup),
-			agent.WithModelRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}),
-			agent.WithObserver(otel.Observer(opts...)))
-		_, _, err := agent.RunTyped[Weather](t.Context(), a, prompt)
-		if err == nil {
-			t.Fatal("the run passed; want it exhausted, with an error on its span")
-		}
-		var all strings.Builder
-		for _, s := range exp.GetSpans() {
-			fmt.Fprintln(&all, s.Name, s.Status.Description)
-			for _, kv := range s.Attributes {
-				fmt.Fprintln(&all, kv.Key, kv.Value.Emit())
+		return nil, nil
+	})
+	return []leakCase{{
+		name: "exhausted after a provider error, tools and a validator",
+		secrets: []string{"input-secret-1", "system-secret-2", "answer-secret-3", "validator-secret-4",
+			"provider-secret-5", "arg-secret-6", "result-secret-7", "toolerr-secret-8", "toolpanic-secret-9", "prose-secret-10"},
+		run: func(t *testing.T, obs agent.Observer) {
+			m := agenttest.NewModel(t,
+				agenttest.Fail(&agent.ProviderError{Kind: events.KindOverloaded, HTTPStatus: 529, Message: "provider-secret-5"}),
+				agenttest.CallTools(agenttest.Call("c1", "lookup", `{"q":"arg-secret-6"}`),
+					agenttest.Call("c2", "broken", `{}`), agenttest.Call("c3", "panicky", `{}`)),
+				agenttest.Reply("Sure: prose-secret-10"),
+				agenttest.Reply(`{"city":"answer-secret-3","tempC":31}`))
+			tools := agent.WithTools(
+				agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "result-secret-7", nil }},
+				agent.Tool{Name: "broken", Run: func(context.Context, json.RawMessage) (string, error) { return "", errors.New("toolerr-secret-8") }},
+				agent.Tool{Name: "panicky", Run: func(context.Context, json.RawMessage) (string, error) { panic("toolpanic-secret-9") }})
+			a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1), agent.WithValidators(noSecret),
+				agent.WithSystemPrompt("system-secret-2"), tools, agent.WithModelRetry(zero), agent.WithObserver(obs))
+			if _, err := a.Run(t.Context(), "input-secret-1"); !errors.Is(err, enforce.ErrExhausted) {
+				t.Fatalf("err = %v, want the retries exhausted", err)
 			}
-			for _, e := range s.Events {
-				fmt.Fprintln(&all, e.Name)
-				for _, kv := range e.Attributes {
-					fmt.Fprintln(&all, kv.Key, kv.Value.Emit())
+		},
+	}, {
+		name:    "passing after a streamed answer cut early",
+		secrets: []string{"stream-secret-11", "output-secret-12"},
+		run: func(t *testing.T, obs agent.Observer) {
+			m := agenttest.NewStreamingModel(t,
+				agenttest.Reply(`{"city":"stream-secret-11","tempC":"stream-secret-11"} trailing`).InChunks(6),
+				agenttest.Reply(`{"city":"output-secret-12","tempC":31}`).WithUsage(120, 9))
+			a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1), agent.WithObserver(obs))
+			if _, err := a.Run(t.Context(), "hi"); err != nil {
+				t.Fatal(err)
+			}
+		},
+	}, {
+		name:    "denied at input and at output",
+		secrets: []string{"deny-secret-13", "deny-secret-14"},
+		run: func(t *testing.T, obs agent.Observer) {
+			in := middleware.Middleware{Name: "in", Input: func(context.Context, string) (string, error) {
+				return "", middleware.Deny("deny-secret-13")
+			}}
+			out := middleware.Middleware{Name: "out", Output: func(context.Context, string) (string, error) {
+				return "", middleware.Deny("deny-secret-14")
+			}}
+			for _, mw := range []middleware.Middleware{in, out} {
+				m := agenttest.NewModel(t)
+				if mw.Output != nil {
+					m = agenttest.NewModel(t, agenttest.Reply(valid))
+				}
+				a := agent.New(m, agent.WithMiddleware(mw), agent.WithObserver(obs))
+				if _, err := a.Run(t.Context(), "hi"); !errors.Is(err, middleware.ErrDenied) {
+					t.Fatalf("err = %v, want a denial", err)
 				}
 			}
+		},
+	}, {
+		name:    "refused by the model",
+		secrets: []string{"refusal-secret-15"},
+		run: func(t *testing.T, obs agent.Observer) {
+			m := agenttest.NewModel(t, agenttest.Reply("refusal-secret-15").WithStop(agent.StopRefusal))
+			a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1), agent.WithObserver(obs))
+			var re *agent.RefusalError
+			if _, err := a.Run(t.Context(), "hi"); !errors.As(err, &re) {
+				t.Fatalf("err = %v, want a refusal", err)
+			}
+		},
+	}, {
+		name:    "a validator that cannot judge, a model that panics",
+		secrets: []string{"validatorerr-secret-16", "modelpanic-secret-17"},
+		run: func(t *testing.T, obs agent.Observer) {
+			failing := enforce.Validate("failing", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) {
+				return nil, errors.New("validatorerr-secret-16")
+			})
+			a := agent.New(agenttest.NewModel(t, agenttest.Reply(valid)), agent.WithOutputSchema(s), agent.WithOutputRetries(1),
+				agent.WithValidators(failing), agent.WithObserver(obs))
+			var ve *enforce.ValidatorError
+			if _, err := a.Run(t.Context(), "hi"); !errors.As(err, &ve) {
+				t.Fatalf("err = %v, want a validator error", err)
+			}
+			panicky := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) { panic("modelpanic-secret-17") })
+			if _, err := agent.New(panicky, agent.WithObserver(obs)).Run(t.Context(), "hi"); !errors.Is(err, agent.ErrModel) {
+				t.Fatalf("err = %v, want ErrModel", err)
+			}
+		},
+	}, {
+		name:    "cancelled with a cause",
+		secrets: []string{"cause-secret-18"},
+		run: func(t *testing.T, obs agent.Observer) {
+			ctx, cancel := context.WithCancelCause(t.Context())
+			m := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+				cancel(errors.New("cause-secret-18"))
+				return agent.Response{}, context.Cause(ctx)
+			})
+			if _, err := agent.New(m, agent.WithObserver(obs)).Run(ctx, "hi"); err == nil {
+				t.Fatal("the run passed; want it cancelled")
+			}
+		},
+	}}
+}
+
+// exported is all the exporter got, as a JSON exporter would send it:
+// every span's name, status, attributes, events and links.
+func exported(t *testing.T, spans tracetest.SpanStubs) string {
+	t.Helper()
+	var b strings.Builder
+	for _, s := range spans {
+		j, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
 		}
-		return all.String()
+		b.Write(j)
+		b.WriteByte('\n')
+		// Attribute values as they are, should JSON escape any byte.
+		fmt.Fprintln(&b, s.Name, s.Status.Description)
+		for _, kv := range s.Attributes {
+			fmt.Fprintln(&b, kv.Key, kv.Value.Emit())
+		}
+		for _, e := range s.Events {
+			fmt.Fprintln(&b, e.Name)
+			for _, kv := range e.Attributes {
+				fmt.Fprintln(&b, kv.Key, kv.Value.Emit())
+			}
+		}
 	}
-	t.Run("off", func(t *testing.T) {
-		all := run(t, false)
-		for _, s := range secrets {
-			if strings.Contains(all, s) {
-				t.Errorf("the trace holds %q without WithContent:\n%s", s, all)
-			}
+	return b.String()
+}
+
+func TestNoTextLeaksWithoutContent(t *testing.T) {
+	for _, c := range leakCases() {
+		for _, content := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s, WithContent %v", c.name, content), func(t *testing.T) {
+				tp, exp := traced(t)
+				opts := []otel.Option{otel.WithTracerProvider(tp), otel.WithModel("test", "scripted-1")}
+				if content {
+					opts = append(opts, otel.WithContent())
+				}
+				c.run(t, otel.Observer(opts...))
+				all := exported(t, exp.GetSpans())
+				if len(exp.GetSpans()) == 0 {
+					t.Fatal("no spans")
+				}
+				for _, secret := range c.secrets {
+					// With WithContent each is there: the scan looks where
+					// the text would be.
+					if got := strings.Contains(all, secret); got != content {
+						t.Errorf("the trace holds %q: %v, want %v; the trace:\n%s", secret, got, content, all)
+					}
+				}
+			})
 		}
-	})
-	t.Run("on", func(t *testing.T) {
-		all := run(t, true)
-		for _, s := range secrets {
-			if !strings.Contains(all, s) {
-				t.Errorf("the trace lacks %q with WithContent", s)
-			}
-		}
-	})
+	}
 }
 
 func TestRunSpanIsAChildOfTheCallersAndTheModelSeesItsChatSpan(t *testing.T) {
@@ -443,16 +573,20 @@ func TestTurnRetryIsAnEventOnTheRunSpan(t *testing.T) {
 	tp, exp := traced(t)
 	down := &agent.ProviderError{Kind: events.KindServerError, HTTPStatus: 503}
 	m := agenttest.NewModel(t, agenttest.Fail(down), agenttest.Reply(valid))
-	a := newAgent(t, tp, m, agent.WithTurnRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}))
+	a := newAgent(t, tp, m, agent.WithTurnRetry(agent.RetryPolicy{MaxAttempts: 2, Backoff: func(int, error) time.Duration { return 1500 * time.Millisecond }}))
 
-	if _, _, err := agent.RunTyped[Weather](t.Context(), a, prompt); err != nil {
-		t.Fatal(err)
-	}
-	run := span(t, exp.GetSpans(), "invoke_agent")
-	if got := eventAttr(run, "enforcer.retry", "enforcer.retry.kind"); got != "turn" {
-		t.Errorf("retry kind %q, want turn; the trace:\n%s", got, tree(exp.GetSpans()))
-	}
-	wantAttrs(t, run, map[string]string{"enforcer.turn.attempts": "2"})
+	synctest.Test(t, func(t *testing.T) { // the 1.5 s wait passes at once
+		if _, _, err := agent.RunTyped[Weather](context.Background(), a, prompt); err != nil {
+			t.Fatal(err)
+		}
+	})
+	spans := wantTree(t, exp, `invoke_agent
+  · enforcer.retry retry.kind="turn" retry.attempt=1 retry.max_attempts=2 retry.delay_ms=1500 retry.reason="model call failed: server_error (HTTP 503)" error.type="server_error" http.response.status_code=503
+  chat scripted-1 [Error: model call failed: server_error (HTTP 503)]
+    · exception exception.type="*agent.ProviderError" exception.message="model call failed: server_error (HTTP 503)"
+  chat scripted-1
+`)
+	wantAttrs(t, span(t, spans, "invoke_agent"), map[string]string{"enforcer.turn.attempts": "2"})
 }
 
 func TestParallelToolCallsAreSiblingSpansUnderTheRun(t *testing.T) {
@@ -502,4 +636,188 @@ func TestRefusalIsAWithheldRowAndNoText(t *testing.T) {
 	wantAttrs(t, span(t, spans, "chat scripted-1"), map[string]string{
 		"gen_ai.response.finish_reasons": `["refusal"]`, "enforcer.response.length": fmt.Sprint(len(re.Text)),
 	})
+}
+
+func TestRunRefusedBeforeItStartsIsAFailedRunSpan(t *testing.T) {
+	type other struct {
+		Name string `json:"name"`
+	}
+	tp, exp := traced(t)
+	a := newAgent(t, tp, agenttest.NewModel(t)) // the Weather schema; the model is never called
+
+	_, _, err := agent.RunTyped[other](t.Context(), a, prompt)
+	if !errors.Is(err, agent.ErrInvalidOption) {
+		t.Fatalf("err = %v, want ErrInvalidOption", err)
+	}
+	spans := wantTree(t, exp, `invoke_agent [Error: agent: invalid option]
+  · exception exception.type="*fmt.wrapErrors" exception.message="agent: invalid option"
+`)
+	run := span(t, spans, "invoke_agent")
+	wantAttrs(t, run, map[string]string{"error.type": "invalid_option", "enforcer.iterations": "0"})
+	// No model was called: no token counts, rather than counts of 0.
+	for _, k := range []string{"gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"} {
+		if v, ok := attrs(run)[k]; ok {
+			t.Errorf("the run span has %s = %s", k, v)
+		}
+	}
+}
+
+// failingStart is a span processor that panics as a span named name
+// starts, as a faulty processor of the user's might.
+type failingStart struct {
+	sdktrace.SpanProcessor
+	name string
+}
+
+func (f failingStart) OnStart(parent context.Context, s sdktrace.ReadWriteSpan) {
+	if s.Name() == f.name {
+		panic("processor bug")
+	}
+	f.SpanProcessor.OnStart(parent, s)
+}
+
+func TestAnEndWhoseStartFailedLeavesTheCallersSpanAlone(t *testing.T) {
+	for _, name := range []string{"invoke_agent", "chat scripted-1", "execute_tool lookup"} {
+		t.Run(name, func(t *testing.T) {
+			exp := tracetest.NewInMemoryExporter()
+			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(failingStart{sdktrace.NewSimpleSpanProcessor(exp), name}))
+			t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+			m := agenttest.NewModel(t,
+				agenttest.CallTools(agenttest.Call("c1", "lookup", `{}`)),
+				agenttest.Reply(broken), agenttest.Reply(valid))
+			lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "31C", nil }}
+			a := newAgent(t, tp, m, agent.WithTools(lookup), agent.WithOutputRetries(1))
+
+			ctx, parent := tp.Tracer("caller").Start(t.Context(), "handle request")
+			if _, _, err := agent.RunTyped[Weather](ctx, a, prompt); err != nil {
+				t.Fatal(err)
+			}
+			if !parent.IsRecording() {
+				t.Error("the run ended the caller's span")
+			}
+			parent.End()
+			spans := exp.GetSpans()
+			got := tree(spans)
+			if caller := span(t, spans, "handle request"); len(caller.Attributes) > 0 || len(caller.Events) > 0 {
+				t.Errorf("the caller's span got attributes %v and events %v:\n%s", caller.Attributes, caller.Events, got)
+			}
+			if name == "invoke_agent" {
+				return
+			}
+			run := span(t, spans, "invoke_agent")
+			if len(run.Events) != 2 {
+				t.Errorf("the run span has %d events, want its 2 rows:\n%s", len(run.Events), got)
+			}
+			for k := range attrs(run) {
+				if strings.HasPrefix(k, "enforcer.response") || strings.HasPrefix(k, "enforcer.tool") || k == "enforcer.streamed" {
+					t.Errorf("the run span has %s, the attribute of a call's span", k)
+				}
+			}
+		})
+	}
+}
+
+// namedModel is a model that tells its provider's and its own name, as
+// the adapters do.
+type namedModel struct{ agent.Model }
+
+func (namedModel) ProviderName() string { return "anthropic" }
+func (namedModel) ModelName() string    { return "claude-test" }
+
+func TestTheModelNamesItselfAndItsProvider(t *testing.T) {
+	for _, tc := range []struct {
+		name                    string
+		opts                    func(m agent.Model) []otel.Option
+		wantProvider, wantModel string
+	}{
+		{"told by the model", func(m agent.Model) []otel.Option { return []otel.Option{otel.WithModelOf(m)} }, "anthropic", "claude-test"},
+		{"told by WithModel after it", func(m agent.Model) []otel.Option {
+			return []otel.Option{otel.WithModelOf(m), otel.WithModel("aws.bedrock", "claude-on-bedrock")}
+		}, "aws.bedrock", "claude-on-bedrock"},
+		{"a model that tells nothing keeps WithModel's", func(agent.Model) []otel.Option {
+			plain := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) { return agent.Response{}, nil })
+			return []otel.Option{otel.WithModel("openai", "gpt-test"), otel.WithModelOf(plain)}
+		}, "openai", "gpt-test"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tp, exp := traced(t)
+			m := namedModel{agenttest.NewModel(t, agenttest.Reply(valid))}
+			obs := otel.Observer(append([]otel.Option{otel.WithTracerProvider(tp)}, tc.opts(m)...)...)
+			if _, err := agent.New(m, agent.WithObserver(obs)).Run(t.Context(), prompt); err != nil {
+				t.Fatal(err)
+			}
+			spans := exp.GetSpans()
+			want := map[string]string{"gen_ai.provider.name": tc.wantProvider, "gen_ai.request.model": tc.wantModel}
+			wantAttrs(t, span(t, spans, "invoke_agent"), want)
+			wantAttrs(t, span(t, spans, "chat "+tc.wantModel), want)
+		})
+	}
+}
+
+// TestTracedRunsLeaveNoGoroutine runs every kind of run of the leak test,
+// traced, in a synctest bubble, which fails the test when a goroutine
+// started in it is still blocked once the test's function returns.
+func TestTracedRunsLeaveNoGoroutine(t *testing.T) {
+	for _, c := range leakCases() {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				tp, exp := traced(t)
+				c.run(t, otel.Observer(otel.WithTracerProvider(tp)))
+				if len(exp.GetSpans()) == 0 {
+					t.Error("no spans")
+				}
+			})
+		})
+	}
+	t.Run("parallel tools, one cancelled", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			tp, exp := traced(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			m := agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("c1", "wait", `{}`), agenttest.Call("c2", "wait", `{}`)))
+			var started sync.WaitGroup
+			started.Add(2)
+			wait := agent.Tool{Name: "wait", Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+				started.Done()
+				started.Wait() // both calls run before the run is cancelled
+				cancel()
+				<-ctx.Done()
+				return "", ctx.Err()
+			}}
+			a := newAgent(t, tp, m, agent.WithTools(wait), agent.WithParallelTools(2))
+			if _, _, err := agent.RunTyped[Weather](ctx, a, prompt); !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want context.Canceled", err)
+			}
+			synctest.Wait() // the tools' goroutines end their spans and exit
+			if n := len(exp.GetSpans()); n != 4 {
+				t.Errorf("%d spans, want the run, the call and two tools:\n%s", n, tree(exp.GetSpans()))
+			}
+		})
+	})
+}
+
+func TestAnAgentCalledAsAToolNestsItsRunUnderTheToolSpan(t *testing.T) {
+	tp, exp := traced(t)
+	inner := agent.New(agenttest.NewModel(t, agenttest.Reply("31C")),
+		agent.WithObserver(otel.Observer(otel.WithTracerProvider(tp), otel.WithAgentName("forecaster"), otel.WithModel("test", "inner-1"))))
+	ask := agent.Tool{Name: "forecaster", Run: func(ctx context.Context, _ json.RawMessage) (string, error) {
+		res, err := inner.Run(ctx, "Zanzibar")
+		if err != nil {
+			return "", err
+		}
+		return res.Output, nil
+	}}
+	m := agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("c1", "forecaster", `{}`)), agenttest.Reply(valid))
+	a := newAgent(t, tp, m, agent.WithTools(ask))
+
+	if _, _, err := agent.RunTyped[Weather](t.Context(), a, prompt); err != nil {
+		t.Fatal(err)
+	}
+	spans := wantTree(t, exp, `invoke_agent
+  chat scripted-1
+  execute_tool forecaster
+    invoke_agent forecaster
+      chat inner-1
+  chat scripted-1
+`)
+	wantAttrs(t, span(t, spans, "invoke_agent forecaster"), map[string]string{"gen_ai.agent.name": "forecaster", "enforcer.output.length": "3"})
 }

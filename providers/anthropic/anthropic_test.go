@@ -518,4 +518,7 @@ func TestModelNameIsTheModelGivenToNew(t *testing.T) {
 	if got := m.ModelName(); got != "claude-sonnet-4-5" {
 		t.Errorf("ModelName() = %q, want claude-sonnet-4-5", got)
 	}
+	if got := m.ProviderName(); got != "anthropic" {
+		t.Errorf("ProviderName() = %q, want anthropic", got)
+	}
 }

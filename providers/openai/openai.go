@@ -67,8 +67,11 @@ func New(client sdk.Client, model string, opts ...Option) *Model {
 }
 
 // ModelName is the model the adapter asks for, as given to New: what a
-// tracer names as gen_ai.request.model (the otel module's WithModel).
+// tracer names as gen_ai.request.model (the otel module's WithModelOf).
 func (m *Model) ModelName() string { return m.model }
+
+// ProviderName is [System]: what a tracer names as gen_ai.provider.name.
+func (m *Model) ProviderName() string { return System }
 
 func (m *Model) invalid(format string, args ...any) {
 	if m.err == nil {

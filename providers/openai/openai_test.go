@@ -519,4 +519,7 @@ func TestModelNameIsTheModelGivenToNew(t *testing.T) {
 	if got := m.ModelName(); got != "gpt-4o-mini" {
 		t.Errorf("ModelName() = %q, want gpt-4o-mini", got)
 	}
+	if got := m.ProviderName(); got != "openai" {
+		t.Errorf("ProviderName() = %q, want openai", got)
+	}
 }
