@@ -31,6 +31,20 @@
   }
   const retryWhy = (m, p) => (m === WORDS.method.modelRetry ? errorWords(str(p.errorKind)) : str(p.reason) || WORDS.fallback.reason);
 
+  // exhaustedWhy is why an exhausted answer stands, as SchemaExhausted's
+  // Describe says it.
+  function exhaustedWhy(p) {
+    if (str(p.brokenBy)) return "broken by " + p.brokenBy;
+    const r = str(p.reason);
+    if (!r) return "no retries left";
+    return WORDS.exhaustReason[r] || "answer stands";
+  }
+  // tokens is a row's tokens, "" when unknown (zero is left off the wire).
+  function tokens(p) {
+    const i = num(p.inputTokens), o = num(p.outputTokens);
+    return i || o ? "in " + i + " · out " + o : "";
+  }
+
   // describe is Notification.Describe.
   function describe(m, p, elapsedMs) {
     const M = WORDS.method;
@@ -46,8 +60,7 @@
         return "output rejected (" + stageWords(p.stage) + ") · asking again · " + left;
       }
       case M.schemaExhausted:
-        return "output rejected (" + stageWords(p.stage) + ") · " +
-          (str(p.brokenBy) ? "broken by " + p.brokenBy : "no retries left");
+        return "output rejected (" + stageWords(p.stage) + ") · " + exhaustedWhy(p);
       case M.turnCompleted: {
         const t = str(p.terminal);
         if (t === "completed" || t === "cancelled") return "turn " + t;
@@ -89,7 +102,7 @@
     const table = el("table", "attempts");
     table.append(el("caption", "", "Attempts"));
     const thead = el("thead"), hr = el("tr");
-    for (const c of ["Attempt", "Outcome", "Stage", "Pointer", "Corrective hash", "Broken by", "Message"]) {
+    for (const c of ["Attempt", "Outcome", "Stage", "Pointer", "Corrective hash", "Broken by", "Tokens", "Message"]) {
       const th = el("th", "", c);
       th.scope = "col";
       hr.append(th);
@@ -120,8 +133,8 @@
     const tr = el("tr");
     const th = el("th", "", r.attempt);
     th.scope = "row";
-    tr.append(th, el("td", r.outcome, r.outcome), el("td", "stage", r.stage),
-      el("td", "", ""), el("td", "", ""), el("td", "", r.brokenBy), el("td", "msg", r.error));
+    tr.append(th, el("td", r.outcome, r.why ? r.outcome + " · " + r.why : r.outcome), el("td", "stage", r.stage),
+      el("td", "", ""), el("td", "", ""), el("td", "", r.brokenBy), el("td", "tokens", r.tokens), el("td", "msg", r.error));
     tr.children[3].append(el("code", "", r.path));
     tr.children[4].append(el("code", "", r.hash));
     t.tbody.append(tr);
@@ -170,7 +183,7 @@
     const tr = el("tr"), th = el("th", "", "Tokens");
     th.scope = "row";
     const td = el("td", "", tokens + " (the turn's total)");
-    td.colSpan = 6;
+    td.colSpan = 7;
     tr.append(th, td);
     t.tfoot.append(tr);
     t.tfoot.hidden = false;
@@ -208,12 +221,12 @@
         break;
       case M.schemaRetry:
         setState(t, "running");
-        addRow(t, { attempt: num(p.attempt), outcome: "retried", stage: str(p.stage), path: str(p.path),
-          hash: str(p.correctiveMessageHash), brokenBy: "", error: str(p.error) });
+        addRow(t, { attempt: num(p.attempt), outcome: "retried", why: "", stage: str(p.stage), path: str(p.path),
+          hash: str(p.correctiveMessageHash), brokenBy: "", tokens: tokens(p), error: str(p.error) });
         break;
       case M.schemaExhausted:
-        addRow(t, { attempt: num(p.attempt), outcome: "exhausted", stage: str(p.stage), path: str(p.path),
-          hash: "", brokenBy: str(p.brokenBy), error: str(p.error) });
+        addRow(t, { attempt: num(p.attempt), outcome: "exhausted", why: str(p.brokenBy) ? "" : exhaustedWhy(p),
+          stage: str(p.stage), path: str(p.path), hash: "", brokenBy: str(p.brokenBy), tokens: tokens(p), error: str(p.error) });
         break;
       case M.turnCompleted:
       case M.turnUnqueued: {
@@ -224,7 +237,8 @@
         if (terminal === "completed" && lastRow && lastRow.outcome === "retried") {
           // The answer after the last corrective turn passed: the turn
           // completed and no exhausted row came.
-          addRow(t, { attempt: lastRow.attempt + 1, outcome: "passed", stage: "", path: "", hash: "", brokenBy: "", error: "" });
+          addRow(t, { attempt: lastRow.attempt + 1, outcome: "passed", why: "", stage: "", path: "", hash: "", brokenBy: "",
+            tokens: "", error: "" });
         }
         if (m === M.turnCompleted) addOutcome(t, p);
         break;
