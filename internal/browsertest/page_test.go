@@ -32,6 +32,7 @@ type session struct {
 
 	mu      sync.Mutex
 	lastIDs []string
+	replay  bool // the next event-stream request starts over, as if it sent no Last-Event-ID
 }
 
 func newSession(t *testing.T) *session {
@@ -45,6 +46,10 @@ func newSession(t *testing.T) *session {
 		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 			x.mu.Lock()
 			x.lastIDs = append(x.lastIDs, r.Header.Get("Last-Event-ID"))
+			if x.replay {
+				x.replay = false
+				r.Header.Del("Last-Event-ID")
+			}
 			x.mu.Unlock()
 		}
 		s.ServeHTTP(w, r)
@@ -315,6 +320,41 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		x.mu.Unlock()
 		if len(ids) <= opened || ids[len(ids)-1] != retryN.Cursor() {
 			t.Errorf("event-stream requests sent Last-Event-ID %q; want the last one to resume after %q", ids, retryN.Cursor())
+		}
+	})
+
+	t.Run("a resumed stream that repeats what the page has seen shows none of it twice", func(t *testing.T) {
+		x.append(t, events.ModelRetry{TurnID: "turn-4", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+			RetryDelay: 3 * time.Second, ErrorKind: events.KindOverloaded})
+		wait("turn-4 shows its retry", `document.querySelectorAll("article.turn:nth-of-type(4) .retries li").length === 1`)
+		before := view()
+		x.mu.Lock()
+		opened := len(x.lastIDs)
+		x.replay = true // the server (a proxy, a restart) sends the whole session again
+		x.mu.Unlock()
+		x.srv.CloseClientConnections()
+		x.append(t, events.SchemaRetry{TurnID: "turn-4", Attempt: 1, RetriesRemaining: 2, Iteration: 2,
+			Stage: "json-parse", Error: "invalid character 'O' looking for beginning of value", CorrectiveMessageHash: "9a8b7c6d"})
+		wait("turn-4 shows its attempt row", `document.querySelectorAll("article.turn:nth-of-type(4) tbody tr").length >= 1`)
+		x.mu.Lock()
+		ids := slices.Clone(x.lastIDs[opened:])
+		replayed := !x.replay
+		x.mu.Unlock()
+		if len(ids) == 0 || ids[0] == "" || !replayed {
+			t.Fatalf("the page did not reconnect with a Last-Event-ID that the server ignored: %q", ids)
+		}
+		after := view() // it also fails when a turn is shown twice
+		if len(after) != 4 {
+			t.Errorf("%d turns shown, want 4", len(after))
+		}
+		for _, id := range []string{"turn-1", "turn-2", "turn-3"} {
+			if fmt.Sprint(after[id]) != fmt.Sprint(before[id]) {
+				t.Errorf("%s changed when the stream repeated it:\n%v\nwas\n%v", id, after[id], before[id])
+			}
+		}
+		t4 := after["turn-4"]
+		if !slices.Equal(t4.Retries, before["turn-4"].Retries) || len(t4.Rows) != 1 {
+			t.Errorf("turn-4 after the repeat: retries %q (were %q), rows %q; want each shown once", t4.Retries, before["turn-4"].Retries, t4.Rows)
 		}
 	})
 
