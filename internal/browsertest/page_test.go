@@ -275,6 +275,16 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		run("setting the clock", chromedp.Evaluate[chromedp.Void]("window.testClock = 0"))
 		want := retryN.Describe(0)
 		wait("the countdown starts", fmt.Sprintf(`document.querySelector("article.turn:nth-of-type(3) .now").textContent === %q`, want))
+		// At the screenshot's width every attempt table fits: nothing in it
+		// is hidden behind a sideways scroll.
+		cut, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".scroll")].
+			filter(e => e.scrollWidth > e.clientWidth).map(e => e.getAttribute("aria-label"))`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cut) > 0 {
+			t.Errorf("at 900 px these tables scroll sideways: %q", cut)
+		}
 		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
