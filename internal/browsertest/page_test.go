@@ -31,6 +31,7 @@ type session struct {
 	srv *httptest.Server
 
 	mu      sync.Mutex
+	paths   []string // of every request
 	lastIDs []string
 	replay  bool // the next event-stream request starts over, as if it sent no Last-Event-ID
 }
@@ -43,6 +44,9 @@ func newSession(t *testing.T) *session {
 	}
 	x := &session{s: s}
 	x.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x.mu.Lock()
+		x.paths = append(x.paths, r.URL.Path)
+		x.mu.Unlock()
 		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 			x.mu.Lock()
 			x.lastIDs = append(x.lastIDs, r.Header.Get("Last-Event-ID"))
@@ -365,6 +369,20 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		t4 := after["turn-4"]
 		if !slices.Equal(t4.Retries, before["turn-4"].Retries) || len(t4.Rows) != 1 {
 			t.Errorf("turn-4 after the repeat: retries %q (were %q), rows %q; want each shown once", t4.Retries, before["turn-4"].Retries, t4.Rows)
+		}
+	})
+
+	t.Run("the page asks for nothing but its own URL", func(t *testing.T) {
+		// A request for anything else (Chromium asks for /favicon.ico
+		// unless the page names its icon) would get an event stream that
+		// never ends, and hold a connection open.
+		x.mu.Lock()
+		paths := slices.Clone(x.paths)
+		x.mu.Unlock()
+		for _, p := range paths {
+			if p != "/session" {
+				t.Errorf("the browser asked for %s (all requests: %q)", p, paths)
+			}
 		}
 	})
 
