@@ -395,6 +395,17 @@ func TestViewServesTheLivePageOfALogInUse(t *testing.T) {
 		}
 	}
 
+	// Any other path is not found, at once: a browser's /favicon.ico gets
+	// no endless event stream.
+	resp, err = http.Get(url + "favicon.ico")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /favicon.ico: %s, want 404", resp.Status)
+	}
+
 	cancel()
 	if code := <-done; code != exitOK || errb.Len() != 0 {
 		t.Errorf("interrupted view: status %d, stderr %q; want 0", code, errb.String())
