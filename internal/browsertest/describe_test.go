@@ -96,6 +96,30 @@ func TestTheLivePageSaysWhatDescribeSays(t *testing.T) {
 			t.FailNow()
 		}
 	}
+
+	// Each retry is listed under the kind it is: the wire's retryKind, or
+	// a model retry by its method.
+	kinds, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("article.turn")].map(a =>
+		[...a.querySelectorAll(".retries .kind")].map(k => k.textContent).join(","))`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, ev := range evs {
+		want := ""
+		switch ev := ev.(type) {
+		case events.TurnRetry:
+			want = map[events.RetryKind]string{events.RetryCorrective: "corrective retry", events.RetryTurn: "whole-turn retry", "": "turn retry"}[ev.Kind]
+		case events.ModelRetry:
+			want = "model retry"
+		}
+		got := "(no turn)"
+		if i < len(kinds) {
+			got = kinds[i]
+		}
+		if got != want {
+			t.Errorf("%v is listed as %q, want %q", ev, got, want)
+		}
+	}
 }
 
 // jsonList is JSON.stringify of a list of strings.
