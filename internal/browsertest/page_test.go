@@ -300,6 +300,23 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		if b := img.Bounds(); b.Dx() != 900 {
 			t.Errorf("screenshot is %d px wide, want 900", b.Dx())
 		}
+		// The README shows the screenshot this test writes with -screenshot.
+		readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(readme, []byte("](docs/live-page.png)")) {
+			t.Error("the README does not show docs/live-page.png")
+		}
+		if f, err := os.Open(filepath.Join("..", "..", "docs", "live-page.png")); err != nil {
+			t.Error(err)
+		} else {
+			shown, err := png.DecodeConfig(f)
+			f.Close()
+			if err != nil || shown.Width != img.Bounds().Dx() {
+				t.Errorf("docs/live-page.png: %+v, %v; want a PNG %d px wide, as this test takes it", shown, err, img.Bounds().Dx())
+			}
+		}
 		dst := filepath.Join(t.TempDir(), "live-page.png")
 		if *screenshot {
 			dst = filepath.Join("..", "..", "docs", "live-page.png")
