@@ -202,6 +202,7 @@
       return;
     }
     const m = str(frame && frame.method), p = (frame && typeof frame.params === "object" && frame.params) || {};
+    if (ev.lastEventId) lastId = ev.lastEventId;
     const cursor = str(p.viewCursor) || ev.lastEventId;
     if (cursor) {
       if (seen.has(cursor)) return;
@@ -261,17 +262,48 @@
   }, 250);
 
   // EventSource reconnects by itself after a dropped connection, sending
-  // the last id it saw as Last-Event-ID; the server resumes after it.
-  const es = new EventSource(location.pathname + location.search);
-  for (const m of Object.values(WORDS.method)) es.addEventListener(m, onFrame);
-  es.onmessage = onFrame;
-  es.onopen = () => {
-    conn.textContent = "live";
-    conn.className = "conn live";
-  };
-  es.onerror = () => {
-    const closed = es.readyState === EventSource.CLOSED;
-    conn.textContent = closed ? "the stream has ended" : "reconnecting…";
-    conn.className = "conn down";
-  };
+  // the last id it saw as Last-Event-ID; the server resumes after it. When
+  // the server refuses the resume, EventSource gives up; the page then asks
+  // why. 410 Gone: the cursor is from another history of the log, so the
+  // page clears what it shows and follows the stream from its start. Any
+  // other answer (503: the stream has closed) ends it.
+  let es, lastId = "";
+  const url = location.pathname + location.search;
+  function connect() {
+    es = new EventSource(url);
+    for (const m of Object.values(WORDS.method)) es.addEventListener(m, onFrame);
+    es.onmessage = onFrame;
+    es.onopen = () => {
+      conn.textContent = "live";
+      conn.className = "conn live";
+    };
+    es.onerror = () => {
+      const closed = es.readyState === EventSource.CLOSED;
+      conn.textContent = closed ? "the stream has ended" : "reconnecting…";
+      conn.className = "conn down";
+      if (closed && lastId) whyClosed();
+    };
+  }
+  async function whyClosed() {
+    const ask = new AbortController();
+    let status = 0;
+    try {
+      const r = await fetch(url, { headers: { Accept: "text/event-stream", "Last-Event-ID": lastId }, cache: "no-store", signal: ask.signal });
+      status = r.status;
+    } catch (e) {
+      return;
+    } finally {
+      ask.abort(); // a stream that answers is not read here
+    }
+    if (status !== 410) return;
+    for (const t of turns.values()) t.state.closest("article").remove();
+    turns.clear();
+    seen.clear();
+    lastId = "";
+    $("session").textContent = "…";
+    $("empty").hidden = false;
+    conn.textContent = "starting over: the log was rewritten";
+    connect();
+  }
+  connect();
 })();

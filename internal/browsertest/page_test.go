@@ -34,6 +34,7 @@ type session struct {
 	paths   []string // of every request
 	lastIDs []string
 	replay  bool // the next event-stream request starts over, as if it sent no Last-Event-ID
+	gone    bool // event-stream requests with a Last-Event-ID get 410 Gone, as after the log was rewritten
 }
 
 func newSession(t *testing.T) *session {
@@ -54,7 +55,12 @@ func newSession(t *testing.T) *session {
 				x.replay = false
 				r.Header.Del("Last-Event-ID")
 			}
+			gone := x.gone && r.Header.Get("Last-Event-ID") != ""
 			x.mu.Unlock()
+			if gone {
+				http.Error(w, "the cursor is from another history of the log", http.StatusGone)
+				return
+			}
 		}
 		s.ServeHTTP(w, r)
 	}))
@@ -386,6 +392,35 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		t4 := after["turn-4"]
 		if !slices.Equal(t4.Retries, before["turn-4"].Retries) || len(t4.Rows) != 1 {
 			t.Errorf("turn-4 after the repeat: retries %q (were %q), rows %q; want each shown once", t4.Retries, before["turn-4"].Retries, t4.Rows)
+		}
+	})
+
+	t.Run("a resume the server refuses as stale starts over and shows everything once", func(t *testing.T) {
+		before := view()
+		x.mu.Lock()
+		x.gone = true
+		opened := len(x.lastIDs)
+		x.mu.Unlock()
+		defer func() {
+			x.mu.Lock()
+			x.gone = false
+			x.mu.Unlock()
+		}()
+		x.srv.CloseClientConnections()
+		x.append(t, events.TurnStarted{TurnID: "turn-5"})
+		wait("the page starts over and shows turn-5", `document.getElementById("conn").textContent === "live" &&
+			document.querySelectorAll("article.turn").length === 5`)
+		x.mu.Lock()
+		ids := slices.Clone(x.lastIDs[opened:])
+		x.mu.Unlock()
+		if len(ids) < 2 || ids[0] == "" || ids[len(ids)-1] != "" {
+			t.Errorf("event-stream requests sent Last-Event-ID %q; want a refused resume, then a start without one", ids)
+		}
+		after := view() // it also fails when a turn is shown twice
+		for id, was := range before {
+			if fmt.Sprint(after[id]) != fmt.Sprint(was) {
+				t.Errorf("%s after starting over:\n%v\nwas\n%v", id, after[id], was)
+			}
 		}
 	})
 
