@@ -228,7 +228,14 @@ func TestServeHTTPServesTheLivePageToABrowser(t *testing.T) {
 	}
 	page := string(body)
 	t.Run("it loads nothing from elsewhere", func(t *testing.T) {
-		if m := regexp.MustCompile(`(?i)(src|href)\s*=|https?://|@import|url\(`).FindString(page); m != "" {
+		// Its one reference is its icon, inline: without it a browser asks
+		// for /favicon.ico, which a stream's handler answers with an event
+		// stream that never ends.
+		if !strings.Contains(page, `<link rel="icon" href="data:,">`) {
+			t.Error("the page has no inline icon")
+		}
+		rest := strings.Replace(page, `<link rel="icon" href="data:,">`, "", 1)
+		if m := regexp.MustCompile(`(?i)(src|href)\s*=|https?://|@import|url\(`).FindString(rest); m != "" {
 			t.Errorf("the page refers to another resource: %q", m)
 		}
 	})
@@ -287,6 +294,76 @@ func TestOnlyABrowserNavigationGetsThePage(t *testing.T) {
 		}
 		if got := wantsPage(r); got != tt.want {
 			t.Errorf("%s with Accept %q: page = %v, want %v", tt.method, tt.accept, got, tt.want)
+		}
+	}
+}
+
+// everyField is one event of each type with every field set, so that a
+// member Event drops, or decodes into the wrong field, shows.
+func everyField() []Event {
+	return []Event{
+		TurnStarted{TurnID: "t1", CommandID: "c1"},
+		TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 2500 * time.Millisecond, Reason: "stream disconnected", Kind: RetryTurn},
+		ModelRetry{TurnID: "t1", Attempt: 2, NextAttempt: 3, MaxAttempts: 4, RetryDelay: 4 * time.Second, ErrorKind: KindRateLimit, HTTPStatus: 429, System: "openai"},
+		SchemaRetry{TurnID: "t1", Attempt: 1, RetriesRemaining: 2, Iteration: 3, Stage: "schema-validate", Error: "city is required",
+			Path: "/city", CorrectiveMessageHash: "0c1f2e3d", InputTokens: 1830, OutputTokens: 42},
+		SchemaExhausted{TurnID: "t1", Attempt: 2, Iteration: 4, Stage: "json-parse", Error: "invalid character", Path: "/days",
+			BrokenBy: "redact", Reason: ExhaustRepeated, InputTokens: 1902, OutputTokens: 17},
+		TurnCompleted{TurnID: "t1", Terminal: TerminalFailed, Error: &TurnError{Kind: FailureModelError, Message: "m", Retryable: true},
+			Reason: "gave up", Usage: &Usage{InputTokens: 1, OutputTokens: 2, CachedTokens: 3, ReasoningTokens: 4},
+			Duration: 48211 * time.Millisecond, TimeToFirstToken: 902 * time.Millisecond},
+		TurnUnqueued{TurnID: "t2", CommandID: "c2"},
+	}
+}
+
+func TestEventKeepsEveryFieldOfEveryEventType(t *testing.T) {
+	evs := everyField()
+	var zero func(path string, v reflect.Value)
+	zero = func(path string, v reflect.Value) {
+		if v.Kind() == reflect.Pointer && !v.IsNil() {
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			if v.IsZero() {
+				t.Errorf("%s is not set: the test would not see it lost", path)
+			}
+			return
+		}
+		for i := range v.NumField() {
+			zero(path+"."+v.Type().Field(i).Name, v.Field(i))
+		}
+	}
+	seen := map[string]bool{}
+	for _, ev := range evs {
+		zero(reflect.TypeOf(ev).Name(), reflect.ValueOf(ev))
+		seen[ev.info().method] = true
+	}
+	for m := range methods {
+		if !seen[m] {
+			t.Errorf("no %s event: add one with every field set", m)
+		}
+	}
+	s, ns := appendAll(t, evs)
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	resp := get(t, srv.URL, "")
+	defer resp.Body.Close()
+	i := 0
+	for n, err := range ReadSSE(resp.Body) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range []Notification{ns[i], n} { // as appended, and as a remote client reads it
+			got, err := n.Event()
+			if err != nil {
+				t.Fatalf("%s: Event() = %v", n.Method, err)
+			}
+			if !reflect.DeepEqual(got, evs[i]) {
+				t.Errorf("%s: Event() = %#v, want %#v", n.Method, got, evs[i])
+			}
+		}
+		if i++; i == len(evs) {
+			break
 		}
 	}
 }

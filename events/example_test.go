@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -274,4 +275,58 @@ func ExampleWithKeepAlive() {
 	fmt.Print(line)
 	// Output:
 	// retry: 1000
+}
+
+// A remote client that loses its connection resumes after the last event
+// it saw: it sends that event's cursor as Last-Event-ID and gets only what
+// came after, each event once.
+func ExampleReadSSE_resume() {
+	s, _ := events.NewStream("session-1", events.NewMemoryLog())
+	defer s.Close()
+	srv := httptest.NewServer(s)
+	defer srv.Close()
+	s.Append(events.TurnStarted{TurnID: "t1"})
+	s.Append(events.ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+		RetryDelay: 4 * time.Second, ErrorKind: events.KindRateLimit, HTTPStatus: 429})
+
+	last := "" // the cursor of the last event read
+	// read reads until want events have come or the turn ends.
+	read := func(want int) {
+		req, _ := http.NewRequest("GET", srv.URL, nil)
+		if last != "" {
+			req.Header.Set("Last-Event-ID", last)
+		}
+		resp, err := srv.Client().Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer resp.Body.Close() // here: the connection drops
+		for n, err := range events.ReadSSE(resp.Body) {
+			if err != nil {
+				log.Fatal(err)
+			}
+			last = n.Cursor()
+			switch n.Method {
+			case events.MethodModelRetry:
+				ev, err := n.Event()
+				if err != nil {
+					log.Fatal(err)
+				}
+				r := ev.(events.ModelRetry)
+				fmt.Println(n.Method, r.ErrorKind, "retry in", r.RetryDelay)
+			default:
+				fmt.Println(n.Method)
+			}
+			if want--; want == 0 || n.IsTerminal() {
+				return
+			}
+		}
+	}
+	read(2)
+	s.Append(events.TurnCompleted{TurnID: "t1", Terminal: events.TerminalCompleted})
+	read(10)
+	// Output:
+	// turn/started
+	// turn/modelRetryScheduled rate_limit retry in 4s
+	// turn/completed
 }

@@ -57,11 +57,16 @@ func pageWords() map[string]map[string]string {
 		FailureWorkflowLaunchError, FailureEnvironmentError, FailureModelError, FailureLaunchError, FailureAuthRequired} {
 		fails[string(k)] = k.words()
 	}
+	reasons := map[string]string{}
+	for r, w := range exhaustReasons {
+		reasons[string(r)] = w
+	}
 	return map[string]map[string]string{
-		"method":      method,
-		"errorKind":   errs,
-		"failureKind": fails,
-		"fallback":    {"errorKind": ErrorKind("").words(), "reason": fallbackReason},
+		"method":        method,
+		"exhaustReason": reasons,
+		"errorKind":     errs,
+		"failureKind":   fails,
+		"fallback":      {"errorKind": ErrorKind("").words(), "reason": fallbackReason},
 	}
 }
 

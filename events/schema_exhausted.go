@@ -86,14 +86,23 @@ func (e SchemaExhausted) describe(time.Duration) string {
 	switch {
 	case e.BrokenBy != "":
 		why = "broken by " + e.BrokenBy
-	case e.Reason == ExhaustRepeated:
-		why = "same issues again"
-	case e.Reason == ExhaustBeyondRepair:
-		why = "beyond repair"
-	case e.Reason == ExhaustValidatorFailed:
-		why = "validator failed"
-	case e.Reason != "": // a newer producer's reason
-		why = "answer stands"
+	case e.Reason != "":
+		why = e.Reason.words()
 	}
 	return "output rejected (" + stageWords(e.Stage) + ") · " + why
+}
+
+// exhaustReasons are the words of the known exhaust reasons.
+var exhaustReasons = map[ExhaustReason]string{
+	ExhaustRepeated:        "same issues again",
+	ExhaustBeyondRepair:    "beyond repair",
+	ExhaustValidatorFailed: "validator failed",
+}
+
+// words is r for people; a newer producer's reason reads "answer stands".
+func (r ExhaustReason) words() string {
+	if w, ok := exhaustReasons[r]; ok {
+		return w
+	}
+	return "answer stands"
 }

@@ -44,8 +44,10 @@ const (
 // opening the URL — gets the live page instead: one self-contained HTML
 // document (no external resources) that follows this same URL as an
 // event stream and shows each turn as it runs: its state, its retries
-// with a countdown, its attempt rows and its outcome. Text from the
-// stream is shown as text, never as markup; the page's
+// with a countdown, its attempt rows and its outcome. It resumes after a
+// dropped connection with Last-Event-ID and shows nothing twice; when the
+// resume gets 410 Gone it clears what it shows and starts over. Text
+// from the stream is shown as text, never as markup; the page's
 // Content-Security-Policy allows only its own script and style and
 // connections to this origin.
 //

@@ -15,8 +15,8 @@
 // words — and then follows the file as it grows, until interrupted;
 // -follow=false stops at its end.
 //
-// view serves the live session page for a file log on localhost, prints
-// its URL, and follows the file until interrupted: the records appended
+// view serves the live session page for a file log on localhost at /
+// (any other path is 404), prints its URL, and follows the file until interrupted: the records appended
 // to it reach the open page as they land (events.Follow). It answers only
 // requests for localhost or a loopback IP at its port (else 403), so a web
 // page cannot read the session through DNS rebinding.

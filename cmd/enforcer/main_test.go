@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -394,6 +395,17 @@ func TestViewServesTheLivePageOfALogInUse(t *testing.T) {
 		}
 	}
 
+	// Any other path is not found, at once: a browser's /favicon.ico gets
+	// no endless event stream.
+	resp, err = http.Get(url + "favicon.ico")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("GET /favicon.ico: %s, want 404", resp.Status)
+	}
+
 	cancel()
 	if code := <-done; code != exitOK || errb.Len() != 0 {
 		t.Errorf("interrupted view: status %d, stderr %q; want 0", code, errb.String())
@@ -528,5 +540,41 @@ func TestViewRefusesARequestForAnotherHost(t *testing.T) {
 	cancel()
 	if code := <-done; code != exitOK || errb.Len() != 0 {
 		t.Errorf("interrupted view: status %d, stderr %q; want 0", code, errb.String())
+	}
+}
+
+// check's message is the one a run's ledger sends: the same answer judged
+// by an enforce.Ledger after attempt-1 other failed answers.
+func TestCheckSaysWhatALedgerSends(t *testing.T) {
+	schemaPath := write(t, "schema.json", citySchema)
+	schema, err := enforce.CompileSchema([]byte(citySchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := []string{`{"city":1}`, `{"city":"Oslo","days":"two"}`} // failed answers with other issues than the judged one
+	for _, answer := range []string{`{"days":0}`, `{"city":"Oslo"} thanks!`, `{"city":"Oslo","days":2}`} {
+		for retries := 1; retries <= 3; retries++ {
+			for attempt := 1; attempt <= retries; attempt++ {
+				l, err := enforce.NewLedger(schema, retries)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range attempt - 1 {
+					if v := l.Judge(t.Context(), enforce.Answer{Iteration: i + 1, Given: earlier[i]}); v.Corrective == "" {
+						t.Fatalf("the ledger did not retry %q: %+v", earlier[i], v)
+					}
+				}
+				v := l.Judge(t.Context(), enforce.Answer{Iteration: attempt, Given: answer})
+				want, wantCode := "pass\n", exitOK
+				if v.Err != nil || v.Row.Outcome != enforce.OutcomePassed {
+					want, wantCode = v.Corrective, exitFail
+				}
+				code, stdout, stderr := runCmd(t.Context(), answer, "check", "-attempt", strconv.Itoa(attempt), "-retries", strconv.Itoa(retries), schemaPath, "-")
+				if code != wantCode || strings.TrimSuffix(stdout, "\n") != strings.TrimSuffix(want, "\n") || stderr != "" {
+					t.Errorf("check -attempt %d -retries %d of %s: status %d, stdout:\n%s\nstderr %q\nwant %d and the ledger's message:\n%s",
+						attempt, retries, answer, code, stdout, stderr, wantCode, want)
+				}
+			}
+		}
 	}
 }

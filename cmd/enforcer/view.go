@@ -61,7 +61,7 @@ func view(ctx context.Context, args []string, stdout io.Writer) error {
 		ln.Close()
 		return fmt.Errorf("view: %w", err)
 	}
-	srv := &http.Server{Handler: localHost(port, s), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: localHost(port, rootOnly(s)), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stdout, "http://%s/\n", ln.Addr())
@@ -116,6 +116,20 @@ func localHost(port string, h http.Handler) http.Handler {
 		host, p, err := net.SplitHostPort(r.Host)
 		if err != nil || p != port || !strings.EqualFold(host, "localhost") && !isLoopbackIP(host) {
 			http.Error(w, "forbidden: this page is served to http://localhost:"+port+"/ only", http.StatusForbidden)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// rootOnly serves h at / and 404 Not Found elsewhere: the stream's
+// handler answers any request that does not ask for the page with an
+// event stream that never ends, which is no answer for /favicon.ico or a
+// mistyped URL.
+func rootOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			http.NotFound(w, r)
 			return
 		}
 		h.ServeHTTP(w, r)

@@ -31,6 +31,20 @@
   }
   const retryWhy = (m, p) => (m === WORDS.method.modelRetry ? errorWords(str(p.errorKind)) : str(p.reason) || WORDS.fallback.reason);
 
+  // exhaustedWhy is why an exhausted answer stands, as SchemaExhausted's
+  // Describe says it.
+  function exhaustedWhy(p) {
+    if (str(p.brokenBy)) return "broken by " + p.brokenBy;
+    const r = str(p.reason);
+    if (!r) return "no retries left";
+    return WORDS.exhaustReason[r] || "answer stands";
+  }
+  // tokens is a row's tokens, "" when unknown (zero is left off the wire).
+  function tokens(p) {
+    const i = num(p.inputTokens), o = num(p.outputTokens);
+    return i || o ? "in " + i + " · out " + o : "";
+  }
+
   // describe is Notification.Describe.
   function describe(m, p, elapsedMs) {
     const M = WORDS.method;
@@ -46,8 +60,7 @@
         return "output rejected (" + stageWords(p.stage) + ") · asking again · " + left;
       }
       case M.schemaExhausted:
-        return "output rejected (" + stageWords(p.stage) + ") · " +
-          (str(p.brokenBy) ? "broken by " + p.brokenBy : "no retries left");
+        return "output rejected (" + stageWords(p.stage) + ") · " + exhaustedWhy(p);
       case M.turnCompleted: {
         const t = str(p.terminal);
         if (t === "completed" || t === "cancelled") return "turn " + t;
@@ -89,7 +102,7 @@
     const table = el("table", "attempts");
     table.append(el("caption", "", "Attempts"));
     const thead = el("thead"), hr = el("tr");
-    for (const c of ["Attempt", "Outcome", "Stage", "Pointer", "Corrective hash", "Broken by", "Message"]) {
+    for (const c of ["Attempt", "Outcome", "Stage", "Pointer", "Corrective hash", "Broken by", "Tokens", "Message"]) {
       const th = el("th", "", c);
       th.scope = "col";
       hr.append(th);
@@ -120,8 +133,8 @@
     const tr = el("tr");
     const th = el("th", "", r.attempt);
     th.scope = "row";
-    tr.append(th, el("td", r.outcome, r.outcome), el("td", "stage", r.stage),
-      el("td", "", ""), el("td", "", ""), el("td", "", r.brokenBy), el("td", "msg", r.error));
+    tr.append(th, el("td", r.outcome, r.why ? r.outcome + " · " + r.why : r.outcome), el("td", "stage", r.stage),
+      el("td", "", ""), el("td", "", ""), el("td", "", r.brokenBy), el("td", "tokens", r.tokens), el("td", "msg", r.error));
     tr.children[3].append(el("code", "", r.path));
     tr.children[4].append(el("code", "", r.hash));
     t.tbody.append(tr);
@@ -170,7 +183,7 @@
     const tr = el("tr"), th = el("th", "", "Tokens");
     th.scope = "row";
     const td = el("td", "", tokens + " (the turn's total)");
-    td.colSpan = 6;
+    td.colSpan = 7;
     tr.append(th, td);
     t.tfoot.append(tr);
     t.tfoot.hidden = false;
@@ -189,6 +202,7 @@
       return;
     }
     const m = str(frame && frame.method), p = (frame && typeof frame.params === "object" && frame.params) || {};
+    if (ev.lastEventId) lastId = ev.lastEventId;
     const cursor = str(p.viewCursor) || ev.lastEventId;
     if (cursor) {
       if (seen.has(cursor)) return;
@@ -208,12 +222,12 @@
         break;
       case M.schemaRetry:
         setState(t, "running");
-        addRow(t, { attempt: num(p.attempt), outcome: "retried", stage: str(p.stage), path: str(p.path),
-          hash: str(p.correctiveMessageHash), brokenBy: "", error: str(p.error) });
+        addRow(t, { attempt: num(p.attempt), outcome: "retried", why: "", stage: str(p.stage), path: str(p.path),
+          hash: str(p.correctiveMessageHash), brokenBy: "", tokens: tokens(p), error: str(p.error) });
         break;
       case M.schemaExhausted:
-        addRow(t, { attempt: num(p.attempt), outcome: "exhausted", stage: str(p.stage), path: str(p.path),
-          hash: "", brokenBy: str(p.brokenBy), error: str(p.error) });
+        addRow(t, { attempt: num(p.attempt), outcome: "exhausted", why: str(p.brokenBy) ? "" : exhaustedWhy(p),
+          stage: str(p.stage), path: str(p.path), hash: "", brokenBy: str(p.brokenBy), tokens: tokens(p), error: str(p.error) });
         break;
       case M.turnCompleted:
       case M.turnUnqueued: {
@@ -224,7 +238,8 @@
         if (terminal === "completed" && lastRow && lastRow.outcome === "retried") {
           // The answer after the last corrective turn passed: the turn
           // completed and no exhausted row came.
-          addRow(t, { attempt: lastRow.attempt + 1, outcome: "passed", stage: "", path: "", hash: "", brokenBy: "", error: "" });
+          addRow(t, { attempt: lastRow.attempt + 1, outcome: "passed", why: "", stage: "", path: "", hash: "", brokenBy: "",
+            tokens: "", error: "" });
         }
         if (m === M.turnCompleted) addOutcome(t, p);
         break;
@@ -247,17 +262,48 @@
   }, 250);
 
   // EventSource reconnects by itself after a dropped connection, sending
-  // the last id it saw as Last-Event-ID; the server resumes after it.
-  const es = new EventSource(location.pathname + location.search);
-  for (const m of Object.values(WORDS.method)) es.addEventListener(m, onFrame);
-  es.onmessage = onFrame;
-  es.onopen = () => {
-    conn.textContent = "live";
-    conn.className = "conn live";
-  };
-  es.onerror = () => {
-    const closed = es.readyState === EventSource.CLOSED;
-    conn.textContent = closed ? "the stream has ended" : "reconnecting…";
-    conn.className = "conn down";
-  };
+  // the last id it saw as Last-Event-ID; the server resumes after it. When
+  // the server refuses the resume, EventSource gives up; the page then asks
+  // why. 410 Gone: the cursor is from another history of the log, so the
+  // page clears what it shows and follows the stream from its start. Any
+  // other answer (503: the stream has closed) ends it.
+  let es, lastId = "";
+  const url = location.pathname + location.search;
+  function connect() {
+    es = new EventSource(url);
+    for (const m of Object.values(WORDS.method)) es.addEventListener(m, onFrame);
+    es.onmessage = onFrame;
+    es.onopen = () => {
+      conn.textContent = "live";
+      conn.className = "conn live";
+    };
+    es.onerror = () => {
+      const closed = es.readyState === EventSource.CLOSED;
+      conn.textContent = closed ? "the stream has ended" : "reconnecting…";
+      conn.className = "conn down";
+      if (closed && lastId) whyClosed();
+    };
+  }
+  async function whyClosed() {
+    const ask = new AbortController();
+    let status = 0;
+    try {
+      const r = await fetch(url, { headers: { Accept: "text/event-stream", "Last-Event-ID": lastId }, cache: "no-store", signal: ask.signal });
+      status = r.status;
+    } catch (e) {
+      return;
+    } finally {
+      ask.abort(); // a stream that answers is not read here
+    }
+    if (status !== 410) return;
+    for (const t of turns.values()) t.state.closest("article").remove();
+    turns.clear();
+    seen.clear();
+    lastId = "";
+    $("session").textContent = "…";
+    $("empty").hidden = false;
+    conn.textContent = "starting over: the log was rewritten";
+    connect();
+  }
+  connect();
 })();

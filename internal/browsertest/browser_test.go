@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +20,24 @@ var browsers = []string{"chromium-headless-shell", "headless_shell", "headless-s
 
 // launches are the ways each browser is tried, in order: the second keeps
 // shared memory in /dev/shm and runs without the zygote, for machines on
-// which the first fails to start.
+// which the first fails to start; the third gives the browser a home and
+// config directories it can write (a CI user's HOME may be missing or
+// read-only, and Chromium's crash handler stops the start without one)
+// and starts no crash handler.
 var launches = [][]chromedp.ExecAllocatorOption{
 	{},
 	{chromedp.Flag("disable-dev-shm-usage", false), chromedp.Flag("no-zygote", true)},
+	{chromedp.Env(writableHome()...), chromedp.Flag("disable-crashpad-for-testing", true), chromedp.Flag("no-zygote", true)},
+}
+
+// writableHome is HOME and the XDG directories set to one directory
+// under the temporary one, the same each run.
+func writableHome() []string {
+	dir := filepath.Join(os.TempDir(), "browsertest-home")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil
+	}
+	return []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir + "/.config", "XDG_CACHE_HOME=" + dir + "/.cache", "XDG_RUNTIME_DIR=" + dir}
 }
 
 // startBrowser starts a headless browser with a 900×600 window and returns

@@ -31,7 +31,10 @@ type session struct {
 	srv *httptest.Server
 
 	mu      sync.Mutex
+	paths   []string // of every request
 	lastIDs []string
+	replay  bool // the next event-stream request starts over, as if it sent no Last-Event-ID
+	gone    bool // event-stream requests with a Last-Event-ID get 410 Gone, as after the log was rewritten
 }
 
 func newSession(t *testing.T) *session {
@@ -42,10 +45,22 @@ func newSession(t *testing.T) *session {
 	}
 	x := &session{s: s}
 	x.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		x.mu.Lock()
+		x.paths = append(x.paths, r.URL.Path)
+		x.mu.Unlock()
 		if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
 			x.mu.Lock()
 			x.lastIDs = append(x.lastIDs, r.Header.Get("Last-Event-ID"))
+			if x.replay {
+				x.replay = false
+				r.Header.Del("Last-Event-ID")
+			}
+			gone := x.gone && r.Header.Get("Last-Event-ID") != ""
 			x.mu.Unlock()
+			if gone {
+				http.Error(w, "the cursor is from another history of the log", http.StatusGone)
+				return
+			}
 		}
 		s.ServeHTTP(w, r)
 	}))
@@ -84,7 +99,7 @@ func script() (done, live []events.Event, lastRetry events.ModelRetry) {
 		events.TurnRetry{TurnID: "turn-1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, Kind: events.RetryCorrective,
 			Reason: "answer broke the output contract at schema-validate /city"},
 		events.SchemaRetry{TurnID: "turn-1", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate",
-			Error: "city is required", Path: "/city", CorrectiveMessageHash: "0c1f2e3d"},
+			Error: "city is required", Path: "/city", CorrectiveMessageHash: "0c1f2e3d", InputTokens: 1790, OutputTokens: 64},
 		events.TurnCompleted{TurnID: "turn-1", Terminal: events.TerminalCompleted, Duration: 6200 * time.Millisecond,
 			Usage: &events.Usage{InputTokens: 1840, OutputTokens: 212, CachedTokens: 1024, ReasoningTokens: 0}},
 		events.TurnStarted{TurnID: "turn-2"},
@@ -186,8 +201,8 @@ func TestTheLivePageInABrowser(t *testing.T) {
 			t.Errorf("turn-1 retries:\n%q\nwant\n%q", t1.Retries, wantRetries)
 		}
 		wantRows := [][]string{
-			{"1", "retried", "schema-validate", "/city", "0c1f2e3d", "", "city is required"},
-			{"2", "passed", "", "", "", "", ""},
+			{"1", "retried", "schema-validate", "/city", "0c1f2e3d", "", "in 1790 · out 64", "city is required"},
+			{"2", "passed", "", "", "", "", "", ""}, // its tokens are not recorded: unknown, not zero
 		}
 		if fmt.Sprint(t1.Rows) != fmt.Sprint(wantRows) {
 			t.Errorf("turn-1 rows:\n%q\nwant\n%q", t1.Rows, wantRows)
@@ -199,8 +214,11 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		if t2.State != "failed" || t2.Now != "turn failed · model error" {
 			t.Errorf("turn-2 state %q, line %q; want failed · model error", t2.State, t2.Now)
 		}
-		if len(t2.Rows) != 1 || t2.Rows[0][1] != "exhausted" || t2.Rows[0][5] != "redact" || t2.Rows[0][3] != "/answer" {
-			t.Errorf("turn-2 rows %q, want one exhausted row broken by redact at /answer", t2.Rows)
+		if len(t2.Rows) != 1 || t2.Rows[0][1] != "exhausted" || t2.Rows[0][5] != "redact" || t2.Rows[0][3] != "/answer" || t2.Rows[0][6] != "" {
+			t.Errorf("turn-2 rows %q, want one exhausted row broken by redact at /answer, its tokens unknown", t2.Rows)
+		}
+		if len(t2.Foot) != 0 || slices.ContainsFunc(t2.Outcome, func(s string) bool { return strings.Contains(s, "in 0") }) {
+			t.Errorf("turn-2, whose usage is unknown, shows tokens: foot %q, outcome %q", t2.Foot, t2.Outcome)
 		}
 		t3 := v["turn-3"]
 		if t3.State != "retrying" || len(t3.Retries) != 2 || !strings.Contains(t3.Retries[1], "rate limited · HTTP 429 · openai") {
@@ -210,7 +228,7 @@ func TestTheLivePageInABrowser(t *testing.T) {
 
 	t.Run("text from the stream is shown as text, never run as markup", func(t *testing.T) {
 		v := view()["turn-2"]
-		if len(v.Rows) != 1 || !strings.Contains(v.Rows[0][6], `"<script>window.pwned = 1</script>"`) {
+		if len(v.Rows) != 1 || !strings.Contains(v.Rows[0][7], `"<script>window.pwned = 1</script>"`) {
 			t.Errorf("the answer's markup is not shown as text: %q", v.Rows)
 		}
 		if !slices.Contains(v.Outcome, `<img src=x onerror="window.pwned = 2">`) || !slices.Contains(v.Outcome, "output contract broken: <b>answer</b>") {
@@ -249,8 +267,8 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got != "1 7 2 en" {
-			t.Errorf("caption, column headers, row headers, lang = %q, want \"1 7 2 en\"", got)
+		if got != "1 8 2 en" {
+			t.Errorf("caption, column headers, row headers, lang = %q, want \"1 8 2 en\"", got)
 		}
 		run("a 360 px wide screen", chromedp.EmulateViewport(360, 800, chromedp.EmulateMobile))
 		wide, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
@@ -267,6 +285,16 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		run("setting the clock", chromedp.Evaluate[chromedp.Void]("window.testClock = 0"))
 		want := retryN.Describe(0)
 		wait("the countdown starts", fmt.Sprintf(`document.querySelector("article.turn:nth-of-type(3) .now").textContent === %q`, want))
+		// At the screenshot's width every attempt table fits: nothing in it
+		// is hidden behind a sideways scroll.
+		cut, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".scroll")].
+			filter(e => e.scrollWidth > e.clientWidth).map(e => e.getAttribute("aria-label"))`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cut) > 0 {
+			t.Errorf("at 900 px these tables scroll sideways: %q", cut)
+		}
 		shot, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
@@ -277,6 +305,23 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		}
 		if b := img.Bounds(); b.Dx() != 900 {
 			t.Errorf("screenshot is %d px wide, want 900", b.Dx())
+		}
+		// The README shows the screenshot this test writes with -screenshot.
+		readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(readme, []byte("](docs/live-page.png)")) {
+			t.Error("the README does not show docs/live-page.png")
+		}
+		if f, err := os.Open(filepath.Join("..", "..", "docs", "live-page.png")); err != nil {
+			t.Error(err)
+		} else {
+			shown, err := png.DecodeConfig(f)
+			f.Close()
+			if err != nil || shown.Width != img.Bounds().Dx() {
+				t.Errorf("docs/live-page.png: %+v, %v; want a PNG %d px wide, as this test takes it", shown, err, img.Bounds().Dx())
+			}
 		}
 		dst := filepath.Join(t.TempDir(), "live-page.png")
 		if *screenshot {
@@ -312,6 +357,84 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		x.mu.Unlock()
 		if len(ids) <= opened || ids[len(ids)-1] != retryN.Cursor() {
 			t.Errorf("event-stream requests sent Last-Event-ID %q; want the last one to resume after %q", ids, retryN.Cursor())
+		}
+	})
+
+	t.Run("a resumed stream that repeats what the page has seen shows none of it twice", func(t *testing.T) {
+		x.append(t, events.ModelRetry{TurnID: "turn-4", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+			RetryDelay: 3 * time.Second, ErrorKind: events.KindOverloaded})
+		wait("turn-4 shows its retry", `document.querySelectorAll("article.turn:nth-of-type(4) .retries li").length === 1`)
+		before := view()
+		x.mu.Lock()
+		opened := len(x.lastIDs)
+		x.replay = true // the server (a proxy, a restart) sends the whole session again
+		x.mu.Unlock()
+		x.srv.CloseClientConnections()
+		x.append(t, events.SchemaRetry{TurnID: "turn-4", Attempt: 1, RetriesRemaining: 2, Iteration: 2,
+			Stage: "json-parse", Error: "invalid character 'O' looking for beginning of value", CorrectiveMessageHash: "9a8b7c6d"})
+		wait("turn-4 shows its attempt row", `document.querySelectorAll("article.turn:nth-of-type(4) tbody tr").length >= 1`)
+		x.mu.Lock()
+		ids := slices.Clone(x.lastIDs[opened:])
+		replayed := !x.replay
+		x.mu.Unlock()
+		if len(ids) == 0 || ids[0] == "" || !replayed {
+			t.Fatalf("the page did not reconnect with a Last-Event-ID that the server ignored: %q", ids)
+		}
+		after := view() // it also fails when a turn is shown twice
+		if len(after) != 4 {
+			t.Errorf("%d turns shown, want 4", len(after))
+		}
+		for _, id := range []string{"turn-1", "turn-2", "turn-3"} {
+			if fmt.Sprint(after[id]) != fmt.Sprint(before[id]) {
+				t.Errorf("%s changed when the stream repeated it:\n%v\nwas\n%v", id, after[id], before[id])
+			}
+		}
+		t4 := after["turn-4"]
+		if !slices.Equal(t4.Retries, before["turn-4"].Retries) || len(t4.Rows) != 1 {
+			t.Errorf("turn-4 after the repeat: retries %q (were %q), rows %q; want each shown once", t4.Retries, before["turn-4"].Retries, t4.Rows)
+		}
+	})
+
+	t.Run("a resume the server refuses as stale starts over and shows everything once", func(t *testing.T) {
+		before := view()
+		x.mu.Lock()
+		x.gone = true
+		opened := len(x.lastIDs)
+		x.mu.Unlock()
+		defer func() {
+			x.mu.Lock()
+			x.gone = false
+			x.mu.Unlock()
+		}()
+		x.srv.CloseClientConnections()
+		x.append(t, events.TurnStarted{TurnID: "turn-5"})
+		wait("the page starts over and shows turn-5", `document.getElementById("conn").textContent === "live" &&
+			document.querySelectorAll("article.turn").length === 5`)
+		x.mu.Lock()
+		ids := slices.Clone(x.lastIDs[opened:])
+		x.mu.Unlock()
+		if len(ids) < 2 || ids[0] == "" || ids[len(ids)-1] != "" {
+			t.Errorf("event-stream requests sent Last-Event-ID %q; want a refused resume, then a start without one", ids)
+		}
+		after := view() // it also fails when a turn is shown twice
+		for id, was := range before {
+			if fmt.Sprint(after[id]) != fmt.Sprint(was) {
+				t.Errorf("%s after starting over:\n%v\nwas\n%v", id, after[id], was)
+			}
+		}
+	})
+
+	t.Run("the page asks for nothing but its own URL", func(t *testing.T) {
+		// A request for anything else (Chromium asks for /favicon.ico
+		// unless the page names its icon) would get an event stream that
+		// never ends, and hold a connection open.
+		x.mu.Lock()
+		paths := slices.Clone(x.paths)
+		x.mu.Unlock()
+		for _, p := range paths {
+			if p != "/session" {
+				t.Errorf("the browser asked for %s (all requests: %q)", p, paths)
+			}
 		}
 	})
 
