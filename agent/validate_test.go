@@ -273,6 +273,20 @@ func TestRepeatLimitInTheAgent(t *testing.T) {
 			t.Errorf("err = %v after %d rows, want ErrExhausted after 3", err, len(res.Attempts))
 		}
 	})
+	t.Run("prose and then a fenced answer are two different json-parse failures, not a repeat", func(t *testing.T) {
+		m := agenttest.NewModel(t, agenttest.Reply(prose), agenttest.Reply("```json\n"+valid+"\n```"), agenttest.Reply(valid))
+		_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(3)), "Weather in Paris?")
+		if err != nil {
+			t.Fatalf("err = %v after rows %+v, want the third answer to pass", err, res.Attempts)
+		}
+	})
+	t.Run("a fenced answer twice is a repeat", func(t *testing.T) {
+		m := agenttest.NewModel(t, agenttest.Reply("```json\n"+missing+"\n```"), agenttest.Reply("```\n"+valid+"\n```"))
+		_, _, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(3)), "Weather in Paris?")
+		if !errors.Is(err, enforce.ErrRepeated) {
+			t.Errorf("err = %v, want ErrRepeated", err)
+		}
+	})
 	t.Run("WithRepeatLimit(3) allows two identical failures in a row", func(t *testing.T) {
 		m := agenttest.NewModel(t, agenttest.Reply(missing), agenttest.Reply(missing), agenttest.Reply(valid))
 		if _, _, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(3), agent.WithRepeatLimit(3)), "Weather in Paris?"); err != nil {

@@ -45,6 +45,9 @@ type CheckError struct {
 	// validators' ([Validator]); beyondRepair: one said no retry can fix
 	// it ([ErrBeyondRepair]).
 	byValidators, beyondRepair bool
+	// form is what kind of json-parse failure it is (parseForm), so the
+	// repeat limit can tell a fence from prose; "" at schema-validate.
+	form string
 }
 
 // Error returns the stage and the first issue.

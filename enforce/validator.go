@@ -332,15 +332,3 @@ func (v Validator) run(ctx context.Context, text string, at Try, c chan<- valida
 	r.issues, r.err = v.check(ctx, text, at)
 	returned = true
 }
-
-// signature is what makes two failures the same for the repeat limit:
-// the stage and the set of pointer and keyword pairs.
-func (e *CheckError) signature() string {
-	pairs := make([]string, len(e.Issues))
-	for i, is := range e.Issues {
-		pairs[i] = is.Path + "\x01" + is.Keyword
-	}
-	sort.Strings(pairs)
-	pairs = slices.Compact(pairs)
-	return string(e.Stage) + "\x00" + strings.Join(pairs, "\x00")
-}
