@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -147,10 +148,14 @@ func TestAFailingValidatorEndsTheRunWithAValidatorError(t *testing.T) {
 	down := errors.New("geocoder unavailable")
 	failing := enforce.Validate("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) { return nil, down })
 	panicking := enforce.Validate("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) { panic("bug") })
+	exiting := enforce.Validate("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) {
+		runtime.Goexit() // as t.FailNow or testify's require.* in a validator would
+		return nil, nil
+	})
 	for _, tt := range []struct {
 		name string
 		v    enforce.Validator
-	}{{"an error", failing}, {"a panic", panicking}} {
+	}{{"an error", failing}, {"a panic", panicking}, {"a runtime.Goexit", exiting}} {
 		t.Run(tt.name+" with retries gives an exhausted row", func(t *testing.T) {
 			m := agenttest.NewModel(t, agenttest.Reply(valid))
 			_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(2), agent.WithValidators(tt.v)), "Weather in Paris?")

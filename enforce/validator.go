@@ -137,6 +137,7 @@ type ValidatorError struct {
 	Err   error  // what it returned, or the panic value when that is an error
 }
 
+// Error names the validator and says how it failed.
 func (e *ValidatorError) Error() string {
 	return "enforce: " + e.text()
 }
@@ -153,6 +154,8 @@ func (e *ValidatorError) text() string {
 	return msg + "no reason given"
 }
 
+// Unwrap returns Err, so errors.Is and errors.As see what the validator
+// returned or panicked with.
 func (e *ValidatorError) Unwrap() error { return e.Err }
 
 // errValidatorExited is the Err of a *ValidatorError whose check called
