@@ -203,8 +203,9 @@ const DefaultRepeatLimit = 2
 // A json-parse failure is always one issue at the root, so there the
 // failures must also be of the same kind: an empty answer, a markdown
 // fence where the value should begin, other text there (prose), text
-// after a whole value, an answer that ends inside its value, or the same
-// syntax error (the parser's message without its line and column).
+// after a whole value, an answer that ends inside its value, the same
+// syntax error (the parser's message without its line and column), or
+// an answer the contract would not judge (too long, or too many values).
 // Prose and then a fenced answer is progress; the same fence twice is
 // not.
 func WithRepeatLimit(n int) LedgerOption {

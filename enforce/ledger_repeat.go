@@ -13,7 +13,8 @@ import (
 // so the failure is told by its form instead: prose followed by a fenced
 // answer is progress, the same fence twice is not.
 
-// Forms of a json-parse failure (parseForm).
+// Forms of a json-parse failure (parseForm). An answer not judged at all
+// (too long, or too many values to check) has none: its form is "".
 const (
 	formEmpty      = "empty"      // nothing but white space
 	formFence      = "fence"      // a markdown fence where the value should begin

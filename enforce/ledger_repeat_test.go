@@ -2,6 +2,7 @@ package enforce_test
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/enforce"
@@ -13,6 +14,7 @@ import (
 // is not, wherever in the answer it is made.
 func TestRepeatLimitTellsJSONParseFailuresApartByTheirForm(t *testing.T) {
 	const fenced = "```json\n{\"sku\": \"A-1\", \"qty\": 1}\n```"
+	long := `{"sku": "` + strings.Repeat("A", 100) + `", "qty": 1}` // past the contract's 100 bytes
 	tests := []struct {
 		name          string
 		first, second string
@@ -31,10 +33,13 @@ func TestRepeatLimitTellsJSONParseFailuresApartByTheirForm(t *testing.T) {
 		{"the same syntax error at another place", `{"sku": 'A-1', "qty": 1}`, `{"qty": 1, "sku": 'B-2'}`, true},
 		{"unfinished twice, cut at other points", `{"sku": "A-1", "qty": `, `{"sku": "A`, true},
 		{"empty twice", "", " ", true},
+		{"an answer too long to judge, then prose", long, "Here is your order.", false},
+		{"prose, then an answer too long to judge", "Here is your order.", long, false},
+		{"too long twice", long, long + " ", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := enforce.NewLedger(mustCompile(t, skuSchema), 3)
+			l, err := enforce.NewLedger(mustCompile(t, skuSchema).WithMaxAnswerBytes(100), 3)
 			if err != nil {
 				t.Fatal(err)
 			}
