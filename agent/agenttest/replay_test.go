@@ -256,3 +256,17 @@ func TestReplayOfARunThatCutAnAnswer(t *testing.T) {
 		}
 	})
 }
+
+func TestReplayCheckRefusesARecordingWithoutALedger(t *testing.T) {
+	m := agenttest.NewModel(t, agenttest.Reply("It is 21 degrees."))
+	_, res, _ := agent.RunTyped[Weather](t.Context(), agent.New(m), "weather?") // no WithOutputRetries: no rows
+	path := save(t, res)
+
+	tb := &fakeTB{}
+	rec := agenttest.Replay(tb, path)
+	_, again, _ := agent.RunTyped[Weather](t.Context(), agent.New(rec.Model), rec.Input)
+	rec.Check(tb, again)
+	if tb.reported() != 1 || !strings.Contains(tb.errors[0], "holds no ledger") {
+		t.Errorf("Check reported %q, want one report that the recording has no ledger", tb.errors)
+	}
+}
