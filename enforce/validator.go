@@ -40,7 +40,10 @@ type Try struct {
 	// RetriesLeft is how many corrective turns may still follow if this
 	// answer fails: 0 on the last attempt, and always 0 for
 	// [Schema.Judge]. A validator may accept on the last attempt what it
-	// would have corrected before.
+	// would have corrected before. It is the retry budget left, and does
+	// not foresee an early stop: a failure with the same issues as the
+	// answer before it ([WithRepeatLimit]), or a second answer in a row
+	// cut off at the output limit, may still end the run with retries left.
 	RetriesLeft int
 }
 
