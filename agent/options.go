@@ -106,8 +106,9 @@ func WithValidators(vs ...enforce.Validator) Option {
 
 // WithRepeatLimit sets the convergence policy of [WithOutputRetries]: when
 // n final answers in a row fail with the same issues (the same stage and
-// the same pointers and keywords), the n-th is exhausted at once, retries
-// unspent, and the run returns an *enforce.OutputError matching
+// the same pointers and keywords; at json-parse, the same kind of failure,
+// as [enforce.WithRepeatLimit] says), the n-th is exhausted at once,
+// retries unspent, and the run returns an *enforce.OutputError matching
 // enforce.ErrRepeated. n is 0 (off) or 2..enforce.MaxRetries+1; by default
 // it is enforce.DefaultRepeatLimit, 2: the second identical failure in a
 // row stops the run.

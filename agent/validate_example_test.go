@@ -63,3 +63,27 @@ func ExampleRunTyped_validator() {
 	// true
 	// exhausted beyond-repair /city Atlantis is not on any map
 }
+
+// A model that gives the same wrong answer again is not learning from the
+// correction. By default the second identical failure in a row ends the
+// run, its retries unspent; WithRepeatLimit(3) allows one more try, and
+// WithRepeatLimit(0) spends every retry.
+func ExampleWithRepeatLimit() {
+	for _, limit := range []int{enforce.DefaultRepeatLimit, 3} {
+		model := cannedModel(answer(`{"city":"Paris"}`), answer(`{"city":"Paris"}`), answer(`{"city":"Paris","tempC":21}`))
+		a := agent.New(model, agent.WithOutputRetries(3), agent.WithRepeatLimit(limit))
+		_, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+		fmt.Println("limit", limit, "repeated:", errors.Is(err, enforce.ErrRepeated))
+		for _, r := range res.Attempts {
+			fmt.Printf("%d %s reason=%q\n", r.Attempt, r.Outcome, r.Reason)
+		}
+	}
+	// Output:
+	// limit 2 repeated: true
+	// 1 retried reason=""
+	// 2 exhausted reason="repeated"
+	// limit 3 repeated: false
+	// 1 retried reason=""
+	// 2 retried reason=""
+	// 3 passed reason=""
+}

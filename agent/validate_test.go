@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -147,10 +148,14 @@ func TestAFailingValidatorEndsTheRunWithAValidatorError(t *testing.T) {
 	down := errors.New("geocoder unavailable")
 	failing := enforce.Validate("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) { return nil, down })
 	panicking := enforce.Validate("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) { panic("bug") })
+	exiting := enforce.Validate("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) {
+		runtime.Goexit() // as t.FailNow or testify's require.* in a validator would
+		return nil, nil
+	})
 	for _, tt := range []struct {
 		name string
 		v    enforce.Validator
-	}{{"an error", failing}, {"a panic", panicking}} {
+	}{{"an error", failing}, {"a panic", panicking}, {"a runtime.Goexit", exiting}} {
 		t.Run(tt.name+" with retries gives an exhausted row", func(t *testing.T) {
 			m := agenttest.NewModel(t, agenttest.Reply(valid))
 			_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(2), agent.WithValidators(tt.v)), "Weather in Paris?")
@@ -271,6 +276,20 @@ func TestRepeatLimitInTheAgent(t *testing.T) {
 		_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(2), agent.WithRepeatLimit(0)), "Weather in Paris?")
 		if !errors.Is(err, enforce.ErrExhausted) || len(res.Attempts) != 3 {
 			t.Errorf("err = %v after %d rows, want ErrExhausted after 3", err, len(res.Attempts))
+		}
+	})
+	t.Run("prose and then a fenced answer are two different json-parse failures, not a repeat", func(t *testing.T) {
+		m := agenttest.NewModel(t, agenttest.Reply(prose), agenttest.Reply("```json\n"+valid+"\n```"), agenttest.Reply(valid))
+		_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(3)), "Weather in Paris?")
+		if err != nil {
+			t.Fatalf("err = %v after rows %+v, want the third answer to pass", err, res.Attempts)
+		}
+	})
+	t.Run("a fenced answer twice is a repeat", func(t *testing.T) {
+		m := agenttest.NewModel(t, agenttest.Reply("```json\n"+missing+"\n```"), agenttest.Reply("```\n"+valid+"\n```"))
+		_, _, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(3)), "Weather in Paris?")
+		if !errors.Is(err, enforce.ErrRepeated) {
+			t.Errorf("err = %v, want ErrRepeated", err)
 		}
 	})
 	t.Run("WithRepeatLimit(3) allows two identical failures in a row", func(t *testing.T) {

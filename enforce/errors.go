@@ -25,7 +25,9 @@ type Issue struct {
 	// bytes is cut there, with a marker saying so.
 	Path string `json:"path"`
 	// Keyword is the schema keyword that failed ("required", "type", …);
-	// "json" for a json-parse issue.
+	// the validator's name for a validator's issue ([Validate]); "json"
+	// for a json-parse issue, and "tool" for a reply in text where a call
+	// of the answer's tool was due ([Answer.NoCall]).
 	Keyword string `json:"keyword"`
 	// Message is the message of what found the issue — gojsonschema,
 	// the JSON parser, or a validator ([Validator]) — verbatim up to [MaxQuote]
@@ -45,6 +47,9 @@ type CheckError struct {
 	// validators' ([Validator]); beyondRepair: one said no retry can fix
 	// it ([ErrBeyondRepair]).
 	byValidators, beyondRepair bool
+	// form is what kind of json-parse failure it is (parseForm), so the
+	// repeat limit can tell a fence from prose; "" at schema-validate.
+	form string
 }
 
 // Error returns the stage and the first issue.

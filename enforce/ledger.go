@@ -199,6 +199,15 @@ const DefaultRepeatLimit = 2
 // once with [ReasonRepeated], its retries unspent, and its *OutputError
 // matches [ErrRepeated]. n is 0 (off: correct until the retries run out)
 // or 2..MaxRetries+1; the default is [DefaultRepeatLimit].
+//
+// A json-parse failure is always one issue at the root, so there the
+// failures must also be of the same kind: an empty answer, a markdown
+// fence where the value should begin, other text there (prose), text
+// after a whole value, an answer that ends inside its value, the same
+// syntax error (the parser's message without its line and column), or
+// an answer the contract would not judge (too long, or too many values).
+// Prose and then a fenced answer is progress; the same fence twice is
+// not.
 func WithRepeatLimit(n int) LedgerOption {
 	return ledgerOption(func(l *Ledger) error {
 		if n != 0 && (n < 2 || n > MaxRetries+1) {

@@ -11,7 +11,9 @@ import "context"
 // cause when ctx ends between attempts or while a validator runs, or a
 // *ValidatorError when a validator fails. The schema's validators
 // ([Schema.WithValidators]) run on every answer that keeps the schema;
-// opts configure the ledger (see [WithRepeatLimit]).
+// opts configure the ledger (see [WithRepeatLimit]). The rows carry no
+// [Cost]: Loop cannot see the model call inside produce. To record what
+// each answer cost, drive a [Ledger] and set [Answer.Cost].
 func Loop(ctx context.Context, s *Schema, retries int, produce func(ctx context.Context, corrective string) (string, error), opts ...LedgerOption) (string, []Attempt, error) {
 	l, err := NewLedger(s, retries, opts...)
 	if err != nil {

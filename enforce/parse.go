@@ -40,23 +40,30 @@ func parseJSON(s string) (any, error) {
 func parseJSONCounting(s string) (v any, values, names int, err error) {
 	p := parser{s: s}
 	p.skipSpace()
+	start := p.i
 	if p.i == len(s) {
-		return nil, 0, 0, p.errorf(p.i, "empty answer: expected a JSON value")
+		err := p.errorf(p.i, "empty answer: expected a JSON value")
+		err.form = formEmpty
+		return nil, 0, 0, err
 	}
 	v = p.value()
+	trailing := false
 	if p.err == nil {
 		p.skipSpace()
 		if p.i < len(s) {
 			p.fail(p.i, "unexpected %s after the top-level value (the answer must be exactly one JSON value)", p.describe(p.i))
+			trailing = true
 		}
 	}
 	if p.err != nil {
-		return nil, 0, 0, p.errorf(p.err.off, "%s", p.err.msg)
+		err := p.errorf(p.err.off, "%s", p.err.msg)
+		err.form = parseForm(s, start, p.err.off, trailing, p.err.msg)
+		return nil, 0, 0, err
 	}
 	return v, p.n, p.names, nil
 }
 
-func (p *parser) errorf(off int, format string, args ...any) error {
+func (p *parser) errorf(off int, format string, args ...any) *syntaxError {
 	line, col := lineCol(p.s, off)
 	return &syntaxError{Line: line, Column: col, Offset: off, msg: fmt.Sprintf(format, args...)}
 }
@@ -65,6 +72,7 @@ func (p *parser) errorf(off int, format string, args ...any) error {
 type syntaxError struct {
 	Line, Column, Offset int
 	msg                  string
+	form                 string // what kind of failure it is, for the repeat limit (parseForm)
 }
 
 func (e *syntaxError) Error() string {

@@ -278,7 +278,11 @@ func tooLong(limit int) *CheckError {
 }
 
 func parseFailure(err error) *CheckError {
-	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(err.Error())}}}
+	ce := &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(err.Error())}}}
+	if se, ok := err.(*syntaxError); ok {
+		ce.form = se.form
+	}
+	return ce
 }
 
 func (s *Schema) maxAnswerBytes() int {

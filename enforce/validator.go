@@ -40,7 +40,10 @@ type Try struct {
 	// RetriesLeft is how many corrective turns may still follow if this
 	// answer fails: 0 on the last attempt, and always 0 for
 	// [Schema.Judge]. A validator may accept on the last attempt what it
-	// would have corrected before.
+	// would have corrected before. It is the retry budget left, and does
+	// not foresee an early stop: a failure with the same issues as the
+	// answer before it ([WithRepeatLimit]), or a second answer in a row
+	// cut off at the output limit, may still end the run with retries left.
 	RetriesLeft int
 }
 
@@ -137,6 +140,7 @@ type ValidatorError struct {
 	Err   error  // what it returned, or the panic value when that is an error
 }
 
+// Error names the validator and says how it failed.
 func (e *ValidatorError) Error() string {
 	return "enforce: " + e.text()
 }
@@ -153,6 +157,8 @@ func (e *ValidatorError) text() string {
 	return msg + "no reason given"
 }
 
+// Unwrap returns Err, so errors.Is and errors.As see what the validator
+// returned or panicked with.
 func (e *ValidatorError) Unwrap() error { return e.Err }
 
 // errValidatorExited is the Err of a *ValidatorError whose check called
@@ -331,16 +337,4 @@ func (v Validator) run(ctx context.Context, text string, at Try, c chan<- valida
 	}()
 	r.issues, r.err = v.check(ctx, text, at)
 	returned = true
-}
-
-// signature is what makes two failures the same for the repeat limit:
-// the stage and the set of pointer and keyword pairs.
-func (e *CheckError) signature() string {
-	pairs := make([]string, len(e.Issues))
-	for i, is := range e.Issues {
-		pairs[i] = is.Path + "\x01" + is.Keyword
-	}
-	sort.Strings(pairs)
-	pairs = slices.Compact(pairs)
-	return string(e.Stage) + "\x00" + strings.Join(pairs, "\x00")
 }

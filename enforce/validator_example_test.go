@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce"
 )
@@ -70,4 +71,52 @@ func ExampleWithRepeatLimit() {
 	// 1 retried /tempC reason=""
 	// 2 exhausted /tempC reason="repeated"
 	// true
+}
+
+// Two validators join one contract: their issues are sorted by pointer,
+// each named (Keyword) for the validator that found it. A validator sees
+// where the answer stands: noted lets a short note pass on the last
+// attempt, and Schema.Judge, which has no retries, is a last attempt.
+func ExampleSchema_WithValidators() {
+	served := enforce.Validate("served-city", func(_ context.Context, f Forecast, _ enforce.Try) ([]enforce.Issue, error) {
+		if f.City != "Oslo" {
+			return []enforce.Issue{{Path: "/city", Message: f.City + " is not a city we serve"}}, nil
+		}
+		return nil, nil
+	})
+	noted := enforce.Validate("noted", func(_ context.Context, f Forecast, at enforce.Try) ([]enforce.Issue, error) {
+		if len(f.Note) < 10 && at.RetriesLeft > 0 {
+			return []enforce.Issue{{Path: "/note", Message: "say a little more"}}, nil
+		}
+		return nil, nil
+	})
+	s, _ := enforce.SchemaFor[Forecast]()
+	contract, err := s.WithValidators(noted, served)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var ce *enforce.CheckError
+	if err := contract.Judge(context.Background(), enforce.Answer{Given: `{"city": "Paris", "tempC": 12, "note": "sun"}`}); errors.As(err, &ce) {
+		for _, is := range ce.Issues {
+			fmt.Printf("%s %s: %s\n", is.Path, is.Keyword, is.Message)
+		}
+	}
+
+	l, _ := enforce.NewLedger(contract, 1)
+	for i, answer := range []string{`{"city": "Paris", "tempC": 12, "note": "sun"}`, `{"city": "Oslo", "tempC": 4, "note": "sun"}`} {
+		v := l.Judge(context.Background(), enforce.Answer{Iteration: i + 1, Given: answer})
+		for _, line := range strings.Split(v.Corrective, "\n") {
+			if strings.HasPrefix(line, "- at ") {
+				fmt.Println(line)
+			}
+		}
+		fmt.Println(v.Row.Attempt, v.Row.Outcome, v.Row.Path)
+	}
+	// Output:
+	// /city served-city: Paris is not a city we serve
+	// - at "/city": "Paris is not a city we serve"
+	// - at "/note": "say a little more"
+	// 1 retried /city
+	// 2 passed
 }

@@ -126,9 +126,16 @@ func Replay(t testing.TB, path string) *Recording {
 //     rest — except correctiveMessageHash and the cost members, which
 //     change with the corrections' wording and the clock.
 //
-// Anything else fails the test with both ledgers.
+// Anything else fails the test with both ledgers. A recording without a
+// ledger (a run without agent.WithOutputRetries has no rows) gives Check
+// nothing to hold the replay to, so it fails the test too: replay such a
+// run with [Recording.Model] and assert on the result yourself.
 func (r *Recording) Check(t testing.TB, res *agent.Result) {
 	t.Helper()
+	if r.Attempts == nil {
+		t.Errorf("agenttest: %s holds no ledger (it was recorded without agent.WithOutputRetries), so Check has nothing to hold the replay to", r.at)
+		return
+	}
 	var got []enforce.Attempt
 	if res != nil {
 		got = res.Attempts

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -70,6 +71,25 @@ func TestReplayOfTheFailedRunInTestdata(t *testing.T) {
 			if r.InputTokens != want.InputTokens || r.OutputTokens != want.OutputTokens {
 				t.Errorf("row %d tokens = %d/%d, want the recorded %d/%d", i+1, r.InputTokens, r.OutputTokens, want.InputTokens, want.OutputTokens)
 			}
+		}
+	})
+	t.Run("the recording is what the library writes now: the same agent writes the same conversation", func(t *testing.T) {
+		rec := agenttest.Replay(t, path)
+		a := agent.New(rec.Model, agent.WithOutputRetries(1), agent.WithSystemPrompt("You report the weather."))
+		_, res, _ := agent.RunTyped[Weather](t.Context(), a, rec.Input)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var recorded agent.Result
+		if err := json.Unmarshal(b, &recorded); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(res.Messages, recorded.Messages) {
+			t.Errorf("the replay's conversation differs from the recording's:\n got %q\nwant %q", res.Messages, recorded.Messages)
+		}
+		if got, want := res.Attempts[0].CorrectiveMessageHash, recorded.Attempts[0].CorrectiveMessageHash; got != want {
+			t.Errorf("corrective message hash = %s, the recording says %s", got, want)
 		}
 	})
 	t.Run("the agent with the fix passes, which is better", func(t *testing.T) {
@@ -235,4 +255,18 @@ func TestReplayOfARunThatCutAnAnswer(t *testing.T) {
 			t.Errorf("Check reported %q, want one report that the replay did worse", tb.errors)
 		}
 	})
+}
+
+func TestReplayCheckRefusesARecordingWithoutALedger(t *testing.T) {
+	m := agenttest.NewModel(t, agenttest.Reply("It is 21 degrees."))
+	_, res, _ := agent.RunTyped[Weather](t.Context(), agent.New(m), "weather?") // no WithOutputRetries: no rows
+	path := save(t, res)
+
+	tb := &fakeTB{}
+	rec := agenttest.Replay(tb, path)
+	_, again, _ := agent.RunTyped[Weather](t.Context(), agent.New(rec.Model), rec.Input)
+	rec.Check(tb, again)
+	if tb.reported() != 1 || !strings.Contains(tb.errors[0], "holds no ledger") {
+		t.Errorf("Check reported %q, want one report that the recording has no ledger", tb.errors)
+	}
 }

@@ -88,3 +88,35 @@ func TestRequireToolCallSendsToolChoiceOnlyWithTools(t *testing.T) {
 		t.Errorf("tool_choice = %s, want none for a request without tools", keys["tool_choice"])
 	}
 }
+
+// A reply in prose instead of a call of the output tool fails at
+// json-parse, and its correction is a user message asking for the call.
+func TestAgentOutputToolProseInsteadOfTheCallThroughTheWire(t *testing.T) {
+	srv := newFakeServer(t,
+		okReply(plainMessage), // "Paris.": text, not a call
+		okReply(toolUse("toolu_1", "final_result", `{"city":"Paris","tempC":18}`)),
+	)
+	a := agent.New(New(srv.client(), "claude-sonnet-4-5"), agent.WithOutputTool("final_result"), agent.WithOutputRetries(1))
+	w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w, (Weather{City: "Paris", TempC: 18}); got != want {
+		t.Errorf("answer = %+v, want %+v (the call's input)", got, want)
+	}
+	if len(res.Attempts) != 2 || res.Attempts[0].Outcome != enforce.OutcomeRetried || res.Attempts[0].Stage != enforce.StageJSONParse ||
+		!strings.Contains(res.Attempts[0].Error, `not a call to the tool "final_result"`) || res.Attempts[1].Outcome != enforce.OutcomePassed {
+		t.Errorf("rows = %+v, want the prose retried at json-parse as no call of the tool, then a pass", res.Attempts)
+	}
+	second, _ := decodeRequest(t, srv.requests()[1])
+	n := len(second.Messages)
+	asked, corr := second.Messages[n-2], second.Messages[n-1]
+	if asked.Role != "assistant" || len(asked.Content) != 1 || asked.Content[0].Type != "text" || asked.Content[0].Text != "Paris." {
+		t.Errorf("second request's assistant message = %+v, want the prose reply", asked)
+	}
+	if corr.Role != "user" || len(corr.Content) != 1 || corr.Content[0].Type != "text" ||
+		!strings.Contains(corr.Content[0].Text, `Call the tool "final_result"`) ||
+		!strings.HasSuffix(corr.Content[0].Text, `not a call to the tool \"final_result\""`) {
+		t.Errorf("correction = %+v, want a user message asking for the call and ending with the issue", corr)
+	}
+}

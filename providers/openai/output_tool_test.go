@@ -85,3 +85,36 @@ func TestRequireToolCallSendsToolChoiceOnlyWithTools(t *testing.T) {
 		t.Errorf("tool_choice = %s, want none for a request without tools", keys["tool_choice"])
 	}
 }
+
+// A reply in prose instead of a call of the output tool fails at
+// json-parse, and its correction is a user message asking for the call.
+func TestAgentOutputToolProseInsteadOfTheCallThroughTheWire(t *testing.T) {
+	srv := newFakeServer(t,
+		okReply(plainCompletion), // "Paris.": text, not a call
+		okReply(toolCall("call_1", "final_result", `{"city":"Paris","tempC":18}`)),
+	)
+	a := agent.New(New(srv.client(), "gpt-4o-mini"), agent.WithOutputTool("final_result"), agent.WithOutputRetries(1))
+	w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w, (Weather{City: "Paris", TempC: 18}); got != want {
+		t.Errorf("answer = %+v, want %+v (the call's arguments)", got, want)
+	}
+	if len(res.Attempts) != 2 || res.Attempts[0].Outcome != enforce.OutcomeRetried || res.Attempts[0].Stage != enforce.StageJSONParse ||
+		!strings.Contains(res.Attempts[0].Error, `not a call to the tool "final_result"`) || res.Attempts[1].Outcome != enforce.OutcomePassed {
+		t.Errorf("rows = %+v, want the prose retried at json-parse as no call of the tool, then a pass", res.Attempts)
+	}
+	second, _ := decodeRequest(t, srv.requests()[1])
+	n := len(second.Messages)
+	asked, corr := second.Messages[n-2], second.Messages[n-1]
+	var said, text string
+	json.Unmarshal(asked.Content, &said)
+	json.Unmarshal(corr.Content, &text)
+	if asked.Role != "assistant" || said != "Paris." {
+		t.Errorf("second request's assistant message = %+v, want the prose reply", asked)
+	}
+	if corr.Role != "user" || !strings.Contains(text, `Call the tool "final_result"`) || !strings.HasSuffix(text, `not a call to the tool \"final_result\""`) {
+		t.Errorf("correction = role %s, %q; want a user message asking for the call and ending with the issue", corr.Role, text)
+	}
+}

@@ -1,0 +1,57 @@
+package enforce
+
+import (
+	"slices"
+	"sort"
+	"strings"
+)
+
+// The repeat limit ([WithRepeatLimit]) stops a run whose answers fail the
+// same way in a row. At schema-validate an answer's issues say what is
+// wrong with it: their pointers and keywords are its failure. At
+// json-parse every failure is one issue at the root with keyword "json",
+// so the failure is told by its form instead: prose followed by a fenced
+// answer is progress, the same fence twice is not.
+
+// Forms of a json-parse failure (parseForm). An answer not judged at all
+// (too long, or too many values to check) has none: its form is "".
+const (
+	formEmpty      = "empty"      // nothing but white space
+	formFence      = "fence"      // a markdown fence where the value should begin
+	formText       = "text"       // other text where the value should begin: prose, a tag, a quote
+	formTrailing   = "trailing"   // a whole value with more after it
+	formUnfinished = "unfinished" // the answer ends inside the value
+	formSyntax     = "syntax:"    // a syntax error inside the value; its message, which names the construct, follows
+)
+
+// parseForm is the form of a json-parse failure of s at off, where the
+// value began at start (the first byte that is not white space);
+// trailing says the value was whole and off is what follows it.
+// Positions are left out, so the same mistake made elsewhere in another
+// answer is the same failure.
+func parseForm(s string, start, off int, trailing bool, msg string) string {
+	switch {
+	case trailing:
+		return formTrailing
+	case off == start && s[start] == '`':
+		return formFence
+	case off == start:
+		return formText
+	case off >= len(s):
+		return formUnfinished
+	}
+	return formSyntax + msg
+}
+
+// signature is what makes two failures the same for the repeat limit:
+// the stage, the form of a json-parse failure, and the set of pointer
+// and keyword pairs.
+func (e *CheckError) signature() string {
+	pairs := make([]string, len(e.Issues))
+	for i, is := range e.Issues {
+		pairs[i] = is.Path + "\x01" + is.Keyword
+	}
+	sort.Strings(pairs)
+	pairs = slices.Compact(pairs)
+	return string(e.Stage) + "\x00" + e.form + "\x00" + strings.Join(pairs, "\x00")
+}
