@@ -11,3 +11,10 @@ func WaitPublished(l *Log) error {
 	}
 	return l.broken
 }
+
+// Waiting says whether a Wait of l is blocked for a record to come.
+func Waiting(l *Log) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.grew != nil
+}

@@ -255,11 +255,12 @@ func (l *Log) Last() int64 {
 
 // Records yields, in order, the records with Sequence > after that this
 // log has seen (see Last), reading from the stream those it does not
-// keep (the newest 64 it does).
+// keep (the newest 64 it does). On an Async log that failed with records
+// queued, it ends with the failure.
 func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 	return func(yield func(events.Record, error) bool) {
 		l.mu.Lock()
-		closed, seqs, queued := l.closed, l.seqs, l.queuedRecords() // entries below len never change
+		closed, seqs, queued, lost := l.closed, l.seqs, l.queuedRecords(), l.lostQueue() // entries below len never change
 		l.mu.Unlock()
 		if closed {
 			yield(events.Record{}, &events.Error{Op: "read", Err: events.ErrClosed})
@@ -275,6 +276,9 @@ func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 			if rec.Sequence > after && !yield(rec, nil) {
 				return
 			}
+		}
+		if lost != nil {
+			yield(events.Record{}, lost)
 		}
 	}
 }
@@ -313,6 +317,10 @@ func (l *Log) Wait(ctx context.Context, after int64) error {
 		case l.last() > after:
 			l.mu.Unlock()
 			return nil
+		case l.lostQueue() != nil: // records this log took will never be there
+			err := l.lostQueue()
+			l.mu.Unlock()
+			return err
 		case l.werr != nil:
 			err := l.werr
 			l.mu.Unlock()
