@@ -18,3 +18,11 @@ func Waiting(l *Log) bool {
 	defer l.mu.Unlock()
 	return l.grew != nil
 }
+
+// SetReadBatch makes reads ask for at most n messages a request, until
+// the returned func restores the default.
+func SetReadBatch(n int) (restore func()) {
+	old := readBatch
+	readBatch = n
+	return func() { readBatch = old }
+}

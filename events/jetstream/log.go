@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -50,8 +51,8 @@ type Log struct {
 }
 
 // Open opens the log of session in the stream (DefaultStream unless
-// WithStream): it reads the subject's records once (one request each),
-// to learn the last sequence number and where each record is, so Last
+// WithStream): it reads the subject's records once (in batches, through
+// a consumer of its own), to learn the last sequence number and where each record is, so Last
 // is exact, and checks that they are the session's records, numbered 1,
 // 2, … with no gap (else ErrCorrupt). The stream must exist unless CreateStream is
 // given. The caller keeps ownership of js and its connection: Close
@@ -117,27 +118,120 @@ func Token(id string) string {
 }
 
 // scan reads the subject's records from the first, learning their stream
-// sequences. Each request has its own timeout, so a long session takes
-// as long as it takes to read, and only a request that hangs fails it.
+// sequences: one request for the subject's last message, then a read
+// through a consumer (see read) up to that message. Each request has its
+// own timeout, so a long session takes as long as it takes to read, and
+// only a request that hangs fails it.
 func (l *Log) scan(ctx context.Context) error {
-	next := uint64(1)
-	for {
-		rctx, cancel := context.WithTimeout(ctx, l.o.timeout)
-		msg, err := l.stream.GetMsg(rctx, next, jetstream.WithGetMsgSubject(l.subject))
-		cancel()
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return nil
-		}
+	rctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	last, err := l.stream.GetLastMsgForSubject(rctx, l.subject)
+	cancel()
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil
+	}
+	if err != nil {
+		return &events.Error{Op: "open", Detail: "subject " + l.subject, Err: err}
+	}
+	var at uint64 // the stream sequence of the last record read
+	err = l.read(ctx, 1, 0, func(data []byte, seq uint64) (bool, error) {
+		rec, err := l.decode(data, int64(len(l.seqs))+1)
 		if err != nil {
-			return &events.Error{Op: "open", Seq: int64(len(l.seqs)) + 1, Err: err}
+			return false, err
 		}
-		rec, err := l.decode(msg.Data, int64(len(l.seqs))+1)
+		l.remember(rec, seq)
+		at = seq
+		return seq < last.Sequence, nil
+	})
+	switch {
+	case err != nil:
+		return asError(err, "open", int64(len(l.seqs))+1, l.subject)
+	case at != last.Sequence:
+		return &events.Error{Op: "open", Seq: int64(len(l.seqs)) + 1, Detail: fmt.Sprintf("subject %s: its last message, %d, was deleted while the log was read", l.subject, last.Sequence), Err: events.ErrCorrupt}
+	}
+	return nil
+}
+
+// asError wraps an error of read in an *events.Error, unless it is one.
+func asError(err error, op string, seq int64, subject string) error {
+	var e *events.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &events.Error{Op: op, Seq: seq, Detail: "reading subject " + subject, Err: err}
+}
+
+// readBatch is the most messages one request of a read asks for.
+var readBatch = 256
+
+// readBytes is what a read asks for in one request, in bytes, beyond one
+// message of the largest size: it bounds the memory a read holds.
+const readBytes = 4 << 20
+
+// read calls each, in order, with the data and stream sequence of the
+// subject's messages from stream sequence start on, until each returns
+// false or an error, or no message is left; limit > 0 is how many
+// messages each may want at most (none are fetched beyond). It reads through an ephemeral
+// consumer on the subject (memory storage, no acks, one replica): one
+// request creates it, one fetches each batch of up to readBatch messages
+// and readBytes bytes, one deletes it; each is bounded by the timeout,
+// and a consumer left behind by a crash is removed by the server once
+// idle. A fetch that brings nothing while messages are pending fails
+// the read.
+func (l *Log) read(ctx context.Context, start, limit uint64, each func(data []byte, seq uint64) (bool, error)) error {
+	cctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	cons, err := l.stream.CreateConsumer(cctx, jetstream.ConsumerConfig{
+		FilterSubject:     l.subject,
+		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:       start,
+		AckPolicy:         jetstream.AckNonePolicy,
+		MemoryStorage:     true,
+		Replicas:          1,
+		InactiveThreshold: max(2*l.o.timeout, 10*time.Second),
+	})
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.o.timeout)
+		l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name) // else the server removes it once idle
+		cancel()
+	}()
+	pending := cons.CachedInfo().NumPending
+	if limit > 0 {
+		pending = min(pending, limit)
+	}
+	maxBytes := readBytes + int(l.js.Conn().MaxPayload())
+	for pending > 0 {
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		batch, err := cons.Fetch(int(min(pending, uint64(readBatch))), jetstream.FetchMaxBytes(maxBytes), jetstream.FetchMaxWait(l.o.timeout))
 		if err != nil {
 			return err
 		}
-		l.remember(rec, msg.Sequence)
-		next = msg.Sequence + 1
+		got := 0
+		for msg := range batch.Messages() {
+			meta, err := msg.Metadata()
+			if err != nil {
+				return err
+			}
+			got++
+			if pending--; meta.NumPending < pending {
+				pending = meta.NumPending
+			}
+			if more, err := each(msg.Data(), meta.Sequence.Stream); err != nil || !more {
+				return err // the deferred delete ends the fetch
+			}
+		}
+		if err := batch.Error(); err != nil {
+			return err
+		}
+		if got == 0 {
+			return fmt.Errorf("stream %s sent none of the %d messages pending within %v: %w", l.name, pending, l.o.timeout, context.DeadlineExceeded)
+		}
 	}
+	return nil
 }
 
 // decode decodes the message that should hold record seq.
@@ -255,7 +349,8 @@ func (l *Log) Last() int64 {
 
 // Records yields, in order, the records with Sequence > after that this
 // log has seen (see Last), reading from the stream those it does not
-// keep (the newest 64 it does). On an Async log that failed with records
+// keep (the newest 64 it does): the first with one request, the rest in
+// batches through a consumer. On an Async log that failed with records
 // queued, it ends with the failure.
 func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 	return func(yield func(events.Record, error) bool) {
@@ -266,11 +361,30 @@ func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 			yield(events.Record{}, &events.Error{Op: "read", Err: events.ErrClosed})
 			return
 		}
-		for i := max(after, 0); i < int64(len(seqs)); i++ {
-			rec, err := l.record(i+1, seqs[i])
-			if !yield(rec, err) || err != nil {
+		n := int64(len(seqs))
+		for i, first := max(after, 0), true; i < n; first = false {
+			if rec, ok := l.cached(i + 1); ok || first { // a caller may want one record only
+				var err error
+				if !ok {
+					rec, err = l.record(i+1, seqs[i])
+				}
+				if !yield(rec, err) || err != nil {
+					return
+				}
+				i++
+				continue
+			}
+			recs, err := l.readRange(seqs, i, min(n, i+int64(readBatch)))
+			for _, rec := range recs {
+				if !yield(rec, nil) {
+					return
+				}
+			}
+			if err != nil {
+				yield(events.Record{}, err)
 				return
 			}
+			i += int64(len(recs))
 		}
 		for _, rec := range queued {
 			if rec.Sequence > after && !yield(rec, nil) {
@@ -281,6 +395,41 @@ func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 			yield(events.Record{}, lost)
 		}
 	}
+}
+
+// cached returns record seq when this log keeps it.
+func (l *Log) cached(seq int64) (events.Record, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rec := l.cache[(seq-1)%cacheSize]
+	return rec, rec.Sequence == seq && rec.Event != nil
+}
+
+// readRange reads records from+1 to to, stored at stream sequences
+// seqs[from:to], in one batch: the consumer ends before the caller sees
+// them, so a caller that takes its time holds nothing on the server.
+func (l *Log) readRange(seqs []uint64, from, to int64) ([]events.Record, error) {
+	recs := make([]events.Record, 0, to-from)
+	err := l.read(context.Background(), seqs[from], uint64(to-from), func(data []byte, at uint64) (bool, error) {
+		i := from + int64(len(recs))
+		if at != seqs[i] { // message seqs[i] is gone
+			return false, &events.Error{Op: "read", Seq: i + 1, Detail: fmt.Sprintf("stream %s message %d was deleted", l.name, seqs[i]), Err: events.ErrCorrupt}
+		}
+		rec, err := l.decode(data, i+1)
+		if err != nil {
+			return false, err
+		}
+		recs = append(recs, rec)
+		return i+1 < to, nil
+	})
+	if err == nil && from+int64(len(recs)) < to {
+		i := from + int64(len(recs))
+		err = &events.Error{Op: "read", Seq: i + 1, Detail: fmt.Sprintf("stream %s message %d was deleted", l.name, seqs[i]), Err: events.ErrCorrupt}
+	}
+	if err != nil {
+		return recs, asError(err, "read", from+int64(len(recs))+1, l.subject)
+	}
+	return recs, nil
 }
 
 // record returns record seq, stored at stream sequence at.
