@@ -18,7 +18,10 @@
 // The stream must exist with subjects "<prefix>.>" and limits retention
 // (no MaxAge, MaxMsgs or MaxBytes that would drop records of a live
 // session, no MaxMsgsPerSubject), or be created by [Open] when given
-// [CreateStream]:
+// [CreateStream]; Open refuses, with [events.ErrInvalid], a stream whose
+// subjects do not take the session's or whose retention is not limits (a
+// work-queue or interest stream would delete what the log's consumers
+// read):
 //
 //	nats stream add ENFORCER_SESSIONS --subjects 'enforcer.session.>' \
 //	    --storage file --replicas 3 --retention limits --defaults

@@ -26,3 +26,6 @@ func SetReadBatch(n int) (restore func()) {
 	readBatch = n
 	return func() { readBatch = old }
 }
+
+// Matches is matches: whether a subject matches a stream's filter.
+var Matches = matches

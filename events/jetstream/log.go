@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"sync"
 	"time"
 
@@ -55,7 +56,8 @@ type Log struct {
 // a consumer of its own), to learn the last sequence number and where each record is, so Last
 // is exact, and checks that they are the session's records, numbered 1,
 // 2, … with no gap (else ErrCorrupt). The stream must exist unless CreateStream is
-// given. The caller keeps ownership of js and its connection: Close
+// given; a stream whose subjects do not take the session's subject, or
+// whose retention is not limits, is refused with ErrInvalid. The caller keeps ownership of js and its connection: Close
 // releases the log, not the connection.
 //
 // A record the stream cannot hold — over the server's max payload (less
@@ -89,9 +91,13 @@ func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...O
 	if err != nil {
 		return nil, &events.Error{Op: "open", Detail: "stream " + o.stream, Err: err}
 	}
+	subject := o.prefix + "." + Token(session)
+	if err := fits(st.CachedInfo().Config, subject); err != nil {
+		return nil, &events.Error{Op: "open", Detail: "stream " + o.stream + " " + err.Error(), Err: events.ErrInvalid}
+	}
 	l := &Log{
 		js: js, stream: st, name: o.stream, session: session,
-		subject: o.prefix + "." + Token(session),
+		subject: subject,
 		o:       o, stop: make(chan struct{}),
 	}
 	l.max = int(js.Conn().MaxPayload()) - headerRoom
@@ -102,6 +108,40 @@ func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...O
 		return nil, err
 	}
 	return l, nil
+}
+
+// fits says why a stream with configuration c cannot hold a session on
+// subject, if it cannot: its subjects do not take the subject (appends
+// would find no stream), or its retention is not limits (a work-queue or
+// interest stream deletes the records its consumers read, and this log
+// reads through consumers).
+func fits(c jetstream.StreamConfig, subject string) error {
+	if c.Retention != jetstream.LimitsPolicy {
+		return fmt.Errorf("has %s retention; a session log needs limits retention", c.Retention)
+	}
+	for _, filter := range c.Subjects {
+		if matches(filter, subject) {
+			return nil
+		}
+	}
+	return fmt.Errorf("has subjects %q, none of which takes %s", c.Subjects, subject)
+}
+
+// matches says whether subject, which has no wildcard, matches filter.
+func matches(filter, subject string) bool {
+	for {
+		ft, frest, fmore := strings.Cut(filter, ".")
+		st, srest, smore := strings.Cut(subject, ".")
+		switch {
+		case ft == ">":
+			return true
+		case ft != "*" && ft != st:
+			return false
+		case !fmore || !smore:
+			return fmore == smore
+		}
+		filter, subject = frest, srest
+	}
 }
 
 // Token is the last token of the subject of session id: id itself when it
