@@ -224,3 +224,31 @@ type recordsAfter struct {
 }
 
 func (r recordsAfter) Records(int64) iter.Seq2[events.Record, error] { return r.Log.Records(r.after) }
+
+// The stream's own MaxMsgSize, below the server's max payload, bounds a
+// record too, before anything is published.
+func TestARecordOverTheStreamsMaxMsgSizeIsRefusedBeforePublishing(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	if _, err := js.CreateStream(t.Context(), jetstream.StreamConfig{Name: "SMALL", Subjects: []string{"small.>"}, MaxMsgSize: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	l := open(t, js, session, enforcerjs.WithStream("SMALL"), enforcerjs.WithSubjectPrefix("small"))
+	rec := tagged("w", 1)
+	rec.Event = events.TurnStarted{TurnID: strings.Repeat("x", 4000)}
+	if err := l.Append(rec); !errors.Is(err, events.ErrInvalid) || !strings.Contains(err.Error(), "SMALL") {
+		t.Fatalf("Append(a 4 KB record) to a stream of 2 KB messages = %v, want ErrInvalid naming the stream", err)
+	}
+	appendTagged(t, l, "w", 1, 1)
+	st, err := js.Stream(t.Context(), "SMALL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 1 {
+		t.Errorf("the stream holds %d messages, want 1: the refused record never published", info.State.Msgs)
+	}
+}
