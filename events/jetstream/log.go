@@ -379,8 +379,9 @@ func (l *Log) failed(seq int64, err error) error {
 }
 
 // Last returns the sequence number of the last record this log has seen:
-// the subject's last when it was opened, then its own appends and, while
-// Wait watches the subject, other writers' appends.
+// the subject's last when it was opened, then its own appends (with
+// Async, queued ones too, until a publish fails) and, while Wait watches
+// the subject, other writers' appends.
 func (l *Log) Last() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
