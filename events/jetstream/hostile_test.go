@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go/jetstream"
+
 	"github.com/enforcer-go/enforcer/events"
 	enforcerjs "github.com/enforcer-go/enforcer/events/jetstream"
 )
@@ -104,5 +106,80 @@ func TestAnAppendToAServerThatWentAwayEndsWithinTheTimeout(t *testing.T) {
 		if err := l.Append(tagged("w", 2)); !errors.Is(err, events.ErrClosed) {
 			t.Errorf("a later Append = %v, want ErrClosed", err)
 		}
+	}
+}
+
+// hookJS runs hook before the first Fetch of a read.
+type hookJS struct {
+	jetstream.JetStream
+	hook func()
+}
+
+func (j *hookJS) Stream(ctx context.Context, name string) (jetstream.Stream, error) {
+	st, err := j.JetStream.Stream(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return &hookStream{Stream: st, js: j}, nil
+}
+
+type hookStream struct {
+	jetstream.Stream
+	js *hookJS
+}
+
+func (s *hookStream) CreateConsumer(ctx context.Context, cfg jetstream.ConsumerConfig) (jetstream.Consumer, error) {
+	c, err := s.Stream.CreateConsumer(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &hookConsumer{Consumer: c, js: s.js}, nil
+}
+
+type hookConsumer struct {
+	jetstream.Consumer
+	js *hookJS
+}
+
+func (c *hookConsumer) Fetch(batch int, opts ...jetstream.FetchOpt) (jetstream.MessageBatch, error) {
+	if h := c.js.hook; h != nil {
+		c.js.hook = nil
+		h()
+	}
+	return c.Consumer.Fetch(batch, opts...)
+}
+
+// The server goes away while Open reads the session: Open fails within
+// its timeouts, rather than hang or open a log that is missing records.
+func TestOpenFailsWhenTheServerGoesAwayMidRead(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	nc, js, err := dial(s.ClientURL()) // nats.go's defaults: requests are buffered while away
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	w := open(t, js, session)
+	appendTagged(t, w, "w", 1, 10)
+	hj := &hookJS{JetStream: js, hook: func() {
+		s.Shutdown()
+		s.WaitForShutdown()
+	}}
+	done := make(chan error, 1)
+	go func() {
+		l, err := enforcerjs.Open(t.Context(), hj, session, enforcerjs.WithTimeout(200*time.Millisecond))
+		if err == nil {
+			l.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var e *events.Error
+		if err == nil || !errors.As(err, &e) {
+			t.Errorf("Open with the server gone mid-read = %v, want an *events.Error", err)
+		}
+		t.Log(err)
+	case <-time.After(30 * time.Second): // a bound on a hang, never reached when it works
+		t.Fatal("Open with the server gone mid-read did not return")
 	}
 }
