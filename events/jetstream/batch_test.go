@@ -344,10 +344,12 @@ func TestAsyncWaitReportsAFailureWithRecordsQueued(t *testing.T) {
 	s := startServer(t, t.TempDir(), -1)
 	_, js1 := connect(t, s.ClientURL())
 	_, js2 := connect(t, s.ClientURL())
-	a := open(t, js1, session, enforcerjs.Async(4))
+	gj := &gatedJS{JetStream: js1, gate: make(chan struct{})}
+	a := open(t, gj, session, enforcerjs.Async(4))
 	b := open(t, js2, session)
 	appendTagged(t, b, "b", 1, 1) // a has not seen it: its record 1 conflicts
-	appendTagged(t, a, "a", 1, 3)
+	appendTagged(t, a, "a", 1, 3) // queued; the publisher waits at the gate
+	close(gj.gate)
 	if err := enforcerjs.WaitPublished(a); !errors.Is(err, events.ErrConflict) {
 		t.Fatalf("the async writer's publisher stopped with %v, want ErrConflict", err)
 	}
