@@ -3,6 +3,7 @@ package jetstream_test
 import (
 	"context"
 	"errors"
+	"runtime"
 	"testing"
 	"time"
 
@@ -181,5 +182,28 @@ func TestOpenFailsWhenTheServerGoesAwayMidRead(t *testing.T) {
 		t.Log(err)
 	case <-time.After(30 * time.Second): // a bound on a hang, never reached when it works
 		t.Fatal("Open with the server gone mid-read did not return")
+	}
+}
+
+// A follower whose connection is closed under it: a Wait blocked for the
+// next record returns an error matching ErrClosed, not only when its
+// context ends.
+func TestAFollowersWaitEndsWhenItsConnectionCloses(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	rnc, rjs := connect(t, s.ClientURL())
+	w := open(t, js, session)
+	appendTagged(t, w, "w", 1, 1)
+	r := open(t, rjs, session)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() { waited <- r.Wait(ctx, 1) }()
+	for !enforcerjs.Waiting(r) && ctx.Err() == nil {
+		runtime.Gosched()
+	}
+	rnc.Close()
+	if err := <-waited; !errors.Is(err, events.ErrClosed) {
+		t.Errorf("Wait with its connection closed = %v, want ErrClosed", err)
 	}
 }

@@ -496,7 +496,9 @@ func (l *Log) record(seq int64, at uint64) (events.Record, error) {
 // Wait implements events.Follower: it returns nil once this log has seen
 // a record with Sequence > after — its own append, or another writer's,
 // which an ordered consumer on the subject (started by the first Wait,
-// stopped by Close) reports as soon as the stream stored it.
+// stopped by Close) reports as soon as the stream stored it. The watch
+// rides out a server restart; once the connection is closed, Wait
+// returns an error matching events.ErrClosed.
 func (l *Log) Wait(ctx context.Context, after int64) error {
 	for {
 		l.mu.Lock()
@@ -569,11 +571,29 @@ func (l *Log) startWatch(ctx context.Context, start uint64) (jetstream.ConsumeCo
 	})
 	if err == nil {
 		var watch jetstream.ConsumeContext
-		if watch, err = cons.Consume(l.seen); err == nil {
+		if watch, err = cons.Consume(l.seen, jetstream.ConsumeErrHandler(l.watchFailed)); err == nil {
 			return watch, nil
 		}
 	}
 	return nil, &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: err}
+}
+
+// watchFailed takes an error of the watch. The ordered consumer recovers
+// from the others (a server restart, a lost heartbeat) by itself; a
+// closed connection ends it, so it ends the log's Wait too.
+func (l *Log) watchFailed(_ jetstream.ConsumeContext, err error) {
+	if !errors.Is(err, jetstream.ErrConnectionClosed) {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.werr == nil {
+		l.werr = &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: fmt.Errorf("%w: %w", events.ErrClosed, err)}
+	}
+	if l.grew != nil {
+		close(l.grew)
+		l.grew = nil
+	}
 }
 
 // seen takes a message of the subject from the watch.
