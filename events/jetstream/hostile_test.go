@@ -207,3 +207,22 @@ func TestAFollowersWaitEndsWhenItsConnectionCloses(t *testing.T) {
 		t.Errorf("Wait with its connection closed = %v, want ErrClosed", err)
 	}
 }
+
+// Open's context ends while it reads the session: Open returns its cause,
+// not a log, and not only when the timeout ends.
+func TestOpenEndsWithItsContextMidRead(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	w := open(t, js, session)
+	appendTagged(t, w, "w", 1, 10)
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cause := errors.New("the caller gave up")
+	hj := &hookJS{JetStream: js, hook: func() { cancel(cause) }}
+	l, err := enforcerjs.Open(ctx, hj, session, enforcerjs.WithTimeout(time.Hour))
+	if err == nil {
+		l.Close()
+	}
+	if !errors.Is(err, cause) {
+		t.Errorf("Open with its context cancelled mid-read = %v, want its cause", err)
+	}
+}

@@ -191,6 +191,40 @@ func (l *Log) scan(ctx context.Context) error {
 	return nil
 }
 
+// fetch fetches one batch of up to n messages of at most maxBytes from
+// cons, bounded by the timeout and ctx, and calls each for every message
+// until it returns false or an error. It returns how many messages came
+// and whether each wants more.
+func (l *Log) fetch(ctx context.Context, cons jetstream.Consumer, n, maxBytes int, each func([]byte, *jetstream.MsgMetadata) (bool, error)) (int, bool, error) {
+	fctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	defer cancel()
+	batch, err := cons.Fetch(n, jetstream.FetchMaxBytes(maxBytes), jetstream.FetchContext(fctx))
+	if err != nil {
+		return 0, false, err
+	}
+	got := 0
+	for msg := range batch.Messages() {
+		meta, err := msg.Metadata()
+		if err != nil {
+			return got, false, err
+		}
+		got++
+		if more, err := each(msg.Data(), meta); err != nil || !more {
+			return got, false, err
+		}
+	}
+	if err := batch.Error(); err != nil {
+		switch {
+		case ctx.Err() != nil:
+			err = context.Cause(ctx)
+		case fctx.Err() != nil:
+			err = fmt.Errorf("stream %s sent %d of %d messages within %v: %w", l.name, got, n, l.o.timeout, err)
+		}
+		return got, false, err
+	}
+	return got, true, nil
+}
+
 // asError wraps an error of read in an *events.Error, unless it is one.
 func asError(err error, op string, seq int64, subject string) error {
 	var e *events.Error
@@ -246,26 +280,14 @@ func (l *Log) read(ctx context.Context, start, limit uint64, each func(data []by
 		if err := ctx.Err(); err != nil {
 			return context.Cause(ctx)
 		}
-		batch, err := cons.Fetch(int(min(pending, uint64(readBatch))), jetstream.FetchMaxBytes(maxBytes), jetstream.FetchMaxWait(l.o.timeout))
-		if err != nil {
-			return err
-		}
-		got := 0
-		for msg := range batch.Messages() {
-			meta, err := msg.Metadata()
-			if err != nil {
-				return err
-			}
-			got++
+		got, more, err := l.fetch(ctx, cons, int(min(pending, uint64(readBatch))), maxBytes, func(data []byte, meta *jetstream.MsgMetadata) (bool, error) {
 			if pending--; meta.NumPending < pending {
 				pending = meta.NumPending
 			}
-			if more, err := each(msg.Data(), meta.Sequence.Stream); err != nil || !more {
-				return err // the deferred delete ends the fetch
-			}
-		}
-		if err := batch.Error(); err != nil {
-			return err
+			return each(data, meta.Sequence.Stream)
+		})
+		if err != nil || !more {
+			return err // the deferred delete ends the fetch
 		}
 		if got == 0 {
 			return fmt.Errorf("stream %s sent none of the %d messages pending within %v: %w", l.name, pending, l.o.timeout, context.DeadlineExceeded)
