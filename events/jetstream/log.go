@@ -53,12 +53,13 @@ type Log struct {
 
 // Open opens the log of session in the stream (DefaultStream unless
 // WithStream): it reads the subject's records once (in batches, through
-// a consumer of its own), to learn the last sequence number and where each record is, so Last
-// is exact, and checks that they are the session's records, numbered 1,
-// 2, … with no gap (else ErrCorrupt). The stream must exist unless CreateStream is
-// given; a stream whose subjects do not take the session's subject, or
-// whose retention is not limits, is refused with ErrInvalid. The caller keeps ownership of js and its connection: Close
-// releases the log, not the connection.
+// a consumer of its own), to learn the last sequence number and where
+// each record is, so Last is exact, and checks that they are the
+// session's records, numbered 1, 2, … with no gap (else ErrCorrupt). The
+// stream must exist unless CreateStream is given; a stream whose subjects
+// do not take the session's subject, or whose retention is not limits,
+// is refused with ErrInvalid. The caller keeps ownership of js and its
+// connection: Close releases the log, not the connection.
 //
 // A record the stream cannot hold — over the server's max payload (less
 // 256 bytes for headers) or the stream's MaxMsgSize — is refused by
