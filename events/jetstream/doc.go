@@ -61,7 +61,12 @@
 //
 // Every open Log is also a reader: [Log.Wait] watches the subject with an
 // ordered consumer, so [events.Follow] over it delivers, on any machine,
-// the records another machine appends.
+// the records another machine appends. [Open], and [Log.Records] for
+// records the log no longer keeps in memory, read the subject in batches
+// through an ephemeral consumer (memory storage, one replica, no acks)
+// that they delete when done; so the NATS user needs permission to
+// create and delete consumers on the stream, and to read messages by
+// sequence ($JS.API.STREAM.MSG.GET).
 //
 //	js, _ := jetstream.New(nc) // github.com/nats-io/nats.go/jetstream
 //	log, err := enforcerjs.Open(ctx, js, "session-1", enforcerjs.CreateStream(3))
