@@ -38,9 +38,11 @@ import (
 // and from then on by every Append and by Close: an error matching
 // events.ErrConflict for a conflict, events.ErrClosed when the record
 // may or may not be stored, the stream's error for a refusal. The records
-// queued behind it are not published. This log's view, and subscribers
-// of a Stream over it, may hold records the stream never stored: open
-// the log again to read what it holds.
+// queued behind it are not published, and leave this log's view: from
+// then on Last and Records show only the records the stream acknowledged,
+// Records ends with the error, and Wait returns it instead of waiting
+// past them. Subscribers of a Stream over the log were given the queued
+// records already: open the log again to read what the stream holds.
 //
 // Async does not pipeline publishes. A record published before its
 // predecessor is acknowledged cannot carry the expected subject sequence
@@ -82,18 +84,30 @@ type queued struct {
 }
 
 // last is the sequence number of the last record in this log's view;
-// l.mu must be held.
+// l.mu must be held. Queued records are in the view until a publish
+// fails: they will never be published.
 func (l *Log) last() int64 {
 	n := int64(len(l.seqs))
-	if l.b != nil {
+	if l.b != nil && l.broken == nil {
 		n += int64(len(l.b.pending))
 	}
 	return n
 }
 
-// queuedRecords returns a copy of the records queued; l.mu must be held.
-func (l *Log) queuedRecords() []events.Record {
+// lostQueue returns the error that stopped the publisher of an Async log
+// with records still queued (they never will be published), else nil;
+// l.mu must be held.
+func (l *Log) lostQueue() error {
 	if l.b == nil || len(l.b.pending) == 0 {
+		return nil
+	}
+	return l.broken
+}
+
+// queuedRecords returns a copy of the records queued that are in this
+// log's view; l.mu must be held.
+func (l *Log) queuedRecords() []events.Record {
+	if l.b == nil || len(l.b.pending) == 0 || l.broken != nil {
 		return nil
 	}
 	recs := make([]events.Record, len(l.b.pending))
@@ -169,6 +183,10 @@ func (l *Log) publish(b *batcher) {
 				l.broken = e
 			}
 			b.cond.Broadcast()
+			if l.grew != nil { // a Wait returns the failure
+				close(l.grew)
+				l.grew = nil
+			}
 			l.mu.Unlock()
 			return
 		}

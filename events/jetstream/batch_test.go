@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/enforcer-go/enforcer/events"
 	enforcerjs "github.com/enforcer-go/enforcer/events/jetstream"
@@ -332,4 +335,122 @@ func TestAsyncAStreamReportsALateConflict(t *testing.T) {
 		t.Errorf("the stream's Close() = %v, want ErrConflict", closeErr)
 	}
 	checkTagged(t, open(t, js2, session), "b", 1)
+}
+
+// An Async log whose publisher failed with records queued must not tell
+// a Wait that those records are there: Wait returns the failure, and
+// Last and Records show only what the stream acknowledged.
+func TestAsyncWaitReportsAFailureWithRecordsQueued(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js1 := connect(t, s.ClientURL())
+	_, js2 := connect(t, s.ClientURL())
+	gj := &gatedJS{JetStream: js1, gate: make(chan struct{})}
+	a := open(t, gj, session, enforcerjs.Async(4))
+	b := open(t, js2, session)
+	appendTagged(t, b, "b", 1, 1) // a has not seen it: its record 1 conflicts
+	appendTagged(t, a, "a", 1, 3) // queued; the publisher waits at the gate
+	close(gj.gate)
+	if err := enforcerjs.WaitPublished(a); !errors.Is(err, events.ErrConflict) {
+		t.Fatalf("the async writer's publisher stopped with %v, want ErrConflict", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := a.Wait(ctx, 0); !errors.Is(err, events.ErrConflict) {
+		t.Errorf("Wait(0) on the failed async log = %v, want ErrConflict (none of its records was written)", err)
+	}
+	if got := a.Last(); got != 0 {
+		t.Errorf("Last() = %d after the failure, want 0 (nothing acknowledged)", got)
+	}
+	var errs []error
+	for rec, err := range a.Records(0) {
+		if err == nil {
+			t.Errorf("Records(0) yielded record %d, which the stream never stored", rec.Sequence)
+			continue
+		}
+		errs = append(errs, err)
+	}
+	if len(errs) != 1 || !errors.Is(errs[0], events.ErrConflict) {
+		t.Errorf("Records(0) ended with %v, want the conflict", errs)
+	}
+}
+
+// The same with acknowledged records before the failure: Wait below them
+// returns nil, at them the failure; Records yields them, then the error.
+func TestAsyncWaitAfterAFailureReportsItPastTheAcknowledgedRecords(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js1 := connect(t, s.ClientURL())
+	_, js2 := connect(t, s.ClientURL())
+	a := open(t, js1, session, enforcerjs.Async(4))
+	appendTagged(t, a, "a", 1, 2)
+	if err := enforcerjs.WaitPublished(a); err != nil {
+		t.Fatal(err)
+	}
+	b := open(t, js2, session)
+	appendTagged(t, b, "b", 3, 3)
+	appendTagged(t, a, "a", 3, 3)
+	if err := enforcerjs.WaitPublished(a); !errors.Is(err, events.ErrConflict) {
+		t.Fatalf("the async writer's publisher stopped with %v, want ErrConflict", err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := a.Wait(ctx, 1); err != nil {
+		t.Errorf("Wait(1) = %v, want nil: record 2 is stored", err)
+	}
+	if err := a.Wait(ctx, 2); !errors.Is(err, events.ErrConflict) {
+		t.Errorf("Wait(2) = %v, want ErrConflict", err)
+	}
+	if got := a.Last(); got != 2 {
+		t.Errorf("Last() = %d, want 2", got)
+	}
+	var seqs []int64
+	var last error
+	for rec, err := range a.Records(0) {
+		if err != nil {
+			last = err
+			break
+		}
+		seqs = append(seqs, rec.Sequence)
+	}
+	if len(seqs) != 2 || !errors.Is(last, events.ErrConflict) {
+		t.Errorf("Records(0) yielded %v then %v, want [1 2] then the conflict", seqs, last)
+	}
+}
+
+// gatedJS holds each Publish until the test lets it through.
+type gatedJS struct {
+	jetstream.JetStream
+	gate chan struct{}
+}
+
+func (j *gatedJS) Publish(ctx context.Context, subject string, data []byte, opts ...jetstream.PublishOpt) (*jetstream.PubAck, error) {
+	select {
+	case <-j.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return j.JetStream.Publish(ctx, subject, data, opts...)
+}
+
+// A Wait already blocked past the queue of an Async log wakes when the
+// publisher fails, and returns the failure instead of waiting on.
+func TestAsyncWaitBlockedWhenThePublisherFailsReturnsTheFailure(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js1 := connect(t, s.ClientURL())
+	_, js2 := connect(t, s.ClientURL())
+	gj := &gatedJS{JetStream: js1, gate: make(chan struct{})}
+	a := open(t, gj, session, enforcerjs.Async(4))
+	b := open(t, js2, session)
+	appendTagged(t, b, "b", 1, 1)
+	appendTagged(t, a, "a", 1, 2) // queued; the publisher waits at the gate
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() { waited <- a.Wait(ctx, 2) }()
+	for !enforcerjs.Waiting(a) && ctx.Err() == nil {
+		runtime.Gosched()
+	}
+	close(gj.gate)
+	if err := <-waited; !errors.Is(err, events.ErrConflict) {
+		t.Errorf("Wait(2), blocked when the publisher failed, = %v, want ErrConflict", err)
+	}
 }

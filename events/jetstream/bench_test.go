@@ -104,7 +104,7 @@ func BenchmarkRawPublishExpectingTheLastSequence(b *testing.B) {
 }
 
 // BenchmarkOpen opens a session of 1000 records: the scan that learns
-// where each record is (one request per record).
+// where each record is (batched reads through a consumer).
 func BenchmarkOpen(b *testing.B) {
 	s := startServer(b, b.TempDir(), -1)
 	_, js := connect(b, s.ClientURL())
@@ -123,5 +123,29 @@ func BenchmarkOpen(b *testing.B) {
 			b.Fatalf("Last = %d, want %d", r.Last(), n)
 		}
 		r.Close()
+	}
+}
+
+// BenchmarkOpenStream opens a session of 1000 records and a Stream over
+// it, as a UI server does: the scan, then Records(0) for the Stream,
+// which reads back every record the log does not keep in memory.
+func BenchmarkOpenStream(b *testing.B) {
+	s := startServer(b, b.TempDir(), -1)
+	_, js := connect(b, s.ClientURL())
+	l := open(b, js, session)
+	const n = 1000
+	for i := range n {
+		if err := l.Append(benchRecord(int64(i) + 1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		st, err := events.NewStream(session, open(b, js, session))
+		if err != nil {
+			b.Fatal(err)
+		}
+		st.Close()
 	}
 }

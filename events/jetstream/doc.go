@@ -18,7 +18,10 @@
 // The stream must exist with subjects "<prefix>.>" and limits retention
 // (no MaxAge, MaxMsgs or MaxBytes that would drop records of a live
 // session, no MaxMsgsPerSubject), or be created by [Open] when given
-// [CreateStream]:
+// [CreateStream]; Open refuses, with [events.ErrInvalid], a stream whose
+// subjects do not take the session's or whose retention is not limits (a
+// work-queue or interest stream would delete what the log's consumers
+// read):
 //
 //	nats stream add ENFORCER_SESSIONS --subjects 'enforcer.session.>' \
 //	    --storage file --replicas 3 --retention limits --defaults
@@ -58,7 +61,12 @@
 //
 // Every open Log is also a reader: [Log.Wait] watches the subject with an
 // ordered consumer, so [events.Follow] over it delivers, on any machine,
-// the records another machine appends.
+// the records another machine appends. [Open], and [Log.Records] for
+// records the log no longer keeps in memory, read the subject in batches
+// through an ephemeral consumer (memory storage, one replica, no acks)
+// that they delete when done; so the NATS user needs permission to
+// create and delete consumers on the stream, and to read messages by
+// sequence ($JS.API.STREAM.MSG.GET).
 //
 //	js, _ := jetstream.New(nc) // github.com/nats-io/nats.go/jetstream
 //	log, err := enforcerjs.Open(ctx, js, "session-1", enforcerjs.CreateStream(3))

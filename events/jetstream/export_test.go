@@ -11,3 +11,21 @@ func WaitPublished(l *Log) error {
 	}
 	return l.broken
 }
+
+// Waiting says whether a Wait of l is blocked for a record to come.
+func Waiting(l *Log) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.grew != nil
+}
+
+// SetReadBatch makes reads ask for at most n messages a request, until
+// the returned func restores the default.
+func SetReadBatch(n int) (restore func()) {
+	old := readBatch
+	readBatch = n
+	return func() { readBatch = old }
+}
+
+// Matches is matches: whether a subject matches a stream's filter.
+var Matches = matches

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -50,12 +52,14 @@ type Log struct {
 }
 
 // Open opens the log of session in the stream (DefaultStream unless
-// WithStream): it reads the subject's records once (one request each),
-// to learn the last sequence number and where each record is, so Last
-// is exact, and checks that they are the session's records, numbered 1,
-// 2, … with no gap (else ErrCorrupt). The stream must exist unless CreateStream is
-// given. The caller keeps ownership of js and its connection: Close
-// releases the log, not the connection.
+// WithStream): it reads the subject's records once (in batches, through
+// a consumer of its own), to learn the last sequence number and where
+// each record is, so Last is exact, and checks that they are the
+// session's records, numbered 1, 2, … with no gap (else ErrCorrupt). The
+// stream must exist unless CreateStream is given; a stream whose subjects
+// do not take the session's subject, or whose retention is not limits,
+// is refused with ErrInvalid. The caller keeps ownership of js and its
+// connection: Close releases the log, not the connection.
 //
 // A record the stream cannot hold — over the server's max payload (less
 // 256 bytes for headers) or the stream's MaxMsgSize — is refused by
@@ -88,9 +92,13 @@ func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...O
 	if err != nil {
 		return nil, &events.Error{Op: "open", Detail: "stream " + o.stream, Err: err}
 	}
+	subject := o.prefix + "." + Token(session)
+	if err := fits(st.CachedInfo().Config, subject); err != nil {
+		return nil, &events.Error{Op: "open", Detail: "stream " + o.stream + " " + err.Error(), Err: events.ErrInvalid}
+	}
 	l := &Log{
 		js: js, stream: st, name: o.stream, session: session,
-		subject: o.prefix + "." + Token(session),
+		subject: subject,
 		o:       o, stop: make(chan struct{}),
 	}
 	l.max = int(js.Conn().MaxPayload()) - headerRoom
@@ -101,6 +109,40 @@ func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...O
 		return nil, err
 	}
 	return l, nil
+}
+
+// fits says why a stream with configuration c cannot hold a session on
+// subject, if it cannot: its subjects do not take the subject (appends
+// would find no stream), or its retention is not limits (a work-queue or
+// interest stream deletes the records its consumers read, and this log
+// reads through consumers).
+func fits(c jetstream.StreamConfig, subject string) error {
+	if c.Retention != jetstream.LimitsPolicy {
+		return fmt.Errorf("has %s retention; a session log needs limits retention", c.Retention)
+	}
+	for _, filter := range c.Subjects {
+		if matches(filter, subject) {
+			return nil
+		}
+	}
+	return fmt.Errorf("has subjects %q, none of which takes %s", c.Subjects, subject)
+}
+
+// matches says whether subject, which has no wildcard, matches filter.
+func matches(filter, subject string) bool {
+	for {
+		ft, frest, fmore := strings.Cut(filter, ".")
+		st, srest, smore := strings.Cut(subject, ".")
+		switch {
+		case ft == ">":
+			return true
+		case ft != "*" && ft != st:
+			return false
+		case !fmore || !smore:
+			return fmore == smore
+		}
+		filter, subject = frest, srest
+	}
 }
 
 // Token is the last token of the subject of session id: id itself when it
@@ -117,27 +159,142 @@ func Token(id string) string {
 }
 
 // scan reads the subject's records from the first, learning their stream
-// sequences. Each request has its own timeout, so a long session takes
-// as long as it takes to read, and only a request that hangs fails it.
+// sequences: one request for the subject's last message, then a read
+// through a consumer (see read) up to that message. Each request has its
+// own timeout, so a long session takes as long as it takes to read, and
+// only a request that hangs fails it.
 func (l *Log) scan(ctx context.Context) error {
-	next := uint64(1)
-	for {
-		rctx, cancel := context.WithTimeout(ctx, l.o.timeout)
-		msg, err := l.stream.GetMsg(rctx, next, jetstream.WithGetMsgSubject(l.subject))
-		cancel()
-		if errors.Is(err, jetstream.ErrMsgNotFound) {
-			return nil
-		}
-		if err != nil {
-			return &events.Error{Op: "open", Seq: int64(len(l.seqs)) + 1, Err: err}
-		}
-		rec, err := l.decode(msg.Data, int64(len(l.seqs))+1)
-		if err != nil {
-			return err
-		}
-		l.remember(rec, msg.Sequence)
-		next = msg.Sequence + 1
+	rctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	last, err := l.stream.GetLastMsgForSubject(rctx, l.subject)
+	cancel()
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return nil
 	}
+	if err != nil {
+		return &events.Error{Op: "open", Detail: "subject " + l.subject, Err: err}
+	}
+	var at uint64 // the stream sequence of the last record read
+	err = l.read(ctx, 1, 0, func(data []byte, seq uint64) (bool, error) {
+		rec, err := l.decode(data, int64(len(l.seqs))+1)
+		if err != nil {
+			return false, err
+		}
+		l.remember(rec, seq)
+		at = seq
+		return seq < last.Sequence, nil
+	})
+	switch {
+	case err != nil:
+		return asError(err, "open", int64(len(l.seqs))+1, l.subject)
+	case at != last.Sequence:
+		return &events.Error{Op: "open", Seq: int64(len(l.seqs)) + 1, Detail: fmt.Sprintf("subject %s: its last message, %d, was deleted while the log was read", l.subject, last.Sequence), Err: events.ErrCorrupt}
+	}
+	return nil
+}
+
+// fetch fetches one batch of up to n messages of at most maxBytes from
+// cons, bounded by the timeout and ctx, and calls each for every message
+// until it returns false or an error. It returns how many messages came
+// and whether each wants more.
+func (l *Log) fetch(ctx context.Context, cons jetstream.Consumer, n, maxBytes int, each func([]byte, *jetstream.MsgMetadata) (bool, error)) (int, bool, error) {
+	fctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	defer cancel()
+	batch, err := cons.Fetch(n, jetstream.FetchMaxBytes(maxBytes), jetstream.FetchContext(fctx))
+	if err != nil {
+		return 0, false, err
+	}
+	got := 0
+	for msg := range batch.Messages() {
+		meta, err := msg.Metadata()
+		if err != nil {
+			return got, false, err
+		}
+		got++
+		if more, err := each(msg.Data(), meta); err != nil || !more {
+			return got, false, err
+		}
+	}
+	if err := batch.Error(); err != nil {
+		switch {
+		case ctx.Err() != nil:
+			err = context.Cause(ctx)
+		case fctx.Err() != nil:
+			err = fmt.Errorf("stream %s sent %d of %d messages within %v: %w", l.name, got, n, l.o.timeout, err)
+		}
+		return got, false, err
+	}
+	return got, true, nil
+}
+
+// asError wraps an error of read in an *events.Error, unless it is one.
+func asError(err error, op string, seq int64, subject string) error {
+	var e *events.Error
+	if errors.As(err, &e) {
+		return err
+	}
+	return &events.Error{Op: op, Seq: seq, Detail: "reading subject " + subject, Err: err}
+}
+
+// readBatch is the most messages one request of a read asks for.
+var readBatch = 256
+
+// readBytes is what a read asks for in one request, in bytes, beyond one
+// message of the largest size: it bounds the memory a read holds.
+const readBytes = 4 << 20
+
+// read calls each, in order, with the data and stream sequence of the
+// subject's messages from stream sequence start on, until each returns
+// false or an error, or no message is left; limit > 0 is how many
+// messages each may want at most (none are fetched beyond). It reads through an ephemeral
+// consumer on the subject (memory storage, no acks, one replica): one
+// request creates it, one fetches each batch of up to readBatch messages
+// and readBytes bytes, one deletes it; each is bounded by the timeout,
+// and a consumer left behind by a crash is removed by the server once
+// idle. A fetch that brings nothing while messages are pending fails
+// the read.
+func (l *Log) read(ctx context.Context, start, limit uint64, each func(data []byte, seq uint64) (bool, error)) error {
+	cctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	cons, err := l.stream.CreateConsumer(cctx, jetstream.ConsumerConfig{
+		FilterSubject:     l.subject,
+		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:       start,
+		AckPolicy:         jetstream.AckNonePolicy,
+		MemoryStorage:     true,
+		Replicas:          1,
+		InactiveThreshold: max(2*l.o.timeout, 10*time.Second),
+	})
+	cancel()
+	if err != nil {
+		return err
+	}
+	defer func() {
+		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.o.timeout)
+		l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name) // else the server removes it once idle
+		cancel()
+	}()
+	pending := cons.CachedInfo().NumPending
+	if limit > 0 {
+		pending = min(pending, limit)
+	}
+	maxBytes := readBytes + int(l.js.Conn().MaxPayload())
+	for pending > 0 {
+		if err := ctx.Err(); err != nil {
+			return context.Cause(ctx)
+		}
+		got, more, err := l.fetch(ctx, cons, int(min(pending, uint64(readBatch))), maxBytes, func(data []byte, meta *jetstream.MsgMetadata) (bool, error) {
+			if pending--; meta.NumPending < pending {
+				pending = meta.NumPending
+			}
+			return each(data, meta.Sequence.Stream)
+		})
+		if err != nil || !more {
+			return err // the deferred delete ends the fetch
+		}
+		if got == 0 {
+			return fmt.Errorf("stream %s sent none of the %d messages pending within %v: %w", l.name, pending, l.o.timeout, context.DeadlineExceeded)
+		}
+	}
+	return nil
 }
 
 // decode decodes the message that should hold record seq.
@@ -245,8 +402,9 @@ func (l *Log) failed(seq int64, err error) error {
 }
 
 // Last returns the sequence number of the last record this log has seen:
-// the subject's last when it was opened, then its own appends and, while
-// Wait watches the subject, other writers' appends.
+// the subject's last when it was opened, then its own appends (with
+// Async, queued ones too, until a publish fails) and, while Wait watches
+// the subject, other writers' appends.
 func (l *Log) Last() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -255,28 +413,87 @@ func (l *Log) Last() int64 {
 
 // Records yields, in order, the records with Sequence > after that this
 // log has seen (see Last), reading from the stream those it does not
-// keep (the newest 64 it does).
+// keep (the newest 64 it does): the first with one request, the rest in
+// batches through a consumer. On an Async log that failed with records
+// queued, it ends with the failure.
 func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 	return func(yield func(events.Record, error) bool) {
 		l.mu.Lock()
-		closed, seqs, queued := l.closed, l.seqs, l.queuedRecords() // entries below len never change
+		closed, seqs, queued, lost := l.closed, l.seqs, l.queuedRecords(), l.lostQueue() // entries below len never change
 		l.mu.Unlock()
 		if closed {
 			yield(events.Record{}, &events.Error{Op: "read", Err: events.ErrClosed})
 			return
 		}
-		for i := max(after, 0); i < int64(len(seqs)); i++ {
-			rec, err := l.record(i+1, seqs[i])
-			if !yield(rec, err) || err != nil {
+		n := int64(len(seqs))
+		for i, first := max(after, 0), true; i < n; first = false {
+			if rec, ok := l.cached(i + 1); ok || first { // a caller may want one record only
+				var err error
+				if !ok {
+					rec, err = l.record(i+1, seqs[i])
+				}
+				if !yield(rec, err) || err != nil {
+					return
+				}
+				i++
+				continue
+			}
+			recs, err := l.readRange(seqs, i, min(n, i+int64(readBatch)))
+			for _, rec := range recs {
+				if !yield(rec, nil) {
+					return
+				}
+			}
+			if err != nil {
+				yield(events.Record{}, err)
 				return
 			}
+			i += int64(len(recs))
 		}
 		for _, rec := range queued {
 			if rec.Sequence > after && !yield(rec, nil) {
 				return
 			}
 		}
+		if lost != nil {
+			yield(events.Record{}, lost)
+		}
 	}
+}
+
+// cached returns record seq when this log keeps it.
+func (l *Log) cached(seq int64) (events.Record, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	rec := l.cache[(seq-1)%cacheSize]
+	return rec, rec.Sequence == seq && rec.Event != nil
+}
+
+// readRange reads records from+1 to to, stored at stream sequences
+// seqs[from:to], in one batch: the consumer ends before the caller sees
+// them, so a caller that takes its time holds nothing on the server.
+func (l *Log) readRange(seqs []uint64, from, to int64) ([]events.Record, error) {
+	recs := make([]events.Record, 0, to-from)
+	err := l.read(context.Background(), seqs[from], uint64(to-from), func(data []byte, at uint64) (bool, error) {
+		i := from + int64(len(recs))
+		if at != seqs[i] { // message seqs[i] is gone
+			return false, &events.Error{Op: "read", Seq: i + 1, Detail: fmt.Sprintf("stream %s message %d was deleted", l.name, seqs[i]), Err: events.ErrCorrupt}
+		}
+		rec, err := l.decode(data, i+1)
+		if err != nil {
+			return false, err
+		}
+		recs = append(recs, rec)
+		return i+1 < to, nil
+	})
+	if err == nil && from+int64(len(recs)) < to {
+		i := from + int64(len(recs))
+		err = &events.Error{Op: "read", Seq: i + 1, Detail: fmt.Sprintf("stream %s message %d was deleted", l.name, seqs[i]), Err: events.ErrCorrupt}
+	}
+	if err != nil {
+		return recs, asError(err, "read", from+int64(len(recs))+1, l.subject)
+	}
+	return recs, nil
 }
 
 // record returns record seq, stored at stream sequence at.
@@ -302,7 +519,9 @@ func (l *Log) record(seq int64, at uint64) (events.Record, error) {
 // Wait implements events.Follower: it returns nil once this log has seen
 // a record with Sequence > after — its own append, or another writer's,
 // which an ordered consumer on the subject (started by the first Wait,
-// stopped by Close) reports as soon as the stream stored it.
+// stopped by Close) reports as soon as the stream stored it. The watch
+// rides out a server restart; once the connection is closed, Wait
+// returns an error matching events.ErrClosed.
 func (l *Log) Wait(ctx context.Context, after int64) error {
 	for {
 		l.mu.Lock()
@@ -313,6 +532,10 @@ func (l *Log) Wait(ctx context.Context, after int64) error {
 		case l.last() > after:
 			l.mu.Unlock()
 			return nil
+		case l.lostQueue() != nil: // records this log took will never be there
+			err := l.lostQueue()
+			l.mu.Unlock()
+			return err
 		case l.werr != nil:
 			err := l.werr
 			l.mu.Unlock()
@@ -371,11 +594,29 @@ func (l *Log) startWatch(ctx context.Context, start uint64) (jetstream.ConsumeCo
 	})
 	if err == nil {
 		var watch jetstream.ConsumeContext
-		if watch, err = cons.Consume(l.seen); err == nil {
+		if watch, err = cons.Consume(l.seen, jetstream.ConsumeErrHandler(l.watchFailed)); err == nil {
 			return watch, nil
 		}
 	}
 	return nil, &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: err}
+}
+
+// watchFailed takes an error of the watch. The ordered consumer recovers
+// from the others (a server restart, a lost heartbeat) by itself; a
+// closed connection ends it, so it ends the log's Wait too.
+func (l *Log) watchFailed(_ jetstream.ConsumeContext, err error) {
+	if !errors.Is(err, jetstream.ErrConnectionClosed) {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.werr == nil {
+		l.werr = &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: fmt.Errorf("%w: %w", events.ErrClosed, err)}
+	}
+	if l.grew != nil {
+		close(l.grew)
+		l.grew = nil
+	}
 }
 
 // seen takes a message of the subject from the watch.

@@ -3,6 +3,7 @@ package jetstream_test
 import (
 	"context"
 	"errors"
+	"iter"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,82 @@ func reopen(t *testing.T, js jetstream.JetStream, session string) *enforcerjs.Lo
 			t.Fatalf("cannot open the log again: %v", err)
 		case <-time.After(20 * time.Millisecond): // retry, bounded by ctx
 		}
+	}
+}
+
+// A session longer than what the log keeps in memory reads back whole and
+// in order, in batches; a message deleted from the stream is ErrCorrupt,
+// at Open and on a later read.
+func TestALongSessionReadsBackInBatchesAndADeletedMessageIsCorrupt(t *testing.T) {
+	defer enforcerjs.SetReadBatch(7)()
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	w := open(t, js, session)
+	const n = 150 // over the 64 records a log keeps
+	appendTagged(t, w, "w", 1, n)
+	r := open(t, js, session)
+	if got := r.Last(); got != n {
+		t.Fatalf("Last() = %d, want %d", got, n)
+	}
+	checkTagged(t, r, "w", n)
+	for _, after := range []int64{0, 1, 40, 86, 87, 149} {
+		got := readAll(t, recordsAfter{r, after})
+		if len(got) != n-int(after) || got[0].Sequence != after+1 || got[len(got)-1].Sequence != n {
+			t.Errorf("Records(%d) yielded %d records, want %d to %d", after, len(got), after+1, n)
+		}
+	}
+
+	st, err := js.Stream(t.Context(), enforcerjs.DefaultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.DeleteMsg(t.Context(), 20); err != nil { // record 20
+		t.Fatal(err)
+	}
+	var last error
+	for _, err := range r.Records(0) {
+		last = err
+	}
+	if !errors.Is(last, events.ErrCorrupt) {
+		t.Errorf("Records(0) over a deleted message ended with %v, want ErrCorrupt", last)
+	}
+	if _, err := enforcerjs.Open(t.Context(), js, session); !errors.Is(err, events.ErrCorrupt) {
+		t.Errorf("Open of a session with a deleted message = %v, want ErrCorrupt", err)
+	}
+}
+
+// recordsAfter is a log whose Records(0) is r's Records(after).
+type recordsAfter struct {
+	*enforcerjs.Log
+	after int64
+}
+
+func (r recordsAfter) Records(int64) iter.Seq2[events.Record, error] { return r.Log.Records(r.after) }
+
+// The stream's own MaxMsgSize, below the server's max payload, bounds a
+// record too, before anything is published.
+func TestARecordOverTheStreamsMaxMsgSizeIsRefusedBeforePublishing(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	if _, err := js.CreateStream(t.Context(), jetstream.StreamConfig{Name: "SMALL", Subjects: []string{"small.>"}, MaxMsgSize: 2048}); err != nil {
+		t.Fatal(err)
+	}
+	l := open(t, js, session, enforcerjs.WithStream("SMALL"), enforcerjs.WithSubjectPrefix("small"))
+	rec := tagged("w", 1)
+	rec.Event = events.TurnStarted{TurnID: strings.Repeat("x", 4000)}
+	if err := l.Append(rec); !errors.Is(err, events.ErrInvalid) || !strings.Contains(err.Error(), "SMALL") {
+		t.Fatalf("Append(a 4 KB record) to a stream of 2 KB messages = %v, want ErrInvalid naming the stream", err)
+	}
+	appendTagged(t, l, "w", 1, 1)
+	st, err := js.Stream(t.Context(), "SMALL")
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.State.Msgs != 1 {
+		t.Errorf("the stream holds %d messages, want 1: the refused record never published", info.State.Msgs)
 	}
 }

@@ -11,13 +11,14 @@ import (
 	enforcerjs "github.com/enforcer-go/enforcer/events/jetstream"
 )
 
-// timedJS hands out streams that check the deadline of each GetMsg.
+// timedJS hands out streams that check the deadline of each request.
 type timedJS struct {
 	jetstream.JetStream
-	t       *testing.T
-	timeout time.Duration
-	gets    int
-	done    time.Time // when the last GetMsg returned
+	t        *testing.T
+	timeout  time.Duration
+	requests int       // requests with a context
+	fetches  int       // fetches of a batch (bounded by FetchMaxWait)
+	done     time.Time // when the last request returned
 }
 
 func (j *timedJS) Stream(ctx context.Context, name string) (jetstream.Stream, error) {
@@ -28,30 +29,64 @@ func (j *timedJS) Stream(ctx context.Context, name string) (jetstream.Stream, er
 	return &timedStream{Stream: st, js: j}, nil
 }
 
+// check fails the test when the deadline of ctx was set before the
+// previous request returned: the timeout then bounds more than this
+// request. It returns the func to call when the request returns.
+func (j *timedJS) check(ctx context.Context, what string) func() {
+	dl, ok := ctx.Deadline()
+	switch {
+	case !ok:
+		j.t.Errorf("request %d (%s) has no deadline", j.requests+1, what)
+	case j.requests > 0 && dl.Add(-j.timeout).Before(j.done):
+		j.t.Errorf("request %d (%s): its deadline was set before request %d returned; the timeout covers more than one request", j.requests+1, what, j.requests)
+	}
+	j.requests++
+	return func() { j.done = time.Now() }
+}
+
 type timedStream struct {
 	jetstream.Stream
 	js *timedJS
 }
 
-// GetMsg fails the test when its deadline was set before the previous
-// request returned: the timeout then bounds more than this request.
 func (s *timedStream) GetMsg(ctx context.Context, seq uint64, opts ...jetstream.GetMsgOpt) (*jetstream.RawStreamMsg, error) {
-	j := s.js
-	dl, ok := ctx.Deadline()
-	switch {
-	case !ok:
-		j.t.Errorf("request %d has no deadline", j.gets+1)
-	case j.gets > 0 && dl.Add(-j.timeout).Before(j.done):
-		j.t.Errorf("request %d: its deadline was set before request %d returned; the timeout covers more than one request", j.gets+1, j.gets)
-	}
-	j.gets++
-	defer func() { j.done = time.Now() }()
+	defer s.js.check(ctx, "GetMsg")()
 	return s.Stream.GetMsg(ctx, seq, opts...)
 }
 
+func (s *timedStream) GetLastMsgForSubject(ctx context.Context, subject string) (*jetstream.RawStreamMsg, error) {
+	defer s.js.check(ctx, "GetLastMsgForSubject")()
+	return s.Stream.GetLastMsgForSubject(ctx, subject)
+}
+
+func (s *timedStream) CreateConsumer(ctx context.Context, cfg jetstream.ConsumerConfig) (jetstream.Consumer, error) {
+	defer s.js.check(ctx, "CreateConsumer")()
+	c, err := s.Stream.CreateConsumer(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &countedConsumer{Consumer: c, js: s.js}, nil
+}
+
+func (s *timedStream) DeleteConsumer(ctx context.Context, name string) error {
+	defer s.js.check(ctx, "DeleteConsumer")()
+	return s.Stream.DeleteConsumer(ctx, name)
+}
+
+type countedConsumer struct {
+	jetstream.Consumer
+	js *timedJS
+}
+
+func (c *countedConsumer) Fetch(batch int, opts ...jetstream.FetchOpt) (jetstream.MessageBatch, error) {
+	c.js.fetches++
+	return c.Consumer.Fetch(batch, opts...)
+}
+
 // WithTimeout bounds each request Open makes, not the scan of the whole
-// session (one request per record): a long session must open again.
+// session: a long session must open again.
 func TestOpenTimesEachRequestNotTheWholeScan(t *testing.T) {
+	defer enforcerjs.SetReadBatch(2)()
 	s := startServer(t, t.TempDir(), -1)
 	_, js := connect(t, s.ClientURL())
 	w := open(t, js, session)
@@ -73,7 +108,7 @@ func TestOpenTimesEachRequestNotTheWholeScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	if l.Last() != n || tj.gets < n {
-		t.Fatalf("Last = %d after %d requests, want %d records", l.Last(), tj.gets, n)
+	if l.Last() != n || tj.fetches < 3 {
+		t.Fatalf("Last = %d after %d fetches of at most 2 records, want %d records in 3 fetches or more", l.Last(), tj.fetches, n)
 	}
 }

@@ -1,0 +1,228 @@
+package jetstream_test
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/enforcer-go/enforcer/events"
+	enforcerjs "github.com/enforcer-go/enforcer/events/jetstream"
+)
+
+// Messages on a session's subject that are not its records: another
+// program's bytes, a record of another session, a record out of sequence.
+var foreign = map[string]func() []byte{
+	"not our JSON": func() []byte { return []byte("\x00not a record{") },
+	"another session's record": func() []byte {
+		rec := tagged("w", 2)
+		rec.Stream = "another-session"
+		data, _ := rec.MarshalJSON()
+		return data
+	},
+	"a record out of sequence": func() []byte {
+		data, _ := tagged("w", 7).MarshalJSON()
+		return data
+	},
+}
+
+// Open refuses a session whose subject holds a foreign message with
+// ErrCorrupt, naming the record, and so does a follower that meets one
+// live: its Wait fails, and a Stream following it closes with the error.
+func TestAForeignMessageOnTheSubjectIsCorrupt(t *testing.T) {
+	for name, data := range foreign {
+		t.Run(name, func(t *testing.T) {
+			s := startServer(t, t.TempDir(), -1)
+			_, js := connect(t, s.ClientURL())
+			_, rjs := connect(t, s.ClientURL())
+			w := open(t, js, session)
+			appendTagged(t, w, "w", 1, 1)
+			r, err := events.Follow(session, open(t, rjs, session))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			if _, err := js.Publish(ctx, "enforcer.session."+session, data()); err != nil {
+				t.Fatal(err)
+			}
+			var got error
+			for _, err := range r.Subscribe(ctx, "") {
+				if got = err; err != nil {
+					break
+				}
+			}
+			if !errors.Is(got, events.ErrClosed) || !errors.Is(got, events.ErrCorrupt) {
+				t.Errorf("a follower's subscriber ended with %v, want ErrClosed wrapping ErrCorrupt", got)
+			}
+			_, err = enforcerjs.Open(t.Context(), js, session)
+			var e *events.Error
+			if !errors.Is(err, events.ErrCorrupt) || !errors.As(err, &e) || e.Seq != 2 {
+				t.Errorf("Open = %v, want an *events.Error for record 2 matching ErrCorrupt", err)
+			}
+		})
+	}
+}
+
+// The server goes away in the middle of a session. An Append over a
+// connection that buffers while it reconnects (nats.go's default) returns
+// within the log's timeout, with ErrClosed: the record may or may not be
+// stored, and the log refuses further appends. An Async log reports the
+// same from Close.
+func TestAnAppendToAServerThatWentAwayEndsWithinTheTimeout(t *testing.T) {
+	for _, opts := range [][]enforcerjs.Option{nil, {enforcerjs.Async(4)}} {
+		s := startServer(t, t.TempDir(), -1)
+		nc, js, err := dial(s.ClientURL()) // nats.go's defaults: publishes are buffered while away
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer nc.Close()
+		l := open(t, js, session, append(opts, enforcerjs.WithTimeout(200*time.Millisecond))...)
+		appendTagged(t, l, "w", 1, 1)
+		if err := enforcerjs.WaitPublished(l); err != nil {
+			t.Fatal(err)
+		}
+		s.Shutdown()
+		s.WaitForShutdown()
+		done := make(chan error, 1)
+		go func() {
+			err := l.Append(tagged("w", 2))
+			if err == nil {
+				err = l.Close()
+			}
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if !errors.Is(err, events.ErrClosed) {
+				t.Errorf("Append (or, with Async, Close) with the server gone = %v, want ErrClosed", err)
+			}
+		case <-time.After(30 * time.Second): // a bound on a hang, never reached when it works
+			t.Fatal("Append with the server gone did not return")
+		}
+		if err := l.Append(tagged("w", 2)); !errors.Is(err, events.ErrClosed) {
+			t.Errorf("a later Append = %v, want ErrClosed", err)
+		}
+	}
+}
+
+// hookJS runs hook before the first Fetch of a read.
+type hookJS struct {
+	jetstream.JetStream
+	hook func()
+}
+
+func (j *hookJS) Stream(ctx context.Context, name string) (jetstream.Stream, error) {
+	st, err := j.JetStream.Stream(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return &hookStream{Stream: st, js: j}, nil
+}
+
+type hookStream struct {
+	jetstream.Stream
+	js *hookJS
+}
+
+func (s *hookStream) CreateConsumer(ctx context.Context, cfg jetstream.ConsumerConfig) (jetstream.Consumer, error) {
+	c, err := s.Stream.CreateConsumer(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &hookConsumer{Consumer: c, js: s.js}, nil
+}
+
+type hookConsumer struct {
+	jetstream.Consumer
+	js *hookJS
+}
+
+func (c *hookConsumer) Fetch(batch int, opts ...jetstream.FetchOpt) (jetstream.MessageBatch, error) {
+	if h := c.js.hook; h != nil {
+		c.js.hook = nil
+		h()
+	}
+	return c.Consumer.Fetch(batch, opts...)
+}
+
+// The server goes away while Open reads the session: Open fails within
+// its timeouts, rather than hang or open a log that is missing records.
+func TestOpenFailsWhenTheServerGoesAwayMidRead(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	nc, js, err := dial(s.ClientURL()) // nats.go's defaults: requests are buffered while away
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	w := open(t, js, session)
+	appendTagged(t, w, "w", 1, 10)
+	hj := &hookJS{JetStream: js, hook: func() {
+		s.Shutdown()
+		s.WaitForShutdown()
+	}}
+	done := make(chan error, 1)
+	go func() {
+		l, err := enforcerjs.Open(t.Context(), hj, session, enforcerjs.WithTimeout(200*time.Millisecond))
+		if err == nil {
+			l.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var e *events.Error
+		if err == nil || !errors.As(err, &e) {
+			t.Errorf("Open with the server gone mid-read = %v, want an *events.Error", err)
+		}
+		t.Log(err)
+	case <-time.After(30 * time.Second): // a bound on a hang, never reached when it works
+		t.Fatal("Open with the server gone mid-read did not return")
+	}
+}
+
+// A follower whose connection is closed under it: a Wait blocked for the
+// next record returns an error matching ErrClosed, not only when its
+// context ends.
+func TestAFollowersWaitEndsWhenItsConnectionCloses(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	rnc, rjs := connect(t, s.ClientURL())
+	w := open(t, js, session)
+	appendTagged(t, w, "w", 1, 1)
+	r := open(t, rjs, session)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() { waited <- r.Wait(ctx, 1) }()
+	for !enforcerjs.Waiting(r) && ctx.Err() == nil {
+		runtime.Gosched()
+	}
+	rnc.Close()
+	if err := <-waited; !errors.Is(err, events.ErrClosed) {
+		t.Errorf("Wait with its connection closed = %v, want ErrClosed", err)
+	}
+}
+
+// Open's context ends while it reads the session: Open returns its cause,
+// not a log, and not only when the timeout ends.
+func TestOpenEndsWithItsContextMidRead(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	w := open(t, js, session)
+	appendTagged(t, w, "w", 1, 10)
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cause := errors.New("the caller gave up")
+	hj := &hookJS{JetStream: js, hook: func() { cancel(cause) }}
+	l, err := enforcerjs.Open(ctx, hj, session, enforcerjs.WithTimeout(time.Hour))
+	if err == nil {
+		l.Close()
+	}
+	if !errors.Is(err, cause) {
+		t.Errorf("Open with its context cancelled mid-read = %v, want its cause", err)
+	}
+}
