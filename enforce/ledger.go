@@ -207,7 +207,9 @@ const DefaultRepeatLimit = 2
 // syntax error (the parser's message without its line and column), or
 // an answer the contract would not judge (too long, or too many values).
 // Prose and then a fenced answer is progress; the same fence twice is
-// not.
+// not. An answer cut off at the output limit ([Answer.Truncated]) fails
+// for the limit, so it is never the same failure as one the model ended
+// itself (two cut off in a row end the run anyway).
 func WithRepeatLimit(n int) LedgerOption {
 	return ledgerOption(func(l *Ledger) error {
 		if n != 0 && (n < 2 || n > MaxRetries+1) {
@@ -320,7 +322,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if a.Cut != nil {
 		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens}
 	}
-	sig := ce.signature()
+	sig := ce.signature(a.Truncated)
 	fail := func(reason Reason, brokenBy string) Verdict {
 		row.Outcome, row.Reason, row.BrokenBy = OutcomeExhausted, reason, brokenBy
 		l.record(row, sig, Verdict{})

@@ -44,14 +44,21 @@ func parseForm(s string, start, off int, trailing bool, msg string) string {
 }
 
 // signature is what makes two failures the same for the repeat limit:
-// the stage, the form of a json-parse failure, and the set of pointer
-// and keyword pairs.
-func (e *CheckError) signature() string {
+// the stage, the form of a json-parse failure, the set of pointer and
+// keyword pairs, and whether the answer was cut off at the output limit
+// (truncated): such an answer fails for the limit, and its correction
+// asks for a shorter one, so it is never the same failure as an answer
+// the model ended itself.
+func (e *CheckError) signature(truncated bool) string {
 	pairs := make([]string, len(e.Issues))
 	for i, is := range e.Issues {
 		pairs[i] = is.Path + "\x01" + is.Keyword
 	}
 	sort.Strings(pairs)
 	pairs = slices.Compact(pairs)
-	return string(e.Stage) + "\x00" + e.form + "\x00" + strings.Join(pairs, "\x00")
+	sig := string(e.Stage) + "\x00" + e.form + "\x00" + strings.Join(pairs, "\x00")
+	if truncated {
+		sig = "truncated\x00" + sig
+	}
+	return sig
 }

@@ -90,3 +90,37 @@ func TestRepeatLimitTellsCutAnswersApartByTheirForm(t *testing.T) {
 		t.Errorf("outcomes = %v, want %v: prose, a fence, the same fence again", got, want)
 	}
 }
+
+// An answer cut off at the output limit fails for the limit, and its
+// correction asks for a shorter answer: it is not the same failure as an
+// answer the model left unfinished on its own, before or after it. A
+// shorter answer that forgot its closing brace is progress, not a repeat.
+func TestRepeatLimitTellsAnAnswerCutOffAtTheOutputLimitApart(t *testing.T) {
+	tests := []struct {
+		name   string
+		first  enforce.Answer
+		second enforce.Answer
+	}{
+		{"cut off at the limit, then unfinished on its own",
+			enforce.Answer{Given: `{"sku": "A-1", "qty": 1, "amount": 12`, Truncated: true},
+			enforce.Answer{Given: `{"sku": "A-1", "qty": 1`}},
+		{"unfinished on its own, then cut off at the limit",
+			enforce.Answer{Given: `{"sku": "A-1", "qty": 1`},
+			enforce.Answer{Given: `{"sku": "A-1", "qty": 1, "amount": 12`, Truncated: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := enforce.NewLedger(mustCompile(t, skuSchema), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.first.Iteration, tt.second.Iteration = 1, 2
+			if v := l.Judge(t.Context(), tt.first); v.Row.Outcome != enforce.OutcomeRetried {
+				t.Fatalf("first row = %+v, want retried", v.Row)
+			}
+			if v := l.Judge(t.Context(), tt.second); v.Row.Outcome != enforce.OutcomeRetried || v.Row.Reason != "" {
+				t.Errorf("second row = %+v, want retried: the two failed for different reasons", v.Row)
+			}
+		})
+	}
+}
