@@ -204,7 +204,10 @@ const DefaultRepeatLimit = 2
 // failures must also be of the same kind: an empty answer, a markdown
 // fence where the value should begin, other text there (prose), text
 // after a whole value, an answer that ends inside its value, the same
-// syntax error (the parser's message without its line and column), or
+// syntax error (the parser's message without its line and column, and
+// without the answer's text it quotes: a key given twice is one mistake
+// whichever key it is, a letter where a key's quote belongs one whichever
+// letter, while a single quote and a stray bracket stay apart), or
 // an answer the contract would not judge (too long, or too many values).
 // Prose and then a fenced answer is progress; the same fence twice is
 // not. An answer cut off at the output limit ([Answer.Truncated]) fails
