@@ -70,8 +70,10 @@
 // says how far the answer got (enforce.Attempt.Cut), the conversation
 // keeps what the model wrote up to there, and the corrective turn goes
 // out at once. A reply that may still become a tool call is not cut.
-// With or without retries, an answer is read no further than the byte
-// past the contract's answer size bound, which fails it whatever follows.
+// With or without retries, an answer whose text is judged as it stands
+// (no tools offered, no act-output step, no [WithOutputTool]) is read no
+// further than the byte past the contract's answer size bound, which
+// fails it whatever follows; any other reply is read whole.
 //
 // [RunTypedStream] is [RunTyped] whose answer can be watched as it forms:
 // a range loop over its Partials sees the value decoded so far and the

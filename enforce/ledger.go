@@ -204,10 +204,15 @@ const DefaultRepeatLimit = 2
 // failures must also be of the same kind: an empty answer, a markdown
 // fence where the value should begin, other text there (prose), text
 // after a whole value, an answer that ends inside its value, the same
-// syntax error (the parser's message without its line and column), or
+// syntax error (the parser's message without its line and column, and
+// without the answer's text it quotes: a key given twice is one mistake
+// whichever key it is, a letter where a key's quote belongs one whichever
+// letter, while a single quote and a stray bracket stay apart), or
 // an answer the contract would not judge (too long, or too many values).
 // Prose and then a fenced answer is progress; the same fence twice is
-// not.
+// not. An answer cut off at the output limit ([Answer.Truncated]) fails
+// for the limit, so it is never the same failure as one the model ended
+// itself (two cut off in a row end the run anyway).
 func WithRepeatLimit(n int) LedgerOption {
 	return ledgerOption(func(l *Ledger) error {
 		if n != 0 && (n < 2 || n > MaxRetries+1) {
@@ -320,7 +325,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if a.Cut != nil {
 		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens}
 	}
-	sig := ce.signature()
+	sig := ce.signature(a.Truncated)
 	fail := func(reason Reason, brokenBy string) Verdict {
 		row.Outcome, row.Reason, row.BrokenBy = OutcomeExhausted, reason, brokenBy
 		l.record(row, sig, Verdict{})

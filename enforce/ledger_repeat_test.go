@@ -90,3 +90,76 @@ func TestRepeatLimitTellsCutAnswersApartByTheirForm(t *testing.T) {
 		t.Errorf("outcomes = %v, want %v: prose, a fence, the same fence again", got, want)
 	}
 }
+
+// An answer cut off at the output limit fails for the limit, and its
+// correction asks for a shorter answer: it is not the same failure as an
+// answer the model left unfinished on its own, before or after it. A
+// shorter answer that forgot its closing brace is progress, not a repeat.
+func TestRepeatLimitTellsAnAnswerCutOffAtTheOutputLimitApart(t *testing.T) {
+	tests := []struct {
+		name   string
+		first  enforce.Answer
+		second enforce.Answer
+	}{
+		{"cut off at the limit, then unfinished on its own",
+			enforce.Answer{Given: `{"sku": "A-1", "qty": 1, "amount": 12`, Truncated: true},
+			enforce.Answer{Given: `{"sku": "A-1", "qty": 1`}},
+		{"unfinished on its own, then cut off at the limit",
+			enforce.Answer{Given: `{"sku": "A-1", "qty": 1`},
+			enforce.Answer{Given: `{"sku": "A-1", "qty": 1, "amount": 12`, Truncated: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := enforce.NewLedger(mustCompile(t, skuSchema), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tt.first.Iteration, tt.second.Iteration = 1, 2
+			if v := l.Judge(t.Context(), tt.first); v.Row.Outcome != enforce.OutcomeRetried {
+				t.Fatalf("first row = %+v, want retried", v.Row)
+			}
+			if v := l.Judge(t.Context(), tt.second); v.Row.Outcome != enforce.OutcomeRetried || v.Row.Reason != "" {
+				t.Errorf("second row = %+v, want retried: the two failed for different reasons", v.Row)
+			}
+		})
+	}
+}
+
+// The same syntax error is the same failure whatever text of the
+// model's it quotes: unquoted keys are one mistake whichever key comes
+// first, duplicate keys one whichever key is doubled. A character that
+// tells mistakes apart still does: a single quote is not a trailing
+// comma, nor a letter.
+func TestRepeatLimitClassesASyntaxErrorApartFromTheTextItQuotes(t *testing.T) {
+	tests := []struct {
+		name          string
+		first, second string
+		repeated      bool
+	}{
+		{"unquoted keys, another key first", `{sku: "A-1", qty: 1}`, `{qty: 1, sku: "A-1"}`, true},
+		{"a bare word for a value, another word", `{"sku": A1, "qty": 1}`, `{"sku": B2, "qty": 1}`, true},
+		{"a key twice, another key twice", `{"sku": "A-1", "sku": "A-2", "qty": 1}`, `{"sku": "A-1", "qty": 1, "qty": 2}`, true},
+		{"a raw control character in a string, another one", "{\"sku\": \"A\n1\", \"qty\": 1}", "{\"sku\": \"A\t1\", \"qty\": 1}", true},
+		{"an unquoted key, then a single-quoted one", `{sku: "A-1", "qty": 1}`, `{'sku': "A-1", "qty": 1}`, false},
+		{"a trailing comma, then a single quote", `{"sku": "A-1", "qty": 1,}`, `{'sku': "A-1", "qty": 1}`, false},
+		{"a single-quoted value, then a bare word", `{"sku": 'A-1', "qty": 1}`, `{"sku": A1, "qty": 1}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := enforce.NewLedger(mustCompile(t, skuSchema), 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := l.Judge(t.Context(), enforce.Answer{Iteration: 1, Given: tt.first}); v.Row.Stage != enforce.StageJSONParse || v.Row.Outcome != enforce.OutcomeRetried {
+				t.Fatalf("first row = %+v, want retried at json-parse", v.Row)
+			}
+			v := l.Judge(t.Context(), enforce.Answer{Iteration: 2, Given: tt.second})
+			if v.Row.Stage != enforce.StageJSONParse {
+				t.Fatalf("second row = %+v, want a json-parse failure", v.Row)
+			}
+			if got := v.Row.Reason == enforce.ReasonRepeated; got != tt.repeated {
+				t.Errorf("second row = %+v: repeated %t, want %t", v.Row, got, tt.repeated)
+			}
+		})
+	}
+}

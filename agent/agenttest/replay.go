@@ -127,12 +127,13 @@ func Replay(t testing.TB, path string) *Recording {
 //     change with the corrections' wording and the clock.
 //
 // Anything else fails the test with both ledgers. A recording without a
-// ledger (a run without agent.WithOutputRetries has no rows) gives Check
-// nothing to hold the replay to, so it fails the test too: replay such a
-// run with [Recording.Model] and assert on the result yourself.
+// ledger, or with an empty one (a run without agent.WithOutputRetries
+// has no rows), gives Check nothing to hold the replay to, so it fails
+// the test too: replay such a run with [Recording.Model] and assert on
+// the result yourself.
 func (r *Recording) Check(t testing.TB, res *agent.Result) {
 	t.Helper()
-	if r.Attempts == nil {
+	if len(r.Attempts) == 0 {
 		t.Errorf("agenttest: %s holds no ledger (it was recorded without agent.WithOutputRetries), so Check has nothing to hold the replay to", r.at)
 		return
 	}

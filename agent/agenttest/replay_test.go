@@ -270,3 +270,35 @@ func TestReplayCheckRefusesARecordingWithoutALedger(t *testing.T) {
 		t.Errorf("Check reported %q, want one report that the recording has no ledger", tb.errors)
 	}
 }
+
+// A recording whose ledger is present but empty ("attempts": [], as a
+// Result written by hand or by another encoder has it) holds the replay
+// to nothing either: Check refuses it as it refuses one without the key.
+func TestReplayCheckRefusesARecordingWithAnEmptyLedger(t *testing.T) {
+	m := agenttest.NewModel(t, agenttest.Reply("It is 21 degrees."))
+	_, res, _ := agent.RunTyped[Weather](t.Context(), agent.New(m), "weather?")
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["attempts"] = []any{}
+	if b, err = json.Marshal(doc); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "run.json")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	tb := &fakeTB{}
+	rec := agenttest.Replay(tb, path)
+	_, again, _ := agent.RunTyped[Weather](t.Context(), agent.New(rec.Model), rec.Input)
+	rec.Check(tb, again)
+	if tb.reported() != 1 || !strings.Contains(tb.errors[0], "holds no ledger") {
+		t.Errorf("Check reported %q, want one report that the recording has no ledger", tb.errors)
+	}
+}
