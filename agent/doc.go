@@ -112,9 +112,17 @@
 // # Cancellation
 //
 // When the context ends, Run returns its cause at once: during a backoff
-// wait, between iterations, and while a tool or a middleware step runs,
-// even one that never looks at its context. Such code is not waited for:
-// it finishes on its own goroutine, which may outlive the run, and its
-// result is dropped. A [Model] must honour its context: Run waits for
-// Generate to return.
+// wait, between iterations, and while the model, a tool or a middleware
+// step runs, even one that never looks at its context. Such code is not
+// waited for: it finishes on its own goroutine, which may outlive the
+// run, and its result is dropped — a model's reply is not recorded,
+// observed as a success, or added to the conversation. For a model call
+// that goroutine runs only the model's own code (Generate, or
+// GenerateStream and its iterator, whose yield returns once the run has
+// read the chunk); the run reads each chunk on the caller's goroutine.
+// A context that can never end (its Done is nil) runs the model on the
+// caller's goroutine, with nothing to return early for.
+//
+// A model should still honour its context: one that does not holds its
+// connection, and its goroutine, until it ends on its own.
 package agent

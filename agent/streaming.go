@@ -62,24 +62,31 @@ type CallDelta struct {
 // verdict stream stops reading, cancels the call, and returns the text up
 // to the byte that doomed it, with st.cut saying so. A watcher is shown
 // the judge after each piece of text it read. Once ctx ends, stream
-// reads no further chunk, even from a model that goes on yielding.
+// reads no further chunk, even from a model that goes on yielding, and
+// returns at once, even from one that blocks (see [readStream]).
 func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (Response, error) {
+	run := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var r assembly
+	var failed error
 	j := st.newJudge(req)
 	bound := st.answerBound(req)
-	for c, err := range m.GenerateStream(ctx, req) {
+	// take reads one chunk and reports whether to read another.
+	take := func(c Chunk, err error) bool {
 		if err != nil {
-			return Response{Usage: r.usage}, err
+			failed = err
+			return false
 		}
 		if ctx.Err() != nil {
 			// The run ended, and the model streams on (it should have
 			// stopped): read no more of it.
-			return Response{Usage: r.usage}, context.Cause(ctx)
+			failed = context.Cause(ctx)
+			return false
 		}
 		if err := r.add(c); err != nil {
-			return Response{Usage: r.usage}, err
+			failed = err
+			return false
 		}
 		if j != nil && (c.Stop.withheld() || c.Call != nil) {
 			// A refusal or a filtered reply is not an answer: it is never
@@ -91,13 +98,14 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			fed := j.fed
 			ce, n := j.read(r.text.String())
 			if ce != nil && j.cut {
-				cancel() // before the break: the provider sees the connection close at once
+				cancel() // before stopping: the provider sees the connection close at once
 				st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
 				r.keep(n)
-				break
+				return false
 			}
 			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt) {
-				return Response{Usage: r.usage}, context.Cause(ctx) // the watcher ended the run
+				failed = context.Cause(ctx) // the watcher ended the run
+				return false
 			}
 			if ce != nil {
 				j = nil // doomed: the answer so far changes no more
@@ -113,10 +121,124 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			var ce *enforce.CheckError
 			errors.As(st.schema.Check(r.text.String()), &ce)
 			st.cut = &enforce.Cut{Verdict: ce, Bytes: bound + 1, OutputTokens: max(r.usage.OutputTokens, 0)}
-			break
+			return false
 		}
+		return true
+	}
+	if !readStream(run, ctx, m, req, take) {
+		return Response{Usage: r.usage}, context.Cause(run)
+	}
+	if failed != nil {
+		return Response{Usage: r.usage}, failed
 	}
 	return r.response(), nil
+}
+
+// readStream calls m.GenerateStream(ctx, req) and hands take each chunk
+// until take returns false or the reply ends, as a range loop would; it
+// reports false when run ended first.
+//
+// When run can end, the model's code runs on a goroutine of its own, in
+// step with take: the iterator's yield returns only once take has read the
+// chunk, false when take stopped. Once run ends while the model has not
+// given its next chunk, readStream returns at once, and the model, if it
+// ignores ctx, is left to finish; what it gives after that is dropped.
+// When take stops, readStream waits for the iterator to return (a model
+// that releases its connection), unless run ends first.
+func readStream(run, ctx context.Context, m StreamingModel, req Request, take func(Chunk, error) bool) bool {
+	if run.Done() == nil { // never cancelled: nothing to return early for
+		for c, err := range m.GenerateStream(ctx, req) {
+			if !take(c, err) {
+				break
+			}
+		}
+		return true
+	}
+	p := &pipe{items: make(chan streamed, 1), next: make(chan bool, 1), quit: make(chan struct{}), exited: make(chan struct{})}
+	go p.produce(ctx, m, req)
+	defer close(p.quit)
+	for {
+		select {
+		case <-run.Done():
+			return false
+		case it := <-p.items:
+			switch {
+			case it.panic != nil:
+				panic(it.panic.v) // as if the iterator ran on this goroutine
+			case it.end:
+				return true
+			case !take(it.c, it.err):
+				p.next <- false
+				select {
+				case <-p.exited:
+				case <-run.Done():
+				}
+				return true
+			}
+			p.next <- true
+		}
+	}
+}
+
+// pipe carries a stream's chunks, one at a time, from the goroutine that
+// runs its iterator to [readStream].
+type pipe struct {
+	items  chan streamed // a chunk, the reply's end, or a panic
+	next   chan bool     // the chunk was read: whether yield returns true
+	quit   chan struct{} // closed when readStream returns
+	exited chan struct{} // closed when produce returns
+}
+
+// streamed is one item of a [pipe].
+type streamed struct {
+	c     Chunk
+	err   error
+	end   bool
+	panic *panicked
+}
+
+// produce ranges over the model's reply, sending each chunk and waiting
+// for readStream to read it before its yield returns.
+func (p *pipe) produce(ctx context.Context, m StreamingModel, req Request) {
+	defer close(p.exited)
+	returned := false
+	defer func() {
+		if !returned { // a panic, or runtime.Goexit (recover gives nil)
+			p.send(streamed{panic: &panicked{recover()}})
+		}
+	}()
+	ended := true // the reply ended, not readStream's reading
+loop:
+	for c, err := range m.GenerateStream(ctx, req) {
+		if !p.send(streamed{c: c, err: err}) {
+			ended = false
+			break
+		}
+		select {
+		case more := <-p.next:
+			if !more {
+				ended = false
+				break loop
+			}
+		case <-p.quit:
+			ended = false
+			break loop
+		}
+	}
+	returned = true // a panic after a break is the model's too: it is set only past the loop
+	if ended {
+		p.send(streamed{end: true})
+	}
+}
+
+// send sends it to readStream, unless readStream has returned.
+func (p *pipe) send(it streamed) bool {
+	select {
+	case p.items <- it:
+		return true
+	case <-p.quit:
+		return false
+	}
 }
 
 // answerBound is the length past which the call's reply, were it the
