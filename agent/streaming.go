@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce"
@@ -22,6 +23,20 @@ import (
 // cut off by the provider before its end is an error (a [*ProviderError]
 // of kind connection for the adapters here), never a short reply.
 // Implementations must be safe for concurrent use, like Generate.
+//
+// No part of a streamed reply is read past a bound: its text, and each
+// tool call's arguments, at most the contract's answer size bound
+// ([enforce.Schema.MaxAnswerBytes]; without a contract,
+// [enforce.MaxAnswerBytes]). At the byte past it the loop stops reading
+// and cancels the call. When that part is the answer to judge — the text
+// of a reply that has begun no tool call and is no refusal, or with
+// [WithOutputTool] the arguments of the output tool's call — the answer
+// is kept up to that byte and judged as too long, as
+// [enforce.Schema.Check] judges the whole one (json-parse; its row, if
+// any, says how far it got in Cut). Any other part (another tool's
+// arguments, text beside tool calls or with an output tool, any text
+// without a contract) fails the call with an error matching [ErrModel]:
+// there is no answer to judge, and the tool is not run.
 type StreamingModel interface {
 	Model
 	GenerateStream(ctx context.Context, req Request) iter.Seq2[Chunk, error]
@@ -71,7 +86,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	var r assembly
 	var failed error
 	j := st.newJudge(req)
-	bound := st.answerBound(req)
+	bound := st.replyBound()
 	// take reads one chunk and reports whether to read another.
 	take := func(c Chunk, err error) bool {
 		if err != nil {
@@ -111,16 +126,32 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 				j = nil // doomed: the answer so far changes no more
 			}
 		}
-		if bound > 0 && r.text.Len() > bound && !r.stop.withheld() && len(r.calls) == 0 {
+		if c.Text != "" && r.text.Len() > bound {
+			// No part of a reply is read past the bound, so that a model
+			// that writes without end costs bounded memory.
+			cancel()
+			if st.schema == nil || st.a.cfg.outputTool != "" || len(r.calls) > 0 || r.stop.withheld() {
+				failed = fmt.Errorf("%w: its text is longer than %d bytes", errReplyTooLong, bound)
+				return false
+			}
 			// The answer is longer than the contract judges: the byte past
 			// the bound decides its verdict whatever follows, as Check
-			// decides it for the whole text. Cut it there, retries or not,
-			// so that a model that writes without end costs bounded memory.
-			cancel()
+			// decides it for the whole text. Cut it there, retries or not.
 			r.keep(bound + 1)
-			var ce *enforce.CheckError
-			errors.As(st.schema.Check(r.text.String()), &ce)
-			st.cut = &enforce.Cut{Verdict: ce, Bytes: bound + 1, OutputTokens: max(r.usage.OutputTokens, 0)}
+			st.cut = st.tooLong(r.text.String(), r.usage)
+			return false
+		}
+		if d := c.Call; d != nil && r.args[d.Index].Len() > bound {
+			cancel()
+			if st.schema == nil || !r.isAnswer(d.Index, st.a.cfg.outputTool) {
+				failed = fmt.Errorf("%w: the arguments of its tool call %d (%.100q) are longer than %d bytes",
+					errReplyTooLong, d.Index, r.calls[d.Index].Name, bound)
+				return false
+			}
+			// The output tool's arguments are the answer: cut them as the
+			// text is cut above.
+			r.keepArgs(d.Index, bound+1)
+			st.cut = st.tooLong(r.args[d.Index].String(), r.usage)
 			return false
 		}
 		return true
@@ -241,15 +272,24 @@ func (p *pipe) send(it streamed) bool {
 	}
 }
 
-// answerBound is the length past which the call's reply, were it the
-// final answer, fails for its size alone: the contract's answer size bound
-// when the reply's text is judged as it is (no output tool, no tools
-// offered, no output step to change it), else 0.
-func (st *runState) answerBound(req Request) int {
-	if st.schema == nil || st.a.cfg.outputTool != "" || st.a.cfg.outputSteps || len(req.Tools) > 0 {
-		return 0
+// replyBound is the most bytes a streamed reply's text, and each of its
+// tool calls' arguments, may hold: the contract's answer size bound
+// ([enforce.Schema.MaxAnswerBytes]), or without a contract
+// [enforce.MaxAnswerBytes]. Past it, an answer fails for its size alone,
+// whatever follows.
+func (st *runState) replyBound() int {
+	if st.schema == nil {
+		return enforce.MaxAnswerBytes
 	}
 	return st.schema.MaxAnswerBytes()
+}
+
+// tooLong is the cut of an answer read to the byte past the bound: its
+// verdict is Check's, which fails it for its size.
+func (st *runState) tooLong(answer string, u Usage) *enforce.Cut {
+	var ce *enforce.CheckError
+	errors.As(st.schema.Check(answer), &ce)
+	return &enforce.Cut{Verdict: ce, Bytes: len(answer), OutputTokens: max(u.OutputTokens, 0)}
 }
 
 // watcher is shown a streamed answer as it forms: the judge after each
@@ -372,6 +412,19 @@ func (r *assembly) add(c Chunk) error {
 		r.stopRaw = c.StopRaw
 	}
 	return nil
+}
+
+// isAnswer reports whether call i is the output tool's call the run
+// takes for the answer: the first one named tool (see outputAnswer).
+func (r *assembly) isAnswer(i int, tool string) bool {
+	return tool != "" && slices.IndexFunc(r.calls, func(c ToolCall) bool { return c.Name == tool }) == i
+}
+
+// keepArgs keeps the first n bytes of call i's arguments.
+func (r *assembly) keepArgs(i, n int) {
+	args := r.args[i].String()[:n]
+	r.args[i].Reset()
+	r.args[i].WriteString(args)
 }
 
 // keep keeps the first n bytes of the text.
