@@ -645,7 +645,7 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 	if ctx.Done() == nil { // never cancelled: nothing to return early for
 		return st.a.model.Generate(ctx, req)
 	}
-	return generate(ctx, st.a.model, req)
+	return generateUnlessDone(ctx, st.a.model, req)
 }
 
 // reply is what a model call on a goroutine of its own gave: its
@@ -656,11 +656,12 @@ type reply struct {
 	panic *panicked
 }
 
-// generate calls m.Generate on a goroutine of its own and returns its
-// reply, or context.Cause(ctx) as soon as ctx ends; the call is then left
-// to finish, and what it gives is dropped. A panic in Generate is panicked
-// again here, on the caller's goroutine, as if Generate ran on it.
-func generate(ctx context.Context, m Model, req Request) (Response, error) {
+// generateUnlessDone calls m.Generate on a goroutine of its own and
+// returns its reply, or context.Cause(ctx) as soon as ctx ends; the call
+// is then left to finish, and what it gives is dropped. A panic in
+// Generate is panicked again here, on the caller's goroutine, as if
+// Generate ran on it.
+func generateUnlessDone(ctx context.Context, m Model, req Request) (Response, error) {
 	done := make(chan reply, 1) // buffered: an abandoned call sends and exits
 	go func() {
 		var r reply
