@@ -154,8 +154,9 @@ type Result struct {
 // the model itself got wrong, the row and the corrective turn describe
 // the model's own answer. A denied answer is never judged and gets no
 // row: Run returns the [*middleware.DeniedError]. A cancelled ctx returns context.Cause(ctx)
-// with the rows so far, at once, even while a tool or middleware step that
-// ignores ctx runs (see the package doc's Cancellation).
+// with the rows so far, at once, even while a model call, a tool or a
+// middleware step that ignores ctx runs (see the package doc's
+// Cancellation).
 func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 	return a.run(ctx, input, nil, nil)
 }
@@ -615,7 +616,12 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 }
 
 // call makes one model call, streamed when the model can stream, turning
-// a panic into an error, and keeps how long it took in st.latency.
+// a panic into an error, and keeps how long it took in st.latency. When
+// ctx can end, the model runs on a goroutine of its own and call returns
+// context.Cause(ctx) as soon as ctx ends, even while the model, ignoring
+// ctx, goes on: its reply is dropped (see the package doc's
+// Cancellation). Only the model's own code runs there; st is read and
+// written on the caller's goroutine alone.
 func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
 	streamed := false
 	if st.a.cfg.observer != nil {
@@ -636,7 +642,48 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 		streamed = true
 		return st.stream(ctx, m, req)
 	}
-	return st.a.model.Generate(ctx, req)
+	if ctx.Done() == nil { // never cancelled: nothing to return early for
+		return st.a.model.Generate(ctx, req)
+	}
+	return generateUnlessDone(ctx, st.a.model, req)
+}
+
+// reply is what a model call on a goroutine of its own gave: its
+// response and error, or what it panicked with.
+type reply struct {
+	resp  Response
+	err   error
+	panic *panicked
+}
+
+// generateUnlessDone calls m.Generate on a goroutine of its own and
+// returns its reply, or context.Cause(ctx) as soon as ctx ends; the call
+// is then left to finish, and what it gives is dropped. A panic in
+// Generate is panicked again here, on the caller's goroutine, as if
+// Generate ran on it.
+func generateUnlessDone(ctx context.Context, m Model, req Request) (Response, error) {
+	done := make(chan reply, 1) // buffered: an abandoned call sends and exits
+	go func() {
+		var r reply
+		returned := false
+		defer func() {
+			if !returned { // a panic, or runtime.Goexit (recover gives nil)
+				r = reply{panic: &panicked{recover()}}
+			}
+			done <- r
+		}()
+		r.resp, r.err = m.Generate(ctx, req)
+		returned = true
+	}()
+	select {
+	case r := <-done:
+		if r.panic != nil {
+			panic(r.panic.v)
+		}
+		return r.resp, r.err
+	case <-ctx.Done():
+		return Response{}, context.Cause(ctx)
+	}
 }
 
 // runTools runs the calls and appends one tool message per call, in order.

@@ -403,10 +403,13 @@ func cancelOnCall(m agent.Model, n int, cancel context.CancelCauseFunc, cause er
 	calls := 0
 	return agent.ModelFunc(func(ctx context.Context, req agent.Request) (agent.Response, error) {
 		calls++
+		// m answers first: a run whose context ends returns at once, not
+		// waiting for the call (the package doc's Cancellation).
+		resp, err := m.Generate(ctx, req)
 		if calls == n {
 			cancel(cause)
 		}
-		return m.Generate(ctx, req)
+		return resp, err
 	})
 }
 

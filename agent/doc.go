@@ -70,10 +70,10 @@
 // says how far the answer got (enforce.Attempt.Cut), the conversation
 // keeps what the model wrote up to there, and the corrective turn goes
 // out at once. A reply that may still become a tool call is not cut.
-// With or without retries, an answer whose text is judged as it stands
-// (no tools offered, no act-output step, no [WithOutputTool]) is read no
-// further than the byte past the contract's answer size bound, which
-// fails it whatever follows; any other reply is read whole.
+// With or without retries, no part of a streamed reply is read past the
+// contract's answer size bound (see [StreamingModel]): an answer is cut
+// at the byte past it, which fails it whatever follows, and any other
+// part past it fails the model call.
 //
 // [RunTypedStream] is [RunTyped] whose answer can be watched as it forms:
 // a range loop over its Partials sees the value decoded so far and the
@@ -114,9 +114,17 @@
 // # Cancellation
 //
 // When the context ends, Run returns its cause at once: during a backoff
-// wait, between iterations, and while a tool or a middleware step runs,
-// even one that never looks at its context. Such code is not waited for:
-// it finishes on its own goroutine, which may outlive the run, and its
-// result is dropped. A [Model] must honour its context: Run waits for
-// Generate to return.
+// wait, between iterations, and while the model, a tool or a middleware
+// step runs, even one that never looks at its context. Such code is not
+// waited for: it finishes on its own goroutine, which may outlive the
+// run, and its result is dropped — a model's reply is not recorded,
+// observed as a success, or added to the conversation. For a model call
+// that goroutine runs only the model's own code (Generate, or
+// GenerateStream and its iterator, whose yield returns once the run has
+// read the chunk); the run reads each chunk on the caller's goroutine.
+// A context that can never end (its Done is nil) runs the model on the
+// caller's goroutine, with nothing to return early for.
+//
+// A model should still honour its context: one that does not holds its
+// connection, and its goroutine, until it ends on its own.
 package agent

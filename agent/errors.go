@@ -28,6 +28,9 @@ var (
 
 	errToolPanic  = errors.New("tool panicked")
 	errModelPanic = errors.New("model panicked")
+	// errReplyTooLong: a part of a streamed reply that is no answer to
+	// judge (see replyBound) passed the bound.
+	errReplyTooLong = errors.New("streamed reply too long")
 )
 
 // RefusalError is a run that ended without an answer because the model

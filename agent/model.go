@@ -123,8 +123,9 @@ func addTokens(sum, n int) int {
 // Model generates the next message of a conversation. Implementations must
 // be safe for concurrent use when one [Agent] serves many runs at once,
 // must treat req as read-only (its slices may be shared between requests
-// and runs), and must return when ctx ends: unlike a tool or a middleware
-// step, Generate is waited for.
+// and runs), and should return when ctx ends: like a tool or a middleware
+// step, a Generate that does not is left to finish on its own goroutine
+// (see the package doc's Cancellation).
 type Model interface {
 	Generate(ctx context.Context, req Request) (Response, error)
 }

@@ -217,14 +217,14 @@ func WithLatestRetryOnly() Option {
 // (Anthropic's) is text until then: with early abort it is cut and
 // corrected like any other prose.
 //
-// Whatever this option says, a streamed reply whose text is judged as it
-// is (no tools offered, no Output step) is read no further than the byte
-// past the contract's answer size bound ([enforce.Schema.MaxAnswerBytes]):
-// that byte fails the answer at json-parse whatever follows, as
-// [enforce.Schema.Check] fails the whole text. The call is cancelled
-// there, the conversation keeps the answer up to that byte, and its row,
-// if any, says how far it got (Cut), so a model that writes without end
-// costs bounded memory.
+// Whatever this option says, a streamed answer is read no further than
+// the byte past the contract's answer size bound
+// ([enforce.Schema.MaxAnswerBytes]): that byte fails the answer at
+// json-parse whatever follows, as [enforce.Schema.Check] fails the whole
+// text. The call is cancelled there, the conversation keeps the answer up
+// to that byte, and its row, if any, says how far it got (Cut), so a
+// model that writes without end costs bounded memory; the other parts of
+// a reply are bounded too (see [StreamingModel]).
 func WithEarlyAbort(on bool) Option {
 	return optionFunc(func(c *config) { c.earlyAbort, c.earlyAbortSet = on, true })
 }

@@ -120,7 +120,7 @@ func TestAWithheldAnswer(t *testing.T) {
 		t.Run(string(stop)+" ends the run with a RefusalError and an exhausted row, retries unspent", func(t *testing.T) {
 			s := newStream(t)
 			m := agenttest.NewModel(t, agenttest.Reply(refusal).WithStop(stop))
-			a := agent.New(m, agent.WithOutputRetries(2), agent.WithEvents(s))
+			a := agent.New(m, agent.WithOutputRetries(2), agent.WithEvents(s), agent.WithClock(fixedClock)) // rows compared whole
 
 			_, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce"
@@ -22,6 +23,20 @@ import (
 // cut off by the provider before its end is an error (a [*ProviderError]
 // of kind connection for the adapters here), never a short reply.
 // Implementations must be safe for concurrent use, like Generate.
+//
+// No part of a streamed reply is read past a bound: its text, and each
+// tool call's arguments, at most the contract's answer size bound
+// ([enforce.Schema.MaxAnswerBytes]; without a contract,
+// [enforce.MaxAnswerBytes]). At the byte past it the loop stops reading
+// and cancels the call. When that part is the answer to judge — the text
+// of a reply that has begun no tool call and is no refusal, or with
+// [WithOutputTool] the arguments of the output tool's call — the answer
+// is kept up to that byte and judged as too long, as
+// [enforce.Schema.Check] judges the whole one (json-parse; its row, if
+// any, says how far it got in Cut). Any other part (another tool's
+// arguments, text beside tool calls or with an output tool, any text
+// without a contract) fails the call with an error matching [ErrModel]:
+// there is no answer to judge, and the tool is not run.
 type StreamingModel interface {
 	Model
 	GenerateStream(ctx context.Context, req Request) iter.Seq2[Chunk, error]
@@ -62,24 +77,31 @@ type CallDelta struct {
 // verdict stream stops reading, cancels the call, and returns the text up
 // to the byte that doomed it, with st.cut saying so. A watcher is shown
 // the judge after each piece of text it read. Once ctx ends, stream
-// reads no further chunk, even from a model that goes on yielding.
+// reads no further chunk, even from a model that goes on yielding, and
+// returns at once, even from one that blocks (see [readStream]).
 func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (Response, error) {
+	run := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var r assembly
+	var failed error
 	j := st.newJudge(req)
-	bound := st.answerBound(req)
-	for c, err := range m.GenerateStream(ctx, req) {
+	bound := st.replyBound()
+	// take reads one chunk and reports whether to read another.
+	take := func(c Chunk, err error) bool {
 		if err != nil {
-			return Response{Usage: r.usage}, err
+			failed = err
+			return false
 		}
 		if ctx.Err() != nil {
 			// The run ended, and the model streams on (it should have
 			// stopped): read no more of it.
-			return Response{Usage: r.usage}, context.Cause(ctx)
+			failed = context.Cause(ctx)
+			return false
 		}
 		if err := r.add(c); err != nil {
-			return Response{Usage: r.usage}, err
+			failed = err
+			return false
 		}
 		if j != nil && (c.Stop.withheld() || c.Call != nil) {
 			// A refusal or a filtered reply is not an answer: it is never
@@ -91,43 +113,183 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			fed := j.fed
 			ce, n := j.read(r.text.String())
 			if ce != nil && j.cut {
-				cancel() // before the break: the provider sees the connection close at once
+				cancel() // before stopping: the provider sees the connection close at once
 				st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
 				r.keep(n)
-				break
+				return false
 			}
 			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt) {
-				return Response{Usage: r.usage}, context.Cause(ctx) // the watcher ended the run
+				failed = context.Cause(ctx) // the watcher ended the run
+				return false
 			}
 			if ce != nil {
 				j = nil // doomed: the answer so far changes no more
 			}
 		}
-		if bound > 0 && r.text.Len() > bound && !r.stop.withheld() && len(r.calls) == 0 {
+		if c.Text != "" && r.text.Len() > bound {
+			// No part of a reply is read past the bound, so that a model
+			// that writes without end costs bounded memory.
+			cancel()
+			if st.schema == nil || st.a.cfg.outputTool != "" || len(r.calls) > 0 || r.stop.withheld() {
+				failed = fmt.Errorf("%w: its text is longer than %d bytes", errReplyTooLong, bound)
+				return false
+			}
 			// The answer is longer than the contract judges: the byte past
 			// the bound decides its verdict whatever follows, as Check
-			// decides it for the whole text. Cut it there, retries or not,
-			// so that a model that writes without end costs bounded memory.
-			cancel()
+			// decides it for the whole text. Cut it there, retries or not.
 			r.keep(bound + 1)
-			var ce *enforce.CheckError
-			errors.As(st.schema.Check(r.text.String()), &ce)
-			st.cut = &enforce.Cut{Verdict: ce, Bytes: bound + 1, OutputTokens: max(r.usage.OutputTokens, 0)}
-			break
+			st.cut = st.tooLong(r.text.String(), r.usage)
+			return false
 		}
+		if d := c.Call; d != nil && r.args[d.Index].Len() > bound {
+			cancel()
+			if st.schema == nil || !r.isAnswer(d.Index, st.a.cfg.outputTool) {
+				failed = fmt.Errorf("%w: the arguments of its tool call %d (%.100q) are longer than %d bytes",
+					errReplyTooLong, d.Index, r.calls[d.Index].Name, bound)
+				return false
+			}
+			// The output tool's arguments are the answer: cut them as the
+			// text is cut above.
+			r.keepArgs(d.Index, bound+1)
+			st.cut = st.tooLong(r.args[d.Index].String(), r.usage)
+			return false
+		}
+		return true
+	}
+	if !readStream(run, ctx, m, req, take) {
+		return Response{Usage: r.usage}, context.Cause(run)
+	}
+	if failed != nil {
+		return Response{Usage: r.usage}, failed
 	}
 	return r.response(), nil
 }
 
-// answerBound is the length past which the call's reply, were it the
-// final answer, fails for its size alone: the contract's answer size bound
-// when the reply's text is judged as it is (no output tool, no tools
-// offered, no output step to change it), else 0.
-func (st *runState) answerBound(req Request) int {
-	if st.schema == nil || st.a.cfg.outputTool != "" || st.a.cfg.outputSteps || len(req.Tools) > 0 {
-		return 0
+// readStream calls m.GenerateStream(ctx, req) and hands take each chunk
+// until take returns false or the reply ends, as a range loop would; it
+// reports false when run ended first.
+//
+// When run can end, the model's code runs on a goroutine of its own, in
+// step with take: the iterator's yield returns only once take has read the
+// chunk, false when take stopped. Once run ends while the model has not
+// given its next chunk, readStream returns at once, and the model, if it
+// ignores ctx, is left to finish; what it gives after that is dropped.
+// When take stops, readStream waits for the iterator to return (a model
+// that releases its connection), unless run ends first.
+func readStream(run, ctx context.Context, m StreamingModel, req Request, take func(Chunk, error) bool) bool {
+	if run.Done() == nil { // never cancelled: nothing to return early for
+		for c, err := range m.GenerateStream(ctx, req) {
+			if !take(c, err) {
+				break
+			}
+		}
+		return true
+	}
+	p := &pipe{items: make(chan streamed, 1), next: make(chan bool, 1), quit: make(chan struct{}), exited: make(chan struct{})}
+	go p.produce(ctx, m, req)
+	defer close(p.quit)
+	for {
+		select {
+		case <-run.Done():
+			return false
+		case it := <-p.items:
+			switch {
+			case it.panic != nil:
+				panic(it.panic.v) // as if the iterator ran on this goroutine
+			case it.end:
+				return true
+			case !take(it.c, it.err):
+				p.next <- false
+				select {
+				case <-p.exited:
+				case <-run.Done():
+				}
+				return true
+			}
+			p.next <- true
+		}
+	}
+}
+
+// pipe carries a stream's chunks, one at a time, from the goroutine that
+// runs its iterator to [readStream].
+type pipe struct {
+	items  chan streamed // a chunk, the reply's end, or a panic
+	next   chan bool     // the chunk was read: whether yield returns true
+	quit   chan struct{} // closed when readStream returns
+	exited chan struct{} // closed when produce returns
+}
+
+// streamed is one item of a [pipe].
+type streamed struct {
+	c     Chunk
+	err   error
+	end   bool
+	panic *panicked
+}
+
+// produce ranges over the model's reply, sending each chunk and waiting
+// for readStream to read it before its yield returns.
+func (p *pipe) produce(ctx context.Context, m StreamingModel, req Request) {
+	defer close(p.exited)
+	returned := false
+	defer func() {
+		if !returned { // a panic, or runtime.Goexit (recover gives nil)
+			p.send(streamed{panic: &panicked{recover()}})
+		}
+	}()
+	ended := true // the reply ended, not readStream's reading
+loop:
+	for c, err := range m.GenerateStream(ctx, req) {
+		if !p.send(streamed{c: c, err: err}) {
+			ended = false
+			break
+		}
+		select {
+		case more := <-p.next:
+			if !more {
+				ended = false
+				break loop
+			}
+		case <-p.quit:
+			ended = false
+			break loop
+		}
+	}
+	returned = true // a panic after a break is the model's too: it is set only past the loop
+	if ended {
+		p.send(streamed{end: true})
+	}
+}
+
+// send sends it to readStream, unless readStream has returned.
+func (p *pipe) send(it streamed) bool {
+	select {
+	case p.items <- it:
+		return true
+	case <-p.quit:
+		return false
+	}
+}
+
+// replyBound is the most bytes a streamed reply's text, and each of its
+// tool calls' arguments, may hold: the contract's answer size bound
+// ([enforce.Schema.MaxAnswerBytes]), or without a contract
+// [enforce.MaxAnswerBytes]. Past it, an answer fails for its size alone,
+// whatever follows.
+func (st *runState) replyBound() int {
+	if st.schema == nil {
+		return enforce.MaxAnswerBytes
 	}
 	return st.schema.MaxAnswerBytes()
+}
+
+// tooLong is the cut of an answer read to the byte past the bound: its
+// verdict is Check's, which fails it for its size.
+func (st *runState) tooLong(answer string, u Usage) *enforce.Cut {
+	var ce *enforce.CheckError
+	errors.As(st.schema.Check(answer), &ce)
+	return &enforce.Cut{Verdict: ce, Bytes: len(answer), OutputTokens: max(u.OutputTokens, 0)}
 }
 
 // watcher is shown a streamed answer as it forms: the judge after each
@@ -250,6 +412,19 @@ func (r *assembly) add(c Chunk) error {
 		r.stopRaw = c.StopRaw
 	}
 	return nil
+}
+
+// isAnswer reports whether call i is the output tool's call the run
+// takes for the answer: the first one named tool (see outputAnswer).
+func (r *assembly) isAnswer(i int, tool string) bool {
+	return tool != "" && slices.IndexFunc(r.calls, func(c ToolCall) bool { return c.Name == tool }) == i
+}
+
+// keepArgs keeps the first n bytes of call i's arguments.
+func (r *assembly) keepArgs(i, n int) {
+	args := r.args[i].String()[:n]
+	r.args[i].Reset()
+	r.args[i].WriteString(args)
 }
 
 // keep keeps the first n bytes of the text.

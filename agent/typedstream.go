@@ -54,8 +54,10 @@ type TypedStream[T any] struct {
 //	w, res, err := s.Result() // as RunTyped gives them
 //
 // Nothing runs until Partials is ranged over or Result is called; the
-// run happens on the caller's goroutine, inside the range loop, and
-// starts no goroutine of its own. Partials come only from a model that
+// run happens on the caller's goroutine, inside the range loop, and the
+// loop body is called there; only the model's own code runs on a
+// goroutine of its own (see the package doc's Cancellation), which
+// breaking out of the loop leaves to return. Partials come only from a model that
 // streams ([StreamingModel]); from any other, or when the answer is no
 // JSON object or array while tools are offered (see [WithEarlyAbort]),
 // the loop yields none and Result still gives the final value.
