@@ -116,6 +116,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 				cancel() // before stopping: the provider sees the connection close at once
 				st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
 				r.keep(n)
+				r.unstop()
 				return false
 			}
 			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt) {
@@ -138,6 +139,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			// the bound decides its verdict whatever follows, as Check
 			// decides it for the whole text. Cut it there, retries or not.
 			r.keep(bound + 1)
+			r.unstop()
 			st.cut = st.tooLong(r.text.String(), r.usage)
 			return false
 		}
@@ -151,6 +153,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			// The output tool's arguments are the answer: cut them as the
 			// text is cut above.
 			r.keepArgs(d.Index, bound+1)
+			r.unstop()
 			st.cut = st.tooLong(r.args[d.Index].String(), r.usage)
 			return false
 		}
@@ -433,6 +436,12 @@ func (r *assembly) keep(n int) {
 	r.text.Reset()
 	r.text.WriteString(text)
 }
+
+// unstop forgets why the reply ended: a reply cut at the loop's own verdict
+// never reached the stop its last chunk may have carried (a StopLength
+// there would mark the cut answer Truncated, as the same answer chunked
+// otherwise is not).
+func (r *assembly) unstop() { r.stop, r.stopRaw = "", "" }
 
 // response is the reply as Generate would have given it.
 func (r *assembly) response() Response {
