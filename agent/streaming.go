@@ -78,7 +78,9 @@ type CallDelta struct {
 // to the byte that doomed it, with st.cut saying so. A watcher is shown
 // the judge after each piece of text it read. Once ctx ends, stream
 // reads no further chunk, even from a model that goes on yielding, and
-// returns at once, even from one that blocks (see [readStream]).
+// returns at once, even from one that blocks (see [readStream]). A reply
+// that streamed to its end still as an answer is shown to the watcher
+// once more, as the end of it.
 func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (Response, error) {
 	run := ctx
 	ctx, cancel := context.WithCancel(ctx)
@@ -119,7 +121,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 				r.unstop()
 				return false
 			}
-			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt) {
+			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt, false) {
 				failed = context.Cause(ctx) // the watcher ended the run
 				return false
 			}
@@ -161,6 +163,9 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	}
 	if !readStream(run, ctx, m, req, take) {
 		return Response{Usage: r.usage}, context.Cause(run)
+	}
+	if failed == nil && st.cut == nil && st.watch != nil && j != nil && j.es != nil && !st.watch(st.schema, j.es, j.fed, j.attempt, true) {
+		failed = context.Cause(ctx) // the watcher ended the run
 	}
 	if failed != nil {
 		return Response{Usage: r.usage}, failed
@@ -297,9 +302,10 @@ func (st *runState) tooLong(answer string, u Usage) *enforce.Cut {
 
 // watcher is shown a streamed answer as it forms: the judge after each
 // piece of text, the bytes it has read, and the attempt row the answer
-// will have; it returns false to end the run, having cancelled its
-// context.
-type watcher func(s *enforce.Schema, es *enforce.Stream, read, attempt int) bool
+// will have; and once more with end set when the reply has streamed to
+// its end, still an answer being judged (no tool call, no refusal, not
+// doomed). It returns false to end the run, having cancelled its context.
+type watcher func(s *enforce.Schema, es *enforce.Stream, read, attempt int, end bool) bool
 
 // judge reads a streamed reply's text with an [enforce.Stream].
 type judge struct {

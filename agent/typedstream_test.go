@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
@@ -216,21 +217,50 @@ func TestPartialsOfALongAnswerCostLinearTime(t *testing.T) {
 	answer := string(raw)
 	m := agenttest.NewStreamingModel(t, agenttest.Reply(answer).InChunks(8))
 	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a long trip")
-	work, n, last := 0, 0, 0
+	work, n, last := 0, 0, Trip{}
 	for p := range s.Partials() {
 		n++
 		b, _ := json.Marshal(p.Value)
 		work += len(b)
-		last = len(p.Value.Stops)
+		last = p.Value
 	}
-	if _, _, err := s.Result(); err != nil {
+	v, _, err := s.Result()
+	if err != nil {
 		t.Fatal(err)
 	}
 	chunks := len(answer) / 8
 	if limit := 20*len(answer) + 2<<20; work > limit {
 		t.Errorf("%d partials of a %d-byte answer in %d chunks came to %d bytes, want at most %d", n, len(answer), chunks, work, limit)
 	}
-	if last < len(stops)*8/10 {
-		t.Errorf("the last partial has %d of %d stops, want partials to go on to near the end", last, len(stops))
+	if !reflect.DeepEqual(last, v) {
+		t.Errorf("the last partial has %d of %d stops and %d days, want the whole answer, as Result gives it", len(last.Stops), len(stops), last.Days)
+	}
+}
+
+// Until the answer is 4 KiB long, a partial comes after every chunk that
+// shows something new, however small the chunks: the rule is the
+// answer's length, not the work spent on partials so far.
+func TestPartialsComeAfterEveryChunkOfAShortAnswer(t *testing.T) {
+	city := strings.Repeat("x", 4<<10-64)
+	answer := `{"city":"` + city + `","stops":[],"days":3}`
+	const chunk = 4 // about a token
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(answer).InChunks(chunk))
+	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a trip")
+	var shown []int // the city's length in each partial
+	for p := range s.Partials() {
+		shown = append(shown, len(p.Value.City))
+	}
+	if _, _, err := s.Result(); err != nil {
+		t.Fatal(err)
+	}
+	// Each chunk inside the city's string shows it longer by the chunk:
+	// after k chunks, the city holds the first k·chunk bytes but those
+	// of its prefix.
+	prefix := len(`{"city":"`)
+	for k := prefix/chunk + 1; k*chunk < prefix+len(city); k++ {
+		if !slices.Contains(shown, k*chunk-prefix) {
+			t.Fatalf("no partial shows the city %d bytes long (after chunk %d); %d partials, the last with %d bytes",
+				k*chunk-prefix, k, len(shown), shown[len(shown)-1])
+		}
 	}
 }
