@@ -625,10 +625,12 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
 	streamed := false
 	if st.a.cfg.observer != nil {
-		ctx = st.a.modelStart(ctx, req)
-		defer func() {
-			st.a.modelEnd(ctx, ModelCall{Request: req, Response: resp, Err: err, Streamed: streamed, Cut: st.cut, Latency: st.latency})
-		}()
+		var started bool
+		if ctx, started = st.a.modelStart(ctx, req); started {
+			defer func() {
+				st.a.modelEnd(ctx, ModelCall{Request: req, Response: resp, Err: err, Streamed: streamed, Cut: st.cut, Latency: st.latency})
+			}()
+		}
 	}
 	start := st.a.cfg.now()
 	defer func() {
@@ -747,11 +749,12 @@ func (st *runState) callTools(ctx context.Context, calls []ToolCall, results []s
 
 // callTool runs one call; every failure becomes the text the model sees.
 func (st *runState) callTool(ctx context.Context, c ToolCall) string {
+	started := false
 	if st.a.cfg.observer != nil {
-		ctx = st.a.toolStart(ctx, c)
+		ctx, started = st.a.toolStart(ctx, c)
 	}
 	out, err := st.tool(ctx, c)
-	if st.a.cfg.observer != nil {
+	if started {
 		st.a.toolEnd(ctx, c, out, err)
 	}
 	if err != nil {
