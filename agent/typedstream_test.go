@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
 	"runtime"
 	"slices"
@@ -126,9 +127,26 @@ func TestRunTypedStreamRestartsOnARetriedAttempt(t *testing.T) {
 	})
 }
 
+// returning is a StreamingModel whose reply's iterator closes returned
+// when it returns: the break out of Partials leaves it to return on its
+// own goroutine, and a test that reads what the model consumed waits for
+// that, not for a count of goroutines (which others' goroutines, exiting
+// meanwhile, can bring down first).
+type returning struct {
+	*agenttest.StreamingModel
+	returned chan struct{}
+}
+
+func (m returning) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
+	return func(yield func(agent.Chunk, error) bool) {
+		defer close(m.returned)
+		m.StreamingModel.GenerateStream(ctx, req)(yield)
+	}
+}
+
 func TestBreakingOutOfPartialsEndsTheRun(t *testing.T) {
 	before := runtime.NumGoroutine()
-	m := agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4))
+	m := returning{agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4)), make(chan struct{})}
 	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a trip")
 	n := 0
 	for range s.Partials() {
@@ -145,6 +163,7 @@ func TestBreakingOutOfPartialsEndsTheRun(t *testing.T) {
 	}
 	// The model's stream is read on a goroutine of its own (the test's
 	// context can end), which the break leaves to return.
+	<-m.returned
 	after := settledGoroutines(before)
 	if c := m.Consumed()[0]; !c.Stopped || !c.Cancelled || c.Bytes >= c.TotalBytes {
 		t.Errorf("consumed %+v, want the model call cancelled part-way", c)
@@ -181,7 +200,7 @@ func TestResultAloneRunsTheStream(t *testing.T) {
 
 func TestAPanicInTheLoopBodyReachesTheCaller(t *testing.T) {
 	before := runtime.NumGoroutine()
-	m := agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4))
+	m := returning{agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4)), make(chan struct{})}
 	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a trip")
 	defer func() {
 		if r := recover(); r != "body on fire" {
@@ -190,7 +209,10 @@ func TestAPanicInTheLoopBodyReachesTheCaller(t *testing.T) {
 		if _, _, err := s.Result(); !errors.Is(err, agent.ErrStoppedReading) {
 			t.Errorf("Result err = %v, want ErrStoppedReading: the run stopped", err)
 		}
-		settledGoroutines(before) // the model's stream returns on its own goroutine
+		<-m.returned // the model's stream returns on its own goroutine
+		if after := settledGoroutines(before); after > before {
+			t.Errorf("%d goroutines after the model returned, %d before", after, before)
+		}
 		if c := m.Consumed()[0]; !c.Cancelled {
 			t.Errorf("consumed %+v, want the call cancelled", c)
 		}
