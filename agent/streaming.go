@@ -183,7 +183,9 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 // given its next chunk, readStream returns at once, and the model, if it
 // ignores ctx, is left to finish; what it gives after that is dropped.
 // When take stops, readStream waits for the iterator to return (a model
-// that releases its connection), unless run ends first.
+// that releases its connection), unless run ends first; a panic in the
+// model's code, before or after take stopped, is panicked again on the
+// caller's goroutine, as a range loop there would.
 func readStream(run, ctx context.Context, m StreamingModel, req Request, take func(Chunk, error) bool) bool {
 	if run.Done() == nil { // never cancelled: nothing to return early for
 		for c, err := range m.GenerateStream(ctx, req) {
@@ -210,6 +212,17 @@ func readStream(run, ctx context.Context, m StreamingModel, req Request, take fu
 				p.next <- false
 				select {
 				case <-p.exited:
+					// A panic after the break (a yield after yield returned
+					// false, a cleanup's) is the model's too, as it would be
+					// from a range loop on this goroutine.
+					// It was sent before exited closed.
+					select {
+					case it := <-p.items:
+						if it.panic != nil {
+							panic(it.panic.v)
+						}
+					default:
+					}
 				case <-run.Done():
 				}
 				return true
