@@ -164,7 +164,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	if !readStream(run, ctx, m, req, take) {
 		return Response{Usage: r.usage}, context.Cause(run)
 	}
-	if failed == nil && st.cut == nil && st.watch != nil && j != nil && j.es != nil && !st.watch(st.schema, j.es, j.fed, j.attempt, true) {
+	if failed == nil && st.cut == nil && ctx.Err() == nil && st.watch != nil && j != nil && j.es != nil && !st.watch(st.schema, j.es, j.fed, j.attempt, true) {
 		failed = context.Cause(ctx) // the watcher ended the run
 	}
 	if failed != nil {
