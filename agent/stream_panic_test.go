@@ -57,3 +57,40 @@ func TestAStreamThatPanicsAfterItWasStoppedFailsTheCall(t *testing.T) {
 		}
 	}
 }
+
+// A stream run on a goroutine of its own (the context can end) ends as it
+// would on the caller's: one that yields nothing is an empty reply, and
+// one whose iterator yields from a goroutine of its own (in turn, waiting
+// for it) is read as any other.
+func TestAStreamOnAGoroutineOfItsOwnEndsAsOnTheCallers(t *testing.T) {
+	tests := []struct {
+		name  string
+		m     chunks
+		check func(*agent.Result, error) bool
+	}{
+		{"one that yields nothing", func(func(agent.Chunk, error) bool) {},
+			func(res *agent.Result, err error) bool { return errors.Is(err, agent.ErrEmptyAnswer) }},
+		{"one that yields from another goroutine", func(yield func(agent.Chunk, error) bool) {
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				for _, b := range prose {
+					if !yield(agent.Chunk{Text: string(b)}, nil) {
+						return
+					}
+				}
+			}()
+			<-done
+		}, func(res *agent.Result, err error) bool { return err == nil && res.Output == prose }},
+	}
+	for _, tt := range tests {
+		for _, ctx := range []context.Context{context.Background(), t.Context()} {
+			t.Run(tt.name, func(t *testing.T) {
+				res, err := agent.New(tt.m).Run(ctx, "?")
+				if !tt.check(res, err) {
+					t.Errorf("Run = %+v, %v", res, err)
+				}
+			})
+		}
+	}
+}
