@@ -620,15 +620,17 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 // ctx can end, the model runs on a goroutine of its own and call returns
 // context.Cause(ctx) as soon as ctx ends, even while the model, ignoring
 // ctx, goes on: its reply is dropped (see the package doc's
-// Cancellation). Only the model's own code runs there; st is read and
+// Cancellation), and so is one that comes once ctx has ended. Only the model's own code runs there; st is read and
 // written on the caller's goroutine alone.
 func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
 	streamed := false
 	if st.a.cfg.observer != nil {
-		ctx = st.a.modelStart(ctx, req)
-		defer func() {
-			st.a.modelEnd(ctx, ModelCall{Request: req, Response: resp, Err: err, Streamed: streamed, Cut: st.cut, Latency: st.latency})
-		}()
+		var started bool
+		if ctx, started = st.a.modelStart(ctx, req); started {
+			defer func() {
+				st.a.modelEnd(ctx, ModelCall{Request: req, Response: resp, Err: err, Streamed: streamed, Cut: st.cut, Latency: st.latency})
+			}()
+		}
 	}
 	start := st.a.cfg.now()
 	defer func() {
@@ -638,14 +640,21 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 		}
 	}()
 	st.cut = nil
-	if m, ok := st.a.model.(StreamingModel); ok {
+	switch m, ok := st.a.model.(StreamingModel); {
+	case ok:
 		streamed = true
-		return st.stream(ctx, m, req)
-	}
-	if ctx.Done() == nil { // never cancelled: nothing to return early for
+		resp, err = st.stream(ctx, m, req)
+	case ctx.Done() == nil: // never cancelled: nothing to return early for
 		return st.a.model.Generate(ctx, req)
+	default:
+		resp, err = generateUnlessDone(ctx, st.a.model, req)
 	}
-	return generateUnlessDone(ctx, st.a.model, req)
+	if err == nil && ctx.Err() != nil {
+		// The reply came as ctx ended: it is dropped, as one that comes
+		// later is, however the two raced to this goroutine.
+		resp, err, st.cut = Response{Usage: resp.Usage}, context.Cause(ctx), nil
+	}
+	return resp, err
 }
 
 // reply is what a model call on a goroutine of its own gave: its
@@ -747,11 +756,12 @@ func (st *runState) callTools(ctx context.Context, calls []ToolCall, results []s
 
 // callTool runs one call; every failure becomes the text the model sees.
 func (st *runState) callTool(ctx context.Context, c ToolCall) string {
+	started := false
 	if st.a.cfg.observer != nil {
-		ctx = st.a.toolStart(ctx, c)
+		ctx, started = st.a.toolStart(ctx, c)
 	}
 	out, err := st.tool(ctx, c)
-	if st.a.cfg.observer != nil {
+	if started {
 		st.a.toolEnd(ctx, c, out, err)
 	}
 	if err != nil {

@@ -21,8 +21,11 @@ import (
 // ToolEnd, which run on the tool's own with [WithParallelTools] and, for
 // a tool still running when the run is cancelled, after RunEnd: like a
 // Recorder, an Observer must be safe for concurrent use. A func that
-// panics is logged and has no further effect on the run (a Start func's
-// context is then the one it was given).
+// panics is logged and has no further effect on the run. A Start func
+// that panics started nothing: the work runs under the context it was
+// given, and the matching End is not called for it (an End only ever
+// follows its own Start, so a tracer's End never ends a span it did not
+// begin, such as the caller's).
 //
 // The values passed are the run's own: treat them as read-only. They
 // carry the conversation's text; an observer that exports them decides
@@ -115,22 +118,24 @@ func (a *Agent) observe(what string, f func()) {
 }
 
 // observeStart calls a Start func and returns the context it gave, or ctx
-// when it gave none or panicked.
-func (a *Agent) observeStart(what string, ctx context.Context, f func() context.Context) context.Context {
+// when it gave none or panicked; started is false when it panicked, and
+// its End must then not be called.
+func (a *Agent) observeStart(what string, ctx context.Context, f func() context.Context) (_ context.Context, started bool) {
 	out := ctx
 	a.observe(what, func() {
 		if c := f(); c != nil {
 			out = c
 		}
+		started = true
 	})
-	return out
+	return out, started
 }
 
-func (a *Agent) runStart(ctx context.Context, turn, input string) context.Context {
+func (a *Agent) runStart(ctx context.Context, turn, input string) (context.Context, bool) {
 	if f := a.cfg.observer.RunStart; f != nil {
 		return a.observeStart("RunStart", ctx, func() context.Context { return f(ctx, turn, input) })
 	}
-	return ctx
+	return ctx, true
 }
 
 func (a *Agent) runEnd(ctx context.Context, res *Result, err error) {
@@ -139,11 +144,11 @@ func (a *Agent) runEnd(ctx context.Context, res *Result, err error) {
 	}
 }
 
-func (a *Agent) modelStart(ctx context.Context, req Request) context.Context {
+func (a *Agent) modelStart(ctx context.Context, req Request) (context.Context, bool) {
 	if f := a.cfg.observer.ModelStart; f != nil {
 		return a.observeStart("ModelStart", ctx, func() context.Context { return f(ctx, req) })
 	}
-	return ctx
+	return ctx, true
 }
 
 func (a *Agent) modelEnd(ctx context.Context, call ModelCall) {
@@ -152,11 +157,11 @@ func (a *Agent) modelEnd(ctx context.Context, call ModelCall) {
 	}
 }
 
-func (a *Agent) toolStart(ctx context.Context, call ToolCall) context.Context {
+func (a *Agent) toolStart(ctx context.Context, call ToolCall) (context.Context, bool) {
 	if f := a.cfg.observer.ToolStart; f != nil {
 		return a.observeStart("ToolStart", ctx, func() context.Context { return f(ctx, call) })
 	}
-	return ctx
+	return ctx, true
 }
 
 func (a *Agent) toolEnd(ctx context.Context, call ToolCall, result string, err error) {
@@ -185,9 +190,11 @@ func (a *Agent) observeRetry(ctx context.Context, r Retry) {
 
 // observed runs the turn under the observer's RunStart and RunEnd.
 func (a *Agent) observed(ctx context.Context, turn, input string, run func(context.Context) (*Result, error)) (*Result, error) {
-	ctx = a.runStart(ctx, turn, input)
+	ctx, started := a.runStart(ctx, turn, input)
 	res, err := run(ctx)
-	a.runEnd(ctx, res, err)
+	if started {
+		a.runEnd(ctx, res, err)
+	}
 	return res, err
 }
 

@@ -162,35 +162,49 @@ func TestObserverSeesModelRetries(t *testing.T) {
 }
 
 func TestPanickingObserverDoesNotStopTheRun(t *testing.T) {
-	var buf bytes.Buffer
-	logger := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Error})
-	boom := func() { panic("observer bug") }
-	obs := agent.Observer{
-		RunStart:   func(context.Context, string, string) context.Context { boom(); return nil },
-		RunEnd:     func(context.Context, *agent.Result, error) { boom() },
-		ModelStart: func(context.Context, agent.Request) context.Context { boom(); return nil },
-		ModelEnd:   func(context.Context, agent.ModelCall) { boom() },
-		ToolStart:  func(context.Context, agent.ToolCall) context.Context { boom(); return nil },
-		ToolEnd:    func(context.Context, agent.ToolCall, string, error) { boom() },
-		Attempt:    func(context.Context, enforce.Attempt) { boom() },
-		Retry:      func(context.Context, agent.Retry) { boom() },
-	}
-	m := agenttest.NewModel(t,
-		agenttest.Fail(&agent.ProviderError{Kind: events.KindOverloaded, HTTPStatus: 529}),
-		agenttest.CallTools(agenttest.Call("c1", "lookup", `{}`)),
-		agenttest.Reply(prose), agenttest.Reply(valid))
-	lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "21C", nil }}
-	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithTools(lookup),
-		agent.WithModelRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}),
-		agent.WithObserver(obs), agent.WithLogger(logger))
+	// A Start that panicked is not ended (see TestAStartThatPanickedIsNotEnded):
+	// the Ends' panics are seen in a run whose Starts do not panic.
+	for _, startsPanic := range []bool{true, false} {
+		var buf bytes.Buffer
+		logger := hclog.New(&hclog.LoggerOptions{Output: &buf, Level: hclog.Error})
+		boom := func() { panic("observer bug") }
+		start := func(ctx context.Context) context.Context {
+			if startsPanic {
+				boom()
+			}
+			return ctx
+		}
+		obs := agent.Observer{
+			RunStart:   func(ctx context.Context, _, _ string) context.Context { return start(ctx) },
+			RunEnd:     func(context.Context, *agent.Result, error) { boom() },
+			ModelStart: func(ctx context.Context, _ agent.Request) context.Context { return start(ctx) },
+			ModelEnd:   func(context.Context, agent.ModelCall) { boom() },
+			ToolStart:  func(ctx context.Context, _ agent.ToolCall) context.Context { return start(ctx) },
+			ToolEnd:    func(context.Context, agent.ToolCall, string, error) { boom() },
+			Attempt:    func(context.Context, enforce.Attempt) { boom() },
+			Retry:      func(context.Context, agent.Retry) { boom() },
+		}
+		m := agenttest.NewModel(t,
+			agenttest.Fail(&agent.ProviderError{Kind: events.KindOverloaded, HTTPStatus: 529}),
+			agenttest.CallTools(agenttest.Call("c1", "lookup", `{}`)),
+			agenttest.Reply(prose), agenttest.Reply(valid))
+		lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "21C", nil }}
+		a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithTools(lookup),
+			agent.WithModelRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}),
+			agent.WithObserver(obs), agent.WithLogger(logger))
 
-	res, err := a.Run(t.Context(), "Weather in Paris?")
-	if err != nil || res.Output != valid || len(res.Attempts) != 2 {
-		t.Fatalf("Run = %v, %v; want the valid answer on the second row", res, err)
-	}
-	for _, call := range []string{"RunStart", "RunEnd", "ModelStart", "ModelEnd", "ToolStart", "ToolEnd", "Attempt", "Retry"} {
-		if !strings.Contains(buf.String(), "call="+call) {
-			t.Errorf("no panic of %s logged:\n%s", call, buf.String())
+		res, err := a.Run(t.Context(), "Weather in Paris?")
+		if err != nil || res.Output != valid || len(res.Attempts) != 2 {
+			t.Fatalf("Run = %v, %v; want the valid answer on the second row", res, err)
+		}
+		panicked := []string{"RunEnd", "ModelEnd", "ToolEnd", "Attempt", "Retry"}
+		if startsPanic {
+			panicked = []string{"RunStart", "ModelStart", "ToolStart", "Attempt", "Retry"}
+		}
+		for _, call := range panicked {
+			if !strings.Contains(buf.String(), "call="+call) {
+				t.Errorf("no panic of %s logged:\n%s", call, buf.String())
+			}
 		}
 	}
 }

@@ -78,7 +78,9 @@ type CallDelta struct {
 // to the byte that doomed it, with st.cut saying so. A watcher is shown
 // the judge after each piece of text it read. Once ctx ends, stream
 // reads no further chunk, even from a model that goes on yielding, and
-// returns at once, even from one that blocks (see [readStream]).
+// returns at once, even from one that blocks (see [readStream]). A reply
+// that streamed to its end still as an answer is shown to the watcher
+// once more, as the end of it.
 func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (Response, error) {
 	run := ctx
 	ctx, cancel := context.WithCancel(ctx)
@@ -116,9 +118,10 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 				cancel() // before stopping: the provider sees the connection close at once
 				st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
 				r.keep(n)
+				r.unstop()
 				return false
 			}
-			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt) {
+			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt, false) {
 				failed = context.Cause(ctx) // the watcher ended the run
 				return false
 			}
@@ -138,6 +141,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			// the bound decides its verdict whatever follows, as Check
 			// decides it for the whole text. Cut it there, retries or not.
 			r.keep(bound + 1)
+			r.unstop()
 			st.cut = st.tooLong(r.text.String(), r.usage)
 			return false
 		}
@@ -151,6 +155,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			// The output tool's arguments are the answer: cut them as the
 			// text is cut above.
 			r.keepArgs(d.Index, bound+1)
+			r.unstop()
 			st.cut = st.tooLong(r.args[d.Index].String(), r.usage)
 			return false
 		}
@@ -158,6 +163,9 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	}
 	if !readStream(run, ctx, m, req, take) {
 		return Response{Usage: r.usage}, context.Cause(run)
+	}
+	if failed == nil && st.cut == nil && ctx.Err() == nil && st.watch != nil && j != nil && j.es != nil && !st.watch(st.schema, j.es, j.fed, j.attempt, true) {
+		failed = context.Cause(ctx) // the watcher ended the run
 	}
 	if failed != nil {
 		return Response{Usage: r.usage}, failed
@@ -175,7 +183,9 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 // given its next chunk, readStream returns at once, and the model, if it
 // ignores ctx, is left to finish; what it gives after that is dropped.
 // When take stops, readStream waits for the iterator to return (a model
-// that releases its connection), unless run ends first.
+// that releases its connection), unless run ends first; a panic in the
+// model's code, before or after take stopped, is panicked again on the
+// caller's goroutine, as a range loop there would.
 func readStream(run, ctx context.Context, m StreamingModel, req Request, take func(Chunk, error) bool) bool {
 	if run.Done() == nil { // never cancelled: nothing to return early for
 		for c, err := range m.GenerateStream(ctx, req) {
@@ -202,6 +212,17 @@ func readStream(run, ctx context.Context, m StreamingModel, req Request, take fu
 				p.next <- false
 				select {
 				case <-p.exited:
+					// A panic after the break (a yield after yield returned
+					// false, a cleanup's) is the model's too, as it would be
+					// from a range loop on this goroutine.
+					// It was sent before exited closed.
+					select {
+					case it := <-p.items:
+						if it.panic != nil {
+							panic(it.panic.v)
+						}
+					default:
+					}
 				case <-run.Done():
 				}
 				return true
@@ -294,9 +315,10 @@ func (st *runState) tooLong(answer string, u Usage) *enforce.Cut {
 
 // watcher is shown a streamed answer as it forms: the judge after each
 // piece of text, the bytes it has read, and the attempt row the answer
-// will have; it returns false to end the run, having cancelled its
-// context.
-type watcher func(s *enforce.Schema, es *enforce.Stream, read, attempt int) bool
+// will have; and once more with end set when the reply has streamed to
+// its end, still an answer being judged (no tool call, no refusal, not
+// doomed). It returns false to end the run, having cancelled its context.
+type watcher func(s *enforce.Schema, es *enforce.Stream, read, attempt int, end bool) bool
 
 // judge reads a streamed reply's text with an [enforce.Stream].
 type judge struct {
@@ -433,6 +455,12 @@ func (r *assembly) keep(n int) {
 	r.text.Reset()
 	r.text.WriteString(text)
 }
+
+// unstop forgets why the reply ended: a reply cut at the loop's own verdict
+// never reached the stop its last chunk may have carried (a StopLength
+// there would mark the cut answer Truncated, as the same answer chunked
+// otherwise is not).
+func (r *assembly) unstop() { r.stop, r.stopRaw = "", "" }
 
 // response is the reply as Generate would have given it.
 func (r *assembly) response() Response {

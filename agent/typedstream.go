@@ -70,12 +70,12 @@ func RunTypedStream[T any](ctx context.Context, a *Agent, input string) *TypedSt
 // breaking out of its range loop; it matches context.Canceled.
 var ErrStoppedReading = fmt.Errorf("agent: the caller stopped reading the typed stream: %w", context.Canceled)
 
-// Partials runs the agent and yields the answer each time it grows (for
-// a long answer, past about a megabyte of partials, each time it has
-// grown by a sixteenth, so that watching costs time linear in its
-// length). The
-// first range runs the run; a later one, or one after Result, yields
-// nothing. Breaking out of the loop ends the run at once: its model call
+// Partials runs the agent and yields the answer each time it grows: after
+// every chunk that shows something new until the answer is 4 KiB long,
+// then each time it has grown by a sixteenth, so that watching costs time
+// linear in its length; and once the reply has streamed to its end, the
+// whole answer, if the last chunk did not show it. The first range runs
+// the run; a later one, or one after Result, yields nothing. Breaking out of the loop ends the run at once: its model call
 // is cancelled, and Result returns an error matching
 // [ErrStoppedReading], with the rows and conversation so far. A panic in
 // the loop body ends the run the same way, then goes on to the range
@@ -93,17 +93,22 @@ func (s *TypedStream[T]) Partials() iter.Seq[Partial[T]] {
 			lastLen   = -1
 			lastSet   = -1
 			seen      *enforce.Stream // the reply watched last
-			work      int             // bytes of the partials built of it
+			built     int             // its bytes read when a partial of it was last built
+			skipped   bool            // its latest bytes were read and no partial built
 			bodyPanic *panicked
 		)
-		watch := func(schema *enforce.Schema, es *enforce.Stream, read, attempt int) bool {
+		watch := func(schema *enforce.Schema, es *enforce.Stream, read, attempt int, end bool) bool {
 			if es != seen {
-				seen, work = es, 0
+				seen, built, skipped = es, 0, false
 			}
-			if work+read > partialBudget+partialGrowth*read {
-				return true // see partialBudget
+			switch {
+			case end && !skipped:
+				return true // the last partial built was of the whole reply
+			case !end && read > partialEvery && read-built < built/partialGrowth:
+				skipped = true // see partialEvery
+				return true
 			}
-			work += read
+			built, skipped = read, false
 			doc, settled := es.Partial()
 			if doc == nil {
 				return true
@@ -133,12 +138,14 @@ func (s *TypedStream[T]) Partials() iter.Seq[Partial[T]] {
 
 // Building a partial costs about the length of the answer so far, so a
 // partial after every chunk would cost time quadratic in the answer's
-// length. A reply's partials are built after every chunk until they come
-// to partialBudget bytes in all; past that, only each time the answer has
-// grown by about 1/partialGrowth, so that watching an answer of n bytes
-// costs about partialGrowth·n + partialBudget bytes of partials.
+// length. A reply's partials are built after every chunk until it is
+// partialEvery bytes long; past that, only each time it has grown by
+// 1/partialGrowth since the last one built, and once more at its end if
+// the last chunk was skipped. Watching an answer of n bytes in chunks of
+// c bytes builds at most about partialEvery²/2c + (partialGrowth+1)·n
+// bytes of partials (with token-sized chunks, a few MiB and 17·n).
 const (
-	partialBudget = 1 << 20
+	partialEvery  = 4 << 10
 	partialGrowth = 16
 )
 

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
@@ -125,9 +127,26 @@ func TestRunTypedStreamRestartsOnARetriedAttempt(t *testing.T) {
 	})
 }
 
+// returning is a StreamingModel whose reply's iterator closes returned
+// when it returns: the break out of Partials leaves it to return on its
+// own goroutine, and a test that reads what the model consumed waits for
+// that, not for a count of goroutines (which others' goroutines, exiting
+// meanwhile, can bring down first).
+type returning struct {
+	*agenttest.StreamingModel
+	returned chan struct{}
+}
+
+func (m returning) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
+	return func(yield func(agent.Chunk, error) bool) {
+		defer close(m.returned)
+		m.StreamingModel.GenerateStream(ctx, req)(yield)
+	}
+}
+
 func TestBreakingOutOfPartialsEndsTheRun(t *testing.T) {
 	before := runtime.NumGoroutine()
-	m := agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4))
+	m := returning{agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4)), make(chan struct{})}
 	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a trip")
 	n := 0
 	for range s.Partials() {
@@ -144,6 +163,7 @@ func TestBreakingOutOfPartialsEndsTheRun(t *testing.T) {
 	}
 	// The model's stream is read on a goroutine of its own (the test's
 	// context can end), which the break leaves to return.
+	<-m.returned
 	after := settledGoroutines(before)
 	if c := m.Consumed()[0]; !c.Stopped || !c.Cancelled || c.Bytes >= c.TotalBytes {
 		t.Errorf("consumed %+v, want the model call cancelled part-way", c)
@@ -180,7 +200,7 @@ func TestResultAloneRunsTheStream(t *testing.T) {
 
 func TestAPanicInTheLoopBodyReachesTheCaller(t *testing.T) {
 	before := runtime.NumGoroutine()
-	m := agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4))
+	m := returning{agenttest.NewStreamingModel(t, agenttest.Reply(trip).InChunks(4)), make(chan struct{})}
 	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a trip")
 	defer func() {
 		if r := recover(); r != "body on fire" {
@@ -189,7 +209,10 @@ func TestAPanicInTheLoopBodyReachesTheCaller(t *testing.T) {
 		if _, _, err := s.Result(); !errors.Is(err, agent.ErrStoppedReading) {
 			t.Errorf("Result err = %v, want ErrStoppedReading: the run stopped", err)
 		}
-		settledGoroutines(before) // the model's stream returns on its own goroutine
+		<-m.returned // the model's stream returns on its own goroutine
+		if after := settledGoroutines(before); after > before {
+			t.Errorf("%d goroutines after the model returned, %d before", after, before)
+		}
 		if c := m.Consumed()[0]; !c.Cancelled {
 			t.Errorf("consumed %+v, want the call cancelled", c)
 		}
@@ -216,21 +239,50 @@ func TestPartialsOfALongAnswerCostLinearTime(t *testing.T) {
 	answer := string(raw)
 	m := agenttest.NewStreamingModel(t, agenttest.Reply(answer).InChunks(8))
 	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a long trip")
-	work, n, last := 0, 0, 0
+	work, n, last := 0, 0, Trip{}
 	for p := range s.Partials() {
 		n++
 		b, _ := json.Marshal(p.Value)
 		work += len(b)
-		last = len(p.Value.Stops)
+		last = p.Value
 	}
-	if _, _, err := s.Result(); err != nil {
+	v, _, err := s.Result()
+	if err != nil {
 		t.Fatal(err)
 	}
 	chunks := len(answer) / 8
 	if limit := 20*len(answer) + 2<<20; work > limit {
 		t.Errorf("%d partials of a %d-byte answer in %d chunks came to %d bytes, want at most %d", n, len(answer), chunks, work, limit)
 	}
-	if last < len(stops)*8/10 {
-		t.Errorf("the last partial has %d of %d stops, want partials to go on to near the end", last, len(stops))
+	if !reflect.DeepEqual(last, v) {
+		t.Errorf("the last partial has %d of %d stops and %d days, want the whole answer, as Result gives it", len(last.Stops), len(stops), last.Days)
+	}
+}
+
+// Until the answer is 4 KiB long, a partial comes after every chunk that
+// shows something new, however small the chunks: the rule is the
+// answer's length, not the work spent on partials so far.
+func TestPartialsComeAfterEveryChunkOfAShortAnswer(t *testing.T) {
+	city := strings.Repeat("x", 4<<10-64)
+	answer := `{"city":"` + city + `","stops":[],"days":3}`
+	const chunk = 4 // about a token
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(answer).InChunks(chunk))
+	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m), "Plan a trip")
+	var shown []int // the city's length in each partial
+	for p := range s.Partials() {
+		shown = append(shown, len(p.Value.City))
+	}
+	if _, _, err := s.Result(); err != nil {
+		t.Fatal(err)
+	}
+	// Each chunk inside the city's string shows it longer by the chunk:
+	// after k chunks, the city holds the first k·chunk bytes but those
+	// of its prefix.
+	prefix := len(`{"city":"`)
+	for k := prefix/chunk + 1; k*chunk < prefix+len(city); k++ {
+		if !slices.Contains(shown, k*chunk-prefix) {
+			t.Fatalf("no partial shows the city %d bytes long (after chunk %d); %d partials, the last with %d bytes",
+				k*chunk-prefix, k, len(shown), shown[len(shown)-1])
+		}
 	}
 }
