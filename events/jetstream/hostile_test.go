@@ -226,3 +226,21 @@ func TestOpenEndsWithItsContextMidRead(t *testing.T) {
 		t.Errorf("Open with its context cancelled mid-read = %v, want its cause", err)
 	}
 }
+
+// A follower whose connection was closed before its first Wait: the
+// watch cannot start, and Wait says so with ErrClosed, as it does when
+// the connection closes under a watch already running.
+func TestAFollowersFirstWaitAfterItsConnectionClosedIsErrClosed(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	rnc, rjs := connect(t, s.ClientURL())
+	w := open(t, js, session)
+	appendTagged(t, w, "w", 1, 1)
+	r := open(t, rjs, session)
+	rnc.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := r.Wait(ctx, 1); !errors.Is(err, events.ErrClosed) {
+		t.Errorf("Wait with its connection closed before = %v, want ErrClosed", err)
+	}
+}

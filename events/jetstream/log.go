@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/enforcer-go/enforcer/events"
@@ -597,6 +598,9 @@ func (l *Log) startWatch(ctx context.Context, start uint64) (jetstream.ConsumeCo
 		if watch, err = cons.Consume(l.seen, jetstream.ConsumeErrHandler(l.watchFailed)); err == nil {
 			return watch, nil
 		}
+	}
+	if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) {
+		err = fmt.Errorf("%w: %w", events.ErrClosed, err) // as when it closes under a watch
 	}
 	return nil, &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: err}
 }
