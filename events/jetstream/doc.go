@@ -66,7 +66,9 @@
 // through an ephemeral consumer (memory storage, one replica, no acks)
 // that they delete when done; so the NATS user needs permission to
 // create and delete consumers on the stream, and to read messages by
-// sequence ($JS.API.STREAM.MSG.GET).
+// sequence ($JS.API.STREAM.MSG.GET); a read that comes up short asks its
+// consumer what it delivered ($JS.API.CONSUMER.INFO), to tell a foreign
+// message the client kept from it (ErrCorrupt) from a slow server.
 //
 //	js, _ := jetstream.New(nc) // github.com/nats-io/nats.go/jetstream
 //	log, err := enforcerjs.Open(ctx, js, "session-1", enforcerjs.CreateStream(3))

@@ -3,10 +3,12 @@ package jetstream_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/enforcer-go/enforcer/events"
@@ -225,4 +227,76 @@ func TestOpenEndsWithItsContextMidRead(t *testing.T) {
 	if !errors.Is(err, cause) {
 		t.Errorf("Open with its context cancelled mid-read = %v, want its cause", err)
 	}
+}
+
+// A follower whose connection was closed before its first Wait: the
+// watch cannot start, and Wait says so with ErrClosed, as it does when
+// the connection closes under a watch already running.
+func TestAFollowersFirstWaitAfterItsConnectionClosedIsErrClosed(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	rnc, rjs := connect(t, s.ClientURL())
+	w := open(t, js, session)
+	appendTagged(t, w, "w", 1, 1)
+	r := open(t, rjs, session)
+	rnc.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := r.Wait(ctx, 1); !errors.Is(err, events.ErrClosed) {
+		t.Errorf("Wait with its connection closed before = %v, want ErrClosed", err)
+	}
+}
+
+// A foreign message with a Status header and no data looks, to the
+// client, like a status of the server's (no messages, a timeout, a
+// completed batch, a control message) and never reaches the log: Open
+// must still refuse the session with ErrCorrupt naming the record, at
+// once, rather than skip the message or wait out its timeout and call it
+// a timeout.
+func TestAForeignStatusMessageOnTheSubjectIsCorrupt(t *testing.T) {
+	for _, c := range []struct{ status, description string }{
+		{"404", "No Messages"}, {"408", "Request Timeout"}, {"100", "FlowControl Request"},
+		{"409", "Message Size Exceeds MaxBytes"}, {"409", "Consumer Deleted"},
+	} {
+		for _, at := range []int64{1, 5, 11} { // the first message, amid records, the last
+			t.Run(fmt.Sprintf("%s %s at %d", c.status, c.description, at), func(t *testing.T) {
+				s := startServer(t, t.TempDir(), -1)
+				_, js := connect(t, s.ClientURL())
+				w := open(t, js, session)
+				appendTagged(t, w, "w", 1, at-1)
+				m := nats.NewMsg("enforcer.session." + session)
+				m.Header.Set("Status", c.status)
+				m.Header.Set("Description", c.description)
+				if _, err := js.PublishMsg(t.Context(), m); err != nil {
+					t.Fatal(err)
+				}
+				if at < 11 {
+					if _, err := js.Publish(t.Context(), "enforcer.session."+session, mustMarshal(t, tagged("w", at))); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// The bound fails a read that waits for the message, which
+				// came long before: no timeout of the log's would.
+				ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+				defer cancel()
+				l, err := enforcerjs.Open(ctx, js, session, enforcerjs.WithTimeout(time.Hour))
+				if err == nil {
+					l.Close()
+				}
+				var e *events.Error
+				if !errors.Is(err, events.ErrCorrupt) || !errors.As(err, &e) || e.Seq != at {
+					t.Errorf("Open = %v, want an *events.Error for record %d matching ErrCorrupt", err, at)
+				}
+			})
+		}
+	}
+}
+
+func mustMarshal(t *testing.T, rec events.Record) []byte {
+	t.Helper()
+	data, err := rec.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/enforcer-go/enforcer/events"
@@ -251,7 +252,8 @@ const readBytes = 4 << 20
 // and readBytes bytes, one deletes it; each is bounded by the timeout,
 // and a consumer left behind by a crash is removed by the server once
 // idle. A fetch that brings nothing while messages are pending fails
-// the read.
+// the read; a message the client kept from it (see swallowed) is
+// ErrCorrupt.
 func (l *Log) read(ctx context.Context, start, limit uint64, each func(data []byte, seq uint64) (bool, error)) error {
 	cctx, cancel := context.WithTimeout(ctx, l.o.timeout)
 	cons, err := l.stream.CreateConsumer(cctx, jetstream.ConsumerConfig{
@@ -277,24 +279,66 @@ func (l *Log) read(ctx context.Context, start, limit uint64, each func(data []by
 		pending = min(pending, limit)
 	}
 	maxBytes := readBytes + int(l.js.Conn().MaxPayload())
+	var delivered uint64 // the consumer sequence of the last message each was given
 	for pending > 0 {
 		if err := ctx.Err(); err != nil {
 			return context.Cause(ctx)
 		}
-		got, more, err := l.fetch(ctx, cons, int(min(pending, uint64(readBatch))), maxBytes, func(data []byte, meta *jetstream.MsgMetadata) (bool, error) {
+		n, failed := int(min(pending, uint64(readBatch))), false
+		got, more, err := l.fetch(ctx, cons, n, maxBytes, func(data []byte, meta *jetstream.MsgMetadata) (bool, error) {
+			if meta.Sequence.Consumer != delivered+1 { // the client kept one from us
+				failed = true
+				return false, l.notRecord(meta.Sequence.Stream)
+			}
+			delivered = meta.Sequence.Consumer
 			if pending--; meta.NumPending < pending {
 				pending = meta.NumPending
 			}
-			return each(data, meta.Sequence.Stream)
+			more, err := each(data, meta.Sequence.Stream)
+			failed = err != nil
+			return more, err
 		})
-		if err != nil || !more {
+		switch {
+		case failed || err == nil && !more:
 			return err // the deferred delete ends the fetch
+		case ctx.Err() != nil:
+			return context.Cause(ctx)
+		case err != nil || got < n:
+			if e := l.swallowed(ctx, cons, delivered); e != nil {
+				return e
+			}
+		}
+		if err != nil {
+			return err
 		}
 		if got == 0 {
 			return fmt.Errorf("stream %s sent none of the %d messages pending within %v: %w", l.name, pending, l.o.timeout, context.DeadlineExceeded)
 		}
 	}
 	return nil
+}
+
+// swallowed returns ErrCorrupt when cons delivered a message after
+// consumer sequence delivered that the read was never given. The client
+// takes a message with a Status header and no data for a status of the
+// server's (no messages, a timeout, a completed batch, a control message)
+// and keeps it from the read, which would skip it, or take the fetch it
+// ended for one that brought nothing; so a read that gets fewer messages
+// than it asked for, or an error, asks the consumer what it delivered.
+func (l *Log) swallowed(ctx context.Context, cons jetstream.Consumer, delivered uint64) error {
+	ictx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	defer cancel()
+	info, err := cons.Info(ictx)
+	if err != nil || info.Delivered.Consumer <= delivered {
+		return nil // the read's own error, if any, stands
+	}
+	return l.notRecord(info.Delivered.Stream)
+}
+
+// notRecord is the error of a read that met a message the client took
+// for a status of the server's, at or before stream sequence seq.
+func (l *Log) notRecord(seq uint64) error {
+	return fmt.Errorf("%w: a message of subject %s, at or before stream %s message %d, is not a record (it has a Status header and no data)", events.ErrCorrupt, l.subject, l.name, seq)
 }
 
 // decode decodes the message that should hold record seq.
@@ -597,6 +641,9 @@ func (l *Log) startWatch(ctx context.Context, start uint64) (jetstream.ConsumeCo
 		if watch, err = cons.Consume(l.seen, jetstream.ConsumeErrHandler(l.watchFailed)); err == nil {
 			return watch, nil
 		}
+	}
+	if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) {
+		err = fmt.Errorf("%w: %w", events.ErrClosed, err) // as when it closes under a watch
 	}
 	return nil, &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: err}
 }

@@ -3,6 +3,7 @@ package jetstream_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"strings"
 	"testing"
@@ -250,5 +251,43 @@ func TestARecordOverTheStreamsMaxMsgSizeIsRefusedBeforePublishing(t *testing.T) 
 	}
 	if info.State.Msgs != 1 {
 		t.Errorf("the stream holds %d messages, want 1: the refused record never published", info.State.Msgs)
+	}
+}
+
+// Sessions of exactly one read batch (256 records), one more, and two:
+// Open and Records, from each point around a batch's and the cache's
+// edges, yield every record once, in order.
+func TestSessionsAtTheReadBatchsEdgesReadBackWhole(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	for _, n := range []int64{256, 257, 512} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			prefix := fmt.Sprintf("edge%d", n)
+			w := open(t, js, session, enforcerjs.WithStream("EDGE_"+fmt.Sprint(n)), enforcerjs.WithSubjectPrefix(prefix))
+			appendTagged(t, w, "w", 1, n)
+			r := open(t, js, session, enforcerjs.WithStream("EDGE_"+fmt.Sprint(n)), enforcerjs.WithSubjectPrefix(prefix))
+			if r.Last() != n {
+				t.Fatalf("Last() = %d, want %d", r.Last(), n)
+			}
+			checkTagged(t, r, "w", n)
+			for _, after := range []int64{1, 2, 255, 256, 257, n - 65, n - 64, n - 1, n} {
+				if after > n {
+					continue
+				}
+				want := after + 1
+				for rec, err := range r.Records(after) {
+					if err != nil {
+						t.Fatalf("Records(%d): %v", after, err)
+					}
+					if rec.Sequence != want {
+						t.Fatalf("Records(%d) yielded %d where %d was due", after, rec.Sequence, want)
+					}
+					want++
+				}
+				if want != n+1 {
+					t.Errorf("Records(%d) ended after %d, want %d", after, want-1, n)
+				}
+			}
+		})
 	}
 }

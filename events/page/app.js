@@ -24,7 +24,11 @@
     const left = Math.max(0, delayMs) - Math.max(0, elapsedMs);
     return left <= 0 ? "retrying now" : "retrying in " + Math.ceil(left / 1000) + "s";
   }
-  const errorWords = (k) => WORDS.errorKind[k] || WORDS.fallback.errorKind;
+  // word is the words of key k in table, "" when it has none: only the
+  // table's own entries count, so a kind from the stream such as
+  // "constructor" finds nothing rather than a member every object has.
+  const word = (table, k) => (typeof k === "string" && Object.prototype.hasOwnProperty.call(table, k) ? table[k] : "");
+  const errorWords = (k) => word(WORDS.errorKind, k) || WORDS.fallback.errorKind;
   const stageWords = (s) => (s === "json-parse" || s === "schema-validate" ? s : "output contract");
   function retryLine(p, delay, why) {
     return "attempt " + num(p.attempt) + "/" + num(p.maxAttempts) + " · " + delay + " · " + why;
@@ -37,7 +41,7 @@
     if (str(p.brokenBy)) return "broken by " + p.brokenBy;
     const r = str(p.reason);
     if (!r) return "no retries left";
-    return WORDS.exhaustReason[r] || "answer stands";
+    return word(WORDS.exhaustReason, r) || "answer stands";
   }
   // tokens is a row's tokens, "" when unknown (zero is left off the wire).
   function tokens(p) {
@@ -65,7 +69,7 @@
         const t = str(p.terminal);
         if (t === "completed" || t === "cancelled") return "turn " + t;
         if (t === "failed") {
-          const w = p.error && WORDS.failureKind[p.error.kind];
+          const w = p.error && word(WORDS.failureKind, p.error.kind);
           return w ? "turn failed · " + w : "turn failed";
         }
         return "turn ended";
@@ -163,7 +167,7 @@
     };
     add("Outcome", str(p.terminal));
     if (p.error && typeof p.error === "object") {
-      add("Failure", WORDS.failureKind[p.error.kind] || str(p.error.kind));
+      add("Failure", word(WORDS.failureKind, p.error.kind) || str(p.error.kind));
       add("Message", str(p.error.message));
       add("Retryable", p.error.retryable ? "yes" : "no");
     }

@@ -27,7 +27,8 @@ func everyLine() []events.Event {
 	}
 	add(events.TurnRetry{TurnID: id(), Attempt: 2, NextAttempt: 3, MaxAttempts: 3}) // no delay, no reason
 	for _, k := range []events.ErrorKind{events.KindRateLimit, events.KindOverloaded, events.KindServerError, events.KindTimeout,
-		events.KindConnection, events.KindBadRequest, events.KindAuth, events.KindUnknown, "quota_exceeded", ""} {
+		events.KindConnection, events.KindBadRequest, events.KindAuth, events.KindUnknown, "quota_exceeded", "",
+		"constructor", "__proto__"} { // a newer producer's kinds, and names a JavaScript object has of its own
 		add(events.ModelRetry{TurnID: id(), Attempt: 1, NextAttempt: 2, MaxAttempts: 4, RetryDelay: 4 * time.Second, ErrorKind: k})
 	}
 	for _, left := range []int{0, 1, 3} {
