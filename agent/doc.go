@@ -70,10 +70,11 @@
 // says how far the answer got (enforce.Attempt.Cut), the conversation
 // keeps what the model wrote up to there, and the corrective turn goes
 // out at once. A reply that may still become a tool call is not cut.
-// With or without retries, no part of a streamed reply is read past the
-// contract's answer size bound (see [StreamingModel]): an answer is cut
-// at the byte past it, which fails it whatever follows, and any other
-// part past it fails the model call.
+// With or without retries, no streamed reply is read past a bound (see
+// [StreamingModel]): an answer nothing can follow or change is cut at the
+// byte past the contract's answer size bound, which fails it whatever
+// follows, and a whole reply past the larger of that bound and
+// [enforce.MaxAnswerBytes] fails the model call.
 //
 // [RunTypedStream] is [RunTyped] whose answer can be watched as it forms:
 // a range loop over its Partials sees the value decoded so far and the

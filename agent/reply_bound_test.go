@@ -3,18 +3,23 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/agent/agenttest"
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/middleware"
 )
 
-// Every part of a streamed reply — its text, and each tool call's
-// arguments — is read no further than the byte past the contract's answer
-// size bound (without a contract, enforce.MaxAnswerBytes): a model that
+// A streamed answer is read no further than the byte past the contract's
+// answer size bound when nothing can follow or change it; every reply,
+// its text and all its tool calls' arguments together, no further than
+// the larger of that bound and enforce.MaxAnswerBytes: a model that
 // writes without end costs bounded memory, whatever the run offers it.
+// Within those bounds a streamed reply reads as Generate would give it.
 
 const replyBound = 64
 
@@ -40,11 +45,10 @@ func tooLongRow(t *testing.T, r enforce.Attempt, want *enforce.CheckError) {
 	}
 }
 
-func TestAStreamedAnswerIsBoundedWithToolsOffered(t *testing.T) {
+func TestAStreamedAnswerIsCutAtTheAnswersBound(t *testing.T) {
 	schema := weatherSchema(t).WithMaxAnswerBytes(replyBound)
-	lookup := agent.NewTool("lookup", "", func(context.Context, struct{}) (string, error) { return "", nil })
 	m := agenttest.NewStreamingModel(t, agenttest.Reply(hugeAnswer).InChunks(16), agenttest.Reply(valid))
-	a := agent.New(m, agent.WithOutputSchema(schema), agent.WithOutputRetries(1), agent.WithTools(lookup))
+	a := agent.New(m, agent.WithOutputSchema(schema), agent.WithOutputRetries(1), agent.WithEarlyAbort(false))
 
 	res, err := a.Run(t.Context(), "?")
 	if err != nil {
@@ -58,6 +62,43 @@ func TestAStreamedAnswerIsBoundedWithToolsOffered(t *testing.T) {
 	if len(res.Attempts) != 2 || res.Attempts[1].Outcome != enforce.OutcomePassed {
 		t.Errorf("rows = %+v, want a second that passed", res.Attempts)
 	}
+}
+
+// With tools offered, or a step that may shorten it, text past the
+// answer's bound may still be followed by a tool call or made to fit: it
+// is read whole, as Generate gives it, and judged at its end.
+func TestAStreamedAnswerThatMayYetChangeIsReadWhole(t *testing.T) {
+	schema := weatherSchema(t).WithMaxAnswerBytes(replyBound)
+	lookup := agent.NewTool("lookup", "", func(context.Context, struct{}) (string, error) { return "", nil })
+	shorten := middleware.Middleware{Name: "shorten", Output: func(_ context.Context, s string) (string, error) {
+		if len(s) > replyBound {
+			return valid, nil
+		}
+		return s, nil
+	}}
+	t.Run("tools offered", func(t *testing.T) {
+		m := agenttest.NewStreamingModel(t, agenttest.Reply(hugeAnswer).InChunks(16), agenttest.Reply(valid))
+		res, err := agent.New(m, agent.WithOutputSchema(schema), agent.WithOutputRetries(1), agent.WithTools(lookup)).Run(t.Context(), "?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := m.Consumed()[0]; c.Stopped || c.Bytes != len(hugeAnswer) {
+			t.Errorf("consumed %+v, want all %d bytes", c, len(hugeAnswer))
+		}
+		if len(res.Attempts) != 2 || res.Attempts[0].Cut != nil || res.Attempts[0].Error != checkError(t, schema, hugeAnswer).Issues[0].Message {
+			t.Errorf("rows = %+v, want the whole answer judged too long, uncut, then a pass", res.Attempts)
+		}
+	})
+	t.Run("a step that shortens it", func(t *testing.T) {
+		m := agenttest.NewStreamingModel(t, agenttest.Reply(hugeAnswer).InChunks(16))
+		res, err := agent.New(m, agent.WithOutputSchema(schema), agent.WithOutputRetries(1), agent.WithMiddleware(shorten)).Run(t.Context(), "?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Attempts) != 1 || res.Attempts[0].Outcome != enforce.OutcomePassed || res.Output != valid {
+			t.Errorf("rows = %+v, output %q: want the shortened answer passed", res.Attempts, res.Output)
+		}
+	})
 }
 
 func TestAStreamedOutputToolCallIsBoundedAsTheAnswer(t *testing.T) {
@@ -81,30 +122,50 @@ func TestAStreamedOutputToolCallIsBoundedAsTheAnswer(t *testing.T) {
 	}
 }
 
-func TestAStreamedToolCallPastTheBoundFailsTheModelCall(t *testing.T) {
-	huge := `{"q":"` + strings.Repeat("x", 10_000) + `"}`
-	ran := false
+// A tool call's arguments are no answer: past the answer's bound they are
+// read on, and the tool runs, as through Generate; past the reply's bound
+// the call fails and no tool runs, whether one call grows without end or
+// the model starts calls without end.
+func TestAStreamedToolCallPastTheReplysBoundFailsTheModelCall(t *testing.T) {
+	const chunk = 1 << 16
+	past := `{"Q":"` + strings.Repeat("x", enforce.MaxAnswerBytes) + `"}`
+	var ran atomic.Int64
 	lookup := agent.NewTool("lookup", "", func(context.Context, struct{ Q string }) (string, error) {
-		ran = true
+		ran.Add(1)
 		return "", nil
 	})
-	for _, tc := range []struct {
-		name  string
-		opts  []agent.Option
-		bound int
-	}{
-		{"with a contract", []agent.Option{agent.WithOutputSchema(weatherSchema(t).WithMaxAnswerBytes(replyBound)), agent.WithOutputRetries(1)}, replyBound},
-		{"with an output tool", []agent.Option{agent.WithOutputSchema(weatherSchema(t).WithMaxAnswerBytes(replyBound)), agent.WithOutputTool("answer")}, replyBound},
+	opts := []agent.Option{agent.WithOutputSchema(weatherSchema(t).WithMaxAnswerBytes(replyBound)), agent.WithOutputRetries(1), agent.WithTools(lookup)}
+
+	t.Run("within it the tool runs", func(t *testing.T) {
+		ran.Store(0)
+		within := `{"Q":"` + strings.Repeat("x", 10_000) + `"}`
+		m := agenttest.NewStreamingModel(t, agenttest.CallTools(agenttest.Call("c1", "lookup", within)).InChunks(16), agenttest.Reply(valid))
+		res, err := agent.New(m, opts...).Run(t.Context(), "?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ran.Load() != 1 {
+			t.Errorf("the tool ran %d times, want once; messages %+v", ran.Load(), res.Messages[3:])
+		}
+	})
+	many := make([]agent.ToolCall, 0, 80)
+	for i := range cap(many) {
+		many = append(many, agenttest.Call(fmt.Sprint("c", i), "lookup", `{"Q":"`+strings.Repeat("y", chunk-8)+`"}`))
+	}
+	for name, step := range map[string]agenttest.Step{
+		"one call":   agenttest.CallTools(agenttest.Call("c1", "lookup", past)).InChunks(chunk),
+		"many calls": agenttest.CallTools(many...).InChunks(chunk),
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := agenttest.NewStreamingModel(t, agenttest.CallTools(agenttest.Call("c1", "lookup", huge)).InChunks(16))
-			res, err := agent.New(m, append(tc.opts, agent.WithTools(lookup))...).Run(t.Context(), "?")
+		t.Run(name, func(t *testing.T) {
+			ran.Store(0)
+			m := agenttest.NewStreamingModel(t, step)
+			res, err := agent.New(m, opts...).Run(t.Context(), "?")
 			if !errors.Is(err, agent.ErrModel) {
 				t.Errorf("err = %v, want an ErrModel", err)
 			}
-			stoppedAtBound(t, m.Consumed()[0], tc.bound, 16)
-			if ran || len(res.Attempts) != 0 || len(res.Messages) != 2 {
-				t.Errorf("tool ran: %v; %d rows, %d messages: want the call not run, nothing recorded", ran, len(res.Attempts), len(res.Messages))
+			stoppedAtBound(t, m.Consumed()[0], enforce.MaxAnswerBytes, chunk)
+			if ran.Load() != 0 || len(res.Attempts) != 0 || len(res.Messages) != 2 {
+				t.Errorf("tool ran %d times; %d rows, %d messages: want the call not run, nothing recorded", ran.Load(), len(res.Attempts), len(res.Messages))
 			}
 		})
 	}

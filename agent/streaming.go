@@ -24,19 +24,21 @@ import (
 // of kind connection for the adapters here), never a short reply.
 // Implementations must be safe for concurrent use, like Generate.
 //
-// No part of a streamed reply is read past a bound: its text, and each
-// tool call's arguments, at most the contract's answer size bound
-// ([enforce.Schema.MaxAnswerBytes]; without a contract,
-// [enforce.MaxAnswerBytes]). At the byte past it the loop stops reading
-// and cancels the call. When that part is the answer to judge — the text
-// of a reply that has begun no tool call and is no refusal, or with
-// [WithOutputTool] the arguments of the output tool's call — the answer
-// is kept up to that byte and judged as too long, as
-// [enforce.Schema.Check] judges the whole one (json-parse; its row, if
-// any, says how far it got in Cut). Any other part (another tool's
-// arguments, text beside tool calls or with an output tool, any text
-// without a contract) fails the call with an error matching [ErrModel]:
-// there is no answer to judge, and the tool is not run.
+// No streamed reply is read past a bound. The answer, when nothing can
+// follow or change it, is read no further than the byte past the
+// contract's answer size bound ([enforce.Schema.MaxAnswerBytes]): the
+// text of a reply that has begun no tool call and is no refusal, in a run
+// that offers no tools and has no act-output step, or with
+// [WithOutputTool] the output tool's arguments (again without an
+// act-output step). At that byte the loop cancels the call, keeps the
+// answer up to it and judges it too long, as [enforce.Schema.Check]
+// judges the whole one (json-parse; its row, if any, says how far it got
+// in Cut). The whole reply — its text and every tool call's arguments —
+// is read no further than the larger of that bound and
+// [enforce.MaxAnswerBytes]: past it the call fails with an error matching
+// [ErrModel], and no tool runs. Within it a reply reads as Generate would
+// give it, so a tool call or an answer a step shortens works streamed or
+// not.
 type StreamingModel interface {
 	Model
 	GenerateStream(ctx context.Context, req Request) iter.Seq2[Chunk, error]
@@ -89,6 +91,12 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	var failed error
 	j := st.newJudge(req)
 	bound := st.replyBound()
+	limit := max(bound, enforce.MaxAnswerBytes) // the whole reply's
+	// The text is the answer as it stands, to be cut at the answer's
+	// bound, only when nothing can follow it or change it: no tool
+	// offered, no output tool, no act-output step.
+	textIsAnswer := st.schema != nil && st.a.cfg.outputTool == "" && len(req.Tools) == 0 && !st.a.cfg.outputSteps
+	size := 0 // bytes of text and tool-call arguments read
 	// take reads one chunk and reports whether to read another.
 	take := func(c Chunk, err error) bool {
 		if err != nil {
@@ -104,6 +112,10 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 		if err := r.add(c); err != nil {
 			failed = err
 			return false
+		}
+		size += len(c.Text)
+		if c.Call != nil {
+			size += len(c.Call.Arguments)
 		}
 		if j != nil && (c.Stop.withheld() || c.Call != nil) {
 			// A refusal or a filtered reply is not an answer: it is never
@@ -129,34 +141,32 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 				j = nil // doomed: the answer so far changes no more
 			}
 		}
-		if c.Text != "" && r.text.Len() > bound {
-			// No part of a reply is read past the bound, so that a model
-			// that writes without end costs bounded memory.
-			cancel()
-			if st.schema == nil || st.a.cfg.outputTool != "" || len(r.calls) > 0 || r.stop.withheld() {
-				failed = fmt.Errorf("%w: its text is longer than %d bytes", errReplyTooLong, bound)
-				return false
-			}
+		if c.Text != "" && textIsAnswer && len(r.calls) == 0 && !r.stop.withheld() && r.text.Len() > bound {
 			// The answer is longer than the contract judges: the byte past
 			// the bound decides its verdict whatever follows, as Check
 			// decides it for the whole text. Cut it there, retries or not.
+			cancel()
 			r.keep(bound + 1)
 			r.unstop()
 			st.cut = st.tooLong(r.text.String(), r.usage)
 			return false
 		}
-		if d := c.Call; d != nil && r.args[d.Index].Len() > bound {
-			cancel()
-			if st.schema == nil || !r.isAnswer(d.Index, st.a.cfg.outputTool) {
-				failed = fmt.Errorf("%w: the arguments of its tool call %d (%.100q) are longer than %d bytes",
-					errReplyTooLong, d.Index, r.calls[d.Index].Name, bound)
-				return false
-			}
+		if d := c.Call; d != nil && st.schema != nil && !st.a.cfg.outputSteps &&
+			r.isAnswer(d.Index, st.a.cfg.outputTool) && r.args[d.Index].Len() > bound {
 			// The output tool's arguments are the answer: cut them as the
 			// text is cut above.
+			cancel()
 			r.keepArgs(d.Index, bound+1)
 			r.unstop()
 			st.cut = st.tooLong(r.args[d.Index].String(), r.usage)
+			return false
+		}
+		if size > limit {
+			// No reply is read past its bound, so that a model that
+			// writes without end, or calls tools without end, costs
+			// bounded memory.
+			cancel()
+			failed = fmt.Errorf("%w: its text and tool calls' arguments are longer than %d bytes", errReplyTooLong, limit)
 			return false
 		}
 		return true

@@ -132,6 +132,9 @@ func (m *StreamingModel) GenerateStream(ctx context.Context, req agent.Request) 
 
 // Consumed returns, for each request whose stream was read, in order, how
 // much of its reply the loop read (nothing, for a step that fails at once).
+// A stream is counted once it returns: when a run ends while its model
+// streams (its context ended, or a caller broke out of
+// agent.TypedStream.Partials), Run may return first.
 func (m *StreamingModel) Consumed() []Consumed {
 	m.mu.Lock()
 	defer m.mu.Unlock()
