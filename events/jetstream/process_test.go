@@ -38,27 +38,36 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
+// openStream opens the session's stream over JetStream at url, for a
+// writer process; closeAll closes the stream and the connection.
+func openStream(url string) (_ *events.Stream, closeAll func(), _ error) {
+	nc, js, err := dial(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	l, err := enforcerjs.Open(context.Background(), js, session)
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	s, err := events.NewStream(session, l)
+	if err != nil {
+		nc.Close()
+		return nil, nil, err
+	}
+	return s, func() { s.Close(); nc.Close() }, nil
+}
+
 // agentWriter runs one agent turn per line of stdin, recording it on the
 // session's stream: the model is rate limited once, then answers. It
 // prints "ok" once each turn has ended.
 func agentWriter(url string) int {
-	nc, js, err := dial(url)
+	s, closeAll, err := openStream(url)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	defer nc.Close()
-	l, err := enforcerjs.Open(context.Background(), js, session)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	s, err := events.NewStream(session, l)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	defer s.Close()
+	defer closeAll()
 	calls := 0
 	model := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
 		if calls++; calls%2 == 1 {
@@ -82,23 +91,12 @@ func agentWriter(url string) int {
 // writer appends one turn/started record per line of stdin and prints
 // "ok" once each is acknowledged; it returns when stdin ends.
 func writer(url string) int {
-	nc, js, err := dial(url)
+	s, closeAll, err := openStream(url)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	defer nc.Close()
-	l, err := enforcerjs.Open(context.Background(), js, session)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	s, err := events.NewStream(session, l)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 2
-	}
-	defer s.Close()
+	defer closeAll()
 	in := bufio.NewScanner(os.Stdin)
 	for i := 1; in.Scan(); i++ {
 		if _, err := s.Append(events.TurnStarted{TurnID: fmt.Sprintf("t%d", i)}); err != nil {
