@@ -23,11 +23,15 @@ var browsers = []string{"chromium-headless-shell", "headless_shell", "headless-s
 // which the first fails to start; the third gives the browser a home and
 // config directories it can write (a CI user's HOME may be missing or
 // read-only, and Chromium's crash handler stops the start without one)
-// and starts no crash handler.
+// and starts no crash handler; the last runs the browser as one process
+// (no renderer, GPU or utility processes to start, for a machine that
+// limits how many processes or threads a user may have).
 var launches = [][]chromedp.ExecAllocatorOption{
 	{},
 	{chromedp.Flag("disable-dev-shm-usage", false), chromedp.Flag("no-zygote", true)},
 	{chromedp.Env(writableHome()...), chromedp.Flag("disable-crashpad-for-testing", true), chromedp.Flag("no-zygote", true)},
+	{chromedp.Env(writableHome()...), chromedp.Flag("disable-crashpad-for-testing", true), chromedp.Flag("no-zygote", true),
+		chromedp.Flag("single-process", true)},
 }
 
 // writableHome is HOME and the XDG directories set to one directory

@@ -288,7 +288,7 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		// At the screenshot's width every attempt table fits: nothing in it
 		// is hidden behind a sideways scroll.
 		cut, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".scroll")].
-			filter(e => e.scrollWidth > e.clientWidth).map(e => e.getAttribute("aria-label"))`))
+			filter(e => e.scrollWidth > e.clientWidth).map(e => e.getAttribute("aria-label") + " " + e.scrollWidth + ">" + e.clientWidth)`))
 		if err != nil {
 			t.Fatal(err)
 		}
