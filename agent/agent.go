@@ -620,8 +620,9 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 // ctx can end, the model runs on a goroutine of its own and call returns
 // context.Cause(ctx) as soon as ctx ends, even while the model, ignoring
 // ctx, goes on: its reply is dropped (see the package doc's
-// Cancellation), and so is one that comes once ctx has ended. Only the model's own code runs there; st is read and
-// written on the caller's goroutine alone.
+// Cancellation), and so is one that comes once ctx has ended. Only the
+// model's own code runs there; st is read and written on the caller's
+// goroutine alone.
 func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
 	streamed := false
 	if st.a.cfg.observer != nil {
