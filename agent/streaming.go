@@ -117,19 +117,29 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 		if c.Call != nil {
 			size += len(c.Call.Arguments)
 		}
-		if j != nil && (c.Stop.withheld() || c.Call != nil) {
+		if j != nil && (c.Stop.withheld() || c.Call != nil && j.tool == "") {
 			// A refusal or a filtered reply is not an answer: it is never
 			// cut or watched, and the run ends with a RefusalError. A tool
-			// call: nothing is judged, nothing cut.
+			// call in prompted output: nothing is judged, nothing cut.
 			j = nil
 		}
-		if j != nil && c.Text != "" {
+		if j != nil && j.fresh(c, &r) {
 			fed := j.fed
-			ce, n := j.read(r.text.String())
+			var ce *enforce.CheckError
+			var n int
+			if j.tool == "" {
+				ce, n = j.read(r.text.String())
+			} else {
+				ce, n = j.read(r.args[j.call].String())
+			}
 			if ce != nil && j.cut {
 				cancel() // before stopping: the provider sees the connection close at once
 				st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
-				r.keep(n)
+				if j.tool == "" {
+					r.keep(n)
+				} else {
+					r.keepArgs(j.call, n)
+				}
 				r.unstop()
 				return false
 			}
@@ -330,10 +340,18 @@ func (st *runState) tooLong(answer string, u Usage) *enforce.Cut {
 // doomed). It returns false to end the run, having cancelled its context.
 type watcher func(s *enforce.Schema, es *enforce.Stream, read, attempt int, end bool) bool
 
-// judge reads a streamed reply's text with an [enforce.Stream].
+// judge reads a streamed answer with an [enforce.Stream]: the reply's
+// text in prompted output, or with [WithOutputTool] the arguments of the
+// reply's first call of the output tool, from when that call begins.
 type judge struct {
 	es  *enforce.Stream
 	cut bool // an early verdict cuts the answer off
+	// tool is the output tool's name in tool-call output, "" in prompted
+	// output. Until the answer's call begins, es is nil and call is -1;
+	// then call is its index in the reply.
+	tool   string
+	call   int
+	schema *enforce.Schema
 	// gated: tools were offered, and the text has not yet shown that it
 	// begins a JSON object or array (until it does, a watcher is not
 	// shown it: it is most likely prose before a tool call).
@@ -349,22 +367,54 @@ type judge struct {
 // for when it may), and nothing watches it.
 func (st *runState) newJudge(req Request) *judge {
 	a := st.a
-	if a.cfg.outputTool != "" {
-		return nil // the answer is a tool call's arguments: the text is never it
-	}
-	// With tools offered, any text may yet be followed by a tool call
-	// ("[Looking that up]" and a call), so no verdict on the text is sure
-	// to be about the answer: nothing is cut.
 	cut := a.cfg.earlyAbort && st.ledger != nil && st.ledger.RetriesLeft() > 0 &&
-		st.res.Iterations < a.cfg.maxIterations && !a.cfg.outputSteps && len(req.Tools) == 0
+		st.res.Iterations < a.cfg.maxIterations && !a.cfg.outputSteps
+	tool := ""
+	if st.schema != nil {
+		tool = a.cfg.outputTool
+	}
+	// In prompted output with tools offered, any text may yet be followed
+	// by a tool call ("[Looking that up]" and a call), so no verdict on
+	// the text is sure to be about the answer: nothing is cut. In
+	// tool-call output the text is never the answer, and the arguments of
+	// the output tool's first call are the answer from the moment that
+	// call begins, whatever else the reply offers or calls: they are cut.
+	cut = cut && (tool != "" || len(req.Tools) == 0)
 	if !cut && (st.watch == nil || st.schema == nil) {
 		return nil
 	}
-	j := &judge{es: st.schema.Stream(), cut: cut, gated: len(req.Tools) > 0, attempt: 1}
+	j := &judge{cut: cut, tool: tool, call: -1, schema: st.schema, attempt: 1}
+	if tool == "" {
+		j.es, j.gated = st.schema.Stream(), len(req.Tools) > 0
+	}
 	if st.ledger != nil {
 		j.attempt += len(st.ledger.Attempts())
 	}
 	return j
+}
+
+// fresh reports whether chunk c, just added to r, grew the answer the
+// judge reads: the text in prompted output; in tool-call output the
+// arguments of the reply's first call of the output tool, which the
+// judge begins to read when that call begins. A call is that one only
+// once every call before it has its name (a name, once given, never
+// changes), so the answer judged is the one the run will take.
+func (j *judge) fresh(c Chunk, r *assembly) bool {
+	if j.tool == "" {
+		return c.Text != ""
+	}
+	d := c.Call
+	if d == nil {
+		return false
+	}
+	if j.call < 0 {
+		if !r.isAnswer(d.Index, j.tool) || slices.ContainsFunc(r.calls[:d.Index], func(c ToolCall) bool { return c.Name == "" }) {
+			return false
+		}
+		j.call = d.Index
+		j.es = j.schema.Stream()
+	}
+	return d.Index == j.call && d.Arguments != ""
 }
 
 // read judges text (the reply's text so far, grown since the last call)
