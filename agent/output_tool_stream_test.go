@@ -154,3 +154,44 @@ func TestEarlyAbortOfAnOutputToolCall(t *testing.T) {
 		})
 	}
 }
+
+func TestRunTypedStreamShowsTheOutputToolsArguments(t *testing.T) {
+	m := agenttest.NewStreamingModel(t,
+		// Text before the call is no answer: it shows nothing. Days
+		// missing: the answer fails at its end.
+		agenttest.Chunks(agent.Chunk{Text: `{"city":"Oslo","stops":[],"days":1}`},
+			agent.Chunk{Call: &agent.CallDelta{Index: 0, ID: "c1", Name: answerTool, Arguments: `{"city":"Ro`}},
+			agent.Chunk{Call: &agent.CallDelta{Index: 0, Arguments: `me","stops":[]`}},
+			agent.Chunk{Call: &agent.CallDelta{Index: 0, Arguments: `}`}}),
+		// Cut where days turns out a string.
+		agenttest.CallTools(agenttest.Call("c2", answerTool, `{"city":"Lyon","days":"three"}`)).InChunks(6),
+		agenttest.CallTools(agenttest.Call("c3", answerTool, trip)).InChunks(6),
+	)
+	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m, agent.WithOutputTool(answerTool), agent.WithOutputRetries(2)), "Plan a trip")
+	ps := collect(s)
+	var cities []string
+	for i, p := range ps {
+		if p.Value.City == "Oslo" {
+			t.Errorf("partial %d = %+v shows the reply's text, not the call's arguments", i, p)
+		}
+		if want := i > 0 && p.Attempt != ps[i-1].Attempt; p.Restart != want {
+			t.Errorf("partial %d = %+v: Restart %v, want %v (a restart exactly where the attempt changes)", i, p, p.Restart, want)
+		}
+		for len(cities) < p.Attempt {
+			cities = append(cities, "")
+		}
+		if p.Value.City != "" {
+			cities[p.Attempt-1] = p.Value.City
+		}
+	}
+	if want := []string{"Rome", "Lyon", "Paris"}; !slices.Equal(cities, want) {
+		t.Errorf("the attempts' partials show %q, want %q", cities, want)
+	}
+	if c := m.Consumed()[1]; !c.Stopped || !c.Cancelled {
+		t.Errorf("the second reply: consumed %+v, want it cut", c)
+	}
+	v, res, err := s.Result()
+	if err != nil || v.City != "Paris" || len(res.Attempts) != 3 || res.Attempts[1].Cut == nil {
+		t.Errorf("Result = %+v, %+v, %v; want Paris after a failed row and a cut one", v, res.Attempts, err)
+	}
+}
