@@ -195,3 +195,24 @@ func TestRunTypedStreamShowsTheOutputToolsArguments(t *testing.T) {
 		t.Errorf("Result = %+v, %+v, %v; want Paris after a failed row and a cut one", v, res.Attempts, err)
 	}
 }
+
+// A call named only in a later chunk may turn out to be the output tool's
+// first call: until every call before it is named, a call is not judged
+// as the answer.
+func TestACallIsJudgedAsTheAnswerOnlyOnceNoEarlierCallCanBeIt(t *testing.T) {
+	res, err, m := cutRun(t, []agent.Option{agent.WithOutputTool(answerTool), agent.WithOutputRetries(2)},
+		agenttest.Chunks(
+			agent.Chunk{Call: &agent.CallDelta{Index: 0, ID: "c0"}},
+			agent.Chunk{Call: &agent.CallDelta{Index: 1, ID: "c1", Name: answerTool, Arguments: doomedCall[:8]}},
+			agent.Chunk{Call: &agent.CallDelta{Index: 1, Arguments: doomedCall[8:]}},
+			agent.Chunk{Call: &agent.CallDelta{Index: 0, Name: answerTool, Arguments: valid}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := m.Consumed()[0]; c.Stopped {
+		t.Errorf("consumed %+v, want all of it: call 0 became the answer", c)
+	}
+	if len(res.Attempts) != 1 || res.Attempts[0].Outcome != enforce.OutcomePassed || res.Output != valid {
+		t.Errorf("rows = %+v, output %q; want call 0's arguments, passed", res.Attempts, res.Output)
+	}
+}

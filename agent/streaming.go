@@ -74,11 +74,13 @@ type CallDelta struct {
 
 // stream makes one streamed model call and assembles the reply into the
 // Response Generate would give. While the run may cut an answer (see
-// [WithEarlyAbort]), the reply's text is judged as it arrives, until a
-// chunk says it is a refusal or was filtered; at an early
-// verdict stream stops reading, cancels the call, and returns the text up
-// to the byte that doomed it, with st.cut saying so. A watcher is shown
-// the judge after each piece of text it read. Once ctx ends, stream
+// [WithEarlyAbort]), or a watcher watches it, the answer is judged as it
+// arrives, until a chunk says it is a refusal or was filtered: the reply's
+// text, or with [WithOutputTool] the arguments of its first call of the
+// output tool from when that call begins. At an early verdict stream
+// stops reading, cancels the call, and returns the answer up to the byte
+// that doomed it, with st.cut saying so. A watcher is shown the judge
+// after each piece of the answer it read. Once ctx ends, stream
 // reads no further chunk, even from a model that goes on yielding, and
 // returns at once, even from one that blocks (see [readStream]). A reply
 // that streamed to its end still as an answer is shown to the watcher
@@ -334,9 +336,10 @@ func (st *runState) tooLong(answer string, u Usage) *enforce.Cut {
 }
 
 // watcher is shown a streamed answer as it forms: the judge after each
-// piece of text, the bytes it has read, and the attempt row the answer
-// will have; and once more with end set when the reply has streamed to
-// its end, still an answer being judged (no tool call, no refusal, not
+// piece of the answer (the text, or the output tool's arguments), the
+// bytes it has read, and the attempt row the answer will have; and once
+// more with end set when the reply has streamed to its end, still an
+// answer being judged (in prompted output no tool call; no refusal; not
 // doomed). It returns false to end the run, having cancelled its context.
 type watcher func(s *enforce.Schema, es *enforce.Stream, read, attempt int, end bool) bool
 
@@ -367,12 +370,12 @@ type judge struct {
 // for when it may), and nothing watches it.
 func (st *runState) newJudge(req Request) *judge {
 	a := st.a
+	if st.schema == nil {
+		return nil // no contract: nothing to judge the answer by
+	}
 	cut := a.cfg.earlyAbort && st.ledger != nil && st.ledger.RetriesLeft() > 0 &&
 		st.res.Iterations < a.cfg.maxIterations && !a.cfg.outputSteps
-	tool := ""
-	if st.schema != nil {
-		tool = a.cfg.outputTool
-	}
+	tool := a.cfg.outputTool
 	// In prompted output with tools offered, any text may yet be followed
 	// by a tool call ("[Looking that up]" and a call), so no verdict on
 	// the text is sure to be about the answer: nothing is cut. In
@@ -380,7 +383,7 @@ func (st *runState) newJudge(req Request) *judge {
 	// the output tool's first call are the answer from the moment that
 	// call begins, whatever else the reply offers or calls: they are cut.
 	cut = cut && (tool != "" || len(req.Tools) == 0)
-	if !cut && (st.watch == nil || st.schema == nil) {
+	if !cut && st.watch == nil {
 		return nil
 	}
 	j := &judge{cut: cut, tool: tool, call: -1, schema: st.schema, attempt: 1}
@@ -453,7 +456,7 @@ func (j *judge) read(text string) (*enforce.CheckError, int) {
 type assembly struct {
 	text    strings.Builder
 	calls   []ToolCall
-	args    []strings.Builder
+	args    []*strings.Builder // pointers: a Builder written to must not be copied as the slice grows
 	usage   Usage
 	stop    StopReason
 	stopRaw string
@@ -468,7 +471,7 @@ func (r *assembly) add(c Chunk) error {
 		switch {
 		case d.Index == len(r.calls):
 			r.calls = append(r.calls, ToolCall{})
-			r.args = append(r.args, strings.Builder{})
+			r.args = append(r.args, new(strings.Builder))
 		case d.Index < 0 || d.Index > len(r.calls):
 			return fmt.Errorf("%w: call %d after %d calls", errCallOrder, d.Index, len(r.calls))
 		}
