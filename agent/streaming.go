@@ -411,7 +411,7 @@ func (j *judge) fresh(c Chunk, r *assembly) bool {
 		return false
 	}
 	if j.call < 0 {
-		if !r.isAnswer(d.Index, j.tool) || slices.ContainsFunc(r.calls[:d.Index], func(c ToolCall) bool { return c.Name == "" }) {
+		if r.calls[d.Index].Name != j.tool || !r.isAnswer(d.Index, j.tool) || slices.ContainsFunc(r.calls[:d.Index], func(c ToolCall) bool { return c.Name == "" }) {
 			return false
 		}
 		j.call = d.Index
