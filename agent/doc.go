@@ -69,7 +69,9 @@
 // ([WithEarlyAbort], on by default): the provider stops writing, the row
 // says how far the answer got (enforce.Attempt.Cut), the conversation
 // keeps what the model wrote up to there, and the corrective turn goes
-// out at once. A reply that may still become a tool call is not cut.
+// out at once. A reply that may still become a tool call is not cut;
+// with [WithOutputTool] the answer is the output tool's call, whose
+// arguments are judged, and cut, from the moment that call begins.
 // With or without retries, no streamed reply is read past a bound (see
 // [StreamingModel]): an answer nothing can follow or change is cut at the
 // byte past the contract's answer size bound, which fails it whatever

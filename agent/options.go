@@ -201,14 +201,24 @@ func WithLatestRetryOnly() Option {
 // Nothing is cut unless a retry can follow: not without retries, not with
 // none left, not on the last iteration. Nor is anything cut when some
 // middleware has an Output step, which might turn the answer into one
-// that passes (stripping a fence, say). Nor when tools are offered to the
-// model ([WithTools], [WithOutputTool]): a reply may write text, even text
-// that looks like JSON ("[Looking that up]"), and then call a tool, so no
-// early verdict on its text is sure to be about a final answer; such
-// replies are judged whole, at their end, as without streaming. A model
-// that writes its tool calls as JSON text, for its adapter to parse at
-// the end, looks like an answer while it streams: turn early abort off
-// for it.
+// that passes (stripping a fence, say). In prompted output, nor when
+// tools are offered to the model ([WithTools]): a reply may write text,
+// even text that looks like JSON ("[Looking that up]"), and then call a
+// tool, so no early verdict on its text is sure to be about a final
+// answer; such replies are judged whole, at their end, as without
+// streaming. A model that writes its tool calls as JSON text, for its
+// adapter to parse at the end, looks like an answer while it streams:
+// turn early abort off for it.
+//
+// With [WithOutputTool] the answer is the arguments of the reply's first
+// call of the output tool, and from the moment that call begins they can
+// be nothing else, whatever tools are offered: they are judged as they
+// arrive and cut the same way. The conversation keeps the call with its
+// arguments up to the dooming byte (an adapter whose API takes only a
+// JSON object as a call's arguments sends back what it sends for any cut
+// call), the corrective turn is that call's result, and the reply's other
+// calls are not run, each answered as such. The reply's text, and a reply
+// in text instead of the call, are judged at their end.
 //
 // A reply whose chunk says [StopRefusal] or [StopContentFilter] is judged
 // no further from that chunk on, so a refusal the provider marks from its
@@ -363,9 +373,12 @@ func WithClock(now func() time.Time) Option {
 // events are as in prompted output. A failing answer's corrective turn is
 // the result of that call, a tool message, and asks for the call again;
 // other calls of the same reply are not run, and each gets a tool message
-// saying so. A reply in text instead of a call is a failing answer at
-// json-parse whose one issue (keyword "tool") says the reply is text, not
-// a call of the tool; its corrective turn is a user message.
+// saying so. Streamed, the arguments are judged as they arrive, and a call
+// that can no longer pass is cut off early (see [WithEarlyAbort]);
+// [RunTypedStream] shows them as they form. A reply in text instead of a
+// call is a failing answer at json-parse whose one issue (keyword "tool")
+// says the reply is text, not a call of the tool; its corrective turn is
+// a user message.
 func WithOutputTool(name string) Option {
 	return optionFunc(func(c *config) {
 		if !validToolName(name) {

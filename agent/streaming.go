@@ -74,11 +74,13 @@ type CallDelta struct {
 
 // stream makes one streamed model call and assembles the reply into the
 // Response Generate would give. While the run may cut an answer (see
-// [WithEarlyAbort]), the reply's text is judged as it arrives, until a
-// chunk says it is a refusal or was filtered; at an early
-// verdict stream stops reading, cancels the call, and returns the text up
-// to the byte that doomed it, with st.cut saying so. A watcher is shown
-// the judge after each piece of text it read. Once ctx ends, stream
+// [WithEarlyAbort]), or a watcher watches it, the answer is judged as it
+// arrives, until a chunk says it is a refusal or was filtered: the reply's
+// text, or with [WithOutputTool] the arguments of its first call of the
+// output tool from when that call begins. At an early verdict stream
+// stops reading, cancels the call, and returns the answer up to the byte
+// that doomed it, with st.cut saying so. A watcher is shown the judge
+// after each piece of the answer it read. Once ctx ends, stream
 // reads no further chunk, even from a model that goes on yielding, and
 // returns at once, even from one that blocks (see [readStream]). A reply
 // that streamed to its end still as an answer is shown to the watcher
@@ -117,19 +119,29 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 		if c.Call != nil {
 			size += len(c.Call.Arguments)
 		}
-		if j != nil && (c.Stop.withheld() || c.Call != nil) {
+		if j != nil && (c.Stop.withheld() || c.Call != nil && j.tool == "") {
 			// A refusal or a filtered reply is not an answer: it is never
 			// cut or watched, and the run ends with a RefusalError. A tool
-			// call: nothing is judged, nothing cut.
+			// call in prompted output: nothing is judged, nothing cut.
 			j = nil
 		}
-		if j != nil && c.Text != "" {
+		if j != nil && j.fresh(c, &r) {
 			fed := j.fed
-			ce, n := j.read(r.text.String())
+			var ce *enforce.CheckError
+			var n int
+			if j.tool == "" {
+				ce, n = j.read(r.text.String())
+			} else {
+				ce, n = j.read(r.args[j.call].String())
+			}
 			if ce != nil && j.cut {
 				cancel() // before stopping: the provider sees the connection close at once
 				st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
-				r.keep(n)
+				if j.tool == "" {
+					r.keep(n)
+				} else {
+					r.keepArgs(j.call, n)
+				}
 				r.unstop()
 				return false
 			}
@@ -324,16 +336,25 @@ func (st *runState) tooLong(answer string, u Usage) *enforce.Cut {
 }
 
 // watcher is shown a streamed answer as it forms: the judge after each
-// piece of text, the bytes it has read, and the attempt row the answer
-// will have; and once more with end set when the reply has streamed to
-// its end, still an answer being judged (no tool call, no refusal, not
+// piece of the answer (the text, or the output tool's arguments), the
+// bytes it has read, and the attempt row the answer will have; and once
+// more with end set when the reply has streamed to its end, still an
+// answer being judged (in prompted output no tool call; no refusal; not
 // doomed). It returns false to end the run, having cancelled its context.
 type watcher func(s *enforce.Schema, es *enforce.Stream, read, attempt int, end bool) bool
 
-// judge reads a streamed reply's text with an [enforce.Stream].
+// judge reads a streamed answer with an [enforce.Stream]: the reply's
+// text in prompted output, or with [WithOutputTool] the arguments of the
+// reply's first call of the output tool, from when that call begins.
 type judge struct {
 	es  *enforce.Stream
 	cut bool // an early verdict cuts the answer off
+	// tool is the output tool's name in tool-call output, "" in prompted
+	// output. Until the answer's call begins, es is nil and call is -1;
+	// then call is its index in the reply.
+	tool   string
+	call   int
+	schema *enforce.Schema
 	// gated: tools were offered, and the text has not yet shown that it
 	// begins a JSON object or array (until it does, a watcher is not
 	// shown it: it is most likely prose before a tool call).
@@ -349,22 +370,54 @@ type judge struct {
 // for when it may), and nothing watches it.
 func (st *runState) newJudge(req Request) *judge {
 	a := st.a
-	if a.cfg.outputTool != "" {
-		return nil // the answer is a tool call's arguments: the text is never it
+	if st.schema == nil {
+		return nil // no contract: nothing to judge the answer by
 	}
-	// With tools offered, any text may yet be followed by a tool call
-	// ("[Looking that up]" and a call), so no verdict on the text is sure
-	// to be about the answer: nothing is cut.
 	cut := a.cfg.earlyAbort && st.ledger != nil && st.ledger.RetriesLeft() > 0 &&
-		st.res.Iterations < a.cfg.maxIterations && !a.cfg.outputSteps && len(req.Tools) == 0
-	if !cut && (st.watch == nil || st.schema == nil) {
+		st.res.Iterations < a.cfg.maxIterations && !a.cfg.outputSteps
+	tool := a.cfg.outputTool
+	// In prompted output with tools offered, any text may yet be followed
+	// by a tool call ("[Looking that up]" and a call), so no verdict on
+	// the text is sure to be about the answer: nothing is cut. In
+	// tool-call output the text is never the answer, and the arguments of
+	// the output tool's first call are the answer from the moment that
+	// call begins, whatever else the reply offers or calls: they are cut.
+	cut = cut && (tool != "" || len(req.Tools) == 0)
+	if !cut && st.watch == nil {
 		return nil
 	}
-	j := &judge{es: st.schema.Stream(), cut: cut, gated: len(req.Tools) > 0, attempt: 1}
+	j := &judge{cut: cut, tool: tool, call: -1, schema: st.schema, attempt: 1}
+	if tool == "" {
+		j.es, j.gated = st.schema.Stream(), len(req.Tools) > 0
+	}
 	if st.ledger != nil {
 		j.attempt += len(st.ledger.Attempts())
 	}
 	return j
+}
+
+// fresh reports whether chunk c, just added to r, grew the answer the
+// judge reads: the text in prompted output; in tool-call output the
+// arguments of the reply's first call of the output tool, which the
+// judge begins to read when that call begins. A call is that one only
+// once every call before it has its name (a name, once given, never
+// changes), so the answer judged is the one the run will take.
+func (j *judge) fresh(c Chunk, r *assembly) bool {
+	if j.tool == "" {
+		return c.Text != ""
+	}
+	d := c.Call
+	if d == nil {
+		return false
+	}
+	if j.call < 0 {
+		if r.calls[d.Index].Name != j.tool || !r.isAnswer(d.Index, j.tool) || slices.ContainsFunc(r.calls[:d.Index], func(c ToolCall) bool { return c.Name == "" }) {
+			return false
+		}
+		j.call = d.Index
+		j.es = j.schema.Stream()
+	}
+	return d.Index == j.call && d.Arguments != ""
 }
 
 // read judges text (the reply's text so far, grown since the last call)
@@ -403,7 +456,7 @@ func (j *judge) read(text string) (*enforce.CheckError, int) {
 type assembly struct {
 	text    strings.Builder
 	calls   []ToolCall
-	args    []strings.Builder
+	args    []*strings.Builder // pointers: a Builder written to must not be copied as the slice grows
 	usage   Usage
 	stop    StopReason
 	stopRaw string
@@ -418,7 +471,7 @@ func (r *assembly) add(c Chunk) error {
 		switch {
 		case d.Index == len(r.calls):
 			r.calls = append(r.calls, ToolCall{})
-			r.args = append(r.args, strings.Builder{})
+			r.args = append(r.args, new(strings.Builder))
 		case d.Index < 0 || d.Index > len(r.calls):
 			return fmt.Errorf("%w: call %d after %d calls", errCallOrder, d.Index, len(r.calls))
 		}

@@ -60,7 +60,9 @@ type TypedStream[T any] struct {
 // breaking out of the loop leaves to return. Partials come only from a model that
 // streams ([StreamingModel]); from any other, or when the answer is no
 // JSON object or array while tools are offered (see [WithEarlyAbort]),
-// the loop yields none and Result still gives the final value.
+// the loop yields none and Result still gives the final value. With
+// [WithOutputTool] they show the arguments of the reply's first call of
+// the output tool as they form; a reply in text shows none.
 // A TypedStream is for one goroutine.
 func RunTypedStream[T any](ctx context.Context, a *Agent, input string) *TypedStream[T] {
 	return &TypedStream[T]{ctx: ctx, a: a, input: input}
