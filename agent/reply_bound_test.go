@@ -184,3 +184,21 @@ func TestAStreamedReplyWithoutAContractIsBounded(t *testing.T) {
 		t.Errorf("Output holds %d bytes, want none: a cut reply is no answer", len(res.Output))
 	}
 }
+
+// A model that begins tool calls without end, even empty ones, is stopped
+// at the reply's bound: each call begun counts toward it.
+func TestAStreamedReplyBeginningCallsWithoutEndIsBounded(t *testing.T) {
+	n := enforce.MaxAnswerBytes/64 + 100
+	chunks := make([]agent.Chunk, n)
+	for i := range chunks {
+		chunks[i] = agent.Chunk{Call: &agent.CallDelta{Index: i}}
+	}
+	m := agenttest.NewStreamingModel(t, agenttest.Chunks(chunks...))
+	_, err := agent.New(m).Run(t.Context(), "?")
+	if !errors.Is(err, agent.ErrModel) {
+		t.Errorf("err = %v, want an ErrModel", err)
+	}
+	if c := m.Consumed()[0]; !c.Stopped || !c.Cancelled || c.Chunks > enforce.MaxAnswerBytes/64+1 {
+		t.Errorf("consumed %+v, want the stream stopped and cancelled by call %d", c, enforce.MaxAnswerBytes/64+1)
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce"
@@ -33,9 +32,10 @@ import (
 // act-output step). At that byte the loop cancels the call, keeps the
 // answer up to it and judges it too long, as [enforce.Schema.Check]
 // judges the whole one (json-parse; its row, if any, says how far it got
-// in Cut). The whole reply — its text and every tool call's arguments —
-// is read no further than the larger of that bound and
-// [enforce.MaxAnswerBytes]: past it the call fails with an error matching
+// in Cut). The whole reply — its text, and every tool call's ID, name and
+// arguments plus 64 bytes for each call it begins — is read no further
+// than the larger of that bound and [enforce.MaxAnswerBytes]: past it
+// the call fails with an error matching
 // [ErrModel], and no tool runs. Within it a reply reads as Generate would
 // give it, so a tool call or an answer a step shortens works streamed or
 // not.
@@ -89,7 +89,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	run := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var r assembly
+	r := assembly{tool: st.a.cfg.outputTool}
 	var failed error
 	j := st.newJudge(req)
 	bound := st.replyBound()
@@ -111,13 +111,17 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			failed = context.Cause(ctx)
 			return false
 		}
+		calls := len(r.calls)
 		if err := r.add(c); err != nil {
 			failed = err
 			return false
 		}
 		size += len(c.Text)
-		if c.Call != nil {
-			size += len(c.Call.Arguments)
+		if d := c.Call; d != nil {
+			size += len(d.ID) + len(d.Name) + len(d.Arguments)
+			if len(r.calls) > calls {
+				size += callSize // a call begun holds memory, even with nothing in it
+			}
 		}
 		if j != nil && (c.Stop.withheld() || c.Call != nil && j.tool == "") {
 			// A refusal or a filtered reply is not an answer: it is never
@@ -164,7 +168,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			return false
 		}
 		if d := c.Call; d != nil && st.schema != nil && !st.a.cfg.outputSteps &&
-			r.isAnswer(d.Index, st.a.cfg.outputTool) && r.args[d.Index].Len() > bound {
+			r.isAnswer(d.Index) && r.args[d.Index].Len() > bound {
 			// The output tool's arguments are the answer: cut them as the
 			// text is cut above.
 			cancel()
@@ -411,7 +415,7 @@ func (j *judge) fresh(c Chunk, r *assembly) bool {
 		return false
 	}
 	if j.call < 0 {
-		if r.calls[d.Index].Name != j.tool || !r.isAnswer(d.Index, j.tool) || slices.ContainsFunc(r.calls[:d.Index], func(c ToolCall) bool { return c.Name == "" }) {
+		if !r.isAnswer(d.Index) || !r.namedBefore(d.Index) {
 			return false
 		}
 		j.call = d.Index
@@ -460,7 +464,19 @@ type assembly struct {
 	usage   Usage
 	stop    StopReason
 	stopRaw string
+
+	// Kept as names arrive, so that no chunk scans the calls (a reply may
+	// hold many): tool is the output tool's name ("" without one), first
+	// is 1 + the index of the first call named tool (0: none yet), and
+	// calls[:named] all have their names.
+	tool  string
+	first int
+	named int
 }
+
+// callSize is what each tool call a reply begins counts toward the reply's
+// bound, beside its ID, name and arguments: about the memory it holds.
+const callSize = 64
 
 // errCallOrder is a chunk that continues a tool call that never began.
 var errCallOrder = errors.New("agent: streamed reply continues a tool call that has not begun")
@@ -479,8 +495,14 @@ func (r *assembly) add(c Chunk) error {
 		if tc.ID == "" {
 			tc.ID = d.ID
 		}
-		if tc.Name == "" {
+		if tc.Name == "" && d.Name != "" {
 			tc.Name = d.Name
+			if d.Name == r.tool && (r.first == 0 || d.Index < r.first-1) {
+				r.first = d.Index + 1
+			}
+			for r.named < len(r.calls) && r.calls[r.named].Name != "" {
+				r.named++
+			}
 		}
 		r.args[d.Index].WriteString(d.Arguments)
 	}
@@ -501,9 +523,12 @@ func (r *assembly) add(c Chunk) error {
 
 // isAnswer reports whether call i is the output tool's call the run
 // takes for the answer: the first one named tool (see outputAnswer).
-func (r *assembly) isAnswer(i int, tool string) bool {
-	return tool != "" && slices.IndexFunc(r.calls, func(c ToolCall) bool { return c.Name == tool }) == i
+func (r *assembly) isAnswer(i int) bool {
+	return r.tool != "" && r.first == i+1
 }
+
+// namedBefore reports whether every call before call i has its name.
+func (r *assembly) namedBefore(i int) bool { return r.named >= i }
 
 // keepArgs keeps the first n bytes of call i's arguments.
 func (r *assembly) keepArgs(i, n int) {
