@@ -458,8 +458,9 @@ func (l *Log) Last() int64 {
 // Records yields, in order, the records with Sequence > after that this
 // log has seen (see Last), reading from the stream those it does not
 // keep (the newest 64 it does): the first with one request, the rest in
-// batches through a consumer. On an Async log that failed with records
-// queued, it ends with the failure.
+// batches through a consumer. A read on a closed connection ends with an
+// error matching events.ErrClosed. On an Async log that failed with
+// records queued, it ends with the failure.
 func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 	return func(yield func(events.Record, error) bool) {
 		l.mu.Lock()
@@ -535,9 +536,21 @@ func (l *Log) readRange(seqs []uint64, from, to int64) ([]events.Record, error) 
 		err = &events.Error{Op: "read", Seq: i + 1, Detail: fmt.Sprintf("stream %s message %d was deleted", l.name, seqs[i]), Err: events.ErrCorrupt}
 	}
 	if err != nil {
-		return recs, asError(err, "read", from+int64(len(recs))+1, l.subject)
+		return recs, asError(l.closedErr(err), "read", from+int64(len(recs))+1, l.subject)
 	}
 	return recs, nil
+}
+
+// closedErr wraps err, an error of a request, so that it matches
+// events.ErrClosed when the connection is closed.
+func (l *Log) closedErr(err error) error {
+	if errors.Is(err, events.ErrClosed) {
+		return err
+	}
+	if l.js.Conn().IsClosed() || errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) {
+		return fmt.Errorf("%w: %w", events.ErrClosed, err)
+	}
+	return err
 }
 
 // record returns record seq, stored at stream sequence at.
@@ -555,6 +568,7 @@ func (l *Log) record(seq int64, at uint64) (events.Record, error) {
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			err = errors.Join(events.ErrCorrupt, err) // deleted from the stream
 		}
+		err = l.closedErr(err)
 		return events.Record{}, &events.Error{Op: "read", Seq: seq, Detail: fmt.Sprintf("stream %s message %d", l.name, at), Err: err}
 	}
 	return l.decode(msg.Data, seq)
