@@ -576,10 +576,16 @@ func (l *Log) record(seq int64, at uint64) (events.Record, error) {
 
 // Wait implements events.Follower: it returns nil once this log has seen
 // a record with Sequence > after — its own append, or another writer's,
-// which an ordered consumer on the subject (started by the first Wait,
-// stopped by Close) reports as soon as the stream stored it. The watch
-// rides out a server restart; once the connection is closed, Wait
-// returns an error matching events.ErrClosed.
+// which a watch of the subject (a consumer of its own, fetched from in
+// long polls; started by the first Wait, stopped and deleted by Close)
+// reports as soon as the stream stored it. The watch rides out a server
+// restart; once the connection is closed, Wait returns an error matching
+// events.ErrClosed. A message on the subject that is not the next record
+// — including one the client keeps from the watch for a status of the
+// server's (a Status header and no data), found by a gap in the
+// consumer's sequence or, when nothing follows it, by what the consumer
+// says it delivered within 5s — fails every later Wait with ErrCorrupt
+// naming the record.
 func (l *Log) Wait(ctx context.Context, after int64) error {
 	for {
 		l.mu.Lock()
@@ -728,7 +734,7 @@ func (l *Log) follow(ctx context.Context, cons jetstream.Consumer, start uint64)
 		if l.js.Conn().IsClosed() {
 			l.watchFailed(nil, jetstream.ErrConnectionClosed)
 		}
-		if cons != nil {
+		if cons != nil && l.js.Conn().IsConnected() { // else the server removes it once idle
 			dctx, cancel := context.WithTimeout(context.Background(), l.o.timeout)
 			l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name) // else the server removes it once idle
 			cancel()
@@ -782,9 +788,11 @@ func (l *Log) follow(ctx context.Context, cons jetstream.Consumer, start uint64)
 		if ctx.Err() != nil {
 			return
 		}
-		dctx, cancel := context.WithTimeout(ctx, l.o.timeout)
-		l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
-		cancel()
+		if l.js.Conn().IsConnected() {
+			dctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+			l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
+			cancel()
+		}
 		cons, pause = nil, min(max(2*pause, 50*time.Millisecond), time.Second)
 	}
 }
