@@ -414,3 +414,40 @@ func TestRecordsOnAClosedConnectionIsErrClosed(t *testing.T) {
 		}
 	})
 }
+
+// A follower's Close ends its watch: no goroutine of it is left, and no
+// consumer of it on the server.
+func TestAFollowersCloseLeavesNoGoroutineAndNoConsumer(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	_, rjs := connect(t, s.ClientURL())
+	w := open(t, js, session)
+	appendTagged(t, w, "w", 1, 1)
+	r := open(t, rjs, session)
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() { waited <- r.Wait(ctx, 1) }()
+	appendTagged(t, w, "w", 2, 2)
+	if err := <-waited; err != nil {
+		t.Fatal(err)
+	}
+	if n := consumers(t, js); n != 1 {
+		t.Errorf("%d consumers on the stream while the follower watches, want 1", n)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The fetch's own goroutine ends once its context does; poll for it,
+	// bounded.
+	for bound := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(bound); {
+		runtime.Gosched()
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines after Close, %d before the first Wait", after, before)
+	}
+	if n := consumers(t, js); n != 0 {
+		t.Errorf("%d consumers left on the stream after Close, want 0", n)
+	}
+}

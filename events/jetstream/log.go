@@ -682,18 +682,22 @@ func (l *Log) startWatch(ctx context.Context, start uint64) (*watch, error) {
 	w := &watch{cancel: cancel, done: make(chan struct{})}
 	nc := l.js.Conn()
 	closed := nc.StatusChanged(nats.CLOSED)
-	go func() { // ends the fetches when the connection closes
+	var wg sync.WaitGroup
+	wg.Go(func() { // ends the fetches when the connection closes
 		select {
 		case <-closed:
 			cancel()
 		case <-wctx.Done():
 		}
-	}()
-	go func() {
-		defer close(w.done)
+	})
+	wg.Go(func() {
 		defer cancel()
 		defer nc.RemoveStatusListener(closed)
 		l.follow(wctx, cons, start)
+	})
+	go func() {
+		wg.Wait()
+		close(w.done)
 	}()
 	return w, nil
 }
