@@ -657,7 +657,47 @@ var watchIdle = 5 * time.Second
 // seen.
 type watch struct {
 	cancel context.CancelFunc
-	done   chan struct{} // closed when the goroutine ended
+	done   chan struct{} // closed when the goroutines ended
+
+	mu    sync.Mutex
+	epoch uint64             // counts the connection's reconnects
+	fetch context.CancelFunc // ends the fetch in progress, if any
+}
+
+// reconnected ends the fetch in progress, whose messages may have been
+// lost on the old connection, and marks any fetch that started before.
+func (w *watch) reconnected() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.epoch++
+	if w.fetch != nil {
+		w.fetch()
+	}
+}
+
+// fetching registers cancel as ending the fetch that starts, and returns
+// the epoch it starts in.
+func (w *watch) fetching(cancel context.CancelFunc) uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fetch = cancel
+	return w.epoch
+}
+
+// up says whether the connection stayed up since epoch.
+func (w *watch) up(epoch uint64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.epoch == epoch
+}
+
+// fetched unregisters the fetch that started in epoch and says whether
+// the connection stayed up meanwhile.
+func (w *watch) fetched(epoch uint64) bool {
+	w.mu.Lock()
+	w.fetch = nil
+	w.mu.Unlock()
+	return w.up(epoch)
 }
 
 // stop ends the watch and waits for its goroutine, which deletes its
@@ -681,19 +721,28 @@ func (l *Log) startWatch(ctx context.Context, start uint64) (*watch, error) {
 	wctx, cancel := context.WithCancel(context.Background())
 	w := &watch{cancel: cancel, done: make(chan struct{})}
 	nc := l.js.Conn()
-	closed := nc.StatusChanged(nats.CLOSED)
+	status := nc.StatusChanged(nats.CLOSED, nats.DISCONNECTED, nats.RECONNECTING, nats.CONNECTED)
 	var wg sync.WaitGroup
-	wg.Go(func() { // ends the fetches when the connection closes
-		select {
-		case <-closed:
-			cancel()
-		case <-wctx.Done():
+	wg.Go(func() { // ends the watch when the connection closes, a fetch when it drops
+		for {
+			select {
+			case s, ok := <-status:
+				switch {
+				case !ok || s == nats.CLOSED:
+					cancel()
+					return
+				default:
+					w.reconnected()
+				}
+			case <-wctx.Done():
+				return
+			}
 		}
 	})
 	wg.Go(func() {
 		defer cancel()
-		defer nc.RemoveStatusListener(closed)
-		l.follow(wctx, cons, start)
+		defer nc.RemoveStatusListener(status)
+		l.follow(wctx, w, cons, start)
 	})
 	go func() {
 		wg.Wait()
@@ -727,10 +776,10 @@ func (l *Log) watchConsumer(ctx context.Context, start uint64) (jetstream.Consum
 // fails it with ErrCorrupt, whether a later message shows the gap or the
 // consumer's count of what it delivered does once a fetch comes up
 // short. A fetch that ends without the server's word (no heartbeat, a
-// lost connection) may have lost messages on the way: the watch then
+// connection that dropped meanwhile) may have lost messages on the way: the watch then
 // starts a new consumer after the last message it was given, as it does
 // when the server lost its consumer (a restart).
-func (l *Log) follow(ctx context.Context, cons jetstream.Consumer, start uint64) {
+func (l *Log) follow(ctx context.Context, w *watch, cons jetstream.Consumer, start uint64) {
 	var delivered uint64 // the consumer sequence of the last message handed to seen
 	last := start - 1    // its stream sequence
 	pause := time.Duration(0)
@@ -764,7 +813,7 @@ func (l *Log) follow(ctx context.Context, cons jetstream.Consumer, start uint64)
 			}
 			delivered = 0
 		}
-		ok, clean, err := l.fetchLive(ctx, cons, &delivered, &last)
+		ok, clean, err := l.fetchLive(ctx, w, cons, &delivered, &last)
 		switch {
 		case err != nil:
 			l.watchCorrupt(err)
@@ -807,9 +856,15 @@ func (l *Log) follow(ctx context.Context, cons jetstream.Consumer, start uint64)
 // whether it ended by the server's word at all (so no message of it is
 // still on the way), and ErrCorrupt when a message does not follow the
 // one before.
-func (l *Log) fetchLive(ctx context.Context, cons jetstream.Consumer, delivered, last *uint64) (ok, clean bool, err error) {
+func (l *Log) fetchLive(ctx context.Context, w *watch, cons jetstream.Consumer, delivered, last *uint64) (ok, clean bool, err error) {
 	fctx, cancel := context.WithTimeout(ctx, watchIdle)
 	defer cancel()
+	epoch := w.fetching(cancel)
+	defer func() {
+		if !w.fetched(epoch) {
+			clean = false
+		}
+	}()
 	batch, err := cons.Fetch(readBatch, jetstream.FetchMaxBytes(readBytes+int(l.js.Conn().MaxPayload())),
 		jetstream.FetchContext(fctx), jetstream.FetchHeartbeat(watchIdle/4))
 	if err != nil {
@@ -820,8 +875,11 @@ func (l *Log) fetchLive(ctx context.Context, cons jetstream.Consumer, delivered,
 		if err != nil {
 			return false, false, nil
 		}
-		if meta.Sequence.Consumer != *delivered+1 { // the client kept one from us
-			return false, false, l.notRecord(meta.Sequence.Stream - 1)
+		if meta.Sequence.Consumer != *delivered+1 {
+			if !w.up(epoch) { // lost while the connection was down
+				return false, false, nil
+			}
+			return false, false, l.notRecord(meta.Sequence.Stream - 1) // the client kept one from us
 		}
 		*delivered, *last = meta.Sequence.Consumer, meta.Sequence.Stream
 		l.seen(msg.Data(), meta)
