@@ -776,16 +776,16 @@ func (l *Log) watchConsumer(ctx context.Context, start uint64) (jetstream.Consum
 // fails it with ErrCorrupt, whether a later message shows the gap or the
 // consumer's count of what it delivered does once a fetch comes up
 // short. A fetch that ends without the server's word (no heartbeat, a
-// connection that dropped meanwhile) may have lost messages on the way: the watch then
-// starts a new consumer after the last message it was given, as it does
-// when the server lost its consumer (a restart).
+// connection that dropped meanwhile) may have lost messages on the way:
+// the watch then starts a new consumer after the last message it was
+// given, as it does when the server lost its consumer (a restart).
 func (l *Log) follow(ctx context.Context, w *watch, cons jetstream.Consumer, start uint64) {
 	var delivered uint64 // the consumer sequence of the last message handed to seen
 	last := start - 1    // its stream sequence
 	pause := time.Duration(0)
 	defer func() {
 		if l.js.Conn().IsClosed() {
-			l.watchFailed(nil, jetstream.ErrConnectionClosed)
+			l.watchFailed(jetstream.ErrConnectionClosed)
 		}
 		if cons != nil && l.js.Conn().IsConnected() { // else the server removes it once idle
 			dctx, cancel := context.WithTimeout(context.Background(), l.o.timeout)
@@ -919,7 +919,7 @@ func (l *Log) failWatch(err error) {
 // watchFailed takes an error of the watch. The watch recovers from the
 // others (a server restart, a lost heartbeat) by itself; a closed
 // connection ends it, so it ends the log's Wait too.
-func (l *Log) watchFailed(_ jetstream.ConsumeContext, err error) {
+func (l *Log) watchFailed(err error) {
 	if !errors.Is(err, jetstream.ErrConnectionClosed) {
 		return
 	}
