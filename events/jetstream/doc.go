@@ -59,16 +59,18 @@
 // the queue — at most n records whose Append returned nil; see Async for
 // the loss window and for why the publishes are not pipelined.
 //
-// Every open Log is also a reader: [Log.Wait] watches the subject with an
-// ordered consumer, so [events.Follow] over it delivers, on any machine,
-// the records another machine appends. [Open], and [Log.Records] for
-// records the log no longer keeps in memory, read the subject in batches
-// through an ephemeral consumer (memory storage, one replica, no acks)
-// that they delete when done; so the NATS user needs permission to
-// create and delete consumers on the stream, and to read messages by
-// sequence ($JS.API.STREAM.MSG.GET); a read that comes up short asks its
-// consumer what it delivered ($JS.API.CONSUMER.INFO), to tell a foreign
-// message the client kept from it (ErrCorrupt) from a slow server.
+// Every open Log is also a reader: [Log.Wait] watches the subject, so
+// [events.Follow] over it delivers, on any machine, the records another
+// machine appends. The watch, [Open], and [Log.Records] for records the
+// log no longer keeps in memory, read the subject through an ephemeral
+// consumer (memory storage, one replica, no acks) that they delete when
+// done — Open and Records in batches, the watch in long polls of up to
+// 5s; so the NATS user needs permission to create and delete consumers
+// on the stream, and to read messages by sequence
+// ($JS.API.STREAM.MSG.GET); a read or a poll that comes up short asks
+// its consumer what it delivered ($JS.API.CONSUMER.INFO), to tell a
+// foreign message the client kept from it (ErrCorrupt) from a slow
+// server or a quiet session.
 //
 //	js, _ := jetstream.New(nc) // github.com/nats-io/nats.go/jetstream
 //	log, err := enforcerjs.Open(ctx, js, "session-1", enforcerjs.CreateStream(3))

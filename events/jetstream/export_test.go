@@ -1,5 +1,7 @@
 package jetstream
 
+import "time"
+
 // WaitPublished waits until the queue of l, an Async log, is empty, or
 // returns the error that stopped it. Each publish is bounded by the log's
 // timeout, so the wait is too.
@@ -29,3 +31,11 @@ func SetReadBatch(n int) (restore func()) {
 
 // Matches is matches: whether a subject matches a stream's filter.
 var Matches = matches
+
+// SetWatchIdle makes a watch's fetch wait at most d for a record, until
+// the returned func restores the default.
+func SetWatchIdle(d time.Duration) (restore func()) {
+	old := watchIdle
+	watchIdle = d
+	return func() { watchIdle = old }
+}

@@ -300,3 +300,154 @@ func mustMarshal(t *testing.T, rec events.Record) []byte {
 	}
 	return data
 }
+
+// A follower meets a foreign message with a Status header and no data
+// live: the client keeps it from the watch, as it does from Open's read.
+// The follower's Wait must fail with ErrCorrupt naming the record, not
+// look like a quiet session: when a record follows the message, at once;
+// when nothing does, once the watch's fetch comes up short and asks its
+// consumer what it delivered.
+func TestAFollowerMeetingAForeignStatusMessageIsCorrupt(t *testing.T) {
+	defer enforcerjs.SetWatchIdle(200 * time.Millisecond)()
+	for _, c := range []struct{ status, description string }{
+		{"404", "No Messages"}, {"408", "Request Timeout"}, {"100", "FlowControl Request"},
+		{"409", "Message Size Exceeds MaxBytes"}, {"409", "Consumer Deleted"},
+	} {
+		for _, followed := range []bool{false, true} { // the last message, or a record after it
+			t.Run(fmt.Sprintf("%s %s, followed by a record: %v", c.status, c.description, followed), func(t *testing.T) {
+				s := startServer(t, t.TempDir(), -1)
+				_, js := connect(t, s.ClientURL())
+				_, rjs := connect(t, s.ClientURL())
+				w := open(t, js, session)
+				appendTagged(t, w, "w", 1, 1)
+				r := open(t, rjs, session)
+				// The bound fails a Wait that waits for a record: the
+				// message came long before it ends.
+				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+				defer cancel()
+				waited := make(chan error, 1)
+				go func() { waited <- r.Wait(ctx, 1) }()
+				for !enforcerjs.Waiting(r) && ctx.Err() == nil {
+					runtime.Gosched()
+				}
+				m := nats.NewMsg("enforcer.session." + session)
+				m.Header.Set("Status", c.status)
+				m.Header.Set("Description", c.description)
+				if _, err := js.PublishMsg(ctx, m); err != nil {
+					t.Fatal(err)
+				}
+				if followed {
+					if _, err := js.Publish(ctx, "enforcer.session."+session, mustMarshal(t, tagged("w", 2))); err != nil {
+						t.Fatal(err)
+					}
+				}
+				err := <-waited
+				var e *events.Error
+				if !errors.Is(err, events.ErrCorrupt) || !errors.As(err, &e) || e.Seq != 2 {
+					t.Errorf("Wait = %v, want an *events.Error for record 2 matching ErrCorrupt", err)
+				}
+				if err := r.Wait(ctx, 1); !errors.Is(err, events.ErrCorrupt) {
+					t.Errorf("a later Wait = %v, want ErrCorrupt again", err)
+				}
+				if r.Last() != 1 {
+					t.Errorf("Last = %d, want 1: nothing past the message is the session's", r.Last())
+				}
+				r.Close()
+				if n := consumers(t, js); n != 0 {
+					t.Errorf("%d consumers left on the stream after Close, want 0", n)
+				}
+			})
+		}
+	}
+}
+
+// consumers counts the consumers of the default stream.
+func consumers(t *testing.T, js jetstream.JetStream) int {
+	t.Helper()
+	st, err := js.Stream(t.Context(), enforcerjs.DefaultStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for range st.ConsumerNames(t.Context()).Name() {
+		n++
+	}
+	return n
+}
+
+// Records on a log whose connection closed, for records it does not keep
+// in memory, fails with an error matching ErrClosed, whether the first
+// record's read fails or a later batch's does.
+func TestRecordsOnAClosedConnectionIsErrClosed(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	w := open(t, js, session)
+	appendTagged(t, w, "w", 1, 200) // more than the log keeps in memory
+	t.Run("the first record", func(t *testing.T) {
+		rnc, rjs := connect(t, s.ClientURL())
+		r := open(t, rjs, session)
+		defer r.Close()
+		rnc.Close()
+		for _, err := range r.Records(0) {
+			if !errors.Is(err, events.ErrClosed) {
+				t.Errorf("Records(0) = %v, want ErrClosed", err)
+			}
+			break
+		}
+	})
+	t.Run("a later batch", func(t *testing.T) {
+		rnc, rjs := connect(t, s.ClientURL())
+		r := open(t, rjs, session)
+		defer r.Close()
+		var got error
+		n := 0
+		for _, err := range r.Records(0) {
+			if got = err; err != nil {
+				break
+			}
+			if n++; n == 1 {
+				rnc.Close()
+			}
+		}
+		if n != 1 || !errors.Is(got, events.ErrClosed) {
+			t.Errorf("Records(0) after 1 record (got %d) = %v, want ErrClosed", n, got)
+		}
+	})
+}
+
+// A follower's Close ends its watch: no goroutine of it is left, and no
+// consumer of it on the server.
+func TestAFollowersCloseLeavesNoGoroutineAndNoConsumer(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	_, rjs := connect(t, s.ClientURL())
+	w := open(t, js, session)
+	appendTagged(t, w, "w", 1, 1)
+	r := open(t, rjs, session)
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	waited := make(chan error, 1)
+	go func() { waited <- r.Wait(ctx, 1) }()
+	appendTagged(t, w, "w", 2, 2)
+	if err := <-waited; err != nil {
+		t.Fatal(err)
+	}
+	if n := consumers(t, js); n != 1 {
+		t.Errorf("%d consumers on the stream while the follower watches, want 1", n)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The fetch's own goroutine ends once its context does; poll for it,
+	// bounded.
+	for bound := time.Now().Add(10 * time.Second); runtime.NumGoroutine() > before && time.Now().Before(bound); {
+		runtime.Gosched()
+	}
+	if after := runtime.NumGoroutine(); after > before {
+		t.Errorf("%d goroutines after Close, %d before the first Wait", after, before)
+	}
+	if n := consumers(t, js); n != 0 {
+		t.Errorf("%d consumers left on the stream after Close, want 0", n)
+	}
+}

@@ -45,7 +45,7 @@ type Log struct {
 	closed   bool          // by Close
 	grew     chan struct{} // closed when records are added; nil while nobody waits
 	stop     chan struct{} // closed by Close
-	watch    jetstream.ConsumeContext
+	watch    *watch
 	watching bool  // a Wait started the watch (or is starting it)
 	werr     error // why the watch failed, reported by Wait
 
@@ -458,8 +458,9 @@ func (l *Log) Last() int64 {
 // Records yields, in order, the records with Sequence > after that this
 // log has seen (see Last), reading from the stream those it does not
 // keep (the newest 64 it does): the first with one request, the rest in
-// batches through a consumer. On an Async log that failed with records
-// queued, it ends with the failure.
+// batches through a consumer. A read on a closed connection ends with an
+// error matching events.ErrClosed. On an Async log that failed with
+// records queued, it ends with the failure.
 func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 	return func(yield func(events.Record, error) bool) {
 		l.mu.Lock()
@@ -535,9 +536,21 @@ func (l *Log) readRange(seqs []uint64, from, to int64) ([]events.Record, error) 
 		err = &events.Error{Op: "read", Seq: i + 1, Detail: fmt.Sprintf("stream %s message %d was deleted", l.name, seqs[i]), Err: events.ErrCorrupt}
 	}
 	if err != nil {
-		return recs, asError(err, "read", from+int64(len(recs))+1, l.subject)
+		return recs, asError(l.closedErr(err), "read", from+int64(len(recs))+1, l.subject)
 	}
 	return recs, nil
+}
+
+// closedErr wraps err, an error of a request, so that it matches
+// events.ErrClosed when the connection is closed.
+func (l *Log) closedErr(err error) error {
+	if errors.Is(err, events.ErrClosed) {
+		return err
+	}
+	if l.js.Conn().IsClosed() || errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) {
+		return fmt.Errorf("%w: %w", events.ErrClosed, err)
+	}
+	return err
 }
 
 // record returns record seq, stored at stream sequence at.
@@ -555,6 +568,7 @@ func (l *Log) record(seq int64, at uint64) (events.Record, error) {
 		if errors.Is(err, jetstream.ErrMsgNotFound) {
 			err = errors.Join(events.ErrCorrupt, err) // deleted from the stream
 		}
+		err = l.closedErr(err)
 		return events.Record{}, &events.Error{Op: "read", Seq: seq, Detail: fmt.Sprintf("stream %s message %d", l.name, at), Err: err}
 	}
 	return l.decode(msg.Data, seq)
@@ -562,10 +576,16 @@ func (l *Log) record(seq int64, at uint64) (events.Record, error) {
 
 // Wait implements events.Follower: it returns nil once this log has seen
 // a record with Sequence > after — its own append, or another writer's,
-// which an ordered consumer on the subject (started by the first Wait,
-// stopped by Close) reports as soon as the stream stored it. The watch
-// rides out a server restart; once the connection is closed, Wait
-// returns an error matching events.ErrClosed.
+// which a watch of the subject (a consumer of its own, fetched from in
+// long polls; started by the first Wait, stopped and deleted by Close)
+// reports as soon as the stream stored it. The watch rides out a server
+// restart; once the connection is closed, Wait returns an error matching
+// events.ErrClosed. A message on the subject that is not the next record
+// — including one the client keeps from the watch for a status of the
+// server's (a Status header and no data), found by a gap in the
+// consumer's sequence or, when nothing follows it, by what the consumer
+// says it delivered within 5s — fails every later Wait with ErrCorrupt
+// naming the record.
 func (l *Log) Wait(ctx context.Context, after int64) error {
 	for {
 		l.mu.Lock()
@@ -608,7 +628,7 @@ func (l *Log) Wait(ctx context.Context, after int64) error {
 				return err
 			}
 			if closed { // Close ran meanwhile and did not see the watch
-				watch.Stop()
+				watch.stop()
 			}
 			continue
 		}
@@ -626,39 +646,269 @@ func (l *Log) Wait(ctx context.Context, after int64) error {
 	}
 }
 
-// startWatch starts the ordered consumer that reports other writers'
-// records, from stream sequence start on.
-func (l *Log) startWatch(ctx context.Context, start uint64) (jetstream.ConsumeContext, error) {
-	cctx, cancel := context.WithTimeout(ctx, l.o.timeout)
-	defer cancel()
-	cons, err := l.js.OrderedConsumer(cctx, l.name, jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{l.subject},
-		DeliverPolicy:  jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:    start,
-	})
-	if err == nil {
-		var watch jetstream.ConsumeContext
-		if watch, err = cons.Consume(l.seen, jetstream.ConsumeErrHandler(l.watchFailed)); err == nil {
-			return watch, nil
-		}
-	}
-	if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) {
-		err = fmt.Errorf("%w: %w", events.ErrClosed, err) // as when it closes under a watch
-	}
-	return nil, &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: err}
+// watchIdle bounds how long the watch waits for a record in one request
+// (a long poll): when a request ends with fewer records than it asked
+// for, the watch asks its consumer what it delivered, so a message the
+// client kept from it (see swallowed) is reported within watchIdle.
+var watchIdle = 5 * time.Second
+
+// watch is a running watch of the subject: a goroutine that fetches the
+// subject's messages through a consumer of its own and hands each to
+// seen.
+type watch struct {
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the goroutines ended
+
+	mu    sync.Mutex
+	epoch uint64             // counts the connection's reconnects
+	fetch context.CancelFunc // ends the fetch in progress, if any
 }
 
-// watchFailed takes an error of the watch. The ordered consumer recovers
-// from the others (a server restart, a lost heartbeat) by itself; a
-// closed connection ends it, so it ends the log's Wait too.
-func (l *Log) watchFailed(_ jetstream.ConsumeContext, err error) {
-	if !errors.Is(err, jetstream.ErrConnectionClosed) {
-		return
+// reconnected ends the fetch in progress, whose messages may have been
+// lost on the old connection, and marks any fetch that started before.
+func (w *watch) reconnected() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.epoch++
+	if w.fetch != nil {
+		w.fetch()
 	}
+}
+
+// fetching registers cancel as ending the fetch that starts, and returns
+// the epoch it starts in.
+func (w *watch) fetching(cancel context.CancelFunc) uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.fetch = cancel
+	return w.epoch
+}
+
+// up says whether the connection stayed up since epoch.
+func (w *watch) up(epoch uint64) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.epoch == epoch
+}
+
+// fetched unregisters the fetch that started in epoch and says whether
+// the connection stayed up meanwhile.
+func (w *watch) fetched(epoch uint64) bool {
+	w.mu.Lock()
+	w.fetch = nil
+	w.mu.Unlock()
+	return w.up(epoch)
+}
+
+// stop ends the watch and waits for its goroutine, which deletes its
+// consumer.
+func (w *watch) stop() {
+	w.cancel()
+	<-w.done
+}
+
+// startWatch starts the watch that reports other writers' records, from
+// stream sequence start on: it creates the consumer (so a closed
+// connection fails the first Wait), then fetches in a goroutine.
+func (l *Log) startWatch(ctx context.Context, start uint64) (*watch, error) {
+	cons, err := l.watchConsumer(ctx, start)
+	if err != nil {
+		if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) {
+			err = fmt.Errorf("%w: %w", events.ErrClosed, err) // as when it closes under a watch
+		}
+		return nil, &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: err}
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	w := &watch{cancel: cancel, done: make(chan struct{})}
+	nc := l.js.Conn()
+	status := nc.StatusChanged(nats.CLOSED, nats.DISCONNECTED, nats.RECONNECTING, nats.CONNECTED)
+	var wg sync.WaitGroup
+	wg.Go(func() { // ends the watch when the connection closes, a fetch when it drops
+		for {
+			select {
+			case s, ok := <-status:
+				switch {
+				case !ok || s == nats.CLOSED:
+					cancel()
+					return
+				default:
+					w.reconnected()
+				}
+			case <-wctx.Done():
+				return
+			}
+		}
+	})
+	wg.Go(func() {
+		defer cancel()
+		defer nc.RemoveStatusListener(status)
+		l.follow(wctx, w, cons, start)
+	})
+	go func() {
+		wg.Wait()
+		close(w.done)
+	}()
+	return w, nil
+}
+
+// watchConsumer creates the watch's consumer on the subject from stream
+// sequence start: ephemeral, memory storage, no acks, one replica, and
+// removed by the server once idle if this process dies.
+func (l *Log) watchConsumer(ctx context.Context, start uint64) (jetstream.Consumer, error) {
+	cctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	defer cancel()
+	return l.stream.CreateConsumer(cctx, jetstream.ConsumerConfig{
+		FilterSubject:     l.subject,
+		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:       start,
+		AckPolicy:         jetstream.AckNonePolicy,
+		MemoryStorage:     true,
+		Replicas:          1,
+		InactiveThreshold: max(2*l.o.timeout, 10*time.Second, 4*watchIdle),
+	})
+}
+
+// follow fetches the subject's messages through cons, which starts at
+// stream sequence start, and hands each to seen, until ctx ends, the
+// connection closes or seen fails the watch; then it deletes its
+// consumer. Each message must be the one after the last the consumer
+// delivered: a message the client kept from the watch (see swallowed)
+// fails it with ErrCorrupt, whether a later message shows the gap or the
+// consumer's count of what it delivered does once a fetch comes up
+// short. A fetch that ends without the server's word (no heartbeat, a
+// connection that dropped meanwhile) may have lost messages on the way:
+// the watch then starts a new consumer after the last message it was
+// given, as it does when the server lost its consumer (a restart).
+func (l *Log) follow(ctx context.Context, w *watch, cons jetstream.Consumer, start uint64) {
+	var delivered uint64 // the consumer sequence of the last message handed to seen
+	last := start - 1    // its stream sequence
+	pause := time.Duration(0)
+	defer func() {
+		if l.js.Conn().IsClosed() {
+			l.watchFailed(jetstream.ErrConnectionClosed)
+		}
+		if cons != nil && l.js.Conn().IsConnected() { // else the server removes it once idle
+			dctx, cancel := context.WithTimeout(context.Background(), l.o.timeout)
+			l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name) // else the server removes it once idle
+			cancel()
+		}
+	}()
+	for ctx.Err() == nil && !l.watchEnded() && !l.js.Conn().IsClosed() {
+		if pause > 0 { // the server is away or failing: wait a little, not spin
+			t := time.NewTimer(pause)
+			select {
+			case <-ctx.Done():
+			case <-t.C:
+			}
+			t.Stop()
+			if ctx.Err() != nil {
+				return
+			}
+		}
+		if cons == nil {
+			var err error
+			if cons, err = l.watchConsumer(ctx, last+1); err != nil {
+				cons, pause = nil, min(max(2*pause, 50*time.Millisecond), time.Second)
+				continue
+			}
+			delivered = 0
+		}
+		ok, clean, err := l.fetchLive(ctx, w, cons, &delivered, &last)
+		switch {
+		case err != nil:
+			l.watchCorrupt(err)
+			return
+		case ctx.Err() != nil:
+			return
+		case clean:
+			// Did the consumer deliver a message the fetch never gave?
+			ictx, cancel := context.WithTimeout(ctx, l.o.timeout)
+			info, err := cons.Info(ictx)
+			cancel()
+			if err == nil {
+				if info.Delivered.Consumer > delivered {
+					l.watchCorrupt(l.notRecord(info.Delivered.Stream))
+					return
+				}
+				if pause = 0; !ok {
+					pause = 50 * time.Millisecond
+				}
+				continue
+			}
+		}
+		// Start over after the last message given: the consumer may be
+		// gone, or have sent messages that never came.
+		if ctx.Err() != nil {
+			return
+		}
+		if l.js.Conn().IsConnected() {
+			dctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+			l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
+			cancel()
+		}
+		cons, pause = nil, min(max(2*pause, 50*time.Millisecond), time.Second)
+	}
+}
+
+// fetchLive makes one long-poll fetch of the watch, bounded by
+// watchIdle, handing each message to seen. It returns whether the fetch
+// ended well (all it asked for, or the server's word that it expired),
+// whether it ended by the server's word at all (so no message of it is
+// still on the way), and ErrCorrupt when a message does not follow the
+// one before.
+func (l *Log) fetchLive(ctx context.Context, w *watch, cons jetstream.Consumer, delivered, last *uint64) (ok, clean bool, err error) {
+	fctx, cancel := context.WithTimeout(ctx, watchIdle)
+	defer cancel()
+	epoch := w.fetching(cancel)
+	defer func() {
+		if !w.fetched(epoch) {
+			clean = false
+		}
+	}()
+	batch, err := cons.Fetch(readBatch, jetstream.FetchMaxBytes(readBytes+int(l.js.Conn().MaxPayload())),
+		jetstream.FetchContext(fctx), jetstream.FetchHeartbeat(watchIdle/4))
+	if err != nil {
+		return false, false, nil
+	}
+	for msg := range batch.Messages() {
+		meta, err := msg.Metadata()
+		if err != nil {
+			return false, false, nil
+		}
+		if meta.Sequence.Consumer != *delivered+1 {
+			if !w.up(epoch) { // lost while the connection was down
+				return false, false, nil
+			}
+			return false, false, l.notRecord(meta.Sequence.Stream - 1) // the client kept one from us
+		}
+		*delivered, *last = meta.Sequence.Consumer, meta.Sequence.Stream
+		l.seen(msg.Data(), meta)
+	}
+	err = batch.Error()
+	clean = fctx.Err() == nil && !errors.Is(err, jetstream.ErrNoHeartbeat) && !errors.Is(err, nats.ErrConnectionClosed)
+	return err == nil, clean, nil
+}
+
+// watchEnded says whether the watch has nothing more to do: the log is
+// closed or the watch failed.
+func (l *Log) watchEnded() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	return l.closed || l.werr != nil
+}
+
+// watchCorrupt fails the watch with err, a message it cannot read.
+func (l *Log) watchCorrupt(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.failWatch(err)
+}
+
+// failWatch fails the watch with err, unless it failed already, and wakes
+// the waiters; l.mu must be held.
+func (l *Log) failWatch(err error) {
 	if l.werr == nil {
-		l.werr = &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: fmt.Errorf("%w: %w", events.ErrClosed, err)}
+		l.werr = asError(err, "wait", int64(len(l.seqs))+1, l.subject)
 	}
 	if l.grew != nil {
 		close(l.grew)
@@ -666,28 +916,33 @@ func (l *Log) watchFailed(_ jetstream.ConsumeContext, err error) {
 	}
 }
 
-// seen takes a message of the subject from the watch.
-func (l *Log) seen(msg jetstream.Msg) {
-	meta, err := msg.Metadata()
+// watchFailed takes an error of the watch. The watch recovers from the
+// others (a server restart, a lost heartbeat) by itself; a closed
+// connection ends it, so it ends the log's Wait too.
+func (l *Log) watchFailed(err error) {
+	if !errors.Is(err, jetstream.ErrConnectionClosed) {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.failWatch(&events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: fmt.Errorf("%w: %w", events.ErrClosed, err)})
+}
+
+// seen takes a message of the subject from the watch: its data and
+// metadata.
+func (l *Log) seen(data []byte, meta *jetstream.MsgMetadata) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed || l.werr != nil || l.publishing() {
 		return
 	}
 	next := int64(len(l.seqs)) + 1
-	if err == nil && len(l.seqs) > 0 && meta.Sequence.Stream <= l.seqs[len(l.seqs)-1] {
+	if len(l.seqs) > 0 && meta.Sequence.Stream <= l.seqs[len(l.seqs)-1] {
 		return // this log's own append, or one it read already
 	}
-	var rec events.Record
-	if err == nil {
-		rec, err = l.decode(msg.Data(), next)
-	}
+	rec, err := l.decode(data, next)
 	if err != nil {
-		l.werr = &events.Error{Op: "wait", Seq: next, Detail: "watching subject " + l.subject, Err: err}
-		if l.grew != nil {
-			close(l.grew)
-			l.grew = nil
-		}
+		l.failWatch(&events.Error{Op: "wait", Seq: next, Detail: "watching subject " + l.subject, Err: err})
 		return
 	}
 	l.remember(rec, meta.Sequence.Stream)
@@ -711,8 +966,7 @@ func (l *Log) Close() error {
 	watch := l.watch
 	l.mu.Unlock()
 	if watch != nil {
-		watch.Stop()
-		<-watch.Closed()
+		watch.stop()
 	}
 	return err
 }
