@@ -28,8 +28,8 @@ var (
 
 	errToolPanic  = errors.New("tool panicked")
 	errModelPanic = errors.New("model panicked")
-	// errReplyTooLong: a part of a streamed reply that is no answer to
-	// judge (see replyBound) passed the bound.
+	// errReplyTooLong: a streamed reply passed the whole reply's bound
+	// (see StreamingModel).
 	errReplyTooLong = errors.New("streamed reply too long")
 )
 

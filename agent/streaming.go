@@ -92,7 +92,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	r := assembly{tool: st.a.cfg.outputTool}
 	var failed error
 	j := st.newJudge(req)
-	bound := st.replyBound()
+	bound := st.answerBound()
 	limit := max(bound, enforce.MaxAnswerBytes) // the whole reply's
 	// The text is the answer as it stands, to be cut at the answer's
 	// bound, only when nothing can follow it or change it: no tool
@@ -141,12 +141,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			if ce != nil && j.cut {
 				cancel() // before stopping: the provider sees the connection close at once
 				st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
-				if j.tool == "" {
-					r.keep(n)
-				} else {
-					r.keepArgs(j.call, n)
-				}
-				r.unstop()
+				r.keepAnswer(j.call, n)
 				return false
 			}
 			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt, false) {
@@ -162,9 +157,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			// the bound decides its verdict whatever follows, as Check
 			// decides it for the whole text. Cut it there, retries or not.
 			cancel()
-			r.keep(bound + 1)
-			r.unstop()
-			st.cut = st.tooLong(r.text.String(), r.usage)
+			st.cut = st.tooLong(r.keepAnswer(-1, bound+1), r.usage)
 			return false
 		}
 		if d := c.Call; d != nil && st.schema != nil && !st.a.cfg.outputSteps &&
@@ -172,9 +165,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			// The output tool's arguments are the answer: cut them as the
 			// text is cut above.
 			cancel()
-			r.keepArgs(d.Index, bound+1)
-			r.unstop()
-			st.cut = st.tooLong(r.args[d.Index].String(), r.usage)
+			st.cut = st.tooLong(r.keepAnswer(d.Index, bound+1), r.usage)
 			return false
 		}
 		if size > limit {
@@ -319,12 +310,11 @@ func (p *pipe) send(it streamed) bool {
 	}
 }
 
-// replyBound is the most bytes a streamed reply's text, and each of its
-// tool calls' arguments, may hold: the contract's answer size bound
-// ([enforce.Schema.MaxAnswerBytes]), or without a contract
-// [enforce.MaxAnswerBytes]. Past it, an answer fails for its size alone,
-// whatever follows.
-func (st *runState) replyBound() int {
+// answerBound is the most bytes a streamed answer may hold: the
+// contract's answer size bound ([enforce.Schema.MaxAnswerBytes]), or
+// without a contract [enforce.MaxAnswerBytes]. Past it, an answer fails
+// for its size alone, whatever follows.
+func (st *runState) answerBound() int {
 	if st.schema == nil {
 		return enforce.MaxAnswerBytes
 	}
@@ -530,25 +520,23 @@ func (r *assembly) isAnswer(i int) bool {
 // namedBefore reports whether every call before call i has its name.
 func (r *assembly) namedBefore(i int) bool { return r.named >= i }
 
-// keepArgs keeps the first n bytes of call i's arguments.
-func (r *assembly) keepArgs(i, n int) {
-	args := r.args[i].String()[:n]
-	r.args[i].Reset()
-	r.args[i].WriteString(args)
-}
-
-// keep keeps the first n bytes of the text.
-func (r *assembly) keep(n int) {
-	text := r.text.String()[:n]
-	r.text.Reset()
-	r.text.WriteString(text)
-}
-
-// unstop forgets why the reply ended: a reply cut at the loop's own verdict
-// never reached the stop its last chunk may have carried (a StopLength
-// there would mark the cut answer Truncated, as the same answer chunked
+// keepAnswer cuts the answer — the text when call < 0, else call's
+// arguments — to its first n bytes, and returns what it kept. It forgets
+// why the reply ended: a reply cut at the loop's own verdict never
+// reached the stop its last chunk may have carried (a StopLength there
+// would mark the cut answer Truncated, as the same answer chunked
 // otherwise is not).
-func (r *assembly) unstop() { r.stop, r.stopRaw = "", "" }
+func (r *assembly) keepAnswer(call, n int) string {
+	b := &r.text
+	if call >= 0 {
+		b = r.args[call]
+	}
+	kept := b.String()[:n]
+	b.Reset()
+	b.WriteString(kept)
+	r.stop, r.stopRaw = "", ""
+	return kept
+}
 
 // response is the reply as Generate would have given it.
 func (r *assembly) response() Response {
