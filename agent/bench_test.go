@@ -75,7 +75,10 @@ func BenchmarkRunTyped1KiB(b *testing.B) {
 
 // BenchmarkRun1KiB is the same run untyped: judging plus the loop, without
 // decoding into T, so it isolates what the loop itself adds.
-func BenchmarkRun1KiB(b *testing.B) {
+func BenchmarkRun1KiB(b *testing.B) { benchRun1KiB(b, context.Background()) }
+
+// benchRun1KiB runs BenchmarkRun1KiB under ctx.
+func benchRun1KiB(b *testing.B, ctx context.Context) {
 	answer := report1KiB(b)
 	s, err := enforce.SchemaFor[Report]()
 	if err != nil {
@@ -85,7 +88,6 @@ func BenchmarkRun1KiB(b *testing.B) {
 		return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: answer}}, nil
 	})
 	a := agent.New(model, agent.WithOutputSchema(s), agent.WithOutputRetries(2))
-	ctx := context.Background()
 	b.SetBytes(int64(len(answer)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -93,10 +93,12 @@ func BenchmarkStreamJudgePartial16B(b *testing.B) {
 
 // BenchmarkRunTypedStreamed16B is RunTyped over a model that streams, with
 // nothing watching: the run without partials.
-func BenchmarkRunTypedStreamed16B(b *testing.B) {
+func BenchmarkRunTypedStreamed16B(b *testing.B) { benchRunTypedStreamed16B(b, context.Background()) }
+
+// benchRunTypedStreamed16B runs BenchmarkRunTypedStreamed16B under ctx.
+func benchRunTypedStreamed16B(b *testing.B, ctx context.Context) {
 	answer := report1KiB(b)
 	a := agent.New(replay(chunked(answer)))
-	ctx := context.Background()
 	b.SetBytes(int64(len(answer)))
 	b.ReportAllocs()
 	for b.Loop() {
