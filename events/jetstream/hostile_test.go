@@ -199,11 +199,7 @@ func TestAFollowersWaitEndsWhenItsConnectionCloses(t *testing.T) {
 	r := open(t, rjs, session)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	waited := make(chan error, 1)
-	go func() { waited <- r.Wait(ctx, 1) }()
-	for !enforcerjs.Waiting(r) && ctx.Err() == nil {
-		runtime.Gosched()
-	}
+	waited := blockedWait(ctx, r)
 	rnc.Close()
 	if err := <-waited; !errors.Is(err, events.ErrClosed) {
 		t.Errorf("Wait with its connection closed = %v, want ErrClosed", err)
@@ -325,11 +321,7 @@ func TestAFollowerMeetingAForeignStatusMessageIsCorrupt(t *testing.T) {
 				// message came long before it ends.
 				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 				defer cancel()
-				waited := make(chan error, 1)
-				go func() { waited <- r.Wait(ctx, 1) }()
-				for !enforcerjs.Waiting(r) && ctx.Err() == nil {
-					runtime.Gosched()
-				}
+				waited := blockedWait(ctx, r)
 				m := nats.NewMsg("enforcer.session." + session)
 				m.Header.Set("Status", c.status)
 				m.Header.Set("Description", c.description)
@@ -359,6 +351,17 @@ func TestAFollowerMeetingAForeignStatusMessageIsCorrupt(t *testing.T) {
 			})
 		}
 	}
+}
+
+// blockedWait starts r.Wait(ctx, 1) and returns, once it is blocked for
+// the next record, where its result will come.
+func blockedWait(ctx context.Context, r *enforcerjs.Log) <-chan error {
+	waited := make(chan error, 1)
+	go func() { waited <- r.Wait(ctx, 1) }()
+	for !enforcerjs.Waiting(r) && ctx.Err() == nil {
+		runtime.Gosched()
+	}
+	return waited
 }
 
 // consumers counts the consumers of the default stream.
