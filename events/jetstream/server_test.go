@@ -2,6 +2,7 @@ package jetstream_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"testing"
@@ -23,20 +24,30 @@ func startServer(t testing.TB, dir string, port int, edit ...func(*server.Option
 	for _, f := range edit {
 		f(opts)
 	}
-	s, err := server.NewServer(opts)
+	s, err := tryStartServer(opts)
 	if err != nil {
 		t.Fatal(err)
-	}
-	s.Start()
-	if !s.ReadyForConnections(10 * time.Second) {
-		s.Shutdown()
-		t.Fatal("nats-server did not start")
 	}
 	t.Cleanup(func() {
 		s.Shutdown()
 		s.WaitForShutdown()
 	})
 	return s
+}
+
+// tryStartServer starts a server with opts and waits until it listens.
+func tryStartServer(opts *server.Options) (*server.Server, error) {
+	s, err := server.NewServer(opts)
+	if err != nil {
+		return nil, err
+	}
+	s.Start()
+	if !s.ReadyForConnections(10 * time.Second) {
+		s.Shutdown()
+		s.WaitForShutdown()
+		return nil, errors.New("nats-server did not start")
+	}
+	return s, nil
 }
 
 // port is the client port of s.
@@ -61,32 +72,29 @@ func connect(t testing.TB, urls string) (*nats.Conn, jetstream.JetStream) {
 }
 
 // startCluster starts three embedded servers routed into one JetStream
-// cluster and returns them once the cluster has a meta leader.
+// cluster and returns them once the cluster has a meta leader. Their
+// route ports are reserved, freed, then listened on: another process may
+// take one in between, so a cluster that does not start is started again
+// on new ports, three times at most.
 func startCluster(t *testing.T) []*server.Server {
 	t.Helper()
-	ln := make([]net.Listener, 3) // reserve three route ports
-	for i := range ln {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
+	var servers []*server.Server
+	var err error
+	for range 3 {
+		if servers, err = tryStartCluster(t); err == nil {
+			break
 		}
-		ln[i] = l
+		t.Logf("starting the cluster again: %v", err)
 	}
-	routes := ""
-	ports := make([]int, 3)
-	for i, l := range ln {
-		ports[i] = l.Addr().(*net.TCPAddr).Port
-		routes += fmt.Sprintf(",nats-route://127.0.0.1:%d", ports[i])
-		l.Close()
+	if err != nil {
+		t.Fatal(err)
 	}
-	servers := make([]*server.Server, 3)
-	for i := range servers {
-		servers[i] = startServer(t, t.TempDir(), -1, func(o *server.Options) {
-			o.ServerName = fmt.Sprintf("n%d", i+1)
-			o.Cluster = server.ClusterOpts{Name: "enforcer", Host: "127.0.0.1", Port: ports[i]}
-			o.Routes = server.RoutesFromStr(routes[1:])
-		})
-	}
+	t.Cleanup(func() {
+		for _, s := range servers {
+			s.Shutdown()
+			s.WaitForShutdown()
+		}
+	})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	for {
@@ -101,4 +109,42 @@ func startCluster(t *testing.T) []*server.Server {
 		case <-time.After(20 * time.Millisecond): // poll, bounded by ctx
 		}
 	}
+}
+
+// tryStartCluster starts three servers routed to each other on route
+// ports reserved just before; on a failure it stops those it started.
+func tryStartCluster(t *testing.T) ([]*server.Server, error) {
+	ln := make([]net.Listener, 3) // reserve three route ports
+	for i := range ln {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ln[i] = l
+	}
+	routes := ""
+	ports := make([]int, 3)
+	for i, l := range ln {
+		ports[i] = l.Addr().(*net.TCPAddr).Port
+		routes += fmt.Sprintf(",nats-route://127.0.0.1:%d", ports[i])
+		l.Close()
+	}
+	servers := make([]*server.Server, 0, 3)
+	for i := range 3 {
+		s, err := tryStartServer(&server.Options{
+			Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
+			ServerName: fmt.Sprintf("n%d", i+1),
+			Cluster:    server.ClusterOpts{Name: "enforcer", Host: "127.0.0.1", Port: ports[i]},
+			Routes:     server.RoutesFromStr(routes[1:]),
+		})
+		if err != nil {
+			for _, s := range servers {
+				s.Shutdown()
+				s.WaitForShutdown()
+			}
+			return nil, err
+		}
+		servers = append(servers, s)
+	}
+	return servers, nil
 }
