@@ -27,7 +27,7 @@ type config struct {
 	retries       int
 	retriesSet    bool
 	validators    []enforce.Validator // WithValidators
-	repeats       *int                // WithRepeatLimit; nil: enforce's default
+	repeats       int                 // WithRepeatLimit; 0: off
 	middleware    []middleware.Middleware
 	tools         []Tool
 	toolIndex     map[string]int
@@ -109,15 +109,15 @@ func WithValidators(vs ...enforce.Validator) Option {
 // the same pointers and keywords; at json-parse, the same kind of failure,
 // as [enforce.WithRepeatLimit] says), the n-th is exhausted at once,
 // retries unspent, and the run returns an *enforce.OutputError matching
-// enforce.ErrRepeated. n is 0 (off) or 2..enforce.MaxRetries+1; by default
-// it is enforce.DefaultRepeatLimit, 2: the second identical failure in a
-// row stops the run.
+// enforce.ErrRepeated. n is 0 (off, the default: every retry is spent) or
+// 2..enforce.MaxRetries+1. Turn it on for a model that repeats itself,
+// such as one at temperature 0.
 func WithRepeatLimit(n int) Option {
 	return optionFunc(func(c *config) {
 		if n != 0 && (n < 2 || n > enforce.MaxRetries+1) {
 			c.invalid("WithRepeatLimit(%d): want 0 (off) or 2..%d", n, enforce.MaxRetries+1)
 		}
-		c.repeats = &n
+		c.repeats = n
 	})
 }
 

@@ -26,8 +26,8 @@ func (a *Agent) withValidators(s *enforce.Schema) (*enforce.Schema, error) {
 
 // ledgerOptions are the options [WithRepeatLimit] gives the ledger.
 func (c *config) ledgerOptions() []enforce.LedgerOption {
-	if c.repeats == nil {
+	if c.repeats == 0 {
 		return nil
 	}
-	return []enforce.LedgerOption{enforce.WithRepeatLimit(*c.repeats)}
+	return []enforce.LedgerOption{enforce.WithRepeatLimit(c.repeats)}
 }

@@ -189,16 +189,14 @@ type ledgerOption func(*Ledger) error
 
 func (f ledgerOption) apply(l *Ledger) error { return f(l) }
 
-// DefaultRepeatLimit is the convergence policy a ledger starts with: the
-// second answer in a row that fails with the same issues ends the run.
-const DefaultRepeatLimit = 2
-
 // WithRepeatLimit sets the convergence policy: when n answers in a row
 // fail with the same issues — the same stage and the same set of pointer
 // and keyword pairs, whatever the messages say — the n-th is exhausted at
 // once with [ReasonRepeated], its retries unspent, and its *OutputError
-// matches [ErrRepeated]. n is 0 (off: correct until the retries run out)
-// or 2..MaxRetries+1; the default is [DefaultRepeatLimit].
+// matches [ErrRepeated]. n is 0 (off: correct until the retries run out,
+// the default) or 2..MaxRetries+1. Turn it on for a model that repeats
+// itself, such as one at temperature 0: a correction it ignored once it
+// will ignore again, and each retry costs a model call.
 //
 // A json-parse failure is always one issue at the root, so there the
 // failures must also be of the same kind: an empty answer, a markdown
@@ -233,7 +231,7 @@ func NewLedger(s *Schema, retries int, opts ...LedgerOption) (*Ledger, error) {
 	if retries < 0 || retries > MaxRetries {
 		return nil, fmt.Errorf("%w: %d is not in 0..%d", ErrRetries, retries, MaxRetries)
 	}
-	l := &Ledger{schema: s, retries: retries, repeats: DefaultRepeatLimit}
+	l := &Ledger{schema: s, retries: retries}
 	for _, o := range opts {
 		if o == nil {
 			continue
