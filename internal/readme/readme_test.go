@@ -155,10 +155,11 @@ func write(t *testing.T, path, content string) {
 	}
 }
 
-// TestGoFileFillsInOnlyWhatABlockMarks: a function marked as the
-// reader's gets a body, an unmarked one does not (and so fails to
-// compile), and only the used names of Imports are imported.
-func TestGoFileFillsInOnlyWhatABlockMarks(t *testing.T) {
+// TestGoFileFillsInOnlyImports: a function declared without a body keeps
+// none, whatever its comment says (so it fails to compile, as it would
+// for a reader who pasted it), and only the used names of Imports are
+// imported.
+func TestGoFileFillsInOnlyImports(t *testing.T) {
 	md := "```go\n" +
 		"func mine(ctx context.Context) error // yours: your code\n" +
 		"func forgotten() error // a body left out by mistake\n" +
@@ -178,7 +179,7 @@ func TestGoFileFillsInOnlyWhatABlockMarks(t *testing.T) {
 			bodies[fn.Name.Name] = fn.Body != nil
 		}
 	}
-	if want := map[string]bool{"mine": true, "forgotten": false, "uses": true}; !maps.Equal(bodies, want) {
+	if want := map[string]bool{"mine": false, "forgotten": false, "uses": true}; !maps.Equal(bodies, want) {
 		t.Errorf("functions with a body = %v, want %v\n%s", bodies, want, src)
 	}
 	var imports []string
