@@ -633,23 +633,23 @@ func TestCorrectiveMessageEndsWithTheIssues(t *testing.T) {
 	}
 }
 
-// The README shows the corrective message for a two-issue failure; this
-// keeps it the message the library writes.
-func TestREADMEShowsTheCorrectiveMessageAsItReads(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+// The ledger's guide shows the corrective message for a two-issue
+// failure; this keeps it the message the library writes.
+func TestTheGuideShowsTheCorrectiveMessageAsItReads(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "ledger.md"))
 	if err != nil {
-		t.Skipf("no README beside the package: %v", err)
+		t.Skipf("no docs/ledger.md beside the package: %v", err)
 	}
 	_, after, ok := strings.Cut(string(readme), "it reads:\n\n```\n")
 	shown, _, ok2 := strings.Cut(after, "\n```")
 	if !ok || !ok2 {
-		t.Fatal("README.md no longer shows the corrective message after \"it reads:\"")
+		t.Fatal("docs/ledger.md no longer shows the corrective message after \"it reads:\"")
 	}
 	s, err := enforce.SchemaFor[Forecast]()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := checkError(t, s.Check(`{"city": 7}`)).Corrective(1, 3); shown != want {
-		t.Errorf("README.md shows:\n%s\nthe library writes:\n%s", shown, want)
+		t.Errorf("docs/ledger.md shows:\n%s\nthe library writes:\n%s", shown, want)
 	}
 }
