@@ -28,6 +28,7 @@ type config struct {
 	retriesSet    bool
 	validators    []enforce.Validator // WithValidators
 	repeats       int                 // WithRepeatLimit; 0: off
+	repairs       enforce.Repairs     // WithRepairs
 	middleware    []middleware.Middleware
 	tools         []Tool
 	toolIndex     map[string]int
@@ -118,6 +119,24 @@ func WithRepeatLimit(n int) Option {
 			c.invalid("WithRepeatLimit(%d): want 0 (off) or 2..%d", n, enforce.MaxRetries+1)
 		}
 		c.repeats = n
+	})
+}
+
+// WithRepairs mends the form of a final answer that fails as written
+// before it is judged ([enforce.Schema.WithRepairs]): a markdown fence,
+// prose around the value, relaxed syntax, values spelled as strings. A
+// mended answer that passes is a passed row naming its repairs
+// ([enforce.Attempt.Repaired]), costs no model call, and is what
+// [Result.Output] and [RunTyped] give; the conversation keeps what the
+// model wrote. One that still fails is corrected as mended. By default
+// none: the contract is strict. A bit outside [enforce.AllRepairs] makes
+// Run return an error matching [ErrInvalidOption].
+func WithRepairs(rs enforce.Repairs) Option {
+	return optionFunc(func(c *config) {
+		if rs&^enforce.AllRepairs != 0 {
+			c.invalid("WithRepairs(%#x): unknown repairs", uint8(rs))
+		}
+		c.repairs = rs
 	})
 }
 

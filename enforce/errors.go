@@ -43,6 +43,10 @@ type CheckError struct {
 	// Issues holds every issue found, sorted by Path, so a single
 	// corrective turn can fix them all. It is never empty.
 	Issues []Issue
+	// Repaired names the repairs applied, in order, before the answer
+	// was judged ([Schema.WithRepairs]): the issues are of the mended
+	// text. Nil when the answer was judged as written.
+	Repaired Repairs
 	// byValidators: the answer kept the schema and the issues are its
 	// validators' ([Validator]); beyondRepair: one said no retry can fix
 	// it ([ErrBeyondRepair]).
@@ -50,6 +54,9 @@ type CheckError struct {
 	// form is what kind of json-parse failure it is (parseForm), so the
 	// repeat limit can tell a fence from prose; "" at schema-validate.
 	form string
+	// tooLong: the answer was longer than the contract judges, so none
+	// of it was read.
+	tooLong bool
 }
 
 // Error returns the stage and the first issue.

@@ -67,6 +67,10 @@ type Attempt struct {
 	// verdict ([Answer.Cut]), which the stage, error and path are; it
 	// says how far the answer got. Its Verdict is not kept here.
 	Cut *Cut `json:"cut,omitempty"`
+	// Repaired names the repairs applied to the answer before it was
+	// judged ([Schema.WithRepairs]), in order; absent when it was judged
+	// as written. A passed row with repairs passed as mended.
+	Repaired Repairs `json:"repaired,omitzero"`
 }
 
 // Cut says an answer was stopped before its end: a [Stream] judging it as
@@ -159,6 +163,10 @@ type Verdict struct {
 	// looping again; non-empty exactly when Row.Outcome is OutcomeRetried.
 	// Row.CorrectiveMessageHash is fnv.Hex32a(Corrective).
 	Corrective string
+	// Answer is the answer judged: as it stands after every rewrite, and
+	// mended as Row.Repaired says. For a passed row it is the answer to
+	// use (decode); the conversation keeps what the model wrote.
+	Answer string
 	// Err is nil when the answer passed or will be retried, an
 	// *OutputError when the run must stop with the answer failing, and a
 	// *ValidatorError when a validator could not judge it. It is nil for
@@ -300,7 +308,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld
-		return l.record(row, "", Verdict{})
+		return l.record(row, "", Verdict{Answer: a.Text()})
 	}
 	at := Try{Attempt: row.Attempt}
 	if !a.Last {
@@ -312,13 +320,13 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 		return Verdict{Err: j.stopped}
 	case j.failed != nil:
 		row.Outcome, row.Stage, row.Error, row.Reason = OutcomeExhausted, StageSchemaValidate, quote(j.failed.text()), ReasonValidatorFailed
-		return l.record(row, "", Verdict{Err: j.failed})
+		return l.record(row, "", Verdict{Err: j.failed, Answer: a.Text()})
 	case j.ce == nil:
-		row.Outcome = OutcomePassed
-		return l.record(row, "", Verdict{})
+		row.Outcome, row.Repaired = OutcomePassed, j.repaired
+		return l.record(row, "", Verdict{Answer: j.text})
 	}
 	ce := j.ce
-	row.Stage, row.Error, row.Path = ce.Stage, ce.Issues[0].Message, ce.Path()
+	row.Stage, row.Error, row.Path, row.Repaired = ce.Stage, ce.Issues[0].Message, ce.Path(), ce.Repaired
 	row.Truncated = a.Truncated
 	if a.Cut != nil {
 		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens}
@@ -329,7 +337,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 		l.record(row, sig, Verdict{})
 		e := a.outputError(ce, brokenBy, l.Attempts())
 		e.Reason = reason
-		return Verdict{Row: row, Err: e}
+		return Verdict{Row: row, Err: e, Answer: a.Text()}
 	}
 	switch {
 	case j.brokenBy != "":
@@ -348,7 +356,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), a.Tool)
 	row.Outcome = OutcomeRetried
 	row.CorrectiveMessageHash = fnv.Hex32a(msg)
-	return l.record(row, sig, Verdict{Corrective: msg})
+	return l.record(row, sig, Verdict{Corrective: msg, Answer: a.Text()})
 }
 
 // record appends row, whose failure has signature sig ("" for a row
