@@ -29,6 +29,7 @@ type config struct {
 	validators    []enforce.Validator // WithValidators
 	repeats       int                 // WithRepeatLimit; 0: off
 	repairs       enforce.Repairs     // WithRepairs
+	budget        enforce.Cost        // WithFailedCostBudget
 	middleware    []middleware.Middleware
 	tools         []Tool
 	toolIndex     map[string]int
@@ -137,6 +138,22 @@ func WithRepairs(rs enforce.Repairs) Option {
 			c.invalid("WithRepairs(%#x): unknown repairs", uint8(rs))
 		}
 		c.repairs = rs
+	})
+}
+
+// WithFailedCostBudget stops a run of [WithOutputRetries] once its failed
+// answers cost more than b ([enforce.WithFailedCostBudget]): the answer
+// that passes it is exhausted with reason budget, retries unspent, and
+// the run returns an *enforce.OutputError matching enforce.ErrBudget.
+// Each member of b that is not zero is a limit: input tokens, output
+// tokens, latency. A negative member makes Run return an error matching
+// [ErrInvalidOption].
+func WithFailedCostBudget(b enforce.Cost) Option {
+	return optionFunc(func(c *config) {
+		if b.InputTokens < 0 || b.OutputTokens < 0 || b.LatencyMs < 0 {
+			c.invalid("WithFailedCostBudget(%+v): a limit is negative", b)
+		}
+		c.budget = b
 	})
 }
 

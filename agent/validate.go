@@ -31,10 +31,15 @@ func (a *Agent) withValidators(s *enforce.Schema) (*enforce.Schema, error) {
 	return actual.(*enforce.Schema), nil
 }
 
-// ledgerOptions are the options [WithRepeatLimit] gives the ledger.
+// ledgerOptions are the options [WithRepeatLimit] and
+// [WithFailedCostBudget] give the ledger.
 func (c *config) ledgerOptions() []enforce.LedgerOption {
-	if c.repeats == 0 {
-		return nil
+	var opts []enforce.LedgerOption
+	if c.repeats != 0 {
+		opts = append(opts, enforce.WithRepeatLimit(c.repeats))
 	}
-	return []enforce.LedgerOption{enforce.WithRepeatLimit(c.repeats)}
+	if c.budget != (enforce.Cost{}) {
+		opts = append(opts, enforce.WithFailedCostBudget(c.budget))
+	}
+	return opts
 }

@@ -118,9 +118,9 @@ func (e *SchemaError) Error() string {
 func (e *SchemaError) Unwrap() error { return e.Err }
 
 // Sentinels that say why enforcement stopped. An *[OutputError] wraps
-// ErrBrokenBy when a rewrite broke a valid answer, ErrRepeated or
-// [ErrBeyondRepair] when its Reason says so, and otherwise ErrExhausted
-// when retries were opted into.
+// ErrBrokenBy when a rewrite broke a valid answer, ErrRepeated,
+// [ErrBeyondRepair] or ErrBudget when its Reason says so, and otherwise
+// ErrExhausted when retries were opted into.
 var (
 	// ErrExhausted: the answer failed with no retries left.
 	ErrExhausted = errors.New("enforce: output retries exhausted")
@@ -129,6 +129,10 @@ var (
 	// ([WithRepeatLimit]), so the run stopped without spending its
 	// retries: the model is not learning from the correction.
 	ErrRepeated = errors.New("enforce: the answer failed as the one before it did")
+	// ErrBudget: the failed answers cost more than the caller's budget
+	// ([WithFailedCostBudget]), so the run stopped without spending its
+	// retries.
+	ErrBudget = errors.New("enforce: the failed answers cost more than the budget")
 	// ErrBrokenBy: the model's own answer kept the contract but a rewrite
 	// broke it, so the run stopped without spending its retries.
 	ErrBrokenBy = errors.New("enforce: a rewrite broke a valid answer")
@@ -150,7 +154,8 @@ type OutputError struct {
 	// ([Answer.Truncated]).
 	Truncated bool
 	// Reason says why the run stopped other than by running out of
-	// retries: [ReasonRepeated] or [ReasonBeyondRepair]; "" otherwise.
+	// retries: [ReasonRepeated], [ReasonBeyondRepair] or [ReasonBudget];
+	// "" otherwise.
 	Reason Reason
 	// Attempts is the ledger, nil when retries were not opted into.
 	Attempts []Attempt
@@ -180,6 +185,8 @@ func (e *OutputError) Error() string {
 		b.WriteString(", failing with the same issues as the answer before it: the model is not converging, so no retry was spent")
 	case ReasonBeyondRepair:
 		b.WriteString(", which a validator found wrong beyond repair")
+	case ReasonBudget:
+		b.WriteString(", and the failed answers cost more than the budget, so no retry was spent")
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
@@ -204,6 +211,8 @@ func (e *OutputError) Unwrap() []error {
 		errs = append(errs, ErrRepeated)
 	case e.Reason == ReasonBeyondRepair:
 		errs = append(errs, ErrBeyondRepair)
+	case e.Reason == ReasonBudget:
+		errs = append(errs, ErrBudget)
 	case e.Attempts != nil:
 		errs = append(errs, ErrExhausted)
 	}

@@ -39,6 +39,9 @@ const (
 	// ReasonValidatorFailed: a validator could not judge the answer
 	// ([ValidatorError]); the row's Error says why.
 	ReasonValidatorFailed Reason = "validator-failed"
+	// ReasonBudget: what the failed answers cost, this one included,
+	// passed the budget the caller set ([WithFailedCostBudget]).
+	ReasonBudget Reason = "budget"
 )
 
 // Attempt is one row of the ledger: one final answer, in order.
@@ -182,7 +185,8 @@ type Verdict struct {
 type Ledger struct {
 	schema  *Schema
 	retries int
-	repeats int // WithRepeatLimit
+	repeats int  // WithRepeatLimit
+	budget  Cost // WithFailedCostBudget; zero members: no limit
 	rows    []Attempt
 	// last is the signature of the previous row's failure ("" when it
 	// did not fail judged), and streak how many rows in a row failed so.
@@ -227,6 +231,35 @@ func WithRepeatLimit(n int) LedgerOption {
 		l.repeats = n
 		return nil
 	})
+}
+
+// WithFailedCostBudget stops a run whose failed answers cost more than b:
+// when an answer fails and the cost of the failed rows, its own included
+// ([FailedCost]), passes a member of b that is not zero, it is exhausted
+// at once with [ReasonBudget], its retries unspent, and its *OutputError
+// matches [ErrBudget]. A member of b that is zero sets no limit; a
+// negative one is an error. Costs the model did not report count as zero.
+func WithFailedCostBudget(b Cost) LedgerOption {
+	return ledgerOption(func(l *Ledger) error {
+		if b.InputTokens < 0 || b.OutputTokens < 0 || b.LatencyMs < 0 {
+			return fmt.Errorf("enforce: WithFailedCostBudget(%+v): a limit is negative", b)
+		}
+		l.budget = b
+		return nil
+	})
+}
+
+// overBudget reports whether the failed rows and row, a failing one,
+// cost more than the budget allows.
+func (l *Ledger) overBudget(row Attempt) bool {
+	if l.budget == (Cost{}) {
+		return false
+	}
+	spent := FailedCost(append(l.Attempts(), row))
+	over := func(spent, limit int64) bool { return limit > 0 && spent > limit }
+	return over(int64(spent.InputTokens), int64(l.budget.InputTokens)) ||
+		over(int64(spent.OutputTokens), int64(l.budget.OutputTokens)) ||
+		over(spent.LatencyMs, l.budget.LatencyMs)
 }
 
 // NewLedger returns a ledger for a run that opted into retries (0 to
@@ -278,6 +311,9 @@ func (l *Ledger) RetriesLeft() int {
 //   - it fails with the same issues as the answers before it, as many in
 //     a row as the repeat limit allows ([WithRepeatLimit]): an exhausted
 //     row with [ReasonRepeated], retries unspent;
+//   - it fails and the failed answers cost more than the budget
+//     ([WithFailedCostBudget]): an exhausted row with [ReasonBudget],
+//     retries unspent;
 //   - it fails with retries left: a retried row and a corrective message;
 //   - it fails with none left: an exhausted row.
 //
@@ -352,6 +388,9 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	}
 	if l.repeats > 0 && sig == l.last && l.streak+1 >= l.repeats {
 		return fail(ReasonRepeated, "")
+	}
+	if row.Outcome = OutcomeRetried; l.overBudget(row) {
+		return fail(ReasonBudget, "")
 	}
 	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), a.Tool)
 	row.Outcome = OutcomeRetried
