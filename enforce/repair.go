@@ -158,7 +158,7 @@ func (s *Schema) mend(answer string) (string, Repairs) {
 	}
 	parses := validJSON(text)
 	if !parses && s.repairs&RepairSyntax != 0 {
-		if fixed, ok := relax(text); ok {
+		if fixed, ok := relax(text); ok && validJSON(fixed) {
 			text, parses = fixed, true
 			add(RepairSyntax)
 		}

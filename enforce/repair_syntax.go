@@ -11,7 +11,8 @@ import "strings"
 // comma or a comment is dropped.
 
 // relax returns text, one value in relaxed syntax with whitespace and
-// comments around it, written as JSON.
+// comments around it, written in JSON's syntax (its strings are copied
+// as written: the caller checks that the result parses).
 func relax(text string) (string, bool) {
 	r := relaxer{s: text}
 	r.b.Grow(len(text) + 16)
@@ -27,14 +28,18 @@ func relax(text string) (string, bool) {
 }
 
 // relaxAt reads one value in relaxed syntax at text[i:]: where it ends
-// (-1 when it is not one), the value written as JSON, and how many bytes
-// were read.
+// (-1 when it is not one, or what it writes is not JSON: an escape or a
+// byte no JSON string holds), the value written as JSON, and how many
+// bytes were read.
 func relaxAt(text string, i int) (end int, value string, read int) {
 	r := relaxer{s: text, i: i}
 	if !r.value() || r.fail {
 		return -1, "", r.i - i + 1
 	}
-	return r.i, r.b.String(), r.i - i
+	if v := r.b.String(); validJSON(v) {
+		return r.i, v, 2 * (r.i - i)
+	}
+	return -1, "", 2 * (r.i - i)
 }
 
 type relaxer struct {
