@@ -164,7 +164,7 @@ func (s *Schema) mend(answer string) (string, Repairs) {
 		}
 	}
 	if !parses && s.repairs&RepairProse != 0 {
-		if value, relaxed, ok := extract(text, s.repairs&RepairSyntax != 0); ok {
+		if value, relaxed, ok := extract(text, s.repairs&RepairSyntax != 0, s.rootKinds()); ok {
 			if relaxed {
 				add(RepairSyntax)
 			}
@@ -179,6 +179,18 @@ func (s *Schema) mend(answer string) (string, Repairs) {
 		}
 	}
 	return text, applied
+}
+
+// rootKinds is what the schema's root admits, read generously (as the
+// coerce repair reads it): every kind when that cannot be told.
+func (s *Schema) rootKinds() kinds {
+	c := coercer{s: s}
+	if s.plan != nil {
+		if k, ok := c.kinds(s.plan.tree, 0); ok {
+			return k
+		}
+	}
+	return kindObject | kindArray
 }
 
 // validJSON reports whether text is exactly one JSON value.
@@ -231,10 +243,12 @@ func unfence(text string) (string, bool) {
 // extract returns the one JSON object or array that text holds among
 // other text. A candidate begins at a bracket outside any other bracket
 // of the text (so a value inside a broken one is not taken for the
-// answer); with relaxed, the syntax repairs apply to it too (relaxedUsed
-// says they were needed). Two candidates, or none, and it gives up, as it
-// does when the attempts would read the text more than a few times over.
-func extract(text string, relaxed bool) (value string, relaxedUsed bool, ok bool) {
+// answer), and is of a kind the schema's root admits (so "[1]" citing a
+// source is no object's rival); with relaxed, the syntax repairs apply
+// to it too (relaxedUsed says they were needed). Two candidates, or none,
+// and it gives up, as it does when the attempts would read the text more
+// than a few times over.
+func extract(text string, relaxed bool, admit kinds) (value string, relaxedUsed bool, ok bool) {
 	budget := 8*len(text) + 1<<16
 	depth, found := 0, 0
 	for i := 0; i < len(text); i++ {
@@ -257,6 +271,14 @@ func extract(text string, relaxed bool) (value string, relaxedUsed bool, ok bool
 			}
 			if end < 0 {
 				depth++
+				continue
+			}
+			kind := kinds(kindObject)
+			if text[i] == '[' {
+				kind = kindArray
+			}
+			if admit&kind == 0 {
+				i = end - 1 // whole, but it could never pass
 				continue
 			}
 			if found++; found > 1 {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -235,5 +237,67 @@ func TestAStreamWithTheFenceRepairStillCutsADoomedContent(t *testing.T) {
 	}
 	if whole := checkError(t, s.Check(answer)); whole.Path() != ce.Path() || whole.Repaired.String() != "fence" {
 		t.Errorf("Check = %v (repaired %s), want the early verdict's pointer, fence repaired", whole, whole.Repaired)
+	}
+}
+
+// repairCase is one answer of testdata/repair/corpus.jsonl, written in a
+// form models produce: mended says whether every repair together makes
+// it pass, and repaired which repairs that takes.
+type repairCase struct {
+	Name     string `json:"name"`
+	Schema   string `json:"schema"`
+	Answer   string `json:"answer"`
+	Mended   bool   `json:"mended"`
+	Repaired string `json:"repaired"`
+}
+
+// TestTheRepairCorpus: every answer of the corpus fails as written; those
+// marked mended pass with every repair chosen, by the repairs named, and
+// the others — two values, lossy coercions, near misses, no JSON — fail
+// whatever is chosen.
+func TestTheRepairCorpus(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "repair", "corpus.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mended, wrong, total := map[enforce.Repairs]int{}, map[enforce.Repairs]int{}, map[bool]int{}
+	sets := []enforce.Repairs{enforce.RepairFence, enforce.RepairFence | enforce.RepairProse, enforce.RepairFence | enforce.RepairSyntax | enforce.RepairProse, enforce.AllRepairs}
+	for line := range strings.Lines(string(raw)) {
+		var c repairCase
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		total[c.Mended]++
+		t.Run(c.Name, func(t *testing.T) {
+			s := mustCompile(t, c.Schema)
+			if s.Check(c.Answer) == nil {
+				t.Fatalf("%q passes as written", c.Answer)
+			}
+			for _, rs := range sets {
+				m := s.WithRepairs(rs)
+				err := m.Check(c.Answer)
+				switch {
+				case err == nil && c.Mended:
+					mended[rs]++
+				case err == nil:
+					wrong[rs]++
+				}
+				if rs != enforce.AllRepairs {
+					continue
+				}
+				got, applied := m.Repaired(c.Answer)
+				switch {
+				case c.Mended && err != nil:
+					t.Errorf("with every repair: %v (mended to %q by %s)", err, got, applied)
+				case c.Mended && applied.String() != c.Repaired:
+					t.Errorf("repaired by %s, want %s", applied, c.Repaired)
+				case !c.Mended && err == nil:
+					t.Errorf("must not pass, but passes mended to %q by %s", got, applied)
+				}
+			}
+		})
+	}
+	for _, rs := range sets {
+		t.Logf("with %s: %d of the %d mendable answers pass, and %d of the %d that must not", rs, mended[rs], total[true], wrong[rs], total[false])
 	}
 }
