@@ -342,3 +342,33 @@ func BenchmarkSideBySideFailing1KiB(b *testing.B) {
 	b.ReportMetric(float64(before.Nanoseconds())/n, "check-without-fast-ns/op")
 	b.ReportMetric(float64(fast)/float64(before), "with/without")
 }
+
+// BenchmarkRepairs1KiB is Check on the 1 KiB order answer side by side:
+// clean with no repairs chosen (BenchmarkCheckPassing1KiB's case), clean
+// with every repair chosen (never mended: it passes as written), and the
+// same answer in a markdown fence, mended by the fence repair.
+func BenchmarkRepairs1KiB(b *testing.B) {
+	strict := mustCompile(b, orderSchema)
+	mending := strict.WithRepairs(enforce.AllRepairs)
+	clean := orderAnswer()
+	for _, bm := range []struct {
+		name   string
+		s      *enforce.Schema
+		answer string
+	}{
+		{"clean/no-repairs", strict, clean},
+		{"clean/every-repair", mending, clean},
+		{"fenced/every-repair", mending, "```json\n" + clean + "\n```"},
+		{"prose/every-repair", mending, "Here is the order:\n" + clean + "\nThanks."},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bm.answer)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bm.s.Check(bm.answer); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

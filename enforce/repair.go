@@ -127,58 +127,97 @@ func (s *Schema) Repaired(answer string) (string, Repairs) {
 // that still fails returns the mended text's failure, which names the
 // repairs ([CheckError.Repaired]).
 func (s *Schema) checkForm(answer string) (string, Repairs, error) {
-	err := s.checkStrict(answer)
-	if err == nil || s.repairs == 0 {
-		return answer, 0, err
+	if s.repairs == 0 {
+		return answer, 0, s.checkStrict(answer)
 	}
-	if ce, ok := err.(*CheckError); ok && ce.tooLong {
-		return answer, 0, err // nothing of it was read; nothing is mended
+	// An answer whose first byte can begin a JSON value is judged as
+	// written first: most answers pass so, and are never mended. One
+	// that cannot (a fence, prose) is mended first, and judged as
+	// written only when no repair applies.
+	var strict error
+	judged := startsLikeJSON(answer)
+	if judged {
+		strict = s.checkStrict(answer)
+		if strict == nil {
+			return answer, 0, nil
+		}
 	}
-	text, applied := s.mend(answer)
+	if len(answer) > s.maxAnswerBytes() {
+		return answer, 0, tooLong(s.maxAnswerBytes()) // nothing of it is read; nothing is mended
+	}
+	text, applied, err := s.mend(answer, strict, judged)
 	if applied == 0 {
-		return answer, 0, err
+		if !judged {
+			strict = s.checkStrict(answer)
+		}
+		return answer, 0, strict
 	}
-	merr := s.checkStrict(text)
-	if ce, ok := merr.(*CheckError); ok {
+	if ce, ok := err.(*CheckError); ok {
 		ce.Repaired = applied
 	}
-	return text, applied, merr
+	return text, applied, err
 }
 
-// mend applies s's repairs to an answer that failed as written.
-func (s *Schema) mend(answer string) (string, Repairs) {
+// startsLikeJSON reports whether the first byte of answer that is not
+// whitespace can begin a JSON value.
+func startsLikeJSON(answer string) bool {
+	for i := 0; i < len(answer); i++ {
+		switch c := answer[i]; {
+		case isSpace(c):
+		case c == '{' || c == '[' || c == '"' || c == '-' || (c >= '0' && c <= '9') || c == 't' || c == 'f' || c == 'n':
+			return true
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// mend applies s's repairs to an answer that fails as written (with
+// strict, when judged), and returns the text they make, the repairs
+// applied, and the strict verdict on that text.
+func (s *Schema) mend(answer string, strict error, judged bool) (string, Repairs, error) {
 	var applied Repairs
-	add := func(r Repairs) { applied |= r }
-	text := answer
+	text, err := answer, strict
 	if s.repairs&RepairFence != 0 {
 		if inner, ok := unfence(text); ok {
-			text = inner
-			add(RepairFence)
+			text, err, judged = inner, s.checkStrict(inner), true
+			applied |= RepairFence
 		}
 	}
-	parses := validJSON(text)
-	if !parses && s.repairs&RepairSyntax != 0 {
-		if fixed, ok := relax(text); ok && validJSON(fixed) {
-			text, parses = fixed, true
-			add(RepairSyntax)
+	if !judged {
+		err = s.checkStrict(text)
+	}
+	if unparsed(err) && s.repairs&RepairSyntax != 0 {
+		if fixed, ok := relax(text); ok {
+			if ferr := s.checkStrict(fixed); !unparsed(ferr) {
+				text, err = fixed, ferr
+				applied |= RepairSyntax
+			}
 		}
 	}
-	if !parses && s.repairs&RepairProse != 0 {
+	if unparsed(err) && s.repairs&RepairProse != 0 {
 		if value, relaxed, ok := extract(text, s.repairs&RepairSyntax != 0, s.rootKinds()); ok {
 			if relaxed {
-				add(RepairSyntax)
+				applied |= RepairSyntax
 			}
-			text, parses = value, true
-			add(RepairProse)
+			text, err = value, s.checkStrict(value)
+			applied |= RepairProse
 		}
 	}
-	if parses && s.repairs&RepairCoerce != 0 {
+	if err != nil && !unparsed(err) && s.repairs&RepairCoerce != 0 {
 		if coerced, ok := s.coerce(text); ok {
-			text = coerced
-			add(RepairCoerce)
+			text, err = coerced, s.checkStrict(coerced)
+			applied |= RepairCoerce
 		}
 	}
-	return text, applied
+	return text, applied, err
+}
+
+// unparsed reports whether err is a json-parse failure.
+func unparsed(err error) bool {
+	ce, ok := err.(*CheckError)
+	return ok && ce.Stage == StageJSONParse
 }
 
 // rootKinds is what the schema's root admits, read generously (as the
