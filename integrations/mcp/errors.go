@@ -90,4 +90,3 @@ func (e *Error) Unwrap() []error {
 	}
 	return errs
 }
-
