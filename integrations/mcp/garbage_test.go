@@ -19,8 +19,8 @@ import (
 // initialize as a server would, tools/list with the tools given (a JSON
 // array, verbatim), and each tools/call with the next of calls, verbatim
 // but for $ID, which becomes the request's id. It returns a client
-// session connected to it.
-func rawServer(t *testing.T, tools string, calls ...string) *mcp.ClientSession {
+// session connected to it, made with opts.
+func rawServer(t *testing.T, opts *mcp.ClientOptions, tools string, calls ...string) *mcp.ClientSession {
 	t.Helper()
 	toServerR, toServerW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
@@ -61,7 +61,7 @@ func rawServer(t *testing.T, tools string, calls ...string) *mcp.ClientSession {
 			}
 		}
 	}()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, opts).
 		Connect(t.Context(), &mcp.IOTransport{Reader: toClientR, Writer: toServerW}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestAServerThatAnswersGarbageGivesToolErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cs := rawServer(t, tt.tools, tt.line)
+			cs := rawServer(t, nil, tt.tools, tt.line)
 			ts, err := enforcermcp.Tools(t.Context(), cs)
 			if err != nil {
 				t.Fatal(err)
@@ -136,7 +136,7 @@ func TestAListingOfGarbageIsAnError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ts, err := enforcermcp.Tools(t.Context(), rawServer(t, tt.tools))
+			ts, err := enforcermcp.Tools(t.Context(), rawServer(t, nil, tt.tools))
 			if err == nil || len(ts) != 0 {
 				t.Fatalf("Tools = %d tools, %v; want an error and no tools", len(ts), err)
 			}
@@ -144,5 +144,20 @@ func TestAListingOfGarbageIsAnError(t *testing.T) {
 				t.Errorf("Tools error = %v, want one matching %v", err, tt.want)
 			}
 		})
+	}
+}
+
+func TestAResultThatStillNeedsInputIsAToolError(t *testing.T) {
+	// With the SDK's multi round-trip handling switched off, a server's
+	// request for input reaches the tool unanswered.
+	opts := &mcp.ClientOptions{MultiRoundTrip: &mcp.MultiRoundTripOptions{Disabled: true}}
+	cs := rawServer(t, opts, typedTool, callResult(`{"resultType":"input_required","inputRequests":{},"requestState":"s1"}`))
+	ts, err := enforcermcp.Tools(t.Context(), cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := ts[0].Run(t.Context(), json.RawMessage(`{}`))
+	if !errors.Is(err, enforcermcp.ErrNeedsInput) || errors.Is(err, enforcermcp.ErrOutputContract) {
+		t.Errorf("Run = %q, %v; want ErrNeedsInput alone", got, err)
 	}
 }
