@@ -16,12 +16,12 @@ import (
 const dialect2020 = "https://json-schema.org/draft/2020-12/schema"
 
 // Tools lists the tools of the session, following every page of
-// tools/list, as agent.Tools: each one's name, description and input
+// tools/list, as [agent.Tool] values: each one's name, description and input
 // schema as the server declares them, and a Run that calls it with ctx,
 // so that cancelling the run cancels the call on the server.
 //
 // A tool that declares an output schema has it compiled here with
-// enforce.CompileSchema, read as JSON Schema 2020-12 when it names no
+// [enforce.CompileSchema], read as JSON Schema 2020-12 when it names no
 // dialect, as MCP says. When a schema is refused, Tools returns the other
 // tools and an error joining one *[Error] matching [ErrSchemaRefused] per
 // refused tool; a failed listing returns no tools and the SDK's error.

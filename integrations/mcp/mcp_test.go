@@ -415,13 +415,18 @@ func TestARefusedOutputSchemaFailsTheListingByName(t *testing.T) {
 func TestACancelledRunCancelsTheCallOnTheServer(t *testing.T) {
 	s := newServer(nil)
 	started, stopped := make(chan struct{}), make(chan error, 1)
+	release := make(chan struct{}) // ends a handler never cancelled, so the session can close
 	rawTool(s, "slow", nil, func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		close(started)
-		<-ctx.Done()
-		stopped <- ctx.Err()
-		return nil, ctx.Err()
+		select {
+		case <-ctx.Done():
+			stopped <- ctx.Err()
+		case <-release:
+		}
+		return &mcp.CallToolResult{}, nil
 	})
 	cs := connect(t, s)
+	t.Cleanup(func() { close(release) }) // before connect's cleanup: they run last first
 
 	m := agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("c1", "slow", `{}`)))
 	a := agent.New(m, agent.WithTools(tools(t, cs)...))
@@ -467,5 +472,30 @@ func TestAClosedSessionIsAToolError(t *testing.T) {
 		if errors.Is(err, sentinel) {
 			t.Errorf("a protocol failure matches %v", sentinel)
 		}
+	}
+}
+
+func TestParallelCallsShareOneSession(t *testing.T) {
+	s := newServer(nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "weather"},
+		func(_ context.Context, _ *mcp.CallToolRequest, in WeatherIn) (*mcp.CallToolResult, Weather, error) {
+			return nil, Weather{City: in.City, TempC: float64(len(in.City))}, nil
+		})
+	cs := connect(t, s)
+
+	cities := []string{"Oslo", "Lima", "Paris", "Nairobi"}
+	var calls []agent.ToolCall
+	var want []string
+	for i, c := range cities {
+		calls = append(calls, agenttest.Call(fmt.Sprint("c", i), "weather", fmt.Sprintf(`{"city":%q}`, c)))
+		want = append(want, fmt.Sprintf(`{"city":%q,"tempC":%d}`, c, len(c)))
+	}
+	m := agenttest.NewModel(t, agenttest.CallTools(calls...), agenttest.Reply("done"))
+	a := agent.New(m, agent.WithTools(tools(t, cs)...), agent.WithParallelTools(len(cities)))
+	if _, err := a.Run(t.Context(), "Weather everywhere?"); err != nil {
+		t.Fatal(err)
+	}
+	if got := toolMessages(m); !slices.Equal(got, want) {
+		t.Errorf("tool messages = %q, want %q", got, want)
 	}
 }
