@@ -30,6 +30,9 @@ const dialect2020 = "https://json-schema.org/draft/2020-12/schema"
 // changed. What a call returns is described on [Error] and in the
 // package doc.
 func Tools(ctx context.Context, cs *mcp.ClientSession) ([]agent.Tool, error) {
+	if cs == nil {
+		return nil, errors.New("mcp: Tools: nil session")
+	}
 	var tools []agent.Tool
 	var refused []error
 	for t, err := range cs.Tools(ctx, nil) {
@@ -59,8 +62,8 @@ func newTool(cs *mcp.ClientSession, t *mcp.Tool) (agent.Tool, error) {
 	var params json.RawMessage
 	if t.InputSchema != nil {
 		b, err := json.Marshal(t.InputSchema)
-		if err != nil { // the SDK decoded it from JSON: it marshals
-			return agent.Tool{}, &Error{Tool: t.Name, Err: err}
+		if err != nil { // the SDK decoded it from JSON, so it marshals; a guard
+			return agent.Tool{}, &Error{Tool: t.Name, Err: err, kind: ErrSchemaRefused}
 		}
 		params = b
 	}

@@ -499,3 +499,9 @@ func TestParallelCallsShareOneSession(t *testing.T) {
 		t.Errorf("tool messages = %q, want %q", got, want)
 	}
 }
+
+func TestToolsOfNoSessionIsAnError(t *testing.T) {
+	if ts, err := enforcermcp.Tools(t.Context(), nil); err == nil || ts != nil {
+		t.Errorf("Tools(nil) = %v, %v; want no tools and an error", ts, err)
+	}
+}
