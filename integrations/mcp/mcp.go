@@ -26,8 +26,10 @@ const dialect2020 = "https://json-schema.org/draft/2020-12/schema"
 // tools and an error joining one *[Error] matching [ErrSchemaRefused] per
 // refused tool; a failed listing returns no tools and the SDK's error.
 //
-// The tools are a snapshot: list again after the server says its list
-// changed. What a call returns is described on [Error] and in the
+// Run calls the tool by its name on the server, so a tool renamed (to
+// keep a provider's rules for names, or to tell two servers' tools apart)
+// still calls it. The tools are a snapshot: list again after the server
+// says its list changed. What a call returns is described on [Error] and in the
 // package doc.
 func Tools(ctx context.Context, cs *mcp.ClientSession) ([]agent.Tool, error) {
 	if cs == nil {

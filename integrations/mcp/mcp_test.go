@@ -505,3 +505,25 @@ func TestToolsOfNoSessionIsAnError(t *testing.T) {
 		t.Errorf("Tools(nil) = %v, %v; want no tools and an error", ts, err)
 	}
 }
+
+func TestARenamedToolStillCallsItsServerName(t *testing.T) {
+	s := newServer(nil)
+	var called atomic.Value
+	rawTool(s, "files.read", nil, func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		called.Store(req.Params.Name)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "contents"}}}, nil
+	})
+	ts := tools(t, connect(t, s))
+	ts[0].Name = "files_read" // a name providers accept: no dots
+
+	m := agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("c1", "files_read", `{}`)), agenttest.Reply("read"))
+	if _, err := agent.New(m, agent.WithTools(ts...)).Run(t.Context(), "read it"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := called.Load(), "files.read"; got != want {
+		t.Errorf("the server was called as %v, want %v", got, want)
+	}
+	if got, want := toolMessages(m), []string{"contents"}; !slices.Equal(got, want) {
+		t.Errorf("tool messages = %q, want %q", got, want)
+	}
+}
