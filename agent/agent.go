@@ -94,6 +94,9 @@ func New(m Model, opts ...Option) *Agent {
 			a.cfg.schema = s
 		}
 	}
+	if a.cfg.schema != nil && a.cfg.repairs != 0 {
+		a.cfg.schema = a.cfg.schema.WithRepairs(a.cfg.repairs)
+	}
 	for _, t := range a.cfg.tools {
 		spec := t.spec()
 		spec.Parameters = forModel(spec.Parameters)
@@ -120,7 +123,8 @@ type Result struct {
 	TurnAttempts int `json:"turnAttempts"`
 	// Input is the user's input as given to Run, before input middleware.
 	Input string `json:"input"`
-	// Output is the final answer as it stands after act-output middleware.
+	// Output is the final answer as it stands after act-output
+	// middleware; when it passed mended ([WithRepairs]), as mended.
 	Output string `json:"output"`
 	// Messages is the whole conversation, including failed answers and
 	// corrective turns that [WithLatestRetryOnly] did not re-send.
@@ -514,11 +518,18 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	if st.ledger == nil {
 		// Not opted in: judged once, after the run, with no rows.
-		return true, st.schema.Judge(ctx, ans)
+		err := st.schema.Judge(ctx, ans)
+		if err == nil && st.schema.Repairs() != 0 {
+			res.Output, _ = st.schema.Repaired(out)
+		}
+		return true, err
 	}
 	v := st.ledger.Judge(ctx, ans)
 	if v.Row.Outcome == "" {
 		return true, v.Err // ctx ended while a validator ran: no row
+	}
+	if v.Row.Outcome == enforce.OutcomePassed {
+		res.Output = v.Answer // as the repairs mended it, if they did
 	}
 	st.logRow(v.Row)
 	a.recordRow(st.turn, v.Row, st.ledger.RetriesLeft())

@@ -27,7 +27,9 @@ type config struct {
 	retries       int
 	retriesSet    bool
 	validators    []enforce.Validator // WithValidators
-	repeats       *int                // WithRepeatLimit; nil: enforce's default
+	repeats       int                 // WithRepeatLimit; 0: off
+	repairs       enforce.Repairs     // WithRepairs
+	budget        enforce.Cost        // WithFailedCostBudget
 	middleware    []middleware.Middleware
 	tools         []Tool
 	toolIndex     map[string]int
@@ -109,15 +111,49 @@ func WithValidators(vs ...enforce.Validator) Option {
 // the same pointers and keywords; at json-parse, the same kind of failure,
 // as [enforce.WithRepeatLimit] says), the n-th is exhausted at once,
 // retries unspent, and the run returns an *enforce.OutputError matching
-// enforce.ErrRepeated. n is 0 (off) or 2..enforce.MaxRetries+1; by default
-// it is enforce.DefaultRepeatLimit, 2: the second identical failure in a
-// row stops the run.
+// enforce.ErrRepeated. n is 0 (off, the default: every retry is spent) or
+// 2..enforce.MaxRetries+1. Turn it on for a model that repeats itself,
+// such as one at temperature 0.
 func WithRepeatLimit(n int) Option {
 	return optionFunc(func(c *config) {
 		if n != 0 && (n < 2 || n > enforce.MaxRetries+1) {
 			c.invalid("WithRepeatLimit(%d): want 0 (off) or 2..%d", n, enforce.MaxRetries+1)
 		}
-		c.repeats = &n
+		c.repeats = n
+	})
+}
+
+// WithRepairs mends the form of a final answer that fails as written
+// before it is judged ([enforce.Schema.WithRepairs]): a markdown fence,
+// prose around the value, relaxed syntax, values spelled as strings. A
+// mended answer that passes is a passed row naming its repairs
+// ([enforce.Attempt.Repaired]), costs no model call, and is what
+// [Result.Output] and [RunTyped] give; the conversation keeps what the
+// model wrote. One that still fails is corrected as mended. By default
+// none: the contract is strict. A bit outside [enforce.AllRepairs] makes
+// Run return an error matching [ErrInvalidOption].
+func WithRepairs(rs enforce.Repairs) Option {
+	return optionFunc(func(c *config) {
+		if rs&^enforce.AllRepairs != 0 {
+			c.invalid("WithRepairs(%#x): unknown repairs", uint8(rs))
+		}
+		c.repairs = rs
+	})
+}
+
+// WithFailedCostBudget stops a run of [WithOutputRetries] once its failed
+// answers cost more than b ([enforce.WithFailedCostBudget]): the answer
+// that passes it is exhausted with reason budget, retries unspent, and
+// the run returns an *enforce.OutputError matching enforce.ErrBudget.
+// Each member of b that is not zero is a limit: input tokens, output
+// tokens, latency. A negative member makes Run return an error matching
+// [ErrInvalidOption].
+func WithFailedCostBudget(b enforce.Cost) Option {
+	return optionFunc(func(c *config) {
+		if b.InputTokens < 0 || b.OutputTokens < 0 || b.LatencyMs < 0 {
+			c.invalid("WithFailedCostBudget(%+v): a limit is negative", b)
+		}
+		c.budget = b
 	})
 }
 

@@ -212,7 +212,7 @@ func TestSchemaRetryEventCarriesTheRowsHash(t *testing.T) {
 func TestSchemaExhaustedEventCarriesTheRowsReasonAndTokens(t *testing.T) {
 	s := newStream(t)
 	m := agenttest.NewModel(t, agenttest.Reply("Paris").WithUsage(120, 3), agenttest.Reply("Paris").WithUsage(150, 4))
-	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2))
+	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithRepeatLimit(2))
 	res, err := a.Run(context.Background(), "where?")
 	if !errors.Is(err, enforce.ErrRepeated) {
 		t.Fatalf("err = %v, want ErrRepeated", err)

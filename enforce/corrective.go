@@ -48,6 +48,9 @@ func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stoppe
 	default:
 		b.WriteString("Stage: schema-validate — the answer is JSON but does not match the JSON Schema.\n")
 	}
+	if ce.Repaired != 0 {
+		fmt.Fprintf(&b, "Before judging it we mended its form (%s); the issues are those of the mended answer.\n", repairWords(ce.Repaired))
+	}
 	b.WriteString("Reply with only the corrected JSON value, nothing else.\n")
 	lines := make([]string, 0, len(ce.Issues))
 	written := 0
@@ -76,4 +79,21 @@ func pointerLabel(p string) string {
 		return "the root (\"\")"
 	}
 	return strconv.Quote(p)
+}
+
+// repairWords says in our words what the repairs of rs did.
+func repairWords(rs Repairs) string {
+	words := [...]string{
+		"removed a markdown fence",
+		"rewrote relaxed syntax as JSON",
+		"took the JSON value out of the text around it",
+		"read strings as the numbers or booleans they spell, or a value as an array of it",
+	}
+	var list []string
+	for i, w := range words {
+		if rs&(1<<i) != 0 {
+			list = append(list, w)
+		}
+	}
+	return strings.Join(list, "; ")
 }

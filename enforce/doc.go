@@ -76,9 +76,8 @@
 // at once when a rewrite, not the model, broke a valid answer
 // ([ErrBrokenBy]), when a validator says the answer is beyond repair
 // ([ErrBeyondRepair]), when the model fails with the same issues as
-// before ([ErrRepeated]; the convergence policy is [WithRepeatLimit],
-// by default the second identical failure in a row), or when retries
-// run out ([ErrExhausted]). An exhausted row's [Reason] says which of
+// before, when the caller opted into [WithRepeatLimit] ([ErrRepeated]),
+// or when retries run out ([ErrExhausted]). An exhausted row's [Reason] says which of
 // these stopped it early. [Loop] drives a ledger around any loop.
 //
 // The corrective message is about the model's own answer: when act-output

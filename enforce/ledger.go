@@ -39,6 +39,9 @@ const (
 	// ReasonValidatorFailed: a validator could not judge the answer
 	// ([ValidatorError]); the row's Error says why.
 	ReasonValidatorFailed Reason = "validator-failed"
+	// ReasonBudget: what the failed answers cost, this one included,
+	// passed the budget the caller set ([WithFailedCostBudget]).
+	ReasonBudget Reason = "budget"
 )
 
 // Attempt is one row of the ledger: one final answer, in order.
@@ -67,6 +70,10 @@ type Attempt struct {
 	// verdict ([Answer.Cut]), which the stage, error and path are; it
 	// says how far the answer got. Its Verdict is not kept here.
 	Cut *Cut `json:"cut,omitempty"`
+	// Repaired names the repairs applied to the answer before it was
+	// judged ([Schema.WithRepairs]), in order; absent when it was judged
+	// as written. A passed row with repairs passed as mended.
+	Repaired Repairs `json:"repaired,omitzero"`
 }
 
 // Cut says an answer was stopped before its end: a [Stream] judging it as
@@ -159,6 +166,10 @@ type Verdict struct {
 	// looping again; non-empty exactly when Row.Outcome is OutcomeRetried.
 	// Row.CorrectiveMessageHash is fnv.Hex32a(Corrective).
 	Corrective string
+	// Answer is the answer judged: as it stands after every rewrite, and
+	// mended as Row.Repaired says. For a passed row it is the answer to
+	// use (decode); the conversation keeps what the model wrote.
+	Answer string
 	// Err is nil when the answer passed or will be retried, an
 	// *OutputError when the run must stop with the answer failing, and a
 	// *ValidatorError when a validator could not judge it. It is nil for
@@ -174,7 +185,8 @@ type Verdict struct {
 type Ledger struct {
 	schema  *Schema
 	retries int
-	repeats int // WithRepeatLimit
+	repeats int  // WithRepeatLimit
+	budget  Cost // WithFailedCostBudget; zero members: no limit
 	rows    []Attempt
 	// last is the signature of the previous row's failure ("" when it
 	// did not fail judged), and streak how many rows in a row failed so.
@@ -189,16 +201,14 @@ type ledgerOption func(*Ledger) error
 
 func (f ledgerOption) apply(l *Ledger) error { return f(l) }
 
-// DefaultRepeatLimit is the convergence policy a ledger starts with: the
-// second answer in a row that fails with the same issues ends the run.
-const DefaultRepeatLimit = 2
-
 // WithRepeatLimit sets the convergence policy: when n answers in a row
 // fail with the same issues — the same stage and the same set of pointer
 // and keyword pairs, whatever the messages say — the n-th is exhausted at
 // once with [ReasonRepeated], its retries unspent, and its *OutputError
-// matches [ErrRepeated]. n is 0 (off: correct until the retries run out)
-// or 2..MaxRetries+1; the default is [DefaultRepeatLimit].
+// matches [ErrRepeated]. n is 0 (off: correct until the retries run out,
+// the default) or 2..MaxRetries+1. Turn it on for a model that repeats
+// itself, such as one at temperature 0: a correction it ignored once it
+// will ignore again, and each retry costs a model call.
 //
 // A json-parse failure is always one issue at the root, so there the
 // failures must also be of the same kind: an empty answer, a markdown
@@ -223,6 +233,35 @@ func WithRepeatLimit(n int) LedgerOption {
 	})
 }
 
+// WithFailedCostBudget stops a run whose failed answers cost more than b:
+// when an answer fails and the cost of the failed rows, its own included
+// ([FailedCost]), passes a member of b that is not zero, it is exhausted
+// at once with [ReasonBudget], its retries unspent, and its *OutputError
+// matches [ErrBudget]. A member of b that is zero sets no limit; a
+// negative one is an error. Costs the model did not report count as zero.
+func WithFailedCostBudget(b Cost) LedgerOption {
+	return ledgerOption(func(l *Ledger) error {
+		if b.InputTokens < 0 || b.OutputTokens < 0 || b.LatencyMs < 0 {
+			return fmt.Errorf("enforce: WithFailedCostBudget(%+v): a limit is negative", b)
+		}
+		l.budget = b
+		return nil
+	})
+}
+
+// overBudget reports whether the failed rows and row, a failing one,
+// cost more than the budget allows.
+func (l *Ledger) overBudget(row Attempt) bool {
+	if l.budget == (Cost{}) {
+		return false
+	}
+	spent := FailedCost(append(l.Attempts(), row))
+	over := func(spent, limit int64) bool { return limit > 0 && spent > limit }
+	return over(int64(spent.InputTokens), int64(l.budget.InputTokens)) ||
+		over(int64(spent.OutputTokens), int64(l.budget.OutputTokens)) ||
+		over(spent.LatencyMs, l.budget.LatencyMs)
+}
+
 // NewLedger returns a ledger for a run that opted into retries (0 to
 // MaxRetries). A run that did not opt in has no ledger: judge its answer
 // with [Schema.Judge].
@@ -233,7 +272,7 @@ func NewLedger(s *Schema, retries int, opts ...LedgerOption) (*Ledger, error) {
 	if retries < 0 || retries > MaxRetries {
 		return nil, fmt.Errorf("%w: %d is not in 0..%d", ErrRetries, retries, MaxRetries)
 	}
-	l := &Ledger{schema: s, retries: retries, repeats: DefaultRepeatLimit}
+	l := &Ledger{schema: s, retries: retries}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -272,6 +311,9 @@ func (l *Ledger) RetriesLeft() int {
 //   - it fails with the same issues as the answers before it, as many in
 //     a row as the repeat limit allows ([WithRepeatLimit]): an exhausted
 //     row with [ReasonRepeated], retries unspent;
+//   - it fails and the failed answers cost more than the budget
+//     ([WithFailedCostBudget]): an exhausted row with [ReasonBudget],
+//     retries unspent;
 //   - it fails with retries left: a retried row and a corrective message;
 //   - it fails with none left: an exhausted row.
 //
@@ -302,7 +344,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld
-		return l.record(row, "", Verdict{})
+		return l.record(row, "", Verdict{Answer: a.Text()})
 	}
 	at := Try{Attempt: row.Attempt}
 	if !a.Last {
@@ -314,13 +356,13 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 		return Verdict{Err: j.stopped}
 	case j.failed != nil:
 		row.Outcome, row.Stage, row.Error, row.Reason = OutcomeExhausted, StageSchemaValidate, quote(j.failed.text()), ReasonValidatorFailed
-		return l.record(row, "", Verdict{Err: j.failed})
+		return l.record(row, "", Verdict{Err: j.failed, Answer: a.Text()})
 	case j.ce == nil:
-		row.Outcome = OutcomePassed
-		return l.record(row, "", Verdict{})
+		row.Outcome, row.Repaired = OutcomePassed, j.repaired
+		return l.record(row, "", Verdict{Answer: j.text})
 	}
 	ce := j.ce
-	row.Stage, row.Error, row.Path = ce.Stage, ce.Issues[0].Message, ce.Path()
+	row.Stage, row.Error, row.Path, row.Repaired = ce.Stage, ce.Issues[0].Message, ce.Path(), ce.Repaired
 	row.Truncated = a.Truncated
 	if a.Cut != nil {
 		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens}
@@ -331,7 +373,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 		l.record(row, sig, Verdict{})
 		e := a.outputError(ce, brokenBy, l.Attempts())
 		e.Reason = reason
-		return Verdict{Row: row, Err: e}
+		return Verdict{Row: row, Err: e, Answer: a.Text()}
 	}
 	switch {
 	case j.brokenBy != "":
@@ -347,10 +389,13 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if l.repeats > 0 && sig == l.last && l.streak+1 >= l.repeats {
 		return fail(ReasonRepeated, "")
 	}
+	if row.Outcome = OutcomeRetried; l.overBudget(row) {
+		return fail(ReasonBudget, "")
+	}
 	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), a.Tool)
 	row.Outcome = OutcomeRetried
 	row.CorrectiveMessageHash = fnv.Hex32a(msg)
-	return l.record(row, sig, Verdict{Corrective: msg})
+	return l.record(row, sig, Verdict{Corrective: msg, Answer: a.Text()})
 }
 
 // record appends row, whose failure has signature sig ("" for a row

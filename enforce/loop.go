@@ -5,7 +5,8 @@ import "context"
 // Loop drives any loop that produces final answers, without the agent
 // package. produce is called for the first answer with corrective == "",
 // and again after each failure with retries left, with the corrective
-// message to show the model. Loop returns the accepted answer, the ledger
+// message to show the model. Loop returns the accepted answer (as the
+// schema's repairs mended it, [Schema.WithRepairs]), the ledger
 // rows, and an error: an *OutputError when the last answer fails, or
 // produce's error (with the rows so far) when it fails, or the context's
 // cause when ctx ends between attempts or while a validator runs, or a
@@ -33,7 +34,7 @@ func Loop(ctx context.Context, s *Schema, retries int, produce func(ctx context.
 		case "":
 			return "", l.Attempts(), v.Err // ctx ended while a validator ran
 		case OutcomePassed:
-			return answer, l.Attempts(), nil
+			return v.Answer, l.Attempts(), nil // as the schema's repairs mended it
 		case OutcomeExhausted:
 			return answer, l.Attempts(), v.Err
 		}

@@ -43,6 +43,9 @@ import (
 // Partial costs about the length of doc: call it after every write. A
 // Stream whose caller never calls it does none of this work.
 func (st *Stream) Partial() (doc []byte, settled []string) {
+	if st.mend != nil {
+		return st.mend.partial()
+	}
 	if !st.tape.on {
 		st.catchUp()
 	}

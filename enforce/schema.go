@@ -41,6 +41,8 @@ type Schema struct {
 	// validators are checks of an answer's content joined to the
 	// contract ([Schema.WithValidators]); Judge and Ledger.Judge run them.
 	validators []Validator
+	// repairs mend an answer that fails as written ([Schema.WithRepairs]).
+	repairs Repairs
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -209,7 +211,11 @@ func reflectSchema(t reflect.Type) (s *Schema, err error) {
 // the answer keeps the contract, else a *CheckError carrying the stage and
 // every issue with its JSON Pointer. Check judges the schema (and Go
 // type) alone: validators ([Schema.WithValidators]) need a context and
-// the attempt, and run in [Schema.Judge] and [Ledger.Judge].
+// the attempt, and run in [Schema.Judge] and [Ledger.Judge]. With
+// repairs ([Schema.WithRepairs]), an answer that fails as written is
+// judged as they mend it ([Schema.Repaired]); a mended answer that still
+// fails gives its own issues and names the repairs
+// ([CheckError.Repaired]).
 //
 // At schema-validate, an evaluator compiled with the schema judges first,
 // with gojsonschema's own semantics; when it says the answer passes, the
@@ -218,6 +224,12 @@ func reflectSchema(t reflect.Type) (s *Schema, err error) {
 // values as float64s, so a number too large for one fails there, with an
 // issue (Keyword "type") at its pointer.
 func (s *Schema) Check(answer string) error {
+	_, _, err := s.checkForm(answer)
+	return err
+}
+
+// checkStrict is Check without repairs.
+func (s *Schema) checkStrict(answer string) error {
 	if err := s.checkSize(answer); err != nil {
 		return err
 	}
@@ -273,7 +285,7 @@ func (s *Schema) checkWork(values, names int) *CheckError {
 // name the answer's length, so that a Stream can give it at the first
 // byte past the limit.
 func tooLong(limit int) *CheckError {
-	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
+	return &CheckError{Stage: StageJSONParse, tooLong: true, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
 		"the answer is longer than the %d bytes the contract judges (MaxAnswerBytes, or Schema.WithMaxAnswerBytes): it was not parsed", limit)}}}
 }
 

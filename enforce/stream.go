@@ -64,6 +64,12 @@ import (
 // a value below more than 4096 array items in all, nor one whose pointer
 // is longer than [MaxQuote].
 type Stream struct {
+	// mend judges in its place for a schema with repairs.
+	mend *mendStream
+	// noSchema: no early verdicts at schema-validate (a mendStream's
+	// inner Stream, when values may still be coerced).
+	noSchema bool
+
 	s     *Schema
 	limit int
 	buf   strings.Builder
@@ -139,6 +145,9 @@ type frame struct {
 // [Stream] for when it fails an answer before it ends and what that
 // verdict promises. Streams of one Schema may run concurrently.
 func (s *Schema) Stream() *Stream {
+	if s.repairs != 0 {
+		return &Stream{mend: newMendStream(s)}
+	}
 	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(s.fast), state: stValue, rootStart: -1, rootEnd: -1,
 		inc: s.fast != nil && !s.canonical}
 	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
@@ -186,6 +195,9 @@ var errStreamClosed = errors.New("enforce: write to a closed Stream")
 // including the byte at which the verdict was given; every later write
 // returns 0 and the same verdict.
 func (st *Stream) Write(p []byte) (int, error) {
+	if st.mend != nil {
+		return st.mend.write(string(p))
+	}
 	if err := st.stopped(); err != nil {
 		return 0, err
 	}
@@ -196,6 +208,9 @@ func (st *Stream) Write(p []byte) (int, error) {
 
 // WriteString is [Stream.Write] for a string.
 func (st *Stream) WriteString(p string) (int, error) {
+	if st.mend != nil {
+		return st.mend.write(p)
+	}
 	if err := st.stopped(); err != nil {
 		return 0, err
 	}
@@ -231,6 +246,9 @@ func (st *Stream) room(n int) int {
 // write gave one, else exactly what [Schema.Check] returns for every byte
 // written. Later calls return the same.
 func (st *Stream) Close() error {
+	if st.mend != nil {
+		return st.mend.close()
+	}
 	if !st.closed {
 		st.closed = true
 		if st.verdict == nil && st.state == stNumber && !st.long && st.num != numSign && st.num != numDot && st.num != numE && st.num != numESign {
@@ -887,6 +905,9 @@ const stGaveUp = 255
 // that holds only the path to v, so its issue is the one it reports for
 // every completion (see [Stream]).
 func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ...string) bool {
+	if st.noSchema {
+		return false
+	}
 	// Bound the work: each ask builds and validates a document as long as
 	// the arrays on the path, and a value the filter wrongly suspects may
 	// come again and again.

@@ -179,6 +179,11 @@ type judgement struct {
 	failed *ValidatorError
 	// stopped: ctx ended while a validator ran; nothing was concluded.
 	stopped error
+	// text is the answer judged, as the schema's repairs left it, and
+	// repaired the repairs that did: of the answer as it stands, or of
+	// the model's own when ce describes that.
+	text     string
+	repaired Repairs
 }
 
 // done reports whether judging must stop at j: a validator failed or ctx
@@ -201,6 +206,8 @@ func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 	if j.done() || j.ce == nil || len(a.Rewrites) == 0 || a.Given == text {
 		return j
 	}
+	// From here j's text and repairs stay those of the answer as it
+	// stands: they describe the answer the rows and errors name.
 	own := s.judgeText(ctx, a.Given, at)
 	if own.done() || own.ce != nil {
 		return own
@@ -226,11 +233,12 @@ func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 // judgeText judges one text: the schema, then, when it passes, the
 // validators.
 func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
-	if err := s.Check(text); err != nil {
-		return judgement{ce: err.(*CheckError)}
+	text, repaired, err := s.checkForm(text)
+	if err != nil {
+		return judgement{ce: err.(*CheckError), text: text, repaired: repaired}
 	}
 	if len(s.validators) == 0 {
-		return judgement{}
+		return judgement{text: text, repaired: repaired}
 	}
 	var issues []Issue
 	beyond := false
@@ -269,10 +277,11 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 		}
 	}
 	if len(issues) == 0 {
-		return judgement{}
+		return judgement{text: text, repaired: repaired}
 	}
 	sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
-	return judgement{ce: &CheckError{Stage: StageSchemaValidate, Issues: issues, byValidators: true, beyondRepair: beyond}}
+	ce := &CheckError{Stage: StageSchemaValidate, Issues: issues, Repaired: repaired, byValidators: true, beyondRepair: beyond}
+	return judgement{ce: ce, text: text, repaired: repaired}
 }
 
 // checkIssue refuses an issue the model could not act on.

@@ -1,14 +1,18 @@
 // Command enforcer checks answers against an output contract and watches
 // session logs, offline.
 //
-//	enforcer check [-attempt N] [-retries M] SCHEMA ANSWER
+//	enforcer check [-attempt N] [-retries M] [-repair LIST] SCHEMA ANSWER
 //	enforcer tail [-follow=false] LOG
 //	enforcer view [-addr HOST:PORT] LOG
 //
 // check judges ANSWER (a file, or - for standard input) against the JSON
 // Schema in SCHEMA exactly as the library does (enforce.CompileSchema,
 // then Schema.Check): it prints "pass" and exits 0, or prints the
-// corrective message a run would send the model and exits 1.
+// corrective message a run would send the model and exits 1. With
+// -repair (fence, syntax, prose, coerce or all, comma-separated), an
+// answer that fails as written is judged as those repairs mend it
+// (Schema.WithRepairs): it prints "repaired: …" first, and the mended
+// answer before "pass".
 //
 // tail prints each record of a file log (events.OpenFile's format) as
 // one line for people — its time, its turn and Notification.Describe's
@@ -51,7 +55,7 @@ const (
 )
 
 const usage = `usage:
-  enforcer check [-attempt N] [-retries M] SCHEMA ANSWER   judge an answer (- reads standard input)
+  enforcer check [-attempt N] [-retries M] [-repair LIST] SCHEMA ANSWER   judge an answer (- reads standard input)
   enforcer tail [-follow=false] LOG                        print a session log, following it
   enforcer view [-addr HOST:PORT] LOG                      serve the live page for a session log
 `

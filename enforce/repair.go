@@ -1,0 +1,285 @@
+package enforce
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Repairs is a set of mends of an answer's form that a contract may apply
+// before judging ([Schema.WithRepairs]); combine them with |. Each is
+// exact: it removes what surrounds the value, or rewrites how a value is
+// spelled, never what it is. They apply in the order declared below,
+// which is also the order String and the JSON name them in (an array of
+// names). An answer that keeps the contract as written is never mended.
+type Repairs uint8
+
+const (
+	// RepairFence: a markdown fence around the answer (backticks or
+	// tildes), with any info string, closed or not, and nothing but
+	// whitespace outside it.
+	RepairFence Repairs = 1 << iota
+	// RepairSyntax: trailing commas, // and /* */ comments, single-quoted
+	// strings, unquoted member names, and Python's True, False and None.
+	RepairSyntax
+	// RepairProse: exactly one JSON object or array inside text before
+	// and/or after it. Text that holds two such values is left alone: the
+	// model was ambiguous.
+	RepairProse
+	// RepairCoerce: where no subschema that may apply admits a string, a
+	// string that spells a JSON number (an integer, where only integers
+	// are admitted) becomes that number, and "true" or "false" that
+	// boolean; where only an array is admitted, a single value becomes an
+	// array of it. Nothing is rounded, cut, guessed or invented.
+	RepairCoerce
+
+	// AllRepairs is every repair.
+	AllRepairs = RepairFence | RepairSyntax | RepairProse | RepairCoerce
+)
+
+var repairNames = [...]string{"fence", "syntax", "prose", "coerce"}
+
+// ParseRepairs reads a comma-separated list of repair names ("fence,prose";
+// "all" for [AllRepairs]; "" for none).
+func ParseRepairs(names string) (Repairs, error) {
+	var rs Repairs
+	for _, name := range strings.Split(names, ",") {
+		switch name = strings.TrimSpace(name); name {
+		case "":
+		case "all":
+			rs |= AllRepairs
+		default:
+			i := slices.Index(repairNames[:], name)
+			if i < 0 {
+				return 0, fmt.Errorf("enforce: unknown repair %q (want fence, syntax, prose, coerce or all)", name)
+			}
+			rs |= 1 << i
+		}
+	}
+	return rs, nil
+}
+
+// String is the names of the set in the order they apply, joined by
+// commas.
+func (rs Repairs) String() string {
+	var b strings.Builder
+	for i, name := range repairNames {
+		if rs&(1<<i) != 0 {
+			if b.Len() > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(name)
+		}
+	}
+	return b.String()
+}
+
+// MarshalJSON writes the names as an array, in the order they apply.
+func (rs Repairs) MarshalJSON() ([]byte, error) {
+	names := []string{}
+	if rs != 0 {
+		names = strings.Split(rs.String(), ",")
+	}
+	return json.Marshal(names)
+}
+
+// UnmarshalJSON reads an array of names.
+func (rs *Repairs) UnmarshalJSON(b []byte) error {
+	var names []string
+	if err := json.Unmarshal(b, &names); err != nil {
+		return err
+	}
+	set, err := ParseRepairs(strings.Join(names, ","))
+	if err != nil {
+		return err
+	}
+	*rs = set
+	return nil
+}
+
+// WithRepairs returns a copy of s that, when an answer fails as written,
+// applies the repairs rs and judges what they make of it
+// ([Schema.Repaired]). An answer that passes as written is judged as
+// written. Without repairs (the default, or WithRepairs(0)) both stages
+// are strict. Bits outside [AllRepairs] are ignored.
+func (s *Schema) WithRepairs(rs Repairs) *Schema {
+	c := *s
+	c.repairs = rs & AllRepairs
+	c.typed = new(sync.Map)
+	return &c
+}
+
+// Repairs returns the repairs s applies.
+func (s *Schema) Repairs() Repairs { return s.repairs }
+
+// Repaired returns the text s judges for answer and the repairs that made
+// it: answer itself and none when it keeps the contract as written, when
+// s has no repairs, or when none of them applies.
+func (s *Schema) Repaired(answer string) (string, Repairs) {
+	text, applied, _ := s.checkForm(answer)
+	return text, applied
+}
+
+// checkForm is Check that also says what was judged: the text (answer, or
+// what s's repairs made of it) and the repairs applied. A mended answer
+// that still fails returns the mended text's failure, which names the
+// repairs ([CheckError.Repaired]).
+func (s *Schema) checkForm(answer string) (string, Repairs, error) {
+	err := s.checkStrict(answer)
+	if err == nil || s.repairs == 0 {
+		return answer, 0, err
+	}
+	if ce, ok := err.(*CheckError); ok && ce.tooLong {
+		return answer, 0, err // nothing of it was read; nothing is mended
+	}
+	text, applied := s.mend(answer)
+	if applied == 0 {
+		return answer, 0, err
+	}
+	merr := s.checkStrict(text)
+	if ce, ok := merr.(*CheckError); ok {
+		ce.Repaired = applied
+	}
+	return text, applied, merr
+}
+
+// mend applies s's repairs to an answer that failed as written.
+func (s *Schema) mend(answer string) (string, Repairs) {
+	var applied Repairs
+	add := func(r Repairs) { applied |= r }
+	text := answer
+	if s.repairs&RepairFence != 0 {
+		if inner, ok := unfence(text); ok {
+			text = inner
+			add(RepairFence)
+		}
+	}
+	parses := validJSON(text)
+	if !parses && s.repairs&RepairSyntax != 0 {
+		if fixed, ok := relax(text); ok && validJSON(fixed) {
+			text, parses = fixed, true
+			add(RepairSyntax)
+		}
+	}
+	if !parses && s.repairs&RepairProse != 0 {
+		if value, relaxed, ok := extract(text, s.repairs&RepairSyntax != 0); ok {
+			if relaxed {
+				add(RepairSyntax)
+			}
+			text, parses = value, true
+			add(RepairProse)
+		}
+	}
+	if parses && s.repairs&RepairCoerce != 0 {
+		if coerced, ok := s.coerce(text); ok {
+			text = coerced
+			add(RepairCoerce)
+		}
+	}
+	return text, applied
+}
+
+// validJSON reports whether text is exactly one JSON value.
+func validJSON(text string) bool {
+	_, err := parseJSON(text)
+	return err == nil
+}
+
+// unfence returns what a markdown fence around text holds: text must
+// begin, after whitespace, with a run of three or more backticks or
+// tildes and an info string on the rest of that line. A closing run of
+// the same character at the end (whitespace aside) is removed; an
+// answer with none (as some models send) keeps what follows the opening
+// line.
+func unfence(text string) (string, bool) {
+	i := 0
+	for i < len(text) && isSpace(text[i]) {
+		i++
+	}
+	if i == len(text) || (text[i] != '`' && text[i] != '~') {
+		return "", false
+	}
+	fc := text[i]
+	n := 0
+	for i+n < len(text) && text[i+n] == fc {
+		n++
+	}
+	if n < 3 {
+		return "", false
+	}
+	nl := strings.IndexByte(text[i+n:], '\n')
+	if nl < 0 {
+		return "", false
+	}
+	if info := text[i+n : i+n+nl]; fc == '`' && strings.IndexByte(info, '`') >= 0 {
+		return "", false // not a fence: CommonMark forbids a backtick there
+	}
+	inner := text[i+n+nl+1:]
+	trimmed := strings.TrimRight(inner, " \t\r\n")
+	j := len(trimmed)
+	for j > 0 && trimmed[j-1] == fc {
+		j--
+	}
+	if len(trimmed)-j >= 3 {
+		inner = trimmed[:j]
+	}
+	return inner, true
+}
+
+// extract returns the one JSON object or array that text holds among
+// other text. A candidate begins at a bracket outside any other bracket
+// of the text (so a value inside a broken one is not taken for the
+// answer); with relaxed, the syntax repairs apply to it too (relaxedUsed
+// says they were needed). Two candidates, or none, and it gives up, as it
+// does when the attempts would read the text more than a few times over.
+func extract(text string, relaxed bool) (value string, relaxedUsed bool, ok bool) {
+	budget := 8*len(text) + 1<<16
+	depth, found := 0, 0
+	for i := 0; i < len(text); i++ {
+		switch text[i] {
+		case '{', '[':
+			if depth > 0 {
+				depth++
+				continue
+			}
+			end, v, read := valueAt(text, i)
+			usedRelax := false
+			if end < 0 && relaxed {
+				var more int
+				end, v, more = relaxAt(text, i)
+				read += more
+				usedRelax = end >= 0
+			}
+			if budget -= read; budget < 0 {
+				return "", false, false
+			}
+			if end < 0 {
+				depth++
+				continue
+			}
+			if found++; found > 1 {
+				return "", false, false
+			}
+			value, relaxedUsed = v, usedRelax
+			i = end - 1
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return value, relaxedUsed, found == 1
+}
+
+// valueAt parses one strict JSON value at text[i:] and returns where it
+// ends (-1 when it is not one) and its text, and how many bytes it read.
+func valueAt(text string, i int) (end int, value string, read int) {
+	p := parser{s: text, i: i}
+	p.value()
+	if p.err != nil {
+		return -1, "", p.err.off - i + 1
+	}
+	return p.i, text[i:p.i], p.i - i
+}
