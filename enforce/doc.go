@@ -40,6 +40,15 @@
 // rewrite that broke a passing answer; [Schema.Decode] decodes a passing
 // answer.
 //
+// # Repairs
+//
+// [Schema.WithRepairs] mends the form of an answer that fails as written
+// before it is judged — a markdown fence, prose around the value,
+// relaxed syntax, values spelled as strings ([Repairs]) — each exactly,
+// never what a value is. [Schema.Repaired] says what a schema judges for
+// an answer; rows and a [CheckError] name the repairs applied. Without
+// repairs, both stages are strict.
+//
 // # Validators
 //
 // A JSON Schema says what shape an answer has, not that its date is in
