@@ -123,3 +123,21 @@ func TestAFailedCostBudgetStopsTheRun(t *testing.T) {
 		t.Errorf("a negative budget: err = %v, want ErrInvalidOption", err)
 	}
 }
+
+func TestRunTypedStreamShowsAFencedValueAsItForms(t *testing.T) {
+	m := agenttest.NewStreamingModel(t, agenttest.Reply("```json\n"+trip+"\n```").InChunks(4))
+	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m, agent.WithRepairs(enforce.RepairFence)), "Plan a trip")
+	var cities []string
+	for p := range s.Partials() {
+		if len(cities) == 0 || cities[len(cities)-1] != p.Value.City {
+			cities = append(cities, p.Value.City)
+		}
+	}
+	v, _, err := s.Result()
+	if err != nil || v.City != "Paris" || v.Days != 3 {
+		t.Fatalf("Result = %+v, %v; want the mended trip", v, err)
+	}
+	if len(cities) < 3 || cities[len(cities)-1] != "Paris" {
+		t.Errorf("cities shown = %q, want the value forming inside the fence", cities)
+	}
+}
