@@ -201,29 +201,26 @@ type ledgerOption func(*Ledger) error
 
 func (f ledgerOption) apply(l *Ledger) error { return f(l) }
 
-// WithRepeatLimit sets the convergence policy: when n answers in a row
-// fail with the same issues — the same stage and the same set of pointer
-// and keyword pairs, whatever the messages say — the n-th is exhausted at
-// once with [ReasonRepeated], its retries unspent, and its *OutputError
-// matches [ErrRepeated]. n is 0 (off: correct until the retries run out,
-// the default) or 2..MaxRetries+1. Turn it on for a model that repeats
-// itself, such as one at temperature 0: a correction it ignored once it
-// will ignore again, and each retry costs a model call.
-//
-// A json-parse failure is always one issue at the root, so there the
-// failures must also be of the same kind: an empty answer, a markdown
-// fence where the value should begin, other text there (prose), text
-// after a whole value, an answer that ends inside its value, the same
-// syntax error (the parser's message without its line and column, and
-// without the answer's text it quotes: a key given twice is one mistake
-// whichever key it is, a letter where a key's quote belongs one whichever
-// letter, while a single quote and a stray bracket stay apart), or
-// an answer the contract would not judge (too long, or too many values).
-// Prose and then a fenced answer is progress; the same fence twice is
-// not. An answer cut off at the output limit ([Answer.Truncated]) fails
-// for the limit, so it is never the same failure as one the model ended
-// itself (two cut off in a row end the run anyway).
+// WithRepeatLimit stops a run whose model repeats itself: when n answers
+// in a row fail with the same issues (stage, pointers and keywords,
+// whatever the messages say; at json-parse, the same kind of failure),
+// the n-th is exhausted at once with [ReasonRepeated], its retries
+// unspent, and its *OutputError matches [ErrRepeated]. n is 0 (off, the
+// default) or 2..MaxRetries+1. Turn it on for a model that repeats itself,
+// such as one at temperature 0.
 func WithRepeatLimit(n int) LedgerOption {
+	// The kinds of json-parse failure (parseForm): an empty answer, a
+	// markdown fence where the value should begin, other text there
+	// (prose), text after a whole value, an answer that ends inside its
+	// value, the same syntax error (the parser's message without its line
+	// and column and without the answer's text it quotes: a key given
+	// twice is one mistake whichever key, a letter where a key's quote
+	// belongs one whichever letter, while a single quote and a stray
+	// bracket stay apart), or an answer the contract would not judge (too
+	// long, too many values). Prose and then a fence is progress; the same
+	// fence twice is not. An answer cut off at the output limit fails for
+	// the limit, so it is never the same failure as one the model ended
+	// itself (two cut off in a row end the run anyway).
 	return ledgerOption(func(l *Ledger) error {
 		if n != 0 && (n < 2 || n > MaxRetries+1) {
 			return fmt.Errorf("enforce: WithRepeatLimit(%d): want 0 (off) or 2..%d", n, MaxRetries+1)
@@ -234,11 +231,10 @@ func WithRepeatLimit(n int) LedgerOption {
 }
 
 // WithFailedCostBudget stops a run whose failed answers cost more than b:
-// when an answer fails and the cost of the failed rows, its own included
-// ([FailedCost]), passes a member of b that is not zero, it is exhausted
-// at once with [ReasonBudget], its retries unspent, and its *OutputError
-// matches [ErrBudget]. A member of b that is zero sets no limit; a
-// negative one is an error. Costs the model did not report count as zero.
+// the failing answer that takes the failed rows' cost ([FailedCost])
+// past a non-zero member of b is exhausted at once with [ReasonBudget],
+// retries unspent; its *OutputError matches [ErrBudget]. A negative
+// member is an error.
 func WithFailedCostBudget(b Cost) LedgerOption {
 	return ledgerOption(func(l *Ledger) error {
 		if b.InputTokens < 0 || b.OutputTokens < 0 || b.LatencyMs < 0 {
@@ -300,47 +296,25 @@ func (l *Ledger) RetriesLeft() int {
 	return l.retries - used
 }
 
-// Judge judges one final answer — the schema, then the schema's
-// validators — and records its row:
-//   - it keeps the contract: a passed row;
-//   - it fails, but the model's own answer passed and a rewrite broke it:
-//     an exhausted row naming the rewrite that first broke it (BrokenBy),
-//     with retries left unspent, since re-asking cannot fix a rewrite;
-//   - a validator says it is wrong beyond repair: an exhausted row with
-//     [ReasonBeyondRepair], retries unspent;
-//   - it fails with the same issues as the answers before it, as many in
-//     a row as the repeat limit allows ([WithRepeatLimit]): an exhausted
-//     row with [ReasonRepeated], retries unspent;
-//   - it fails and the failed answers cost more than the budget
-//     ([WithFailedCostBudget]): an exhausted row with [ReasonBudget],
-//     retries unspent;
-//   - it fails with retries left: a retried row and a corrective message;
-//   - it fails with none left: an exhausted row.
-//
-// When act-output rewrote an answer that the model itself got wrong, the
-// row, the corrective message and the error describe the model's own
-// answer — the text the model sees in its conversation and can fix — not
-// the rewritten one.
-//
-// A truncated answer ([Answer.Truncated]) is judged the same way, and its
-// failing row says Truncated; its corrective message says the answer was
-// cut off at the output limit and asks for a shorter one, and if the
-// previous row was truncated too it is exhausted at once instead, so cut
-// answers never loop. A withheld answer ([Answer.Withheld]) is not judged:
-// its row is exhausted at once and says Withheld.
-//
-// A validator that fails gives an exhausted row with
-// [ReasonValidatorFailed] and a *[ValidatorError] in Verdict.Err. When ctx
-// ends while a validator runs, Judge records no row and returns a Verdict
-// whose Row is zero and whose Err is context.Cause(ctx).
-//
-// A cut answer ([Answer.Cut]) is not judged: its row is the early verdict
-// and says how far the answer got (Cut), and its corrective message says
-// the answer was stopped at that point.
-//
-// The model's own answer (Given) is judged again only on the failure path,
-// and only when rewrites changed it.
+// Judge judges one final answer (the schema, then its validators) and
+// records its row. The row is passed when it keeps the contract; when it
+// fails, exhausted at once, retries unspent, if a rewrite broke the
+// model's passing answer (BrokenBy), a validator says [ErrBeyondRepair],
+// the repeat limit or the budget is reached ([WithRepeatLimit],
+// [WithFailedCostBudget]), or it is the second truncated answer in a row;
+// else retried, with [Verdict.Corrective], while retries are left, and
+// exhausted when none are. A withheld answer is not judged, nor is a cut
+// one ([Answer.Withheld], [Answer.Cut]). When act-output rewrote an
+// answer the model got wrong too, the row and messages describe the
+// model's own answer. A validator that fails gives a
+// [ReasonValidatorFailed] row and a *[ValidatorError]; when ctx ends
+// while one runs, no row is recorded and Verdict.Err is
+// context.Cause(ctx).
 func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
+	// The model's own answer (Given) is judged again only on the failure
+	// path, and only when rewrites changed it: the model can see and fix
+	// its own text, not the rewrite. Cut answers never loop: a second
+	// truncated answer in a row would most likely be cut again.
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld

@@ -8,12 +8,10 @@ import (
 	"sync"
 )
 
-// Repairs is a set of mends of an answer's form that a contract may apply
-// before judging ([Schema.WithRepairs]); combine them with |. Each is
-// exact: it removes what surrounds the value, or rewrites how a value is
-// spelled, never what it is. They apply in the order declared below,
-// which is also the order String and the JSON name them in (an array of
-// names). An answer that keeps the contract as written is never mended.
+// Repairs is a set of exact mends of an answer's form
+// ([Schema.WithRepairs]); combine them with |. They apply in the order
+// declared, which String and the JSON (an array of names) follow. An
+// answer that passes as written is never mended.
 type Repairs uint8
 
 const (
@@ -99,11 +97,10 @@ func (rs *Repairs) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// WithRepairs returns a copy of s that, when an answer fails as written,
-// applies the repairs rs and judges what they make of it
-// ([Schema.Repaired]). An answer that passes as written is judged as
-// written. Without repairs (the default, or WithRepairs(0)) both stages
-// are strict. Bits outside [AllRepairs] are ignored.
+// WithRepairs returns a copy of s that judges an answer failing as
+// written as the repairs rs mend it ([Schema.Repaired]). Without repairs
+// (the default) both stages are strict. Bits outside [AllRepairs] are
+// ignored.
 func (s *Schema) WithRepairs(rs Repairs) *Schema {
 	c := *s
 	c.repairs = rs & AllRepairs

@@ -8,61 +8,16 @@ import (
 	"unicode/utf8"
 )
 
-// Stream judges an answer while it is being written: feed it the
-// answer's bytes as they arrive with [Stream.Write] or
-// [Stream.WriteString], and end it with [Stream.Close]. Make one with
-// [Schema.Stream]. A Stream is not safe for concurrent use.
+// Stream judges an answer as its bytes arrive ([Stream.Write]), and gives
+// the whole answer's verdict at [Stream.Close], exactly as [Schema.Check]
+// does. Make one with [Schema.Stream]; it is not safe for concurrent use.
 //
-// [Stream.Partial] gives the answer so far, closed into one JSON
-// document, and which of its values are settled.
-//
-// A write fails early — returns a *[CheckError] — only when no way of
-// going on can make the answer pass. Close gives the whole answer's
-// verdict exactly as [Schema.Check] gives it.
-//
-// # What an early verdict promises
-//
-// When a write returns a *CheckError, no completion of the bytes read
-// passes, and:
-//
-//   - at json-parse, every completion of at most the schema's answer size
-//     fails with this very error (same line:column and message), which is
-//     the one Check gives for the whole answer;
-//   - at schema-validate, its one issue (Path, Keyword and Message) is
-//     among the issues Check reports for every completion that is one JSON
-//     value within the size and work bounds (other completions fail
-//     json-parse: see [MaxAnswerBytes] and [MaxCheckWork]).
-//     Check sorts issues by Path, so the early issue need not be the first:
-//     a member missing from earlier in the answer sorts before it.
-//
-// # Where it is given
-//
-// At json-parse, at the byte that makes the answer unparseable: prose
-// before the value ("Sure! …"), a markdown fence, anything after a whole
-// value but whitespace, a control character or invalid UTF-8 in a
-// string, nesting past [MaxDepth], the byte past the answer size bound
-// (see [Schema.WithMaxAnswerBytes]). Where the message names a character
-// that starts there, it waits for the rest of that character; a number
-// that grows past its length bound is judged when it ends.
-//
-// At schema-validate, only where the schema says what a prefix decides,
-// in subschemas reached from the root through properties,
-// additionalProperties, items (one schema) and $ref: a value whose type
-// is wrong, at its first byte (a number at its end, for the message
-// names integer or number); a member that additionalProperties false
-// refuses, when its name closes; a string, number, true, false or null
-// that breaks type, enum, const, pattern, format, minLength, maxLength,
-// minimum, maximum, exclusiveMinimum, exclusiveMaximum or multipleOf,
-// when it closes; an array past maxItems, at the first byte of the item
-// too many. A subschema with any keyword but these, required, minItems,
-// minProperties, maxProperties, uniqueItems and annotations (allOf,
-// anyOf, oneOf, not, if, dependencies, patternProperties, items as an
-// array, …) gives no early verdict, nor does anything below it; the
-// rest waits for Close. Each early schema-validate verdict is the
-// validator's own, asked about a document that holds only the path to the
-// value; to bound the work, a Stream asks at most 64 times, and not about
-// a value below more than 4096 array items in all, nor one whose pointer
-// is longer than [MaxQuote].
+// A write fails early, with a *[CheckError], only when no completion of
+// the bytes read can pass: at json-parse, every completion within the
+// size bound fails with that very error; at schema-validate, its one
+// issue is among Check's issues for every completion that parses within
+// the bounds ([MaxAnswerBytes], [MaxCheckWork]). Where the schema does
+// not let a prefix decide, the verdict waits for Close.
 type Stream struct {
 	// mend judges in its place for a schema with repairs.
 	mend *mendStream
