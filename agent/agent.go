@@ -145,36 +145,22 @@ type Result struct {
 }
 
 // Run runs the loop on input until the model gives a final answer that
-// passes (or, without a schema, any non-empty final answer).
-//
-// With an output schema the final answer goes through act-output
-// middleware and is judged. Without [WithOutputRetries] a failing answer
-// returns *enforce.OutputError with nil Attempts. With it, each answer
-// gets a row; a failing answer with retries left is appended to the
-// conversation with a corrective user message and the loop runs again.
-// Validators ([WithValidators]) judge an answer that keeps the schema,
-// and their issues fail it exactly as schema issues do; one that fails
-// returns its *enforce.ValidatorError. When act-output rewrote an answer
-// the model itself got wrong, the row and the corrective turn describe
-// the model's own answer. A denied answer is never judged and gets no
-// row: Run returns the [*middleware.DeniedError]. A cancelled ctx returns context.Cause(ctx)
-// with the rows so far, at once, even while a model call, a tool or a
-// middleware step that ignores ctx runs (see the package doc's
-// Cancellation).
+// passes (without a schema, any non-empty final answer). The answer goes
+// through act-output middleware and is judged (see the package doc); a
+// failing one returns an *enforce.OutputError, with rows under
+// [WithOutputRetries]. A denied answer is never judged and gets no row:
+// Run returns the [*middleware.DeniedError]. When ctx ends, Run returns
+// context.Cause(ctx) at once with the rows so far. The *Result is
+// non-nil whenever the model was called, also beside an error.
 func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 	return a.run(ctx, input, nil, nil)
 }
 
-// RunTyped runs the agent and decodes the accepted answer into T. When the
-// agent has no output schema, the contract is enforce.SchemaFor[T]; a
-// schema from enforce.CompileSchema is judged together with T, so an answer
-// that keeps it but does not decode into T fails at schema-validate like
-// any other; a schema reflected from another type is refused before the
-// model is called, with an error matching ErrInvalidOption. A failing
-// final answer returns *enforce.OutputError, with or without retries
-// alike, except that Attempts is nil without them; a validator
-// ([WithValidators], typed with enforce.Validate[T]) that cannot judge it
-// returns *enforce.ValidatorError.
+// RunTyped runs the agent and decodes the accepted answer into T. Without
+// [WithOutputSchema] the contract is enforce.SchemaFor[T]; a compiled
+// schema is judged together with T ([enforce.Schema.For]), and one
+// reflected from another type is refused before the model is called
+// ([ErrInvalidOption]). Errors are as [Agent.Run]'s.
 func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, error) {
 	return runTyped[T](ctx, a, input, nil)
 }
