@@ -42,15 +42,6 @@ var stock = enforce.Validate(
 		return nil, nil
 	})
 
-func withValidators(t *testing.T, s *enforce.Schema, vs ...enforce.Validator) *enforce.Schema {
-	t.Helper()
-	c, err := s.WithValidators(vs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func orderLedger(t *testing.T, retries int, vs ...enforce.Validator) *enforce.Ledger {
 	t.Helper()
 	l, err := enforce.NewLedger(withValidators(t, mustCompile(t, skuSchema), vs...), retries)
