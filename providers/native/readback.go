@@ -127,11 +127,21 @@ const (
 )
 
 // Removed are the pointers, into the answer, of the members removed.
-func (rb *ReadBack) Removed() []string { return rb.removed }
+func (rb *ReadBack) Removed() []string {
+	if rb == nil {
+		return nil
+	}
+	return rb.removed
+}
+
+// A nil *ReadBack passes the text through.
 
 // Write reads the next piece of the answer and returns what of the text
 // can be passed on so far.
 func (rb *ReadBack) Write(s string) string {
+	if rb == nil {
+		return s
+	}
 	rb.out = rb.out[:0]
 	for i := 0; i < len(s); i++ {
 		rb.byte(s[i])
@@ -141,6 +151,9 @@ func (rb *ReadBack) Write(s string) string {
 
 // Close ends the answer and returns the rest of the text.
 func (rb *ReadBack) Close() string {
+	if rb == nil {
+		return ""
+	}
 	rb.out = rb.out[:0]
 	if rb.state == stLiteral && len(rb.stack) == 0 {
 		rb.endValue()
