@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -55,6 +56,9 @@ func Lower(contract []byte, p Profile) (*Lowering, error) {
 	strict := newLowerer(r, src, true)
 	out, sh := strict.node(src, "", 0)
 	strict.finish(out)
+	// Keywords are recorded as their schemas are left; listed by where
+	// they sit, each schema's in its own order.
+	sort.SliceStable(strict.keywords, func(i, j int) bool { return strict.keywords[i].Pointer < strict.keywords[j].Pointer })
 	l := &Lowering{Name: name, Report: Report{Profile: p, Mode: ModeStrict, Keywords: strict.keywords, Nullable: strict.nullable}}
 	if strict.bad == "" {
 		l.Schema = marshal(out)

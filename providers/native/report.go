@@ -23,7 +23,8 @@ type Report struct {
 	Mode    Mode
 	// Reason says why Mode is not [ModeStrict]; "" when it is.
 	Reason string
-	// Keywords are the contract's assertion keywords, in schema order.
+	// Keywords are the contract's assertion keywords, by pointer (those
+	// of one schema in its order).
 	// Annotations (title, description, …) are not listed.
 	Keywords []Keyword
 	// Nullable are the pointers, into the contract, of the optional
