@@ -72,7 +72,8 @@ func Lower(contract []byte, p Profile) (*Lowering, error) {
 	for i := range l.Report.Keywords {
 		l.Report.Keywords[i].Enforced = false
 	}
-	if r.fallback == ModeNonStrict {
+	if r.fallback == ModeNonStrict && isObjectSchema(src) {
+		// A hint, but still a schema OpenAI wants an object at the root of.
 		loose := newLowerer(r, src, false)
 		out, _ := loose.node(src, "", 0)
 		l.Schema = marshal(out)
@@ -189,6 +190,10 @@ var assertions = setOf("type", "enum", "const", "required", "additionalPropertie
 	"minProperties", "maxProperties", "propertyNames", "patternProperties", "dependencies",
 	"dependentRequired", "dependentSchemas")
 
+// objectOnly are the keywords that apply to objects only.
+var objectOnly = setOf("properties", "required", "additionalProperties", "patternProperties",
+	"minProperties", "maxProperties", "propertyNames", "dependencies", "dependentRequired", "dependentSchemas")
+
 // schemaValued are the assertions whose value is a schema, or holds
 // schemas; left out, nothing below them is lowered.
 var schemaValued = setOf("additionalItems", "not", "if", "then", "else", "contains",
@@ -201,6 +206,13 @@ func (l *lowerer) finish(root any) {
 	}
 	if r.objectRoot && !isObjectSchema(root) {
 		l.cannot("", "the root is not an object schema")
+	}
+	if o, ok := root.(*object); ok && r.objectRoot && isObjectSchema(root) {
+		if t, _ := o.get("type"); isList(t) {
+			// ["object", "null"]: the provider wants an object at the
+			// root, and an object the contract takes.
+			o.set("type", "object")
+		}
 	}
 	if r.objectRoot {
 		if o, ok := root.(*object); ok {
@@ -231,14 +243,13 @@ func (l *lowerer) node(v any, ptr string, depth int) (any, *shape) {
 	l.shapes[ptr] = sh
 	in, ok := v.(*object)
 	if !ok {
-		if b, _ := v.(bool); l.r.typed {
-			if b {
-				l.cannot(ptr, "a schema that accepts any value")
-			} else {
-				l.cannot(ptr, "a schema that accepts nothing")
-			}
+		// A boolean schema: true is {}, which the rules below judge;
+		// false accepts nothing, which no provider's subset says.
+		if b, _ := v.(bool); !b {
+			l.cannot(ptr, "a schema that accepts nothing (false)")
+			return v, sh
 		}
-		return v, sh
+		in = &object{}
 	}
 	r := l.r
 	out := &object{}
@@ -251,23 +262,37 @@ func (l *lowerer) node(v any, ptr string, depth int) (any, *shape) {
 		}
 	}
 	typ, _ := in.get("type")
+	notObject := hasKey(in, "type") && !isObjectSchema(&object{members: []member{{"type", typ}}})
 	for _, m := range in.members {
 		k, val := m.key, m.val
 		p := ptr + "/" + escape(k)
 		switch {
+		case notObject && objectOnly[k]:
+			// Keywords for objects, under a type that allows none: they
+			// never apply, and a provider may refuse them there.
 		case k == "$ref":
 			target, _ := val.(string)
-			if !strings.HasPrefix(target, "#") {
-				l.cannot(ptr, "a $ref outside the schema")
-			}
 			tp := refPointer(target)
+			if !strings.HasPrefix(target, "#") || lookup(l.src, tp) == nil {
+				l.cannot(ptr, "a $ref that does not resolve inside the schema")
+			}
 			l.refs = append(l.refs, refSite{ptr, tp})
 			sh.ref, sh.hasRef = tp, true
-			out.set(k, val)
+			if rest, ok := strings.CutPrefix(target, "#/definitions/"); ok && r.defsOnly {
+				target = "#/$defs/" + rest
+			}
+			out.set(k, target)
 		case k == "$defs" || k == "definitions":
 			defs, ok := val.(*object)
 			if !ok {
 				continue
+			}
+			if k == "definitions" && r.defsOnly {
+				// Sent as $defs, the references rewritten (refTarget).
+				if ptr != "" || hasKey(in, "$defs") {
+					l.cannot(ptr, "definitions below the root, or beside $defs")
+				}
+				k = "$defs"
 			}
 			lowered := &object{}
 			for _, d := range defs.members {
@@ -316,6 +341,11 @@ func (l *lowerer) node(v any, ptr string, depth int) (any, *shape) {
 		l.cannot(ptr, "a schema that does not say what it accepts (no type, enum, const or anyOf)")
 	}
 	if objectish {
+		if r.closed && !hasKey(out, "type") && !hasKey(out, "anyOf") && !hasRef {
+			// Properties without a type: sent as an object, which the
+			// contract takes (it takes other kinds of value too).
+			out.set("type", "object")
+		}
 		l.object(in, out, sh, ptr)
 	}
 	if t, _ := out.get("type"); isList(t) || hasKey(out, "anyOf") {

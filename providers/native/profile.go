@@ -87,6 +87,7 @@ type rules struct {
 	maxOptional  int  // optional properties in all
 	maxUnions    int  // anyOf and type arrays in all
 	oneOfAsAnyOf bool // oneOf sent as anyOf (exclusivity judged here)
+	defsOnly     bool // definitions sent as $defs
 }
 
 type set map[string]bool
@@ -181,6 +182,7 @@ var profiles = map[Profile]*rules{
 		enumOK:       stringOrNumber,
 		refAlone:     true,
 		constAsEnum:  true,
+		defsOnly:     true,
 		oneOfAsAnyOf: true,
 		fallback:     ModeNone,
 	},
