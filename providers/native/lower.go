@@ -78,6 +78,7 @@ func Lower(contract []byte, p Profile) (*Lowering, error) {
 		out, _ := loose.node(src, "", 0)
 		l.Schema = marshal(out)
 	} else {
+		l.Report.Mode = ModeNone
 		for i := range l.Report.Keywords {
 			l.Report.Keywords[i].Note = ""
 		}
