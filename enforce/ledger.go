@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/enforcer-go/enforcer/fnv"
 )
@@ -67,6 +68,18 @@ type Attempt struct {
 	// verdict ([Answer.Cut]), which the stage, error and path are; it
 	// says how far the answer got. Its Verdict is not kept here.
 	Cut *Cut `json:"cut,omitempty"`
+	// ReadBack: members of the model's text read as left out before the
+	// answer was judged ([Answer.ReadBack]); nil when none were.
+	ReadBack *ReadBack `json:"readBack,omitempty"`
+}
+
+// ReadBack names the members removed from a model's text before it was
+// judged: nulls a provider's native mode made the model write for
+// optional members, read as those members left out. (A pointer on the
+// row, as Cut is, so that rows stay comparable.)
+type ReadBack struct {
+	// Members are their JSON Pointers, in the order they came.
+	Members []string `json:"members"`
 }
 
 // Cut says an answer was stopped before its end: a [Stream] judging it as
@@ -134,6 +147,13 @@ type Answer struct {
 	// again: Check would judge the cut answer's end, not where it failed.
 	// Its corrective message says the answer was stopped there.
 	Cut *Cut
+	// ReadBack lists the pointers of members removed from the model's
+	// text before it became Given: nulls a provider's native mode made
+	// the model write for optional members, read as those members left
+	// out (the model's adapter does this, with the lowering's own
+	// read-back). Given is the answer as read back; the row names them
+	// ([Attempt.ReadBack]).
+	ReadBack []string
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -300,6 +320,9 @@ func (l *Ledger) RetriesLeft() int {
 // and only when rewrites changed it.
 func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
+	if len(a.ReadBack) > 0 {
+		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
+	}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld
 		return l.record(row, "", Verdict{})

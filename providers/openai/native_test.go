@@ -140,7 +140,11 @@ func TestNativeSchemaNullsForOptionalMembersPassTheContract(t *testing.T) {
 				t.Errorf("answer = %+v, want %+v", got, want)
 			}
 			if len(res.Attempts) != 1 || res.Attempts[0].Outcome != enforce.OutcomePassed {
-				t.Errorf("rows = %+v, want one passed", res.Attempts)
+				t.Fatalf("rows = %+v, want one passed", res.Attempts)
+			}
+			// On the record: the row names each member read as left out.
+			if rb := res.Attempts[0].ReadBack; rb == nil || !slices.Equal(rb.Members, []string{"/nick", "/age", "/email"}) {
+				t.Errorf("row readBack = %+v, want /nick, /age, /email", rb)
 			}
 			if got, want := res.Output, `{"name":"Ada"}`; got != want {
 				t.Errorf("output = %s, want %s: the nulls read back as left out", got, want)
@@ -176,6 +180,9 @@ func TestNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
 	}
 	if got, want := rows, []string{"retried /name", "passed "}; !slices.Equal(got, want) {
 		t.Errorf("rows = %q, want %q", got, want)
+	}
+	if rb := res.Attempts[1].ReadBack; rb == nil || !slices.Equal(rb.Members, []string{"/nick", "/email"}) {
+		t.Errorf("second row readBack = %+v, want /nick, /email", rb)
 	}
 	report, _ := NativeReport(mustSchema[Person](t), native.OpenAI)
 	for _, k := range report.Keywords {

@@ -153,7 +153,7 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 	resp, err := fromCompletion(cc, raw)
 	if err == nil && resp.Stop != agent.StopRefusal {
 		l, _ := m.lowering(req) // it lowered above
-		resp.Message.Content, _ = l.Text(resp.Message.Content)
+		resp.Message.Content, resp.ReadBack = l.Text(resp.Message.Content)
 	}
 	return resp, err
 }

@@ -111,8 +111,8 @@ func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chun
 		}
 		if choice.FinishReason != "" {
 			r.finished = true
-			if text := r.readBack.Close(); text != "" {
-				r.out = append(r.out, agent.Chunk{Text: text})
+			if text, removed := r.readBack.Close(), r.readBack.Removed(); text != "" || removed != nil {
+				r.out = append(r.out, agent.Chunk{Text: text, ReadBack: removed})
 			}
 			for i, none := range r.argless {
 				if none {
