@@ -220,7 +220,7 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	tr := tar.NewReader(zr)
-	compiled := 0
+	compiled, seen := 0, 0
 	strict := map[native.Profile]int{}
 	dropped := map[native.Profile]int{}
 	refused := map[native.Profile][]string{}
@@ -233,6 +233,9 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !strings.HasSuffix(h.Name, ".json") {
+			continue
+		}
+		if seen++; seen%raceEvery != 0 {
 			continue
 		}
 		var doc struct {
