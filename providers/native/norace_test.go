@@ -2,4 +2,4 @@
 
 package native_test
 
-const raceEvery = 1
+const raceEnabled = false
