@@ -59,6 +59,11 @@ func Lower(contract []byte, p Profile) (*Lowering, error) {
 	// Keywords are recorded as their schemas are left; listed by where
 	// they sit, each schema's in its own order.
 	sort.SliceStable(strict.keywords, func(i, j int) bool { return strict.keywords[i].Pointer < strict.keywords[j].Pointer })
+	if strict.bad == "" {
+		if at, ok := dangling(out); ok {
+			strict.bad = at + ": a $ref into a part of the schema the provider does not take"
+		}
+	}
 	l := &Lowering{Name: name, Report: Report{Profile: p, Mode: ModeStrict, Keywords: strict.keywords, Nullable: strict.nullable}}
 	if strict.bad == "" {
 		l.Schema = marshal(out)
@@ -76,14 +81,46 @@ func Lower(contract []byte, p Profile) (*Lowering, error) {
 		// A hint, but still a schema OpenAI wants an object at the root of.
 		loose := newLowerer(r, src, false)
 		out, _ := loose.node(src, "", 0)
-		l.Schema = marshal(out)
-	} else {
-		l.Report.Mode = ModeNone
-		for i := range l.Report.Keywords {
-			l.Report.Keywords[i].Note = ""
+		if _, ok := dangling(out); !ok {
+			l.Schema = marshal(out)
+			return l, nil
 		}
 	}
+	l.Report.Mode = ModeNone
+	for i := range l.Report.Keywords {
+		l.Report.Keywords[i].Note = ""
+	}
 	return l, nil
+}
+
+// dangling finds a $ref of a lowered schema that leads nowhere in it (into
+// a keyword left out, or renamed), and where it sits.
+func dangling(root any) (string, bool) {
+	var walk func(v any, ptr string) (string, bool)
+	walk = func(v any, ptr string) (string, bool) {
+		switch v := v.(type) {
+		case *object:
+			for _, m := range v.members {
+				if m.key == "$ref" {
+					if s, _ := m.val.(string); lookup(root, refPointer(s)) == nil {
+						return ptr, true
+					}
+					continue
+				}
+				if at, ok := walk(m.val, ptr+"/"+escape(m.key)); ok {
+					return at, true
+				}
+			}
+		case []any:
+			for i, e := range v {
+				if at, ok := walk(e, fmt.Sprintf("%s/%d", ptr, i)); ok {
+					return at, true
+				}
+			}
+		}
+		return "", false
+	}
+	return walk(root, "")
 }
 
 func marshal(v any) json.RawMessage {
@@ -274,8 +311,10 @@ func (l *lowerer) node(v any, ptr string, depth int) (any, *shape) {
 		case k == "$ref":
 			target, _ := val.(string)
 			tp := refPointer(target)
-			if !strings.HasPrefix(target, "#") || lookup(l.src, tp) == nil {
-				l.cannot(ptr, "a $ref that does not resolve inside the schema")
+			if target != "#" && !strings.HasPrefix(target, "#/") || lookup(l.src, tp) == nil {
+				// Another document, an anchor, or nothing: the provider
+				// resolves JSON Pointers into the schema only.
+				l.cannot(ptr, "a $ref that is not a JSON Pointer into the schema")
 			}
 			l.refs = append(l.refs, refSite{ptr, tp})
 			sh.ref, sh.hasRef = tp, true
@@ -283,6 +322,8 @@ func (l *lowerer) node(v any, ptr string, depth int) (any, *shape) {
 				target = "#/$defs/" + rest
 			}
 			out.set(k, target)
+		case k == "definitions" && hasRef && r.refAlone:
+			l.cannot(ptr, "definitions beside a $ref")
 		case k == "$defs" || k == "definitions":
 			defs, ok := val.(*object)
 			if !ok {
@@ -722,6 +763,9 @@ func refPointer(ref string) string {
 func lookup(v any, ptr string) any {
 	if ptr == "" {
 		return v
+	}
+	if !strings.HasPrefix(ptr, "/") {
+		return nil
 	}
 	for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
 		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
