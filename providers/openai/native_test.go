@@ -213,3 +213,31 @@ func mustSchema[T any](t *testing.T) []byte {
 	}
 	return s.JSON()
 }
+
+func TestWithNativeSchemaForALocalServerSendsItsSubset(t *testing.T) {
+	srv := newFakeServer(t, okReply(completion(`{"name":"Ada"}`)))
+	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "who?"}}, OutputSchema: mustSchema[Person](t)}
+	resp, err := New(srv.client(), "qwen3", WithNativeSchema(native.VLLM)).Generate(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != `{"name":"Ada"}` || resp.ReadBack != nil {
+		t.Errorf("answer %s, read back %q; want it as the server wrote it", resp.Message.Content, resp.ReadBack)
+	}
+	got, _ := decodeRequest(t, srv.requests()[0])
+	var schema struct {
+		Required   []string `json:"required"`
+		Properties struct {
+			Name struct {
+				MinLength int `json:"minLength"`
+			} `json:"name"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(got.ResponseFormat.JSONSchema.Schema, &schema); err != nil {
+		t.Fatal(err)
+	}
+	// vLLM takes optional members and minLength: nothing nullable, nothing left out.
+	if !slices.Equal(schema.Required, []string{"name"}) || schema.Properties.Name.MinLength != 2 {
+		t.Errorf("schema = %s, want name alone required and its minLength kept", got.ResponseFormat.JSONSchema.Schema)
+	}
+}
