@@ -1,5 +1,6 @@
-// Command enforcer checks answers against an output contract and watches
-// session logs, offline.
+// Command enforcer checks answers against an output contract, says what a
+// provider's native mode enforces of one, and watches session logs,
+// offline.
 //
 //	enforcer check [-attempt N] [-retries M] SCHEMA ANSWER
 //	enforcer tail [-follow=false] LOG
