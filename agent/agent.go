@@ -287,6 +287,8 @@ type runState struct {
 	// cut says the latest reply was stopped at an early verdict
 	// ([WithEarlyAbort]); nil otherwise.
 	cut *enforce.Cut
+	// readBack is the reply's Response.ReadBack, for its row.
+	readBack []string
 	// watch is shown each streamed answer as it forms ([RunTypedStream]).
 	watch watcher
 }
@@ -403,6 +405,7 @@ func (st *runState) loop(ctx context.Context) error {
 		iteration := res.Iterations
 		st.latency = 0
 		resp, err := st.generate(ctx)
+		st.readBack = resp.ReadBack
 		res.Usage.add(resp.Usage)
 		st.cost = enforce.Cost{
 			InputTokens: max(resp.Usage.InputTokens, 0), OutputTokens: max(resp.Usage.OutputTokens, 0),
@@ -495,7 +498,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 		}
 		return true, nil
 	}
-	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, Cut: st.cut}
+	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, Cut: st.cut, ReadBack: st.readBack}
 	ans.Tool, ans.NoCall = st.answerTool()
 	for _, s := range steps {
 		if s.Changed {

@@ -33,6 +33,7 @@ func fullResult() *agent.Result {
 			Error: "tempC is required", Path: "/tempC", CorrectiveMessageHash: "0c1f2e3d", BrokenBy: "signature",
 			Truncated: true, Withheld: "refusal", Reason: enforce.ReasonRepeated, Cut: &enforce.Cut{Bytes: 3, OutputTokens: 2},
 			Repaired: enforce.RepairFence | enforce.RepairCoerce,
+			ReadBack: &enforce.ReadBack{Members: []string{"/nick"}},
 			Cost:     enforce.Cost{InputTokens: 100, OutputTokens: 10, LatencyMs: 250},
 		}},
 		Usage:      agent.Usage{InputTokens: 300, OutputTokens: 30},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/enforcer-go/enforcer/fnv"
 )
@@ -74,6 +75,18 @@ type Attempt struct {
 	// judged ([Schema.WithRepairs]), in order; absent when it was judged
 	// as written. A passed row with repairs passed as mended.
 	Repaired Repairs `json:"repaired,omitzero"`
+	// ReadBack: members of the model's text read as left out before the
+	// answer was judged ([Answer.ReadBack]); nil when none were.
+	ReadBack *ReadBack `json:"readBack,omitempty"`
+}
+
+// ReadBack names the members removed from a model's text before it was
+// judged: nulls a provider's native mode made the model write for
+// optional members, read as those members left out. (A pointer on the
+// row, as Cut is, so that rows stay comparable.)
+type ReadBack struct {
+	// Members are their JSON Pointers, in the order they came.
+	Members []string `json:"members"`
 }
 
 // Cut says an answer was stopped before its end: a [Stream] judging it as
@@ -141,6 +154,13 @@ type Answer struct {
 	// again: Check would judge the cut answer's end, not where it failed.
 	// Its corrective message says the answer was stopped there.
 	Cut *Cut
+	// ReadBack lists the pointers of members removed from the model's
+	// text before it became Given: nulls a provider's native mode made
+	// the model write for optional members, read as those members left
+	// out (the model's adapter does this, with the lowering's own
+	// read-back). Given is the answer as read back; the row names them
+	// ([Attempt.ReadBack]).
+	ReadBack []string
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -316,6 +336,9 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	// its own text, not the rewrite. Cut answers never loop: a second
 	// truncated answer in a row would most likely be cut again.
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
+	if len(a.ReadBack) > 0 {
+		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
+	}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld
 		return l.record(row, "", Verdict{Answer: a.Text()})
