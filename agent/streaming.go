@@ -353,6 +353,7 @@ type judge struct {
 	// begins a JSON object or array (until it does, a watcher is not
 	// shown it: it is most likely prose before a tool call).
 	gated bool
+	lead  int    // while gated: bytes of the text already seen to be whitespace
 	fed   int    // bytes of the text written to es
 	s     string // the text so far
 	// attempt is the row the answer will have if it is a final one.
@@ -421,7 +422,10 @@ func (j *judge) fresh(c Chunk, r *assembly) bool {
 func (j *judge) read(text string) (*enforce.CheckError, int) {
 	j.s = text
 	if j.gated {
-		rest := strings.TrimLeft(text, " \t\r\n")
+		// Only what arrived since the last read is scanned: a model that
+		// streams whitespace a byte at a time costs linear time.
+		rest := strings.TrimLeft(text[j.lead:], " \t\r\n")
+		j.lead = len(text) - len(rest)
 		switch {
 		case rest == "":
 			return nil, 0
