@@ -31,6 +31,9 @@ var (
 	// errReplyTooLong: a streamed reply passed the whole reply's bound
 	// (see StreamingModel).
 	errReplyTooLong = errors.New("streamed reply too long")
+	// errReplyEndless: a streamed reply passed its bound of chunks that
+	// add no bytes (see StreamingModel).
+	errReplyEndless = errors.New("streamed reply never ends")
 )
 
 // RefusalError is a run that ended without an answer because the model
