@@ -69,7 +69,10 @@ type ProviderError struct {
 	System     string           // the provider system, e.g. "openai", "anthropic"
 	Kind       events.ErrorKind // rate_limit, overloaded, server_error, timeout, connection, bad_request, auth, …
 	HTTPStatus int              // 0 when no HTTP response arrived
-	RetryAfter time.Duration    // the provider's Retry-After, 0 when absent
+	// RetryAfter is the provider's Retry-After, 0 when absent or
+	// unreadable. The adapters here read any value past 24 h ("1e400"
+	// too) as 24 h.
+	RetryAfter time.Duration
 	Message    string
 	Err        error // the underlying error, if any
 }
