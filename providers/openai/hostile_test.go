@@ -3,6 +3,7 @@ package openai
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -148,5 +149,37 @@ func TestARetryAfterPastTheCapIsTheCap(t *testing.T) {
 				t.Errorf("err = %v, want RetryAfter 24h", err)
 			}
 		})
+	}
+}
+
+// A server that sends usage with every delta (vLLM's continuous usage
+// stats) makes no chunk that adds no bytes for it: the agent bounds
+// those per reply, and a long reply must not reach that bound.
+func TestUsageWithEveryDeltaRidesOnTheDeltasChunk(t *testing.T) {
+	withUsage := func(d, finish string, n int) string {
+		f := "null"
+		if finish != "" {
+			f = `"` + finish + `"`
+		}
+		return event(fmt.Sprintf(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":%s,"finish_reason":%s}],`+
+			`"usage":{"prompt_tokens":9,"completion_tokens":%d,"total_tokens":%d}}`, d, f, n, 9+n))
+	}
+	var evs []string
+	for i := range 100 {
+		evs = append(evs, withUsage(`{"content":"x"}`, "", i+1))
+	}
+	evs = append(evs, withUsage(`{}`, "stop", 100), usage(9, 100), done)
+	srv := newFakeServer(t, wiretest.Stream(evs...))
+	idle := 0
+	for c, err := range New(srv.client(), "gpt-4o-mini").GenerateStream(context.Background(), userTurn) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Text == "" && c.Call == nil {
+			idle++
+		}
+	}
+	if idle != 2 {
+		t.Errorf("%d chunks without bytes, want 2 (the finish and the last usage), however long the reply", idle)
 	}
 }

@@ -76,8 +76,9 @@ type chunkReader struct {
 // reads only the first choice.
 func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chunk, error) {
 	r.out = r.out[:0]
+	var counts agent.Usage
 	if u := cc.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
-		r.out = append(r.out, agent.Chunk{Usage: agent.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}})
+		counts = agent.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}
 		// With include_usage the usage chunk is the last before [DONE].
 		r.done = r.finished
 	}
@@ -126,6 +127,16 @@ func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chun
 			}
 			r.out = append(r.out, agent.Chunk{Stop: stop, StopRaw: choice.FinishReason})
 		}
+	}
+	// Usage rides on the event's first chunk: a server that sends it with
+	// every delta (vLLM's continuous usage) makes no chunks that add no
+	// bytes, which the agent bounds.
+	switch {
+	case counts == agent.Usage{}:
+	case len(r.out) == 0:
+		r.out = append(r.out, agent.Chunk{Usage: counts})
+	default:
+		r.out[0].Usage = counts
 	}
 	return r.out, nil
 }
