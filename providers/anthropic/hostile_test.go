@@ -146,3 +146,15 @@ func TestARetryAfterPastTheCapIsTheCap(t *testing.T) {
 		})
 	}
 }
+
+// Through the agent, a reply read to a bound fails the run as a model
+// call that failed.
+func TestARunOverAReplyPastItsBoundFailsWithErrModel(t *testing.T) {
+	srv := &fakeServer{wiretest.NewServer(t, reply{Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"},
+		Events: []string{}, Repeat: "data: " + mib + "\n", Times: 2 * wire.MaxEventBytes >> 20})}
+	_, err := agent.New(New(srv.client(), "claude-sonnet-4-5")).Run(context.Background(), "Weather in Paris?")
+	var pe *agent.ProviderError
+	if !errors.Is(err, agent.ErrModel) || !errors.As(err, &pe) || pe.Kind != events.KindUnknown {
+		t.Errorf("err = %.300v, want ErrModel and a ProviderError of kind unknown", err)
+	}
+}
