@@ -420,11 +420,7 @@ func (st *runState) loop(ctx context.Context) error {
 		msg := resp.Message
 		msg.Role = RoleAssistant
 		msg.ToolCalls = slices.Clone(msg.ToolCalls) // IDs are assigned below; the model's reply stays its own
-		for i := range msg.ToolCalls {
-			if msg.ToolCalls[i].ID == "" {
-				msg.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", iteration, i+1)
-			}
-		}
+		uniqueIDs(msg.ToolCalls, iteration)
 		res.Messages = append(res.Messages, msg)
 		if resp.Stop.withheld() {
 			return st.withheld(ctx, iteration, resp)
@@ -452,6 +448,35 @@ func (st *runState) loop(ctx context.Context) error {
 		}
 	}
 	return fmt.Errorf("%w (%d)", ErrMaxIterations, a.cfg.maxIterations)
+}
+
+// uniqueIDs gives each of a reply's calls an ID of its own, since each
+// result must name the call it answers and providers refuse a
+// conversation in which two calls share one. A call keeps the ID the
+// model gave it unless a call before it has that ID; a call without one
+// (or with a repeated one) gets "call_<iteration>_<n>", n its place from
+// 1, with "_2", "_3", … added while that too is taken.
+func uniqueIDs(calls []ToolCall, iteration int) {
+	if len(calls) == 0 {
+		return
+	}
+	taken := make(map[string]bool, len(calls))
+	renamed := make([]bool, len(calls))
+	for i, c := range calls {
+		renamed[i] = c.ID == "" || taken[c.ID]
+		taken[c.ID] = true
+	}
+	for i := range calls {
+		if !renamed[i] {
+			continue
+		}
+		id := fmt.Sprintf("call_%d_%d", iteration, i+1)
+		for k := 2; taken[id]; k++ {
+			id = fmt.Sprintf("call_%d_%d_%d", iteration, i+1, k)
+		}
+		taken[id] = true
+		calls[i].ID = id
+	}
 }
 
 // withheld ends the run on a reply that is no answer (a refusal, a content

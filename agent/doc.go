@@ -76,7 +76,8 @@
 // [StreamingModel]): an answer nothing can follow or change is cut at the
 // byte past the contract's answer size bound, which fails it whatever
 // follows, and a whole reply past the larger of that bound and
-// [enforce.MaxAnswerBytes] fails the model call.
+// [enforce.MaxAnswerBytes], or past 65,536 chunks that add no bytes,
+// fails the model call.
 //
 // [RunTypedStream] is [RunTyped] whose answer can be watched as it forms:
 // a range loop over its Partials sees the value decoded so far and the

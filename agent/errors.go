@@ -31,6 +31,9 @@ var (
 	// errReplyTooLong: a streamed reply passed the whole reply's bound
 	// (see StreamingModel).
 	errReplyTooLong = errors.New("streamed reply too long")
+	// errReplyEndless: a streamed reply passed its bound of chunks that
+	// add no bytes (see StreamingModel).
+	errReplyEndless = errors.New("streamed reply never ends")
 )
 
 // RefusalError is a run that ended without an answer because the model
@@ -66,7 +69,10 @@ type ProviderError struct {
 	System     string           // the provider system, e.g. "openai", "anthropic"
 	Kind       events.ErrorKind // rate_limit, overloaded, server_error, timeout, connection, bad_request, auth, …
 	HTTPStatus int              // 0 when no HTTP response arrived
-	RetryAfter time.Duration    // the provider's Retry-After, 0 when absent
+	// RetryAfter is the provider's Retry-After, 0 when absent or
+	// unreadable. The adapters here read any value past 24 h ("1e400"
+	// too) as 24 h.
+	RetryAfter time.Duration
 	Message    string
 	Err        error // the underlying error, if any
 }

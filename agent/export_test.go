@@ -5,3 +5,7 @@ const (
 	BackoffBase = backoffBase
 	BackoffMax  = backoffMax
 )
+
+// MaxIdleChunks is how many chunks without bytes a streamed reply may
+// hold, for its test.
+const MaxIdleChunks = maxIdleChunks

@@ -24,7 +24,10 @@ type Message struct {
 	ToolCallID string     `json:"toolCallId,omitempty"` // on a RoleTool message: the call it answers
 }
 
-// ToolCall is the model asking to run a tool.
+// ToolCall is the model asking to run a tool. Within a reply each call
+// gets an ID of its own: the model's, unless an earlier call of the reply
+// has it or it is empty, then one the loop makes up. The conversation
+// ([Result.Messages], and what the model is sent next) carries those IDs.
 type ToolCall struct {
 	ID        string          `json:"id"`
 	Name      string          `json:"name"`

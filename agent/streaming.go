@@ -36,9 +36,10 @@ import (
 // arguments plus 64 bytes for each call it begins — is read no further
 // than the larger of that bound and [enforce.MaxAnswerBytes]: past it
 // the call fails with an error matching
-// [ErrModel], and no tool runs. Within it a reply reads as Generate would
-// give it, so a tool call or an answer a step shortens works streamed or
-// not.
+// [ErrModel], and no tool runs. So does a reply of more than 65,536
+// chunks that add no bytes (empty, or usage or a stop only). Within
+// these bounds a reply reads as Generate would give it, so a tool call
+// or an answer a step shortens works streamed or not.
 type StreamingModel interface {
 	Model
 	GenerateStream(ctx context.Context, req Request) iter.Seq2[Chunk, error]
@@ -102,6 +103,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	// offered, no output tool, no act-output step.
 	textIsAnswer := st.schema != nil && st.a.cfg.outputTool == "" && len(req.Tools) == 0 && !st.a.cfg.outputSteps
 	size := 0 // bytes of text and tool-call arguments read
+	idle := 0 // chunks that added no bytes
 	// take reads one chunk and reports whether to read another.
 	take := func(c Chunk, err error) bool {
 		if err != nil {
@@ -114,7 +116,8 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			failed = context.Cause(ctx)
 			return false
 		}
-		calls := len(r.calls)
+		calls, before := len(r.calls), size
+		c = r.trim(c, limit+1-size, bound)
 		if err := r.add(c); err != nil {
 			failed = err
 			return false
@@ -124,6 +127,15 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			size += len(d.ID) + len(d.Name) + len(d.Arguments)
 			if len(r.calls) > calls {
 				size += callSize // a call begun holds memory, even with nothing in it
+			}
+		}
+		if size == before {
+			// A chunk of no bytes (empty, usage or stop only) grows no
+			// bound: endless ones would run to the caller's deadline.
+			if idle++; idle > maxIdleChunks {
+				cancel()
+				failed = fmt.Errorf("%w: more than %d chunks that add no text or tool-call bytes", errReplyEndless, maxIdleChunks)
+				return false
 			}
 		}
 		if j != nil && (c.Stop.withheld() || c.Call != nil && j.tool == "") {
@@ -356,6 +368,7 @@ type judge struct {
 	// begins a JSON object or array (until it does, a watcher is not
 	// shown it: it is most likely prose before a tool call).
 	gated bool
+	lead  int    // while gated: bytes of the text already seen to be whitespace
 	fed   int    // bytes of the text written to es
 	s     string // the text so far
 	// attempt is the row the answer will have if it is a final one.
@@ -424,7 +437,10 @@ func (j *judge) fresh(c Chunk, r *assembly) bool {
 func (j *judge) read(text string) (*enforce.CheckError, int) {
 	j.s = text
 	if j.gated {
-		rest := strings.TrimLeft(text, " \t\r\n")
+		// Only what arrived since the last read is scanned: a model that
+		// streams whitespace a byte at a time costs linear time.
+		rest := strings.TrimLeft(text[j.lead:], " \t\r\n")
+		j.lead = len(text) - len(rest)
 		switch {
 		case rest == "":
 			return nil, 0
@@ -471,6 +487,33 @@ type assembly struct {
 // callSize is what each tool call a reply begins counts toward the reply's
 // bound, beside its ID, name and arguments: about the memory it holds.
 const callSize = 64
+
+// maxIdleChunks is how many chunks that add no bytes (see
+// [StreamingModel]) one streamed reply may hold.
+const maxIdleChunks = 1 << 16
+
+// trim cuts c's text and arguments to what can decide the reply, so
+// that a huge chunk is not copied only to be refused: room more bytes
+// (one past them fails the reply's bound), or up to the byte past the
+// answer's bound, which decides an answer's verdict, whichever is more.
+func (r *assembly) trim(c Chunk, room, bound int) Chunk {
+	if n := max(room, bound+1-r.text.Len()); len(c.Text) > n {
+		c.Text = c.Text[:n]
+	}
+	room -= len(c.Text)
+	if d := c.Call; d != nil && d.Index >= 0 && d.Index <= len(r.calls) {
+		have := 0
+		if d.Index < len(r.calls) {
+			have = r.args[d.Index].Len()
+		}
+		if n := max(room, bound+1-have, 0); len(d.Arguments) > n {
+			cut := *d
+			cut.Arguments = d.Arguments[:n]
+			c.Call = &cut
+		}
+	}
+	return c
+}
 
 // errCallOrder is a chunk that continues a tool call that never began.
 var errCallOrder = errors.New("agent: streamed reply continues a tool call that has not begun")

@@ -12,6 +12,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
 
@@ -153,7 +154,7 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 		return agent.Response{}, err
 	}
 	var raw *http.Response
-	msg, err := m.client.Messages.New(ctx, params, m.requestOptions(&raw)...)
+	msg, err := m.client.Messages.New(ctx, params, m.requestOptions(&raw, false)...)
 	if err != nil {
 		return agent.Response{}, failure(ctx, err, raw)
 	}
@@ -162,13 +163,15 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 
 // requestOptions are the options of every request: the HTTP response kept
 // in raw for the failure's status, the SDK's retries off unless
-// WithClientRetries, then the user's.
-func (m *Model) requestOptions(raw **http.Response) []option.RequestOption {
+// WithClientRetries, then the user's, and last the bounds on what is read
+// of the response (see wire.Bound), nearest the socket.
+func (m *Model) requestOptions(raw **http.Response, stream bool) []option.RequestOption {
 	opts := []option.RequestOption{option.WithResponseInto(raw)}
 	if !m.clientRetries {
 		opts = append(opts, option.WithMaxRetries(0))
 	}
-	return append(opts, m.reqOpts...)
+	opts = append(opts, m.reqOpts...)
+	return append(opts, option.WithMiddleware(wire.Middleware(stream)))
 }
 
 // newParams maps the conversation. The system messages become the

@@ -39,6 +39,15 @@
 // error (*anthropic.Error for API errors).
 // A status outside 100..599, which Go's client accepts, is not kept: the
 // failure has Kind unknown and HTTPStatus 0, and is not retried by default.
+// A Retry-After past 24 h, however large, reads as 24 h.
+//
+// Bounds: no response is read past its bound, from the socket up — a
+// whole body 32 MiB, an error body 1 MiB, a stream 256 MiB in all and
+// 8 MiB per server-sent event. Past one the call fails with Kind unknown
+// (an error status keeps its own kind), the Message naming the bound. A
+// success response to a stream that is not a text/event-stream (a
+// proxy's web page) fails as malformed, as the same body does for
+// Generate: Kind unknown, not retried.
 //
 // Why a reply ended (agent.Response.Stop, with stop_reason kept in
 // StopRaw): "end_turn" and "stop_sequence" are agent.StopComplete,
@@ -53,9 +62,10 @@
 // errors are classified the same way, with no SDK retries. An error event
 // mid-stream (overloaded_error, say) is classified by its error type
 // (HTTPStatus 0), and a stream that breaks or ends before message_stop is
-// kind connection. When the agent stops reading (an answer cut off
-// early), the stream and its HTTP connection are closed at once, so the
-// model stops generating. Only Generate is bound by the SDK's ten-minute
+// kind connection. The reply ends at message_stop: nothing after it is
+// read, and the connection is closed then. When the agent stops reading
+// (an answer cut off early), the stream and its HTTP connection are
+// closed at once, so the model stops generating. Only Generate is bound by the SDK's ten-minute
 // rule for large max_tokens.
 //
 // Text that is empty or only whitespace is never sent: the API refuses

@@ -25,9 +25,10 @@ var _ agent.StreamingModel = (*Model)(nil)
 // Failures are classified as for Generate, before or during the stream:
 // an error event mid-stream (overloaded_error, say) by its error type,
 // with no HTTP status, the stream's being 200; a stream that ends before
-// message_stop, or whose connection breaks, as kind connection. A
-// consumer that stops early, or a done ctx, closes the stream and its
-// connection at once; a done ctx yields context.Cause(ctx).
+// message_stop, or whose connection breaks, as kind connection. The
+// reply ends at message_stop: nothing after it is read, and the
+// connection is closed then, as it is at once when a consumer stops
+// early or ctx is done (which yields context.Cause(ctx)).
 func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
 	return func(yield func(agent.Chunk, error) bool) {
 		if m.err != nil {
@@ -40,11 +41,11 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 			return
 		}
 		var raw *http.Response
-		stream := m.client.Messages.NewStreaming(ctx, params, m.requestOptions(&raw)...)
+		stream := m.client.Messages.NewStreaming(ctx, params, m.requestOptions(&raw, true)...)
 		r := eventReader{calls: map[int64]int{}}
 		wire.ReadStream(ctx, System, stream,
 			func(ev sdk.MessageStreamEventUnion) ([]agent.Chunk, error) { return r.read(ev, raw) },
-			func() bool { return r.stopped },
+			func() bool { return r.stopped }, func() bool { return r.stopped },
 			func(err error) error { return failure(ctx, err, raw) },
 			yield)
 	}

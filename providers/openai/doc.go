@@ -45,6 +45,15 @@
 // for API errors).
 // A status outside 100..599, which Go's client accepts, is not kept: the
 // failure has Kind unknown and HTTPStatus 0, and is not retried by default.
+// A Retry-After past 24 h, however large, reads as 24 h.
+//
+// Bounds: no response is read past its bound, from the socket up — a
+// whole body 32 MiB, an error body 1 MiB, a stream 256 MiB in all and
+// 8 MiB per server-sent event. Past one the call fails with Kind unknown
+// (an error status keeps its own kind), the Message naming the bound. A
+// success response to a stream that is not a text/event-stream (a
+// proxy's web page) fails as malformed, as the same body does for
+// Generate: Kind unknown, not retried.
 //
 // Why a reply ended (agent.Response.Stop, with finish_reason kept in
 // StopRaw): finish_reason "stop" is agent.StopComplete, "length"
@@ -59,9 +68,11 @@
 // The chunks add up to what Generate returns for the same reply; errors
 // are classified the same way, with no SDK retries. An error event
 // mid-stream is classified by its error type (HTTPStatus 0), and a stream
-// that breaks or ends before a finish_reason is kind connection. When the
-// agent stops reading (an answer cut off early), the stream and its HTTP
-// connection are closed at once, so the endpoint stops generating.
+// that breaks or ends before a finish_reason is kind connection. The
+// reply ends at its finish_reason: deltas after it are dropped, and the
+// connection is closed once the usage chunk that follows has come. When
+// the agent stops reading (an answer cut off early), the stream and its
+// HTTP connection are closed at once, so the endpoint stops generating.
 //
 // WithNativeSchema(profile) sends the agent's output schema as a
 // json_schema response format, lowered by providers/native for the

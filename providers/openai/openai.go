@@ -11,6 +11,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -146,7 +147,7 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 		return agent.Response{}, err
 	}
 	var raw *http.Response
-	cc, err := m.client.Chat.Completions.New(ctx, params, m.requestOptions(&raw)...)
+	cc, err := m.client.Chat.Completions.New(ctx, params, m.requestOptions(&raw, false)...)
 	if err != nil {
 		return agent.Response{}, failure(ctx, err, raw)
 	}
@@ -160,13 +161,15 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 
 // requestOptions are the options of every request: the HTTP response kept
 // in raw for the failure's status, the SDK's retries off unless
-// WithClientRetries, then the user's.
-func (m *Model) requestOptions(raw **http.Response) []option.RequestOption {
+// WithClientRetries, then the user's, and last the bounds on what is read
+// of the response (see wire.Bound), nearest the socket.
+func (m *Model) requestOptions(raw **http.Response, stream bool) []option.RequestOption {
 	opts := []option.RequestOption{option.WithResponseInto(raw)}
 	if !m.clientRetries {
 		opts = append(opts, option.WithMaxRetries(0))
 	}
-	return append(opts, m.reqOpts...)
+	opts = append(opts, m.reqOpts...)
+	return append(opts, option.WithMiddleware(wire.Middleware(stream)))
 }
 
 // newParams maps req. A streamed request asks for usage at the end of the

@@ -23,6 +23,11 @@ var _ agent.StreamingModel = (*Model)(nil)
 // refusal whatever finish_reason says), a call without an id gets
 // "call_<n>", a call without arguments gets "{}".
 //
+// The reply ends at its finish_reason: deltas after it are dropped, and
+// the stream is read only for the usage that follows, up to the chunk
+// that carries it (the last before [DONE]), where the connection is
+// closed.
+//
 // Failures are classified as for Generate, before or during the stream:
 // an error event mid-stream by its error type (with no HTTP status, the
 // stream's being 200), and a stream that ends before any finish_reason
@@ -42,7 +47,7 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 		}
 		l, _ := m.lowering(req) // newParams lowered it
 		var raw *http.Response
-		stream := m.client.Chat.Completions.NewStreaming(ctx, params, m.requestOptions(&raw)...)
+		stream := m.client.Chat.Completions.NewStreaming(ctx, params, m.requestOptions(&raw, true)...)
 		r := chunkReader{calls: map[int64]int{}, readBack: l.ReadBack()}
 		wire.ReadStream(ctx, System, stream,
 			func(cc sdk.ChatCompletionChunk) ([]agent.Chunk, error) {
@@ -52,7 +57,7 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 				}
 				return r.read(cc, status)
 			},
-			func() bool { return r.finished },
+			func() bool { return r.finished }, func() bool { return r.done },
 			func(err error) error { return failure(ctx, err, raw) },
 			yield)
 	}
@@ -64,7 +69,8 @@ type chunkReader struct {
 	calls    map[int64]int // the provider's tool call index → the call's place
 	argless  []bool        // per call: no argument fragment yet
 	refusal  bool
-	finished bool
+	finished bool // choice 0 had its finish_reason
+	done     bool // usage came after it: nothing more belongs to the reply
 	out      []agent.Chunk
 	// readBack passes the text through the lowering's read-back, as
 	// Generate's content is.
@@ -75,11 +81,16 @@ type chunkReader struct {
 // reads only the first choice.
 func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chunk, error) {
 	r.out = r.out[:0]
+	var counts agent.Usage
 	if u := cc.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
-		r.out = append(r.out, agent.Chunk{Usage: agent.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}})
+		counts = agent.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}
+		// With include_usage the usage chunk is the last before [DONE].
+		r.done = r.finished
 	}
 	for _, choice := range cc.Choices {
-		if choice.Index != 0 {
+		if choice.Index != 0 || r.finished {
+			// The reply ended at its finish_reason: deltas after it are
+			// no part of it.
 			continue
 		}
 		d := choice.Delta
@@ -126,6 +137,16 @@ func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chun
 			}
 			r.out = append(r.out, agent.Chunk{Stop: stop, StopRaw: choice.FinishReason})
 		}
+	}
+	// Usage rides on the event's first chunk: a server that sends it with
+	// every delta (vLLM's continuous usage) makes no chunks that add no
+	// bytes, which the agent bounds.
+	switch {
+	case counts == agent.Usage{}:
+	case len(r.out) == 0:
+		r.out = append(r.out, agent.Chunk{Usage: counts})
+	default:
+		r.out[0].Usage = counts
 	}
 	return r.out, nil
 }

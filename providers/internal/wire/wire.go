@@ -24,7 +24,9 @@ import (
 // body that is not JSON, and the status must survive that); message is
 // the provider's own error text when the adapter decoded one. A status
 // outside 100..599 is not kept: the failure is of kind unknown. A
-// cancelled ctx yields its cause instead.
+// success body read to a bound ([ErrTooLong]) is of kind unknown, its
+// Message naming the bound; an error body read to one keeps its status's
+// kind. A cancelled ctx yields its cause instead.
 func Failure(ctx context.Context, system string, err error, res *http.Response, message string) error {
 	if ctx.Err() != nil {
 		return context.Cause(ctx)
@@ -38,14 +40,27 @@ func Failure(ctx context.Context, system string, err error, res *http.Response, 
 		res = nil
 	}
 	pe := &agent.ProviderError{System: system, Kind: events.KindUnknown, Message: message, Err: err}
+	var long *tooLong
+	errors.As(err, &long)
 	switch {
 	case res != nil && res.StatusCode >= 400:
 		pe.HTTPStatus = res.StatusCode
 		pe.Kind = events.KindForStatus(res.StatusCode)
 		pe.RetryAfter = RetryAfter(res.Header, time.Now())
-		if pe.Message == "" {
+		switch {
+		case pe.Message != "":
+		case long != nil:
+			pe.Message = long.Error()
+		default:
 			pe.Message = bodyText(res)
 		}
+	case long != nil:
+		// A reply read to its bound: not a lost connection, and not
+		// retried, since the provider would send it again.
+		if res != nil {
+			pe.HTTPStatus = res.StatusCode
+		}
+		pe.Message = long.Error()
 	case isTimeout(err):
 		pe.Kind = events.KindTimeout
 	case isConnection(err):
@@ -86,7 +101,8 @@ func bodyText(res *http.Response) string {
 const MaxRetryAfter = 24 * time.Hour
 
 // RetryAfter reads retry-after-ms (milliseconds), then Retry-After (seconds
-// or an HTTP date, relative to now). Absent, unparsable or past values are 0.
+// or an HTTP date, relative to now). Absent, unparsable or past values are
+// 0; a value past MaxRetryAfter, however large ("1e400"), is MaxRetryAfter.
 func RetryAfter(h http.Header, now time.Time) time.Duration {
 	if v := h.Get("Retry-After-Ms"); v != "" {
 		if d, ok := scaled(v, time.Millisecond); ok {
@@ -108,6 +124,9 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 
 func scaled(v string, unit time.Duration) (time.Duration, bool) {
 	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if errors.Is(err, strconv.ErrRange) {
+		err = nil // past float64's range ("1e400"): ±Inf, or 0, as numbers go
+	}
 	if err != nil || math.IsNaN(f) {
 		return 0, false
 	}
@@ -226,11 +245,15 @@ type Events[T any] interface {
 
 // ReadStream reads s to its end and yields the chunks read makes of each
 // event, stopping at read's first error or when yield returns false; it
-// closes s either way. At the end it yields fail's error for a stream
-// that failed, ctx's cause for a done ctx, and StreamCut for a stream that
-// ended cleanly before ended reported the event that ends a reply.
+// closes s either way. It reads no event after the one for which last
+// reports true, the provider's end marker: what a server sends after it
+// is no part of the reply, and one that holds the connection open does
+// not keep the caller waiting. At the end it yields fail's error for a
+// stream that failed, ctx's cause for a done ctx, and StreamCut for a
+// stream that ended cleanly before ended reported the event that ends a
+// reply.
 func ReadStream[T any](ctx context.Context, system string, s Events[T],
-	read func(T) ([]agent.Chunk, error), ended func() bool, fail func(error) error,
+	read func(T) ([]agent.Chunk, error), ended, last func() bool, fail func(error) error,
 	yield func(agent.Chunk, error) bool) {
 	defer s.Close()
 	for s.Next() {
@@ -243,6 +266,9 @@ func ReadStream[T any](ctx context.Context, system string, s Events[T],
 			if !yield(c, nil) {
 				return
 			}
+		}
+		if last() {
+			return
 		}
 	}
 	switch err := s.Err(); {

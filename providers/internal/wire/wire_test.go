@@ -33,6 +33,9 @@ func TestRetryAfter(t *testing.T) {
 		{"garbage", map[string]string{"Retry-After": "soon"}, 0},
 		{"negative", map[string]string{"Retry-After": "-5"}, 0},
 		{"huge is capped", map[string]string{"Retry-After": "1e300"}, MaxRetryAfter},
+		{"past a float's range is capped too", map[string]string{"Retry-After": "1e400"}, MaxRetryAfter},
+		{"milliseconds past a float's range are capped", map[string]string{"Retry-After-Ms": "1e400"}, MaxRetryAfter},
+		{"below a float's range is none", map[string]string{"Retry-After": "1e-400"}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

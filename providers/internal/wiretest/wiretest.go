@@ -22,6 +22,10 @@ type Reply struct {
 	Status int
 	Header map[string]string
 	Body   string
+	// Repeat, when set, is written Times times after Body, before the
+	// events: a body of any size, without holding it in memory.
+	Repeat string
+	Times  int
 
 	// Events, when set, make the reply a text/event-stream: each one is
 	// written and flushed in turn, after Body. Each is a whole event in
@@ -123,6 +127,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(rep.Status)
 	io.WriteString(w, rep.Body)
+	if rep.Repeat != "" {
+		b := []byte(rep.Repeat)
+		for range rep.Times {
+			if _, err := w.Write(b); err != nil {
+				return // the client went away
+			}
+		}
+	}
 	flusher, _ := w.(http.Flusher)
 	for _, ev := range rep.Events {
 		io.WriteString(w, ev)
@@ -192,4 +204,15 @@ func WaitGoroutines(t testing.TB, before int) {
 	if after := runtime.NumGoroutine(); after > before {
 		t.Errorf("%d goroutines left, %d before", after, before)
 	}
+}
+
+// Allocated is the bytes allocated, by every goroutine, while f runs: a
+// test that bounds it runs no test in parallel with it.
+func Allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }
