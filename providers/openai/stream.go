@@ -71,7 +71,7 @@ type chunkReader struct {
 func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chunk, error) {
 	r.out = r.out[:0]
 	if u := cc.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
-		r.out = append(r.out, agent.Chunk{Usage: agent.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}})
+		r.out = append(r.out, agent.Chunk{Usage: tokenUsage(u)})
 	}
 	for _, choice := range cc.Choices {
 		if choice.Index != 0 {
