@@ -70,7 +70,9 @@ func WithModel(provider, model string) Option {
 
 // WithModelOf names the provider and the model as m, the model the agent
 // calls, tells them by its ProviderName and ModelName methods:
-// openai.Model and anthropic.Model have both. A name m does not tell is
+// openai.Model, anthropic.Model and gemini.Model have both (gemini.Model
+// names "gcp.gemini", or "gcp.vertex_ai" for a Vertex AI client, as the
+// GenAI conventions do). A name m does not tell is
 // left as it was; of WithModelOf and [WithModel], the later one given
 // wins.
 func WithModelOf(m agent.Model) Option {
