@@ -14,15 +14,14 @@ import (
 
 // DefaultMaxReplyBytes bounds what the adapter reads of a reply, from the
 // socket up: a whole body (Generate's), or one event of a stream
-// (GenerateStream's, whose events together are bounded at
-// [StreamBoundFactor] times as much). It leaves room for the agent's own
-// bound on an answer (enforce.MaxAnswerBytes, 4 MiB), JSON escapes
-// included.
+// (GenerateStream's, whose events together are bounded at 16 times as
+// much). It leaves room for the agent's own bound on an answer
+// (enforce.MaxAnswerBytes, 4 MiB), JSON escapes included.
 const DefaultMaxReplyBytes = 8 << 20
 
-// StreamBoundFactor is how many times the reply bound a whole stream may
+// streamBoundFactor is how many times the reply bound a whole stream may
 // hold: events that carry little (usage alone, empty text) still end.
-const StreamBoundFactor = 16
+const streamBoundFactor = 16
 
 // maxErrorBytes bounds an error body (a non-2xx status's): Gemini's are a
 // few hundred bytes, details included.
@@ -35,8 +34,7 @@ var ErrReplyTooLarge = errors.New("gemini: reply larger than its bound")
 
 // WithMaxReplyBytes sets the reply bound (default [DefaultMaxReplyBytes]):
 // n bytes of a whole body, or of one event of a stream; a stream's events
-// together are bounded at [StreamBoundFactor]·n. An n below 1 KiB is an
-// invalid option.
+// together are bounded at 16·n. An n below 1 KiB is an invalid option.
 func WithMaxReplyBytes(n int) Option {
 	return optionFunc(func(m *Model) {
 		if n < 1<<10 {
@@ -110,7 +108,7 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 	case res.StatusCode < 200 || res.StatusCode > 299:
 		b.bound = maxErrorBytes
 	case mt == "text/event-stream":
-		b.bound, b.event = c.max*StreamBoundFactor, c.max
+		b.bound, b.event = c.max*streamBoundFactor, c.max
 	}
 	b.left = b.bound
 	res.Body = b

@@ -42,8 +42,8 @@
 // No reply is read past a bound, from the socket up: the adapter sends
 // through a copy of the client whose transport stops reading a body at
 // WithMaxReplyBytes (DefaultMaxReplyBytes, 8 MiB), each event of a stream
-// at that bound too and a whole stream at StreamBoundFactor times it, and
-// an error body at 64 KiB. Past a bound the call fails with
+// at that bound too and a whole stream at 16 times it, and an error body
+// at 64 KiB. Past a bound the call fails with
 // ErrReplyTooLarge inside the ProviderError.
 //
 // # Stop reasons

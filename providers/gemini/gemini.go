@@ -126,9 +126,10 @@ func WithClientRetries() Option {
 }
 
 // WithConfig lets f adjust every request's configuration (temperature,
-// maxOutputTokens, thinkingConfig, safetySettings, …) after the adapter
-// has set the system instruction, tools, tool config and response
-// schema.
+// maxOutputTokens, thinkingConfig, safetySettings, headers in
+// HTTPOptions, …) after the adapter has set the system instruction,
+// tools, tool config and response schema. Retry options and automatic
+// continuation f leaves unset are the adapter's (one attempt, off).
 func WithConfig(f func(*genai.GenerateContentConfig)) Option {
 	return optionFunc(func(m *Model) {
 		if f == nil {
@@ -167,13 +168,7 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 // together, as the API expects. Empty text is left out: the API refuses
 // a content without parts.
 func (m *Model) newRequest(req agent.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
-	config := &genai.GenerateContentConfig{
-		HTTPOptions:           &genai.HTTPOptions{},
-		AutomaticContinuation: genai.Ptr(false),
-	}
-	if !m.clientRetries {
-		config.HTTPOptions.RetryOptions = &genai.HTTPRetryOptions{Attempts: genai.Ptr[int32](1)}
-	}
+	config := &genai.GenerateContentConfig{}
 	names := map[string]string{} // a call's ID → its function's name, for its result
 	var contents []*genai.Content
 	add := func(role string, parts ...*genai.Part) {
@@ -251,6 +246,17 @@ func (m *Model) newRequest(req agent.Request) ([]*genai.Content, *genai.Generate
 	}
 	for _, f := range m.config {
 		f(config)
+	}
+	// A WithConfig that replaced the HTTP options or the continuation
+	// setting without saying otherwise gets the adapter's again.
+	if config.HTTPOptions == nil {
+		config.HTTPOptions = &genai.HTTPOptions{}
+	}
+	if config.HTTPOptions.RetryOptions == nil && !m.clientRetries {
+		config.HTTPOptions.RetryOptions = &genai.HTTPRetryOptions{Attempts: genai.Ptr[int32](1)}
+	}
+	if config.AutomaticContinuation == nil {
+		config.AutomaticContinuation = genai.Ptr(false)
 	}
 	return contents, config, nil
 }

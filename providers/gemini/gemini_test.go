@@ -343,6 +343,18 @@ func TestNoHiddenSDKRetries(t *testing.T) {
 			t.Errorf("%d requests, want 1", n)
 		}
 	})
+	t.Run("a WithConfig that sets headers still sends one attempt", func(t *testing.T) {
+		srv := newFakeServer(t, reply{Status: 503, Body: errorBody(503, "UNAVAILABLE", "overloaded")})
+		headers := WithConfig(func(c *genai.GenerateContentConfig) {
+			c.HTTPOptions = &genai.HTTPOptions{Headers: http.Header{"X-Trace": {"1"}}}
+		})
+		if _, err := New(srv.client(t, retrying), "gemini-test", headers).Generate(t.Context(), plain()); err == nil {
+			t.Error("err = nil, want the overload")
+		}
+		if n := len(srv.requests()); n != 1 {
+			t.Errorf("%d requests, want 1", n)
+		}
+	})
 	t.Run("WithClientRetries keeps the client's retries", func(t *testing.T) {
 		srv := newFakeServer(t, reply{Status: 503, Body: errorBody(503, "UNAVAILABLE", "overloaded")}, okReply(answer("ok")))
 		resp, err := New(srv.client(t, retrying), "gemini-test", WithClientRetries()).Generate(t.Context(), plain())
