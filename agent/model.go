@@ -121,13 +121,15 @@ type Usage struct {
 }
 
 func (u *Usage) add(v Usage) {
+	// A negative count is unknown, so the four are not all known.
+	detailed := v.Detailed && min(v.InputTokens, v.OutputTokens, v.CachedTokens, v.ReasoningTokens) >= 0
 	switch {
 	case v == Usage{}:
 		return
 	case *u == Usage{}:
-		u.Detailed = v.Detailed
+		u.Detailed = detailed
 	default:
-		u.Detailed = u.Detailed && v.Detailed
+		u.Detailed = u.Detailed && detailed
 	}
 	u.InputTokens = addTokens(u.InputTokens, v.InputTokens)
 	u.OutputTokens = addTokens(u.OutputTokens, v.OutputTokens)
@@ -136,7 +138,8 @@ func (u *Usage) add(v Usage) {
 }
 
 // update takes the counts a streamed chunk reports: each one above zero
-// replaces the one before it, and Detailed, once said, stays.
+// replaces the one before it, and Detailed, once said with no count
+// negative (unknown), stays.
 func (u *Usage) update(c Usage) {
 	for _, f := range [...]struct {
 		to *int
@@ -149,7 +152,7 @@ func (u *Usage) update(c Usage) {
 			*f.to = f.n
 		}
 	}
-	u.Detailed = u.Detailed || c.Detailed
+	u.Detailed = u.Detailed || c.Detailed && min(c.InputTokens, c.OutputTokens, c.CachedTokens, c.ReasoningTokens) >= 0
 }
 
 func addTokens(sum, n int) int {

@@ -131,6 +131,11 @@ func TestTurnCompletedCarriesTheTurnsUsage(t *testing.T) {
 				agenttest.CallTools(agenttest.Call("", "echo", `{}`)).WithUsage(20, 8),
 				agenttest.Reply("ok").WithDetailedUsage(10, 5, 4, 1)},
 			nil},
+		{"a negative count is unknown: no usage",
+			[]agenttest.Step{
+				agenttest.CallTools(agenttest.Call("", "echo", `{}`)).WithDetailedUsage(-5, 3, 0, 0),
+				agenttest.Reply("ok").WithDetailedUsage(10, 5, 4, 1)},
+			nil},
 		{"streamed, the counts the chunks reported",
 			[]agenttest.Step{
 				agenttest.Chunks(agent.Chunk{Usage: agent.Usage{InputTokens: 10, CachedTokens: 4, Detailed: true}}, agent.Chunk{Text: "o"},

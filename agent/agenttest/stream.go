@@ -184,7 +184,7 @@ func pieces(s string, sizes []int) []string {
 
 // update is the usage so far after a chunk reporting c, as the loop
 // counts it ([agent.Chunk]): each count above zero replaces the one
-// before it, and Detailed, once said, stays.
+// before it, and Detailed, once said with no count negative, stays.
 func update(so agent.Usage, c agent.Usage) agent.Usage {
 	for _, f := range [...]struct {
 		to *int
@@ -197,7 +197,7 @@ func update(so agent.Usage, c agent.Usage) agent.Usage {
 			*f.to = f.n
 		}
 	}
-	so.Detailed = so.Detailed || c.Detailed
+	so.Detailed = so.Detailed || c.Detailed && min(c.InputTokens, c.OutputTokens, c.CachedTokens, c.ReasoningTokens) >= 0
 	return so
 }
 
