@@ -69,3 +69,50 @@ func ExampleNew() {
 	// attempt 2 passed
 	// tokens: 200 in (60 cached), 28 out (12 thinking)
 }
+
+func ExampleModel_GenerateStream() {
+	// A stand-in for the Gemini API that streams its reply; the chunk with
+	// the finishReason ends it.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		for _, data := range []string{
+			`{"candidates":[{"content":{"role":"model","parts":[{"text":"{\"city\":"}]},"index":0}],"usageMetadata":{"promptTokenCount":52}}`,
+			`{"candidates":[{"content":{"role":"model","parts":[{"text":"\"Paris\"}"}]},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":52,"candidatesTokenCount":6,"thoughtsTokenCount":20}}`,
+		} {
+			io.WriteString(w, "data: "+data+"\r\n\r\n")
+		}
+	}))
+	defer srv.Close()
+
+	client, err := genai.NewClient(context.Background(), &genai.ClientConfig{
+		APIKey: "unused", Backend: genai.BackendGeminiAPI, HTTPOptions: genai.HTTPOptions{BaseURL: srv.URL},
+	})
+	if err != nil {
+		fmt.Println("error:", err)
+		return
+	}
+	m := gemini.New(client, "gemini-2.5-flash")
+	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "Weather in Paris?"}}}
+
+	for c, err := range m.GenerateStream(context.Background(), req) {
+		if err != nil {
+			fmt.Println("error:", err)
+			return
+		}
+		if c.Text != "" {
+			fmt.Printf("text %s\n", c.Text)
+		}
+		if c.Usage != (agent.Usage{}) {
+			fmt.Printf("tokens: %d in, %d out (%d thinking)\n", c.Usage.InputTokens, c.Usage.OutputTokens, c.Usage.ReasoningTokens)
+		}
+		if c.Stop != "" {
+			fmt.Println("stop:", c.Stop)
+		}
+	}
+	// Output:
+	// tokens: 52 in, 0 out (0 thinking)
+	// text {"city":
+	// tokens: 52 in, 26 out (20 thinking)
+	// text "Paris"}
+	// stop: complete
+}
