@@ -52,7 +52,8 @@ func failure(ctx context.Context, err error, c *call) error {
 		}
 		return pe
 	case readErr != nil:
-		return wire.Failure(ctx, System, errors.Join(err, readErr), nil, "")
+		// A body cut off: an error status still says what failed.
+		return wire.Failure(ctx, System, errors.Join(err, readErr), res, "")
 	case isAPI && status != 0 && (status < 200 || status > 299):
 		pe := wire.Failure(ctx, System, err, res, apiErr.Message).(*agent.ProviderError)
 		if d, ok := retryDelay(apiErr.Details); ok {

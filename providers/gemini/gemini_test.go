@@ -303,6 +303,15 @@ func TestTransportFailures(t *testing.T) {
 			t.Errorf("err = %v, want a retryable connection error", err)
 		}
 	})
+	t.Run("an error body cut off keeps its status", func(t *testing.T) {
+		// Events flush the start of the body before the cut.
+		srv := newFakeServer(t, reply{Status: 429, Events: []string{`{"error":{"code":429,"mess`}, Cut: true})
+		_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindRateLimit || pe.HTTPStatus != 429 {
+			t.Errorf("err = %v, want the 429", err)
+		}
+	})
 	t.Run("a cancelled context returns its cause, not a provider error", func(t *testing.T) {
 		arrived := make(chan struct{})
 		srv := httptest.NewServer(hang(func() { close(arrived) }))
