@@ -485,9 +485,16 @@ func TestAStatusOutsideHTTPsRangeIsAnUnknownFailureWithoutTheStatus(t *testing.T
 }
 
 func TestModelAndProviderNames(t *testing.T) {
-	srv := newFakeServer(t)
+	srv := newFakeServer(t, okReply(answer("ok")))
 	gemini := New(srv.client(t), "gemini-2.5-flash")
 	vertex := New(srv.client(t, func(c *genai.ClientConfig) { c.Backend = genai.BackendVertexAI }), "gemini-2.5-flash")
+	// The adapter's own client keeps the backend of the one it was given.
+	if _, err := vertex.Generate(t.Context(), plain()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := srv.Paths(), []string{"POST /v1beta1/publishers/google/models/gemini-2.5-flash:generateContent"}; !slices.Equal(got, want) {
+		t.Errorf("Vertex AI paths = %v, want %v", got, want)
+	}
 	for _, tt := range []struct{ got, want string }{
 		{gemini.ModelName(), "gemini-2.5-flash"},
 		{gemini.ProviderName(), "gcp.gemini"},
