@@ -409,6 +409,7 @@ func (st *runState) loop(ctx context.Context) error {
 		res.Usage.add(resp.Usage)
 		st.cost = enforce.Cost{
 			InputTokens: max(resp.Usage.InputTokens, 0), OutputTokens: max(resp.Usage.OutputTokens, 0),
+			CachedTokens: max(resp.Usage.CachedTokens, 0), ReasoningTokens: max(resp.Usage.ReasoningTokens, 0),
 			LatencyMs: st.latency.Milliseconds(),
 		}
 		if err != nil {
@@ -581,7 +582,8 @@ func (st *runState) logRow(r enforce.Attempt) {
 	for _, f := range [...]struct {
 		k string
 		v int64
-	}{{"inputTokens", int64(r.InputTokens)}, {"outputTokens", int64(r.OutputTokens)}, {"latencyMs", r.LatencyMs}} {
+	}{{"inputTokens", int64(r.InputTokens)}, {"outputTokens", int64(r.OutputTokens)},
+		{"cachedTokens", int64(r.CachedTokens)}, {"reasoningTokens", int64(r.ReasoningTokens)}, {"latencyMs", r.LatencyMs}} {
 		if f.v != 0 {
 			args = append(args, f.k, f.v)
 		}

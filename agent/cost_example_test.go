@@ -28,9 +28,10 @@ func ExampleWithClock() {
 	for _, r := range res.Attempts {
 		fmt.Printf("attempt %d %s: %d in, %d out, %dms\n", r.Attempt, r.Outcome, r.InputTokens, r.OutputTokens, r.LatencyMs)
 	}
-	fmt.Printf("spent on failed attempts: %+v\n", res.FailedCost)
+	fc := res.FailedCost
+	fmt.Printf("spent on failed attempts: %d in, %d out, %dms\n", fc.InputTokens, fc.OutputTokens, fc.LatencyMs)
 	// Output:
 	// attempt 1 retried: 100 in, 10 out, 250ms
 	// attempt 2 passed: 100 in, 10 out, 250ms
-	// spent on failed attempts: {InputTokens:100 OutputTokens:10 LatencyMs:250}
+	// spent on failed attempts: 100 in, 10 out, 250ms
 }

@@ -99,12 +99,19 @@ func TestEachRowCarriesWhatItsModelCallCost(t *testing.T) {
 func TestTheSchemaRetryEventCarriesTheAttemptsUsage(t *testing.T) {
 	s := newStream(t)
 	m := agenttest.NewModel(t,
-		agenttest.Reply(prose).WithUsage(100, 10),
-		agenttest.Reply(valid).WithUsage(130, 13),
+		agenttest.Reply(prose).WithDetailedUsage(100, 10, 60, 4),
+		agenttest.Reply(valid).WithDetailedUsage(130, 13, 90, 0),
 	)
 	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1))
-	if _, err := a.Run(t.Context(), "Weather in Paris?"); err != nil {
+	res, err := a.Run(t.Context(), "Weather in Paris?")
+	if err != nil {
 		t.Fatal(err)
+	}
+	if got, want := res.Attempts[0].Cost, (enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 60, ReasoningTokens: 4}); got != want {
+		t.Errorf("row 1 cost = %+v, want %+v", got, want)
+	}
+	if got, want := res.FailedCost, (enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 60, ReasoningTokens: 4}); got != want {
+		t.Errorf("FailedCost = %+v, want %+v", got, want)
 	}
 	_, ns := methods(t, s)
 	found := false
@@ -113,12 +120,12 @@ func TestTheSchemaRetryEventCarriesTheAttemptsUsage(t *testing.T) {
 			continue
 		}
 		found = true
-		var p struct{ InputTokens, OutputTokens int }
+		var p struct{ InputTokens, OutputTokens, CachedTokens, ReasoningTokens int }
 		if err := json.Unmarshal(n.Params, &p); err != nil {
 			t.Fatal(err)
 		}
-		if p.InputTokens != 100 || p.OutputTokens != 10 {
-			t.Errorf("output/schemaRetry = %s, want inputTokens 100 and outputTokens 10", n.Params)
+		if p.InputTokens != 100 || p.OutputTokens != 10 || p.CachedTokens != 60 || p.ReasoningTokens != 4 {
+			t.Errorf("output/schemaRetry = %s, want inputTokens 100, outputTokens 10, cachedTokens 60 and reasoningTokens 4", n.Params)
 		}
 	}
 	if !found {

@@ -108,17 +108,60 @@ const (
 // withheld reports whether r means the reply is no answer at all.
 func (r StopReason) withheld() bool { return r == StopRefusal || r == StopContentFilter }
 
-// Usage counts tokens. Summed over calls, each count saturates at
-// math.MaxInt instead of wrapping, and a negative count a model reports is
-// taken as unknown: it adds nothing.
+// Usage counts tokens. InputTokens is the whole prompt, CachedTokens
+// among them; OutputTokens the whole reply, ReasoningTokens among them
+// (as the GenAI conventions count them). Summed over calls, each count
+// saturates at math.MaxInt instead of wrapping, and a negative count a
+// model reports is taken as unknown: it adds nothing.
 type Usage struct {
 	InputTokens  int `json:"inputTokens"`
 	OutputTokens int `json:"outputTokens"`
+	// CachedTokens are prompt tokens read from the provider's prompt
+	// cache.
+	CachedTokens int `json:"cachedTokens,omitempty"`
+	// ReasoningTokens are reply tokens spent on reasoning (thinking).
+	ReasoningTokens int `json:"reasoningTokens,omitempty"`
+	// Detailed says the provider reported CachedTokens and ReasoningTokens,
+	// so that a zero there is a measured zero. A sum is Detailed when every
+	// call that reported usage was; a call that reported none (a failed
+	// one) leaves it as it was. Only a Detailed usage reaches
+	// turn/completed, whose usage needs all four counts.
+	Detailed bool `json:"detailed,omitempty"`
 }
 
 func (u *Usage) add(v Usage) {
+	// A negative count is unknown, so the four are not all known.
+	detailed := v.Detailed && min(v.InputTokens, v.OutputTokens, v.CachedTokens, v.ReasoningTokens) >= 0
+	switch {
+	case v == Usage{}:
+		return
+	case *u == Usage{}:
+		u.Detailed = detailed
+	default:
+		u.Detailed = u.Detailed && detailed
+	}
 	u.InputTokens = addTokens(u.InputTokens, v.InputTokens)
 	u.OutputTokens = addTokens(u.OutputTokens, v.OutputTokens)
+	u.CachedTokens = addTokens(u.CachedTokens, v.CachedTokens)
+	u.ReasoningTokens = addTokens(u.ReasoningTokens, v.ReasoningTokens)
+}
+
+// update takes the counts a streamed chunk reports: each one above zero
+// replaces the one before it, and Detailed, once said with no count
+// negative (unknown), stays.
+func (u *Usage) update(c Usage) {
+	for _, f := range [...]struct {
+		to *int
+		n  int
+	}{
+		{&u.InputTokens, c.InputTokens}, {&u.OutputTokens, c.OutputTokens},
+		{&u.CachedTokens, c.CachedTokens}, {&u.ReasoningTokens, c.ReasoningTokens},
+	} {
+		if f.n > 0 {
+			*f.to = f.n
+		}
+	}
+	u.Detailed = u.Detailed || c.Detailed && min(c.InputTokens, c.OutputTokens, c.CachedTokens, c.ReasoningTokens) >= 0
 }
 
 func addTokens(sum, n int) int {

@@ -99,22 +99,26 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 		a.record(events.SchemaRetry{
 			TurnID: turn, Attempt: row.Attempt, RetriesRemaining: retriesLeft, Iteration: row.Iteration,
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, CorrectiveMessageHash: row.CorrectiveMessageHash,
-			InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
+			InputTokens: row.InputTokens, OutputTokens: row.OutputTokens, CachedTokens: row.CachedTokens, ReasoningTokens: row.ReasoningTokens,
 		})
 	case enforce.OutcomeExhausted:
 		a.record(events.SchemaExhausted{
 			TurnID: turn, Attempt: row.Attempt, Iteration: row.Iteration,
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, BrokenBy: row.BrokenBy,
 			Reason: events.ExhaustReason(row.Reason), InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
+			CachedTokens: row.CachedTokens, ReasoningTokens: row.ReasoningTokens,
 		})
 	}
 }
 
 // completed folds a run's end into its terminal event.
 func completed(ctx context.Context, turn string, res *Result, err error) events.TurnCompleted {
-	// No Usage: the wire's usage needs cached and reasoning tokens too,
-	// which Usage does not count, and unknown usage is absent, not zero.
 	ev := events.TurnCompleted{TurnID: turn, Terminal: events.TerminalCompleted}
+	if u := res.Usage; u.Detailed {
+		// The wire's usage needs all four counts: unknown usage is absent,
+		// not zero.
+		ev.Usage = &events.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens, ReasoningTokens: u.ReasoningTokens}
+	}
 	if err == nil {
 		return ev
 	}

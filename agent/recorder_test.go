@@ -90,12 +90,77 @@ func TestHostileTokenCountsStillCompleteTheTurn(t *testing.T) {
 			if got, want := res.Usage, tt.want; got != want {
 				t.Errorf("Result.Usage = %+v, want %+v", got, want)
 			}
-			// The wire's usage needs cached and reasoning tokens, which the
-			// agent does not count: the terminal carries no usage, and is
-			// recorded whatever the model reported.
+			// The wire's usage needs cached and reasoning tokens, which
+			// these calls did not report: the terminal carries no usage,
+			// and is recorded whatever the model reported.
 			n, usage := turnUsage(t, s, res.TurnID)
 			if n.Method != "turn/completed" || usage != nil {
 				t.Errorf("terminal = %s %s, want turn/completed without usage", n.Method, n.Params)
+			}
+		})
+	}
+}
+
+func TestTurnCompletedCarriesTheTurnsUsage(t *testing.T) {
+	echo := agent.Tool{Name: "echo", Run: func(context.Context, json.RawMessage) (string, error) { return "ok", nil }}
+	tests := []struct {
+		name  string
+		steps []agenttest.Step
+		want  *agent.Usage // nil: no usage on the wire
+	}{
+		{"every call reported its four counts: their sums",
+			[]agenttest.Step{
+				agenttest.CallTools(agenttest.Call("", "echo", `{}`)).WithDetailedUsage(10, 5, 4, 1),
+				agenttest.Reply("ok").WithDetailedUsage(20, 8, 12, 0)},
+			&agent.Usage{InputTokens: 30, OutputTokens: 13, CachedTokens: 16, ReasoningTokens: 1}},
+		{"measured zeros are sent as zeros",
+			[]agenttest.Step{agenttest.Reply("ok").WithDetailedUsage(0, 0, 0, 0)},
+			&agent.Usage{}},
+		{"a failed turn carries what its calls reported",
+			[]agenttest.Step{
+				agenttest.CallTools(agenttest.Call("", "echo", `{}`)).WithDetailedUsage(10, 5, 4, 1),
+				agenttest.Fail(errors.New("overloaded"))},
+			&agent.Usage{InputTokens: 10, OutputTokens: 5, CachedTokens: 4, ReasoningTokens: 1}},
+		{"one call without cached and reasoning counts: no usage",
+			[]agenttest.Step{
+				agenttest.CallTools(agenttest.Call("", "echo", `{}`)).WithDetailedUsage(10, 5, 4, 1),
+				agenttest.Reply("ok").WithUsage(20, 8)},
+			nil},
+		{"the first call without them: no usage",
+			[]agenttest.Step{
+				agenttest.CallTools(agenttest.Call("", "echo", `{}`)).WithUsage(20, 8),
+				agenttest.Reply("ok").WithDetailedUsage(10, 5, 4, 1)},
+			nil},
+		{"a negative count is unknown: no usage",
+			[]agenttest.Step{
+				agenttest.CallTools(agenttest.Call("", "echo", `{}`)).WithDetailedUsage(-5, 3, 0, 0),
+				agenttest.Reply("ok").WithDetailedUsage(10, 5, 4, 1)},
+			nil},
+		{"streamed, the counts the chunks reported",
+			[]agenttest.Step{
+				agenttest.Chunks(agent.Chunk{Usage: agent.Usage{InputTokens: 10, CachedTokens: 4, Detailed: true}}, agent.Chunk{Text: "o"},
+					agent.Chunk{Text: "k", Usage: agent.Usage{OutputTokens: 5, ReasoningTokens: 2}}, agent.Chunk{Stop: agent.StopComplete})},
+			&agent.Usage{InputTokens: 10, OutputTokens: 5, CachedTokens: 4, ReasoningTokens: 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newStream(t)
+			a := agent.New(agenttest.NewStreamingModel(t, tt.steps...), agent.WithEvents(s), agent.WithTools(echo))
+			res, _ := a.Run(context.Background(), "hi")
+			n, got := turnUsage(t, s, res.TurnID)
+			if n.Method != "turn/completed" {
+				t.Fatalf("terminal = %s, want turn/completed", n.Method)
+			}
+			switch {
+			case tt.want == nil && got != nil:
+				t.Errorf("usage = %+v, want none: %s", *got, n.Params)
+			case tt.want != nil && got == nil:
+				t.Errorf("usage absent, want %+v: %s", *tt.want, n.Params)
+			case tt.want != nil && *got != *tt.want:
+				t.Errorf("usage = %+v, want %+v", *got, *tt.want)
+			}
+			if got, want := res.Usage.Detailed, tt.want != nil; got != want {
+				t.Errorf("Result.Usage.Detailed = %v, want %v", got, want)
 			}
 		})
 	}

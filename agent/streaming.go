@@ -54,7 +54,7 @@ type Chunk struct {
 	Call *CallDelta
 	// Usage holds the counts known so far; a count above zero replaces
 	// the one before it (providers send input tokens first and output
-	// tokens at the end).
+	// tokens at the end), and Detailed, once set, stays.
 	Usage Usage
 	// Stop and StopRaw say why the reply ended, when a chunk knows it;
 	// a later non-empty value replaces an earlier one.
@@ -543,12 +543,7 @@ func (r *assembly) add(c Chunk) error {
 		}
 		r.args[d.Index].WriteString(d.Arguments)
 	}
-	if c.Usage.InputTokens > 0 {
-		r.usage.InputTokens = c.Usage.InputTokens
-	}
-	if c.Usage.OutputTokens > 0 {
-		r.usage.OutputTokens = c.Usage.OutputTokens
-	}
+	r.usage.update(c.Usage)
 	if c.Stop != "" {
 		r.stop = c.Stop
 	}

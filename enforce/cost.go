@@ -7,9 +7,11 @@ import "math"
 // usage, a loop that does not time its calls) and is left out of the
 // JSON.
 type Cost struct {
-	InputTokens  int   `json:"inputTokens,omitempty"`
-	OutputTokens int   `json:"outputTokens,omitempty"`
-	LatencyMs    int64 `json:"latencyMs,omitempty"` // whole milliseconds
+	InputTokens     int   `json:"inputTokens,omitempty"`
+	OutputTokens    int   `json:"outputTokens,omitempty"`
+	CachedTokens    int   `json:"cachedTokens,omitempty"`    // among InputTokens: read from the provider's prompt cache
+	ReasoningTokens int   `json:"reasoningTokens,omitempty"` // among OutputTokens: spent on reasoning
+	LatencyMs       int64 `json:"latencyMs,omitempty"`       // whole milliseconds
 }
 
 // FailedCost sums the cost of the rows that did not pass: what the
@@ -24,6 +26,8 @@ func FailedCost(rows []Attempt) Cost {
 		}
 		sum.InputTokens = int(addSat(int64(sum.InputTokens), int64(r.InputTokens), math.MaxInt))
 		sum.OutputTokens = int(addSat(int64(sum.OutputTokens), int64(r.OutputTokens), math.MaxInt))
+		sum.CachedTokens = int(addSat(int64(sum.CachedTokens), int64(r.CachedTokens), math.MaxInt))
+		sum.ReasoningTokens = int(addSat(int64(sum.ReasoningTokens), int64(r.ReasoningTokens), math.MaxInt))
 		sum.LatencyMs = addSat(sum.LatencyMs, r.LatencyMs, math.MaxInt64)
 	}
 	return sum

@@ -25,11 +25,14 @@ type SchemaExhausted struct {
 	// Reason says why the answer stands although retries were left; empty
 	// when they ran out (or BrokenBy says why).
 	Reason ExhaustReason `json:"reason,omitempty"`
-	// InputTokens and OutputTokens are what the model call that gave the
-	// answer spent, as its row says; zero is unknown and left off the
+	// InputTokens and OutputTokens (CachedTokens among the first,
+	// ReasoningTokens among the second) are what the model call that gave
+	// the answer spent, as its row says; zero is unknown and left off the
 	// wire.
-	InputTokens  int `json:"inputTokens,omitempty"`
-	OutputTokens int `json:"outputTokens,omitempty"`
+	InputTokens     int `json:"inputTokens,omitempty"`
+	OutputTokens    int `json:"outputTokens,omitempty"`
+	CachedTokens    int `json:"cachedTokens,omitempty"`
+	ReasoningTokens int `json:"reasoningTokens,omitempty"`
 }
 
 // ExhaustReason is why a [SchemaExhausted] answer stands with retries
@@ -64,7 +67,7 @@ func (e SchemaExhausted) check() (Event, error) {
 	default:
 		return nil, invalid("output_schema_exhausted: reason %q is not repeated, beyond-repair, validator-failed or budget", e.Reason)
 	}
-	if e.InputTokens < 0 || e.OutputTokens < 0 {
+	if e.InputTokens < 0 || e.OutputTokens < 0 || e.CachedTokens < 0 || e.ReasoningTokens < 0 {
 		return nil, invalid("output_schema_exhausted: negative token count")
 	}
 	e.Error, e.Path, e.BrokenBy = text(e.Error), text(e.Path), text(e.BrokenBy)
@@ -82,6 +85,8 @@ func (e SchemaExhausted) wire(w *jw) {
 	w.strOpt("reason", string(e.Reason))
 	w.intOpt("inputTokens", int64(e.InputTokens))
 	w.intOpt("outputTokens", int64(e.OutputTokens))
+	w.intOpt("cachedTokens", int64(e.CachedTokens))
+	w.intOpt("reasoningTokens", int64(e.ReasoningTokens))
 }
 
 func (e SchemaExhausted) describe(time.Duration) string {

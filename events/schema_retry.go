@@ -22,11 +22,14 @@ type SchemaRetry struct {
 	Error                 string `json:"error"`            // the validator's message, verbatim
 	Path                  string `json:"path,omitempty"`
 	CorrectiveMessageHash string `json:"correctiveMessageHash"` // 8 lowercase hex digits
-	// InputTokens and OutputTokens are what the model call that gave the
-	// failed answer spent, as its row says; zero is unknown and left off
-	// the wire.
-	InputTokens  int `json:"inputTokens,omitempty"`
-	OutputTokens int `json:"outputTokens,omitempty"`
+	// InputTokens and OutputTokens (CachedTokens among the first,
+	// ReasoningTokens among the second) are what the model call that gave
+	// the failed answer spent, as its row says; zero is unknown and left
+	// off the wire.
+	InputTokens     int `json:"inputTokens,omitempty"`
+	OutputTokens    int `json:"outputTokens,omitempty"`
+	CachedTokens    int `json:"cachedTokens,omitempty"`
+	ReasoningTokens int `json:"reasoningTokens,omitempty"`
 }
 
 var kindSchemaRetry = register("output_schema_retry", MethodSchemaRetry, false, decodePlain[SchemaRetry])
@@ -41,7 +44,7 @@ func (e SchemaRetry) check() (Event, error) {
 	if e.RetriesRemaining < 0 {
 		return nil, invalid("output_schema_retry: retriesRemaining %d < 0", e.RetriesRemaining)
 	}
-	if e.InputTokens < 0 || e.OutputTokens < 0 {
+	if e.InputTokens < 0 || e.OutputTokens < 0 || e.CachedTokens < 0 || e.ReasoningTokens < 0 {
 		return nil, invalid("output_schema_retry: negative token count")
 	}
 	if !isHex8(e.CorrectiveMessageHash) {
@@ -62,6 +65,8 @@ func (e SchemaRetry) wire(w *jw) {
 	w.str("correctiveMessageHash", e.CorrectiveMessageHash)
 	w.intOpt("inputTokens", int64(e.InputTokens))
 	w.intOpt("outputTokens", int64(e.OutputTokens))
+	w.intOpt("cachedTokens", int64(e.CachedTokens))
+	w.intOpt("reasoningTokens", int64(e.ReasoningTokens))
 }
 
 func (e SchemaRetry) describe(time.Duration) string {

@@ -17,25 +17,27 @@ import (
 // (semconv v1.41.0; the GenAI conventions have since moved to a
 // repository of their own) spells it, with its value type.
 var conventional = map[attribute.Key]attribute.Type{
-	semconv.GenAIOperationNameKey:         attribute.STRING,
-	semconv.GenAIProviderNameKey:          attribute.STRING,
-	semconv.GenAIRequestModelKey:          attribute.STRING,
-	semconv.GenAIAgentNameKey:             attribute.STRING,
-	semconv.GenAIUsageInputTokensKey:      attribute.INT64,
-	semconv.GenAIUsageOutputTokensKey:     attribute.INT64,
-	semconv.GenAIResponseFinishReasonsKey: attribute.STRINGSLICE,
-	semconv.GenAIOutputTypeKey:            attribute.STRING,
-	semconv.GenAIInputMessagesKey:         attribute.STRING, // JSON, as the conventions allow on spans
-	semconv.GenAIOutputMessagesKey:        attribute.STRING,
-	semconv.GenAIToolNameKey:              attribute.STRING,
-	semconv.GenAIToolCallIDKey:            attribute.STRING,
-	semconv.GenAIToolTypeKey:              attribute.STRING,
-	semconv.GenAIToolCallArgumentsKey:     attribute.STRING,
-	semconv.GenAIToolCallResultKey:        attribute.STRING,
-	semconv.ErrorTypeKey:                  attribute.STRING,
-	semconv.HTTPResponseStatusCodeKey:     attribute.INT64,
-	semconv.ExceptionTypeKey:              attribute.STRING,
-	semconv.ExceptionMessageKey:           attribute.STRING,
+	semconv.GenAIOperationNameKey:              attribute.STRING,
+	semconv.GenAIProviderNameKey:               attribute.STRING,
+	semconv.GenAIRequestModelKey:               attribute.STRING,
+	semconv.GenAIAgentNameKey:                  attribute.STRING,
+	semconv.GenAIUsageInputTokensKey:           attribute.INT64,
+	semconv.GenAIUsageOutputTokensKey:          attribute.INT64,
+	semconv.GenAIUsageCacheReadInputTokensKey:  attribute.INT64,
+	semconv.GenAIUsageReasoningOutputTokensKey: attribute.INT64,
+	semconv.GenAIResponseFinishReasonsKey:      attribute.STRINGSLICE,
+	semconv.GenAIOutputTypeKey:                 attribute.STRING,
+	semconv.GenAIInputMessagesKey:              attribute.STRING, // JSON, as the conventions allow on spans
+	semconv.GenAIOutputMessagesKey:             attribute.STRING,
+	semconv.GenAIToolNameKey:                   attribute.STRING,
+	semconv.GenAIToolCallIDKey:                 attribute.STRING,
+	semconv.GenAIToolTypeKey:                   attribute.STRING,
+	semconv.GenAIToolCallArgumentsKey:          attribute.STRING,
+	semconv.GenAIToolCallResultKey:             attribute.STRING,
+	semconv.ErrorTypeKey:                       attribute.STRING,
+	semconv.HTTPResponseStatusCodeKey:          attribute.INT64,
+	semconv.ExceptionTypeKey:                   attribute.STRING,
+	semconv.ExceptionMessageKey:                attribute.STRING,
 }
 
 // TestSpansFollowTheGenAIConventions runs every kind of run of the leak

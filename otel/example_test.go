@@ -53,8 +53,9 @@ func ExampleObserver() {
 	//   enforcer.attempt: enforcer.attempt.number=2 enforcer.attempt.iteration=2 enforcer.attempt.outcome=passed gen_ai.usage.input_tokens=160 gen_ai.usage.output_tokens=12
 }
 
-// The adapters tell their provider and model (openai.Model and
-// anthropic.Model have ProviderName and ModelName methods), so the spans
+// The adapters tell their provider and model (openai.Model,
+// anthropic.Model and gemini.Model have ProviderName and ModelName
+// methods), so the spans
 // name them as the GenAI conventions ask.
 func ExampleWithModelOf() {
 	exp := tracetest.NewInMemoryExporter()

@@ -70,7 +70,9 @@ func WithModel(provider, model string) Option {
 
 // WithModelOf names the provider and the model as m, the model the agent
 // calls, tells them by its ProviderName and ModelName methods:
-// openai.Model and anthropic.Model have both. A name m does not tell is
+// openai.Model, anthropic.Model and gemini.Model have both (gemini.Model
+// names "gcp.gemini", or "gcp.vertex_ai" for a Vertex AI client, as the
+// GenAI conventions do). A name m does not tell is
 // left as it was; of WithModelOf and [WithModel], the later one given
 // wins.
 func WithModelOf(m agent.Model) Option {
@@ -177,7 +179,7 @@ func (t *tracer) runEnd(ctx context.Context, res *agent.Result, err error) {
 		return
 	}
 	if res != nil {
-		span.SetAttributes(usage(res.Usage.InputTokens, res.Usage.OutputTokens)...)
+		span.SetAttributes(usage(res.Usage.InputTokens, res.Usage.OutputTokens, res.Usage.CachedTokens, res.Usage.ReasoningTokens)...)
 		span.SetAttributes(
 			attribute.Int("enforcer.iterations", res.Iterations),
 			attribute.Int("enforcer.turn.attempts", res.TurnAttempts),
@@ -240,7 +242,7 @@ func (t *tracer) modelEnd(ctx context.Context, call agent.ModelCall) {
 		attribute.Bool("enforcer.streamed", call.Streamed),
 		attribute.Int64("enforcer.latency_ms", call.Latency.Milliseconds()),
 	}
-	attrs = append(attrs, usage(r.Usage.InputTokens, r.Usage.OutputTokens)...)
+	attrs = append(attrs, usage(r.Usage.InputTokens, r.Usage.OutputTokens, r.Usage.CachedTokens, r.Usage.ReasoningTokens)...)
 	if call.Err == nil {
 		// The provider's own word, as instrumentations of its client
 		// report it; else the adapter's, in the conventions' words.
@@ -319,7 +321,7 @@ func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
 	if row.Truncated {
 		attrs = append(attrs, attribute.Bool("enforcer.attempt.truncated", true))
 	}
-	attrs = append(attrs, usage(row.InputTokens, row.OutputTokens)...)
+	attrs = append(attrs, usage(row.InputTokens, row.OutputTokens, row.CachedTokens, row.ReasoningTokens)...)
 	if row.LatencyMs > 0 {
 		attrs = append(attrs, attribute.Int64("enforcer.attempt.latency_ms", row.LatencyMs))
 	}
@@ -355,15 +357,21 @@ func (t *tracer) retry(ctx context.Context, r agent.Retry) {
 	span.AddEvent("enforcer.retry", trace.WithAttributes(attrs...))
 }
 
-// usage is the token counts the provider reported; a count of 0 is
-// taken for one it did not report, and left off.
-func usage(input, output int) []attribute.KeyValue {
+// usage is the token counts the provider reported, cached and reasoning
+// tokens among input and output as the conventions count them; a count of
+// 0 is taken for one it did not report, and left off.
+func usage(input, output, cached, reasoning int) []attribute.KeyValue {
 	var kv []attribute.KeyValue
-	if input > 0 {
-		kv = append(kv, attribute.Int("gen_ai.usage.input_tokens", input))
-	}
-	if output > 0 {
-		kv = append(kv, attribute.Int("gen_ai.usage.output_tokens", output))
+	for _, c := range [...]struct {
+		key string
+		n   int
+	}{
+		{"gen_ai.usage.input_tokens", input}, {"gen_ai.usage.output_tokens", output},
+		{"gen_ai.usage.cache_read.input_tokens", cached}, {"gen_ai.usage.reasoning.output_tokens", reasoning},
+	} {
+		if c.n > 0 {
+			kv = append(kv, attribute.Int(c.key, c.n))
+		}
 	}
 	return kv
 }

@@ -145,8 +145,8 @@ func wantTree(t *testing.T, exp *tracetest.InMemoryExporter, want string) tracet
 func TestPassingRunIsOneAgentSpanOverItsCalls(t *testing.T) {
 	tp, exp := traced(t)
 	m := agenttest.NewModel(t,
-		agenttest.CallTools(agenttest.Call("call-1", "lookup", `{"city":"Zanzibar"}`)).WithUsage(20, 5),
-		agenttest.Reply(valid).WithUsage(30, 9).WithStop(agent.StopComplete))
+		agenttest.CallTools(agenttest.Call("call-1", "lookup", `{"city":"Zanzibar"}`)).WithDetailedUsage(20, 5, 16, 0),
+		agenttest.Reply(valid).WithDetailedUsage(30, 9, 24, 2).WithStop(agent.StopComplete))
 	lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "31C", nil }}
 	a := newAgent(t, tp, m, agent.WithOutputRetries(2), agent.WithTools(lookup))
 
@@ -156,7 +156,7 @@ func TestPassingRunIsOneAgentSpanOverItsCalls(t *testing.T) {
 	}
 
 	spans := wantTree(t, exp, `invoke_agent
-  · enforcer.attempt attempt.number=1 attempt.iteration=2 attempt.outcome="passed" gen_ai.usage.input_tokens=30 gen_ai.usage.output_tokens=9
+  · enforcer.attempt attempt.number=1 attempt.iteration=2 attempt.outcome="passed" gen_ai.usage.input_tokens=30 gen_ai.usage.output_tokens=9 gen_ai.usage.cache_read.input_tokens=24 gen_ai.usage.reasoning.output_tokens=2
   chat scripted-1
   execute_tool lookup
   chat scripted-1
@@ -168,6 +168,7 @@ func TestPassingRunIsOneAgentSpanOverItsCalls(t *testing.T) {
 	wantAttrs(t, run, map[string]string{
 		"gen_ai.operation.name": "invoke_agent", "enforcer.turn.id": "turn-1", "gen_ai.output.type": "json",
 		"gen_ai.usage.input_tokens": "50", "gen_ai.usage.output_tokens": "14",
+		"gen_ai.usage.cache_read.input_tokens": "40", "gen_ai.usage.reasoning.output_tokens": "2",
 		"enforcer.iterations": "2", "enforcer.attempts": "1", "enforcer.outcome": "passed",
 		"enforcer.input.length": fmt.Sprint(len(prompt)), "enforcer.output.length": fmt.Sprint(len(valid)),
 	})
@@ -189,6 +190,7 @@ func TestPassingRunIsOneAgentSpanOverItsCalls(t *testing.T) {
 	wantAttrs(t, chats[1], map[string]string{
 		"gen_ai.operation.name": "chat", "gen_ai.request.model": "scripted-1", "gen_ai.provider.name": "test",
 		"gen_ai.usage.input_tokens": "30", "gen_ai.usage.output_tokens": "9",
+		"gen_ai.usage.cache_read.input_tokens": "24", "gen_ai.usage.reasoning.output_tokens": "2",
 		"gen_ai.response.finish_reasons": `["complete"]`, "enforcer.streamed": "false",
 		"enforcer.response.length": fmt.Sprint(len(valid)),
 	})
@@ -375,7 +377,7 @@ func leakCases() []leakCase {
 		run: func(t *testing.T, obs agent.Observer) {
 			m := agenttest.NewStreamingModel(t,
 				agenttest.Reply(`{"city":"stream-secret-11","tempC":"stream-secret-11"} trailing`).InChunks(6),
-				agenttest.Reply(`{"city":"output-secret-12","tempC":31}`).WithUsage(120, 9))
+				agenttest.Reply(`{"city":"output-secret-12","tempC":31}`).WithDetailedUsage(120, 9, 100, 4))
 			a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1), agent.WithObserver(obs))
 			if _, err := a.Run(t.Context(), "hi"); err != nil {
 				t.Fatal(err)

@@ -53,9 +53,18 @@ func Call(id, name, args string) agent.ToolCall {
 // first chunk).
 func Fail(err error) Step { return Step{err: err} }
 
-// WithUsage sets the tokens the step reports.
+// WithUsage sets the tokens the step reports, as a provider that counts
+// no cached or reasoning tokens does: the usage is not Detailed.
 func (s Step) WithUsage(input, output int) Step {
 	s.usage = agent.Usage{InputTokens: input, OutputTokens: output}
+	return s
+}
+
+// WithDetailedUsage sets the tokens the step reports, cached and
+// reasoning tokens too (among input and output), as a provider that
+// counts them does: the usage is Detailed.
+func (s Step) WithDetailedUsage(input, output, cached, reasoning int) Step {
+	s.usage = agent.Usage{InputTokens: input, OutputTokens: output, CachedTokens: cached, ReasoningTokens: reasoning, Detailed: true}
 	return s
 }
 

@@ -91,7 +91,7 @@ func Replay(t testing.TB, path string) *Recording {
 			s.stop = agent.StopToolUse
 		}
 		if r, ok := rows[len(steps)+1]; ok {
-			s.usage = agent.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens}
+			s.usage = agent.Usage{InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens, ReasoningTokens: r.ReasoningTokens}
 			switch {
 			case r.Withheld != "":
 				s.stop = agent.StopReason(r.Withheld)

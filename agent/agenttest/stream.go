@@ -182,6 +182,25 @@ func pieces(s string, sizes []int) []string {
 	return out
 }
 
+// update is the usage so far after a chunk reporting c, as the loop
+// counts it ([agent.Chunk]): each count above zero replaces the one
+// before it, and Detailed, once said with no count negative, stays.
+func update(so agent.Usage, c agent.Usage) agent.Usage {
+	for _, f := range [...]struct {
+		to *int
+		n  int
+	}{
+		{&so.InputTokens, c.InputTokens}, {&so.OutputTokens, c.OutputTokens},
+		{&so.CachedTokens, c.CachedTokens}, {&so.ReasoningTokens, c.ReasoningTokens},
+	} {
+		if f.n > 0 {
+			*f.to = f.n
+		}
+	}
+	so.Detailed = so.Detailed || c.Detailed && min(c.InputTokens, c.OutputTokens, c.CachedTokens, c.ReasoningTokens) >= 0
+	return so
+}
+
 // assemble puts a scripted stream together, as the loop does.
 func assemble(chunks []agent.Chunk) agent.Response {
 	var text strings.Builder
@@ -202,12 +221,7 @@ func assemble(chunks []agent.Chunk) agent.Response {
 			}
 			args[d.Index] += d.Arguments
 		}
-		if c.Usage.InputTokens > 0 {
-			r.Usage.InputTokens = c.Usage.InputTokens
-		}
-		if c.Usage.OutputTokens > 0 {
-			r.Usage.OutputTokens = c.Usage.OutputTokens
-		}
+		r.Usage = update(r.Usage, c.Usage)
 		if c.Stop != "" {
 			r.Stop = c.Stop
 		}

@@ -39,7 +39,7 @@ func TestAgentRetriesAProseAnswerThroughTheAdapter(t *testing.T) {
 	if got, want := res.Attempts[0].Stage, enforce.StageJSONParse; got != want {
 		t.Errorf("first row stage = %q, want %q", got, want)
 	}
-	if got, want := res.Usage, (agent.Usage{InputTokens: 20, OutputTokens: 10}); got != want {
+	if got, want := res.Usage, (agent.Usage{InputTokens: 20, OutputTokens: 10, Detailed: true}); got != want {
 		t.Errorf("usage = %+v, want %+v", got, want)
 	}
 

@@ -321,6 +321,7 @@ func fromMessage(msg *sdk.Message, raw *http.Response) (agent.Response, error) {
 		return agent.Response{}, notAssistant(raw)
 	}
 	out := agent.Message{Role: agent.RoleAssistant}
+	thought := false
 	for _, b := range msg.Content {
 		switch b.Type {
 		case "text":
@@ -331,6 +332,8 @@ func fromMessage(msg *sdk.Message, raw *http.Response) (agent.Response, error) {
 				args = json.RawMessage("{}")
 			}
 			out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+		case "thinking", "redacted_thinking":
+			thought = true
 		}
 	}
 	u := msg.Usage
@@ -338,14 +341,21 @@ func fromMessage(msg *sdk.Message, raw *http.Response) (agent.Response, error) {
 		Message: out,
 		Stop:    stopReason(msg.StopReason),
 		StopRaw: string(msg.StopReason),
-		Usage:   usage(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens),
+		Usage:   usage(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens, u.JSON.CacheReadInputTokens.Valid() && !thought),
 	}, nil
 }
 
 // usage maps token counts. Cached prompt tokens are counted apart from
-// input_tokens; the prompt is all three.
-func usage(input, cacheCreation, cacheRead, output int64) agent.Usage {
-	return agent.Usage{InputTokens: int(input + cacheCreation + cacheRead), OutputTokens: int(output)}
+// input_tokens; the prompt is all three, and the cache reads are
+// CachedTokens. Anthropic counts thinking among output_tokens without
+// saying how much of it: a reply with thinking blocks has unknown
+// reasoning tokens, one without has none, so its usage is Detailed when
+// the cache reads were reported (detailed).
+func usage(input, cacheCreation, cacheRead, output int64, detailed bool) agent.Usage {
+	return agent.Usage{
+		InputTokens: int(input + cacheCreation + cacheRead), OutputTokens: int(output),
+		CachedTokens: int(cacheRead), Detailed: detailed,
+	}
 }
 
 // noInput reports a tool_use input that says nothing; the call gets "{}".

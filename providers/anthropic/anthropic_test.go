@@ -32,7 +32,7 @@ const toolUseMessage = `{
     {"type": "tool_use", "id": "toolu_01", "name": "weather", "input": {"city": "Paris"}}
   ],
   "stop_reason": "tool_use", "stop_sequence": null,
-  "usage": {"input_tokens": 40, "output_tokens": 12}
+  "usage": {"input_tokens": 40, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 12}
 }`
 
 // message is a 200 body whose answer is text.
@@ -61,8 +61,8 @@ func TestGenerateSendsThePlainConversationAndMapsTheAnswer(t *testing.T) {
 	if got := resp.Message; got.Role != agent.RoleAssistant || got.Content != "Paris." || got.ToolCalls != nil {
 		t.Errorf("message = %+v, want the assistant's Paris.", got)
 	}
-	if got, want := resp.Usage, (agent.Usage{InputTokens: 26, OutputTokens: 3}); got != want {
-		t.Errorf("usage = %+v, want %+v (cache reads count as input)", got, want)
+	if got, want := resp.Usage, (agent.Usage{InputTokens: 26, OutputTokens: 3, CachedTokens: 5, Detailed: true}); got != want {
+		t.Errorf("usage = %+v, want %+v (cache reads count as input, and as cached)", got, want)
 	}
 
 	bodies := srv.requests()
@@ -113,7 +113,7 @@ func TestToolCallRoundTripSendsTheResultWithTheToolUseID(t *testing.T) {
 	if got, want := res.Output, "It is 18°C in Paris."; got != want {
 		t.Errorf("output = %q, want %q", got, want)
 	}
-	if got, want := res.Usage, (agent.Usage{InputTokens: 50, OutputTokens: 17}); got != want {
+	if got, want := res.Usage, (agent.Usage{InputTokens: 50, OutputTokens: 17, Detailed: true}); got != want {
 		t.Errorf("usage = %+v, want %+v (summed over both calls)", got, want)
 	}
 

@@ -73,6 +73,12 @@
 // tool call). Likewise a tool call whose arguments are not a JSON object
 // (one cut off mid-stream at max_tokens) is sent back with input {}.
 //
+// Usage: the prompt is input_tokens with both cache counts, the cache reads
+// are agent.Usage.CachedTokens. Thinking is counted among output_tokens
+// without its own count, so a reply with thinking blocks is not
+// agent.Usage.Detailed; one without is (no reasoning tokens), when the
+// cache reads were reported.
+//
 // WithNativeSchema sends the agent's output schema as a structured-output
 // format (output_config.format), for models that support it, lowered by
 // providers/native to the subset the API takes (no numeric or length

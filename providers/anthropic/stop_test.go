@@ -17,7 +17,7 @@ import (
 func stopped(reason, content string) string {
 	return `{"id":"msg_09","type":"message","role":"assistant","model":"claude-sonnet-4-5",
 "content":` + content + `,"stop_reason":"` + reason + `","stop_sequence":null,
-"usage":{"input_tokens":10,"output_tokens":5}}`
+"usage":{"input_tokens":10,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":5}}`
 }
 
 // textBlock is a content array of one text block.

@@ -57,6 +57,8 @@ type eventReader struct {
 	calls   map[int64]int // a tool_use block's index → the call's place
 	argless []bool        // per call: no input fragment yet
 	usage   sdk.Usage     // the counts so far; message_delta's are totals
+	cached  bool          // cache_read_input_tokens was reported
+	thought bool          // a thinking block began: reasoning tokens are unknown
 	stopped bool          // message_stop arrived
 	out     []agent.Chunk
 }
@@ -70,7 +72,8 @@ func (r *eventReader) read(ev sdk.MessageStreamEventUnion, raw *http.Response) (
 			return nil, notAssistant(raw)
 		}
 		r.usage = ev.Message.Usage
-		r.emitUsage(agent.Chunk{})
+		r.cached = ev.Message.Usage.JSON.CacheReadInputTokens.Valid()
+		r.emitUsage(agent.Chunk{}, false)
 	case "content_block_start":
 		b := ev.ContentBlock
 		switch b.Type {
@@ -78,6 +81,8 @@ func (r *eventReader) read(ev sdk.MessageStreamEventUnion, raw *http.Response) (
 			if b.Text != "" {
 				r.out = append(r.out, agent.Chunk{Text: b.Text})
 			}
+		case "thinking", "redacted_thinking":
+			r.thought = true
 		case "tool_use":
 			i := len(r.argless)
 			r.calls[ev.Index] = i
@@ -117,13 +122,15 @@ func (r *eventReader) read(ev sdk.MessageStreamEventUnion, raw *http.Response) (
 			r.usage.CacheCreationInputTokens = u.CacheCreationInputTokens
 		}
 		if u.JSON.CacheReadInputTokens.Valid() {
-			r.usage.CacheReadInputTokens = u.CacheReadInputTokens
+			r.usage.CacheReadInputTokens, r.cached = u.CacheReadInputTokens, true
 		}
 		c := agent.Chunk{}
 		if ev.Delta.StopReason != "" {
 			c.Stop, c.StopRaw = stopReason(ev.Delta.StopReason), string(ev.Delta.StopReason)
 		}
-		r.emitUsage(c)
+		// Whether the reply thought is known only now: the usage is Detailed
+		// from here on, if ever.
+		r.emitUsage(c, r.cached && !r.thought)
 	case "message_stop":
 		r.stopped = true
 	}
@@ -131,8 +138,8 @@ func (r *eventReader) read(ev sdk.MessageStreamEventUnion, raw *http.Response) (
 }
 
 // emitUsage adds c with the usage so far.
-func (r *eventReader) emitUsage(c agent.Chunk) {
+func (r *eventReader) emitUsage(c agent.Chunk, detailed bool) {
 	u := r.usage
-	c.Usage = usage(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens)
+	c.Usage = usage(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens, detailed)
 	r.out = append(r.out, c)
 }

@@ -175,7 +175,7 @@ func TestGenerateStreamYieldsEachDeltaAsItArrives(t *testing.T) {
 		{Call: &agent.CallDelta{Index: 0, ID: "toolu_01", Name: "weather"}},
 		{Call: &agent.CallDelta{Index: 0, Arguments: `{"city": `}},
 		{Call: &agent.CallDelta{Index: 0, Arguments: `"Paris"}`}},
-		{Usage: agent.Usage{InputTokens: 40, OutputTokens: 12}, Stop: agent.StopToolUse, StopRaw: "tool_use"},
+		{Usage: agent.Usage{InputTokens: 40, OutputTokens: 12, Detailed: true}, Stop: agent.StopToolUse, StopRaw: "tool_use"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("chunks:\n%s\nwant:\n%s", show(got), show(want))

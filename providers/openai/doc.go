@@ -74,6 +74,11 @@
 // the agent stops reading (an answer cut off early), the stream and its
 // HTTP connection are closed at once, so the endpoint stops generating.
 //
+// Usage: prompt_tokens and completion_tokens, with prompt_tokens_details'
+// cached_tokens and completion_tokens_details' reasoning_tokens among them;
+// agent.Usage.Detailed when the reply reported both (many
+// OpenAI-compatible servers do not).
+//
 // WithNativeSchema(profile) sends the agent's output schema as a
 // json_schema response format, lowered by providers/native for the
 // endpoint: native.OpenAI for OpenAI's strict mode (every member required,

@@ -277,10 +277,22 @@ func fromCompletion(cc *sdk.ChatCompletion, raw *http.Response) (agent.Response,
 	}
 	return agent.Response{
 		Message: out,
-		Usage:   agent.Usage{InputTokens: int(cc.Usage.PromptTokens), OutputTokens: int(cc.Usage.CompletionTokens)},
+		Usage:   tokenUsage(cc.Usage),
 		Stop:    stop,
 		StopRaw: choice.FinishReason,
 	}, nil
+}
+
+// tokenUsage maps token counts. prompt_tokens counts the cached ones too, and
+// completion_tokens the reasoning ones; servers that leave out either
+// detail (many OpenAI-compatible ones) give a usage that is not Detailed.
+func tokenUsage(u sdk.CompletionUsage) agent.Usage {
+	return agent.Usage{
+		InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens),
+		CachedTokens:    int(u.PromptTokensDetails.CachedTokens),
+		ReasoningTokens: int(u.CompletionTokensDetails.ReasoningTokens),
+		Detailed:        u.PromptTokensDetails.JSON.CachedTokens.Valid() && u.CompletionTokensDetails.JSON.ReasoningTokens.Valid(),
+	}
 }
 
 // stopReason maps a chat completions finish_reason.

@@ -83,7 +83,7 @@ func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chun
 	r.out = r.out[:0]
 	var counts agent.Usage
 	if u := cc.Usage; u.PromptTokens > 0 || u.CompletionTokens > 0 {
-		counts = agent.Usage{InputTokens: int(u.PromptTokens), OutputTokens: int(u.CompletionTokens)}
+		counts = tokenUsage(u)
 		// With include_usage the usage chunk is the last before [DONE].
 		r.done = r.finished
 	}

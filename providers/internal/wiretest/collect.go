@@ -12,8 +12,9 @@ import (
 // Collect reads a streamed reply to its end and assembles it as the
 // chunks' documentation says: text and argument fragments appended in
 // order, calls by index, a usage count or stop reason replaced by a later
-// one. It returns what was assembled and the first error, and fails on a
-// chunk that breaks the contract (a call fragment before its call began).
+// one (Detailed, once said, stays). It returns what was assembled and
+// the first error, and fails on a chunk that breaks the contract (a call
+// fragment before its call began).
 func Collect(seq iter.Seq2[agent.Chunk, error]) (agent.Response, error) {
 	resp := agent.Response{Message: agent.Message{Role: agent.RoleAssistant}}
 	var args [][]byte
@@ -34,12 +35,18 @@ func Collect(seq iter.Seq2[agent.Chunk, error]) (agent.Response, error) {
 			}
 			args[d.Index] = append(args[d.Index], d.Arguments...)
 		}
-		if c.Usage.InputTokens > 0 {
-			resp.Usage.InputTokens = c.Usage.InputTokens
+		for _, f := range [...]struct {
+			to *int
+			n  int
+		}{
+			{&resp.Usage.InputTokens, c.Usage.InputTokens}, {&resp.Usage.OutputTokens, c.Usage.OutputTokens},
+			{&resp.Usage.CachedTokens, c.Usage.CachedTokens}, {&resp.Usage.ReasoningTokens, c.Usage.ReasoningTokens},
+		} {
+			if f.n > 0 {
+				*f.to = f.n
+			}
 		}
-		if c.Usage.OutputTokens > 0 {
-			resp.Usage.OutputTokens = c.Usage.OutputTokens
-		}
+		resp.Usage.Detailed = resp.Usage.Detailed || c.Usage.Detailed
 		if c.Stop != "" {
 			resp.Stop = c.Stop
 		}

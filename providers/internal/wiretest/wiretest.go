@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -115,7 +116,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	rep := s.script[0]
 	s.script = s.script[1:]
 	s.mu.Unlock()
-	if s.events != nil && rep.Events == nil && rep.Status == http.StatusOK && wantsStream(body) {
+	if s.events != nil && rep.Events == nil && rep.Status == http.StatusOK && wantsStream(r, body) {
 		rep.Events, rep.Body = s.events(rep.Body), ""
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -155,7 +156,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 }
 
 // StreamsWith makes the server answer a request for a stream (a body with
-// "stream": true) whose scripted reply is a 200 with a whole body by
+// "stream": true, or a path ending in ":streamGenerateContent", as Gemini
+// asks) whose scripted reply is a 200 with a whole body by
 // streaming events(body) instead: the same reply in the provider's stream
 // format. Call it before the first request.
 func (s *Server) StreamsWith(events func(body string) []string) {
@@ -177,8 +179,11 @@ func (s *Server) Requests() [][]byte {
 	return append([][]byte(nil), s.bodies...)
 }
 
-// wantsStream reports a request body that asks for a stream.
-func wantsStream(body []byte) bool {
+// wantsStream reports a request that asks for a stream.
+func wantsStream(r *http.Request, body []byte) bool {
+	if strings.HasSuffix(r.URL.Path, ":streamGenerateContent") {
+		return true
+	}
 	var req struct {
 		Stream bool `json:"stream"`
 	}

@@ -1,0 +1,565 @@
+package gemini
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"google.golang.org/genai"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/events"
+)
+
+type Weather struct {
+	City  string  `json:"city"`
+	TempC float64 `json:"tempC"`
+}
+
+func TestGenerateSendsThePlainConversationAndMapsTheAnswer(t *testing.T) {
+	srv := newFakeServer(t, okReply(response("STOP",
+		`{"promptTokenCount":52,"candidatesTokenCount":9,"cachedContentTokenCount":40,"thoughtsTokenCount":30,"totalTokenCount":91}`,
+		`{"text":"thinking about Paris","thought":true}`, text(`{"city":"Paris",`), text(`"tempC":18}`))))
+	m := New(srv.client(t), "gemini-2.5-flash")
+	resp, err := m.Generate(t.Context(), agent.Request{Messages: []agent.Message{
+		{Role: agent.RoleSystem, Content: "Answer in JSON."},
+		{Role: agent.RoleUser, Content: "Weather in Paris?"},
+		{Role: agent.RoleAssistant, Content: "It is sunny."},
+		{Role: agent.RoleUser, Content: "Only JSON, please."},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := agent.Response{
+		Message: agent.Message{Role: agent.RoleAssistant, Content: `{"city":"Paris","tempC":18}`},
+		Usage:   agent.Usage{InputTokens: 52, OutputTokens: 39, CachedTokens: 40, ReasoningTokens: 30, Detailed: true},
+		Stop:    agent.StopComplete, StopRaw: "STOP",
+	}
+	if got := resp; !equalResponse(got, want) {
+		t.Errorf("response = %+v, want %+v", got, want)
+	}
+	if got, want := srv.Paths(), []string{"POST /v1beta/models/gemini-2.5-flash:generateContent"}; !slices.Equal(got, want) {
+		t.Errorf("paths = %v, want %v", got, want)
+	}
+	checkGolden(t, "plain_request.json", srv.requests()[0])
+}
+
+func equalResponse(a, b agent.Response) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb) && a.Stop == b.Stop && a.StopRaw == b.StopRaw && a.Usage == b.Usage
+}
+
+func TestToolCallRoundTripSendsTheResultWithTheCallID(t *testing.T) {
+	srv := newFakeServer(t, okReply(answer("ok")))
+	m := New(srv.client(t), "gemini-2.5-flash")
+	lookup := agent.ToolSpec{Name: "lookup", Description: "looks a city up",
+		Parameters: json.RawMessage(`{"$ref":"#/$defs/Args","$defs":{"Args":{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}}}`)}
+	// The first call came with an ID and a thought signature, the second
+	// with neither (the adapter named it call_1).
+	first := callID(&genai.FunctionCall{ID: "fc-1"}, []byte("sig-bytes"), 0)
+	_, err := m.Generate(t.Context(), agent.Request{
+		Tools: []agent.ToolSpec{lookup},
+		Messages: []agent.Message{
+			{Role: agent.RoleUser, Content: "Weather in Paris and Rome?"},
+			{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{
+				{ID: first, Name: "lookup", Arguments: json.RawMessage(`{"city":"Paris"}`)},
+				{ID: "call_1", Name: "lookup", Arguments: json.RawMessage(`{"city":"Ro`)},
+			}},
+			{Role: agent.RoleTool, ToolCallID: first, Content: "18C"},
+			{Role: agent.RoleTool, ToolCallID: "call_1", Content: "bad arguments"},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, "tool_result_request.json", srv.requests()[0])
+}
+
+func TestGenerateMapsFunctionCallsFromTheResponse(t *testing.T) {
+	srv := newFakeServer(t, okReply(response("STOP", "",
+		text("Looking both up."),
+		`{"functionCall":{"id":"fc-1","name":"lookup","args":{"city":"Paris"}},"thoughtSignature":"c2lnLWJ5dGVz"}`,
+		funcCall("", "lookup", `{"city":"Rome"}`),
+		funcCall("", "clock", `{}`))))
+	resp, err := New(srv.client(t), "gemini-2.5-flash").Generate(t.Context(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []agent.ToolCall{
+		{ID: "fc-1|ts:c2lnLWJ5dGVz", Name: "lookup", Arguments: json.RawMessage(`{"city":"Paris"}`)},
+		{ID: "call_1", Name: "lookup", Arguments: json.RawMessage(`{"city":"Rome"}`)},
+		{ID: "call_2", Name: "clock", Arguments: json.RawMessage(`{}`)},
+	}
+	got, _ := json.Marshal(resp.Message.ToolCalls)
+	wantJSON, _ := json.Marshal(want)
+	if string(got) != string(wantJSON) {
+		t.Errorf("tool calls = %s, want %s", got, wantJSON)
+	}
+	if got, want := resp.Message.Content, "Looking both up."; got != want {
+		t.Errorf("content = %q, want %q", got, want)
+	}
+	if got, want := resp.Stop, agent.StopToolUse; got != want {
+		t.Errorf("stop = %q, want %q (STOP with calls)", got, want)
+	}
+	if resp.Usage != (agent.Usage{}) {
+		t.Errorf("usage = %+v, want none: the reply reported none", resp.Usage)
+	}
+}
+
+func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
+	tests := []struct {
+		finish string
+		want   agent.StopReason
+	}{
+		{"STOP", agent.StopComplete},
+		{"MAX_TOKENS", agent.StopLength},
+		{"CONTINUATION", agent.StopLength},
+		{"SAFETY", agent.StopContentFilter},
+		{"RECITATION", agent.StopContentFilter},
+		{"PROHIBITED_CONTENT", agent.StopContentFilter},
+		{"BLOCKLIST", agent.StopContentFilter},
+		{"SPII", agent.StopContentFilter},
+		{"LANGUAGE", agent.StopUnknown},
+		{"MALFORMED_FUNCTION_CALL", agent.StopUnknown},
+		{"OTHER", agent.StopUnknown},
+		{"A_REASON_FROM_THE_FUTURE", agent.StopUnknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.finish+" is "+string(tt.want), func(t *testing.T) {
+			srv := newFakeServer(t, okReply(response(tt.finish, "", text("partial"))))
+			resp, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Stop; got != tt.want {
+				t.Errorf("Stop = %q, want %q", got, tt.want)
+			}
+			if got := resp.StopRaw; got != tt.finish {
+				t.Errorf("StopRaw = %q, want %q", got, tt.finish)
+			}
+		})
+	}
+	t.Run("a blocked prompt is a content filter stop with the reason", func(t *testing.T) {
+		srv := newFakeServer(t, okReply(`{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT","blockReasonMessage":"blocked"},"usageMetadata":{"promptTokenCount":7,"totalTokenCount":7}}`))
+		resp, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Stop != agent.StopContentFilter || resp.StopRaw != "PROHIBITED_CONTENT" || resp.Message.Content != "blocked" {
+			t.Errorf("response = %+v, want a content filter stop, PROHIBITED_CONTENT, its message", resp)
+		}
+		if got, want := resp.Usage, (agent.Usage{InputTokens: 7, Detailed: true}); got != want {
+			t.Errorf("usage = %+v, want %+v", got, want)
+		}
+	})
+}
+
+func TestAgentDoesNotJudgeAFilteredReply(t *testing.T) {
+	srv := newFakeServer(t, okReply(response("SAFETY", "", text(`{"city":"Par`))))
+	a := agent.New(New(srv.client(t), "gemini-test"), agent.WithOutputRetries(2))
+	_, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
+	var re *agent.RefusalError
+	if !errors.As(err, &re) {
+		t.Fatalf("err = %v, want *agent.RefusalError", err)
+	}
+	if n := len(srv.requests()); n != 1 {
+		t.Errorf("%d requests, want 1: a filtered reply is not asked again", n)
+	}
+	if len(res.Attempts) != 1 || res.Attempts[0].Stage != "" {
+		t.Errorf("rows = %+v, want one row, not judged", res.Attempts)
+	}
+}
+
+func plain() agent.Request {
+	return agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}}
+}
+
+func TestProviderErrors(t *testing.T) {
+	tests := []struct {
+		name       string
+		reply      reply
+		kind       events.ErrorKind
+		status     int
+		retryAfter time.Duration
+		message    string
+	}{
+		{"RESOURCE_EXHAUSTED carries its retry delay in RetryInfo",
+			reply{Status: 429, Body: errorBody(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted",
+				`{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[]}`, retryInfo("38s"))},
+			events.KindRateLimit, 429, 38 * time.Second, "Resource has been exhausted"},
+		{"a fractional retry delay",
+			reply{Status: 429, Body: errorBody(429, "RESOURCE_EXHAUSTED", "slow down", retryInfo("0.250s"))},
+			events.KindRateLimit, 429, 250 * time.Millisecond, "slow down"},
+		{"an absurd retry delay is capped",
+			reply{Status: 429, Body: errorBody(429, "RESOURCE_EXHAUSTED", "slow down", retryInfo("1e300s"))},
+			events.KindRateLimit, 429, 24 * time.Hour, "slow down"},
+		{"without RetryInfo, Retry-After",
+			reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: errorBody(429, "RESOURCE_EXHAUSTED", "slow down")},
+			events.KindRateLimit, 429, 3 * time.Second, "slow down"},
+		{"INVALID_ARGUMENT is a bad request",
+			reply{Status: 400, Body: errorBody(400, "INVALID_ARGUMENT", "Invalid JSON payload")},
+			events.KindBadRequest, 400, 0, "Invalid JSON payload"},
+		{"a bad API key",
+			reply{Status: 403, Body: errorBody(403, "PERMISSION_DENIED", "API key not valid")},
+			events.KindAuth, 403, 0, "API key not valid"},
+		{"an unknown model",
+			reply{Status: 404, Body: errorBody(404, "NOT_FOUND", "models/nope is not found")},
+			events.KindBadRequest, 404, 0, "models/nope is not found"},
+		{"INTERNAL is a server error",
+			reply{Status: 500, Body: errorBody(500, "INTERNAL", "An internal error has occurred")},
+			events.KindServerError, 500, 0, "An internal error has occurred"},
+		{"UNAVAILABLE is overloaded",
+			reply{Status: 503, Body: errorBody(503, "UNAVAILABLE", "The model is overloaded")},
+			events.KindOverloaded, 503, 0, "The model is overloaded"},
+		{"a proxy's HTML page keeps its status",
+			reply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>Bad gateway</html>"},
+			events.KindServerError, 502, 0, "<html>Bad gateway</html>"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t, tt.reply)
+			_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
+			var pe *agent.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want *agent.ProviderError", err)
+			}
+			got := agent.ProviderError{System: pe.System, Kind: pe.Kind, HTTPStatus: pe.HTTPStatus, RetryAfter: pe.RetryAfter, Message: pe.Message}
+			want := agent.ProviderError{System: System, Kind: tt.kind, HTTPStatus: tt.status, RetryAfter: tt.retryAfter, Message: tt.message}
+			if got != want {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
+		})
+	}
+}
+
+func TestAnAPIErrorUnwrapsToTheSDKError(t *testing.T) {
+	srv := newFakeServer(t, reply{Status: 429, Body: errorBody(429, "RESOURCE_EXHAUSTED", "slow down", retryInfo("2s"))})
+	_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
+	var apiErr genai.APIError
+	if !errors.As(err, &apiErr) || apiErr.Status != "RESOURCE_EXHAUSTED" {
+		t.Errorf("err = %v, want it to unwrap to the SDK's genai.APIError", err)
+	}
+}
+
+func TestMalformedResponsesAreErrorsNotPanics(t *testing.T) {
+	for _, tt := range []struct{ name, body string }{
+		{"an HTML page with a 200", "<html>maintenance</html>"},
+		{"no candidates", `{}`},
+		{"candidates null", `{"candidates":null}`},
+		{"a JSON array", `[1,2]`},
+		{"a body cut short", `{"candidates":[{"content":`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t, okReply(tt.body))
+			_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
+			var pe *agent.ProviderError
+			if !errors.As(err, &pe) || pe.Kind != events.KindUnknown || pe.HTTPStatus != 200 || pe.Retryable() {
+				t.Errorf("err = %#v, want a ProviderError of kind unknown with status 200, not retryable", err)
+			}
+		})
+	}
+}
+
+func TestTransportFailures(t *testing.T) {
+	t.Run("a refused connection is a retryable connection error", func(t *testing.T) {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		url := "http://" + l.Addr().String()
+		l.Close()
+		_, err = New(newClient(t, url), "gemini-test").Generate(t.Context(), plain())
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindConnection || !pe.Retryable() {
+			t.Errorf("err = %v, want a retryable connection error", err)
+		}
+	})
+	t.Run("a request timeout is a retryable timeout", func(t *testing.T) {
+		arrived := make(chan struct{})
+		srv := httptest.NewServer(hang(func() { close(arrived) }))
+		defer srv.Close()
+		client := newClient(t, srv.URL, func(c *genai.ClientConfig) { c.HTTPClient = &http.Client{Timeout: 50 * time.Millisecond} })
+		_, err := New(client, "gemini-test").Generate(t.Context(), plain())
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindTimeout || !pe.Retryable() {
+			t.Errorf("err = %v, want a retryable timeout", err)
+		}
+	})
+	t.Run("a body cut off is a retryable connection error", func(t *testing.T) {
+		srv := newFakeServer(t, reply{Status: 200, Body: `{"candidates":[{"content":{"parts":[{"text":"{\"ci`, Cut: true})
+		_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindConnection || !pe.Retryable() {
+			t.Errorf("err = %v, want a retryable connection error", err)
+		}
+	})
+	t.Run("an error body cut off keeps its status", func(t *testing.T) {
+		// Events flush the start of the body before the cut.
+		srv := newFakeServer(t, reply{Status: 429, Events: []string{`{"error":{"code":429,"mess`}, Cut: true})
+		_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindRateLimit || pe.HTTPStatus != 429 {
+			t.Errorf("err = %v, want the 429", err)
+		}
+	})
+	t.Run("a cancelled context returns its cause, not a provider error", func(t *testing.T) {
+		arrived := make(chan struct{})
+		srv := httptest.NewServer(hang(func() { close(arrived) }))
+		defer srv.Close()
+		cause := errors.New("user left")
+		ctx, cancel := context.WithCancelCause(t.Context())
+		go func() { <-arrived; cancel(cause) }()
+		_, err := New(newClient(t, srv.URL), "gemini-test").Generate(ctx, plain())
+		var pe *agent.ProviderError
+		if !errors.Is(err, cause) || errors.As(err, &pe) {
+			t.Errorf("err = %v, want the cause", err)
+		}
+	})
+}
+
+// hang is a handler that tells it a request arrived and holds it until the
+// client goes away.
+func hang(arrived func()) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body) // the server sees the client go only once the body is read
+		arrived()
+		<-r.Context().Done()
+	})
+}
+
+func TestNoHiddenSDKRetries(t *testing.T) {
+	retrying := func(c *genai.ClientConfig) {
+		c.HTTPOptions.RetryOptions = &genai.HTTPRetryOptions{Attempts: genai.Ptr[int32](3), InitialDelay: genai.Ptr(0.0), MaxDelay: genai.Ptr(0.0), Jitter: genai.Ptr(0.0)}
+	}
+	t.Run("a client set to retry is sent one attempt", func(t *testing.T) {
+		srv := newFakeServer(t, reply{Status: 503, Body: errorBody(503, "UNAVAILABLE", "overloaded")})
+		_, err := New(srv.client(t, retrying), "gemini-test").Generate(t.Context(), plain())
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != events.KindOverloaded {
+			t.Errorf("err = %v, want the overload", err)
+		}
+		if n := len(srv.requests()); n != 1 {
+			t.Errorf("%d requests, want 1", n)
+		}
+	})
+	t.Run("a WithConfig that sets headers still sends one attempt", func(t *testing.T) {
+		srv := newFakeServer(t, reply{Status: 503, Body: errorBody(503, "UNAVAILABLE", "overloaded")})
+		headers := WithConfig(func(c *genai.GenerateContentConfig) {
+			c.HTTPOptions = &genai.HTTPOptions{Headers: http.Header{"X-Trace": {"1"}}}
+		})
+		if _, err := New(srv.client(t, retrying), "gemini-test", headers).Generate(t.Context(), plain()); err == nil {
+			t.Error("err = nil, want the overload")
+		}
+		if n := len(srv.requests()); n != 1 {
+			t.Errorf("%d requests, want 1", n)
+		}
+	})
+	t.Run("WithClientRetries keeps the client's retries", func(t *testing.T) {
+		srv := newFakeServer(t, reply{Status: 503, Body: errorBody(503, "UNAVAILABLE", "overloaded")}, okReply(answer("ok")))
+		resp, err := New(srv.client(t, retrying), "gemini-test", WithClientRetries()).Generate(t.Context(), plain())
+		if err != nil || resp.Message.Content != "ok" {
+			t.Errorf("Generate = %+v, %v; want ok after the SDK's retry", resp, err)
+		}
+	})
+	t.Run("a reply to be continued is not continued behind the agent's back", func(t *testing.T) {
+		srv := newFakeServer(t, okReply(`{"candidates":[{"content":{"role":"model","parts":[{"text":"{\"city\":"}]},"finishReason":"CONTINUATION","continuationToken":"dG9rZW4=","index":0}]}`))
+		resp, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Stop != agent.StopLength {
+			t.Errorf("stop = %q, want %q", resp.Stop, agent.StopLength)
+		}
+		if n := len(srv.requests()); n != 1 {
+			t.Errorf("%d requests, want 1", n)
+		}
+	})
+}
+
+func TestWithNativeSchemaSendsAResponseJSONSchema(t *testing.T) {
+	schema, err := enforce.SchemaFor[Weather]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := agent.Request{Messages: plain().Messages, OutputSchema: json.RawMessage(schema.JSON())}
+	t.Run("with the option, the schema goes inlined at the root, with the JSON MIME type", func(t *testing.T) {
+		srv := newFakeServer(t, okReply(answer(`{"city":"Paris","tempC":18}`)))
+		if _, err := New(srv.client(t), "gemini-test", WithNativeSchema()).Generate(t.Context(), req); err != nil {
+			t.Fatal(err)
+		}
+		checkGolden(t, "native_schema_request.json", srv.requests()[0])
+	})
+	t.Run("without the option, none is sent", func(t *testing.T) {
+		srv := newFakeServer(t, okReply(answer("ok")))
+		if _, err := New(srv.client(t), "gemini-test").Generate(t.Context(), req); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(srv.requests()[0]); strings.Contains(got, "responseJsonSchema") || strings.Contains(got, "responseMimeType") {
+			t.Errorf("request = %s, want no response schema", got)
+		}
+	})
+	t.Run("with the option but no output schema, none is sent", func(t *testing.T) {
+		srv := newFakeServer(t, okReply(answer("ok")))
+		if _, err := New(srv.client(t), "gemini-test", WithNativeSchema()).Generate(t.Context(), plain()); err != nil {
+			t.Fatal(err)
+		}
+		if got := string(srv.requests()[0]); strings.Contains(got, "responseJsonSchema") {
+			t.Errorf("request = %s, want no response schema", got)
+		}
+	})
+}
+
+func TestWithConfigAdjustsTheRequest(t *testing.T) {
+	srv := newFakeServer(t, okReply(answer("ok")))
+	m := New(srv.client(t), "gemini-test", WithConfig(func(c *genai.GenerateContentConfig) {
+		c.MaxOutputTokens = 256
+		c.Temperature = genai.Ptr[float32](0)
+	}))
+	if _, err := m.Generate(t.Context(), plain()); err != nil {
+		t.Fatal(err)
+	}
+	r, _ := decodeRequest(t, srv.requests()[0])
+	if got, want := string(r.GenerationConfig["maxOutputTokens"]), "256"; got != want {
+		t.Errorf("maxOutputTokens = %s, want %s", got, want)
+	}
+	if got, want := string(r.GenerationConfig["temperature"]), "0"; got != want {
+		t.Errorf("temperature = %s, want %s", got, want)
+	}
+}
+
+func TestInvalidConfigurationFailsEveryCall(t *testing.T) {
+	srv := newFakeServer(t)
+	client := srv.client(t)
+	for _, tt := range []struct {
+		name string
+		m    *Model
+	}{
+		{"a nil client", New(nil, "gemini-test")},
+		{"an empty model name", New(client, "")},
+		{"WithConfig(nil)", New(client, "gemini-test", WithConfig(nil))},
+		{"a reply bound below 1 KiB", New(client, "gemini-test", WithMaxReplyBytes(100))},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := tt.m.Generate(t.Context(), plain()); !errors.Is(err, agent.ErrInvalidOption) {
+				t.Errorf("Generate: err = %v, want ErrInvalidOption", err)
+			}
+			for _, err := range tt.m.GenerateStream(t.Context(), plain()) {
+				if !errors.Is(err, agent.ErrInvalidOption) {
+					t.Errorf("GenerateStream: err = %v, want ErrInvalidOption", err)
+				}
+			}
+		})
+	}
+}
+
+func TestBadRequestInputIsRefusedBeforeSending(t *testing.T) {
+	srv := newFakeServer(t)
+	m := New(srv.client(t), "gemini-test")
+	for _, req := range []agent.Request{
+		{Messages: []agent.Message{{Role: "narrator", Content: "hi"}}},
+		{Messages: plain().Messages, Tools: []agent.ToolSpec{{Name: "t", Parameters: json.RawMessage(`[1]`)}}},
+	} {
+		if _, err := m.Generate(t.Context(), req); err == nil {
+			t.Errorf("Generate(%+v): err = nil, want an error", req)
+		}
+	}
+}
+
+func TestAStatusOutsideHTTPsRangeIsAnUnknownFailureWithoutTheStatus(t *testing.T) {
+	srv := newFakeServer(t, reply{Status: 999, Body: errorBody(999, "ODD", "odd")})
+	_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
+	var pe *agent.ProviderError
+	if !errors.As(err, &pe) || pe.Kind != events.KindUnknown || pe.HTTPStatus != 0 || pe.Retryable() {
+		t.Errorf("err = %#v, want kind unknown, no status, not retryable", err)
+	}
+}
+
+func TestModelAndProviderNames(t *testing.T) {
+	srv := newFakeServer(t, okReply(answer("ok")))
+	gemini := New(srv.client(t), "gemini-2.5-flash")
+	vertex := New(srv.client(t, func(c *genai.ClientConfig) { c.Backend = genai.BackendVertexAI }), "gemini-2.5-flash")
+	// The adapter's own client keeps the backend of the one it was given.
+	if _, err := vertex.Generate(t.Context(), plain()); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := srv.Paths(), []string{"POST /v1beta1/publishers/google/models/gemini-2.5-flash:generateContent"}; !slices.Equal(got, want) {
+		t.Errorf("Vertex AI paths = %v, want %v", got, want)
+	}
+	for _, tt := range []struct{ got, want string }{
+		{gemini.ModelName(), "gemini-2.5-flash"},
+		{gemini.ProviderName(), "gcp.gemini"},
+		{vertex.ProviderName(), "gcp.vertex_ai"},
+	} {
+		if tt.got != tt.want {
+			t.Errorf("got %q, want %q", tt.got, tt.want)
+		}
+	}
+}
+
+func TestRequireToolCallSendsModeAnyOnlyWithTools(t *testing.T) {
+	tool := agent.ToolSpec{Name: "answer", Parameters: json.RawMessage(`{"type":"object"}`)}
+	for _, tt := range []struct {
+		name  string
+		tools []agent.ToolSpec
+		want  string
+	}{
+		{"with tools, mode ANY", []agent.ToolSpec{tool}, "ANY"},
+		{"without tools, no tool config", nil, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newFakeServer(t, okReply(answer("ok")))
+			req := plain()
+			req.Tools, req.RequireToolCall = tt.tools, true
+			if _, err := New(srv.client(t), "gemini-test").Generate(t.Context(), req); err != nil {
+				t.Fatal(err)
+			}
+			r, _ := decodeRequest(t, srv.requests()[0])
+			got := ""
+			if r.ToolConfig != nil {
+				got = r.ToolConfig.FunctionCallingConfig.Mode
+			}
+			if got != tt.want {
+				t.Errorf("mode = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSplitCallIDReadsWhatCallIDWrote(t *testing.T) {
+	for _, tt := range []struct {
+		name, id   string
+		wantID     string
+		wantSig    string
+		fromCallID bool
+		givenID    string
+		givenSig   string
+		callIndex  int
+	}{
+		{name: "the API's ID and a signature", fromCallID: true, givenID: "fc-9", givenSig: "\x00\xffsig", wantID: "fc-9", wantSig: "\x00\xffsig"},
+		{name: "a made-up ID is sent as none", fromCallID: true, callIndex: 3, wantID: ""},
+		{name: "a made-up ID with a signature", fromCallID: true, callIndex: 0, givenSig: "s", wantID: "", wantSig: "s"},
+		{name: "an ID of the agent's own", id: "call_1_1", wantID: "call_1_1"},
+		{name: "a mark with no base64 after it stays in the ID", id: "x|ts:!!", wantID: "x|ts:!!"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			id := tt.id
+			if tt.fromCallID {
+				id = callID(&genai.FunctionCall{ID: tt.givenID}, []byte(tt.givenSig), tt.callIndex)
+			}
+			gotID, gotSig := splitCallID(id)
+			if gotID != tt.wantID || string(gotSig) != tt.wantSig {
+				t.Errorf("splitCallID(%q) = %q, %q; want %q, %q", id, gotID, gotSig, tt.wantID, tt.wantSig)
+			}
+		})
+	}
+}
