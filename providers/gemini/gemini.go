@@ -15,6 +15,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
+	"github.com/enforcer-go/enforcer/providers/native"
 )
 
 // System names the provider in *agent.ProviderError and recorded events.
@@ -107,12 +108,24 @@ func (m *Model) invalid(format string, args ...any) {
 // WithNativeSchema asks the model to constrain its answer to the
 // request's output schema (agent.Request.OutputSchema) with Gemini's
 // structured output: responseMimeType "application/json" and the schema
-// as responseJsonSchema, inlined at the root as for tool parameters. The
-// model accepts a subset of JSON Schema, and some models refuse it beside
-// function declarations. The answer is still judged by the agent either
-// way. Requests without an output schema are sent unchanged.
+// lowered by providers/native for Gemini as responseJsonSchema (a
+// contract it cannot express is sent without one; [NativeReport] says
+// which keywords Gemini enforces). The answer is still judged by the
+// agent either way. Requests without an output schema are sent unchanged.
 func WithNativeSchema() Option {
 	return optionFunc(func(m *Model) { m.native = true })
+}
+
+// NativeReport says how WithNativeSchema sends contract (a JSON Schema,
+// as agent.Request.OutputSchema carries it): with a schema or not at all,
+// and which of its keywords Gemini enforces and which only the agent
+// judges.
+func NativeReport(contract []byte) (native.Report, error) {
+	l, err := native.Lower(contract, native.Gemini)
+	if err != nil {
+		return native.Report{}, err
+	}
+	return l.Report, nil
 }
 
 // WithClientRetries keeps the client's own HTTP retry options
@@ -237,12 +250,16 @@ func (m *Model) newRequest(req agent.Request) ([]*genai.Content, *genai.Generate
 		}
 	}
 	if m.native && len(req.OutputSchema) > 0 {
-		_, schema, err := wire.InlineRoot(req.OutputSchema)
+		// Lowered to what Gemini's structured output accepts; a contract
+		// it cannot express is sent with no schema, never as a 400.
+		l, err := native.Lower(req.OutputSchema, native.Gemini)
 		if err != nil {
 			return nil, nil, fmt.Errorf("gemini: output schema: %w", err)
 		}
-		config.ResponseMIMEType = "application/json"
-		config.ResponseJsonSchema = schema
+		if l.Schema != nil {
+			config.ResponseMIMEType = "application/json"
+			config.ResponseJsonSchema = l.Schema
+		}
 	}
 	for _, f := range m.config {
 		f(config)
