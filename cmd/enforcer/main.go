@@ -8,7 +8,9 @@
 // check judges ANSWER (a file, or - for standard input) against the JSON
 // Schema in SCHEMA exactly as the library does (enforce.CompileSchema,
 // then Schema.Check): it prints "pass" and exits 0, or prints the
-// corrective message a run would send the model and exits 1.
+// corrective message a run would send the model and exits 1. A FIFO is
+// refused as either file, since opening one waits for a writer; pipe it
+// to standard input instead.
 //
 // tail prints each record of a file log (events.OpenFile's format) as
 // one line for people — its time, its turn and Notification.Describe's
