@@ -99,7 +99,9 @@
 // [ErrLocked]. On other systems no lock is taken, and two writers would
 // damage the log. The lock follows the file, not its name, so a log whose
 // file is renamed or deleted while open (log rotation, mv) refuses every
-// later append with [ErrClosed], and its stream closes; see [OpenFile].
+// later append with [ErrClosed], and its stream closes; so does one whose
+// file is truncated under it (copytruncate rotation), which would lose
+// records it acknowledged; see [OpenFile].
 //
 // # Readers in other processes
 //

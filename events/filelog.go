@@ -38,7 +38,9 @@ const maxLine = 16 << 20
 // must be reopened. A rename racing one append can still let that append
 // land in the moved file; every later one is refused. OpenFile makes the
 // same check once it holds the lock, and opens name again if the file was
-// replaced meanwhile.
+// replaced meanwhile. The same stat also checks the file's size: a file
+// truncated under the log (logrotate's copytruncate) or written by
+// another program fails that append and every later one the same way.
 //
 // Opening recovers from a crash: every complete line is read back; a
 // damaged last line (no newline, or not a record — a write torn by the
@@ -237,8 +239,12 @@ func (l *fileLog) wake() {
 	}
 }
 
-// checkPath refuses to write once the log's path no longer names its file:
-// another OpenFile of the path could then lock a new file and write there.
+// checkPath refuses to write once the log's path no longer names its file
+// (another OpenFile of the path could then lock a new file and write
+// there), or once the file is not the size of its records: cut under the
+// log (logrotate's copytruncate), it no longer holds records the log
+// acknowledged, and an append would land at the wrong offset; grown,
+// another program wrote to it.
 func (l *fileLog) checkPath() error {
 	st, err := os.Stat(l.name)
 	switch {
@@ -246,6 +252,10 @@ func (l *fileLog) checkPath() error {
 		return &Error{Op: "append", Detail: "the log's path no longer names its file; reopen the log", Err: fmt.Errorf("%w: %w", ErrClosed, err)}
 	case !os.SameFile(l.fi, st):
 		return &Error{Op: "append", Detail: l.name + " was replaced: it no longer names the log's file; reopen the log", Err: ErrClosed}
+	case st.Size() < l.size:
+		return &Error{Op: "append", Detail: fmt.Sprintf("%s was truncated under the log to %d bytes, below the %d bytes of its records (copytruncate rotation?): records it acknowledged are gone; rotate by renaming, and reopen the log", l.name, st.Size(), l.size), Err: ErrClosed}
+	case st.Size() > l.size:
+		return &Error{Op: "append", Detail: fmt.Sprintf("%s grew under the log to %d bytes, past the %d bytes of its records: another program wrote to it; reopen the log", l.name, st.Size(), l.size), Err: ErrClosed}
 	}
 	return nil
 }
