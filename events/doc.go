@@ -87,7 +87,9 @@
 // at most 256 bytes of valid UTF-8 without control characters, format
 // characters (Unicode category Cf: bidi overrides, zero-width characters)
 // or line and paragraph separators; others are refused with [ErrInvalid].
-// A file log line is at most 16 MiB; [ReadSSE] refuses a line or event over 1 MiB.
+// A file log line is at most 16 MiB: a longer one, or a last line that
+// reached the bound without its newline, is [ErrCorrupt], not a record
+// still being written. [ReadSSE] refuses a line or event over 1 MiB.
 // An HTTP client must accept each event within 10 seconds
 // (a write deadline) or its response ends; the response also ends when
 // the stream closes.

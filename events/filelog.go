@@ -45,8 +45,10 @@ const maxLine = 16 << 20
 // Opening recovers from a crash: every complete line is read back; a
 // damaged last line (no newline, or not a record — a write torn by the
 // crash) is truncated away and the truncation fsynced. Damage anywhere
-// else, or a gap in sequence numbers, is reported as ErrCorrupt and the
-// file is left untouched. Appends continue after the last good record.
+// else, a gap in sequence numbers, or a line over the 16 MiB line bound
+// (with or without its newline: no write makes one) is reported as
+// ErrCorrupt and the file is left untouched. Appends continue after the
+// last good record.
 //
 // By default every Append fsyncs the file before it returns, so a record
 // that Append accepted survives a power failure. See SyncEvery for
@@ -127,7 +129,7 @@ func openLog(f *os.File, name string, created bool, o fileOptions) (*fileLog, er
 	if err != nil {
 		return nil, &Error{Op: "open", Err: err}
 	}
-	offsets, good, err := scanLog(io.NewSectionReader(f, 0, st.Size()), 0)
+	offsets, good, _, err := scanLog(io.NewSectionReader(f, 0, st.Size()), 0)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +175,7 @@ type fileLog struct {
 	offsets []int64     // offsets[i] is where record i+1 starts
 	pending int         // records written since the last fsync
 	syncs   int         // fsyncs done by Append and the sync loop, for tests
-	broken  error       // set when the file may no longer match offsets
+	broken  error       // set when the file may no longer match offsets (a reader's: when it cannot be read on)
 	closed  bool
 	opt     fileOptions
 	stop    chan struct{}
@@ -182,6 +184,9 @@ type fileLog struct {
 	readOnly bool              // opened by FollowFile: it reads what a writer appends
 	grew     chan struct{}     // closed when records are added; nil while nobody waits
 	lastSum  [sha256.Size]byte // FollowFile: hash of the line of the last record read
+	tail     int64             // FollowFile: bytes after size read already, holding no record yet
+	tailBad  bool              // FollowFile: they hold a complete line that is not a record
+	scanned  int64             // FollowFile: bytes refresh read, for tests
 }
 
 func (l *fileLog) Append(rec Record) error {
@@ -198,10 +203,10 @@ func (l *fileLog) Append(rec Record) error {
 	switch {
 	case l.closed:
 		return &Error{Op: "append", Seq: rec.Sequence, Err: ErrClosed}
-	case l.broken != nil:
-		return l.broken
 	case l.readOnly:
 		return &Error{Op: "append", Seq: rec.Sequence, Detail: "a log opened by FollowFile is read-only", Err: ErrInvalid}
+	case l.broken != nil:
+		return l.broken
 	}
 	if err := nextSeq(int64(len(l.offsets)), rec); err != nil {
 		return err
@@ -371,12 +376,15 @@ func (l *fileLog) Close() error {
 }
 
 // scanLog reads a log file from the start and returns where each record
-// starts and the length of the good prefix: everything up to a damaged
-// last line. The first line read must hold record base+1.
-func scanLog(r io.Reader, base int64) (offsets []int64, good int64, err error) {
+// starts, the length of the good prefix (everything up to a damaged last
+// line) and the length of its complete lines (past good when the last
+// complete line is damaged). The first line read must hold record base+1.
+// A line that is, or without its newline already is, over maxLine bytes
+// is ErrCorrupt, even last: no write of a log makes one, so it is no line
+// still being written or torn by a crash.
+func scanLog(r io.Reader, base int64) (offsets []int64, good, end int64, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
-		off    int64
 		buf    []byte
 		bad    error // why the previous complete line is damaged
 		badOff int64
@@ -387,41 +395,40 @@ func scanLog(r io.Reader, base int64) (offsets []int64, good int64, err error) {
 		if rerr == io.EOF {
 			break
 		}
-		if rerr != nil && rerr != errLineTooLong {
-			return nil, 0, &Error{Op: "open", Err: rerr}
-		}
-		if bad != nil { // a damaged line with more after it is not a torn write
-			return nil, 0, &Error{Op: "open", Seq: base + int64(len(offsets)) + 1, Detail: fmt.Sprintf("damaged line at byte %d", badOff), Err: errors.Join(ErrCorrupt, bad)}
-		}
-		if !complete {
-			break
-		}
 		seq := base + int64(len(offsets)) + 1
-		derr := rerr
-		if derr == nil {
-			_, derr = decodeLine(line, seq)
+		switch {
+		case rerr == errLineTooLong || !complete && n >= maxLine:
+			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("the line at byte %d is over the %d-byte line bound", end, maxLine), Err: ErrCorrupt}
+		case rerr != nil:
+			return nil, 0, 0, &Error{Op: "open", Err: rerr}
+		case bad != nil: // a damaged line with more after it is not a torn write
+			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("damaged line at byte %d", badOff), Err: errors.Join(ErrCorrupt, bad)}
+		case !complete:
+			return offsets, good, end, nil
 		}
+		_, derr := decodeLine(line, seq)
 		switch {
 		case derr == nil:
-			offsets = append(offsets, off)
-			good = off + n
+			offsets = append(offsets, end)
+			good = end + n
 		case errors.Is(derr, ErrCorrupt):
-			return nil, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("at byte %d", off), Err: derr}
+			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("at byte %d", end), Err: derr}
 		default:
-			bad, badOff = derr, off
+			bad, badOff = derr, end
 		}
-		off += n
+		end += n
 	}
-	return offsets, good, nil
+	return offsets, good, end, nil
 }
 
 var errLineTooLong = errors.New("line too long")
 
-// readLine reads one line, newline included, reusing buf. n is the number
-// of bytes consumed; complete reports a trailing newline. A line longer
-// than maxLine is consumed and returned as nil with errLineTooLong only
-// when it is complete (a too-long tail is just a torn line). At the end of
-// input it returns io.EOF with n == 0.
+// readLine reads one line, newline included, reusing buf and holding at
+// most maxLine bytes of it. n is the number of bytes consumed; complete
+// reports a trailing newline. A complete line longer than maxLine is
+// consumed and returned empty with errLineTooLong; a longer tail without
+// a newline is consumed and returned empty. At the end of input it returns
+// io.EOF with n == 0.
 func readLine(br *bufio.Reader, buf []byte) (line []byte, n int64, complete bool, err error) {
 	buf, tooLong := buf[:0], false
 	for {
