@@ -2,6 +2,7 @@ package jetstream
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -38,8 +39,10 @@ type Log struct {
 
 	amu sync.Mutex // serializes appends; held across the publish
 
-	mu       sync.Mutex // guards the rest
-	seqs     []uint64   // seqs[i] is the stream sequence of record i+1
+	mu       sync.Mutex        // guards the rest
+	seqs     []uint64          // seqs[i] is the stream sequence of record i+1
+	lastSum  [sha256.Size]byte // of the last record's message data, to tell it from another history's
+	created  time.Time         // when the stream was created, to tell it from another of its name
 	cache    [cacheSize]events.Record
 	broken   error         // set when an append may or may not be stored
 	closed   bool          // by Close
@@ -99,8 +102,8 @@ func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...O
 	}
 	l := &Log{
 		js: js, stream: st, name: o.stream, session: session,
-		subject: subject,
-		o:       o, stop: make(chan struct{}),
+		subject: subject, created: st.CachedInfo().Created,
+		o: o, stop: make(chan struct{}),
 	}
 	l.max = int(js.Conn().MaxPayload()) - headerRoom
 	if m := st.CachedInfo().Config.MaxMsgSize; m > 0 && int(m)-headerRoom < l.max {
@@ -180,7 +183,7 @@ func (l *Log) scan(ctx context.Context) error {
 		if err != nil {
 			return false, err
 		}
-		l.remember(rec, seq)
+		l.remember(rec, data, seq)
 		at = seq
 		return seq < last.Sequence, nil
 	})
@@ -356,10 +359,11 @@ func (l *Log) decode(data []byte, seq int64) (events.Record, error) {
 	return rec, nil
 }
 
-// remember adds record rec, stored at stream sequence seq, and wakes the
-// waiters; l.mu must be held (or l not yet shared).
-func (l *Log) remember(rec events.Record, seq uint64) {
+// remember adds record rec, stored as data at stream sequence seq, and
+// wakes the waiters; l.mu must be held (or l not yet shared).
+func (l *Log) remember(rec events.Record, data []byte, seq uint64) {
 	l.seqs = append(l.seqs, seq)
+	l.lastSum = sha256.Sum256(data)
 	l.cache[(rec.Sequence-1)%cacheSize] = rec
 	if l.grew != nil {
 		close(l.grew)
@@ -417,7 +421,7 @@ func (l *Log) Append(rec events.Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if int64(len(l.seqs)) < rec.Sequence { // the watch may have seen it first
-		l.remember(rec, ack.Sequence)
+		l.remember(rec, data, ack.Sequence)
 	}
 	return nil
 }
@@ -585,7 +589,11 @@ func (l *Log) record(seq int64, at uint64) (events.Record, error) {
 // server's (a Status header and no data), found by a gap in the
 // consumer's sequence or, when nothing follows it, by what the consumer
 // says it delivered within 5s — fails every later Wait with ErrCorrupt
-// naming the record.
+// naming the record. So does a stream that is no longer the one read:
+// deleted, or deleted and created again under its name, which the watch
+// checks when it starts and whenever it creates its consumer again (the
+// stream's creation time, and the message of the last record read, by
+// its hash).
 func (l *Log) Wait(ctx context.Context, after int64) error {
 	for {
 		l.mu.Lock()
@@ -711,6 +719,10 @@ func (w *watch) stop() {
 // stream sequence start on: it creates the consumer (so a closed
 // connection fails the first Wait), then fetches in a goroutine.
 func (l *Log) startWatch(ctx context.Context, start uint64) (*watch, error) {
+	if err := l.sameStream(ctx); errors.Is(err, events.ErrCorrupt) {
+		l.watchCorrupt(err) // every later Wait reports it too
+		return nil, err
+	}
 	cons, err := l.watchConsumer(ctx, start)
 	if err != nil {
 		if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) {
@@ -749,6 +761,46 @@ func (l *Log) startWatch(ctx context.Context, start uint64) (*watch, error) {
 		close(w.done)
 	}()
 	return w, nil
+}
+
+// sameStream returns ErrCorrupt when the stream of l's name is no longer
+// the one l read: it was deleted, or deleted and created again (it has
+// another creation time), or its message of l's last record is gone or
+// holds other data. A consumer created on it at l's last record's stream
+// sequence would deliver another history as the rest of this one. Any
+// other error (a server away, a timeout) is returned as it is.
+func (l *Log) sameStream(ctx context.Context) error {
+	rctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	defer cancel()
+	info, err := l.stream.Info(rctx)
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		return &events.Error{Op: "wait", Seq: l.Last(), Detail: "stream " + l.name + " was deleted", Err: events.ErrCorrupt}
+	case err != nil:
+		return err
+	case !info.Created.Equal(l.created):
+		return &events.Error{Op: "wait", Seq: l.Last(), Detail: fmt.Sprintf("stream %s was deleted and created again (created %v, not %v): it holds another history", l.name, info.Created.UTC(), l.created.UTC()), Err: events.ErrCorrupt}
+	}
+	l.mu.Lock()
+	n, sum := int64(len(l.seqs)), l.lastSum
+	var at uint64
+	if n > 0 {
+		at = l.seqs[n-1]
+	}
+	l.mu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	msg, err := l.stream.GetMsg(rctx, at)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return &events.Error{Op: "wait", Seq: n, Detail: fmt.Sprintf("stream %s message %d, the record, was deleted", l.name, at), Err: events.ErrCorrupt}
+	case err != nil:
+		return err
+	case sha256.Sum256(msg.Data) != sum:
+		return &events.Error{Op: "wait", Seq: n, Detail: fmt.Sprintf("stream %s message %d is no longer the record read there: it holds another history", l.name, at), Err: events.ErrCorrupt}
+	}
+	return nil
 }
 
 // watchConsumer creates the watch's consumer on the subject from stream
@@ -806,8 +858,15 @@ func (l *Log) follow(ctx context.Context, w *watch, cons jetstream.Consumer, sta
 			}
 		}
 		if cons == nil {
-			var err error
-			if cons, err = l.watchConsumer(ctx, last+1); err != nil {
+			err := l.sameStream(ctx)
+			if errors.Is(err, events.ErrCorrupt) {
+				l.watchCorrupt(err)
+				return
+			}
+			if err == nil {
+				cons, err = l.watchConsumer(ctx, last+1)
+			}
+			if err != nil {
 				cons, pause = nil, min(max(2*pause, 50*time.Millisecond), time.Second)
 				continue
 			}
@@ -945,7 +1004,7 @@ func (l *Log) seen(data []byte, meta *jetstream.MsgMetadata) {
 		l.failWatch(&events.Error{Op: "wait", Seq: next, Detail: "watching subject " + l.subject, Err: err})
 		return
 	}
-	l.remember(rec, meta.Sequence.Stream)
+	l.remember(rec, data, meta.Sequence.Stream)
 }
 
 // Close stops the watch and makes the log refuse further use; it leaves
