@@ -583,7 +583,9 @@ func (l *Log) record(seq int64, at uint64) (events.Record, error) {
 // which a watch of the subject (a consumer of its own, fetched from in
 // long polls; started by the first Wait, stopped and deleted by Close)
 // reports as soon as the stream stored it. The watch rides out a server
-// restart; once the connection is closed, Wait returns an error matching
+// restart and the loss of the stream's leader, creating its consumer
+// again (or at first) once the cluster can; once the connection is
+// closed, Wait returns an error matching
 // events.ErrClosed. A message on the subject that is not the next record
 // — including one the client keeps from the watch for a status of the
 // server's (a Status header and no data), found by a gap in the
@@ -716,19 +718,26 @@ func (w *watch) stop() {
 }
 
 // startWatch starts the watch that reports other writers' records, from
-// stream sequence start on: it creates the consumer (so a closed
-// connection fails the first Wait), then fetches in a goroutine.
+// stream sequence start on: it checks the stream and creates the
+// consumer (so a closed connection or another stream fails the first
+// Wait), then fetches in a goroutine. A consumer the cluster cannot
+// create yet (a server away, a leader being elected) is left to the
+// goroutine, which creates it when it can, as after a restart.
 func (l *Log) startWatch(ctx context.Context, start uint64) (*watch, error) {
 	if err := l.sameStream(ctx); errors.Is(err, events.ErrCorrupt) {
 		l.watchCorrupt(err) // every later Wait reports it too
 		return nil, err
 	}
 	cons, err := l.watchConsumer(ctx, start)
-	if err != nil {
-		if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) {
-			err = fmt.Errorf("%w: %w", events.ErrClosed, err) // as when it closes under a watch
-		}
-		return nil, &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: err}
+	switch {
+	case err == nil:
+	case errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) || l.js.Conn().IsClosed():
+		// as when it closes under a watch
+		return nil, &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: fmt.Errorf("%w: %w", events.ErrClosed, err)}
+	case ctx.Err() != nil:
+		return nil, context.Cause(ctx)
+	default:
+		cons = nil
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	w := &watch{cancel: cancel, done: make(chan struct{})}
