@@ -27,8 +27,8 @@ import (
 // records already read (a writer that undid a failed write, a file
 // replaced by an older copy) fails the next read with ErrCorrupt; so does
 // a file rewritten in place with another history, found when it grows:
-// each check that sees new bytes first reads the last record read again,
-// at its offset, and compares it with what was read before. A file
+// each check that finds new lines first reads the last record read
+// again, at its offset, and compares it with what was read before. A file
 // renamed away is still followed, the name is not looked at again.
 //
 // Any FileOption other than PollEvery has no effect on a reader.
@@ -86,15 +86,6 @@ func (l *fileLog) refresh() error {
 	if size == l.size {
 		return nil
 	}
-	if n := len(l.offsets); n > 0 {
-		sum, err := l.lineSum(n - 1)
-		if err != nil {
-			return err
-		}
-		if sum != l.lastSum {
-			return &Error{Op: "read", Seq: int64(n), Detail: fmt.Sprintf("the file was rewritten: record %d is no longer the one read at its offset", n), Err: ErrCorrupt}
-		}
-	}
 	seq := int64(len(l.offsets)) + 1
 	switch {
 	case l.tailBad: // a damaged complete line with more after it is no torn write
@@ -115,6 +106,18 @@ func (l *fileLog) refresh() error {
 				return l.broken
 			}
 			return nil
+		}
+	}
+	// New lines to read: first check that the last record read is still
+	// there, so that a file rewritten in place with another history is
+	// not read on as this one.
+	if n := len(l.offsets); n > 0 {
+		sum, err := l.lineSum(n - 1)
+		if err != nil {
+			return err
+		}
+		if sum != l.lastSum {
+			return &Error{Op: "read", Seq: int64(n), Detail: fmt.Sprintf("the file was rewritten: record %d is no longer the one read at its offset", n), Err: ErrCorrupt}
 		}
 	}
 	l.scanned += size - l.size
