@@ -423,37 +423,34 @@ func scanLog(r io.Reader, base int64) (offsets []int64, good, end int64, err err
 
 var errLineTooLong = errors.New("line too long")
 
-// readLine reads one line, newline included, reusing buf and holding at
-// most maxLine bytes of it. n is the number of bytes consumed; complete
-// reports a trailing newline. A complete line longer than maxLine is
-// consumed and returned empty with errLineTooLong; a longer tail without
-// a newline is consumed and returned empty. At the end of input it returns
-// io.EOF with n == 0.
+// readLine reads one line, newline included, reusing buf. n is the
+// number of bytes consumed; complete reports a trailing newline. A line
+// that passes maxLine bytes is read no further: errLineTooLong, with n
+// past maxLine. At the end of input it returns io.EOF with n == 0.
 func readLine(br *bufio.Reader, buf []byte) (line []byte, n int64, complete bool, err error) {
-	buf, tooLong := buf[:0], false
+	buf = buf[:0]
 	for {
 		frag, e := br.ReadSlice('\n')
 		n += int64(len(frag))
-		if !tooLong && len(buf)+len(frag) > maxLine {
-			tooLong, buf = true, buf[:0]
+		need := len(buf) + len(frag)
+		if need > maxLine {
+			return buf[:0], n, false, errLineTooLong
 		}
-		if !tooLong {
-			buf = append(buf, frag...)
+		if need > cap(buf) { // double, not append's 1.25: a 16 MiB line costs 32 MiB, not 80
+			buf = append(make([]byte, 0, min(max(2*cap(buf), need), maxLine)), buf...)
 		}
+		buf = append(buf, frag...)
 		switch {
 		case e == bufio.ErrBufferFull:
 			continue
 		case e == nil:
-			complete = true
+			return buf, n, true, nil
 		case e != io.EOF:
 			return buf, n, false, e
 		case n == 0:
 			return buf, 0, false, io.EOF
 		}
-		if tooLong && complete {
-			return buf, n, true, errLineTooLong
-		}
-		return buf, n, complete, nil
+		return buf, n, false, nil
 	}
 }
 
