@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"iter"
@@ -39,10 +40,10 @@ type Log struct {
 
 	amu sync.Mutex // serializes appends; held across the publish
 
-	mu       sync.Mutex        // guards the rest
-	seqs     []uint64          // seqs[i] is the stream sequence of record i+1
-	lastSum  [sha256.Size]byte // of the last record's message data, to tell it from another history's
-	created  time.Time         // when the stream was created, to tell it from another of its name
+	mu       sync.Mutex // guards the rest
+	seqs     []uint64   // seqs[i] is the stream sequence of record i+1
+	sums     []uint64   // sums[i] is the digest of its message (see digest), to tell it from another history's
+	created  time.Time  // when the stream was created, to tell it from another of its name
 	cache    [cacheSize]events.Record
 	broken   error         // set when an append may or may not be stored
 	closed   bool          // by Close
@@ -359,11 +360,20 @@ func (l *Log) decode(data []byte, seq int64) (events.Record, error) {
 	return rec, nil
 }
 
+// digest is the first 8 bytes of data's SHA-256: a record read again
+// from the stream must have the digest it had when this log first saw
+// it, or the stream holds another history (one deleted and created again
+// under its name).
+func digest(data []byte) uint64 {
+	sum := sha256.Sum256(data)
+	return binary.BigEndian.Uint64(sum[:8])
+}
+
 // remember adds record rec, stored as data at stream sequence seq, and
 // wakes the waiters; l.mu must be held (or l not yet shared).
 func (l *Log) remember(rec events.Record, data []byte, seq uint64) {
 	l.seqs = append(l.seqs, seq)
-	l.lastSum = sha256.Sum256(data)
+	l.sums = append(l.sums, digest(data))
 	l.cache[(rec.Sequence-1)%cacheSize] = rec
 	if l.grew != nil {
 		close(l.grew)
@@ -462,13 +472,16 @@ func (l *Log) Last() int64 {
 // Records yields, in order, the records with Sequence > after that this
 // log has seen (see Last), reading from the stream those it does not
 // keep (the newest 64 it does): the first with one request, the rest in
-// batches through a consumer. A read on a closed connection ends with an
+// batches through a consumer. A record read from the stream must be the
+// message this log saw (by a digest of 8 bytes it keeps per record);
+// another history's — a stream deleted and created again — ends the read
+// with ErrCorrupt. A read on a closed connection ends with an
 // error matching events.ErrClosed. On an Async log that failed with
 // records queued, it ends with the failure.
 func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 	return func(yield func(events.Record, error) bool) {
 		l.mu.Lock()
-		closed, seqs, queued, lost := l.closed, l.seqs, l.queuedRecords(), l.lostQueue() // entries below len never change
+		closed, seqs, sums, queued, lost := l.closed, l.seqs, l.sums, l.queuedRecords(), l.lostQueue() // entries below len never change
 		l.mu.Unlock()
 		if closed {
 			yield(events.Record{}, &events.Error{Op: "read", Err: events.ErrClosed})
@@ -479,7 +492,7 @@ func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 			if rec, ok := l.cached(i + 1); ok || first { // a caller may want one record only
 				var err error
 				if !ok {
-					rec, err = l.record(i+1, seqs[i])
+					rec, err = l.record(i+1, seqs[i], sums[i])
 				}
 				if !yield(rec, err) || err != nil {
 					return
@@ -487,7 +500,7 @@ func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 				i++
 				continue
 			}
-			recs, err := l.readRange(seqs, i, min(n, i+int64(readBatch)))
+			recs, err := l.readRange(seqs, sums, i, min(n, i+int64(readBatch)))
 			for _, rec := range recs {
 				if !yield(rec, nil) {
 					return
@@ -519,14 +532,18 @@ func (l *Log) cached(seq int64) (events.Record, bool) {
 }
 
 // readRange reads records from+1 to to, stored at stream sequences
-// seqs[from:to], in one batch: the consumer ends before the caller sees
-// them, so a caller that takes its time holds nothing on the server.
-func (l *Log) readRange(seqs []uint64, from, to int64) ([]events.Record, error) {
+// seqs[from:to] with digests sums[from:to], in one batch: the consumer
+// ends before the caller sees them, so a caller that takes its time
+// holds nothing on the server.
+func (l *Log) readRange(seqs, sums []uint64, from, to int64) ([]events.Record, error) {
 	recs := make([]events.Record, 0, to-from)
 	err := l.read(context.Background(), seqs[from], uint64(to-from), func(data []byte, at uint64) (bool, error) {
 		i := from + int64(len(recs))
 		if at != seqs[i] { // message seqs[i] is gone
 			return false, &events.Error{Op: "read", Seq: i + 1, Detail: fmt.Sprintf("stream %s message %d was deleted", l.name, seqs[i]), Err: events.ErrCorrupt}
+		}
+		if digest(data) != sums[i] {
+			return false, l.another("read", i+1, at)
 		}
 		rec, err := l.decode(data, i+1)
 		if err != nil {
@@ -557,8 +574,9 @@ func (l *Log) closedErr(err error) error {
 	return err
 }
 
-// record returns record seq, stored at stream sequence at.
-func (l *Log) record(seq int64, at uint64) (events.Record, error) {
+// record returns record seq, stored at stream sequence at with digest
+// sum.
+func (l *Log) record(seq int64, at, sum uint64) (events.Record, error) {
 	l.mu.Lock()
 	rec := l.cache[(seq-1)%cacheSize]
 	l.mu.Unlock()
@@ -575,7 +593,16 @@ func (l *Log) record(seq int64, at uint64) (events.Record, error) {
 		err = l.closedErr(err)
 		return events.Record{}, &events.Error{Op: "read", Seq: seq, Detail: fmt.Sprintf("stream %s message %d", l.name, at), Err: err}
 	}
+	if digest(msg.Data) != sum {
+		return events.Record{}, l.another("read", seq, at)
+	}
 	return l.decode(msg.Data, seq)
+}
+
+// another is the error of a read that found at stream sequence at a
+// message other than record seq as this log first saw it.
+func (l *Log) another(op string, seq int64, at uint64) error {
+	return &events.Error{Op: op, Seq: seq, Detail: fmt.Sprintf("stream %s message %d is no longer the record read there: the stream holds another history (deleted and created again?)", l.name, at), Err: events.ErrCorrupt}
 }
 
 // Wait implements events.Follower: it returns nil once this log has seen
@@ -791,10 +818,10 @@ func (l *Log) sameStream(ctx context.Context) error {
 		return &events.Error{Op: "wait", Seq: l.Last(), Detail: fmt.Sprintf("stream %s was deleted and created again (created %v, not %v): it holds another history", l.name, info.Created.UTC(), l.created.UTC()), Err: events.ErrCorrupt}
 	}
 	l.mu.Lock()
-	n, sum := int64(len(l.seqs)), l.lastSum
-	var at uint64
+	n := int64(len(l.seqs))
+	var at, sum uint64
 	if n > 0 {
-		at = l.seqs[n-1]
+		at, sum = l.seqs[n-1], l.sums[n-1]
 	}
 	l.mu.Unlock()
 	if n == 0 {
@@ -806,8 +833,8 @@ func (l *Log) sameStream(ctx context.Context) error {
 		return &events.Error{Op: "wait", Seq: n, Detail: fmt.Sprintf("stream %s message %d, the record, was deleted", l.name, at), Err: events.ErrCorrupt}
 	case err != nil:
 		return err
-	case sha256.Sum256(msg.Data) != sum:
-		return &events.Error{Op: "wait", Seq: n, Detail: fmt.Sprintf("stream %s message %d is no longer the record read there: it holds another history", l.name, at), Err: events.ErrCorrupt}
+	case digest(msg.Data) != sum:
+		return l.another("wait", n, at)
 	}
 	return nil
 }

@@ -102,3 +102,35 @@ func TestAFollowerOfADeletedStreamIsCorrupt(t *testing.T) {
 		t.Fatal("the follower's Wait did not end within 30s of its stream being deleted")
 	}
 }
+
+// A log that reads back records it no longer keeps in memory (a
+// follower far behind) from a stream deleted and created again with
+// another history reads ErrCorrupt, not the other history's records:
+// each must be the message it saw first, by its digest, whether it is
+// read alone or in a batch.
+func TestRecordsFromAStreamCreatedAgainAreCorrupt(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	_, rjs := connect(t, s.ClientURL())
+	const n = 300 // past the 64 a log keeps, and past one read batch
+	appendTagged(t, open(t, js, session), "old", 1, n)
+	r := open(t, rjs, session)
+	recreateStream(t, js)
+	w := open(t, js, session)
+	appendTagged(t, w, "old", 1, 1) // the same first record: the rest are read in a batch
+	appendTagged(t, w, "new", 2, n)
+	for _, after := range []int64{0, 1} { // a batch after the first record, a record alone
+		var err error
+		for rec, rerr := range r.Records(after) {
+			if err = rerr; err != nil {
+				break
+			}
+			if id := rec.Event.(events.TurnStarted).TurnID; !strings.HasPrefix(id, "old-") {
+				t.Fatalf("Records(%d) yielded record %d, %s, of the new history", after, rec.Sequence, id)
+			}
+		}
+		if !errors.Is(err, events.ErrCorrupt) {
+			t.Errorf("Records(%d) ended with %v, want ErrCorrupt", after, err)
+		}
+	}
+}
