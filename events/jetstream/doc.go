@@ -75,7 +75,8 @@
 // of delivering that history as the rest of the one read: before each
 // consumer it creates, the watch checks the stream's creation time
 // ($JS.API.STREAM.INFO) and that the message of the last record read
-// still holds it.
+// still holds it, and every record read back from the stream is checked
+// against a digest the log keeps of it (8 bytes a record).
 //
 //	js, _ := jetstream.New(nc) // github.com/nats-io/nats.go/jetstream
 //	log, err := enforcerjs.Open(ctx, js, "session-1", enforcerjs.CreateStream(3))
