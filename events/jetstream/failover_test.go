@@ -188,7 +188,7 @@ func TestALeaderLostMidAppendLosesAndDuplicatesNothing(t *testing.T) {
 				if !errors.As(err, &e) || !errors.Is(err, events.ErrClosed) && !errors.Is(err, events.ErrConflict) {
 					t.Fatalf("Append(record %d) = %v, want an *events.Error matching ErrClosed or ErrConflict", seq, err)
 				}
-				if failures > 3 {
+				if failures > 5 { // a cluster may move the leader more than once
 					t.Fatalf("Append failed %d times; the last: %v", failures, err)
 				}
 				acked := w.Last() // what the stream acknowledged to this log
