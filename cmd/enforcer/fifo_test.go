@@ -26,6 +26,7 @@ func TestEveryCommandRefusesAFIFOInsteadOfHanging(t *testing.T) {
 	}{
 		{"check with a FIFO as the answer", []string{"check", schemaPath, fifo}, "is a FIFO"},
 		{"check with a FIFO as the schema", []string{"check", fifo, answerPath}, "is a FIFO"},
+		{"schema of a FIFO", []string{"schema", fifo}, "is a FIFO"},
 		{"tail of a FIFO", []string{"tail", fifo}, "not a regular file"},
 		{"view of a FIFO", []string{"view", fifo}, "not a regular file"},
 	}
