@@ -10,6 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/enforcer-go/enforcer/events"
+	enforcerjs "github.com/enforcer-go/enforcer/events/jetstream"
 )
 
 // recreateStream deletes the default stream and creates it again with
@@ -17,7 +18,7 @@ import (
 // its name.
 func recreateStream(t *testing.T, js jetstream.JetStream) {
 	t.Helper()
-	st, err := js.Stream(t.Context(), "ENFORCER_SESSIONS")
+	st, err := js.Stream(t.Context(), enforcerjs.DefaultStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestAFollowerOfADeletedStreamIsCorrupt(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	waited := blockedWait(ctx, r, 3)
-	if err := js.DeleteStream(t.Context(), "ENFORCER_SESSIONS"); err != nil {
+	if err := js.DeleteStream(t.Context(), enforcerjs.DefaultStream); err != nil {
 		t.Fatal(err)
 	}
 	select {
