@@ -129,7 +129,7 @@ func openLog(f *os.File, name string, created bool, o fileOptions) (*fileLog, er
 	if err != nil {
 		return nil, &Error{Op: "open", Err: err}
 	}
-	offsets, good, _, err := scanLog(io.NewSectionReader(f, 0, st.Size()), 0)
+	offsets, good, _, err := scanLog(io.NewSectionReader(f, 0, st.Size()), 0, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -378,11 +378,12 @@ func (l *fileLog) Close() error {
 // scanLog reads a log file from the start and returns where each record
 // starts, the length of the good prefix (everything up to a damaged last
 // line) and the length of its complete lines (past good when the last
-// complete line is damaged). The first line read must hold record base+1.
+// complete line is damaged). The first line read must hold record base+1;
+// r starts at byte from of the file, for the offsets errors name.
 // A line that is, or without its newline already is, over maxLine bytes
 // is ErrCorrupt, even last: no write of a log makes one, so it is no line
 // still being written or torn by a crash.
-func scanLog(r io.Reader, base int64) (offsets []int64, good, end int64, err error) {
+func scanLog(r io.Reader, base, from int64) (offsets []int64, good, end int64, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
 		buf    []byte
@@ -398,11 +399,11 @@ func scanLog(r io.Reader, base int64) (offsets []int64, good, end int64, err err
 		seq := base + int64(len(offsets)) + 1
 		switch {
 		case rerr == errLineTooLong || !complete && n >= maxLine:
-			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("the line at byte %d is over the %d-byte line bound", end, maxLine), Err: ErrCorrupt}
+			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("the line at byte %d is over the %d-byte line bound", from+end, maxLine), Err: ErrCorrupt}
 		case rerr != nil:
 			return nil, 0, 0, &Error{Op: "open", Err: rerr}
 		case bad != nil: // a damaged line with more after it is not a torn write
-			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("damaged line at byte %d", badOff), Err: errors.Join(ErrCorrupt, bad)}
+			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("damaged line at byte %d", from+badOff), Err: errors.Join(ErrCorrupt, bad)}
 		case !complete:
 			return offsets, good, end, nil
 		}
@@ -412,7 +413,7 @@ func scanLog(r io.Reader, base int64) (offsets []int64, good, end int64, err err
 			offsets = append(offsets, end)
 			good = end + n
 		case errors.Is(derr, ErrCorrupt):
-			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("at byte %d", end), Err: derr}
+			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("at byte %d", from+end), Err: derr}
 		default:
 			bad, badOff = derr, end
 		}

@@ -121,7 +121,7 @@ func (l *fileLog) refresh() error {
 		}
 	}
 	l.scanned += size - l.size
-	offsets, good, end, err := scanLog(io.NewSectionReader(l.f, l.size, size-l.size), int64(len(l.offsets)))
+	offsets, good, end, err := scanLog(io.NewSectionReader(l.f, l.size, size-l.size), int64(len(l.offsets)), l.size)
 	if err != nil {
 		if e, ok := err.(*Error); ok {
 			e.Op = "read"
