@@ -3,6 +3,7 @@ package jetstream_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -133,5 +134,43 @@ func TestRecordsFromAStreamCreatedAgainAreCorrupt(t *testing.T) {
 		if !errors.Is(err, events.ErrCorrupt) {
 			t.Errorf("Records(%d) ended with %v, want ErrCorrupt", after, err)
 		}
+	}
+}
+
+// What a client of a follower sees: the old history, then the stream's
+// end with ErrCorrupt — never the new history's records after the old
+// ones.
+func TestAFollowingStreamOfAStreamCreatedAgainEndsWithErrCorrupt(t *testing.T) {
+	s := startServer(t, t.TempDir(), -1)
+	_, js := connect(t, s.ClientURL())
+	_, rjs := connect(t, s.ClientURL())
+	appendTagged(t, open(t, js, session), "old", 1, 3)
+	r, err := events.Follow(session, open(t, rjs, session))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	var ids []string
+	var end error
+	for n, err := range r.Subscribe(ctx, "") {
+		if end = err; err != nil {
+			break
+		}
+		ev, err := n.Event()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids = append(ids, ev.(events.TurnStarted).TurnID); len(ids) == 3 {
+			recreateStream(t, js)
+			appendTagged(t, open(t, js, session), "new", 1, 6)
+		}
+	}
+	if want := []string{"old-1", "old-2", "old-3"}; !slices.Equal(ids, want) {
+		t.Errorf("the follower delivered %v, want %v", ids, want)
+	}
+	if !errors.Is(end, events.ErrClosed) || !errors.Is(end, events.ErrCorrupt) {
+		t.Errorf("the follower's subscriber ended with %v, want ErrClosed wrapping ErrCorrupt", end)
 	}
 }
