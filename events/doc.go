@@ -87,7 +87,9 @@
 // at most 256 bytes of valid UTF-8 without control characters, format
 // characters (Unicode category Cf: bidi overrides, zero-width characters)
 // or line and paragraph separators; others are refused with [ErrInvalid].
-// A file log line is at most 16 MiB; [ReadSSE] refuses a line or event over 1 MiB.
+// A file log line is at most 16 MiB: a longer one, or a last line that
+// reached the bound without its newline, is [ErrCorrupt], not a record
+// still being written. [ReadSSE] refuses a line or event over 1 MiB.
 // An HTTP client must accept each event within 10 seconds
 // (a write deadline) or its response ends; the response also ends when
 // the stream closes.
@@ -99,7 +101,9 @@
 // [ErrLocked]. On other systems no lock is taken, and two writers would
 // damage the log. The lock follows the file, not its name, so a log whose
 // file is renamed or deleted while open (log rotation, mv) refuses every
-// later append with [ErrClosed], and its stream closes; see [OpenFile].
+// later append with [ErrClosed], and its stream closes; so does one whose
+// file is truncated under it (copytruncate rotation), which would lose
+// records it acknowledged; see [OpenFile].
 //
 // # Readers in other processes
 //

@@ -38,13 +38,17 @@ const maxLine = 16 << 20
 // must be reopened. A rename racing one append can still let that append
 // land in the moved file; every later one is refused. OpenFile makes the
 // same check once it holds the lock, and opens name again if the file was
-// replaced meanwhile.
+// replaced meanwhile. The same stat also checks the file's size: a file
+// truncated under the log (logrotate's copytruncate) or written by
+// another program fails that append and every later one the same way.
 //
 // Opening recovers from a crash: every complete line is read back; a
 // damaged last line (no newline, or not a record — a write torn by the
 // crash) is truncated away and the truncation fsynced. Damage anywhere
-// else, or a gap in sequence numbers, is reported as ErrCorrupt and the
-// file is left untouched. Appends continue after the last good record.
+// else, a gap in sequence numbers, or a line over the 16 MiB line bound
+// (with or without its newline: no write makes one) is reported as
+// ErrCorrupt and the file is left untouched. Appends continue after the
+// last good record.
 //
 // By default every Append fsyncs the file before it returns, so a record
 // that Append accepted survives a power failure. See SyncEvery for
@@ -125,7 +129,7 @@ func openLog(f *os.File, name string, created bool, o fileOptions) (*fileLog, er
 	if err != nil {
 		return nil, &Error{Op: "open", Err: err}
 	}
-	offsets, good, err := scanLog(io.NewSectionReader(f, 0, st.Size()), 0)
+	offsets, good, _, err := scanLog(io.NewSectionReader(f, 0, st.Size()), 0, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -171,7 +175,7 @@ type fileLog struct {
 	offsets []int64     // offsets[i] is where record i+1 starts
 	pending int         // records written since the last fsync
 	syncs   int         // fsyncs done by Append and the sync loop, for tests
-	broken  error       // set when the file may no longer match offsets
+	broken  error       // set when the file may no longer match offsets (a reader's: when it cannot be read on)
 	closed  bool
 	opt     fileOptions
 	stop    chan struct{}
@@ -180,6 +184,9 @@ type fileLog struct {
 	readOnly bool              // opened by FollowFile: it reads what a writer appends
 	grew     chan struct{}     // closed when records are added; nil while nobody waits
 	lastSum  [sha256.Size]byte // FollowFile: hash of the line of the last record read
+	tail     int64             // FollowFile: bytes after size read already, holding no record yet
+	tailBad  bool              // FollowFile: they hold a complete line that is not a record
+	scanned  int64             // FollowFile: bytes refresh read, for tests
 }
 
 func (l *fileLog) Append(rec Record) error {
@@ -196,10 +203,10 @@ func (l *fileLog) Append(rec Record) error {
 	switch {
 	case l.closed:
 		return &Error{Op: "append", Seq: rec.Sequence, Err: ErrClosed}
-	case l.broken != nil:
-		return l.broken
 	case l.readOnly:
 		return &Error{Op: "append", Seq: rec.Sequence, Detail: "a log opened by FollowFile is read-only", Err: ErrInvalid}
+	case l.broken != nil:
+		return l.broken
 	}
 	if err := nextSeq(int64(len(l.offsets)), rec); err != nil {
 		return err
@@ -237,8 +244,12 @@ func (l *fileLog) wake() {
 	}
 }
 
-// checkPath refuses to write once the log's path no longer names its file:
-// another OpenFile of the path could then lock a new file and write there.
+// checkPath refuses to write once the log's path no longer names its file
+// (another OpenFile of the path could then lock a new file and write
+// there), or once the file is not the size of its records: cut under the
+// log (logrotate's copytruncate), it no longer holds records the log
+// acknowledged, and an append would land at the wrong offset; grown,
+// another program wrote to it.
 func (l *fileLog) checkPath() error {
 	st, err := os.Stat(l.name)
 	switch {
@@ -246,6 +257,10 @@ func (l *fileLog) checkPath() error {
 		return &Error{Op: "append", Detail: "the log's path no longer names its file; reopen the log", Err: fmt.Errorf("%w: %w", ErrClosed, err)}
 	case !os.SameFile(l.fi, st):
 		return &Error{Op: "append", Detail: l.name + " was replaced: it no longer names the log's file; reopen the log", Err: ErrClosed}
+	case st.Size() < l.size:
+		return &Error{Op: "append", Detail: fmt.Sprintf("%s was truncated under the log to %d bytes, below the %d bytes of its records (copytruncate rotation?): records it acknowledged are gone; rotate by renaming, and reopen the log", l.name, st.Size(), l.size), Err: ErrClosed}
+	case st.Size() > l.size:
+		return &Error{Op: "append", Detail: fmt.Sprintf("%s grew under the log to %d bytes, past the %d bytes of its records: another program wrote to it; reopen the log", l.name, st.Size(), l.size), Err: ErrClosed}
 	}
 	return nil
 }
@@ -361,12 +376,16 @@ func (l *fileLog) Close() error {
 }
 
 // scanLog reads a log file from the start and returns where each record
-// starts and the length of the good prefix: everything up to a damaged
-// last line. The first line read must hold record base+1.
-func scanLog(r io.Reader, base int64) (offsets []int64, good int64, err error) {
+// starts, the length of the good prefix (everything up to a damaged last
+// line) and the length of its complete lines (past good when the last
+// complete line is damaged). The first line read must hold record base+1;
+// r starts at byte from of the file, for the offsets errors name.
+// A line that is, or without its newline already is, over maxLine bytes
+// is ErrCorrupt, even last: no write of a log makes one, so it is no line
+// still being written or torn by a crash.
+func scanLog(r io.Reader, base, from int64) (offsets []int64, good, end int64, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var (
-		off    int64
 		buf    []byte
 		bad    error // why the previous complete line is damaged
 		badOff int64
@@ -377,66 +396,62 @@ func scanLog(r io.Reader, base int64) (offsets []int64, good int64, err error) {
 		if rerr == io.EOF {
 			break
 		}
-		if rerr != nil && rerr != errLineTooLong {
-			return nil, 0, &Error{Op: "open", Err: rerr}
-		}
-		if bad != nil { // a damaged line with more after it is not a torn write
-			return nil, 0, &Error{Op: "open", Seq: base + int64(len(offsets)) + 1, Detail: fmt.Sprintf("damaged line at byte %d", badOff), Err: errors.Join(ErrCorrupt, bad)}
-		}
-		if !complete {
-			break
-		}
 		seq := base + int64(len(offsets)) + 1
-		derr := rerr
-		if derr == nil {
-			_, derr = decodeLine(line, seq)
+		switch {
+		case rerr == errLineTooLong || !complete && n >= maxLine:
+			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("the line at byte %d is over the %d-byte line bound", from+end, maxLine), Err: ErrCorrupt}
+		case rerr != nil:
+			return nil, 0, 0, &Error{Op: "open", Err: rerr}
+		case bad != nil: // a damaged line with more after it is not a torn write
+			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("damaged line at byte %d", from+badOff), Err: errors.Join(ErrCorrupt, bad)}
+		case !complete:
+			return offsets, good, end, nil
 		}
+		_, derr := decodeLine(line, seq)
 		switch {
 		case derr == nil:
-			offsets = append(offsets, off)
-			good = off + n
+			offsets = append(offsets, end)
+			good = end + n
 		case errors.Is(derr, ErrCorrupt):
-			return nil, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("at byte %d", off), Err: derr}
+			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("at byte %d", from+end), Err: derr}
 		default:
-			bad, badOff = derr, off
+			bad, badOff = derr, end
 		}
-		off += n
+		end += n
 	}
-	return offsets, good, nil
+	return offsets, good, end, nil
 }
 
 var errLineTooLong = errors.New("line too long")
 
-// readLine reads one line, newline included, reusing buf. n is the number
-// of bytes consumed; complete reports a trailing newline. A line longer
-// than maxLine is consumed and returned as nil with errLineTooLong only
-// when it is complete (a too-long tail is just a torn line). At the end of
-// input it returns io.EOF with n == 0.
+// readLine reads one line, newline included, reusing buf. n is the
+// number of bytes consumed; complete reports a trailing newline. A line
+// that passes maxLine bytes is read no further: errLineTooLong, with n
+// past maxLine. At the end of input it returns io.EOF with n == 0.
 func readLine(br *bufio.Reader, buf []byte) (line []byte, n int64, complete bool, err error) {
-	buf, tooLong := buf[:0], false
+	buf = buf[:0]
 	for {
 		frag, e := br.ReadSlice('\n')
 		n += int64(len(frag))
-		if !tooLong && len(buf)+len(frag) > maxLine {
-			tooLong, buf = true, buf[:0]
+		need := len(buf) + len(frag)
+		if need > maxLine {
+			return buf[:0], n, false, errLineTooLong
 		}
-		if !tooLong {
-			buf = append(buf, frag...)
+		if need > cap(buf) { // double, not append's 1.25: a 16 MiB line costs 32 MiB, not 80
+			buf = append(make([]byte, 0, min(max(2*cap(buf), need), maxLine)), buf...)
 		}
+		buf = append(buf, frag...)
 		switch {
 		case e == bufio.ErrBufferFull:
 			continue
 		case e == nil:
-			complete = true
+			return buf, n, true, nil
 		case e != io.EOF:
 			return buf, n, false, e
 		case n == 0:
 			return buf, 0, false, io.EOF
 		}
-		if tooLong && complete {
-			return buf, n, true, errLineTooLong
-		}
-		return buf, n, complete, nil
+		return buf, n, false, nil
 	}
 }
 

@@ -384,3 +384,73 @@ func crashChild(path string) {
 	}
 	os.Exit(0)
 }
+
+// A file changed in size under its writer no longer holds what the log
+// acknowledged where the log thinks it is: logrotate's copytruncate cuts
+// it to nothing, another program may append to it. The next append is
+// refused, writes nothing, and closes the stream as a failed write does.
+func TestAFileLogWhoseFileChangedSizeUnderItRefusesToAppend(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(path string) error
+	}{
+		{"copied and truncated (logrotate's copytruncate)", func(path string) error {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(path+".1", b, 0o644); err != nil {
+				return err
+			}
+			return os.Truncate(path, 0)
+		}},
+		{"cut to its first record", func(path string) error {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(path, int64(bytes.IndexByte(b, '\n')+1))
+		}},
+		{"appended to by another program", func(path string) error {
+			f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+			if err != nil {
+				return err
+			}
+			defer f.Close()
+			_, err = f.WriteString("not a record\n")
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		t.Run("a log whose file was "+tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "session.ndjson")
+			s := openStream(t, path)
+			for _, id := range []string{"t1", "t2", "t3"} {
+				if _, err := s.Append(TurnStarted{TurnID: id}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := tt.change(path); err != nil {
+				t.Fatal(err)
+			}
+			changed, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = s.Append(TurnStarted{TurnID: "t4"})
+			var e *Error
+			if !errors.Is(err, ErrClosed) || !errors.As(err, &e) {
+				t.Fatalf("Append = %v, want an *Error matching ErrClosed", err)
+			}
+			if after, _ := os.ReadFile(path); !bytes.Equal(after, changed) {
+				t.Errorf("the refused append wrote to the file: %q, want %q", after, changed)
+			}
+			if got := s.log.Last(); got != 3 {
+				t.Errorf("Last() = %d, want 3", got)
+			}
+			if _, err := s.WaitTurn(t.Context(), "t4"); !errors.Is(err, ErrClosed) {
+				t.Errorf("WaitTurn after the refusal = %v, want ErrClosed: the stream closes as on a failed write", err)
+			}
+		})
+	}
+}

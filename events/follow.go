@@ -1,6 +1,7 @@
 package events
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -19,12 +20,15 @@ import (
 // checking the file's size (one fstat) on each of those calls and, while
 // Wait waits, every poll interval (PollEvery, default 50ms); so a record
 // reaches a reader at most one interval after its write. A line still
-// being written is left for the next check. A file that shrinks below the
+// being written is left for the next check, which reads only the bytes
+// added since; one that reaches the 16 MiB line bound without its
+// newline can never become a record and fails that check and every later
+// one with ErrCorrupt. A file that shrinks below the
 // records already read (a writer that undid a failed write, a file
 // replaced by an older copy) fails the next read with ErrCorrupt; so does
 // a file rewritten in place with another history, found when it grows:
-// each check that sees new bytes first reads the last record read again,
-// at its offset, and compares it with what was read before. A file
+// each check that finds new lines first reads the last record read
+// again, at its offset, and compares it with what was read before. A file
 // renamed away is still followed, the name is not looked at again.
 //
 // Any FileOption other than PollEvery has no effect on a reader.
@@ -60,8 +64,11 @@ const defaultPoll = 50 * time.Millisecond
 // written since the last refresh; l.mu must be held. On a writer's log
 // (which knows its records) and a closed log it does nothing.
 func (l *fileLog) refresh() error {
-	if !l.readOnly || l.closed {
+	switch {
+	case !l.readOnly || l.closed:
 		return nil
+	case l.broken != nil:
+		return l.broken
 	}
 	st, err := l.f.Stat()
 	if err != nil {
@@ -71,9 +78,39 @@ func (l *fileLog) refresh() error {
 	switch {
 	case size < l.size:
 		return &Error{Op: "read", Seq: int64(len(l.offsets)), Detail: fmt.Sprintf("the file shrank to %d bytes, below the %d bytes of records already read", size, l.size), Err: ErrCorrupt}
-	case size == l.size:
+	case size < l.size+l.tail: // the writer cut a failed write off
+		l.tail, l.tailBad = 0, false
+	case size == l.size+l.tail:
+		return nil // nothing new: the bytes after the records were read already
+	}
+	if size == l.size {
 		return nil
 	}
+	seq := int64(len(l.offsets)) + 1
+	switch {
+	case l.tailBad: // a damaged complete line with more after it is no torn write
+		return &Error{Op: "read", Seq: seq, Detail: fmt.Sprintf("damaged line at byte %d", l.size), Err: ErrCorrupt}
+	case l.tail > 0:
+		// A line still being written: read only what was added to it,
+		// for its end, so that a long one costs its length once.
+		from := l.size + l.tail
+		l.scanned += size - from
+		ended, err := hasNewline(io.NewSectionReader(l.f, from, size-from))
+		if err != nil {
+			return &Error{Op: "read", Seq: seq, Err: err}
+		}
+		if !ended {
+			if l.tail = size - l.size; l.tail >= maxLine {
+				// Sticky: the bytes that show it are read already.
+				l.broken = &Error{Op: "read", Seq: seq, Detail: fmt.Sprintf("the line at byte %d is over the %d-byte line bound", l.size, maxLine), Err: ErrCorrupt}
+				return l.broken
+			}
+			return nil
+		}
+	}
+	// New lines to read: first check that the last record read is still
+	// there, so that a file rewritten in place with another history is
+	// not read on as this one.
 	if n := len(l.offsets); n > 0 {
 		sum, err := l.lineSum(n - 1)
 		if err != nil {
@@ -83,25 +120,44 @@ func (l *fileLog) refresh() error {
 			return &Error{Op: "read", Seq: int64(n), Detail: fmt.Sprintf("the file was rewritten: record %d is no longer the one read at its offset", n), Err: ErrCorrupt}
 		}
 	}
-	offsets, good, err := scanLog(io.NewSectionReader(l.f, l.size, size-l.size), int64(len(l.offsets)))
+	l.scanned += size - l.size
+	offsets, good, end, err := scanLog(io.NewSectionReader(l.f, l.size, size-l.size), int64(len(l.offsets)), l.size)
 	if err != nil {
 		if e, ok := err.(*Error); ok {
 			e.Op = "read"
 		}
 		return err
 	}
-	if len(offsets) == 0 {
-		return nil
-	}
 	for _, off := range offsets {
 		l.offsets = append(l.offsets, l.size+off)
 	}
 	l.size += good
+	l.tail, l.tailBad = size-l.size, end > good
+	if len(offsets) == 0 {
+		return nil
+	}
 	if l.lastSum, err = l.lineSum(len(l.offsets) - 1); err != nil {
 		return err
 	}
 	l.wake()
 	return nil
+}
+
+// hasNewline reads r to its end, or to its first newline.
+func hasNewline(r io.Reader) (bool, error) {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := r.Read(buf)
+		if bytes.IndexByte(buf[:n], '\n') >= 0 {
+			return true, nil
+		}
+		switch {
+		case err == io.EOF:
+			return false, nil
+		case err != nil:
+			return false, err
+		}
+	}
 }
 
 // lineSum hashes the line of record i+1, which ends at l.size when it
@@ -112,6 +168,7 @@ func (l *fileLog) lineSum(i int) ([sha256.Size]byte, error) {
 		end = l.offsets[i+1]
 	}
 	h := sha256.New()
+	l.scanned += end - l.offsets[i]
 	if _, err := io.Copy(h, io.NewSectionReader(l.f, l.offsets[i], end-l.offsets[i])); err != nil {
 		return [sha256.Size]byte{}, &Error{Op: "read", Seq: int64(i + 1), Err: err}
 	}

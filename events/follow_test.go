@@ -2,6 +2,7 @@ package events
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -364,5 +365,95 @@ func TestFollowFileReadsWhatTheWriterAppendsAfterTheRecordsItRead(t *testing.T) 
 	}
 	if n != 4 {
 		t.Errorf("read %d records, want 4", n)
+	}
+}
+
+// appendBytes appends b to the file at path, as a writer's torn or
+// foreign write would.
+func appendBytes(t *testing.T, path string, b []byte) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A line still being written is read once: each later check reads only
+// the bytes added since, and none when nothing was. A last line that
+// reaches the line bound without its newline can never become a record:
+// it is corruption, not a record in progress.
+func TestFollowFileReadsATornLastLineOnceAndRefusesOnePastTheBound(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.ndjson")
+	writeTurns(t, path, "t1", "t2")
+	f, err := FollowFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fl := f.(*fileLog)
+	const chunks = 64
+	chunk := bytes.Repeat([]byte("x"), maxLine/chunks)
+	for i := range chunks - 1 {
+		appendBytes(t, path, chunk)
+		for range 3 { // one check with new bytes, two without
+			if got := f.Last(); got != 2 {
+				t.Fatalf("Last with %d torn bytes = %d, want 2", (i+1)*len(chunk), got)
+			}
+		}
+	}
+	// Each chunk read once; re-reading the torn line at every check
+	// would read it ~96 times over.
+	torn := int64((chunks - 1) * len(chunk))
+	t.Logf("%d checks read %d bytes of a %d-byte torn line", 3*(chunks-1), fl.scanned, torn)
+	if bound := torn + 1024; fl.scanned > bound {
+		t.Errorf("the checks read %d bytes of a %d-byte torn line, want at most %d: each should read only what is new", fl.scanned, torn, bound)
+	}
+	appendBytes(t, path, chunk) // the line reaches maxLine bytes, newline not counted
+	for _, err := range f.Records(0) {
+		if err == nil {
+			continue
+		}
+		if !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("Records = %v, want ErrCorrupt", err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		if err := f.Wait(ctx, 2); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("Wait = %v, want ErrCorrupt", err)
+		}
+		return
+	}
+	t.Fatalf("a torn last line of %d bytes, past the %d-byte line bound, was not reported", maxLine, maxLine)
+}
+
+// A log that already ends in a torn line too long to become a record is
+// refused when it is opened, by a reader and by a writer, which leaves
+// the file as it is instead of cutting what it did not write.
+func TestAFileLogEndingInATornLinePastTheBoundIsCorrupt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.ndjson")
+	writeTurns(t, path, "t1", "t2")
+	appendBytes(t, path, bytes.Repeat([]byte("x"), maxLine))
+	before, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, err := FollowFile(path); !errors.Is(err, ErrCorrupt) {
+		if err == nil {
+			f.Close()
+		}
+		t.Errorf("FollowFile = %v, want ErrCorrupt", err)
+	}
+	if l, err := OpenFile(path); !errors.Is(err, ErrCorrupt) {
+		if err == nil {
+			l.Close()
+		}
+		t.Errorf("OpenFile = %v, want ErrCorrupt", err)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Errorf("opening changed the file from %d bytes to %d", len(before), len(after))
 	}
 }

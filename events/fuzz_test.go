@@ -105,6 +105,100 @@ func FuzzOpenFile(f *testing.F) {
 	})
 }
 
+// FuzzFollowFile follows arbitrary file contents as they are written in
+// three parts (cut at a and b): a reader that checks the file between
+// the writes — reading a line still being written once, then only the
+// bytes added to it — must end where one that reads the whole file at
+// once ends: the same records, and an error exactly when that one has
+// one. It must never panic.
+func FuzzFollowFile(f *testing.F) {
+	_, lines := writeLog(f)
+	all := bytes.Join(lines, nil)
+	f.Add(all, uint16(len(lines[0])+5), uint16(len(lines[0])+len(lines[1])))
+	f.Add(all, uint16(3), uint16(len(all)-1))
+	f.Add(append(bytes.Clone(all), "garbage"...), uint16(len(all)+2), uint16(len(all)+4))
+	f.Add(bytes.Join([][]byte{lines[0], []byte("x\n"), lines[1]}, nil), uint16(len(lines[0])+1), uint16(len(lines[0])+2))
+	dir := f.TempDir()
+	whole, parts := filepath.Join(dir, "whole"), filepath.Join(dir, "parts")
+	f.Fuzz(func(t *testing.T, content []byte, a, b uint16) { followInParts(t, whole, parts, content, a, b) })
+}
+
+// followInParts is FuzzFollowFile's check of content cut at a and b,
+// with files whole and parts.
+func followInParts(t *testing.T, whole, parts string, content []byte, a, b uint16) {
+	cutA := min(int(a), len(content))
+	cutB := min(max(int(b), cutA), len(content))
+	if err := os.WriteFile(whole, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, wantErr := followAll(whole)
+	if err := os.WriteFile(parts, content[:cutA], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	l, err := FollowFile(parts)
+	var got []Record
+	if err == nil {
+		defer l.Close()
+		for _, part := range [][]byte{content[cutA:cutB], content[cutB:]} {
+			if err = readFollowed(l, &got); err != nil {
+				break
+			}
+			w, ferr := os.OpenFile(parts, os.O_WRONLY|os.O_APPEND, 0)
+			if ferr != nil {
+				t.Fatal(ferr)
+			}
+			_, ferr = w.Write(part)
+			w.Close()
+			if ferr != nil {
+				t.Fatal(ferr)
+			}
+		}
+		if err == nil {
+			err = readFollowed(l, &got)
+		}
+	}
+	if (err != nil) != (wantErr != nil) {
+		t.Fatalf("read in parts at %d and %d: %v; read whole: %v", cutA, cutB, err, wantErr)
+	}
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("error %v is not an *Error", err)
+		}
+		return
+	}
+	if len(got) != len(want) {
+		t.Fatalf("read in parts at %d and %d: %d records; read whole: %d", cutA, cutB, len(got), len(want))
+	}
+	for i := range got {
+		if got[i].ID != want[i].ID || got[i].Sequence != want[i].Sequence {
+			t.Fatalf("record %d read in parts is %d %q, read whole %d %q", i+1, got[i].Sequence, got[i].ID, want[i].Sequence, want[i].ID)
+		}
+	}
+}
+
+// followAll reads the file log at name at once, as FollowFile does.
+func followAll(name string) ([]Record, error) {
+	l, err := FollowFile(name)
+	if err != nil {
+		return nil, err
+	}
+	defer l.Close()
+	var recs []Record
+	return recs, readFollowed(l, &recs)
+}
+
+// readFollowed appends to recs the records of l after those in it.
+func readFollowed(l Follower, recs *[]Record) error {
+	for r, err := range l.Records(int64(len(*recs))) {
+		if err != nil {
+			return err
+		}
+		*recs = append(*recs, r)
+	}
+	return nil
+}
+
 // FuzzReadSSE parses arbitrary event streams: no panics, and every
 // notification yielded is a JSON-RPC 2.0 frame.
 func FuzzReadSSE(f *testing.F) {

@@ -84,12 +84,16 @@ type helpError string
 func (h helpError) Error() string { return string(h) }
 
 // readBounded reads at most limit bytes of the file name ("-" is stdin),
-// and errTooLong with them when the file holds more.
+// and errTooLong with them when the file holds more. A FIFO is refused
+// before it is opened: opening one blocks until something writes to it.
 func readBounded(name string, stdin io.Reader, limit int64) ([]byte, error) {
 	var r io.Reader
 	if name == "-" && stdin != nil {
 		r = stdin
 	} else {
+		if fi, err := os.Stat(name); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+			return nil, fmt.Errorf("%s is a FIFO, whose open waits for a writer; pipe it to standard input (-) instead", name)
+		}
 		f, err := os.Open(name)
 		if err != nil {
 			return nil, err

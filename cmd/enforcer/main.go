@@ -14,7 +14,8 @@
 // -repair (fence, syntax, prose, coerce or all, comma-separated), an
 // answer that fails as written is judged as those repairs mend it
 // (Schema.WithRepairs): it prints "repaired: …" first, and the mended
-// answer before "pass".
+// answer before "pass". A FIFO is refused as either file, since opening
+// one waits for a writer; pipe it to standard input instead.
 //
 // tail prints each record of a file log (events.OpenFile's format) as
 // one line for people — its time, its turn and Notification.Describe's

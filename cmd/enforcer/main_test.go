@@ -320,6 +320,7 @@ func TestTailRefusesBadArgumentsAndDamagedLogs(t *testing.T) {
 	lines := strings.SplitAfter(string(good), "\n")
 	damaged := write(t, "damaged.ndjson", lines[0]+"not a record\n"+lines[2])
 	gap := write(t, "gap.ndjson", lines[0]+lines[2])
+	hugeTail := write(t, "huge.ndjson", string(good)+strings.Repeat("x", 16<<20))
 	tests := []struct {
 		name string
 		args []string
@@ -334,6 +335,7 @@ func TestTailRefusesBadArgumentsAndDamagedLogs(t *testing.T) {
 		// anything is printed.
 		{"a line that is not a record", []string{"tail", "-follow=false", damaged}, "corrupt log"},
 		{"a gap in the sequence", []string{"tail", "-follow=false", gap}, "sequence 3 where 2 was due"},
+		{"a torn last line past the line bound", []string{"tail", hugeTail}, "over the 16777216-byte line bound"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -413,8 +415,14 @@ func TestViewServesTheLivePageOfALogInUse(t *testing.T) {
 }
 
 func TestViewRefusesBadArgumentsAndLogs(t *testing.T) {
-	path, _ := writeLog(t, session...)
+	path, s := writeLog(t, session...)
+	s.Close()
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	empty := write(t, "empty.ndjson", "")
+	hugeTail := write(t, "huge.ndjson", string(good)+strings.Repeat("x", 16<<20))
 	tests := []struct {
 		name string
 		args []string
@@ -425,6 +433,7 @@ func TestViewRefusesBadArgumentsAndLogs(t *testing.T) {
 		{"an address without a port", []string{"view", "-addr", "127.0.0.1", path}, "-addr"},
 		{"a missing file", []string{"view", filepath.Join(t.TempDir(), "none.ndjson")}, "no such file"},
 		{"an empty log", []string{"view", empty}, "holds no records yet"},
+		{"a torn last line past the line bound", []string{"view", hugeTail}, "over the 16777216-byte line bound"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -193,7 +193,7 @@ func (l *Log) publish(b *batcher) {
 		l.mu.Lock()
 		b.pending[0] = queued{}
 		b.pending = b.pending[1:]
-		l.remember(q.rec, ack.Sequence)
+		l.remember(q.rec, q.data, ack.Sequence)
 		b.cond.Broadcast()
 	}
 }

@@ -70,7 +70,13 @@
 // ($JS.API.STREAM.MSG.GET); a read or a poll that comes up short asks
 // its consumer what it delivered ($JS.API.CONSUMER.INFO), to tell a
 // foreign message the client kept from it (ErrCorrupt) from a slow
-// server or a quiet session.
+// server or a quiet session. A stream deleted under a watch, or deleted
+// and created again with another history, ends it with ErrCorrupt instead
+// of delivering that history as the rest of the one read: before each
+// consumer it creates, the watch checks the stream's creation time
+// ($JS.API.STREAM.INFO) and that the message of the last record read
+// still holds it, and every record read back from the stream is checked
+// against a digest the log keeps of it (8 bytes a record).
 //
 //	js, _ := jetstream.New(nc) // github.com/nats-io/nats.go/jetstream
 //	log, err := enforcerjs.Open(ctx, js, "session-1", enforcerjs.CreateStream(3))

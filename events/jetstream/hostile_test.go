@@ -199,7 +199,7 @@ func TestAFollowersWaitEndsWhenItsConnectionCloses(t *testing.T) {
 	r := open(t, rjs, session)
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
-	waited := blockedWait(ctx, r)
+	waited := blockedWait(ctx, r, 1)
 	rnc.Close()
 	if err := <-waited; !errors.Is(err, events.ErrClosed) {
 		t.Errorf("Wait with its connection closed = %v, want ErrClosed", err)
@@ -321,7 +321,7 @@ func TestAFollowerMeetingAForeignStatusMessageIsCorrupt(t *testing.T) {
 				// message came long before it ends.
 				ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 				defer cancel()
-				waited := blockedWait(ctx, r)
+				waited := blockedWait(ctx, r, 1)
 				m := nats.NewMsg("enforcer.session." + session)
 				m.Header.Set("Status", c.status)
 				m.Header.Set("Description", c.description)
@@ -353,13 +353,21 @@ func TestAFollowerMeetingAForeignStatusMessageIsCorrupt(t *testing.T) {
 	}
 }
 
-// blockedWait starts r.Wait(ctx, 1) and returns, once it is blocked for
-// the next record, where its result will come.
-func blockedWait(ctx context.Context, r *enforcerjs.Log) <-chan error {
-	waited := make(chan error, 1)
-	go func() { waited <- r.Wait(ctx, 1) }()
+// blockedWait starts r.Wait(ctx, after) and returns, once it is blocked
+// for the next record or has ended, where its result will come.
+func blockedWait(ctx context.Context, r *enforcerjs.Log, after int64) <-chan error {
+	waited, ended := make(chan error, 1), make(chan struct{})
+	go func() {
+		waited <- r.Wait(ctx, after)
+		close(ended)
+	}()
 	for !enforcerjs.Waiting(r) && ctx.Err() == nil {
-		runtime.Gosched()
+		select {
+		case <-ended:
+			return waited
+		default:
+			runtime.Gosched()
+		}
 	}
 	return waited
 }

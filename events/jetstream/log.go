@@ -2,7 +2,9 @@ package jetstream
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"iter"
@@ -40,6 +42,8 @@ type Log struct {
 
 	mu       sync.Mutex // guards the rest
 	seqs     []uint64   // seqs[i] is the stream sequence of record i+1
+	sums     []uint64   // sums[i] is the digest of its message (see digest), to tell it from another history's
+	created  time.Time  // when the stream was created, to tell it from another of its name
 	cache    [cacheSize]events.Record
 	broken   error         // set when an append may or may not be stored
 	closed   bool          // by Close
@@ -99,8 +103,8 @@ func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...O
 	}
 	l := &Log{
 		js: js, stream: st, name: o.stream, session: session,
-		subject: subject,
-		o:       o, stop: make(chan struct{}),
+		subject: subject, created: st.CachedInfo().Created,
+		o: o, stop: make(chan struct{}),
 	}
 	l.max = int(js.Conn().MaxPayload()) - headerRoom
 	if m := st.CachedInfo().Config.MaxMsgSize; m > 0 && int(m)-headerRoom < l.max {
@@ -180,7 +184,7 @@ func (l *Log) scan(ctx context.Context) error {
 		if err != nil {
 			return false, err
 		}
-		l.remember(rec, seq)
+		l.remember(rec, data, seq)
 		at = seq
 		return seq < last.Sequence, nil
 	})
@@ -356,10 +360,20 @@ func (l *Log) decode(data []byte, seq int64) (events.Record, error) {
 	return rec, nil
 }
 
-// remember adds record rec, stored at stream sequence seq, and wakes the
-// waiters; l.mu must be held (or l not yet shared).
-func (l *Log) remember(rec events.Record, seq uint64) {
+// digest is the first 8 bytes of data's SHA-256: a record read again
+// from the stream must have the digest it had when this log first saw
+// it, or the stream holds another history (one deleted and created again
+// under its name).
+func digest(data []byte) uint64 {
+	sum := sha256.Sum256(data)
+	return binary.BigEndian.Uint64(sum[:8])
+}
+
+// remember adds record rec, stored as data at stream sequence seq, and
+// wakes the waiters; l.mu must be held (or l not yet shared).
+func (l *Log) remember(rec events.Record, data []byte, seq uint64) {
 	l.seqs = append(l.seqs, seq)
+	l.sums = append(l.sums, digest(data))
 	l.cache[(rec.Sequence-1)%cacheSize] = rec
 	if l.grew != nil {
 		close(l.grew)
@@ -417,7 +431,7 @@ func (l *Log) Append(rec events.Record) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if int64(len(l.seqs)) < rec.Sequence { // the watch may have seen it first
-		l.remember(rec, ack.Sequence)
+		l.remember(rec, data, ack.Sequence)
 	}
 	return nil
 }
@@ -458,13 +472,16 @@ func (l *Log) Last() int64 {
 // Records yields, in order, the records with Sequence > after that this
 // log has seen (see Last), reading from the stream those it does not
 // keep (the newest 64 it does): the first with one request, the rest in
-// batches through a consumer. A read on a closed connection ends with an
+// batches through a consumer. A record read from the stream must be the
+// message this log saw (by a digest of 8 bytes it keeps per record);
+// another history's — a stream deleted and created again — ends the read
+// with ErrCorrupt. A read on a closed connection ends with an
 // error matching events.ErrClosed. On an Async log that failed with
 // records queued, it ends with the failure.
 func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 	return func(yield func(events.Record, error) bool) {
 		l.mu.Lock()
-		closed, seqs, queued, lost := l.closed, l.seqs, l.queuedRecords(), l.lostQueue() // entries below len never change
+		closed, seqs, sums, queued, lost := l.closed, l.seqs, l.sums, l.queuedRecords(), l.lostQueue() // entries below len never change
 		l.mu.Unlock()
 		if closed {
 			yield(events.Record{}, &events.Error{Op: "read", Err: events.ErrClosed})
@@ -475,7 +492,7 @@ func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 			if rec, ok := l.cached(i + 1); ok || first { // a caller may want one record only
 				var err error
 				if !ok {
-					rec, err = l.record(i+1, seqs[i])
+					rec, err = l.record(i+1, seqs[i], sums[i])
 				}
 				if !yield(rec, err) || err != nil {
 					return
@@ -483,7 +500,7 @@ func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
 				i++
 				continue
 			}
-			recs, err := l.readRange(seqs, i, min(n, i+int64(readBatch)))
+			recs, err := l.readRange(seqs, sums, i, min(n, i+int64(readBatch)))
 			for _, rec := range recs {
 				if !yield(rec, nil) {
 					return
@@ -515,14 +532,18 @@ func (l *Log) cached(seq int64) (events.Record, bool) {
 }
 
 // readRange reads records from+1 to to, stored at stream sequences
-// seqs[from:to], in one batch: the consumer ends before the caller sees
-// them, so a caller that takes its time holds nothing on the server.
-func (l *Log) readRange(seqs []uint64, from, to int64) ([]events.Record, error) {
+// seqs[from:to] with digests sums[from:to], in one batch: the consumer
+// ends before the caller sees them, so a caller that takes its time
+// holds nothing on the server.
+func (l *Log) readRange(seqs, sums []uint64, from, to int64) ([]events.Record, error) {
 	recs := make([]events.Record, 0, to-from)
 	err := l.read(context.Background(), seqs[from], uint64(to-from), func(data []byte, at uint64) (bool, error) {
 		i := from + int64(len(recs))
 		if at != seqs[i] { // message seqs[i] is gone
 			return false, &events.Error{Op: "read", Seq: i + 1, Detail: fmt.Sprintf("stream %s message %d was deleted", l.name, seqs[i]), Err: events.ErrCorrupt}
+		}
+		if digest(data) != sums[i] {
+			return false, l.another("read", i+1, at)
 		}
 		rec, err := l.decode(data, i+1)
 		if err != nil {
@@ -553,8 +574,9 @@ func (l *Log) closedErr(err error) error {
 	return err
 }
 
-// record returns record seq, stored at stream sequence at.
-func (l *Log) record(seq int64, at uint64) (events.Record, error) {
+// record returns record seq, stored at stream sequence at with digest
+// sum.
+func (l *Log) record(seq int64, at, sum uint64) (events.Record, error) {
 	l.mu.Lock()
 	rec := l.cache[(seq-1)%cacheSize]
 	l.mu.Unlock()
@@ -571,7 +593,16 @@ func (l *Log) record(seq int64, at uint64) (events.Record, error) {
 		err = l.closedErr(err)
 		return events.Record{}, &events.Error{Op: "read", Seq: seq, Detail: fmt.Sprintf("stream %s message %d", l.name, at), Err: err}
 	}
+	if digest(msg.Data) != sum {
+		return events.Record{}, l.another("read", seq, at)
+	}
 	return l.decode(msg.Data, seq)
+}
+
+// another is the error of a read that found at stream sequence at a
+// message other than record seq as this log first saw it.
+func (l *Log) another(op string, seq int64, at uint64) error {
+	return &events.Error{Op: op, Seq: seq, Detail: fmt.Sprintf("stream %s message %d is no longer the record read there: the stream holds another history (deleted and created again?)", l.name, at), Err: events.ErrCorrupt}
 }
 
 // Wait implements events.Follower: it returns nil once this log has seen
@@ -579,13 +610,19 @@ func (l *Log) record(seq int64, at uint64) (events.Record, error) {
 // which a watch of the subject (a consumer of its own, fetched from in
 // long polls; started by the first Wait, stopped and deleted by Close)
 // reports as soon as the stream stored it. The watch rides out a server
-// restart; once the connection is closed, Wait returns an error matching
+// restart and the loss of the stream's leader, creating its consumer
+// again (or at first) once the cluster can; once the connection is
+// closed, Wait returns an error matching
 // events.ErrClosed. A message on the subject that is not the next record
 // — including one the client keeps from the watch for a status of the
 // server's (a Status header and no data), found by a gap in the
 // consumer's sequence or, when nothing follows it, by what the consumer
 // says it delivered within 5s — fails every later Wait with ErrCorrupt
-// naming the record.
+// naming the record. So does a stream that is no longer the one read:
+// deleted, or deleted and created again under its name, which the watch
+// checks when it starts and whenever it creates its consumer again (the
+// stream's creation time, and the message of the last record read, by
+// its hash).
 func (l *Log) Wait(ctx context.Context, after int64) error {
 	for {
 		l.mu.Lock()
@@ -708,15 +745,26 @@ func (w *watch) stop() {
 }
 
 // startWatch starts the watch that reports other writers' records, from
-// stream sequence start on: it creates the consumer (so a closed
-// connection fails the first Wait), then fetches in a goroutine.
+// stream sequence start on: it checks the stream and creates the
+// consumer (so a closed connection or another stream fails the first
+// Wait), then fetches in a goroutine. A consumer the cluster cannot
+// create yet (a server away, a leader being elected) is left to the
+// goroutine, which creates it when it can, as after a restart.
 func (l *Log) startWatch(ctx context.Context, start uint64) (*watch, error) {
+	if err := l.sameStream(ctx); errors.Is(err, events.ErrCorrupt) {
+		l.watchCorrupt(err) // every later Wait reports it too
+		return nil, err
+	}
 	cons, err := l.watchConsumer(ctx, start)
-	if err != nil {
-		if errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) {
-			err = fmt.Errorf("%w: %w", events.ErrClosed, err) // as when it closes under a watch
-		}
-		return nil, &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: err}
+	switch {
+	case err == nil:
+	case errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) || l.js.Conn().IsClosed():
+		// as when it closes under a watch
+		return nil, &events.Error{Op: "wait", Detail: "watching subject " + l.subject, Err: fmt.Errorf("%w: %w", events.ErrClosed, err)}
+	case ctx.Err() != nil:
+		return nil, context.Cause(ctx)
+	default:
+		cons = nil
 	}
 	wctx, cancel := context.WithCancel(context.Background())
 	w := &watch{cancel: cancel, done: make(chan struct{})}
@@ -749,6 +797,46 @@ func (l *Log) startWatch(ctx context.Context, start uint64) (*watch, error) {
 		close(w.done)
 	}()
 	return w, nil
+}
+
+// sameStream returns ErrCorrupt when the stream of l's name is no longer
+// the one l read: it was deleted, or deleted and created again (it has
+// another creation time), or its message of l's last record is gone or
+// holds other data. A consumer created on it at l's last record's stream
+// sequence would deliver another history as the rest of this one. Any
+// other error (a server away, a timeout) is returned as it is.
+func (l *Log) sameStream(ctx context.Context) error {
+	rctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	defer cancel()
+	info, err := l.stream.Info(rctx)
+	switch {
+	case errors.Is(err, jetstream.ErrStreamNotFound):
+		return &events.Error{Op: "wait", Seq: l.Last(), Detail: "stream " + l.name + " was deleted", Err: events.ErrCorrupt}
+	case err != nil:
+		return err
+	case !info.Created.Equal(l.created):
+		return &events.Error{Op: "wait", Seq: l.Last(), Detail: fmt.Sprintf("stream %s was deleted and created again (created %v, not %v): it holds another history", l.name, info.Created.UTC(), l.created.UTC()), Err: events.ErrCorrupt}
+	}
+	l.mu.Lock()
+	n := int64(len(l.seqs))
+	var at, sum uint64
+	if n > 0 {
+		at, sum = l.seqs[n-1], l.sums[n-1]
+	}
+	l.mu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	msg, err := l.stream.GetMsg(rctx, at)
+	switch {
+	case errors.Is(err, jetstream.ErrMsgNotFound):
+		return &events.Error{Op: "wait", Seq: n, Detail: fmt.Sprintf("stream %s message %d, the record, was deleted", l.name, at), Err: events.ErrCorrupt}
+	case err != nil:
+		return err
+	case digest(msg.Data) != sum:
+		return l.another("wait", n, at)
+	}
+	return nil
 }
 
 // watchConsumer creates the watch's consumer on the subject from stream
@@ -806,8 +894,15 @@ func (l *Log) follow(ctx context.Context, w *watch, cons jetstream.Consumer, sta
 			}
 		}
 		if cons == nil {
-			var err error
-			if cons, err = l.watchConsumer(ctx, last+1); err != nil {
+			err := l.sameStream(ctx)
+			if errors.Is(err, events.ErrCorrupt) {
+				l.watchCorrupt(err)
+				return
+			}
+			if err == nil {
+				cons, err = l.watchConsumer(ctx, last+1)
+			}
+			if err != nil {
 				cons, pause = nil, min(max(2*pause, 50*time.Millisecond), time.Second)
 				continue
 			}
@@ -945,7 +1040,7 @@ func (l *Log) seen(data []byte, meta *jetstream.MsgMetadata) {
 		l.failWatch(&events.Error{Op: "wait", Seq: next, Detail: "watching subject " + l.subject, Err: err})
 		return
 	}
-	l.remember(rec, meta.Sequence.Stream)
+	l.remember(rec, data, meta.Sequence.Stream)
 }
 
 // Close stops the watch and makes the log refuse further use; it leaves
