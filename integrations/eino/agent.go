@@ -7,6 +7,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/integrations/internal/glue"
 )
 
 // Agent makes an agent.Model of an eino agent or graph that answers a
@@ -44,10 +45,10 @@ func Agent[O any](generate func(ctx context.Context, input []*schema.Message, op
 		}
 		out, err := generate(ctx, msgs, opts...)
 		if err != nil {
-			return agent.Response{}, failure(ctx, err)
+			return agent.Response{}, glue.Failure(ctx, System, err)
 		}
 		if out == nil {
-			return agent.Response{}, malformed("the eino agent returned no message")
+			return agent.Response{}, glue.Malformed(System, "the eino agent returned no message")
 		}
 		// The final message is the answer whoever wrote it: a ReAct agent
 		// whose tool returns directly ends with that tool's message.

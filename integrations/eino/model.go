@@ -11,6 +11,7 @@ import (
 	"github.com/eino-contrib/jsonschema"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/integrations/internal/glue"
 )
 
 // System names eino in *agent.ProviderError and recorded events: the
@@ -49,10 +50,10 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 	}
 	out, err := cm.Generate(ctx, msgs, opts...)
 	if err != nil {
-		return agent.Response{}, failure(ctx, err)
+		return agent.Response{}, glue.Failure(ctx, System, err)
 	}
 	if out == nil {
-		return agent.Response{}, malformed("the model returned no message")
+		return agent.Response{}, glue.Malformed(System, "the model returned no message")
 	}
 	return fromMessage(out), nil
 }
@@ -73,7 +74,7 @@ func (m *Model) prepare(req agent.Request) (model.ToolCallingChatModel, []*schem
 			return nil, nil, nil, err
 		}
 		if cm, err = cm.WithTools(infos); err != nil {
-			return nil, nil, nil, failure(context.Background(), err)
+			return nil, nil, nil, glue.Failure(context.Background(), System, err)
 		}
 		if req.RequireToolCall {
 			opts = append(opts[:len(opts):len(opts)], model.WithToolChoice(schema.ToolChoiceForced))
@@ -139,7 +140,7 @@ func toolInfos(specs []agent.ToolSpec) ([]*schema.ToolInfo, error) {
 func fromMessage(msg *schema.Message) agent.Response {
 	out := agent.Message{Role: agent.RoleAssistant, Content: msg.Content}
 	for i, tc := range msg.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: callID(tc.ID, i), Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)})
+		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: glue.CallID(tc.ID, i), Name: tc.Function.Name, Arguments: glue.Arguments(tc.Function.Arguments)})
 	}
 	resp := agent.Response{Message: out}
 	if rm := msg.ResponseMeta; rm != nil {
@@ -176,26 +177,4 @@ func stopReason(finish string) agent.StopReason {
 		return agent.StopRefusal
 	}
 	return agent.StopUnknown
-}
-
-// arguments keeps ToolCall.Arguments valid JSON: models do emit broken
-// arguments, which then reach the tool as a JSON string it can refuse.
-func arguments(s string) json.RawMessage {
-	if s == "" {
-		return json.RawMessage("{}")
-	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	b, _ := json.Marshal(s)
-	return b
-}
-
-// callID is the id of tool call i: a tool result needs one to refer to,
-// and some providers leave it out.
-func callID(id string, i int) string {
-	if id == "" {
-		return fmt.Sprintf("call_%d", i)
-	}
-	return id
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cloudwego/eino/schema"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/integrations/internal/glue"
 )
 
 // GenerateStream streams req from the eino model (its Stream method) and
@@ -31,11 +32,11 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 		}
 		sr, err := cm.Stream(ctx, msgs, opts...)
 		if err != nil {
-			yield(agent.Chunk{}, failure(ctx, err))
+			yield(agent.Chunk{}, glue.Failure(ctx, System, err))
 			return
 		}
 		if sr == nil {
-			yield(agent.Chunk{}, malformed("the model returned no stream"))
+			yield(agent.Chunk{}, glue.Malformed(System, "the model returned no stream"))
 			return
 		}
 		readStream(ctx, sr, yield)
@@ -62,7 +63,7 @@ func readStream(ctx context.Context, sr *schema.StreamReader[*schema.Message], y
 			return
 		}
 		if err != nil {
-			yield(agent.Chunk{}, failure(ctx, err))
+			yield(agent.Chunk{}, glue.Failure(ctx, System, err))
 			return
 		}
 		for _, c := range r.read(msg) {
@@ -100,7 +101,7 @@ func (r *chunkReader) read(msg *schema.Message) []agent.Chunk {
 				r.calls[*tc.Index] = i
 			}
 			r.argless = append(r.argless, true)
-			r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: callID(tc.ID, i), Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
+			r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: glue.CallID(tc.ID, i), Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
 		} else if tc.Function.Arguments != "" {
 			r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, Arguments: tc.Function.Arguments}})
 		}
