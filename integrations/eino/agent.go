@@ -3,6 +3,7 @@ package eino
 import (
 	"context"
 	"fmt"
+	"iter"
 
 	"github.com/cloudwego/eino/schema"
 
@@ -33,13 +34,7 @@ import (
 // run of the eino agent is mapped as [Model.Generate] maps a failed call.
 func Agent[O any](generate func(ctx context.Context, input []*schema.Message, opts ...O) (*schema.Message, error), opts ...O) agent.Model {
 	return agent.ModelFunc(func(ctx context.Context, req agent.Request) (agent.Response, error) {
-		if generate == nil {
-			return agent.Response{}, fmt.Errorf("%w: eino: Agent(nil)", agent.ErrInvalidOption)
-		}
-		if len(req.Tools) > 0 {
-			return agent.Response{}, fmt.Errorf("%w: eino: Agent runs its own tools; the agent offers %d of its own (WithTools or WithOutputTool), which the eino agent cannot run", agent.ErrInvalidOption, len(req.Tools))
-		}
-		msgs, err := toMessages(req.Messages)
+		msgs, err := agentInput(generate == nil, req)
 		if err != nil {
 			return agent.Response{}, err
 		}
@@ -54,9 +49,90 @@ func Agent[O any](generate func(ctx context.Context, input []*schema.Message, op
 		// whose tool returns directly ends with that tool's message.
 		resp := fromMessage(out)
 		resp.Message.ToolCalls = nil
-		if resp.Stop == agent.StopToolUse {
-			resp.Stop = agent.StopComplete
-		}
+		resp.Stop = answerStop(resp.Stop)
 		return resp, nil
 	})
+}
+
+// answerStop is why an eino agent's final message ended: tool use there
+// was the agent's business, and its final message is an answer.
+func answerStop(s agent.StopReason) agent.StopReason {
+	if s == agent.StopToolUse {
+		return agent.StopComplete
+	}
+	return s
+}
+
+// AgentStream is [Agent] for an eino agent or graph that streams its
+// final message: stream is a ReAct agent's Stream or a compiled graph's.
+// The model it returns is an agent.StreamingModel, so a failing answer
+// is judged while it arrives and cut early (agent.WithEarlyAbort): the
+// eino StreamReader is closed at the first byte that dooms it, which
+// stops the graph and its model, and the corrective turn goes out at
+// once. Its Generate reads the whole stream. Tool call fragments in the
+// final message are dropped, as Agent drops its tool calls.
+func AgentStream[O any](stream func(ctx context.Context, input []*schema.Message, opts ...O) (*schema.StreamReader[*schema.Message], error), opts ...O) agent.StreamingModel {
+	return &streamingAgent[O]{stream: stream, opts: opts}
+}
+
+type streamingAgent[O any] struct {
+	stream func(context.Context, []*schema.Message, ...O) (*schema.StreamReader[*schema.Message], error)
+	opts   []O
+}
+
+func (a *streamingAgent[O]) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
+	resp := agent.Response{Message: agent.Message{Role: agent.RoleAssistant}}
+	for c, err := range a.GenerateStream(ctx, req) {
+		if err != nil {
+			return agent.Response{}, err
+		}
+		resp.Message.Content += c.Text
+		if c.Usage.InputTokens > 0 {
+			resp.Usage.InputTokens = c.Usage.InputTokens
+		}
+		if c.Usage.OutputTokens > 0 {
+			resp.Usage.OutputTokens = c.Usage.OutputTokens
+		}
+		if c.Stop != "" {
+			resp.Stop, resp.StopRaw = c.Stop, c.StopRaw
+		}
+	}
+	return resp, nil
+}
+
+func (a *streamingAgent[O]) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
+	return func(yield func(agent.Chunk, error) bool) {
+		msgs, err := agentInput(a.stream == nil, req)
+		if err != nil {
+			yield(agent.Chunk{}, err)
+			return
+		}
+		sr, err := a.stream(ctx, msgs, a.opts...)
+		if err != nil {
+			yield(agent.Chunk{}, glue.Failure(ctx, System, err))
+			return
+		}
+		if sr == nil {
+			yield(agent.Chunk{}, glue.Malformed(System, "the eino agent returned no stream"))
+			return
+		}
+		readStream(ctx, sr, func(c agent.Chunk, err error) bool {
+			if c.Call != nil {
+				return true
+			}
+			c.Stop = answerStop(c.Stop)
+			return yield(c, err)
+		})
+	}
+}
+
+// agentInput is the eino agent's input for req, or why it cannot run.
+func agentInput(missing bool, req agent.Request) ([]*schema.Message, error) {
+	if missing {
+		return nil, fmt.Errorf("%w: eino: Agent(nil)", agent.ErrInvalidOption)
+	}
+	if len(req.Tools) > 0 {
+		return nil, fmt.Errorf("%w: eino: Agent runs its own tools; the agent offers %d of its own (WithTools or WithOutputTool), which the eino agent cannot run", agent.ErrInvalidOption, len(req.Tools))
+	}
+	return toMessages(req.Messages)
 }

@@ -141,13 +141,21 @@ func TestAnEinoAgentRefusesTheAgentsOwnTools(t *testing.T) {
 		calls++
 		return schema.AssistantMessage(valid, nil), nil
 	}
-	echo := agent.NewTool("echo", "", func(_ context.Context, in lookupIn) (string, error) { return in.City, nil })
-	_, err := agent.New(eino.Agent(generate), agent.WithTools(echo)).Run(t.Context(), "hi")
-	if !errors.Is(err, agent.ErrInvalidOption) {
-		t.Errorf("error = %v, want agent.ErrInvalidOption", err)
+	stream := func(context.Context, []*schema.Message, ...compose.Option) (*schema.StreamReader[*schema.Message], error) {
+		calls++
+		return schema.StreamReaderFromArray([]*schema.Message{schema.AssistantMessage(valid, nil)}), nil
 	}
-	if calls != 0 {
-		t.Errorf("the eino agent ran %d times with tools it cannot run", calls)
+	echo := agent.NewTool("echo", "", func(_ context.Context, in lookupIn) (string, error) { return in.City, nil })
+	for name, m := range map[string]agent.Model{"Agent": eino.Agent(generate), "AgentStream": eino.AgentStream(stream)} {
+		t.Run(name, func(t *testing.T) {
+			_, err := agent.New(m, agent.WithTools(echo)).Run(t.Context(), "hi")
+			if !errors.Is(err, agent.ErrInvalidOption) {
+				t.Errorf("error = %v, want agent.ErrInvalidOption", err)
+			}
+			if calls != 0 {
+				t.Errorf("the eino agent ran %d times with tools it cannot run", calls)
+			}
+		})
 	}
 }
 
@@ -158,5 +166,58 @@ func TestAFailedEinoRunIsAProviderError(t *testing.T) {
 	var pe *agent.ProviderError
 	if !errors.As(err, &pe) || pe.System != eino.System || !errors.Is(err, boom) {
 		t.Errorf("error = %v, want *agent.ProviderError of system %q wrapping eino's", err, eino.System)
+	}
+}
+
+func TestAStreamingEinoReActAgentIsCutEarly(t *testing.T) {
+	ctx := t.Context()
+	doomed := chunks(`{"city": `, `5`, `, "tempC": 21`, `, "extra": 1`, `, "more": 2`, `}`)
+	cm := newScripted(callLookup("c1"), doomed, chunks(`{"city": "Paris", `, `"tempC": 21}`))
+	var asked []string
+	ra, err := react.NewAgent(ctx, &react.AgentConfig{
+		ToolCallingModel: cm,
+		ToolsConfig:      compose.ToolsNodeConfig{Tools: []tool.BaseTool{lookupTool(t, &asked)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := agent.New(eino.AgentStream(ra.Stream), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1))
+	w, res, err := agent.RunTyped[Weather](ctx, a, "Weather in Paris?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := w.City, "Paris"; got != want {
+		t.Errorf("city = %q, want %q", got, want)
+	}
+	row := res.Attempts[0]
+	if row.Cut == nil {
+		t.Fatalf("first row has no cut: %+v", row)
+	}
+	if got, want := len(asked), 1; got != want {
+		t.Errorf("eino ran the tool %d times, want %d", got, want)
+	}
+	ensureCorrected(t, cm.inputs[2], `{"city": 5,`, row)
+	end := cm.streams[1]
+	<-end.done
+	if !end.closed && !end.cancelled {
+		t.Error("the eino model's stream went on after the cut")
+	}
+	if end.sent >= len(doomed) {
+		t.Errorf("the eino model sent all %d chunks; want the stream cut before its end", end.sent)
+	}
+}
+
+func TestAStreamingEinoAgentGeneratesTheWholeAnswer(t *testing.T) {
+	cm := newScripted(chunks(`{"city": "Paris", `, `"tempC": 21}`))
+	r, err := compose.NewChain[[]*schema.Message, *schema.Message]().AppendChatModel(cm).Compile(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := eino.AgentStream(r.Stream).Generate(t.Context(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := resp.Message.Content, valid; got != want {
+		t.Errorf("answer = %q, want %q", got, want)
 	}
 }
