@@ -19,4 +19,7 @@
 //
 //	ra, _ := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: chatModel, ToolsConfig: tools})
 //	a := agent.New(eino.Agent(ra.Generate), agent.WithOutputSchema(s), agent.WithOutputRetries(2))
+//
+// [AgentStream] does the same for its Stream, so that a failing answer is
+// cut off at the first byte that dooms it, the eino stream closed there.
 package eino
