@@ -1,6 +1,6 @@
 module github.com/enforcer-go/enforcer/examples/eino
 
-go 1.26.0
+go 1.24
 
 require (
 	github.com/cloudwego/eino v0.7.36

@@ -1,11 +1,13 @@
 module github.com/enforcer-go/enforcer/integrations/eino
 
-go 1.26.0
+go 1.24
 
 require (
 	github.com/eino-contrib/jsonschema v1.0.3
 	github.com/enforcer-go/enforcer v0.0.0
 )
+
+require github.com/google/uuid v1.6.0 // indirect
 
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
