@@ -12,6 +12,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/integrations/internal/glue"
+	"github.com/enforcer-go/enforcer/internal/wireschema"
 )
 
 // System names eino in *agent.ProviderError and recorded events: the
@@ -119,14 +120,16 @@ func toMessages(in []agent.Message) ([]*schema.Message, error) {
 }
 
 // toolInfos maps the tools' specs; their parameters are JSON Schema, which
-// eino carries as a *jsonschema.Schema.
+// eino carries as a *jsonschema.Schema. A root "$ref" into "$defs" (as
+// agent.NewTool makes) is inlined, as the provider adapters do: providers
+// want "type": "object" at the root.
 func toolInfos(specs []agent.ToolSpec) ([]*schema.ToolInfo, error) {
 	infos := make([]*schema.ToolInfo, 0, len(specs))
 	for _, t := range specs {
 		info := &schema.ToolInfo{Name: t.Name, Desc: t.Description}
 		if len(t.Parameters) > 0 {
-			js := new(jsonschema.Schema)
-			if err := json.Unmarshal(t.Parameters, js); err != nil {
+			js, err := parameters(t.Parameters)
+			if err != nil {
 				return nil, fmt.Errorf("eino: tool %q: parameters: %w", t.Name, err)
 			}
 			info.ParamsOneOf = schema.NewParamsOneOfByJSONSchema(js)
@@ -134,6 +137,22 @@ func toolInfos(specs []agent.ToolSpec) ([]*schema.ToolInfo, error) {
 		infos = append(infos, info)
 	}
 	return infos, nil
+}
+
+func parameters(raw json.RawMessage) (*jsonschema.Schema, error) {
+	_, obj, err := wireschema.InlineRoot(raw)
+	if err != nil {
+		return nil, err
+	}
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	js := new(jsonschema.Schema)
+	if err := json.Unmarshal(b, js); err != nil {
+		return nil, err
+	}
+	return js, nil
 }
 
 // fromMessage maps the model's reply.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/integrations/internal/glue"
+	"github.com/enforcer-go/enforcer/internal/wireschema"
 )
 
 // System names langchaingo in *agent.ProviderError and recorded events:
@@ -118,14 +119,16 @@ func toMessages(in []agent.Message) ([]llms.MessageContent, error) {
 }
 
 // toTools maps the tools' specs. Parameters go as a decoded object, the
-// form every langchaingo provider takes (Google's accept no other).
+// form every langchaingo provider takes (Google's accept no other), with a
+// root "$ref" into "$defs" (as agent.NewTool makes) inlined, as the
+// provider adapters do: providers want "type": "object" at the root.
 func toTools(specs []agent.ToolSpec) ([]llms.Tool, error) {
 	tools := make([]llms.Tool, 0, len(specs))
 	for _, t := range specs {
 		fd := &llms.FunctionDefinition{Name: t.Name, Description: t.Description}
 		if len(t.Parameters) > 0 {
-			var params map[string]any
-			if err := json.Unmarshal(t.Parameters, &params); err != nil {
+			params, err := parameters(t.Parameters)
+			if err != nil {
 				return nil, fmt.Errorf("langchaingo: tool %q: parameters: %w", t.Name, err)
 			}
 			fd.Parameters = params
@@ -133,6 +136,24 @@ func toTools(specs []agent.ToolSpec) ([]llms.Tool, error) {
 		tools = append(tools, llms.Tool{Type: "function", Function: fd})
 	}
 	return tools, nil
+}
+
+func parameters(raw json.RawMessage) (map[string]any, error) {
+	_, obj, err := wireschema.InlineRoot(raw)
+	if err != nil {
+		return nil, err
+	}
+	// The inlined members are raw JSON; decoded, the object is what a
+	// provider can walk.
+	b, err := json.Marshal(obj)
+	if err != nil {
+		return nil, err
+	}
+	var params map[string]any
+	if err := json.Unmarshal(b, &params); err != nil {
+		return nil, err
+	}
+	return params, nil
 }
 
 // fromResponse reads the choices as one reply (see Generate).

@@ -259,8 +259,16 @@ func TestAToolCallMakesARoundTripThroughLangchaingo(t *testing.T) {
 	if len(tools) != 1 || tools[0].Function.Name != "lookup" {
 		t.Fatalf("tools sent = %+v, want lookup", tools)
 	}
-	if _, ok := tools[0].Function.Parameters.(map[string]any); !ok {
-		t.Errorf("parameters are %T, want a decoded object", tools[0].Function.Parameters)
+	params, ok := tools[0].Function.Parameters.(map[string]any)
+	if !ok {
+		t.Fatalf("parameters are %T, want a decoded object", tools[0].Function.Parameters)
+	}
+	// agent.NewTool's root "$ref" is inlined, as the adapters send it.
+	if got, want := [2]any{params["type"], params["$ref"]}, [2]any{"object", nil}; got != want {
+		t.Errorf("parameters (type, $ref) = %v, want %v", got, want)
+	}
+	if props, _ := params["properties"].(map[string]any); props["city"] == nil {
+		t.Errorf("the parameters lost their property city: %v", params)
 	}
 	second := llm.inputs[1]
 	call, ok := second[len(second)-2].Parts[0].(llms.ToolCall)
