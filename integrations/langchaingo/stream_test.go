@@ -72,7 +72,7 @@ func TestCancellationReachesLangchaingosStream(t *testing.T) {
 // collect puts a stream's chunks together as the agent does.
 func collect(t *testing.T, m *langchaingo.Model, req agent.Request) (agent.Response, error) {
 	t.Helper()
-	var r agent.Response
+	r := agent.Response{Message: agent.Message{Role: agent.RoleAssistant}}
 	for c, err := range m.GenerateStream(t.Context(), req) {
 		if err != nil {
 			return r, err
