@@ -94,6 +94,9 @@ func New(m Model, opts ...Option) *Agent {
 			a.cfg.schema = s
 		}
 	}
+	if a.cfg.schema != nil && a.cfg.repairs != 0 {
+		a.cfg.schema = a.cfg.schema.WithRepairs(a.cfg.repairs)
+	}
 	for _, t := range a.cfg.tools {
 		spec := t.spec()
 		spec.Parameters = forModel(spec.Parameters)
@@ -120,7 +123,8 @@ type Result struct {
 	TurnAttempts int `json:"turnAttempts"`
 	// Input is the user's input as given to Run, before input middleware.
 	Input string `json:"input"`
-	// Output is the final answer as it stands after act-output middleware.
+	// Output is the final answer as it stands after act-output
+	// middleware; when it passed mended ([WithRepairs]), as mended.
 	Output string `json:"output"`
 	// Messages is the whole conversation, including failed answers and
 	// corrective turns that [WithLatestRetryOnly] did not re-send.
@@ -141,36 +145,22 @@ type Result struct {
 }
 
 // Run runs the loop on input until the model gives a final answer that
-// passes (or, without a schema, any non-empty final answer).
-//
-// With an output schema the final answer goes through act-output
-// middleware and is judged. Without [WithOutputRetries] a failing answer
-// returns *enforce.OutputError with nil Attempts. With it, each answer
-// gets a row; a failing answer with retries left is appended to the
-// conversation with a corrective user message and the loop runs again.
-// Validators ([WithValidators]) judge an answer that keeps the schema,
-// and their issues fail it exactly as schema issues do; one that fails
-// returns its *enforce.ValidatorError. When act-output rewrote an answer
-// the model itself got wrong, the row and the corrective turn describe
-// the model's own answer. A denied answer is never judged and gets no
-// row: Run returns the [*middleware.DeniedError]. A cancelled ctx returns context.Cause(ctx)
-// with the rows so far, at once, even while a model call, a tool or a
-// middleware step that ignores ctx runs (see the package doc's
-// Cancellation).
+// passes (without a schema, any non-empty final answer). The answer goes
+// through act-output middleware and is judged (see the package doc); a
+// failing one returns an *enforce.OutputError, with rows under
+// [WithOutputRetries]. A denied answer is never judged and gets no row:
+// Run returns the [*middleware.DeniedError]. When ctx ends, Run returns
+// context.Cause(ctx) at once with the rows so far. The *Result is
+// non-nil whenever the model was called, also beside an error.
 func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 	return a.run(ctx, input, nil, nil)
 }
 
-// RunTyped runs the agent and decodes the accepted answer into T. When the
-// agent has no output schema, the contract is enforce.SchemaFor[T]; a
-// schema from enforce.CompileSchema is judged together with T, so an answer
-// that keeps it but does not decode into T fails at schema-validate like
-// any other; a schema reflected from another type is refused before the
-// model is called, with an error matching ErrInvalidOption. A failing
-// final answer returns *enforce.OutputError, with or without retries
-// alike, except that Attempts is nil without them; a validator
-// ([WithValidators], typed with enforce.Validate[T]) that cannot judge it
-// returns *enforce.ValidatorError.
+// RunTyped runs the agent and decodes the accepted answer into T. Without
+// [WithOutputSchema] the contract is enforce.SchemaFor[T]; a compiled
+// schema is judged together with T ([enforce.Schema.For]), and one
+// reflected from another type is refused before the model is called
+// ([ErrInvalidOption]). Errors are as [Agent.Run]'s.
 func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, error) {
 	return runTyped[T](ctx, a, input, nil)
 }
@@ -297,6 +287,8 @@ type runState struct {
 	// cut says the latest reply was stopped at an early verdict
 	// ([WithEarlyAbort]); nil otherwise.
 	cut *enforce.Cut
+	// readBack is the reply's Response.ReadBack, for its row.
+	readBack []string
 	// watch is shown each streamed answer as it forms ([RunTypedStream]).
 	watch watcher
 }
@@ -413,6 +405,7 @@ func (st *runState) loop(ctx context.Context) error {
 		iteration := res.Iterations
 		st.latency = 0
 		resp, err := st.generate(ctx)
+		st.readBack = resp.ReadBack
 		res.Usage.add(resp.Usage)
 		st.cost = enforce.Cost{
 			InputTokens: max(resp.Usage.InputTokens, 0), OutputTokens: max(resp.Usage.OutputTokens, 0),
@@ -505,7 +498,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 		}
 		return true, nil
 	}
-	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, Cut: st.cut}
+	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, Cut: st.cut, ReadBack: st.readBack}
 	ans.Tool, ans.NoCall = st.answerTool()
 	for _, s := range steps {
 		if s.Changed {
@@ -514,11 +507,18 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	if st.ledger == nil {
 		// Not opted in: judged once, after the run, with no rows.
-		return true, st.schema.Judge(ctx, ans)
+		err := st.schema.Judge(ctx, ans)
+		if err == nil && st.schema.Repairs() != 0 {
+			res.Output, _ = st.schema.Repaired(out)
+		}
+		return true, err
 	}
 	v := st.ledger.Judge(ctx, ans)
 	if v.Row.Outcome == "" {
 		return true, v.Err // ctx ended while a validator ran: no row
+	}
+	if v.Row.Outcome == enforce.OutcomePassed {
+		res.Output = v.Answer // as the repairs mended it, if they did
 	}
 	st.logRow(v.Row)
 	a.recordRow(st.turn, v.Row, st.ledger.RetriesLeft())

@@ -15,58 +15,6 @@ import (
 	"github.com/enforcer-go/enforcer/middleware"
 )
 
-const (
-	valid   = `{"city":"Paris","tempC":21}`
-	prose   = "Sure! It is 21 degrees in Paris."
-	missing = `{"city":"Paris"}` // schema-validate: tempC is required
-)
-
-func weatherSchema(t testing.TB) *enforce.Schema {
-	t.Helper()
-	s, err := enforce.SchemaFor[Weather]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
-// row is the part of an attempt row a test states exactly; the validator's
-// own message is left out because it is the validator's text, not ours.
-type row struct {
-	Attempt   int
-	Iteration int
-	Outcome   enforce.Outcome
-	Stage     enforce.Stage
-	Path      string
-	BrokenBy  string
-	Hashed    bool // CorrectiveMessageHash is set
-}
-
-func rows(as []enforce.Attempt) []row {
-	var out []row
-	for _, a := range as {
-		out = append(out, row{
-			Attempt: a.Attempt, Iteration: a.Iteration, Outcome: a.Outcome, Stage: a.Stage,
-			Path: a.Path, BrokenBy: a.BrokenBy, Hashed: a.CorrectiveMessageHash != "",
-		})
-	}
-	return out
-}
-
-func checkError(t testing.TB, s *enforce.Schema, answer string) *enforce.CheckError {
-	t.Helper()
-	var ce *enforce.CheckError
-	if !errors.As(s.Check(answer), &ce) {
-		t.Fatalf("Check(%q) passed; the test needs a failing answer", answer)
-	}
-	return ce
-}
-
-// output returns an act-output middleware.
-func output(name string, f middleware.Func) middleware.Middleware {
-	return middleware.Middleware{Name: name, Output: f}
-}
-
 func TestWithoutRetriesNothingIsRecorded(t *testing.T) {
 	t.Run("a failing answer returns an OutputError with no rows after one model call", func(t *testing.T) {
 		m := agenttest.NewModel(t, agenttest.Reply(prose))

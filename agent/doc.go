@@ -7,8 +7,8 @@
 // enforce; with [WithOutputRetries] a failing answer is answered with a
 // corrective turn and the loop runs again, and [Result.Attempts] records
 // one row per final answer. [WithValidators] adds checks of the answer's
-// content to the contract; [WithRepeatLimit] says when a model that keeps
-// failing the same way is given up on.
+// content to the contract; [WithRepeatLimit] (opt-in) gives up on a model
+// that keeps failing the same way.
 //
 //	s, _ := enforce.SchemaFor[Weather]()
 //	a := agent.New(model, agent.WithOutputSchema(s), agent.WithOutputRetries(2))

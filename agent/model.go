@@ -70,6 +70,12 @@ type Response struct {
 	// StopRaw is the provider's own value ("end_turn", "length", …), kept
 	// for diagnostics; the loop reads only Stop.
 	StopRaw string
+	// ReadBack lists the JSON Pointers of the members an adapter removed
+	// from Message.Content because its native mode made the model write
+	// null for them where the contract has them optional (see
+	// providers/native). The answer's row names them
+	// ([enforce.Attempt.ReadBack]).
+	ReadBack []string
 }
 
 // StopReason says why a model's reply ended, in words shared by every

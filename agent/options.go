@@ -27,7 +27,9 @@ type config struct {
 	retries       int
 	retriesSet    bool
 	validators    []enforce.Validator // WithValidators
-	repeats       *int                // WithRepeatLimit; nil: enforce's default
+	repeats       int                 // WithRepeatLimit; 0: off
+	repairs       enforce.Repairs     // WithRepairs
+	budget        enforce.Cost        // WithFailedCostBudget
 	middleware    []middleware.Middleware
 	tools         []Tool
 	toolIndex     map[string]int
@@ -67,16 +69,10 @@ func WithOutputSchema(s *enforce.Schema) Option {
 // WithOutputRetries opts into enforcement: every final answer gets an
 // attempt row, and a failing one is answered with a corrective turn while
 // retries are left. n is 0 to enforce.MaxRetries; 0 records rows but never
-// re-asks. It needs [WithOutputSchema] (or [RunTyped]).
-//
-// A failing answer the model's output limit cut off ([StopLength]) is
-// judged like any other, and its row says Truncated; its corrective turn
-// says the answer was cut off at the output length limit and asks for a
-// shorter one. If the answer before it was cut off too, the row is
-// exhausted at once, retries unspent: asking again under the same limit
-// would only be cut again. A refusal or a content filter stop is not
-// judged: its row is exhausted, says Withheld, and the run returns a
-// [*RefusalError].
+// re-asks. It needs [WithOutputSchema] (or [RunTyped]). An answer cut off
+// at the output limit ([StopLength]) is corrected with a request for a
+// shorter one (see [enforce.Ledger.Judge]); a refusal is not judged: its
+// row says Withheld and Run returns a [*RefusalError].
 func WithOutputRetries(n int) Option {
 	return optionFunc(func(c *config) {
 		if n < 0 || n > enforce.MaxRetries {
@@ -87,14 +83,7 @@ func WithOutputRetries(n int) Option {
 }
 
 // WithValidators joins checks of the answer's content to the output
-// contract ([enforce.Validate] makes them; [enforce.Schema.WithValidators]
-// says how they judge): they run, in order, on each final answer that
-// keeps the schema, and their issues fail it at schema-validate exactly
-// as schema issues do — the same row, corrective turn and
-// *enforce.OutputError, with or without [WithOutputRetries]. A validator
-// that says [enforce.ErrBeyondRepair] ends the run at once, retries
-// unspent; one that fails or panics ends it with an
-// *enforce.ValidatorError (and, with retries, an exhausted row). It needs
+// contract ([enforce.Validate]; see [enforce.Validator]). It needs
 // [WithOutputSchema] or [RunTyped]; a validator without a name or check,
 // or a name given twice, makes Run return an error matching
 // [ErrInvalidOption] before the model is called.
@@ -104,20 +93,48 @@ func WithValidators(vs ...enforce.Validator) Option {
 	})
 }
 
-// WithRepeatLimit sets the convergence policy of [WithOutputRetries]: when
-// n final answers in a row fail with the same issues (the same stage and
-// the same pointers and keywords; at json-parse, the same kind of failure,
-// as [enforce.WithRepeatLimit] says), the n-th is exhausted at once,
-// retries unspent, and the run returns an *enforce.OutputError matching
-// enforce.ErrRepeated. n is 0 (off) or 2..enforce.MaxRetries+1; by default
-// it is enforce.DefaultRepeatLimit, 2: the second identical failure in a
-// row stops the run.
+// WithRepeatLimit stops a run of [WithOutputRetries] whose model repeats
+// itself ([enforce.WithRepeatLimit]): the n-th answer in a row failing
+// with the same issues is exhausted, retries unspent, and the error
+// matches enforce.ErrRepeated. n is 0 (off, the default) or
+// 2..enforce.MaxRetries+1.
 func WithRepeatLimit(n int) Option {
 	return optionFunc(func(c *config) {
 		if n != 0 && (n < 2 || n > enforce.MaxRetries+1) {
 			c.invalid("WithRepeatLimit(%d): want 0 (off) or 2..%d", n, enforce.MaxRetries+1)
 		}
-		c.repeats = &n
+		c.repeats = n
+	})
+}
+
+// WithRepairs mends the form of a final answer that fails as written
+// before it is judged ([enforce.Repairs]). A mended answer that passes
+// costs no model call, its row names the repairs, and it is what
+// [Result.Output] and [RunTyped] give; the conversation keeps what the
+// model wrote. By default none. A bit outside [enforce.AllRepairs] makes
+// Run return an error matching [ErrInvalidOption].
+func WithRepairs(rs enforce.Repairs) Option {
+	return optionFunc(func(c *config) {
+		if rs&^enforce.AllRepairs != 0 {
+			c.invalid("WithRepairs(%#x): unknown repairs", uint8(rs))
+		}
+		c.repairs = rs
+	})
+}
+
+// WithFailedCostBudget stops a run of [WithOutputRetries] once its failed
+// answers cost more than b ([enforce.WithFailedCostBudget]): the answer
+// that passes it is exhausted with reason budget, retries unspent, and
+// the run returns an *enforce.OutputError matching enforce.ErrBudget.
+// Each member of b that is not zero is a limit: input tokens, output
+// tokens, latency. A negative member makes Run return an error matching
+// [ErrInvalidOption].
+func WithFailedCostBudget(b enforce.Cost) Option {
+	return optionFunc(func(c *config) {
+		if b.InputTokens < 0 || b.OutputTokens < 0 || b.LatencyMs < 0 {
+			c.invalid("WithFailedCostBudget(%+v): a limit is negative", b)
+		}
+		c.budget = b
 	})
 }
 
@@ -188,54 +205,29 @@ func WithLatestRetryOnly() Option {
 	return optionFunc(func(c *config) { c.latestOnly = true })
 }
 
-// WithEarlyAbort turns early abort on (the default) or off. With it, when
-// the model streams ([StreamingModel]) and the run has [WithOutputRetries],
-// a final answer is judged while it arrives ([enforce.Stream]), and one
-// that can no longer pass is stopped at the byte that dooms it: the call's
-// context is cancelled so the provider stops writing, the row is the
-// early verdict and says how far the answer got (enforce.Attempt.Cut), the
-// conversation keeps the answer up to that byte as the model's message,
-// and the corrective turn, which says the answer was stopped there, goes
-// out at once.
-//
-// Nothing is cut unless a retry can follow: not without retries, not with
-// none left, not on the last iteration. Nor is anything cut when some
-// middleware has an Output step, which might turn the answer into one
-// that passes (stripping a fence, say). In prompted output, nor when
-// tools are offered to the model ([WithTools]): a reply may write text,
-// even text that looks like JSON ("[Looking that up]"), and then call a
-// tool, so no early verdict on its text is sure to be about a final
-// answer; such replies are judged whole, at their end, as without
-// streaming. A model that writes its tool calls as JSON text, for its
-// adapter to parse at the end, looks like an answer while it streams:
-// turn early abort off for it.
-//
-// With [WithOutputTool] the answer is the arguments of the reply's first
-// call of the output tool, and from the moment that call begins they can
-// be nothing else, whatever tools are offered: they are judged as they
-// arrive and cut the same way. The conversation keeps the call with its
-// arguments up to the dooming byte (an adapter whose API takes only a
-// JSON object as a call's arguments sends back what it sends for any cut
-// call), the corrective turn is that call's result, and the reply's other
-// calls are not run, each answered as such. The reply's text, and a reply
-// in text instead of the call, are judged at their end.
-//
-// A reply whose chunk says [StopRefusal] or [StopContentFilter] is judged
-// no further from that chunk on, so a refusal the provider marks from its
-// start (OpenAI's) ends the run with a [*RefusalError] as without early
-// abort. A refusal that a provider marks only at the end of its reply
-// (Anthropic's) is text until then: with early abort it is cut and
-// corrected like any other prose.
-//
-// Whatever this option says, a streamed answer is read no further than
-// the byte past the contract's answer size bound
-// ([enforce.Schema.MaxAnswerBytes]): that byte fails the answer at
-// json-parse whatever follows, as [enforce.Schema.Check] fails the whole
-// text. The call is cancelled there, the conversation keeps the answer up
-// to that byte, and its row, if any, says how far it got (Cut), so a
-// model that writes without end costs bounded memory; the other parts of
-// a reply are bounded too (see [StreamingModel]).
+// WithEarlyAbort turns early abort on (the default) or off: with
+// [WithOutputRetries], a streamed final answer that can no longer pass is
+// cut at the byte that dooms it (see Streaming in the package doc). It
+// cuts only when a retry can follow, no middleware has an Output step,
+// and, in prompted output, no tools are offered; with [WithOutputTool],
+// the output tool's arguments are cut whatever tools are offered, the
+// corrective turn is that call's result, and the reply's other calls are
+// answered unrun. A reply marked [StopRefusal] or [StopContentFilter] is
+// judged no further. Whatever this says, no streamed answer is read past
+// the byte after the contract's size bound.
 func WithEarlyAbort(on bool) Option {
+	// Why not with tools in prompted output: a reply may write text, even
+	// text that looks like JSON ("[Looking that up]"), and then call a
+	// tool, so no verdict on its text is sure to be about a final answer;
+	// such replies are judged at their end. A model that writes its tool
+	// calls as JSON text, for its adapter to parse at the end, looks like
+	// an answer while it streams: turn early abort off for it. A cut
+	// output-tool call keeps its arguments up to the dooming byte (an
+	// adapter whose API takes only a JSON object sends back what it sends
+	// for any cut call). A refusal a provider marks only at its end
+	// (Anthropic's) is text until then, so it is cut like other prose.
+	// The size bound holds so that a model writing without end costs
+	// bounded memory: the byte past it fails the answer whatever follows.
 	return optionFunc(func(c *config) { c.earlyAbort, c.earlyAbortSet = on, true })
 }
 
@@ -318,25 +310,15 @@ func WithTurnRetry(p RetryPolicy) Option {
 }
 
 // WithEvents records each run's facts on r while it runs: turn/started;
-// turn/modelRetryScheduled and turn/retryScheduled before each backoff
-// wait; for each retried attempt row, turn/retryScheduled (attempt N of
-// retries+1, no delay, so a client can show "attempt 1/3 · retrying now ·
-// answer broke the output contract at json-parse", or "answer cut early
-// at json-parse" for an answer [WithEarlyAbort] stopped; left out with
-// [WithTurnRetry], whose turn retries own that numbering) and then
-// output/schemaRetry (with the row's correctiveMessageHash and tokens);
-// output/schemaExhausted for an exhausted row (with its reason and
-// tokens); turn/completed last.
-//
-// A failure to record is logged and does not stop the run, with two
-// exceptions that keep the stream whole. When r refuses turn/started as
-// invalid ([events.ErrInvalid]: a turn ID from [ContextWithTurnID] that
-// cannot travel, holding a newline or over 256 bytes, say), Run returns
-// that error before it calls the model, and records nothing. When r
-// refuses turn/completed, Run records it once more with only the terminal
-// and its error (no usage, reason or timings), so that a turn-wait still
-// resolves; only a recorder that takes nothing (a closed stream) leaves
-// the turn open.
+// turn/modelRetryScheduled and turn/retryScheduled before each backoff;
+// for a retried row, turn/retryScheduled (no delay; left out with
+// [WithTurnRetry], whose retries own that numbering) then
+// output/schemaRetry; output/schemaExhausted for an exhausted row;
+// turn/completed last. A failure to record is logged and the run goes on,
+// except that a turn/started r refuses as invalid ([events.ErrInvalid])
+// stops the run before the model is called, and a refused turn/completed
+// is recorded again with only its terminal and error, so a turn-wait
+// resolves.
 func WithEvents(r Recorder) Option {
 	return optionFunc(func(c *config) {
 		if r == nil {
@@ -360,25 +342,14 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithOutputTool makes the final answer a call of a tool named name whose
-// parameters are the output schema (tool-call output, pydantic-ai's
-// default), instead of a reply in text (prompted output). Every request
-// carries the tool and [Request.RequireToolCall]; the system message says
-// to answer by calling it. It needs [WithOutputSchema] (or [RunTyped]),
-// whose schema must have an object at its root, as providers require of
-// tool parameters. name is 1 to 64 of a-z, A-Z, 0-9, _ and -, and is not
-// the name of a tool from [WithTools].
-//
-// The answer judged, returned and shown to act-output middleware is the
-// arguments of the reply's first call of the tool; rows, brokenBy and
-// events are as in prompted output. A failing answer's corrective turn is
-// the result of that call, a tool message, and asks for the call again;
-// other calls of the same reply are not run, and each gets a tool message
-// saying so. Streamed, the arguments are judged as they arrive, and a call
-// that can no longer pass is cut off early (see [WithEarlyAbort]);
-// [RunTypedStream] shows them as they form. A reply in text instead of a
-// call is a failing answer at json-parse whose one issue (keyword "tool")
-// says the reply is text, not a call of the tool; its corrective turn is
-// a user message.
+// parameters are the output schema (tool-call output) instead of text.
+// Every request carries the tool and [Request.RequireToolCall]. It needs
+// [WithOutputSchema] or [RunTyped], with an object at the schema's root;
+// name is 1 to 64 of a-z, A-Z, 0-9, _ and -, and no tool of [WithTools].
+// The answer is the arguments of the reply's first call of the tool; a
+// failing one's corrective turn is that call's result, and the reply's
+// other calls are answered unrun. A reply in text instead is a json-parse
+// failure (keyword "tool") corrected with a user message.
 func WithOutputTool(name string) Option {
 	return optionFunc(func(c *config) {
 		if !validToolName(name) {

@@ -14,37 +14,6 @@ import (
 	"github.com/enforcer-go/enforcer/events"
 )
 
-func newStream(t *testing.T) *events.Stream {
-	t.Helper()
-	s, err := events.NewStream("session-1", events.NewMemoryLog(),
-		events.WithClock(func() time.Time { return time.Unix(1754590940, 0) }))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// methods reads every notification recorded so far.
-func methods(t *testing.T, s *events.Stream) ([]string, []events.Notification) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var got []string
-	var ns []events.Notification
-	for n, err := range s.Subscribe(ctx, "") {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, n.Method)
-		ns = append(ns, n)
-		if n.Method == "turn/completed" {
-			break
-		}
-	}
-	return got, ns
-}
-
 func zeroDelay(int, error) time.Duration { return 0 }
 
 var rateLimited = &agent.ProviderError{System: "openai", Kind: events.KindRateLimit, HTTPStatus: 429, RetryAfter: 4 * time.Second, Message: "slow down"}
@@ -212,7 +181,7 @@ func TestSchemaRetryEventCarriesTheRowsHash(t *testing.T) {
 func TestSchemaExhaustedEventCarriesTheRowsReasonAndTokens(t *testing.T) {
 	s := newStream(t)
 	m := agenttest.NewModel(t, agenttest.Reply("Paris").WithUsage(120, 3), agenttest.Reply("Paris").WithUsage(150, 4))
-	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2))
+	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithRepeatLimit(2))
 	res, err := a.Run(context.Background(), "where?")
 	if !errors.Is(err, enforce.ErrRepeated) {
 		t.Fatalf("err = %v, want ErrRepeated", err)
@@ -287,32 +256,6 @@ func TestDefaultBackoffGrowsAndIsCapped(t *testing.T) {
 	}
 }
 
-func containsJSON(b []byte, sub string) bool { return strings.Contains(string(b), sub) }
-
-func TestTurnRetryKeepsEveryRowAndOneNumbering(t *testing.T) {
-	s := newStream(t)
-	m := agenttest.NewModel(t,
-		agenttest.Reply(prose), agenttest.Fail(rateLimited),
-		agenttest.Reply(prose), agenttest.Reply(valid))
-	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(3), agent.WithRepeatLimit(0),
-		agent.WithTurnRetry(agent.RetryPolicy{MaxAttempts: 3, Backoff: zeroDelay}))
-	res, err := a.Run(agent.ContextWithTurnID(context.Background(), "t1"), "hi")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var outcomes []string
-	for _, r := range res.Attempts {
-		outcomes = append(outcomes, string(r.Outcome))
-	}
-	if got, want := strings.Join(outcomes, " "), "retried retried passed"; got != want {
-		t.Errorf("rows = %s, want %s (rows from the first turn attempt kept)", got, want)
-	}
-	got, _ := methods(t, s)
-	if n := strings.Count(strings.Join(got, " "), "turn/retryScheduled"); n != 1 {
-		t.Errorf("turn/retryScheduled recorded %d times, want once (the turn retry): %v", n, got)
-	}
-}
-
 func TestCancellingWhileACallFailsReturnsTheCause(t *testing.T) {
 	cause := errors.New("user hit stop")
 	ctx, cancel := context.WithCancelCause(context.Background())
@@ -369,5 +312,29 @@ func TestAStatusOutsideHTTPsRangeStillRecordsTheRetry(t *testing.T) {
 	}
 	if containsJSON(ns[1].Params, "httpStatus") {
 		t.Errorf("turn/modelRetryScheduled = %s, want no httpStatus for 999", ns[1].Params)
+	}
+}
+
+func TestTurnRetryKeepsEveryRowAndOneNumbering(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewModel(t,
+		agenttest.Reply(prose), agenttest.Fail(rateLimited),
+		agenttest.Reply(prose), agenttest.Reply(valid))
+	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(3), agent.WithRepeatLimit(0),
+		agent.WithTurnRetry(agent.RetryPolicy{MaxAttempts: 3, Backoff: zeroDelay}))
+	res, err := a.Run(agent.ContextWithTurnID(context.Background(), "t1"), "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outcomes []string
+	for _, r := range res.Attempts {
+		outcomes = append(outcomes, string(r.Outcome))
+	}
+	if got, want := strings.Join(outcomes, " "), "retried retried passed"; got != want {
+		t.Errorf("rows = %s, want %s (rows from the first turn attempt kept)", got, want)
+	}
+	got, _ := methods(t, s)
+	if n := strings.Count(strings.Join(got, " "), "turn/retryScheduled"); n != 1 {
+		t.Errorf("turn/retryScheduled recorded %d times, want once (the turn retry): %v", n, got)
 	}
 }

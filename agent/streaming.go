@@ -59,6 +59,9 @@ type Chunk struct {
 	// a later non-empty value replaces an earlier one.
 	Stop    StopReason
 	StopRaw string
+	// ReadBack, when not nil, is the reply's [Response.ReadBack] so far;
+	// a later one replaces it.
+	ReadBack []string
 }
 
 // CallDelta continues tool call number Index of the reply (0-based, in
@@ -448,12 +451,13 @@ func (j *judge) read(text string) (*enforce.CheckError, int) {
 
 // assembly puts a streamed reply together.
 type assembly struct {
-	text    strings.Builder
-	calls   []ToolCall
-	args    []*strings.Builder // pointers: a Builder written to must not be copied as the slice grows
-	usage   Usage
-	stop    StopReason
-	stopRaw string
+	text     strings.Builder
+	calls    []ToolCall
+	args     []*strings.Builder // pointers: a Builder written to must not be copied as the slice grows
+	usage    Usage
+	stop     StopReason
+	stopRaw  string
+	readBack []string
 
 	// Kept as names arrive, so that no chunk scans the calls (a reply may
 	// hold many): tool is the output tool's name ("" without one), first
@@ -508,6 +512,9 @@ func (r *assembly) add(c Chunk) error {
 	if c.StopRaw != "" {
 		r.stopRaw = c.StopRaw
 	}
+	if c.ReadBack != nil {
+		r.readBack = c.ReadBack
+	}
 	return nil
 }
 
@@ -547,6 +554,6 @@ func (r *assembly) response() Response {
 	}
 	return Response{
 		Message: Message{Role: RoleAssistant, Content: r.text.String(), ToolCalls: r.calls},
-		Usage:   r.usage, Stop: r.stop, StopRaw: r.stopRaw,
+		Usage:   r.usage, Stop: r.stop, StopRaw: r.stopRaw, ReadBack: r.readBack,
 	}
 }

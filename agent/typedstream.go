@@ -53,17 +53,11 @@ type TypedStream[T any] struct {
 //	}
 //	w, res, err := s.Result() // as RunTyped gives them
 //
-// Nothing runs until Partials is ranged over or Result is called; the
-// run happens on the caller's goroutine, inside the range loop, and the
-// loop body is called there; only the model's own code runs on a
-// goroutine of its own (see the package doc's Cancellation), which
-// breaking out of the loop leaves to return. Partials come only from a model that
-// streams ([StreamingModel]); from any other, or when the answer is no
-// JSON object or array while tools are offered (see [WithEarlyAbort]),
-// the loop yields none and Result still gives the final value. With
-// [WithOutputTool] they show the arguments of the reply's first call of
-// the output tool as they form; a reply in text shows none.
-// A TypedStream is for one goroutine.
+// Nothing runs until Partials is ranged over or Result is called; the run
+// happens on the caller's goroutine, inside the range loop. Partials come
+// only from a model that streams ([StreamingModel]), and not while tools
+// are offered and the text is no JSON value; with [WithOutputTool] they
+// show the output tool's arguments. A TypedStream is for one goroutine.
 func RunTypedStream[T any](ctx context.Context, a *Agent, input string) *TypedStream[T] {
 	return &TypedStream[T]{ctx: ctx, a: a, input: input}
 }
@@ -72,17 +66,15 @@ func RunTypedStream[T any](ctx context.Context, a *Agent, input string) *TypedSt
 // breaking out of its range loop; it matches context.Canceled.
 var ErrStoppedReading = fmt.Errorf("agent: the caller stopped reading the typed stream: %w", context.Canceled)
 
-// Partials runs the agent and yields the answer each time it grows: after
-// every chunk that shows something new until the answer is 4 KiB long,
-// then each time it has grown by a sixteenth, so that watching costs time
-// linear in its length; and once the reply has streamed to its end, the
-// whole answer, if the last chunk did not show it. The first range runs
-// the run; a later one, or one after Result, yields nothing. Breaking out of the loop ends the run at once: its model call
-// is cancelled, and Result returns an error matching
-// [ErrStoppedReading], with the rows and conversation so far. A panic in
-// the loop body ends the run the same way, then goes on to the range
-// statement.
+// Partials runs the agent and yields the answer as it grows, and once
+// more whole at the reply's end; later ranges yield nothing. Breaking out
+// of the loop ends the run at once (its model call cancelled); Result
+// then returns an error matching [ErrStoppedReading] with the rows so
+// far. A panic in the loop body ends the run the same way.
 func (s *TypedStream[T]) Partials() iter.Seq[Partial[T]] {
+	// A partial after every chunk that shows something new until the
+	// answer is 4 KiB long, then each time it has grown by a sixteenth:
+	// watching costs time linear in the answer's length.
 	return func(yield func(Partial[T]) bool) {
 		if s.started {
 			return

@@ -65,11 +65,11 @@ func ExampleRunTyped_validator() {
 }
 
 // A model that gives the same wrong answer again is not learning from the
-// correction. By default the second identical failure in a row ends the
-// run, its retries unspent; WithRepeatLimit(3) allows one more try, and
-// WithRepeatLimit(0) spends every retry.
+// correction. WithRepeatLimit(2) ends the run at the second identical
+// failure in a row, its retries unspent; WithRepeatLimit(3) allows one
+// more try; without a limit (the default, 0) every retry is spent.
 func ExampleWithRepeatLimit() {
-	for _, limit := range []int{enforce.DefaultRepeatLimit, 3} {
+	for _, limit := range []int{2, 3, 0} {
 		model := cannedModel(answer(`{"city":"Paris"}`), answer(`{"city":"Paris"}`), answer(`{"city":"Paris","tempC":21}`))
 		a := agent.New(model, agent.WithOutputRetries(3), agent.WithRepeatLimit(limit))
 		_, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
@@ -83,6 +83,10 @@ func ExampleWithRepeatLimit() {
 	// 1 retried reason=""
 	// 2 exhausted reason="repeated"
 	// limit 3 repeated: false
+	// 1 retried reason=""
+	// 2 retried reason=""
+	// 3 passed reason=""
+	// limit 0 repeated: false
 	// 1 retried reason=""
 	// 2 retried reason=""
 	// 3 passed reason=""

@@ -252,9 +252,30 @@ func TestValidatorOptionsAreChecked(t *testing.T) {
 }
 
 func TestRepeatLimitInTheAgent(t *testing.T) {
-	t.Run("by default the second identical failure in a row ends the run", func(t *testing.T) {
+	t.Run("by default every retry is spent on a model that fails the same way", func(t *testing.T) {
+		m := agenttest.NewModel(t, agenttest.Reply(missing), agenttest.Reply(missing), agenttest.Reply(missing))
+		_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(2)), "Weather in Paris?")
+		if !errors.Is(err, enforce.ErrExhausted) || errors.Is(err, enforce.ErrRepeated) {
+			t.Errorf("err = %v, want ErrExhausted and not ErrRepeated", err)
+		}
+		if m.Calls() != 3 {
+			t.Errorf("the model was called %d times, want 3", m.Calls())
+		}
+		want := []enforce.Outcome{enforce.OutcomeRetried, enforce.OutcomeRetried, enforce.OutcomeExhausted}
+		var got []enforce.Outcome
+		for _, r := range res.Attempts {
+			got = append(got, r.Outcome)
+		}
+		if !reflect.DeepEqual(got, want) || lastRow(t, res).Reason != "" {
+			t.Errorf("rows = %+v, want retried, retried, exhausted with no reason", res.Attempts)
+		}
+	})
+	t.Run("WithRepeatLimit(2) ends the run at the second identical failure in a row", func(t *testing.T) {
 		m := agenttest.NewModel(t, agenttest.Reply(missing), agenttest.Reply(missing))
-		_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(3)), "Weather in Paris?")
+		_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(2), agent.WithRepeatLimit(2)), "Weather in Paris?")
+		if m.Calls() != 2 {
+			t.Errorf("the model was called %d times, want 2", m.Calls())
+		}
 		if !errors.Is(err, enforce.ErrRepeated) || errors.Is(err, enforce.ErrExhausted) {
 			t.Errorf("err = %v, want ErrRepeated and not ErrExhausted", err)
 		}
@@ -273,21 +294,21 @@ func TestRepeatLimitInTheAgent(t *testing.T) {
 	})
 	t.Run("WithRepeatLimit(0) spends every retry", func(t *testing.T) {
 		m := agenttest.NewModel(t, agenttest.Reply(missing), agenttest.Reply(missing), agenttest.Reply(missing))
-		_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(2), agent.WithRepeatLimit(0)), "Weather in Paris?")
+		_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(2), agent.WithRepeatLimit(2), agent.WithRepeatLimit(0)), "Weather in Paris?")
 		if !errors.Is(err, enforce.ErrExhausted) || len(res.Attempts) != 3 {
 			t.Errorf("err = %v after %d rows, want ErrExhausted after 3", err, len(res.Attempts))
 		}
 	})
 	t.Run("prose and then a fenced answer are two different json-parse failures, not a repeat", func(t *testing.T) {
 		m := agenttest.NewModel(t, agenttest.Reply(prose), agenttest.Reply("```json\n"+valid+"\n```"), agenttest.Reply(valid))
-		_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(3)), "Weather in Paris?")
+		_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(3), agent.WithRepeatLimit(2)), "Weather in Paris?")
 		if err != nil {
 			t.Fatalf("err = %v after rows %+v, want the third answer to pass", err, res.Attempts)
 		}
 	})
 	t.Run("a fenced answer twice is a repeat", func(t *testing.T) {
 		m := agenttest.NewModel(t, agenttest.Reply("```json\n"+missing+"\n```"), agenttest.Reply("```\n"+valid+"\n```"))
-		_, _, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(3)), "Weather in Paris?")
+		_, _, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithOutputRetries(3), agent.WithRepeatLimit(2)), "Weather in Paris?")
 		if !errors.Is(err, enforce.ErrRepeated) {
 			t.Errorf("err = %v, want ErrRepeated", err)
 		}

@@ -2,7 +2,6 @@ package enforce_test
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -54,26 +53,6 @@ const orderSchema = `{
 		"status": {"enum": ["open", "paid", "shipped"]}
 	}
 }`
-
-// orderAnswer is a passing answer of about 1 KiB: a dozen line items, a
-// nested object, strings and integers.
-func orderAnswer() string {
-	var b strings.Builder
-	b.WriteString(`{"orderId": "ORD-20240501", "placed": "2024-05-01T10:00:00Z", "status": "paid",`)
-	b.WriteString(`"customer": {"name": "Ada Lovelace", "email": "ada@example.com", "address": {"street": "12 St James's Square", "city": "London", "zip": "SW1Y 4JH"}},`)
-	b.WriteString(`"items": [`)
-	total := 0
-	for i := range 12 {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		qty, price := i%3+1, 199+i*150
-		total += qty * price
-		fmt.Fprintf(&b, `{"sku": "SKU-%04d", "qty": %d, "priceCents": %d, "gift": %t}`, 1000+i, qty, price, i%4 == 0)
-	}
-	fmt.Fprintf(&b, `], "total": %d}`, total)
-	return b.String()
-}
 
 func TestOrderAnswerPasses(t *testing.T) {
 	a := orderAnswer()
@@ -341,4 +320,34 @@ func BenchmarkSideBySideFailing1KiB(b *testing.B) {
 	b.ReportMetric(float64(fast.Nanoseconds())/n, "check-ns/op")
 	b.ReportMetric(float64(before.Nanoseconds())/n, "check-without-fast-ns/op")
 	b.ReportMetric(float64(fast)/float64(before), "with/without")
+}
+
+// BenchmarkRepairs1KiB is Check on the 1 KiB order answer side by side:
+// clean with no repairs chosen (BenchmarkCheckPassing1KiB's case), clean
+// with every repair chosen (never mended: it passes as written), and the
+// same answer in a markdown fence, mended by the fence repair.
+func BenchmarkRepairs1KiB(b *testing.B) {
+	strict := mustCompile(b, orderSchema)
+	mending := strict.WithRepairs(enforce.AllRepairs)
+	clean := orderAnswer()
+	for _, bm := range []struct {
+		name   string
+		s      *enforce.Schema
+		answer string
+	}{
+		{"clean/no-repairs", strict, clean},
+		{"clean/every-repair", mending, clean},
+		{"fenced/every-repair", mending, "```json\n" + clean + "\n```"},
+		{"prose/every-repair", mending, "Here is the order:\n" + clean + "\nThanks."},
+	} {
+		b.Run(bm.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bm.answer)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := bm.s.Check(bm.answer); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -12,17 +12,15 @@ const (
 	maxIssueQuote = 200  // bytes of one pointer, and of one validator message
 )
 
-// Corrective is the user turn that asks the model to fix the answer e was
-// returned for. Our own words come first — that the answer failed,
-// "attempt N of M", the stage, the instruction to reply with only the
-// JSON, how many issues follow — and the message ends with the issues,
-// each line a JSON Pointer and a message quoted as data (each cut to a
-// few hundred bytes with a marker; the list stops at 2 KiB), so no text
-// of ours ever follows text taken from the answer. The same inputs always
-// give the same text, so its hash is stable. A [Ledger] writes it into
-// [Verdict.Corrective]; call it yourself only to correct a model without
-// one.
+// Corrective is the user turn asking the model to fix the answer e was
+// returned for, attempt of maxAttempts: our own words first, then the
+// issues, each pointer and message quoted as data and capped, so no word
+// of ours follows text from the answer. The same inputs give the same
+// text, so its hash is stable. A [Ledger] writes it into
+// [Verdict.Corrective].
 func (e *CheckError) Corrective(attempt, maxAttempts int) string {
+	// The caps: maxIssueQuote bytes per pointer or message, with a
+	// marker; the list stops at maxIssueText bytes with "and K more".
 	return e.corrective(attempt, maxAttempts, false, nil)
 }
 
@@ -47,6 +45,9 @@ func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stoppe
 		b.WriteString("Stage: schema-validate — the answer matches the JSON Schema, but checks of its content failed.\n")
 	default:
 		b.WriteString("Stage: schema-validate — the answer is JSON but does not match the JSON Schema.\n")
+	}
+	if ce.Repaired != 0 {
+		fmt.Fprintf(&b, "Before judging it we mended its form (%s); the issues are those of the mended answer.\n", repairWords(ce.Repaired))
 	}
 	b.WriteString("Reply with only the corrected JSON value, nothing else.\n")
 	lines := make([]string, 0, len(ce.Issues))
@@ -76,4 +77,21 @@ func pointerLabel(p string) string {
 		return "the root (\"\")"
 	}
 	return strconv.Quote(p)
+}
+
+// repairWords says in our words what the repairs of rs did.
+func repairWords(rs Repairs) string {
+	words := [...]string{
+		"removed a markdown fence",
+		"rewrote relaxed syntax as JSON",
+		"took the JSON value out of the text around it",
+		"read strings as the numbers or booleans they spell, or a value as an array of it",
+	}
+	var list []string
+	for i, w := range words {
+		if rs&(1<<i) != 0 {
+			list = append(list, w)
+		}
+	}
+	return strings.Join(list, "; ")
 }

@@ -40,6 +40,15 @@
 // rewrite that broke a passing answer; [Schema.Decode] decodes a passing
 // answer.
 //
+// # Repairs
+//
+// [Schema.WithRepairs] mends the form of an answer that fails as written
+// before it is judged — a markdown fence, prose around the value,
+// relaxed syntax, values spelled as strings ([Repairs]) — each exactly,
+// never what a value is. [Schema.Repaired] says what a schema judges for
+// an answer; rows and a [CheckError] name the repairs applied. Without
+// repairs, both stages are strict.
+//
 // # Validators
 //
 // A JSON Schema says what shape an answer has, not that its date is in
@@ -76,9 +85,8 @@
 // at once when a rewrite, not the model, broke a valid answer
 // ([ErrBrokenBy]), when a validator says the answer is beyond repair
 // ([ErrBeyondRepair]), when the model fails with the same issues as
-// before ([ErrRepeated]; the convergence policy is [WithRepeatLimit],
-// by default the second identical failure in a row), or when retries
-// run out ([ErrExhausted]). An exhausted row's [Reason] says which of
+// before, when the caller opted into [WithRepeatLimit] ([ErrRepeated]),
+// or when retries run out ([ErrExhausted]). An exhausted row's [Reason] says which of
 // these stopped it early. [Loop] drives a ledger around any loop.
 //
 // The corrective message is about the model's own answer: when act-output

@@ -43,6 +43,10 @@ type CheckError struct {
 	// Issues holds every issue found, sorted by Path, so a single
 	// corrective turn can fix them all. It is never empty.
 	Issues []Issue
+	// Repaired names the repairs applied, in order, before the answer
+	// was judged ([Schema.WithRepairs]): the issues are of the mended
+	// text. Nil when the answer was judged as written.
+	Repaired Repairs
 	// byValidators: the answer kept the schema and the issues are its
 	// validators' ([Validator]); beyondRepair: one said no retry can fix
 	// it ([ErrBeyondRepair]).
@@ -50,6 +54,9 @@ type CheckError struct {
 	// form is what kind of json-parse failure it is (parseForm), so the
 	// repeat limit can tell a fence from prose; "" at schema-validate.
 	form string
+	// tooLong: the answer was longer than the contract judges, so none
+	// of it was read.
+	tooLong bool
 }
 
 // Error returns the stage and the first issue.
@@ -111,9 +118,9 @@ func (e *SchemaError) Error() string {
 func (e *SchemaError) Unwrap() error { return e.Err }
 
 // Sentinels that say why enforcement stopped. An *[OutputError] wraps
-// ErrBrokenBy when a rewrite broke a valid answer, ErrRepeated or
-// [ErrBeyondRepair] when its Reason says so, and otherwise ErrExhausted
-// when retries were opted into.
+// ErrBrokenBy when a rewrite broke a valid answer, ErrRepeated,
+// [ErrBeyondRepair] or ErrBudget when its Reason says so, and otherwise
+// ErrExhausted when retries were opted into.
 var (
 	// ErrExhausted: the answer failed with no retries left.
 	ErrExhausted = errors.New("enforce: output retries exhausted")
@@ -122,6 +129,10 @@ var (
 	// ([WithRepeatLimit]), so the run stopped without spending its
 	// retries: the model is not learning from the correction.
 	ErrRepeated = errors.New("enforce: the answer failed as the one before it did")
+	// ErrBudget: the failed answers cost more than the caller's budget
+	// ([WithFailedCostBudget]), so the run stopped without spending its
+	// retries.
+	ErrBudget = errors.New("enforce: the failed answers cost more than the budget")
 	// ErrBrokenBy: the model's own answer kept the contract but a rewrite
 	// broke it, so the run stopped without spending its retries.
 	ErrBrokenBy = errors.New("enforce: a rewrite broke a valid answer")
@@ -143,7 +154,8 @@ type OutputError struct {
 	// ([Answer.Truncated]).
 	Truncated bool
 	// Reason says why the run stopped other than by running out of
-	// retries: [ReasonRepeated] or [ReasonBeyondRepair]; "" otherwise.
+	// retries: [ReasonRepeated], [ReasonBeyondRepair] or [ReasonBudget];
+	// "" otherwise.
 	Reason Reason
 	// Attempts is the ledger, nil when retries were not opted into.
 	Attempts []Attempt
@@ -173,6 +185,8 @@ func (e *OutputError) Error() string {
 		b.WriteString(", failing with the same issues as the answer before it: the model is not converging, so no retry was spent")
 	case ReasonBeyondRepair:
 		b.WriteString(", which a validator found wrong beyond repair")
+	case ReasonBudget:
+		b.WriteString(", and the failed answers cost more than the budget, so no retry was spent")
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
@@ -197,6 +211,8 @@ func (e *OutputError) Unwrap() []error {
 		errs = append(errs, ErrRepeated)
 	case e.Reason == ReasonBeyondRepair:
 		errs = append(errs, ErrBeyondRepair)
+	case e.Reason == ReasonBudget:
+		errs = append(errs, ErrBudget)
 	case e.Attempts != nil:
 		errs = append(errs, ErrExhausted)
 	}

@@ -236,3 +236,20 @@ func ExampleSchema_WithMaxAnswerBytes() {
 	// json-parse
 	// <nil>
 }
+
+// A model's right answer in a markdown fence, with a number written as a
+// string: with the fence and coerce repairs it passes as mended, and
+// Repaired says what was judged.
+func ExampleSchema_WithRepairs() {
+	s, _ := enforce.SchemaFor[Forecast]()
+	answer := "```json\n{\"city\": \"Oslo\", \"tempC\": \"-3\"}\n```"
+	fmt.Println(s.Check(answer) != nil)
+	s = s.WithRepairs(enforce.RepairFence | enforce.RepairCoerce)
+	mended, applied := s.Repaired(answer)
+	fmt.Println(s.Check(answer) == nil, applied)
+	fmt.Print(mended)
+	// Output:
+	// true
+	// true fence,coerce
+	// {"city": "Oslo", "tempC": -3}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/enforcer-go/enforcer/fnv"
 )
@@ -39,6 +40,9 @@ const (
 	// ReasonValidatorFailed: a validator could not judge the answer
 	// ([ValidatorError]); the row's Error says why.
 	ReasonValidatorFailed Reason = "validator-failed"
+	// ReasonBudget: what the failed answers cost, this one included,
+	// passed the budget the caller set ([WithFailedCostBudget]).
+	ReasonBudget Reason = "budget"
 )
 
 // Attempt is one row of the ledger: one final answer, in order.
@@ -67,6 +71,22 @@ type Attempt struct {
 	// verdict ([Answer.Cut]), which the stage, error and path are; it
 	// says how far the answer got. Its Verdict is not kept here.
 	Cut *Cut `json:"cut,omitempty"`
+	// Repaired names the repairs applied to the answer before it was
+	// judged ([Schema.WithRepairs]), in order; absent when it was judged
+	// as written. A passed row with repairs passed as mended.
+	Repaired Repairs `json:"repaired,omitzero"`
+	// ReadBack: members of the model's text read as left out before the
+	// answer was judged ([Answer.ReadBack]); nil when none were.
+	ReadBack *ReadBack `json:"readBack,omitempty"`
+}
+
+// ReadBack names the members removed from a model's text before it was
+// judged: nulls a provider's native mode made the model write for
+// optional members, read as those members left out. (A pointer on the
+// row, as Cut is, so that rows stay comparable.)
+type ReadBack struct {
+	// Members are their JSON Pointers, in the order they came.
+	Members []string `json:"members"`
 }
 
 // Cut says an answer was stopped before its end: a [Stream] judging it as
@@ -134,6 +154,13 @@ type Answer struct {
 	// again: Check would judge the cut answer's end, not where it failed.
 	// Its corrective message says the answer was stopped there.
 	Cut *Cut
+	// ReadBack lists the pointers of members removed from the model's
+	// text before it became Given: nulls a provider's native mode made
+	// the model write for optional members, read as those members left
+	// out (the model's adapter does this, with the lowering's own
+	// read-back). Given is the answer as read back; the row names them
+	// ([Attempt.ReadBack]).
+	ReadBack []string
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -159,6 +186,10 @@ type Verdict struct {
 	// looping again; non-empty exactly when Row.Outcome is OutcomeRetried.
 	// Row.CorrectiveMessageHash is fnv.Hex32a(Corrective).
 	Corrective string
+	// Answer is the answer judged: as it stands after every rewrite, and
+	// mended as Row.Repaired says. For a passed row it is the answer to
+	// use (decode); the conversation keeps what the model wrote.
+	Answer string
 	// Err is nil when the answer passed or will be retried, an
 	// *OutputError when the run must stop with the answer failing, and a
 	// *ValidatorError when a validator could not judge it. It is nil for
@@ -174,7 +205,8 @@ type Verdict struct {
 type Ledger struct {
 	schema  *Schema
 	retries int
-	repeats int // WithRepeatLimit
+	repeats int  // WithRepeatLimit
+	budget  Cost // WithFailedCostBudget; zero members: no limit
 	rows    []Attempt
 	// last is the signature of the previous row's failure ("" when it
 	// did not fail judged), and streak how many rows in a row failed so.
@@ -189,31 +221,26 @@ type ledgerOption func(*Ledger) error
 
 func (f ledgerOption) apply(l *Ledger) error { return f(l) }
 
-// DefaultRepeatLimit is the convergence policy a ledger starts with: the
-// second answer in a row that fails with the same issues ends the run.
-const DefaultRepeatLimit = 2
-
-// WithRepeatLimit sets the convergence policy: when n answers in a row
-// fail with the same issues — the same stage and the same set of pointer
-// and keyword pairs, whatever the messages say — the n-th is exhausted at
-// once with [ReasonRepeated], its retries unspent, and its *OutputError
-// matches [ErrRepeated]. n is 0 (off: correct until the retries run out)
-// or 2..MaxRetries+1; the default is [DefaultRepeatLimit].
-//
-// A json-parse failure is always one issue at the root, so there the
-// failures must also be of the same kind: an empty answer, a markdown
-// fence where the value should begin, other text there (prose), text
-// after a whole value, an answer that ends inside its value, the same
-// syntax error (the parser's message without its line and column, and
-// without the answer's text it quotes: a key given twice is one mistake
-// whichever key it is, a letter where a key's quote belongs one whichever
-// letter, while a single quote and a stray bracket stay apart), or
-// an answer the contract would not judge (too long, or too many values).
-// Prose and then a fenced answer is progress; the same fence twice is
-// not. An answer cut off at the output limit ([Answer.Truncated]) fails
-// for the limit, so it is never the same failure as one the model ended
-// itself (two cut off in a row end the run anyway).
+// WithRepeatLimit stops a run whose model repeats itself: when n answers
+// in a row fail with the same issues (stage, pointers and keywords,
+// whatever the messages say; at json-parse, the same kind of failure),
+// the n-th is exhausted at once with [ReasonRepeated], its retries
+// unspent, and its *OutputError matches [ErrRepeated]. n is 0 (off, the
+// default) or 2..MaxRetries+1. Turn it on for a model that repeats itself,
+// such as one at temperature 0.
 func WithRepeatLimit(n int) LedgerOption {
+	// The kinds of json-parse failure (parseForm): an empty answer, a
+	// markdown fence where the value should begin, other text there
+	// (prose), text after a whole value, an answer that ends inside its
+	// value, the same syntax error (the parser's message without its line
+	// and column and without the answer's text it quotes: a key given
+	// twice is one mistake whichever key, a letter where a key's quote
+	// belongs one whichever letter, while a single quote and a stray
+	// bracket stay apart), or an answer the contract would not judge (too
+	// long, too many values). Prose and then a fence is progress; the same
+	// fence twice is not. An answer cut off at the output limit fails for
+	// the limit, so it is never the same failure as one the model ended
+	// itself (two cut off in a row end the run anyway).
 	return ledgerOption(func(l *Ledger) error {
 		if n != 0 && (n < 2 || n > MaxRetries+1) {
 			return fmt.Errorf("enforce: WithRepeatLimit(%d): want 0 (off) or 2..%d", n, MaxRetries+1)
@@ -221,6 +248,34 @@ func WithRepeatLimit(n int) LedgerOption {
 		l.repeats = n
 		return nil
 	})
+}
+
+// WithFailedCostBudget stops a run whose failed answers cost more than b:
+// the failing answer that takes the failed rows' cost ([FailedCost])
+// past a non-zero member of b is exhausted at once with [ReasonBudget],
+// retries unspent; its *OutputError matches [ErrBudget]. A negative
+// member is an error.
+func WithFailedCostBudget(b Cost) LedgerOption {
+	return ledgerOption(func(l *Ledger) error {
+		if b.InputTokens < 0 || b.OutputTokens < 0 || b.LatencyMs < 0 {
+			return fmt.Errorf("enforce: WithFailedCostBudget(%+v): a limit is negative", b)
+		}
+		l.budget = b
+		return nil
+	})
+}
+
+// overBudget reports whether the failed rows and row, a failing one,
+// cost more than the budget allows.
+func (l *Ledger) overBudget(row Attempt) bool {
+	if l.budget == (Cost{}) {
+		return false
+	}
+	spent := FailedCost(append(l.Attempts(), row))
+	over := func(spent, limit int64) bool { return limit > 0 && spent > limit }
+	return over(int64(spent.InputTokens), int64(l.budget.InputTokens)) ||
+		over(int64(spent.OutputTokens), int64(l.budget.OutputTokens)) ||
+		over(spent.LatencyMs, l.budget.LatencyMs)
 }
 
 // NewLedger returns a ledger for a run that opted into retries (0 to
@@ -233,7 +288,7 @@ func NewLedger(s *Schema, retries int, opts ...LedgerOption) (*Ledger, error) {
 	if retries < 0 || retries > MaxRetries {
 		return nil, fmt.Errorf("%w: %d is not in 0..%d", ErrRetries, retries, MaxRetries)
 	}
-	l := &Ledger{schema: s, retries: retries, repeats: DefaultRepeatLimit}
+	l := &Ledger{schema: s, retries: retries}
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -261,48 +316,32 @@ func (l *Ledger) RetriesLeft() int {
 	return l.retries - used
 }
 
-// Judge judges one final answer — the schema, then the schema's
-// validators — and records its row:
-//   - it keeps the contract: a passed row;
-//   - it fails, but the model's own answer passed and a rewrite broke it:
-//     an exhausted row naming the rewrite that first broke it (BrokenBy),
-//     with retries left unspent, since re-asking cannot fix a rewrite;
-//   - a validator says it is wrong beyond repair: an exhausted row with
-//     [ReasonBeyondRepair], retries unspent;
-//   - it fails with the same issues as the answers before it, as many in
-//     a row as the repeat limit allows ([WithRepeatLimit]): an exhausted
-//     row with [ReasonRepeated], retries unspent;
-//   - it fails with retries left: a retried row and a corrective message;
-//   - it fails with none left: an exhausted row.
-//
-// When act-output rewrote an answer that the model itself got wrong, the
-// row, the corrective message and the error describe the model's own
-// answer — the text the model sees in its conversation and can fix — not
-// the rewritten one.
-//
-// A truncated answer ([Answer.Truncated]) is judged the same way, and its
-// failing row says Truncated; its corrective message says the answer was
-// cut off at the output limit and asks for a shorter one, and if the
-// previous row was truncated too it is exhausted at once instead, so cut
-// answers never loop. A withheld answer ([Answer.Withheld]) is not judged:
-// its row is exhausted at once and says Withheld.
-//
-// A validator that fails gives an exhausted row with
-// [ReasonValidatorFailed] and a *[ValidatorError] in Verdict.Err. When ctx
-// ends while a validator runs, Judge records no row and returns a Verdict
-// whose Row is zero and whose Err is context.Cause(ctx).
-//
-// A cut answer ([Answer.Cut]) is not judged: its row is the early verdict
-// and says how far the answer got (Cut), and its corrective message says
-// the answer was stopped at that point.
-//
-// The model's own answer (Given) is judged again only on the failure path,
-// and only when rewrites changed it.
+// Judge judges one final answer (the schema, then its validators) and
+// records its row. The row is passed when it keeps the contract; when it
+// fails, exhausted at once, retries unspent, if a rewrite broke the
+// model's passing answer (BrokenBy), a validator says [ErrBeyondRepair],
+// the repeat limit or the budget is reached ([WithRepeatLimit],
+// [WithFailedCostBudget]), or it is the second truncated answer in a row;
+// else retried, with [Verdict.Corrective], while retries are left, and
+// exhausted when none are. A withheld answer is not judged, nor is a cut
+// one ([Answer.Withheld], [Answer.Cut]). When act-output rewrote an
+// answer the model got wrong too, the row and messages describe the
+// model's own answer. A validator that fails gives a
+// [ReasonValidatorFailed] row and a *[ValidatorError]; when ctx ends
+// while one runs, no row is recorded and Verdict.Err is
+// context.Cause(ctx).
 func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
+	// The model's own answer (Given) is judged again only on the failure
+	// path, and only when rewrites changed it: the model can see and fix
+	// its own text, not the rewrite. Cut answers never loop: a second
+	// truncated answer in a row would most likely be cut again.
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
+	if len(a.ReadBack) > 0 {
+		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
+	}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld
-		return l.record(row, "", Verdict{})
+		return l.record(row, "", Verdict{Answer: a.Text()})
 	}
 	at := Try{Attempt: row.Attempt}
 	if !a.Last {
@@ -314,13 +353,13 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 		return Verdict{Err: j.stopped}
 	case j.failed != nil:
 		row.Outcome, row.Stage, row.Error, row.Reason = OutcomeExhausted, StageSchemaValidate, quote(j.failed.text()), ReasonValidatorFailed
-		return l.record(row, "", Verdict{Err: j.failed})
+		return l.record(row, "", Verdict{Err: j.failed, Answer: a.Text()})
 	case j.ce == nil:
-		row.Outcome = OutcomePassed
-		return l.record(row, "", Verdict{})
+		row.Outcome, row.Repaired = OutcomePassed, j.repaired
+		return l.record(row, "", Verdict{Answer: j.text})
 	}
 	ce := j.ce
-	row.Stage, row.Error, row.Path = ce.Stage, ce.Issues[0].Message, ce.Path()
+	row.Stage, row.Error, row.Path, row.Repaired = ce.Stage, ce.Issues[0].Message, ce.Path(), ce.Repaired
 	row.Truncated = a.Truncated
 	if a.Cut != nil {
 		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens}
@@ -331,7 +370,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 		l.record(row, sig, Verdict{})
 		e := a.outputError(ce, brokenBy, l.Attempts())
 		e.Reason = reason
-		return Verdict{Row: row, Err: e}
+		return Verdict{Row: row, Err: e, Answer: a.Text()}
 	}
 	switch {
 	case j.brokenBy != "":
@@ -347,10 +386,13 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if l.repeats > 0 && sig == l.last && l.streak+1 >= l.repeats {
 		return fail(ReasonRepeated, "")
 	}
+	if row.Outcome = OutcomeRetried; l.overBudget(row) {
+		return fail(ReasonBudget, "")
+	}
 	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), a.Tool)
 	row.Outcome = OutcomeRetried
 	row.CorrectiveMessageHash = fnv.Hex32a(msg)
-	return l.record(row, sig, Verdict{Corrective: msg})
+	return l.record(row, sig, Verdict{Corrective: msg, Answer: a.Text()})
 }
 
 // record appends row, whose failure has signature sig ("" for a row

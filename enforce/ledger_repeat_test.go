@@ -39,7 +39,7 @@ func TestRepeatLimitTellsJSONParseFailuresApartByTheirForm(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := enforce.NewLedger(mustCompile(t, skuSchema).WithMaxAnswerBytes(100), 3)
+			l, err := enforce.NewLedger(mustCompile(t, skuSchema).WithMaxAnswerBytes(100), 3, enforce.WithRepeatLimit(2))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -79,7 +79,7 @@ func TestRepeatLimitTellsCutAnswersApartByTheirForm(t *testing.T) {
 		t.Fatalf("the Stream gave no early verdict on %q", answer)
 		return enforce.Answer{}
 	}
-	l, _ := enforce.NewLedger(s, 3)
+	l, _ := enforce.NewLedger(s, 3, enforce.WithRepeatLimit(2))
 	for i, answer := range []string{"Sure, here it is", "```json\n{}", "```json\n{}"} {
 		a := cut(answer)
 		a.Iteration = i + 1
@@ -110,7 +110,7 @@ func TestRepeatLimitTellsAnAnswerCutOffAtTheOutputLimitApart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := enforce.NewLedger(mustCompile(t, skuSchema), 3)
+			l, err := enforce.NewLedger(mustCompile(t, skuSchema), 3, enforce.WithRepeatLimit(2))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +146,7 @@ func TestRepeatLimitClassesASyntaxErrorApartFromTheTextItQuotes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			l, err := enforce.NewLedger(mustCompile(t, skuSchema), 3)
+			l, err := enforce.NewLedger(mustCompile(t, skuSchema), 3, enforce.WithRepeatLimit(2))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -388,14 +388,6 @@ func (s *script) produce(ctx context.Context, corrective string) (string, error)
 	return s.answers[i], nil
 }
 
-func outcomes(rows []enforce.Attempt) []enforce.Outcome {
-	out := make([]enforce.Outcome, len(rows))
-	for i, r := range rows {
-		out[i] = r.Outcome
-	}
-	return out
-}
-
 func TestLoop(t *testing.T) {
 	s := mustCompile(t, citySchema)
 

@@ -2,18 +2,13 @@ package enforce
 
 import "context"
 
-// Loop drives any loop that produces final answers, without the agent
-// package. produce is called for the first answer with corrective == "",
-// and again after each failure with retries left, with the corrective
-// message to show the model. Loop returns the accepted answer, the ledger
-// rows, and an error: an *OutputError when the last answer fails, or
-// produce's error (with the rows so far) when it fails, or the context's
-// cause when ctx ends between attempts or while a validator runs, or a
-// *ValidatorError when a validator fails. The schema's validators
-// ([Schema.WithValidators]) run on every answer that keeps the schema;
-// opts configure the ledger (see [WithRepeatLimit]). The rows carry no
-// [Cost]: Loop cannot see the model call inside produce. To record what
-// each answer cost, drive a [Ledger] and set [Answer.Cost].
+// Loop drives any loop that produces final answers through a [Ledger].
+// produce is called with corrective "" for the first answer, and again
+// with the corrective message after each failure with retries left. Loop
+// returns the accepted answer (as repairs mended it), the rows, and an
+// error: the last answer's *OutputError, produce's error, a
+// *ValidatorError, or the context's cause. Its rows carry no [Cost]: to
+// record it, drive a Ledger and set [Answer.Cost].
 func Loop(ctx context.Context, s *Schema, retries int, produce func(ctx context.Context, corrective string) (string, error), opts ...LedgerOption) (string, []Attempt, error) {
 	l, err := NewLedger(s, retries, opts...)
 	if err != nil {
@@ -33,7 +28,7 @@ func Loop(ctx context.Context, s *Schema, retries int, produce func(ctx context.
 		case "":
 			return "", l.Attempts(), v.Err // ctx ended while a validator ran
 		case OutcomePassed:
-			return answer, l.Attempts(), nil
+			return v.Answer, l.Attempts(), nil // as the schema's repairs mended it
 		case OutcomeExhausted:
 			return answer, l.Attempts(), v.Err
 		}

@@ -1,7 +1,6 @@
 package enforce_test
 
 import (
-	"errors"
 	"regexp"
 	"testing"
 
@@ -12,29 +11,6 @@ import (
 func anything(t testing.TB) *enforce.Schema {
 	t.Helper()
 	return mustCompile(t, `{}`)
-}
-
-func mustCompile(t testing.TB, schema string) *enforce.Schema {
-	t.Helper()
-	s, err := enforce.CompileSchema([]byte(schema))
-	if err != nil {
-		t.Fatalf("CompileSchema(%s): %v", schema, err)
-	}
-	return s
-}
-
-// checkError returns Check's *CheckError, failing the test when Check
-// returned something else.
-func checkError(t *testing.T, err error) *enforce.CheckError {
-	t.Helper()
-	var ce *enforce.CheckError
-	if !errors.As(err, &ce) {
-		t.Fatalf("Check returned %T (%v), want *enforce.CheckError", err, err)
-	}
-	if len(ce.Issues) == 0 {
-		t.Fatal("CheckError has no issues")
-	}
-	return ce
 }
 
 var lineCol = regexp.MustCompile(`^line (\d+), column (\d+): `)

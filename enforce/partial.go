@@ -6,43 +6,43 @@ import (
 )
 
 // Partial returns the answer so far, for showing a typed value as it
-// forms.
+// forms. Call it after every write: it costs about the length of doc.
 //
-// doc is the bytes read so far as one closed JSON document, nil while no
-// value has begun: an open string is closed keeping its whole characters
-// so far (an unfinished escape or UTF-8 sequence, and a \u escape of a
-// high surrogate waiting for its pair, left out), open arrays and
-// objects are closed, and a member whose value has not begun, or is a
-// number or literal not yet ended, is left out, as is such an item. A
-// number ends at the byte after it, or at Close. After an early verdict,
-// doc holds the values read before the one (or the byte) that doomed the
-// answer. doc is the caller's.
+// doc is the bytes read as one closed JSON document (nil until a value
+// begins): an open string keeps its whole characters, open containers
+// are closed, and a member or item whose value has not begun, or is a
+// number or literal not yet ended, is left out. doc is the caller's.
 //
-// settled holds the JSON Pointers of the members and items that are
-// whole and pass the subschema that applies to them, in the order they
-// settled (a value after the members and items inside it). A value
-// settles only where that subschema is known from the path alone: each
-// object or array above it, up from the root, has its subschema from
-// properties, additionalProperties or items (one schema, or the tuple
-// and additionalItems), through $ref, with nothing else applying
-// subschemas to it or its parts (allOf, anyOf, oneOf, not, if,
-// dependencies with a schema, contains, or a patternProperties pattern
-// matching the member's name); below anything else no value settles,
-// though the value that holds it may. Whether a value passes is the
-// schema's exact verdict (as Check gives it, by the same evaluator); a
-// Go type's (see [Schema.For]) is given only by Close. A member that
-// additionalProperties false refuses never settles. Each later call
-// returns the same pointers followed by new ones; the slice is shared,
-// so do not change it. Values are checked as they end, from the first
-// call of Partial on; that call checks those that ended before it
-// (members of one object in name order). To bound the work, checking
-// stops (later values then never settle) once the values checked pass
-// four times the values read plus 4096: each value is checked whole, so
-// deep nesting checks the same values once per level.
+// settled holds, in the order they settled, the JSON Pointers of the
+// members and items that are whole and pass the subschema their path
+// gives them, where the path alone decides it (through properties,
+// additionalProperties, items and $ref). Later calls return the same
+// pointers followed by new ones; the slice is shared, so do not change
+// it. A Go type's verdict ([Schema.For]) is given only by Close.
 //
-// Partial costs about the length of doc: call it after every write. A
-// Stream whose caller never calls it does none of this work.
+// Partial's work is bounded: past four times the values read plus 4096
+// value checks, no more values settle.
 func (st *Stream) Partial() (doc []byte, settled []string) {
+	// Details. A \u escape of a high surrogate waiting for its pair is
+	// left out of an open string, as is an unfinished escape or UTF-8
+	// sequence; a number ends at the byte after it, or at Close. After an
+	// early verdict, doc holds the values read before the one that doomed
+	// the answer. A value settles only where each container above it has
+	// its subschema from properties, additionalProperties or items (one
+	// schema, or the tuple and additionalItems), through $ref, with
+	// nothing else applying subschemas to it or its parts (allOf, anyOf,
+	// oneOf, not, if, dependencies with a schema, contains, or a
+	// patternProperties pattern matching the member's name); below
+	// anything else no value settles, though the value holding it may.
+	// Whether a value passes is the schema's exact verdict, by Check's
+	// evaluator. A member additionalProperties false refuses never
+	// settles. Values are checked as they end from the first call on;
+	// that call checks those that ended before it (members of one object
+	// in name order). Each value is checked whole, so deep nesting checks
+	// the same values once per level: hence the work bound.
+	if st.mend != nil {
+		return st.mend.partial()
+	}
 	if !st.tape.on {
 		st.catchUp()
 	}

@@ -41,6 +41,8 @@ type Schema struct {
 	// validators are checks of an answer's content joined to the
 	// contract ([Schema.WithValidators]); Judge and Ledger.Judge run them.
 	validators []Validator
+	// repairs mend an answer that fails as written ([Schema.WithRepairs]).
+	repairs Repairs
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -138,14 +140,11 @@ func schemaForType(t reflect.Type) (*Schema, error) {
 	return e.s, e.err
 }
 
-// For returns the contract for answers that must also decode into a value
-// of type t, as RunTyped-style callers need: s itself when it was
-// reflected from t by SchemaFor; for a schema from CompileSchema, a copy
-// (the same one for every call with t) whose Check also decodes each
-// answer that keeps the schema into a t, so that one that does not fit
-// fails at schema-validate with the path of the value; and a *SchemaError
-// when s was reflected from another type, whose answers would decode into
-// a t silently wrong.
+// For returns the contract for answers that must also decode into a t:
+// s itself when SchemaFor reflected it from t; for a compiled schema, a
+// copy (one per t) whose Check also decodes each passing answer into a t,
+// failing at schema-validate where a value does not fit; a *SchemaError
+// when s was reflected from another type.
 func (s *Schema) For(t reflect.Type) (*Schema, error) {
 	switch s.goType {
 	case t:
@@ -202,22 +201,27 @@ func reflectSchema(t reflect.Type) (s *Schema, err error) {
 	return CompileSchema(raw)
 }
 
-// Check judges answer against the contract in two stages: json-parse (the
-// whole answer must be exactly one JSON value, of at most MaxAnswerBytes
-// or the schema's own limit, and of few enough values that checking them
-// stays within MaxCheckWork), then schema-validate. It returns nil when
-// the answer keeps the contract, else a *CheckError carrying the stage and
-// every issue with its JSON Pointer. Check judges the schema (and Go
-// type) alone: validators ([Schema.WithValidators]) need a context and
-// the attempt, and run in [Schema.Judge] and [Ledger.Judge].
-//
-// At schema-validate, an evaluator compiled with the schema judges first,
-// with gojsonschema's own semantics; when it says the answer passes, the
-// answer passes. Any other answer goes to gojsonschema, which decides and
-// writes the issues. gojsonschema compares enum, const and uniqueItems
-// values as float64s, so a number too large for one fails there, with an
-// issue (Keyword "type") at its pointer.
+// Check judges answer in two stages: json-parse (exactly one JSON value,
+// within [Schema.MaxAnswerBytes] and [MaxCheckWork]), then
+// schema-validate (the schema, and the Go type of [Schema.For]). It
+// returns nil when the answer keeps the contract, else a *[CheckError]
+// with the stage and every issue. Validators need a context and run in
+// [Schema.Judge] and [Ledger.Judge]. With repairs ([Schema.WithRepairs]),
+// an answer that fails as written is judged as they mend it. A number
+// too large for a float64 where enum, const or uniqueItems compares it
+// fails, with an issue (Keyword "type") at its pointer.
 func (s *Schema) Check(answer string) error {
+	// At schema-validate, an evaluator compiled with the schema judges
+	// first, with gojsonschema's own semantics; when it says the answer
+	// passes, it passes. Any other answer goes to gojsonschema, which
+	// decides and writes the issues (it compares enum, const and
+	// uniqueItems values as float64s: hence the "type" issue).
+	_, _, err := s.checkForm(answer)
+	return err
+}
+
+// checkStrict is Check without repairs.
+func (s *Schema) checkStrict(answer string) error {
 	if err := s.checkSize(answer); err != nil {
 		return err
 	}
@@ -273,7 +277,7 @@ func (s *Schema) checkWork(values, names int) *CheckError {
 // name the answer's length, so that a Stream can give it at the first
 // byte past the limit.
 func tooLong(limit int) *CheckError {
-	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
+	return &CheckError{Stage: StageJSONParse, tooLong: true, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
 		"the answer is longer than the %d bytes the contract judges (MaxAnswerBytes, or Schema.WithMaxAnswerBytes): it was not parsed", limit)}}}
 }
 
@@ -292,17 +296,11 @@ func (s *Schema) maxAnswerBytes() int {
 	return MaxAnswerBytes
 }
 
-// Judge judges the final answer of a run that did not opt into retries,
-// as it stands after every rewrite, with the schema and then its
-// validators (as attempt 1 of 1): nil when it keeps the contract, else an
-// *OutputError with nil Attempts. Its BrokenBy names the rewrite that
-// first broke the model's own passing answer, if one did; when the
-// model's own answer fails too, the error describes that answer. Its
-// Truncated is a.Truncated; for a cut answer ([Answer.Cut]), the error
-// is the early verdict. Its Reason is [ReasonBeyondRepair] when a
-// validator said so. A validator that fails returns a *[ValidatorError];
-// when ctx ends while a validator runs, Judge returns context.Cause(ctx).
-// a.Withheld is for a [Ledger]; Judge judges the text whatever it says.
+// Judge judges the final answer of a run without retries as [Ledger.Judge]
+// does, as attempt 1 of 1 with no row: nil when it keeps the contract,
+// else an *[OutputError] with nil Attempts, a *[ValidatorError], or
+// context.Cause(ctx) when ctx ends while a validator runs. a.Withheld is
+// ignored: the text is judged.
 func (s *Schema) Judge(ctx context.Context, a Answer) error {
 	j := s.judgeAnswer(ctx, a, Try{Attempt: 1})
 	switch {
@@ -320,13 +318,11 @@ func (s *Schema) Judge(ctx context.Context, a Answer) error {
 	return oe
 }
 
-// Decode decodes answer into v (a non-nil pointer), with the values
-// json.Unmarshal gives, faster for the shapes answers usually have. An
-// answer that does not decode into v is an *OutputError at
-// schema-validate, its issue at the pointer of the value that did not
-// fit. An answer longer than the contract judges (see [Schema.Check]) is
-// refused at json-parse before any of it is decoded. An answer that passed
-// s, where s is For v's type, always decodes.
+// Decode decodes answer into v (a non-nil pointer) as json.Unmarshal
+// does, faster. An answer that does not fit is an *OutputError at
+// schema-validate at the value's pointer; one past the size bound is
+// refused at json-parse unread. An answer that passed s, where s is For
+// v's type, always decodes.
 func (s *Schema) Decode(answer string, v any) error {
 	if err := s.checkSize(answer); err != nil {
 		return newOutputError(answer, err, "", nil)

@@ -8,62 +8,23 @@ import (
 	"unicode/utf8"
 )
 
-// Stream judges an answer while it is being written: feed it the
-// answer's bytes as they arrive with [Stream.Write] or
-// [Stream.WriteString], and end it with [Stream.Close]. Make one with
-// [Schema.Stream]. A Stream is not safe for concurrent use.
+// Stream judges an answer as its bytes arrive ([Stream.Write]), and gives
+// the whole answer's verdict at [Stream.Close], exactly as [Schema.Check]
+// does. Make one with [Schema.Stream]; it is not safe for concurrent use.
 //
-// [Stream.Partial] gives the answer so far, closed into one JSON
-// document, and which of its values are settled.
-//
-// A write fails early — returns a *[CheckError] — only when no way of
-// going on can make the answer pass. Close gives the whole answer's
-// verdict exactly as [Schema.Check] gives it.
-//
-// # What an early verdict promises
-//
-// When a write returns a *CheckError, no completion of the bytes read
-// passes, and:
-//
-//   - at json-parse, every completion of at most the schema's answer size
-//     fails with this very error (same line:column and message), which is
-//     the one Check gives for the whole answer;
-//   - at schema-validate, its one issue (Path, Keyword and Message) is
-//     among the issues Check reports for every completion that is one JSON
-//     value within the size and work bounds (other completions fail
-//     json-parse: see [MaxAnswerBytes] and [MaxCheckWork]).
-//     Check sorts issues by Path, so the early issue need not be the first:
-//     a member missing from earlier in the answer sorts before it.
-//
-// # Where it is given
-//
-// At json-parse, at the byte that makes the answer unparseable: prose
-// before the value ("Sure! …"), a markdown fence, anything after a whole
-// value but whitespace, a control character or invalid UTF-8 in a
-// string, nesting past [MaxDepth], the byte past the answer size bound
-// (see [Schema.WithMaxAnswerBytes]). Where the message names a character
-// that starts there, it waits for the rest of that character; a number
-// that grows past its length bound is judged when it ends.
-//
-// At schema-validate, only where the schema says what a prefix decides,
-// in subschemas reached from the root through properties,
-// additionalProperties, items (one schema) and $ref: a value whose type
-// is wrong, at its first byte (a number at its end, for the message
-// names integer or number); a member that additionalProperties false
-// refuses, when its name closes; a string, number, true, false or null
-// that breaks type, enum, const, pattern, format, minLength, maxLength,
-// minimum, maximum, exclusiveMinimum, exclusiveMaximum or multipleOf,
-// when it closes; an array past maxItems, at the first byte of the item
-// too many. A subschema with any keyword but these, required, minItems,
-// minProperties, maxProperties, uniqueItems and annotations (allOf,
-// anyOf, oneOf, not, if, dependencies, patternProperties, items as an
-// array, …) gives no early verdict, nor does anything below it; the
-// rest waits for Close. Each early schema-validate verdict is the
-// validator's own, asked about a document that holds only the path to the
-// value; to bound the work, a Stream asks at most 64 times, and not about
-// a value below more than 4096 array items in all, nor one whose pointer
-// is longer than [MaxQuote].
+// A write fails early, with a *[CheckError], only when no completion of
+// the bytes read can pass: at json-parse, every completion within the
+// size bound fails with that very error; at schema-validate, its one
+// issue is among Check's issues for every completion that parses within
+// the bounds ([MaxAnswerBytes], [MaxCheckWork]). Where the schema does
+// not let a prefix decide, the verdict waits for Close.
 type Stream struct {
+	// mend judges in its place for a schema with repairs.
+	mend *mendStream
+	// noSchema: no early verdicts at schema-validate (a mendStream's
+	// inner Stream, when values may still be coerced).
+	noSchema bool
+
 	s     *Schema
 	limit int
 	buf   strings.Builder
@@ -139,6 +100,9 @@ type frame struct {
 // [Stream] for when it fails an answer before it ends and what that
 // verdict promises. Streams of one Schema may run concurrently.
 func (s *Schema) Stream() *Stream {
+	if s.repairs != 0 {
+		return &Stream{mend: newMendStream(s)}
+	}
 	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(s.fast), state: stValue, rootStart: -1, rootEnd: -1,
 		inc: s.fast != nil && !s.canonical}
 	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
@@ -186,6 +150,9 @@ var errStreamClosed = errors.New("enforce: write to a closed Stream")
 // including the byte at which the verdict was given; every later write
 // returns 0 and the same verdict.
 func (st *Stream) Write(p []byte) (int, error) {
+	if st.mend != nil {
+		return st.mend.write(string(p))
+	}
 	if err := st.stopped(); err != nil {
 		return 0, err
 	}
@@ -196,6 +163,9 @@ func (st *Stream) Write(p []byte) (int, error) {
 
 // WriteString is [Stream.Write] for a string.
 func (st *Stream) WriteString(p string) (int, error) {
+	if st.mend != nil {
+		return st.mend.write(p)
+	}
 	if err := st.stopped(); err != nil {
 		return 0, err
 	}
@@ -231,6 +201,9 @@ func (st *Stream) room(n int) int {
 // write gave one, else exactly what [Schema.Check] returns for every byte
 // written. Later calls return the same.
 func (st *Stream) Close() error {
+	if st.mend != nil {
+		return st.mend.close()
+	}
 	if !st.closed {
 		st.closed = true
 		if st.verdict == nil && st.state == stNumber && !st.long && st.num != numSign && st.num != numDot && st.num != numE && st.num != numESign {
@@ -887,6 +860,9 @@ const stGaveUp = 255
 // that holds only the path to v, so its issue is the one it reports for
 // every completion (see [Stream]).
 func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ...string) bool {
+	if st.noSchema {
+		return false
+	}
 	// Bound the work: each ask builds and validates a document as long as
 	// the arrays on the path, and a value the filter wrongly suspects may
 	// come again and again.

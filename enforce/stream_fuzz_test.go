@@ -3,8 +3,6 @@ package enforce
 import (
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -180,33 +178,12 @@ func holdPrefix(t *testing.T, s *Schema, prefix string) {
 	}
 }
 
-func feed(st *Stream, text string, size int) (int, error) {
-	read := 0
-	for i := 0; i < len(text); i += size {
-		n, err := st.WriteString(text[i:min(i+size, len(text))])
-		read += n
-		if err != nil {
-			return read, err
-		}
-	}
-	return read, nil
-}
-
 func sameVerdict(a, b error) bool {
 	if a == nil || b == nil {
 		return a == nil && b == nil
 	}
 	var x, y *CheckError
 	return errors.As(a, &x) && errors.As(b, &y) && x.Stage == y.Stage && reflect.DeepEqual(x.Issues, y.Issues)
-}
-
-func mustCompileInternal(t testing.TB, schema string) *Schema {
-	t.Helper()
-	s, err := CompileSchema([]byte(schema))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 // complete returns text that makes a viable prefix one JSON value. It
@@ -349,30 +326,6 @@ func finishRune(s string) string {
 		}
 	}
 	return ""
-}
-
-// seedAnswers are the answers of the committed corpora: FuzzCheck's and
-// the early-abort corpus.
-func seedAnswers(t testing.TB) []string {
-	var out []string
-	files, _ := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzCheck", "*"))
-	for _, name := range files {
-		raw, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(raw), "\n") {
-			if q, ok := strings.CutPrefix(line, "string("); ok {
-				if a, err := strconv.Unquote(strings.TrimSuffix(q, ")")); err == nil {
-					out = append(out, a)
-				}
-			}
-		}
-	}
-	for _, c := range earlyAbortCases(t) {
-		out = append(out, c.Answer)
-	}
-	return out
 }
 
 // fuzzGen builds schemas and answers from fuzz bytes.

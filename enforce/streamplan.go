@@ -12,6 +12,24 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 )
 
+// Where a Stream gives an early verdict. At json-parse, at the byte that
+// makes the answer unparseable: prose before the value, a markdown
+// fence, anything after a whole value but whitespace, a control
+// character or invalid UTF-8 in a string, nesting past MaxDepth, the
+// byte past the size bound; where the message names a character that
+// starts there, it waits for the rest of that character, and a number
+// past its length bound is judged when it ends. At schema-validate, only
+// in subschemas reached from the root through properties,
+// additionalProperties, items (one schema) and $ref, using only
+// planChecked and planAtEnd keywords: a value of the wrong type at its
+// first byte (a number at its end: the message names integer or
+// number); a member additionalProperties false refuses, when its name
+// closes; a scalar breaking a planChecked keyword, when it closes; an
+// array past maxItems, at the item too many. Each is gojsonschema's own
+// verdict on a document holding only the path to the value; a Stream
+// asks at most maxAsks times, and not about a value below more than
+// maxAskItems array items or with a pointer longer than MaxQuote.
+//
 // streamPlan is the part of a schema a [Stream] may judge before the
 // answer ends. Each subschema gojsonschema reaches through properties,
 // additionalProperties, items (one schema) and $ref alone, and that uses

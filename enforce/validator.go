@@ -13,20 +13,13 @@ import (
 )
 
 // Validator is a check of an answer's content that a JSON Schema cannot
-// say: the date is in the future, the SKU is in the catalogue. Make one
-// with [Validate] and join it to a contract with [Schema.WithValidators].
-//
-// Validators run only on answers that keep the schema, in the order they
-// were joined, where a run's answers are judged: [Ledger.Judge] (and so
-// [Loop]) and [Schema.Judge]. [Schema.Check] and [Schema.Stream] judge the
-// schema alone. The issues of every validator join one list, sorted by
-// pointer, and fail the answer at [StageSchemaValidate] exactly as schema
-// issues do: the same row, the same corrective turn, the same
-// *[OutputError]; each issue's Keyword is its validator's name. When an
-// act-output rewrite is judged too (see [Ledger.Judge]), a validator is
-// called once for each text judged.
-//
-// The zero Validator is invalid: WithValidators refuses it.
+// say (the date is in the future, the SKU is in the catalogue). Make one
+// with [Validate]; join it with [Schema.WithValidators]. Validators run
+// on answers that keep the schema, in order, where answers are judged
+// with a context ([Ledger.Judge], [Loop], [Schema.Judge]; not Check or
+// Stream). Their issues, sorted by pointer, fail the answer at
+// [StageSchemaValidate] as schema issues do. The zero Validator is
+// invalid.
 type Validator struct {
 	name  string
 	check func(ctx context.Context, text string, at Try) ([]Issue, error)
@@ -40,10 +33,8 @@ type Try struct {
 	// RetriesLeft is how many corrective turns may still follow if this
 	// answer fails: 0 on the last attempt, and always 0 for
 	// [Schema.Judge]. A validator may accept on the last attempt what it
-	// would have corrected before. It is the retry budget left, and does
-	// not foresee an early stop: a failure with the same issues as the
-	// answer before it ([WithRepeatLimit]), or a second answer in a row
-	// cut off at the output limit, may still end the run with retries left.
+	// would have corrected before. It does not foresee an early stop
+	// (the repeat limit, the budget, a second truncated answer).
 	RetriesLeft int
 }
 
@@ -54,25 +45,16 @@ type Try struct {
 // ErrBeyondRepair.
 var ErrBeyondRepair = errors.New("enforce: the answer is wrong beyond repair")
 
-// Validate returns a validator named name: the Keyword of its issues, and
-// the name its failures carry. check gets the answer decoded into a T —
-// with T any, the parsed JSON value (map[string]any, []any, string,
-// json.Number, bool or nil) — and where the answer stands in its run.
-//
-// check returns the issues it found, each a JSON Pointer into the answer
-// ("" for the whole answer, "/items/0/sku" for a member) and a message for
-// the model (quoted to it as data, cut at [MaxQuote] bytes); it sets no
-// Keyword. No issues and a nil error pass the answer. Returning
-// [ErrBeyondRepair] stops the run with the answer failing. Any other error,
-// a panic, a call of runtime.Goexit (t.FailNow, testify's require.*), an
-// answer that does not decode into a T, or an issue without a message or
-// whose Path is not a JSON Pointer means the validator could not judge the
-// answer: the run stops with a *[ValidatorError].
-//
-// check runs on a goroutine of its own. When ctx ends while check runs,
-// the caller returns the context's cause at once; check is not waited
-// for: a check that ignores ctx runs on, and its goroutine ends, its
-// result dropped, when it returns.
+// Validate returns a validator named name (the Keyword of its issues).
+// check gets the answer decoded into a T (with T any, the parsed JSON
+// value) and where it stands in its run, and returns the issues it found,
+// each a JSON Pointer into the answer and a message for the model; no
+// issues and a nil error pass. [ErrBeyondRepair] stops the run with the
+// answer failing. Any other error, a panic, runtime.Goexit (t.FailNow),
+// an answer that does not decode into a T, or an issue without a message
+// or a pointer means it could not judge: a *[ValidatorError]. check runs
+// on a goroutine of its own; when ctx ends, the caller returns at once
+// and a check that ignores ctx is not waited for.
 func Validate[T any](name string, check func(ctx context.Context, answer T, at Try) ([]Issue, error)) Validator {
 	v := Validator{name: name}
 	if check == nil {
@@ -124,16 +106,11 @@ func (s *Schema) WithValidators(vs ...Validator) (*Schema, error) {
 	return &c, nil
 }
 
-// ValidatorError is a validator that could not judge an answer: it
-// returned an error other than [ErrBeyondRepair], panicked (a panic(nil)
-// is a *runtime.PanicNilError, in Panic and Err), called runtime.Goexit
-// (Err says so), was given an answer that does not decode into its type,
-// or returned an issue without a message or with a Path that is not a
-// JSON Pointer. Nothing can be
-// concluded about the answer, so no corrective turn is sent: the run
-// stops. [Ledger.Judge] records an exhausted row at schema-validate with
-// [ReasonValidatorFailed], its Error this error's text, and returns the
-// *ValidatorError in [Verdict.Err]; [Schema.Judge] and [Loop] return it.
+// ValidatorError is a validator that could not judge an answer (see
+// [Validate]): the run stops with no corrective turn. [Ledger.Judge]
+// records an exhausted row with [ReasonValidatorFailed] whose Error is
+// this error's text. A panic(nil) is a *runtime.PanicNilError, in Panic
+// and Err.
 type ValidatorError struct {
 	Name  string // the validator's name
 	Panic any    // the recovered value when it panicked, else nil
@@ -179,6 +156,11 @@ type judgement struct {
 	failed *ValidatorError
 	// stopped: ctx ended while a validator ran; nothing was concluded.
 	stopped error
+	// text is the answer judged, as the schema's repairs left it, and
+	// repaired the repairs that did: of the answer as it stands, or of
+	// the model's own when ce describes that.
+	text     string
+	repaired Repairs
 }
 
 // done reports whether judging must stop at j: a validator failed or ctx
@@ -201,6 +183,8 @@ func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 	if j.done() || j.ce == nil || len(a.Rewrites) == 0 || a.Given == text {
 		return j
 	}
+	// From here j's text and repairs stay those of the answer as it
+	// stands: they describe the answer the rows and errors name.
 	own := s.judgeText(ctx, a.Given, at)
 	if own.done() || own.ce != nil {
 		return own
@@ -226,11 +210,12 @@ func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 // judgeText judges one text: the schema, then, when it passes, the
 // validators.
 func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
-	if err := s.Check(text); err != nil {
-		return judgement{ce: err.(*CheckError)}
+	text, repaired, err := s.checkForm(text)
+	if err != nil {
+		return judgement{ce: err.(*CheckError), text: text, repaired: repaired}
 	}
 	if len(s.validators) == 0 {
-		return judgement{}
+		return judgement{text: text, repaired: repaired}
 	}
 	var issues []Issue
 	beyond := false
@@ -269,10 +254,11 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 		}
 	}
 	if len(issues) == 0 {
-		return judgement{}
+		return judgement{text: text, repaired: repaired}
 	}
 	sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
-	return judgement{ce: &CheckError{Stage: StageSchemaValidate, Issues: issues, byValidators: true, beyondRepair: beyond}}
+	ce := &CheckError{Stage: StageSchemaValidate, Issues: issues, Repaired: repaired, byValidators: true, beyondRepair: beyond}
+	return judgement{ce: ce, text: text, repaired: repaired}
 }
 
 // checkIssue refuses an issue the model could not act on.

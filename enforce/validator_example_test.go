@@ -52,8 +52,8 @@ func ExampleValidate() {
 }
 
 // A model that fails the same way twice is not learning from the
-// correction: the ledger stops with retries unspent. WithRepeatLimit(0)
-// would spend them all.
+// correction: with WithRepeatLimit(2) the ledger stops with retries
+// unspent. Without it (the default) every retry is spent.
 func ExampleWithRepeatLimit() {
 	s, _ := enforce.SchemaFor[Forecast]()
 	answers := []string{`{"city": "Oslo", "tempC": "cold"}`, `{"city": "Oslo", "tempC": "chilly"}`}
@@ -62,7 +62,7 @@ func ExampleWithRepeatLimit() {
 		calls++
 		return answers[calls-1], nil
 	}
-	_, attempts, err := enforce.Loop(context.Background(), s, 3, model, enforce.WithRepeatLimit(enforce.DefaultRepeatLimit))
+	_, attempts, err := enforce.Loop(context.Background(), s, 3, model, enforce.WithRepeatLimit(2))
 	for _, a := range attempts {
 		fmt.Printf("%d %s %s reason=%q\n", a.Attempt, a.Outcome, a.Path, a.Reason)
 	}

@@ -42,18 +42,19 @@ var stock = enforce.Validate(
 		return nil, nil
 	})
 
-func withValidators(t *testing.T, s *enforce.Schema, vs ...enforce.Validator) *enforce.Schema {
-	t.Helper()
-	c, err := s.WithValidators(vs...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
 func orderLedger(t *testing.T, retries int, vs ...enforce.Validator) *enforce.Ledger {
 	t.Helper()
 	l, err := enforce.NewLedger(withValidators(t, mustCompile(t, skuSchema), vs...), retries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// repeatLedger is orderLedger with the repeat limit at 2.
+func repeatLedger(t *testing.T, retries int, vs ...enforce.Validator) *enforce.Ledger {
+	t.Helper()
+	l, err := enforce.NewLedger(withValidators(t, mustCompile(t, skuSchema), vs...), retries, enforce.WithRepeatLimit(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -484,15 +485,17 @@ func TestRepeatLimit(t *testing.T) {
 		want    []enforce.Outcome
 		reason  enforce.Reason // of the last row
 	}{
-		{"by default the second identical failure in a row stops", nil, sameIssue,
+		{"by default every retry is spent", nil, sameIssue,
+			[]enforce.Outcome{enforce.OutcomeRetried, enforce.OutcomeRetried, enforce.OutcomeRetried, enforce.OutcomeExhausted}, ""},
+		{"a limit of 2 stops on the second", []enforce.LedgerOption{enforce.WithRepeatLimit(2)}, sameIssue,
 			[]enforce.Outcome{enforce.OutcomeRetried, enforce.OutcomeExhausted}, enforce.ReasonRepeated},
 		{"a limit of 3 stops on the third", []enforce.LedgerOption{enforce.WithRepeatLimit(3)}, sameIssue,
 			[]enforce.Outcome{enforce.OutcomeRetried, enforce.OutcomeRetried, enforce.OutcomeExhausted}, enforce.ReasonRepeated},
 		{"off, the retries run out", []enforce.LedgerOption{enforce.WithRepeatLimit(0)}, sameIssue,
 			[]enforce.Outcome{enforce.OutcomeRetried, enforce.OutcomeRetried, enforce.OutcomeRetried, enforce.OutcomeExhausted}, ""},
-		{"other issues are progress", nil, []string{`{"sku": 1, "qty": 1}`, `{"sku": "A-1", "qty": "one"}`, `{"sku": "A-1"}`, `{"sku": "A-1", "qty": 1, "x": 1}`},
+		{"other issues are progress", []enforce.LedgerOption{enforce.WithRepeatLimit(2)}, []string{`{"sku": 1, "qty": 1}`, `{"sku": "A-1", "qty": "one"}`, `{"sku": "A-1"}`, `{"sku": "A-1", "qty": 1, "x": 1}`},
 			[]enforce.Outcome{enforce.OutcomeRetried, enforce.OutcomeRetried, enforce.OutcomeRetried, enforce.OutcomeExhausted}, ""},
-		{"a subset of the issues is progress", nil, []string{`{"sku": 1, "qty": "one"}`, `{"sku": 1, "qty": 1}`, `{"sku": "A-1", "qty": 1}`},
+		{"a subset of the issues is progress", []enforce.LedgerOption{enforce.WithRepeatLimit(2)}, []string{`{"sku": 1, "qty": "one"}`, `{"sku": 1, "qty": 1}`, `{"sku": "A-1", "qty": 1}`},
 			[]enforce.Outcome{enforce.OutcomeRetried, enforce.OutcomeRetried, enforce.OutcomePassed}, ""},
 	}
 	for _, tt := range tests {
@@ -543,7 +546,7 @@ func TestRepeatLimitCountsValidatorIssuesByPointerAndKeyword(t *testing.T) {
 			return nil, nil
 		})
 	}
-	l := orderLedger(t, 3, says("a"), says("b"))
+	l := repeatLedger(t, 3, says("a"), says("b"))
 	for i, sku := range []string{"a", "b", "b"} { // /sku by a, /sku by b, /sku by b again
 		l.Judge(t.Context(), enforce.Answer{Iteration: i + 1, Given: `{"sku": "` + sku + `", "qty": 1}`})
 	}
@@ -554,7 +557,7 @@ func TestRepeatLimitCountsValidatorIssuesByPointerAndKeyword(t *testing.T) {
 }
 
 func TestAWithheldAnswerEndsARepeat(t *testing.T) {
-	l := orderLedger(t, 3)
+	l := repeatLedger(t, 3)
 	l.Judge(t.Context(), enforce.Answer{Iteration: 1, Given: `{"sku": 1, "qty": 1}`})
 	l.Judge(t.Context(), enforce.Answer{Iteration: 2, Withheld: "refusal"})
 	if v := l.Judge(t.Context(), enforce.Answer{Iteration: 3, Given: `{"sku": 1, "qty": 1}`}); v.Row.Outcome != enforce.OutcomeRetried {
@@ -581,7 +584,7 @@ func TestWithRepeatLimitRefusesLimitsOutOfRange(t *testing.T) {
 }
 
 func TestAReasonRowsJSON(t *testing.T) {
-	l := orderLedger(t, 2)
+	l := repeatLedger(t, 2)
 	l.Judge(t.Context(), enforce.Answer{Iteration: 1, Given: `{"sku": 1, "qty": 1}`})
 	r := l.Judge(t.Context(), enforce.Answer{Iteration: 2, Given: `{"sku": 2, "qty": 1}`}).Row
 	if got, want := jsonKeys(t, r), []string{"attempt", "error", "iteration", "outcome", "path", "reason", "stage"}; !reflect.DeepEqual(got, want) {
@@ -621,23 +624,23 @@ func TestCorrectiveMessageEndsWithTheIssues(t *testing.T) {
 	}
 }
 
-// The README shows the corrective message for a two-issue failure; this
-// keeps it the message the library writes.
-func TestREADMEShowsTheCorrectiveMessageAsItReads(t *testing.T) {
-	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+// The ledger's guide shows the corrective message for a two-issue
+// failure; this keeps it the message the library writes.
+func TestTheGuideShowsTheCorrectiveMessageAsItReads(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "docs", "ledger.md"))
 	if err != nil {
-		t.Skipf("no README beside the package: %v", err)
+		t.Skipf("no docs/ledger.md beside the package: %v", err)
 	}
 	_, after, ok := strings.Cut(string(readme), "it reads:\n\n```\n")
 	shown, _, ok2 := strings.Cut(after, "\n```")
 	if !ok || !ok2 {
-		t.Fatal("README.md no longer shows the corrective message after \"it reads:\"")
+		t.Fatal("docs/ledger.md no longer shows the corrective message after \"it reads:\"")
 	}
 	s, err := enforce.SchemaFor[Forecast]()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := checkError(t, s.Check(`{"city": 7}`)).Corrective(1, 3); shown != want {
-		t.Errorf("README.md shows:\n%s\nthe library writes:\n%s", shown, want)
+		t.Errorf("docs/ledger.md shows:\n%s\nthe library writes:\n%s", shown, want)
 	}
 }

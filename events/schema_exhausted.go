@@ -12,7 +12,8 @@ const MethodSchemaExhausted = "output/schemaExhausted"
 // output_schema_exhausted; folds to output/schemaExhausted. Describe reads
 // "output rejected (json-parse) · no retries left", "output rejected
 // (schema-validate) · broken by <middleware>", or with a Reason "… · same
-// issues again", "… · beyond repair", "… · validator failed".
+// issues again", "… · beyond repair", "… · validator failed", "… · over
+// budget".
 type SchemaExhausted struct {
 	TurnID    string `json:"turnId"`
 	Attempt   int    `json:"attempt"`   // >= 1
@@ -45,6 +46,8 @@ const (
 	ExhaustBeyondRepair ExhaustReason = "beyond-repair"
 	// ExhaustValidatorFailed: a validator could not judge the answer.
 	ExhaustValidatorFailed ExhaustReason = "validator-failed"
+	// ExhaustBudget: the failed answers cost more than the run's budget.
+	ExhaustBudget ExhaustReason = "budget"
 )
 
 var kindSchemaExhausted = register("output_schema_exhausted", MethodSchemaExhausted, false, decodePlain[SchemaExhausted])
@@ -57,9 +60,9 @@ func (e SchemaExhausted) check() (Event, error) {
 		return nil, err
 	}
 	switch e.Reason {
-	case "", ExhaustRepeated, ExhaustBeyondRepair, ExhaustValidatorFailed:
+	case "", ExhaustRepeated, ExhaustBeyondRepair, ExhaustValidatorFailed, ExhaustBudget:
 	default:
-		return nil, invalid("output_schema_exhausted: reason %q is not repeated, beyond-repair or validator-failed", e.Reason)
+		return nil, invalid("output_schema_exhausted: reason %q is not repeated, beyond-repair, validator-failed or budget", e.Reason)
 	}
 	if e.InputTokens < 0 || e.OutputTokens < 0 {
 		return nil, invalid("output_schema_exhausted: negative token count")
@@ -97,6 +100,7 @@ var exhaustReasons = map[ExhaustReason]string{
 	ExhaustRepeated:        "same issues again",
 	ExhaustBeyondRepair:    "beyond repair",
 	ExhaustValidatorFailed: "validator failed",
+	ExhaustBudget:          "over budget",
 }
 
 // words is r for people; a newer producer's reason reads "answer stands".

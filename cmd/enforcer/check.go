@@ -20,6 +20,7 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	fs := newFlags("check")
 	attempt := fs.Int("attempt", 1, "the attempt the answer is, for the corrective message (1..retries)")
 	retries := fs.Int("retries", 1, fmt.Sprintf("the output retries of the run (1..%d), as agent.WithOutputRetries", enforce.MaxRetries))
+	repair := fs.String("repair", "", "repairs to apply to an answer that fails as written: fence, syntax, prose, coerce, comma-separated, or all (as enforce.ParseRepairs)")
 	if err := parse(fs, args, "SCHEMA ANSWER"); err != nil {
 		return 0, err
 	}
@@ -31,6 +32,10 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	case *attempt < 1 || *attempt > *retries:
 		return 0, fmt.Errorf("check: -attempt %d is not in 1..%d (the attempts a corrective turn follows)", *attempt, *retries)
 	}
+	repairs, err := enforce.ParseRepairs(*repair)
+	if err != nil {
+		return 0, fmt.Errorf("check: -repair: %w", err)
+	}
 	schemaText, err := readBounded(fs.Arg(0), nil, maxSchemaBytes)
 	if err != nil {
 		return 0, fmt.Errorf("check: schema: %w", err)
@@ -39,6 +44,7 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("check: schema %s: %w", fs.Arg(0), err)
 	}
+	schema = schema.WithRepairs(repairs)
 	// One byte past the size bound is enough for Check to refuse an
 	// answer as too long, without holding all of it.
 	answer, err := readBounded(fs.Arg(1), stdin, enforce.MaxAnswerBytes+1)
@@ -46,8 +52,15 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 		return 0, fmt.Errorf("check: answer: %w", err)
 	}
 	var ce *enforce.CheckError
+	mended, applied := schema.Repaired(string(answer))
+	if applied != 0 {
+		fmt.Fprintf(stdout, "repaired: %s\n", applied)
+	}
 	switch err := schema.Check(string(answer)); {
 	case err == nil:
+		if applied != 0 {
+			fmt.Fprintf(stdout, "mended answer:\n%s\n", strings.TrimRight(mended, "\n"))
+		}
 		fmt.Fprintln(stdout, "pass")
 		return exitOK, nil
 	case errors.As(err, &ce):

@@ -1,14 +1,20 @@
-// Command enforcer checks answers against an output contract and watches
-// session logs, offline.
+// Command enforcer checks answers against an output contract, says what a
+// provider's native mode enforces of one, and watches session logs,
+// offline.
 //
-//	enforcer check [-attempt N] [-retries M] SCHEMA ANSWER
+//	enforcer check [-attempt N] [-retries M] [-repair LIST] SCHEMA ANSWER
 //	enforcer tail [-follow=false] LOG
 //	enforcer view [-addr HOST:PORT] LOG
+//	enforcer schema [-provider P] FILE
 //
 // check judges ANSWER (a file, or - for standard input) against the JSON
 // Schema in SCHEMA exactly as the library does (enforce.CompileSchema,
 // then Schema.Check): it prints "pass" and exits 0, or prints the
-// corrective message a run would send the model and exits 1.
+// corrective message a run would send the model and exits 1. With
+// -repair (fence, syntax, prose, coerce or all, comma-separated), an
+// answer that fails as written is judged as those repairs mend it
+// (Schema.WithRepairs): it prints "repaired: …" first, and the mended
+// answer before "pass".
 //
 // tail prints each record of a file log (events.OpenFile's format) as
 // one line for people — its time, its turn and Notification.Describe's
@@ -21,7 +27,13 @@
 // requests for localhost or a loopback IP at its port (else 403), so a web
 // page cannot read the session through DNS rebinding.
 //
-// Both read the log as events.FollowFile does, without locking it, so
+// schema prints how a provider's native structured-output mode is sent
+// the JSON Schema in FILE (native.Lower with the profile P: openai,
+// anthropic, gemini, vllm, llama.cpp or ollama): strict, non-strict or
+// not at all and why, and a table of the schema's keywords, each enforced
+// by the provider and enforcer or by enforcer only.
+//
+// tail and view read the log as events.FollowFile does, without locking it, so
 // they may watch a session that another process is writing. Bad arguments and files that cannot be read
 // get a one-line error and exit status 2.
 package main
@@ -51,9 +63,10 @@ const (
 )
 
 const usage = `usage:
-  enforcer check [-attempt N] [-retries M] SCHEMA ANSWER   judge an answer (- reads standard input)
+  enforcer check [-attempt N] [-retries M] [-repair LIST] SCHEMA ANSWER   judge an answer (- reads standard input)
   enforcer tail [-follow=false] LOG                        print a session log, following it
   enforcer view [-addr HOST:PORT] LOG                      serve the live page for a session log
+  enforcer schema [-provider P] FILE                       what a provider's native mode enforces of a schema
 `
 
 // run is the command: it parses args, runs the subcommand and returns the
@@ -72,11 +85,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = tail(ctx, args[1:], stdout)
 	case "view":
 		err = view(ctx, args[1:], stdout)
+	case "schema":
+		err = schemaCmd(args[1:], stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:
-		err = fmt.Errorf("unknown command %q (want check, tail or view)", args[0])
+		err = fmt.Errorf("unknown command %q (want check, tail, view or schema)", args[0])
 	}
 	var help helpError
 	if errors.As(err, &help) {

@@ -578,3 +578,32 @@ func TestCheckSaysWhatALedgerSends(t *testing.T) {
 		}
 	}
 }
+
+func TestCheckAppliesTheRepairsItIsGiven(t *testing.T) {
+	schemaPath := write(t, "schema.json", citySchema)
+	fenced := write(t, "fenced.txt", "Sure:\n```json\n{city: 'Oslo', days: '2',}\n```")
+	t.Run("without -repair the answer fails as written", func(t *testing.T) {
+		code, stdout, _ := runCmd(t.Context(), "", "check", schemaPath, fenced)
+		if code != exitFail || strings.Contains(stdout, "repaired") {
+			t.Errorf("status %d, stdout:\n%s\nwant 1 and no repair", code, stdout)
+		}
+	})
+	t.Run("with every repair it passes, saying what was mended", func(t *testing.T) {
+		code, stdout, stderr := runCmd(t.Context(), "", "check", "-repair", "all", schemaPath, fenced)
+		want := "repaired: syntax,prose,coerce\nmended answer:\n{\"city\": \"Oslo\", \"days\": 2}\npass\n"
+		if code != exitOK || stdout != want || stderr != "" {
+			t.Errorf("status %d, stdout:\n%s\nstderr %q; want 0 and:\n%s", code, stdout, stderr, want)
+		}
+	})
+	t.Run("a mended answer that still fails exits 1 with the corrective message", func(t *testing.T) {
+		bad := write(t, "bad.txt", "```\n{\"days\": 0}\n```")
+		code, stdout, _ := runCmd(t.Context(), "", "check", "-repair", "fence,prose", schemaPath, bad)
+		if code != exitFail || !strings.HasPrefix(stdout, "repaired: fence\n") || !strings.Contains(stdout, "removed a markdown fence") {
+			t.Errorf("status %d, stdout:\n%s\nwant 1, the repair named and the corrective message", code, stdout)
+		}
+	})
+	t.Run("an unknown repair is a usage error", func(t *testing.T) {
+		code, stdout, stderr := runCmd(t.Context(), "", "check", "-repair", "fence,magic", schemaPath, fenced)
+		wantOneLineError(t, code, stdout, stderr, "magic")
+	})
+}

@@ -25,6 +25,9 @@ func NewTriageAgent(m agent.Model) *agent.Agent {
 	return agent.New(m,
 		agent.WithSystemPrompt("You triage support tickets."),
 		agent.WithOutputRetries(2),
+		// Its model runs at temperature 0: an answer that fails as the one
+		// before it did will fail so again, so stop rather than pay for it.
+		agent.WithRepeatLimit(2),
 	)
 }
 

@@ -36,7 +36,7 @@ func everyLine() []events.Event {
 			Error: "invalid character", CorrectiveMessageHash: "0c1f2e3d"})
 	}
 	add(events.SchemaExhausted{TurnID: id(), Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", BrokenBy: "redact"})
-	for _, r := range []events.ExhaustReason{"", events.ExhaustRepeated, events.ExhaustBeyondRepair, events.ExhaustValidatorFailed} {
+	for _, r := range []events.ExhaustReason{"", events.ExhaustRepeated, events.ExhaustBeyondRepair, events.ExhaustValidatorFailed, events.ExhaustBudget} {
 		add(events.SchemaExhausted{TurnID: id(), Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Reason: r})
 	}
 	add(events.TurnCompleted{TurnID: id(), Terminal: events.TerminalCompleted})

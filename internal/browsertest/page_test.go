@@ -22,7 +22,7 @@ import (
 	"github.com/enforcer-go/enforcer/events"
 )
 
-var screenshot = flag.Bool("screenshot", false, "rewrite the README's screenshot, docs/live-page.png")
+var screenshot = flag.Bool("screenshot", false, "rewrite the guide's screenshot, docs/live-page.png")
 
 // session is a stream served over HTTP that records the Last-Event-ID of
 // every event-stream request.
@@ -252,7 +252,7 @@ func TestTheLivePageInABrowser(t *testing.T) {
 				fmt.Sprintf(`document.querySelector("article.turn:nth-of-type(3) .now").textContent === %q`, want))
 		}
 		if got := retryN.Describe(1500 * time.Millisecond); got != "attempt 2/3 · retrying in 3s · rate limited" {
-			t.Errorf("Describe = %q", got) // the line the README quotes
+			t.Errorf("Describe = %q", got) // the line the session stream guide quotes
 		}
 		run("setting the clock back", chromedp.Evaluate[chromedp.Void]("window.testClock = 0"))
 		wait("the countdown restarts", `document.querySelector("article.turn:nth-of-type(3) .now").textContent.includes("retrying in 4s")`)
@@ -306,13 +306,14 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		if b := img.Bounds(); b.Dx() != 900 {
 			t.Errorf("screenshot is %d px wide, want 900", b.Dx())
 		}
-		// The README shows the screenshot this test writes with -screenshot.
-		readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+		// The session stream's guide shows the screenshot this test
+		// writes with -screenshot.
+		guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "session-stream.md"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Contains(readme, []byte("](docs/live-page.png)")) {
-			t.Error("the README does not show docs/live-page.png")
+		if !bytes.Contains(guide, []byte("](live-page.png)")) {
+			t.Error("docs/session-stream.md does not show live-page.png")
 		}
 		if f, err := os.Open(filepath.Join("..", "..", "docs", "live-page.png")); err != nil {
 			t.Error(err)
@@ -330,7 +331,7 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		if err := os.WriteFile(dst, shot, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("screenshot written to %s (with -screenshot: the README's)", dst)
+		t.Logf("screenshot written to %s (with -screenshot: the guide's)", dst)
 	})
 
 	t.Run("after a dropped connection it resumes and shows nothing twice", func(t *testing.T) {

@@ -36,16 +36,6 @@ var Imports = map[string]string{
 	"middleware": "github.com/enforcer-go/enforcer/middleware",
 }
 
-// YoursMarker begins the comment that marks a function as the reader's: a
-// top-level function declared without a body, on a line ending in this
-// comment, stands for code the reader supplies,
-//
-//	func myLoop(ctx context.Context, history []message) (string, error) // yours: your ReAct loop
-//
-// and [GoFile] gives it a body that panics. A function without a body and
-// without the marker is left as written, and fails to compile.
-const YoursMarker = "// yours"
-
 // GoFile turns a ```go block into a Go source file of package readme whose
 // //line directives make every position the compiler reports a line of
 // the Markdown file named file. It fills in exactly this:
@@ -53,11 +43,11 @@ const YoursMarker = "// yours"
 //   - the package clause;
 //   - an import for each name of [Imports] the block uses but does not
 //     import;
-//   - a panicking body for each function marked with [YoursMarker];
 //   - for a block of statements (its first token after any imports is not
 //     func, type, var or const): a func _() { … } around the statements.
 //
-// Blocks are meant to be compiled together as one package, in README
+// Nothing else: a function declared without a body fails to compile, as
+// it would for a reader who pasted it. Blocks are meant to be compiled together as one package, in README
 // order, so a block may use what an earlier block declares (a type, a
 // function) as a reader would.
 func GoFile(b Block, file string) ([]byte, error) {
@@ -85,9 +75,6 @@ func GoFile(b Block, file string) ([]byte, error) {
 		return nil, err // positions already name file's lines
 	}
 	out := src.Bytes()
-	for _, at := range slices.Backward(yours(fset, f)) {
-		out = slices.Insert(out, at, []byte(` { panic("supplied by the reader") }`)...)
-	}
 	if imps := missingImports(f); len(imps) > 0 {
 		var decl bytes.Buffer
 		decl.WriteString("import (\n")
@@ -151,28 +138,6 @@ func skipImport(s *scanner.Scanner, tf *token.File) (int, error) {
 		return 0, fmt.Errorf("malformed import declaration")
 	}
 	return tf.Offset(pos) + len(lit), nil
-}
-
-// yours returns the offsets at which the functions marked as the
-// reader's need a body, in order.
-func yours(fset *token.FileSet, f *ast.File) []int {
-	var at []int
-	for _, d := range f.Decls {
-		fn, ok := d.(*ast.FuncDecl)
-		if !ok || fn.Body != nil {
-			continue
-		}
-		end := fset.PositionFor(fn.End(), false)
-		for _, cg := range f.Comments {
-			c := cg.List[0]
-			cpos := fset.PositionFor(c.Pos(), false)
-			if cpos.Line == end.Line && cpos.Offset >= end.Offset && strings.HasPrefix(c.Text, YoursMarker) {
-				at = append(at, end.Offset)
-				break
-			}
-		}
-	}
-	return at
 }
 
 // missingImports returns the import paths of the names of Imports the

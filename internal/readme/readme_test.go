@@ -17,37 +17,47 @@ import (
 )
 
 // TestREADMEGoBlocksCompile compiles and vets every ```go block of the
-// repository's README.md, as one package in README order (so a block may
-// use what an earlier one declares), in a scratch module that joins the
+// repository's README.md and of its guides in docs/, as one package in
+// that order (README first, then the guides by name; so a block may use
+// what an earlier one declares), in a scratch module that joins the
 // repository's workspace. Only what GoFile documents is filled in; a
-// block that no longer compiles fails here with its README line.
+// block that no longer compiles fails here with its file and line.
 func TestREADMEGoBlocksCompile(t *testing.T) {
 	goCmd := goTool(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks, err := ReadFile(filepath.Join(root, "README.md"))
+	guides, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	slices.Sort(guides)
 	dir := t.TempDir()
 	work := workspace(t, goCmd, root, dir)
-	n := 0
-	for _, b := range blocks {
-		if b.Info != "go" {
-			continue
-		}
-		n++
-		src, err := GoFile(b, "README.md")
+	for _, path := range append([]string{filepath.Join(root, "README.md")}, guides...) {
+		name, _ := filepath.Rel(root, path)
+		name = filepath.ToSlash(name)
+		blocks, err := ReadFile(path)
 		if err != nil {
-			t.Errorf("README.md block at line %d: %v", b.Line, err)
-			continue
+			t.Fatal(err)
 		}
-		write(t, filepath.Join(dir, blockFile(b)), string(src))
-	}
-	if n == 0 {
-		t.Fatal("README.md has no ```go blocks: the parser or the README is broken")
+		n := 0
+		for _, b := range blocks {
+			if b.Info != "go" {
+				continue
+			}
+			n++
+			src, err := GoFile(b, name)
+			if err != nil {
+				t.Errorf("%s block at line %d: %v", name, b.Line, err)
+				continue
+			}
+			write(t, filepath.Join(dir, blockFile(name, b)), string(src))
+		}
+		if n == 0 && name == "README.md" {
+			t.Fatal("README.md has no ```go blocks: the parser or the README is broken")
+		}
 	}
 	if t.Failed() {
 		return
@@ -63,7 +73,7 @@ func TestREADMEGoBlocksCompile(t *testing.T) {
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "GOWORK="+filepath.Join(dir, "go.work"))
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("go %s: the README's Go blocks fail (%v); positions are README.md lines:\n%s", args[0], err, out)
+			t.Fatalf("go %s: the Go blocks fail (%v); positions are lines of the Markdown files:\n%s", args[0], err, out)
 		}
 	}
 }
@@ -97,10 +107,11 @@ func TestABrokenBlockFailsAtItsREADMELine(t *testing.T) {
 	}
 }
 
-// blockFile names a block's file by its README line; a block declaring a
-// test goes in a _test.go file so that vet checks it as one.
-func blockFile(b Block) string {
-	name := fmt.Sprintf("readme_line%04d", b.Line)
+// blockFile names a block's file by its Markdown file and line; a block
+// declaring a test goes in a _test.go file so that vet checks it as one.
+func blockFile(md string, b Block) string {
+	base := strings.NewReplacer("/", "_", ".", "_", "-", "_").Replace(strings.ToLower(md))
+	name := fmt.Sprintf("%s_line%04d", base, b.Line)
 	if strings.Contains(b.Text, "func Test") {
 		return name + "_test.go"
 	}
@@ -155,10 +166,11 @@ func write(t *testing.T, path, content string) {
 	}
 }
 
-// TestGoFileFillsInOnlyWhatABlockMarks: a function marked as the
-// reader's gets a body, an unmarked one does not (and so fails to
-// compile), and only the used names of Imports are imported.
-func TestGoFileFillsInOnlyWhatABlockMarks(t *testing.T) {
+// TestGoFileFillsInOnlyImports: a function declared without a body keeps
+// none, whatever its comment says (so it fails to compile, as it would
+// for a reader who pasted it), and only the used names of Imports are
+// imported.
+func TestGoFileFillsInOnlyImports(t *testing.T) {
 	md := "```go\n" +
 		"func mine(ctx context.Context) error // yours: your code\n" +
 		"func forgotten() error // a body left out by mistake\n" +
@@ -178,7 +190,7 @@ func TestGoFileFillsInOnlyWhatABlockMarks(t *testing.T) {
 			bodies[fn.Name.Name] = fn.Body != nil
 		}
 	}
-	if want := map[string]bool{"mine": true, "forgotten": false, "uses": true}; !maps.Equal(bodies, want) {
+	if want := map[string]bool{"mine": false, "forgotten": false, "uses": true}; !maps.Equal(bodies, want) {
 		t.Errorf("functions with a body = %v, want %v\n%s", bodies, want, src)
 	}
 	var imports []string

@@ -12,6 +12,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/native"
 )
 
 // System names the provider in *agent.ProviderError and recorded events.
@@ -98,11 +99,15 @@ func WithMaxTokens(n int) Option {
 
 // WithNativeSchema asks the model to constrain its answer to the request's
 // output schema (agent.Request.OutputSchema) with Anthropic's structured
-// outputs, output_config.format {"type": "json_schema", "schema"}. Only
-// models that support structured outputs accept it, and they accept a
-// subset of JSON Schema (objects must forbid additional properties, as
-// enforce.SchemaFor's do). The answer is still judged by the agent either
-// way. Requests without an output schema are sent unchanged.
+// outputs, output_config.format {"type": "json_schema", "schema"}, the
+// schema lowered by [native.Lower] with native.Anthropic: keywords the API
+// does not take (numeric and length bounds, …) are left out, objects
+// forbid additional properties. A contract the API cannot express at all
+// (a map, recursion, more than 24 optional members) is sent with no
+// output format; [NativeReport] says which, and which keywords only the
+// agent judges. Only models that support structured outputs accept it.
+// The answer is judged by the contract itself either way. Requests
+// without an output schema are sent unchanged.
 func WithNativeSchema() Option {
 	return optionFunc(func(m *Model) { m.native = true })
 }
@@ -243,11 +248,17 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 		p.ToolChoice = sdk.ToolChoiceUnionParam{OfAny: &sdk.ToolChoiceAnyParam{}}
 	}
 	if m.native && len(req.OutputSchema) > 0 {
-		schema, err := inlineRoot(req.OutputSchema)
+		l, err := native.Lower(req.OutputSchema, native.Anthropic)
 		if err != nil {
 			return p, fmt.Errorf("anthropic: output schema: %w", err)
 		}
-		p.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
+		if l.Schema != nil {
+			schema, err := inlineRoot(l.Schema)
+			if err != nil {
+				return p, fmt.Errorf("anthropic: output schema: %w", err)
+			}
+			p.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
+		}
 	}
 	for _, f := range m.params {
 		f(&p)

@@ -64,7 +64,12 @@
 // (one cut off mid-stream at max_tokens) is sent back with input {}.
 //
 // WithNativeSchema sends the agent's output schema as a structured-output
-// format (output_config.format), for models that support it. The answer is
-// judged by the contract either way; without the option the contract
-// reaches the model only through the system prompt the agent writes.
+// format (output_config.format), for models that support it, lowered by
+// providers/native to the subset the API takes (no numeric or length
+// bounds, objects closed, minItems 0 or 1); a contract the API cannot
+// express (a map, recursion) is sent with no format. NativeReport says,
+// for a contract, what is sent and which keywords only the agent judges.
+// The answer is judged by the contract either way; without the option (or
+// the format) the contract reaches the model only through the system
+// prompt the agent writes.
 package anthropic

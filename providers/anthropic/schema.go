@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/enforcer-go/enforcer/internal/wireschema"
+	"github.com/enforcer-go/enforcer/providers/native"
 )
 
 // inlineRoot prepares a schema for the wire: an input schema must have
@@ -11,4 +12,17 @@ import (
 func inlineRoot(b json.RawMessage) (map[string]any, error) {
 	_, schema, err := wireschema.InlineRoot(b)
 	return schema, err
+}
+
+// NativeReport says how WithNativeSchema sends contract (a JSON Schema,
+// as agent.Request.OutputSchema carries it): as an output format
+// (native.ModeStrict) or not at all (native.ModeNone), and which of its
+// keywords the API enforces and which only the agent judges. Anthropic
+// keeps optional members optional, so nothing is read back.
+func NativeReport(contract []byte) (native.Report, error) {
+	l, err := native.Lower(contract, native.Anthropic)
+	if err != nil {
+		return native.Report{}, err
+	}
+	return l.Report, nil
 }

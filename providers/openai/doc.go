@@ -63,6 +63,16 @@
 // agent stops reading (an answer cut off early), the stream and its HTTP
 // connection are closed at once, so the endpoint stops generating.
 //
-// WithNativeSchema sends the agent's output schema as a json_schema
-// response format. The answer is judged by the contract either way.
+// WithNativeSchema(profile) sends the agent's output schema as a
+// json_schema response format, lowered by providers/native for the
+// endpoint: native.OpenAI for OpenAI's strict mode (every member required,
+// optional ones nullable, objects closed, unsupported keywords left out;
+// non-strict when the contract cannot be expressed so), native.VLLM,
+// native.LlamaCpp or native.Ollama for those servers' subsets. A null the
+// model writes for a member the lowering made nullable is removed from
+// the answer, as it streams and in Generate, and named in
+// agent.Response.ReadBack, so the answer judged is the one the contract
+// means and its row says so. NativeReport says, for a contract, what is
+// sent and which keywords only the agent judges. The answer is judged by
+// the contract either way.
 package openai

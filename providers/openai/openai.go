@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/native"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/shared"
@@ -24,8 +26,8 @@ const System = "openai"
 type Model struct {
 	client        sdk.Client
 	model         string
-	native        bool
-	strict        bool
+	native        native.Profile // "" without WithNativeSchema
+	lowered       lowerings
 	clientRetries bool
 	params        []func(*sdk.ChatCompletionNewParams)
 	reqOpts       []option.RequestOption
@@ -81,17 +83,26 @@ func (m *Model) invalid(format string, args ...any) {
 
 // WithNativeSchema asks the endpoint to constrain its answer to the
 // request's output schema (agent.Request.OutputSchema) with
-// response_format {"type": "json_schema", "json_schema": {"name", "schema",
-// "strict"}}. The answer is still judged by the agent either way. A schema
-// rooted at a "$ref" into "$defs" (as enforce.SchemaFor makes) is sent with
-// that definition inlined at the root, named after it.
-//
-// strict asks for OpenAI's strict mode, which accepts only schemas whose
-// every property is required and whose objects forbid additional
-// properties: true for enforce.SchemaFor types without omitempty fields.
-// Requests without an output schema are sent unchanged.
-func WithNativeSchema(strict bool) Option {
-	return optionFunc(func(m *Model) { m.native, m.strict = true, strict })
+// response_format {"type": "json_schema", "json_schema": {"name",
+// "schema", "strict"}}, the schema lowered for profile p by
+// [native.Lower]: native.OpenAI for OpenAI's strict mode, native.VLLM,
+// native.LlamaCpp or native.Ollama for those servers. The lowering sends
+// what the endpoint takes, strict when it can express the contract,
+// non-strict (OpenAI) or not at all (the others) when it cannot;
+// [NativeReport] says which, and which keywords only the agent
+// judges. The answer is judged by the contract itself: a null the model
+// writes for an optional member the lowering made nullable is removed
+// from the answer's text before the agent sees it (native.ReadBack).
+// Requests without an output schema are sent unchanged. A profile not
+// in native.Profiles makes every call fail with agent.ErrInvalidOption.
+func WithNativeSchema(p native.Profile) Option {
+	return optionFunc(func(m *Model) {
+		if !slices.Contains(native.Profiles, p) {
+			m.invalid("WithNativeSchema(%q): want one of %v", string(p), native.Profiles)
+			return
+		}
+		m.native = p
+	})
 }
 
 // WithClientRetries keeps the client's own retry setting (the SDK retries
@@ -139,7 +150,12 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 	if err != nil {
 		return agent.Response{}, failure(ctx, err, raw)
 	}
-	return fromCompletion(cc, raw)
+	resp, err := fromCompletion(cc, raw)
+	if err == nil && resp.Stop != agent.StopRefusal {
+		l, _ := m.lowering(req) // it lowered above
+		resp.Message.Content, resp.ReadBack = l.Text(resp.Message.Content)
+	}
+	return resp, err
 }
 
 // requestOptions are the options of every request: the HTTP response kept
@@ -210,13 +226,18 @@ func (m *Model) newParams(req agent.Request, stream bool) (sdk.ChatCompletionNew
 		// agent.WithOutputTool: the reply must call a tool.
 		p.ToolChoice.OfAuto = sdk.String(string(sdk.ChatCompletionToolChoiceOptionAutoRequired))
 	}
-	if m.native && len(req.OutputSchema) > 0 {
-		name, schema, err := inlineRoot(req.OutputSchema)
+	if l, err := m.lowering(req); err != nil {
+		return p, err
+	} else if l != nil && l.Schema != nil {
+		name, schema, err := inlineRoot(l.Schema)
 		if err != nil {
 			return p, fmt.Errorf("openai: output schema: %w", err)
 		}
+		if l.Name != "" && schemaName.MatchString(l.Name) {
+			name = l.Name
+		}
 		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{
-			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema, Strict: sdk.Bool(m.strict)},
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema, Strict: sdk.Bool(l.Strict())},
 		}
 	}
 	for _, f := range m.params {

@@ -14,6 +14,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/native"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 )
@@ -397,7 +398,7 @@ func TestWithNativeSchemaSendsAJSONSchemaResponseFormat(t *testing.T) {
 
 	t.Run("with the option, response_format carries the schema inlined at the root", func(t *testing.T) {
 		srv := newFakeServer(t, okReply(completion(`{"city":"Paris","tempC":18}`)))
-		if _, err := New(srv.client(), "gpt-4o-mini", WithNativeSchema(true)).Generate(context.Background(), req); err != nil {
+		if _, err := New(srv.client(), "gpt-4o-mini", WithNativeSchema(native.OpenAI)).Generate(context.Background(), req); err != nil {
 			t.Fatal(err)
 		}
 		body := srv.requests()[0]
@@ -431,7 +432,7 @@ func TestWithNativeSchemaSendsAJSONSchemaResponseFormat(t *testing.T) {
 	})
 	t.Run("with the option but no output schema, no response_format is sent", func(t *testing.T) {
 		srv := newFakeServer(t, okReply(plainCompletion))
-		if _, err := New(srv.client(), "gpt-4o-mini", WithNativeSchema(false)).Generate(context.Background(), agent.Request{}); err != nil {
+		if _, err := New(srv.client(), "gpt-4o-mini", WithNativeSchema(native.OpenAI)).Generate(context.Background(), agent.Request{}); err != nil {
 			t.Fatal(err)
 		}
 		if _, keys := decodeRequest(t, srv.requests()[0]); keys["response_format"] != nil {

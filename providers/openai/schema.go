@@ -2,7 +2,12 @@ package openai
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
+	"sync"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/providers/native"
 
 	"github.com/enforcer-go/enforcer/internal/wireschema"
 )
@@ -19,4 +24,45 @@ func inlineRoot(b json.RawMessage) (string, map[string]any, error) {
 		name = "output"
 	}
 	return name, schema, err
+}
+
+// lowerings keeps the last contract lowered: the agent sends the same
+// output schema on every iteration of a run.
+type lowerings struct {
+	mu       sync.Mutex
+	contract string
+	l        *native.Lowering
+}
+
+// lowering is req's output schema lowered for the Model's profile; nil
+// without WithNativeSchema or an output schema.
+func (m *Model) lowering(req agent.Request) (*native.Lowering, error) {
+	if m.native == "" || len(req.OutputSchema) == 0 {
+		return nil, nil
+	}
+	c := &m.lowered
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.l != nil && c.contract == string(req.OutputSchema) {
+		return c.l, nil
+	}
+	l, err := native.Lower(req.OutputSchema, m.native)
+	if err != nil {
+		return nil, fmt.Errorf("openai: output schema: %w", err)
+	}
+	c.contract, c.l = string(req.OutputSchema), l
+	return l, nil
+}
+
+// NativeReport says how WithNativeSchema(p) sends contract (a JSON
+// Schema, as agent.Request.OutputSchema carries it): strict, non-strict
+// or not at all, which of its keywords the endpoint enforces and which
+// only the agent judges, and which optional members it sends as nullable
+// (their null read back as the member left out).
+func NativeReport(contract []byte, p native.Profile) (native.Report, error) {
+	l, err := native.Lower(contract, p)
+	if err != nil {
+		return native.Report{}, err
+	}
+	return l.Report, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
+	"github.com/enforcer-go/enforcer/providers/native"
 )
 
 var _ agent.StreamingModel = (*Model)(nil)
@@ -39,9 +40,10 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 			yield(agent.Chunk{}, err)
 			return
 		}
+		l, _ := m.lowering(req) // newParams lowered it
 		var raw *http.Response
 		stream := m.client.Chat.Completions.NewStreaming(ctx, params, m.requestOptions(&raw)...)
-		r := chunkReader{calls: map[int64]int{}}
+		r := chunkReader{calls: map[int64]int{}, readBack: l.ReadBack()}
 		wire.ReadStream(ctx, System, stream,
 			func(cc sdk.ChatCompletionChunk) ([]agent.Chunk, error) {
 				status := 0
@@ -64,6 +66,9 @@ type chunkReader struct {
 	refusal  bool
 	finished bool
 	out      []agent.Chunk
+	// readBack passes the text through the lowering's read-back, as
+	// Generate's content is.
+	readBack *native.ReadBack
 }
 
 // read maps one chunk of the stream. Only choice 0 is read, as Generate
@@ -79,7 +84,9 @@ func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chun
 		}
 		d := choice.Delta
 		if d.Content != "" {
-			r.out = append(r.out, agent.Chunk{Text: d.Content})
+			if text := r.readBack.Write(d.Content); text != "" {
+				r.out = append(r.out, agent.Chunk{Text: text})
+			}
 		}
 		if d.Refusal != "" {
 			r.refusal = true
@@ -104,6 +111,9 @@ func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chun
 		}
 		if choice.FinishReason != "" {
 			r.finished = true
+			if text, removed := r.readBack.Close(), r.readBack.Removed(); text != "" || removed != nil {
+				r.out = append(r.out, agent.Chunk{Text: text, ReadBack: removed})
+			}
 			for i, none := range r.argless {
 				if none {
 					r.argless[i] = false

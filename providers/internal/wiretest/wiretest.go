@@ -63,6 +63,7 @@ type Server struct {
 	srv    *httptest.Server
 	quit   chan struct{} // closed at cleanup, so that held replies end
 	events func(body string) []string
+	refuse func(body []byte) (status int, reply string, refused bool)
 	mu     sync.Mutex
 	script []Reply
 	bodies [][]byte
@@ -92,6 +93,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.bodies = append(s.bodies, body)
 	s.paths = append(s.paths, r.Method+" "+r.URL.Path)
+	if s.refuse != nil {
+		if status, reply, refused := s.refuse(body); refused {
+			s.mu.Unlock()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(status)
+			io.WriteString(w, reply)
+			return
+		}
+	}
 	if len(s.script) == 0 {
 		s.mu.Unlock()
 		s.t.Errorf("unscripted request %d: %s", len(s.bodies), body)
@@ -138,6 +148,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 // format. Call it before the first request.
 func (s *Server) StreamsWith(events func(body string) []string) {
 	s.events = events
+}
+
+// Refuses makes the server answer a request that check refuses with
+// check's status and body, as the provider would, before the script is
+// looked at: a refused request uses no scripted reply. Call it before the
+// first request.
+func (s *Server) Refuses(check func(body []byte) (status int, reply string, refused bool)) {
+	s.refuse = check
 }
 
 // Requests returns the request bodies received so far, in order.

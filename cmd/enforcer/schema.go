@@ -1,0 +1,67 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/providers/native"
+)
+
+// schemaCmd is `enforcer schema`: how a provider's native mode is sent
+// the contract in FILE (native.Lower), as a table of its keywords.
+func schemaCmd(args []string, stdout io.Writer) error {
+	fs := newFlags("schema")
+	provider := fs.String("provider", string(native.OpenAI), fmt.Sprintf("the provider's profile: one of %v", native.Profiles))
+	if err := parse(fs, args, "FILE"); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("schema: want FILE, got %d arguments", fs.NArg())
+	}
+	text, err := readBounded(fs.Arg(0), nil, maxSchemaBytes)
+	if err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	// The report is for a contract the library accepts.
+	if _, err := enforce.CompileSchema(text); err != nil {
+		return fmt.Errorf("schema %s: %w", fs.Arg(0), err)
+	}
+	l, err := native.Lower(text, native.Profile(*provider))
+	if err != nil {
+		return fmt.Errorf("schema: %w", err)
+	}
+	writeReport(stdout, l.Report)
+	return nil
+}
+
+// writeReport prints a report as a table.
+func writeReport(w io.Writer, r native.Report) {
+	fmt.Fprintf(w, "%s: sent %s", r.Profile, r.Mode)
+	if r.Reason != "" {
+		fmt.Fprintf(w, " (%s)", r.Reason)
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "at\tkeyword\tenforced by\tnote")
+	for _, k := range r.Keywords {
+		at, by, note := k.Pointer, "enforcer only", k.Note
+		if at == "" {
+			at = "/"
+		}
+		if k.Enforced {
+			by = string(r.Profile) + " and enforcer"
+		}
+		if note == "" {
+			note = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", at, k.Name, by, note)
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "%d of %d keywords judged by enforcer only\n", r.Dropped(), len(r.Keywords))
+	if len(r.Nullable) > 0 {
+		fmt.Fprintf(w, "sent as nullable, a null read back as left out: %s\n", strings.Join(r.Nullable, ", "))
+	}
+}

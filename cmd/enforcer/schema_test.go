@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func TestSchemaPrintsWhatEachProviderEnforces(t *testing.T) {
+	path := write(t, "schema.json", citySchema)
+	tests := []struct {
+		provider, want string
+	}{
+		{"openai", `openai: sent strict
+at                keyword   enforced by          note
+/                 type      openai and enforcer  -
+/                 required  openai and enforcer  -
+/properties/city  type      openai and enforcer  -
+/properties/days  type      openai and enforcer  -
+/properties/days  minimum   openai and enforcer  -
+0 of 5 keywords judged by enforcer only
+sent as nullable, a null read back as left out: /properties/days
+`},
+		{"anthropic", `anthropic: sent strict
+at                keyword   enforced by             note
+/                 type      anthropic and enforcer  -
+/                 required  anthropic and enforcer  -
+/properties/city  type      anthropic and enforcer  -
+/properties/days  type      anthropic and enforcer  -
+/properties/days  minimum   enforcer only           -
+1 of 5 keywords judged by enforcer only
+`},
+		{"gemini", `gemini: sent strict
+at                keyword   enforced by          note
+/                 type      gemini and enforcer  -
+/                 required  gemini and enforcer  -
+/properties/city  type      gemini and enforcer  -
+/properties/days  type      gemini and enforcer  -
+/properties/days  minimum   gemini and enforcer  -
+0 of 5 keywords judged by enforcer only
+`},
+	}
+	for _, tt := range tests {
+		t.Run("for "+tt.provider, func(t *testing.T) {
+			code, got, stderr := runCmd(context.Background(), "", "schema", "-provider", tt.provider, path)
+			if code != exitOK || stderr != "" {
+				t.Fatalf("status %d, stderr %q; want 0 and nothing", code, stderr)
+			}
+			if got != tt.want {
+				t.Errorf("stdout:\n%s\nwant:\n%s", got, tt.want)
+			}
+		})
+	}
+	t.Run("a contract the provider cannot express says why it is not sent", func(t *testing.T) {
+		mapPath := write(t, "map.json", `{"type":"object","additionalProperties":{"type":"string"}}`)
+		_, got, _ := runCmd(context.Background(), "", "schema", "-provider", "anthropic", mapPath)
+		if !strings.HasPrefix(got, "anthropic: sent none (the root: additionalProperties as a schema (a map))\n") {
+			t.Errorf("stdout:\n%s\nwant it to open with the mode and the reason", got)
+		}
+	})
+}
+
+func TestSchemaRefusesBadArgumentsAndFiles(t *testing.T) {
+	good := write(t, "schema.json", citySchema)
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"an unknown provider", []string{"-provider", "nope", good}, `unknown profile "nope"`},
+		{"no file", nil, "want FILE, got 0 arguments"},
+		{"a missing file", []string{"/nonexistent/schema.json"}, "no such file"},
+		{"a schema the library refuses", []string{write(t, "bad.json", `{"prefixItems":[]}`)}, "prefixItems"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" is one line on stderr", func(t *testing.T) {
+			code, stdout, stderr := runCmd(context.Background(), "", append([]string{"schema"}, tt.args...)...)
+			wantOneLineError(t, code, stdout, stderr, tt.want)
+		})
+	}
+}

@@ -1,0 +1,350 @@
+package enforce
+
+import (
+	"regexp"
+	"strings"
+)
+
+// The coerce repair ([RepairCoerce]) rewrites a value only where the
+// schema leaves no doubt: at a location where no subschema that may
+// apply admits a string, a string that spells a JSON number or a boolean
+// becomes it; where only an array is admitted, a lone value becomes an
+// array of it. So the answer as written certainly failed there, and the
+// new value is the one the string spelled.
+//
+// "May apply" is read generously, so that doubt never coerces: allOf
+// constrains, anyOf and oneOf admit what any branch admits, and not,
+// if/then/else and dependencies are left out (each can only narrow what
+// is admitted). A member's subschemas are those of its properties entry,
+// else of the patternProperties that match its name, else of
+// additionalProperties; a pattern Go cannot compile makes the member
+// admit anything.
+
+// maxCoerceWork bounds the subschemas the coerce repair looks at for one
+// answer; past it, the answer is not coerced.
+const maxCoerceWork = 1 << 20
+
+type coercer struct {
+	s     *Schema
+	text  string
+	work  int
+	edits []textEdit
+}
+
+type textEdit struct {
+	start, end int
+	with       string
+}
+
+// coerce returns text, one JSON value, with the coerce repair applied,
+// and whether it changed anything.
+func (s *Schema) coerce(text string) (string, bool) {
+	if s.plan == nil {
+		return "", false
+	}
+	c := coercer{s: s, text: text}
+	p := parser{s: text}
+	p.skipSpace()
+	if _, ok := c.walk(p.i, s.plan.tree); !ok || len(c.edits) == 0 {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(len(text) + 2*len(c.edits))
+	at := 0
+	for _, e := range c.edits {
+		b.WriteString(text[at:e.start])
+		b.WriteString(e.with)
+		at = e.end
+	}
+	b.WriteString(text[at:])
+	return b.String(), true
+}
+
+// walk visits the value at text[i:] under schema and returns where it
+// ends; false when the work bound was passed.
+func (c *coercer) walk(i int, schema any) (int, bool) {
+	k, ok := c.kinds(schema, 0)
+	if !ok {
+		return 0, false
+	}
+	t := c.text[i]
+	if k == kindArray && t != '[' {
+		// A lone value where only an array is admitted: [value].
+		c.edits = append(c.edits, textEdit{start: i, end: i, with: "["})
+		end, ok := c.walk(i, c.item(schema, 0))
+		c.edits = append(c.edits, textEdit{start: end, end: end, with: "]"})
+		return end, ok
+	}
+	switch t {
+	case '{':
+		return c.object(i, schema)
+	case '[':
+		return c.array(i, schema)
+	case '"':
+		p := parser{s: c.text, i: i}
+		p.str()
+		raw := c.text[i+1 : p.i-1]
+		if k&kindString == 0 && !strings.ContainsRune(raw, '\\') {
+			switch {
+			case k&kindNumber != 0 && isNumberText(raw, false),
+				k&kindInteger != 0 && isNumberText(raw, true),
+				k&kindBoolean != 0 && (raw == "true" || raw == "false"):
+				c.edits = append(c.edits, textEdit{start: i, end: p.i, with: raw})
+			}
+		}
+		return p.i, true
+	}
+	p := parser{s: c.text, i: i}
+	p.value()
+	return p.i, true
+}
+
+func (c *coercer) object(i int, schema any) (int, bool) {
+	p := parser{s: c.text, i: i + 1}
+	for {
+		p.skipSpace()
+		if c.text[p.i] == '}' {
+			return p.i + 1, true
+		}
+		if c.text[p.i] == ',' {
+			p.i++
+			p.skipSpace()
+		}
+		name := p.str()
+		p.skipSpace()
+		p.i++ // ':'
+		p.skipSpace()
+		end, ok := c.walk(p.i, c.member(schema, name))
+		if !ok {
+			return 0, false
+		}
+		p.i = end
+	}
+}
+
+func (c *coercer) array(i int, schema any) (int, bool) {
+	p := parser{s: c.text, i: i + 1}
+	for n := 0; ; n++ {
+		p.skipSpace()
+		if c.text[p.i] == ']' {
+			return p.i + 1, true
+		}
+		if c.text[p.i] == ',' {
+			p.i++
+			p.skipSpace()
+		}
+		end, ok := c.walk(p.i, c.item(schema, n))
+		if !ok {
+			return 0, false
+		}
+		p.i = end
+	}
+}
+
+// kinds is what schema admits, read generously; false past the work
+// bound or the nesting bound.
+func (c *coercer) kinds(schema any, depth int) (kinds, bool) {
+	const all = kindNull | kindBoolean | kindInteger | kindNumber | kindString | kindArray | kindObject
+	if c.work++; c.work > maxCoerceWork || depth > MaxDepth {
+		return 0, false
+	}
+	switch v := schema.(type) {
+	case bool:
+		if v {
+			return all, true
+		}
+		return 0, true
+	case map[string]any:
+		if ref, ok := v["$ref"].(string); ok {
+			return c.kinds(c.resolve(ref), depth+1)
+		}
+		k := kinds(all)
+		if t, ok := v["type"]; ok {
+			if tk, ok := typeKinds(t); ok {
+				if tk&kindNumber != 0 {
+					tk |= kindInteger
+				}
+				k &= tk
+			}
+		}
+		if e, ok := v["enum"].([]any); ok {
+			var ek kinds
+			for _, x := range e {
+				ek |= kindOf(x)
+			}
+			k &= ek
+		}
+		if x, ok := v["const"]; ok {
+			k &= kindOf(x)
+		}
+		if subs, ok := v["allOf"].([]any); ok {
+			for _, sub := range subs {
+				sk, ok := c.kinds(sub, depth+1)
+				if !ok {
+					return 0, false
+				}
+				k &= sk
+			}
+		}
+		for _, kw := range [...]string{"anyOf", "oneOf"} {
+			subs, ok := v[kw].([]any)
+			if !ok {
+				continue
+			}
+			var any kinds
+			for _, sub := range subs {
+				sk, ok := c.kinds(sub, depth+1)
+				if !ok {
+					return 0, false
+				}
+				any |= sk
+			}
+			k &= any
+		}
+		return k, true
+	}
+	return all, true // not a schema the audit left: admit anything
+}
+
+// kindOf is the kind of a parsed JSON value; a number that is an
+// integer is both.
+func kindOf(v any) kinds {
+	switch v := v.(type) {
+	case nil:
+		return kindNull
+	case bool:
+		return kindBoolean
+	case string:
+		return kindString
+	case []any:
+		return kindArray
+	case map[string]any:
+		return kindObject
+	default:
+		if n, ok := v.(interface{ String() string }); ok && isNumberText(n.String(), true) {
+			return kindNumber | kindInteger
+		}
+		return kindNumber
+	}
+}
+
+func (c *coercer) resolve(ref string) any {
+	ptr, err := refPointer(ref)
+	if err != nil {
+		return true
+	}
+	sub, ok := resolvePointer(c.s.plan.tree, ptr)
+	if !ok {
+		return true
+	}
+	return sub
+}
+
+// member is a schema for what schema says of its member name: every
+// subschema that may apply to it.
+func (c *coercer) member(schema any, name string) any {
+	return c.part(schema, 0, kindObject, func(m map[string]any) any {
+		if props, ok := m["properties"].(map[string]any); ok {
+			if sub, ok := props[name]; ok {
+				return sub
+			}
+		}
+		if pats, ok := m["patternProperties"].(map[string]any); ok {
+			var matched []any
+			for pat, sub := range pats {
+				re, err := regexp.Compile(pat)
+				if err != nil {
+					return true
+				}
+				if re.MatchString(name) {
+					matched = append(matched, sub)
+				}
+			}
+			if len(matched) > 0 {
+				return map[string]any{"allOf": matched}
+			}
+		}
+		if ap, ok := m["additionalProperties"]; ok {
+			return ap
+		}
+		return true
+	})
+}
+
+// item is a schema for what schema says of its item n.
+func (c *coercer) item(schema any, n int) any {
+	return c.part(schema, 0, kindArray, func(m map[string]any) any {
+		switch items := m["items"].(type) {
+		case []any:
+			if n < len(items) {
+				return items[n]
+			}
+			if ai, ok := m["additionalItems"]; ok {
+				return ai
+			}
+		case nil:
+		default:
+			return items
+		}
+		return true
+	})
+}
+
+// part builds the schema of a part of a value of kind k (a member of an
+// object, an item of an array) from what each subschema of schema says
+// of it (own), keeping allOf as allOf and anyOf and oneOf as anyOf
+// without the branches that cannot admit a value of kind k.
+func (c *coercer) part(schema any, depth int, k kinds, own func(map[string]any) any) any {
+	if c.work++; c.work > maxCoerceWork || depth > MaxDepth {
+		return true
+	}
+	m, ok := schema.(map[string]any)
+	if !ok {
+		return true // a boolean: true admits anything; false, nothing, so the answer failed anyway
+	}
+	if ref, ok := m["$ref"].(string); ok {
+		return c.part(c.resolve(ref), depth+1, k, own)
+	}
+	all := []any{own(m)}
+	if subs, ok := m["allOf"].([]any); ok {
+		for _, sub := range subs {
+			all = append(all, c.part(sub, depth+1, k, own))
+		}
+	}
+	for _, kw := range [...]string{"anyOf", "oneOf"} {
+		if subs, ok := m[kw].([]any); ok {
+			var branches []any
+			for _, sub := range subs {
+				if bk, ok := c.kinds(sub, depth+1); ok && bk&k == 0 {
+					continue // cannot apply to this value
+				}
+				branches = append(branches, c.part(sub, depth+1, k, own))
+			}
+			if len(branches) == 0 {
+				return true // no branch admits the value: it fails anyway
+			}
+			all = append(all, map[string]any{"anyOf": branches})
+		}
+	}
+	if len(all) == 1 {
+		return all[0]
+	}
+	return map[string]any{"allOf": all}
+}
+
+// isNumberText reports whether s is a JSON number (an integer, with
+// integer: no fraction and no exponent).
+func isNumberText(s string, integer bool) bool {
+	if s == "" {
+		return false
+	}
+	if integer && strings.ContainsAny(s, ".eE") {
+		return false
+	}
+	p := parser{s: s}
+	if c := s[0]; c != '-' && (c < '0' || c > '9') {
+		return false
+	}
+	p.number()
+	return p.err == nil && p.i == len(s)
+}

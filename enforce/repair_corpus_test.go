@@ -1,0 +1,134 @@
+package enforce_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// modelOutputs is one record of the real-world model outputs corpus
+// (shared/realworld/model-outputs.jsonl beside the repository): a real
+// model's completion and the schema its prompt asked for.
+type modelOutput struct {
+	Source string          `json:"source"`
+	Model  string          `json:"model"`
+	Schema json.RawMessage `json:"schema"`
+	Output string          `json:"output"`
+}
+
+func readModelOutputs(t *testing.T) []modelOutput {
+	t.Helper()
+	path := os.Getenv("ENFORCER_MODEL_OUTPUTS")
+	if path == "" {
+		path = filepath.Join("..", "..", "shared", "realworld", "model-outputs.jsonl")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("the model outputs corpus is not at %s (set ENFORCER_MODEL_OUTPUTS): %v", path, err)
+	}
+	defer f.Close()
+	var recs []modelOutput
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var r modelOutput
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+// TestRepairsOnRealModelOutputs: with every repair chosen, at least 85%
+// of the real completions that fail as written pass with no model call,
+// and none that passes as written fails. Each repair set's share is
+// logged.
+func TestRepairsOnRealModelOutputs(t *testing.T) {
+	recs := readModelOutputs(t)
+	sets := []enforce.Repairs{
+		enforce.RepairFence, enforce.RepairFence | enforce.RepairProse,
+		enforce.RepairFence | enforce.RepairSyntax | enforce.RepairProse,
+		enforce.RepairCoerce, enforce.AllRepairs,
+	}
+	schemas := map[string]*enforce.Schema{}
+	passed, failing, refused := 0, 0, 0
+	mended := map[enforce.Repairs]int{}
+	byRepair := map[string]int{}
+	var stillFailing []string
+	for _, r := range recs {
+		key := string(r.Schema)
+		s, ok := schemas[key]
+		if !ok {
+			var err error
+			if s, err = enforce.CompileSchema(r.Schema); err != nil {
+				s = nil
+			}
+			schemas[key] = s
+		}
+		if s == nil {
+			refused++
+			continue
+		}
+		if s.Check(r.Output) == nil {
+			passed++
+			for _, rs := range sets {
+				if err := s.WithRepairs(rs).Check(r.Output); err != nil {
+					t.Errorf("%s: passes as written but fails with %s: %v", r.Source, rs, err)
+				}
+			}
+			continue
+		}
+		failing++
+		for _, rs := range sets {
+			m := s.WithRepairs(rs)
+			if m.Check(r.Output) == nil {
+				mended[rs]++
+				if rs == enforce.AllRepairs {
+					_, applied := m.Repaired(r.Output)
+					byRepair[applied.String()]++
+				}
+			} else if rs == enforce.AllRepairs {
+				stillFailing = append(stillFailing, r.Output)
+			}
+		}
+	}
+	if refused > 0 {
+		t.Logf("%d records' schemas were refused", refused)
+	}
+	t.Logf("%d records: %d pass as written, %d fail", len(recs), passed, failing)
+	for _, rs := range sets {
+		t.Logf("  with %-26s %4d of the failing pass (%.1f%%)", rs.String()+":", mended[rs], 100*float64(mended[rs])/float64(failing))
+	}
+	var b strings.Builder
+	for k, v := range byRepair {
+		fmt.Fprintf(&b, " %s=%d", k, v)
+	}
+	t.Logf("  repairs applied to those that passed:%s", b.String())
+	all := mended[enforce.AllRepairs]
+	if failing == 0 || float64(all) < 0.85*float64(failing) {
+		t.Errorf("with every repair %d of %d failing completions pass (%.1f%%), want at least 85%%", all, failing, 100*float64(all)/float64(max(failing, 1)))
+		for i, out := range stillFailing {
+			if i == 20 {
+				break
+			}
+			t.Logf("still failing: %q", clip(out, 300))
+		}
+	}
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,196 @@
+package enforce
+
+import "strings"
+
+// A Stream of a schema with repairs ([Schema.WithRepairs]) judges what
+// the repairs will make of the answer, so an early verdict stays one no
+// completion and no repair can avoid, and Close gives what Check gives.
+//
+//   - With prose or syntax, any text may still become a passing answer
+//     (a value after a preamble, a quote mended later), so the only early
+//     verdict is the size bound.
+//   - With fence, an opening fence is read past, and the fence's content
+//     is judged as the answer; a fence character outside a string is held
+//     back, since a closing fence at the end is removed, until something
+//     other than fence characters and whitespace follows it.
+//   - With coerce, a value of the wrong type may still be coerced, so
+//     early verdicts are at json-parse only.
+//
+// Close judges the whole answer with Check.
+type mendStream struct {
+	s     *Schema
+	limit int
+	buf   strings.Builder // every byte written, up to one past the limit
+	// inner judges the answer, or the fence's content, strictly; nil
+	// when only the size bound can be judged early.
+	inner *Stream
+	phase uint8
+	fence byte // the fence's character, once one opened
+	// heldFrom is where the fence characters (and whitespace) held back
+	// from inner begin, -1 when none are; inStr and esc follow the
+	// content's strings, in which a fence character is only a character.
+	heldFrom   int
+	inStr, esc bool
+	// verdict is the early verdict, once given; closed, Close was called.
+	verdict error
+	closed  bool
+}
+
+// Phases of a mendStream.
+const (
+	mendHold  uint8 = iota // no early verdict but the size bound
+	mendLead               // before the first byte that is not whitespace
+	mendOpen               // in what may be an opening fence's line
+	mendInner              // inner judges what follows
+)
+
+func newMendStream(s *Schema) *mendStream {
+	m := &mendStream{s: s, limit: s.maxAnswerBytes(), heldFrom: -1}
+	if s.repairs&(RepairProse|RepairSyntax) != 0 {
+		return m // mendHold
+	}
+	strict := *s
+	strict.repairs = 0
+	m.inner = strict.Stream()
+	m.inner.noSchema = s.repairs&RepairCoerce != 0
+	m.phase = mendInner
+	if s.repairs&RepairFence != 0 {
+		m.phase = mendLead
+	}
+	return m
+}
+
+func (m *mendStream) write(p string) (int, error) {
+	if m.closed {
+		return 0, errStreamClosed
+	}
+	if m.verdict != nil {
+		return 0, m.verdict
+	}
+	before := m.buf.Len()
+	keep := min(len(p), m.limit+1-before)
+	m.buf.WriteString(p[:keep])
+	if m.inner != nil {
+		if n, err := m.step(p[:min(keep, m.limit-before)], before); err != nil {
+			m.verdict = err
+			return n, err
+		}
+	}
+	if m.buf.Len() > m.limit {
+		m.verdict = tooLong(m.limit)
+		return m.limit + 1 - before, m.verdict
+	}
+	return len(p), nil
+}
+
+// step judges p, the answer's bytes from offset at on, and returns how
+// many of them were read when a verdict was given. A verdict on bytes
+// held back from an earlier write reads none of p.
+func (m *mendStream) step(p string, at int) (int, error) {
+	i := 0
+	for i < len(p) {
+		switch m.phase {
+		case mendLead:
+			for i < len(p) && isSpace(p[i]) {
+				i++
+			}
+			if i == len(p) {
+				return len(p), nil
+			}
+			if c := p[i]; c == '`' || c == '~' {
+				m.fence, m.phase = c, mendOpen
+				continue
+			}
+			m.phase = mendInner // no fence: the answer is judged as written
+			if n, err := m.feed(m.buf.String()[:at+i]); err != nil {
+				return max(n-at, 0), err
+			}
+		case mendOpen:
+			nl := strings.IndexByte(p[i:], '\n')
+			if nl < 0 {
+				return len(p), nil
+			}
+			i += nl + 1
+			m.phase = mendInner
+			line := m.buf.String()[:at+i]
+			if _, ok := unfence(line); ok {
+				continue // the fence's content begins after its line
+			}
+			m.fence = 0 // not a fence: the answer is judged as written
+			if n, err := m.feed(line); err != nil {
+				return max(n-at, 0), err
+			}
+		case mendInner:
+			return m.content(p, i, at)
+		}
+	}
+	return len(p), nil
+}
+
+// content feeds p[i:] to inner, holding back fence characters outside
+// strings, and whitespace after them, until another byte follows.
+func (m *mendStream) content(p string, i, at int) (int, error) {
+	if m.fence == 0 {
+		n, err := m.feed(p[i:])
+		return i + n, err
+	}
+	run := i // the bytes from run on are yet to be fed
+	for j := i; j < len(p); j++ {
+		c := p[j]
+		if m.heldFrom >= 0 {
+			if c == m.fence || isSpace(c) {
+				continue
+			}
+			from := m.heldFrom
+			m.heldFrom = -1
+			if n, err := m.feed(m.buf.String()[from : at+j]); err != nil {
+				return max(from+n-at, 0), err
+			}
+			run = j
+		}
+		switch {
+		case m.inStr && m.esc:
+			m.esc = false
+		case m.inStr && c == '\\':
+			m.esc = true
+		case c == '"':
+			m.inStr = !m.inStr
+		case !m.inStr && c == m.fence:
+			if n, err := m.feed(p[run:j]); err != nil {
+				return run + n, err
+			}
+			m.heldFrom = at + j
+		}
+	}
+	if m.heldFrom < 0 {
+		if n, err := m.feed(p[run:]); err != nil {
+			return run + n, err
+		}
+	}
+	return len(p), nil
+}
+
+// feed writes p to inner and returns how many bytes of p it read.
+func (m *mendStream) feed(p string) (int, error) {
+	if p == "" {
+		return 0, nil
+	}
+	return m.inner.WriteString(p)
+}
+
+func (m *mendStream) close() error {
+	if !m.closed {
+		m.closed = true
+		if m.verdict == nil {
+			m.verdict = m.s.Check(m.buf.String())
+		}
+	}
+	return m.verdict
+}
+
+func (m *mendStream) partial() ([]byte, []string) {
+	if m.inner == nil || m.phase != mendInner {
+		return nil, nil
+	}
+	return m.inner.Partial()
+}

@@ -1,0 +1,258 @@
+package enforce
+
+import "strings"
+
+// The syntax repair ([RepairSyntax]) reads a value in the relaxed syntax
+// models write — JSON5's commonest liberties and Python's literals — and
+// writes the same value in JSON, keeping the answer's whitespace, member
+// order and number text. Only the spelling changes: a single-quoted
+// string is the same string double-quoted, an unquoted member name the
+// same name quoted, True/False/None are true/false/null, and a trailing
+// comma or a comment is dropped.
+
+// relax returns text, one value in relaxed syntax with whitespace and
+// comments around it, written in JSON's syntax (its strings are copied
+// as written: the caller checks that the result parses).
+func relax(text string) (string, bool) {
+	r := relaxer{s: text}
+	r.b.Grow(len(text) + 16)
+	r.space()
+	if !r.value() {
+		return "", false
+	}
+	r.space()
+	if r.fail || r.i != len(text) {
+		return "", false
+	}
+	return r.b.String(), true
+}
+
+// relaxAt reads one value in relaxed syntax at text[i:]: where it ends
+// (-1 when it is not one, or what it writes is not JSON: an escape or a
+// byte no JSON string holds), the value written as JSON, and how many
+// bytes were read.
+func relaxAt(text string, i int) (end int, value string, read int) {
+	r := relaxer{s: text, i: i}
+	if !r.value() || r.fail {
+		return -1, "", r.i - i + 1
+	}
+	if v := r.b.String(); validJSON(v) {
+		return r.i, v, 2 * (r.i - i)
+	}
+	return -1, "", 2 * (r.i - i)
+}
+
+type relaxer struct {
+	s     string
+	i     int
+	depth int
+	fail  bool
+	b     strings.Builder
+}
+
+// space copies whitespace and drops comments.
+func (r *relaxer) space() { r.b.WriteString(r.skip()) }
+
+// skip reads whitespace and comments and returns the whitespace.
+func (r *relaxer) skip() string {
+	start := r.i
+	var kept []byte // only once a comment was dropped
+	for r.i < len(r.s) {
+		c := r.s[r.i]
+		switch {
+		case isSpace(c):
+			if kept != nil {
+				kept = append(kept, c)
+			}
+			r.i++
+			continue
+		case c == '/' && r.at(r.i+1) == '/':
+			if kept == nil {
+				kept = append([]byte{}, r.s[start:r.i]...)
+			}
+			end := strings.IndexByte(r.s[r.i:], '\n')
+			if end < 0 {
+				r.i = len(r.s)
+				return string(kept)
+			}
+			r.i += end // the newline is whitespace
+			continue
+		case c == '/' && r.at(r.i+1) == '*':
+			if kept == nil {
+				kept = append([]byte{}, r.s[start:r.i]...)
+			}
+			end := strings.Index(r.s[r.i+2:], "*/")
+			if end < 0 {
+				r.fail = true
+				return string(kept)
+			}
+			r.i += 2 + end + 2
+			continue
+		}
+		break
+	}
+	if kept != nil {
+		return string(kept)
+	}
+	return r.s[start:r.i]
+}
+
+func (r *relaxer) value() bool {
+	if r.fail || r.i >= len(r.s) {
+		return false
+	}
+	switch c := r.s[r.i]; {
+	case c == '{':
+		return r.container('}')
+	case c == '[':
+		return r.container(']')
+	case c == '"' || c == '\'':
+		return r.str()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return r.number()
+	}
+	for _, lit := range [...]struct{ in, out string }{
+		{"true", "true"}, {"false", "false"}, {"null", "null"},
+		{"True", "true"}, {"False", "false"}, {"None", "null"},
+	} {
+		if strings.HasPrefix(r.s[r.i:], lit.in) && !identByte(r.at(r.i+len(lit.in))) {
+			r.b.WriteString(lit.out)
+			r.i += len(lit.in)
+			return true
+		}
+	}
+	return false
+}
+
+func (r *relaxer) at(i int) byte {
+	if i < len(r.s) {
+		return r.s[i]
+	}
+	return 0
+}
+
+// container reads an object (close '}') or an array (close ']'), whose
+// last member or item may be followed by a comma.
+func (r *relaxer) container(close byte) bool {
+	if r.depth++; r.depth > MaxDepth {
+		return false
+	}
+	defer func() { r.depth-- }()
+	r.b.WriteByte(r.s[r.i])
+	r.i++
+	r.space()
+	first := true
+	for {
+		if r.fail || r.i >= len(r.s) {
+			return false
+		}
+		if r.s[r.i] == close {
+			r.b.WriteByte(close)
+			r.i++
+			return true
+		}
+		if !first {
+			return false // a value where ',' or the close belongs
+		}
+		if close == '}' {
+			if !r.name() {
+				return false
+			}
+			r.space()
+			if r.at(r.i) != ':' {
+				return false
+			}
+			r.b.WriteByte(':')
+			r.i++
+			r.space()
+		}
+		if !r.value() {
+			return false
+		}
+		ws := r.skip()
+		if r.at(r.i) == ',' {
+			r.i++
+			after := r.skip()
+			r.b.WriteString(ws)
+			if r.at(r.i) != close {
+				r.b.WriteByte(',') // a trailing comma is dropped
+			}
+			r.b.WriteString(after)
+			continue
+		}
+		r.b.WriteString(ws)
+		first = false
+	}
+}
+
+// name reads a member name: a string in either quote, or a bare
+// identifier, which it quotes.
+func (r *relaxer) name() bool {
+	c := r.at(r.i)
+	if c == '"' || c == '\'' {
+		return r.str()
+	}
+	start := r.i
+	for r.i < len(r.s) && identByte(r.s[r.i]) {
+		r.i++
+	}
+	if r.i == start || (r.s[start] >= '0' && r.s[start] <= '9') || r.s[start] == '-' {
+		return false
+	}
+	r.b.WriteByte('"')
+	r.b.WriteString(r.s[start:r.i])
+	r.b.WriteByte('"')
+	return true
+}
+
+func identByte(c byte) bool {
+	return c == '_' || c == '$' || c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+}
+
+// str reads a string in double or single quotes and writes it in double
+// quotes. Escapes are copied as written (the JSON parser judges them),
+// but for \' , which JSON spells as a plain quote.
+func (r *relaxer) str() bool {
+	q := r.s[r.i]
+	r.i++
+	r.b.WriteByte('"')
+	for r.i < len(r.s) {
+		c := r.s[r.i]
+		switch {
+		case c == q:
+			r.b.WriteByte('"')
+			r.i++
+			return true
+		case c == '\n':
+			return false
+		case c == '\\':
+			if r.i+1 >= len(r.s) {
+				return false
+			}
+			if r.s[r.i+1] == '\'' {
+				r.b.WriteByte('\'')
+			} else {
+				r.b.WriteString(r.s[r.i : r.i+2])
+			}
+			r.i += 2
+		case c == '"': // only inside single quotes
+			r.b.WriteString(`\"`)
+			r.i++
+		default:
+			r.b.WriteByte(c)
+			r.i++
+		}
+	}
+	return false
+}
+
+// number copies a number in JSON's own syntax.
+func (r *relaxer) number() bool {
+	p := parser{s: r.s, i: r.i}
+	if p.number(); p.err != nil {
+		return false
+	}
+	r.b.WriteString(r.s[r.i:p.i])
+	r.i = p.i
+	return true
+}

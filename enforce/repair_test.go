@@ -1,0 +1,303 @@
+package enforce_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+const repairSchema = `{"type": "object", "required": ["sku", "qty"], "additionalProperties": false,
+	"properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}, "price": {"type": "number"},
+	"gift": {"type": "boolean"}, "tags": {"type": "array", "items": {"type": "string"}},
+	"size": {"enum": ["S", "M", "L"]}, "note": {"type": ["string", "number", "null"]}}}`
+
+func TestRepairsMendWhatTheyName(t *testing.T) {
+	tests := []struct {
+		name    string
+		repairs enforce.Repairs // 0: every repair
+		answer  string
+		want    string // the text judged
+		applied string // Repairs.String
+	}{
+		{"a fence with a language tag", enforce.RepairFence, "```json\n{\"sku\": \"A\", \"qty\": 1}\n```", `{"sku": "A", "qty": 1}` + "\n", "fence"},
+		{"a fence with no tag, whitespace around it", enforce.RepairFence, "\n  ```\n{\"sku\": \"A\", \"qty\": 1}\n```  \n", `{"sku": "A", "qty": 1}` + "\n", "fence"},
+		{"an opening fence with no closing one", enforce.RepairFence, "```json\n{\"sku\": \"A\", \"qty\": 1}\n", `{"sku": "A", "qty": 1}` + "\n", "fence"},
+		{"a fence of tildes", enforce.RepairFence, "~~~json\n{\"sku\": \"A\", \"qty\": 1}\n~~~", `{"sku": "A", "qty": 1}` + "\n", "fence"},
+		{"a preamble", enforce.RepairProse, "Here is the JSON:\n{\"sku\": \"A\", \"qty\": 1}", `{"sku": "A", "qty": 1}`, "prose"},
+		{"a preamble and a fenced value", enforce.RepairProse, "Sure!\n```json\n{\"sku\": \"A\", \"qty\": 1}\n```\nLet me know.", `{"sku": "A", "qty": 1}`, "prose"},
+		{"a trailing explanation", enforce.RepairProse, "{\"sku\": \"A\", \"qty\": 1}\n\nThis orders one A (see [the catalogue)].", `{"sku": "A", "qty": 1}`, "prose"},
+		{"trailing commas", enforce.RepairSyntax, `{"sku": "A", "qty": 1, "tags": ["x", "y",],}`, `{"sku": "A", "qty": 1, "tags": ["x", "y"]}`, "syntax"},
+		{"comments", enforce.RepairSyntax, "{\n  // the item\n  \"sku\": \"A\", /* one */ \"qty\": 1\n}", "{\n  \n  \"sku\": \"A\",  \"qty\": 1\n}", "syntax"},
+		{"single quotes and unquoted names", enforce.RepairSyntax, `{sku: 'A "x" it\'s', qty: 1}`, `{"sku": "A \"x\" it's", "qty": 1}`, "syntax"},
+		{"Python literals", enforce.RepairSyntax, `{"sku": "A", "qty": 1, "gift": True, "note": None}`, `{"sku": "A", "qty": 1, "gift": true, "note": null}`, "syntax"},
+		{"relaxed syntax in prose", enforce.RepairProse | enforce.RepairSyntax, "Here you go:\n{sku: 'A', qty: 1,}\nThanks!", `{"sku": "A", "qty": 1}`, "syntax,prose"},
+		{"a quoted integer", enforce.RepairCoerce, `{"sku": "A", "qty": "21"}`, `{"sku": "A", "qty": 21}`, "coerce"},
+		{"a quoted number and boolean", enforce.RepairCoerce, `{"sku": "A", "qty": 1, "price": "-2.5e3", "gift": "false"}`, `{"sku": "A", "qty": 1, "price": -2.5e3, "gift": false}`, "coerce"},
+		{"a single value where an array is wanted", enforce.RepairCoerce, `{"sku": "A", "qty": 1, "tags": "red"}`, `{"sku": "A", "qty": 1, "tags": ["red"]}`, "coerce"},
+		{"a fence, relaxed syntax and a quoted number", 0, "```json\n{sku: 'A', qty: '3',}\n```", "{\"sku\": \"A\", \"qty\": 3}\n", "fence,syntax,coerce"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rs := enforce.AllRepairs
+			if tt.repairs != 0 {
+				rs = tt.repairs
+			}
+			s := mustCompile(t, repairSchema).WithRepairs(rs)
+			got, applied := s.Repaired(tt.answer)
+			if got != tt.want || applied.String() != tt.applied {
+				t.Errorf("Repaired = %q, %q; want %q, %q", got, applied, tt.want, tt.applied)
+			}
+			if err := s.Check(tt.answer); err != nil {
+				t.Errorf("Check = %v, want the mended answer to pass", err)
+			}
+			if err := mustCompile(t, repairSchema).Check(tt.answer); err == nil {
+				t.Errorf("without repairs the answer passes: the case tests nothing")
+			}
+		})
+	}
+}
+
+// What must not be mended: each fails with every repair chosen, as it
+// does without them.
+func TestRepairsRefuseWhatIsNotExact(t *testing.T) {
+	tests := []struct{ name, answer string }{
+		{"two values in prose", "First: {\"sku\": \"A\", \"qty\": 1}\nOr: {\"sku\": \"B\", \"qty\": 2}"},
+		{"two fenced values", "```json\n{\"sku\": \"A\", \"qty\": 1}\n```\n```json\n{\"sku\": \"B\", \"qty\": 2}\n```"},
+		{"a value inside a broken one", "Order: {items: [{\"sku\": \"A\", \"qty\": 1}] and more"},
+		{"a fraction for an integer", `{"sku": "A", "qty": "21.5"}`},
+		{"a number with a unit", `{"sku": "A", "qty": "21 pcs"}`},
+		{"a number with spaces", `{"sku": "A", "qty": " 21"}`},
+		{"a boolean in capitals", `{"sku": "A", "qty": 1, "gift": "TRUE"}`},
+		{"an enum near miss", `{"sku": "A", "qty": 1, "size": "small"}`},
+		{"an enum in other case", `{"sku": "A", "qty": 1, "size": "m"}`},
+		{"a missing member", `{"sku": "A"}`},
+		{"no JSON at all", "NOT ENOUGH CONTEXT"},
+		{"a string where a string is allowed stays a string", `{"sku": 12, "qty": 1}`},
+	}
+	s := mustCompile(t, repairSchema).WithRepairs(enforce.AllRepairs)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := s.Check(tt.answer); err == nil {
+				got, applied := s.Repaired(tt.answer)
+				t.Errorf("Check passed %q as %q (%s)", tt.answer, got, applied)
+			}
+		})
+	}
+}
+
+func TestCoerceLeavesAStringAnyBranchAdmits(t *testing.T) {
+	s := mustCompile(t, `{"type": "object", "properties": {"id": {"anyOf": [{"type": "integer"}, {"type": "string", "maxLength": 1}]}}}`).WithRepairs(enforce.RepairCoerce)
+	if got, applied := s.Repaired(`{"id": "42"}`); applied != 0 {
+		t.Errorf("Repaired = %q (%s): a string branch admits the string, so it must stay one", got, applied)
+	}
+	s = mustCompile(t, `{"type": "object", "properties": {"id": {"anyOf": [{"type": "integer"}, {"type": "null"}]}}}`).WithRepairs(enforce.RepairCoerce)
+	if got, _ := s.Repaired(`{"id": "42"}`); got != `{"id": 42}` {
+		t.Errorf("Repaired = %q, want the integer: no branch admits a string", got)
+	}
+}
+
+func TestAnAnswerThatPassesAsWrittenIsNotMended(t *testing.T) {
+	s := mustCompile(t, `{"type": "array"}`).WithRepairs(enforce.AllRepairs)
+	for _, answer := range []string{`["a", 1]`, "  [ ]  "} {
+		if got, applied := s.Repaired(answer); got != answer || applied != 0 {
+			t.Errorf("Repaired(%q) = %q, %s; want it as written", answer, got, applied)
+		}
+	}
+}
+
+func TestAMendedAnswerThatStillFailsNamesItsRepairs(t *testing.T) {
+	s := mustCompile(t, repairSchema).WithRepairs(enforce.AllRepairs)
+	ce := checkError(t, s.Check("```json\n{\"sku\": \"A\"}\n```"))
+	if ce.Stage != enforce.StageSchemaValidate || ce.Path() != "/qty" || ce.Repaired.String() != "fence" {
+		t.Fatalf("CheckError = %+v (repaired %s), want schema-validate at /qty after the fence repair", ce, ce.Repaired)
+	}
+	msg := ce.Corrective(1, 3)
+	first := strings.Index(msg, "\n- at ")
+	if !strings.Contains(msg[:first], "removed a markdown fence") {
+		t.Errorf("the corrective message does not say, before the issues, what was mended:\n%s", msg)
+	}
+}
+
+func TestWithoutRepairsBothStagesAreStrict(t *testing.T) {
+	s := mustCompile(t, repairSchema)
+	fenced := "```json\n{\"sku\": \"A\", \"qty\": 1}\n```"
+	if got, applied := s.Repaired(fenced); got != fenced || applied != 0 {
+		t.Errorf("Repaired = %q, %s; want nothing mended", got, applied)
+	}
+	if ce := checkError(t, s.Check(fenced)); ce.Stage != enforce.StageJSONParse || ce.Repaired != 0 {
+		t.Errorf("Check = %v, want a json-parse failure with no repairs", ce)
+	}
+}
+
+func TestRepairsJSONIsAnArrayOfNamesInOrder(t *testing.T) {
+	rs := enforce.RepairCoerce | enforce.RepairFence
+	b, err := json.Marshal(enforce.Attempt{Attempt: 1, Outcome: enforce.OutcomePassed, Repaired: rs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"attempt":1,"iteration":0,"outcome":"passed","repaired":["fence","coerce"]}`; string(b) != want {
+		t.Errorf("row JSON = %s, want %s", b, want)
+	}
+	var back enforce.Attempt
+	if err := json.Unmarshal(b, &back); err != nil || back.Repaired != rs {
+		t.Errorf("read back %+v, %v", back, err)
+	}
+	b, _ = json.Marshal(enforce.Attempt{Attempt: 1, Outcome: enforce.OutcomePassed})
+	if strings.Contains(string(b), "repaired") {
+		t.Errorf("a row with no repairs has the key: %s", b)
+	}
+	if rs, err := enforce.ParseRepairs(" coerce,fence "); err != nil || rs != enforce.RepairFence|enforce.RepairCoerce {
+		t.Errorf("ParseRepairs = %s, %v", rs, err)
+	}
+	if rs, err := enforce.ParseRepairs("all"); err != nil || rs != enforce.AllRepairs || rs.String() != "fence,syntax,prose,coerce" {
+		t.Errorf("ParseRepairs(all) = %s, %v", rs, err)
+	}
+	if _, err := enforce.ParseRepairs("fence,quotes"); err == nil {
+		t.Error("ParseRepairs accepted an unknown repair")
+	}
+	if err := json.Unmarshal([]byte(`{"repaired":["magic"]}`), &back); err == nil {
+		t.Error("an unknown repair in a row's JSON was read")
+	}
+}
+
+func TestTheLedgerRecordsRepairsAndHandsBackTheMendedAnswer(t *testing.T) {
+	s := mustCompile(t, repairSchema).WithRepairs(enforce.AllRepairs)
+	l, err := enforce.NewLedger(s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := l.Judge(t.Context(), enforce.Answer{Iteration: 1, Given: "```json\n{\"sku\": \"A\"}\n```"})
+	if v.Row.Outcome != enforce.OutcomeRetried || v.Row.Repaired.String() != "fence" {
+		t.Errorf("first row = %+v, want retried, repaired fence", v.Row)
+	}
+	v = l.Judge(t.Context(), enforce.Answer{Iteration: 2, Given: "Here:\n{sku: 'A', qty: '2'}"})
+	if v.Row.Outcome != enforce.OutcomePassed || v.Row.Repaired.String() != "syntax,prose,coerce" {
+		t.Errorf("second row = %+v, want passed, repaired syntax,prose,coerce", v.Row)
+	}
+	if v.Answer != `{"sku": "A", "qty": 2}` {
+		t.Errorf("Verdict.Answer = %q, want the mended answer", v.Answer)
+	}
+	answer, rows, err := enforce.Loop(t.Context(), s, 0, func(context.Context, string) (string, error) {
+		return "```\n{\"sku\": \"B\", \"qty\": 1}\n```", nil
+	})
+	if err != nil || answer != `{"sku": "B", "qty": 1}`+"\n" || !reflect.DeepEqual(outcomes(rows), []enforce.Outcome{enforce.OutcomePassed}) {
+		t.Errorf("Loop = %q, %+v, %v; want the mended answer passing on one row", answer, rows, err)
+	}
+}
+
+// Every prefix of an answer that a repair can still mend is not doomed:
+// a Stream of a schema with repairs gives no early verdict on a prefix of
+// an answer that passes, and Close gives what Check gives.
+func TestAStreamWithRepairsDoesNotDoomWhatARepairMends(t *testing.T) {
+	answers := []string{
+		"```json\n{\"sku\": \"A\", \"qty\": 1}\n```",
+		"```json\n{\"sku\": \"A ``` B\", \"qty\": 1}```",
+		"Sure! Here it is: {\"sku\": \"A\", \"qty\": 1} Bye",
+		"{sku: 'A', qty: 1,}",
+		"{\"sku\": \"A\", \"qty\": \"7\"}",
+	}
+	s := mustCompile(t, repairSchema).WithRepairs(enforce.AllRepairs)
+	fenceOnly := mustCompile(t, repairSchema).WithRepairs(enforce.RepairFence | enforce.RepairCoerce)
+	for _, answer := range answers {
+		for _, s := range []*enforce.Schema{s, fenceOnly} {
+			if s.Check(answer) != nil {
+				continue
+			}
+			st := s.Stream()
+			for i := range len(answer) {
+				if _, err := st.WriteString(answer[i : i+1]); err != nil {
+					t.Fatalf("%q with %s: early verdict at byte %d: %v", answer, s.Repairs(), i, err)
+				}
+			}
+			if err := st.Close(); err != nil {
+				t.Errorf("%q with %s: Close = %v, want a pass", answer, s.Repairs(), err)
+			}
+		}
+	}
+}
+
+func TestAStreamWithTheFenceRepairStillCutsADoomedContent(t *testing.T) {
+	s := mustCompile(t, repairSchema).WithRepairs(enforce.RepairFence)
+	answer := "```json\n{\"sku\": \"A\", \"colour\": \"red\", \"qty\": 1}\n```"
+	st := s.Stream()
+	n, err := st.WriteString(answer)
+	var ce *enforce.CheckError
+	if !errors.As(err, &ce) || ce.Path() != "/colour" {
+		t.Fatalf("WriteString = %d, %v; want an early verdict at /colour", n, err)
+	}
+	if want := strings.Index(answer, `"colour"`) + len(`"colour"`); n != want {
+		t.Errorf("read %d bytes, want %d: up to the member's closing quote", n, want)
+	}
+	if whole := checkError(t, s.Check(answer)); whole.Path() != ce.Path() || whole.Repaired.String() != "fence" {
+		t.Errorf("Check = %v (repaired %s), want the early verdict's pointer, fence repaired", whole, whole.Repaired)
+	}
+}
+
+// repairCase is one answer of testdata/repair/corpus.jsonl, written in a
+// form models produce: mended says whether every repair together makes
+// it pass, and repaired which repairs that takes.
+type repairCase struct {
+	Name     string `json:"name"`
+	Schema   string `json:"schema"`
+	Answer   string `json:"answer"`
+	Mended   bool   `json:"mended"`
+	Repaired string `json:"repaired"`
+}
+
+// TestTheRepairCorpus: every answer of the corpus fails as written; those
+// marked mended pass with every repair chosen, by the repairs named, and
+// the others — two values, lossy coercions, near misses, no JSON — fail
+// whatever is chosen.
+func TestTheRepairCorpus(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "repair", "corpus.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mended, wrong, total := map[enforce.Repairs]int{}, map[enforce.Repairs]int{}, map[bool]int{}
+	sets := []enforce.Repairs{enforce.RepairFence, enforce.RepairFence | enforce.RepairProse, enforce.RepairFence | enforce.RepairSyntax | enforce.RepairProse, enforce.AllRepairs}
+	for line := range strings.Lines(string(raw)) {
+		var c repairCase
+		if err := json.Unmarshal([]byte(line), &c); err != nil {
+			t.Fatal(err)
+		}
+		total[c.Mended]++
+		t.Run(c.Name, func(t *testing.T) {
+			s := mustCompile(t, c.Schema)
+			if s.Check(c.Answer) == nil {
+				t.Fatalf("%q passes as written", c.Answer)
+			}
+			for _, rs := range sets {
+				m := s.WithRepairs(rs)
+				err := m.Check(c.Answer)
+				switch {
+				case err == nil && c.Mended:
+					mended[rs]++
+				case err == nil:
+					wrong[rs]++
+				}
+				if rs != enforce.AllRepairs {
+					continue
+				}
+				got, applied := m.Repaired(c.Answer)
+				switch {
+				case c.Mended && err != nil:
+					t.Errorf("with every repair: %v (mended to %q by %s)", err, got, applied)
+				case c.Mended && applied.String() != c.Repaired:
+					t.Errorf("repaired by %s, want %s", applied, c.Repaired)
+				case !c.Mended && err == nil:
+					t.Errorf("must not pass, but passes mended to %q by %s", got, applied)
+				}
+			}
+		})
+	}
+	for _, rs := range sets {
+		t.Logf("with %s: %d of the %d mendable answers pass, and %d of the %d that must not", rs, mended[rs], total[true], wrong[rs], total[false])
+	}
+}

@@ -1,0 +1,145 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// dialect2020 is the $schema MCP gives a schema that declares none
+// (SEP-1613); without one, enforce.CompileSchema would read draft-07.
+const dialect2020 = "https://json-schema.org/draft/2020-12/schema"
+
+// Tools lists the tools of the session, following every page of
+// tools/list, as [agent.Tool] values: each one's name, description and input
+// schema as the server declares them, and a Run that calls it with ctx,
+// so that cancelling the run cancels the call on the server.
+//
+// A tool that declares an output schema has it compiled here with
+// [enforce.CompileSchema], read as JSON Schema 2020-12 when it names no
+// dialect, as MCP says. When a schema is refused, Tools returns the other
+// tools and an error joining one *[Error] matching [ErrSchemaRefused] per
+// refused tool; a failed listing returns no tools and the SDK's error.
+//
+// Run calls the tool by its name on the server, so a tool renamed (to
+// keep a provider's rules for names, or to tell two servers' tools apart)
+// still calls it. The tools are a snapshot: list again after the server
+// says its list changed. What a call returns is described on [Error] and in the
+// package doc.
+func Tools(ctx context.Context, cs *mcp.ClientSession) ([]agent.Tool, error) {
+	if cs == nil {
+		return nil, errors.New("mcp: Tools: nil session")
+	}
+	var tools []agent.Tool
+	var refused []error
+	for t, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			return nil, err
+		}
+		tool, err := newTool(cs, t)
+		if err != nil {
+			refused = append(refused, err)
+			continue
+		}
+		tools = append(tools, tool)
+	}
+	return tools, errors.Join(refused...)
+}
+
+// newTool makes t an agent.Tool that calls it through cs.
+func newTool(cs *mcp.ClientSession, t *mcp.Tool) (agent.Tool, error) {
+	var out *enforce.Schema
+	if t.OutputSchema != nil {
+		s, err := outputSchema(t.OutputSchema)
+		if err != nil {
+			return agent.Tool{}, &Error{Tool: t.Name, Err: err, kind: ErrSchemaRefused}
+		}
+		out = s
+	}
+	var params json.RawMessage
+	if t.InputSchema != nil {
+		b, err := json.Marshal(t.InputSchema)
+		if err != nil { // the SDK decoded it from JSON, so it marshals; a guard
+			return agent.Tool{}, &Error{Tool: t.Name, Err: err, kind: ErrSchemaRefused}
+		}
+		params = b
+	}
+	name := t.Name
+	return agent.Tool{
+		Name:        name,
+		Description: t.Description,
+		Parameters:  params,
+		Run: func(ctx context.Context, args json.RawMessage) (string, error) {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+			if err != nil {
+				return "", &Error{Tool: name, Err: err}
+			}
+			return result(name, out, res)
+		},
+	}, nil
+}
+
+// outputSchema compiles a declared output schema, as 2020-12 when it
+// names no dialect.
+func outputSchema(declared any) (*enforce.Schema, error) {
+	if m, ok := declared.(map[string]any); ok {
+		if _, named := m["$schema"]; !named {
+			withDialect := make(map[string]any, len(m)+1)
+			for k, v := range m {
+				withDialect[k] = v
+			}
+			withDialect["$schema"] = dialect2020
+			declared = withDialect
+		}
+	}
+	b, err := json.Marshal(declared)
+	if err != nil {
+		return nil, err
+	}
+	return enforce.CompileSchema(b)
+}
+
+// result is what the model is shown of res, or the *Error it gets
+// instead. A tool with an output schema is shown its structuredContent,
+// the part that was judged: text content beside it is free to say
+// anything. A tool without one is shown its content blocks, or its
+// structuredContent when it has no blocks.
+func result(name string, out *enforce.Schema, res *mcp.CallToolResult) (string, error) {
+	switch {
+	case res == nil: // the SDK returns a result or an error; a guard
+		return "", &Error{Tool: name, Err: errors.New("the server sent no result")}
+	case res.NeedsInput():
+		return "", &Error{Tool: name, Result: res, kind: ErrNeedsInput}
+	case res.IsError:
+		return "", &Error{Tool: name, Result: res, kind: ErrToolFailed}
+	}
+	var structured string
+	if res.StructuredContent != nil {
+		// The SDK decoded it into Go values (numbers as float64); judged
+		// as they marshal back, which is exact for every number float64
+		// holds exactly.
+		b, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return "", &Error{Tool: name, Result: res, Err: err}
+		}
+		structured = string(b)
+	}
+	if out != nil {
+		if res.StructuredContent == nil {
+			return "", &Error{Tool: name, Result: res, kind: ErrOutputContract}
+		}
+		if err := out.Check(structured); err != nil {
+			return "", &Error{Tool: name, Result: res, Err: err, kind: ErrOutputContract}
+		}
+		return structured, nil
+	}
+	if len(res.Content) == 0 {
+		return structured, nil
+	}
+	return render(res.Content), nil
+}

@@ -1,0 +1,202 @@
+package native
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// Profile names a provider's structured-output mode, with the rules its
+// lowering follows. The values are what `enforcer schema --provider`
+// takes.
+type Profile string
+
+const (
+	// OpenAI is OpenAI's strict mode (response_format json_schema with
+	// strict: true): the root is an object, every object lists all its
+	// properties as required and forbids additional ones, optional
+	// members are sent as required and nullable, and only the documented
+	// keywords are sent (no minLength, maxLength, allOf, not, …). A
+	// contract it cannot express is sent non-strict.
+	OpenAI Profile = "openai"
+	// Anthropic is Anthropic's structured outputs (output_config.format):
+	// objects forbid additional properties, optional members stay
+	// optional (at most 24 in a schema), no recursion, no numeric or
+	// length bounds, minItems only 0 or 1. A contract it cannot express
+	// is sent with no native schema.
+	Anthropic Profile = "anthropic"
+	// Gemini is the Gemini API's responseJsonSchema: type, format, enum
+	// (strings and numbers), items, minItems, maxItems, minimum, maximum,
+	// anyOf, properties, additionalProperties, required, $ref and $defs;
+	// nothing beside a $ref; no recursion.
+	Gemini Profile = "gemini"
+	// VLLM is vLLM's OpenAI-compatible server (guided decoding): most of
+	// JSON Schema, without multipleOf, uniqueItems, contains, property
+	// counts, patternProperties, not or if/then/else; oneOf is sent as
+	// anyOf.
+	VLLM Profile = "vllm"
+	// LlamaCpp is llama.cpp's server, whose schema-to-grammar converter
+	// takes types, enum, const, properties, required,
+	// additionalProperties, items, minItems, maxItems, anyOf, $ref,
+	// pattern, minLength, maxLength, the formats date, time, date-time
+	// and uuid, and numeric bounds on integers only.
+	LlamaCpp Profile = "llama.cpp"
+	// Ollama is Ollama's OpenAI-compatible endpoint, which hands the
+	// schema to llama.cpp's converter: the same subset as [LlamaCpp].
+	Ollama Profile = "ollama"
+)
+
+// Profiles lists every profile, in the order the documentation names
+// them.
+var Profiles = []Profile{OpenAI, Anthropic, Gemini, VLLM, LlamaCpp, Ollama}
+
+// ErrUnknownProfile is returned for a profile not in [Profiles].
+var ErrUnknownProfile = errors.New("native: unknown profile")
+
+// ErrSchema is returned for a contract that is not a JSON Schema
+// (not JSON, or not an object or boolean at its root).
+var ErrSchema = errors.New("native: not a JSON Schema")
+
+// rules is what a profile's lowering follows.
+type rules struct {
+	// keep: the assertion keywords the provider takes (those not named
+	// are left out, and judged only here).
+	keep set
+	// annotations: the annotation keywords sent; others are left out.
+	annotations set
+	// formats the provider takes; nil: all.
+	formats set
+	// enumOK says which enum values the provider takes.
+	enumOK func(any) bool
+
+	requireAll   bool // every property required; optional ones made nullable
+	closed       bool // every object must forbid additional properties
+	typed        bool // every schema must say what it accepts (no {} or true)
+	objectRoot   bool // the root must be an object schema, not a union
+	refAlone     bool // nothing but $-keywords beside a $ref
+	recursion    bool // $ref cycles allowed
+	simpleRegex  bool // patterns without backreferences, lookaround or \b
+	intBounds    bool // numeric bounds only on integers
+	constAsEnum  bool // const sent as a one-value enum
+	minItemsCap  int  // minItems above this is sent as this; 0: no cap
+	fallback     Mode // what a contract the rules cannot express gets
+	maxProps     int  // object properties in all; 0: no limit
+	maxDepth     int  // nesting of objects; 0: no limit
+	maxEnum      int  // enum values in all
+	maxStrings   int  // length of property names, enum and const strings in all
+	maxOptional  int  // optional properties in all
+	maxUnions    int  // anyOf and type arrays in all
+	oneOfAsAnyOf bool // oneOf sent as anyOf (exclusivity judged here)
+	defsOnly     bool // definitions sent as $defs
+}
+
+type set map[string]bool
+
+func setOf(names ...string) set {
+	s := set{}
+	for _, n := range names {
+		s[n] = true
+	}
+	return s
+}
+
+func primitive(v any) bool {
+	switch v.(type) {
+	case *object, []any:
+		return false
+	}
+	return true
+}
+
+func stringOrNumber(v any) bool {
+	switch v.(type) {
+	case string, json.Number:
+		return true
+	}
+	return false
+}
+
+func (p Profile) rules() (*rules, error) {
+	r, ok := profiles[p]
+	if !ok {
+		return nil, fmt.Errorf("%w %q (want one of %v)", ErrUnknownProfile, string(p), Profiles)
+	}
+	return r, nil
+}
+
+var llamaCpp = &rules{
+	keep: setOf("type", "enum", "const", "required", "additionalProperties", "items",
+		"minItems", "maxItems", "anyOf", "oneOf", "pattern", "format", "minLength", "maxLength",
+		"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"),
+	annotations:  setOf("title", "description"),
+	formats:      setOf("date", "time", "date-time", "uuid"),
+	enumOK:       primitive,
+	recursion:    true,
+	intBounds:    true,
+	oneOfAsAnyOf: true,
+	fallback:     ModeNone,
+}
+
+var profiles = map[Profile]*rules{
+	OpenAI: {
+		keep: setOf("type", "enum", "const", "required", "additionalProperties", "items", "anyOf", "oneOf",
+			"pattern", "format", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+			"minItems", "maxItems"),
+		annotations:  setOf("title", "description"),
+		formats:      setOf("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"),
+		enumOK:       primitive,
+		requireAll:   true,
+		closed:       true,
+		typed:        true,
+		objectRoot:   true,
+		refAlone:     true,
+		recursion:    true,
+		simpleRegex:  true,
+		oneOfAsAnyOf: true,
+		fallback:     ModeNonStrict,
+		maxProps:     5000,
+		maxDepth:     10,
+		maxEnum:      1000,
+		maxStrings:   120000,
+	},
+	Anthropic: {
+		keep: setOf("type", "enum", "const", "required", "additionalProperties", "items", "anyOf", "oneOf",
+			"pattern", "format", "minItems"),
+		annotations:  setOf("title", "description", "default"),
+		formats:      setOf("date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"),
+		enumOK:       primitive,
+		closed:       true,
+		typed:        true,
+		objectRoot:   true,
+		simpleRegex:  true,
+		minItemsCap:  1,
+		oneOfAsAnyOf: true,
+		fallback:     ModeNone,
+		maxOptional:  24,
+		maxUnions:    16,
+	},
+	Gemini: {
+		keep: setOf("type", "enum", "const", "required", "additionalProperties", "items", "anyOf", "oneOf",
+			"format", "minItems", "maxItems", "minimum", "maximum"),
+		annotations:  setOf("title", "description"),
+		enumOK:       stringOrNumber,
+		refAlone:     true,
+		constAsEnum:  true,
+		defsOnly:     true,
+		oneOfAsAnyOf: true,
+		fallback:     ModeNone,
+	},
+	VLLM: {
+		keep: setOf("type", "enum", "const", "required", "additionalProperties", "items",
+			"minItems", "maxItems", "anyOf", "oneOf", "pattern", "format", "minLength", "maxLength",
+			"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"),
+		annotations:  setOf("title", "description"),
+		formats:      setOf("date", "time", "date-time", "uuid", "ipv4", "ipv6", "uri"),
+		enumOK:       primitive,
+		recursion:    true,
+		oneOfAsAnyOf: true,
+		fallback:     ModeNone,
+	},
+	LlamaCpp: llamaCpp,
+	Ollama:   llamaCpp,
+}
