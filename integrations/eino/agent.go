@@ -12,32 +12,21 @@ import (
 )
 
 // Agent makes an agent.Model of an eino agent or graph that answers a
-// conversation with one message: generate is a ReAct agent's Generate
-// (react.Agent.Generate, with opts of type agent.AgentOption of eino's
-// flow/agent) or a compiled graph's Invoke (compose.Runnable, with
-// compose.Option), called with opts on every run.
-//
-// Each Generate of the returned model runs the eino agent once, with the
-// whole conversation so far as its input, and gives its final message as
-// the final answer: its tools run inside eino, none in enforcer's loop.
-// Under agent.WithOutputRetries a failing answer is appended to that
-// conversation as an assistant message and the corrective turn as a user
-// message, and the eino agent runs again on it; the rows, corrective
-// hashes, events and observer calls are the agent package's. The tool
-// calls the eino agent made inside one run are not kept in the
-// conversation: the next run sees its answer, not how it got there.
-// Usage is the final message's (for a ReAct agent, its last model call).
-//
-// The agent.Agent must offer no tools (agent.WithTools, agent.WithOutputTool):
-// the eino agent could not run them. A request with tools fails with an
-// error matching agent.ErrInvalidOption, as does a nil generate. A failed
-// run of the eino agent is mapped as [Model.Generate] maps a failed call.
+// conversation with one message: generate is a ReAct agent's Generate or
+// a compiled graph's Invoke, called with opts. Each call runs it once on
+// the conversation so far and gives its final message as the final
+// answer, so a failing answer and its corrective turn are the input of
+// its next run. Its tools run inside eino: the agent.Agent must offer
+// none (agent.WithTools, agent.WithOutputTool), or the call fails with
+// agent.ErrInvalidOption. Usage is the final message's.
 func Agent[O any](generate func(ctx context.Context, input []*schema.Message, opts ...O) (*schema.Message, error), opts ...O) agent.Model {
 	return agent.ModelFunc(func(ctx context.Context, req agent.Request) (agent.Response, error) {
 		msgs, err := agentInput(generate == nil, req)
 		if err != nil {
 			return agent.Response{}, err
 		}
+		// The tool calls the eino agent made inside one run stay in eino:
+		// the next run sees its answer, not how it got there.
 		out, err := generate(ctx, msgs, opts...)
 		if err != nil {
 			return agent.Response{}, glue.Failure(ctx, System, err)
@@ -63,13 +52,10 @@ func answerStop(s agent.StopReason) agent.StopReason {
 	return s
 }
 
-// AgentStream is [Agent] for an eino agent or graph that streams its
-// final message: stream is a ReAct agent's Stream or a compiled graph's.
-// The model it returns is an agent.StreamingModel, so a failing answer
-// is judged while it arrives and cut early (agent.WithEarlyAbort): the
-// eino StreamReader is closed at the first byte that dooms it, which
-// stops the graph and its model, and the corrective turn goes out at
-// once. Its Generate reads the whole stream. Tool call fragments in the
+// AgentStream is [Agent] for a ReAct agent's or a graph's Stream. The
+// model it returns streams, so a failing answer is cut at the first byte
+// that dooms it (agent.WithEarlyAbort): the eino StreamReader is closed
+// there, which stops the graph and its model. Tool call fragments in the
 // final message are dropped, as Agent drops its tool calls.
 func AgentStream[O any](stream func(ctx context.Context, input []*schema.Message, opts ...O) (*schema.StreamReader[*schema.Message], error), opts ...O) agent.StreamingModel {
 	return &streamingAgent[O]{stream: stream, opts: opts}

@@ -12,31 +12,18 @@ import (
 	"github.com/enforcer-go/enforcer/integrations/internal/glue"
 )
 
-// Chain makes an agent.Model of a langchaingo chain or agent executor
-// that takes one text input and returns text (what chains.Run runs): each
-// Generate of the returned model runs c once with chains.Run and opts,
-// and gives its output as the final answer. Its tools run inside
-// langchaingo, none in enforcer's loop.
-//
-// The input is the conversation's newest turns. A chain with memory (an
-// executor given agents.WithMemory, a conversation chain) keeps the
-// earlier ones itself, so its input is what came after its last answer:
-// the system message and the user's input the first time, the corrective
-// turn after a failed answer, which its memory already holds. A chain
-// without memory (memory.Simple) is given the whole conversation each
-// time: the system message and the input, then each failed answer after
-// "Your previous answer:" and the corrective turn that followed it,
-// separated by blank lines. Either way the rows, corrective hashes,
-// events and observer calls are the agent package's. A chain reports no
+// Chain makes an agent.Model of a chain or agent executor that takes one
+// text input and returns text: each call runs c once with chains.Run and
+// opts, and gives its output as the final answer. A chain with memory is
+// given what came after its last answer (the first time, the system
+// message and the user's input; after a failed answer, the corrective
+// turn), as its memory holds the rest; a chain without memory
+// (memory.Simple) is given the whole conversation, each failed answer
+// after "Your previous answer:". Its tools run inside langchaingo: the
+// agent.Agent must offer none, or the call fails with
+// agent.ErrInvalidOption. A failed run is mapped as [Model.Generate] maps
+// a failed call, and unwraps to the chain's error. A chain reports no
 // usage.
-//
-// The agent.Agent must offer no tools (agent.WithTools,
-// agent.WithOutputTool): the chain could not run them. A request with
-// tools fails with an error matching agent.ErrInvalidOption, as does a
-// nil chain. A failed run of the chain is mapped as [Model.Generate]
-// maps a failed call; its error unwraps to the chain's (such as
-// chains.ErrMultipleInputsInRun for a chain that takes more than one
-// input).
 func Chain(c chains.Chain, opts ...chains.ChainCallOption) agent.Model {
 	return agent.ModelFunc(func(ctx context.Context, req agent.Request) (agent.Response, error) {
 		if c == nil {

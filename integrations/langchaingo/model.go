@@ -36,17 +36,12 @@ func NewModel(m llms.Model, opts ...llms.CallOption) *Model {
 	return &Model{m: m, opts: opts}
 }
 
-// Generate sends req with GenerateContent: the request's tools with
-// llms.WithTools, and for RequireToolCall (agent.WithOutputTool)
-// llms.WithToolChoice("required"). The reply's choices are read as one
-// reply, their text joined and their tool calls in order: langchaingo
-// gives some providers' content blocks as choices of their own
-// (Anthropic: one per text or tool use block), so more than one
-// alternative (llms.WithN) is not supported. Usage is read from the
-// GenerationInfo counts langchaingo's providers report. A failed call
-// returns *agent.ProviderError (System "langchaingo"; an error that
-// already is one is returned as it is), except a done ctx, which returns
-// context.Cause(ctx).
+// Generate sends req with GenerateContent, the tools with llms.WithTools
+// and, for RequireToolCall, llms.WithToolChoice("required"). The reply's
+// choices are read as one reply, their text joined and their tool calls
+// in order, so more than one alternative (llms.WithN) is not supported.
+// A failed call returns *agent.ProviderError (System "langchaingo"; one
+// that already is one as it is), a done ctx context.Cause(ctx).
 func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
 	msgs, opts, err := m.prepare(req)
 	if err != nil {
@@ -156,7 +151,9 @@ func parameters(raw json.RawMessage) (map[string]any, error) {
 	return params, nil
 }
 
-// fromResponse reads the choices as one reply (see Generate).
+// fromResponse reads the choices as one reply: langchaingo gives some
+// providers' content blocks as choices of their own (Anthropic: one per
+// text or tool use block).
 func fromResponse(cr *llms.ContentResponse) (agent.Response, error) {
 	if cr == nil || len(cr.Choices) == 0 {
 		return agent.Response{}, glue.Malformed(System, "no choices")

@@ -16,19 +16,13 @@ import (
 // provider stop reading the reply once the consumer stopped.
 var errStopped = errors.New("langchaingo: the reply's reader stopped")
 
-// GenerateStream makes the call Generate makes with
-// llms.WithStreamingFunc, and yields each piece the callback is given as
-// text, as it arrives; when the call returns, the rest of the reply (its
-// tool calls, usage, why it ended, and any text the provider did not
-// stream) follows. A consumer that stops early, or a done ctx, makes the
-// callback return an error, which ends langchaingo's call and the
-// provider's stream; a done ctx yields context.Cause(ctx).
-//
-// A request with tools streams nothing until the call returns:
-// langchaingo gives the callback text and, for some providers (OpenAI),
-// tool call fragments as JSON in the same bytes, which cannot be told
-// apart. A reply whose text does not begin with what was streamed is
-// malformed, a failed call.
+// GenerateStream makes Generate's call with llms.WithStreamingFunc and
+// yields each piece the callback is given as text; the rest of the reply
+// (tool calls, usage, stop, text the provider did not stream) follows
+// when the call returns. A consumer that stops, or a done ctx, makes the
+// callback return an error, which ends the provider's stream. A request
+// with tools streams nothing before the call returns, and a reply whose
+// text does not begin with what streamed is malformed.
 func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
 	return func(yield func(agent.Chunk, error) bool) {
 		msgs, opts, err := m.prepare(req)
@@ -38,6 +32,9 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 		}
 		var streamed strings.Builder
 		stopped := false // yield returned false: never call it again
+		// With tools, langchaingo gives the callback text and, for some
+		// providers (OpenAI), tool call fragments as JSON in the same
+		// bytes, which cannot be told apart.
 		streams := len(req.Tools) == 0
 		opts = append(opts, llms.WithStreamingFunc(func(_ context.Context, chunk []byte) error {
 			if stopped {
