@@ -14,7 +14,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
-	"github.com/enforcer-go/enforcer/providers/internal/wire"
+	"github.com/enforcer-go/enforcer/internal/wireschema"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
 
@@ -235,7 +235,7 @@ func (m *Model) newRequest(req agent.Request) ([]*genai.Content, *genai.Generate
 		for _, t := range req.Tools {
 			fd := &genai.FunctionDeclaration{Name: t.Name, Description: t.Description}
 			if len(t.Parameters) > 0 {
-				_, schema, err := wire.InlineRoot(t.Parameters)
+				_, schema, err := wireschema.InlineRoot(t.Parameters)
 				if err != nil {
 					return nil, nil, fmt.Errorf("gemini: tool %q: parameters: %w", t.Name, err)
 				}

@@ -9,7 +9,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/providers/native"
 
-	"github.com/enforcer-go/enforcer/providers/internal/wire"
+	"github.com/enforcer-go/enforcer/internal/wireschema"
 )
 
 // schemaName is what OpenAI accepts as a response format name.
@@ -19,7 +19,7 @@ var schemaName = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
 // "object" at the root of tool parameters and response formats) and names
 // it after its inlined definition, or "output".
 func inlineRoot(b json.RawMessage) (string, map[string]any, error) {
-	name, schema, err := wire.InlineRoot(b)
+	name, schema, err := wireschema.InlineRoot(b)
 	if !schemaName.MatchString(name) {
 		name = "output"
 	}

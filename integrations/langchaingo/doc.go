@@ -1,0 +1,23 @@
+// Package langchaingo runs tmc/langchaingo models, chains and agent
+// executors under enforcer's output contract.
+//
+// [NewModel] makes an agent.Model (and agent.StreamingModel) of a
+// langchaingo llms.Model, so each of its providers runs under the agent
+// package's loop: tools, tool calls, stop reasons, usage and errors
+// mapped as the provider adapters map them, and the reply streamed
+// through langchaingo's streaming callback.
+//
+//	a := agent.New(langchaingo.NewModel(llm), agent.WithOutputSchema(s), agent.WithOutputRetries(2))
+//	w, res, err := agent.RunTyped[Weather](ctx, a, "Weather in Paris?")
+//
+// [Chain] keeps the chain or agent executor a program already has and
+// runs it as the model of an agent.Agent: each call of the chain is one
+// final answer, judged against the contract, and a failing answer's
+// corrective turn is the chain's next input, after the failed answer, in
+// its memory. Rows, corrective hashes, session events (agent.WithEvents)
+// and traces (agent.WithObserver) are those of the agent package's own
+// loop.
+//
+//	exec := agents.NewExecutor(agents.NewOneShotAgent(llm, tools))
+//	a := agent.New(langchaingo.Chain(exec), agent.WithOutputSchema(s), agent.WithOutputRetries(2))
+package langchaingo
