@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
@@ -100,15 +101,24 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 			TurnID: turn, Attempt: row.Attempt, RetriesRemaining: retriesLeft, Iteration: row.Iteration,
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, CorrectiveMessageHash: row.CorrectiveMessageHash,
 			InputTokens: row.InputTokens, OutputTokens: row.OutputTokens, CachedTokens: row.CachedTokens, ReasoningTokens: row.ReasoningTokens,
+			Repaired: repairNames(row.Repaired),
 		})
 	case enforce.OutcomeExhausted:
 		a.record(events.SchemaExhausted{
 			TurnID: turn, Attempt: row.Attempt, Iteration: row.Iteration,
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, BrokenBy: row.BrokenBy,
 			Reason: events.ExhaustReason(row.Reason), InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
-			CachedTokens: row.CachedTokens, ReasoningTokens: row.ReasoningTokens,
+			CachedTokens: row.CachedTokens, ReasoningTokens: row.ReasoningTokens, Repaired: repairNames(row.Repaired),
 		})
 	}
+}
+
+// repairNames are the names of rs in order, nil for none.
+func repairNames(rs enforce.Repairs) []string {
+	if rs == 0 {
+		return nil
+	}
+	return strings.Split(rs.String(), ",")
 }
 
 // completed folds a run's end into its terminal event.

@@ -141,3 +141,22 @@ func TestRunTypedStreamShowsAFencedValueAsItForms(t *testing.T) {
 		t.Errorf("cities shown = %q, want the value forming inside the fence", cities)
 	}
 }
+
+func TestTheSchemaRetryEventNamesTheRepairs(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewModel(t, agenttest.Reply("```json\n"+missing+"\n```"), agenttest.Reply(valid))
+	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1), agent.WithRepairs(enforce.RepairFence))
+	if _, err := a.Run(t.Context(), "Weather in Paris?"); err != nil {
+		t.Fatal(err)
+	}
+	_, ns := methods(t, s)
+	for _, n := range ns {
+		if n.Method == "output/schemaRetry" {
+			if !containsJSON(n.Params, `"repaired":["fence"]`) {
+				t.Errorf("output/schemaRetry = %s, want repaired [fence]", n.Params)
+			}
+			return
+		}
+	}
+	t.Error("no output/schemaRetry recorded")
+}

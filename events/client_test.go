@@ -306,9 +306,9 @@ func everyField() []Event {
 		TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 2500 * time.Millisecond, Reason: "stream disconnected", Kind: RetryTurn},
 		ModelRetry{TurnID: "t1", Attempt: 2, NextAttempt: 3, MaxAttempts: 4, RetryDelay: 4 * time.Second, ErrorKind: KindRateLimit, HTTPStatus: 429, System: "openai"},
 		SchemaRetry{TurnID: "t1", Attempt: 1, RetriesRemaining: 2, Iteration: 3, Stage: "schema-validate", Error: "city is required",
-			Path: "/city", CorrectiveMessageHash: "0c1f2e3d", InputTokens: 1830, OutputTokens: 42, CachedTokens: 1024, ReasoningTokens: 7},
+			Path: "/city", CorrectiveMessageHash: "0c1f2e3d", InputTokens: 1830, OutputTokens: 42, CachedTokens: 1024, ReasoningTokens: 7, Repaired: []string{"fence", "coerce"}},
 		SchemaExhausted{TurnID: "t1", Attempt: 2, Iteration: 4, Stage: "json-parse", Error: "invalid character", Path: "/days",
-			BrokenBy: "redact", Reason: ExhaustRepeated, InputTokens: 1902, OutputTokens: 17, CachedTokens: 1536, ReasoningTokens: 3},
+			BrokenBy: "redact", Reason: ExhaustRepeated, InputTokens: 1902, OutputTokens: 17, CachedTokens: 1536, ReasoningTokens: 3, Repaired: []string{"prose"}},
 		TurnCompleted{TurnID: "t1", Terminal: TerminalFailed, Error: &TurnError{Kind: FailureModelError, Message: "m", Retryable: true},
 			Reason: "gave up", Usage: &Usage{InputTokens: 1, OutputTokens: 2, CachedTokens: 3, ReasoningTokens: 4},
 			Duration: 48211 * time.Millisecond, TimeToFirstToken: 902 * time.Millisecond},
@@ -364,6 +364,19 @@ func TestEventKeepsEveryFieldOfEveryEventType(t *testing.T) {
 		}
 		if i++; i == len(evs) {
 			break
+		}
+	}
+}
+
+func TestALedgerEventWithARepairThatIsNoNameIsRefused(t *testing.T) {
+	for _, bad := range [][]string{{""}, {"Fence"}, {"fence<script>"}, {strings.Repeat("a", 33)}, make([]string, 9)} {
+		ev := SchemaRetry{TurnID: "t1", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", CorrectiveMessageHash: "0c1f2e3d", Repaired: bad}
+		if _, err := ev.check(); !errors.Is(err, ErrInvalid) {
+			t.Errorf("repaired %q: check = %v, want ErrInvalid", bad, err)
+		}
+		ex := SchemaExhausted{TurnID: "t1", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", Repaired: bad}
+		if _, err := ex.check(); !errors.Is(err, ErrInvalid) {
+			t.Errorf("repaired %q on an exhausted row: check = %v, want ErrInvalid", bad, err)
 		}
 	}
 }

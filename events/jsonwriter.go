@@ -35,6 +35,21 @@ func (w *jw) strOpt(k, v string) {
 	}
 }
 
+func (w *jw) strsOpt(k string, v []string) {
+	if len(v) == 0 {
+		return
+	}
+	w.key(k)
+	w.b = append(w.b, '[')
+	for i, s := range v {
+		if i > 0 {
+			w.b = append(w.b, ',')
+		}
+		w.b = appendJSONString(w.b, s)
+	}
+	w.b = append(w.b, ']')
+}
+
 func (w *jw) int(k string, v int64) {
 	w.key(k)
 	w.b = strconv.AppendInt(w.b, v, 10)

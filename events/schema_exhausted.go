@@ -33,6 +33,9 @@ type SchemaExhausted struct {
 	OutputTokens    int `json:"outputTokens,omitempty"`
 	CachedTokens    int `json:"cachedTokens,omitempty"`
 	ReasoningTokens int `json:"reasoningTokens,omitempty"`
+	// Repaired names the repairs applied to the answer before it was
+	// judged (enforce.Attempt.Repaired), in order; absent when none were.
+	Repaired []string `json:"repaired,omitempty"`
 }
 
 // ExhaustReason is why a [SchemaExhausted] answer stands with retries
@@ -67,6 +70,9 @@ func (e SchemaExhausted) check() (Event, error) {
 	default:
 		return nil, invalid("output_schema_exhausted: reason %q is not repeated, beyond-repair, validator-failed or budget", e.Reason)
 	}
+	if err := checkRepaired("output_schema_exhausted", e.Repaired); err != nil {
+		return nil, err
+	}
 	if e.InputTokens < 0 || e.OutputTokens < 0 || e.CachedTokens < 0 || e.ReasoningTokens < 0 {
 		return nil, invalid("output_schema_exhausted: negative token count")
 	}
@@ -87,6 +93,7 @@ func (e SchemaExhausted) wire(w *jw) {
 	w.intOpt("outputTokens", int64(e.OutputTokens))
 	w.intOpt("cachedTokens", int64(e.CachedTokens))
 	w.intOpt("reasoningTokens", int64(e.ReasoningTokens))
+	w.strsOpt("repaired", e.Repaired)
 }
 
 func (e SchemaExhausted) describe(time.Duration) string {

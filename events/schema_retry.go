@@ -30,6 +30,9 @@ type SchemaRetry struct {
 	OutputTokens    int `json:"outputTokens,omitempty"`
 	CachedTokens    int `json:"cachedTokens,omitempty"`
 	ReasoningTokens int `json:"reasoningTokens,omitempty"`
+	// Repaired names the repairs applied to the answer before it was
+	// judged (enforce.Attempt.Repaired), in order; absent when none were.
+	Repaired []string `json:"repaired,omitempty"`
 }
 
 var kindSchemaRetry = register("output_schema_retry", MethodSchemaRetry, false, decodePlain[SchemaRetry])
@@ -43,6 +46,9 @@ func (e SchemaRetry) check() (Event, error) {
 	}
 	if e.RetriesRemaining < 0 {
 		return nil, invalid("output_schema_retry: retriesRemaining %d < 0", e.RetriesRemaining)
+	}
+	if err := checkRepaired("output_schema_retry", e.Repaired); err != nil {
+		return nil, err
 	}
 	if e.InputTokens < 0 || e.OutputTokens < 0 || e.CachedTokens < 0 || e.ReasoningTokens < 0 {
 		return nil, invalid("output_schema_retry: negative token count")
@@ -67,6 +73,7 @@ func (e SchemaRetry) wire(w *jw) {
 	w.intOpt("outputTokens", int64(e.OutputTokens))
 	w.intOpt("cachedTokens", int64(e.CachedTokens))
 	w.intOpt("reasoningTokens", int64(e.ReasoningTokens))
+	w.strsOpt("repaired", e.Repaired)
 }
 
 func (e SchemaRetry) describe(time.Duration) string {
@@ -93,6 +100,25 @@ func checkLedger(name, turnID string, attempt, iteration int, stage, msg string)
 		return invalid("%s: stage %q is not json-parse or schema-validate", name, stage)
 	case msg == "":
 		return invalid("%s: error is empty", name)
+	}
+	return nil
+}
+
+// checkRepaired refuses repairs that are not names: at most 8, each 1 to
+// 32 of a-z and '-' (enforce's names are fence, syntax, prose, coerce; a
+// newer producer's may follow).
+func checkRepaired(name string, repaired []string) error {
+	if len(repaired) > 8 {
+		return invalid("%s: %d repairs, at most 8", name, len(repaired))
+	}
+	for _, r := range repaired {
+		ok := r != "" && len(r) <= 32
+		for i := 0; ok && i < len(r); i++ {
+			ok = r[i] == '-' || (r[i] >= 'a' && r[i] <= 'z')
+		}
+		if !ok {
+			return invalid("%s: repair %q is not a name of a-z and -", name, text(r))
+		}
 	}
 	return nil
 }

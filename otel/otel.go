@@ -328,6 +328,9 @@ func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
 	if row.Cut != nil {
 		attrs = append(attrs, attribute.Int("enforcer.attempt.cut.bytes", row.Cut.Bytes))
 	}
+	if row.Repaired != 0 {
+		attrs = append(attrs, attribute.StringSlice("enforcer.attempt.repaired", strings.Split(row.Repaired.String(), ",")))
+	}
 	span.AddEvent("enforcer.attempt", trace.WithAttributes(attrs...))
 }
 

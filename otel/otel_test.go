@@ -823,3 +823,16 @@ func TestAnAgentCalledAsAToolNestsItsRunUnderTheToolSpan(t *testing.T) {
 `)
 	wantAttrs(t, span(t, spans, "invoke_agent forecaster"), map[string]string{"gen_ai.agent.name": "forecaster", "enforcer.output.length": "3"})
 }
+
+func TestARepairedRowSaysItsRepairsOnItsEvent(t *testing.T) {
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t, agenttest.Reply("```json\n"+valid+"\n```"))
+	a := newAgent(t, tp, m, agent.WithOutputRetries(1), agent.WithRepairs(enforce.RepairFence))
+	if _, _, err := agent.RunTyped[Weather](t.Context(), a, prompt); err != nil {
+		t.Fatal(err)
+	}
+	run := span(t, exp.GetSpans(), "invoke_agent")
+	if got := eventAttr(run, "enforcer.attempt", "enforcer.attempt.repaired"); got != `["fence"]` {
+		t.Errorf("the passed row's event has repaired %q, want [fence]", got)
+	}
+}
