@@ -36,13 +36,11 @@ var (
 	errReplyEndless = errors.New("streamed reply never ends")
 )
 
-// RefusalError is a run that ended without an answer because the model
-// refused ([StopRefusal]) or the provider's content filter stopped it
-// ([StopContentFilter]). Nothing was judged: a refusal is not a malformed
-// answer, and no corrective turn is sent. With [WithOutputRetries] the
-// ledger's last row is exhausted and names the reason (Withheld), retries
-// unspent. Error and the session stream say only the kind; Text stays
-// here.
+// RefusalError is a run that ended without an answer: the model refused
+// ([StopRefusal]) or a content filter stopped it ([StopContentFilter]).
+// Nothing was judged and no correction sent; with [WithOutputRetries] the
+// last row is exhausted and says Withheld. Error and the session stream
+// say only the kind.
 type RefusalError struct {
 	Stop StopReason // StopRefusal or StopContentFilter
 	Raw  string     // the provider's own value, as [Response.StopRaw]
@@ -59,12 +57,10 @@ func (e *RefusalError) Error() string {
 }
 
 // ProviderError is a failed call to a model provider, as an adapter
-// reports it. The model-retry policy and turn/modelRetryScheduled read
-// its Kind, HTTPStatus and RetryAfter. Its Error text ends with Message,
-// the provider's own text, or when there is none with Err's (a dial
-// error, say), so the developer sees the cause; neither ever reaches the
-// session stream, which carries words derived from Kind and HTTPStatus
-// instead. An HTTPStatus outside 100..599 is left off the stream.
+// reports it; the model-retry policy reads its Kind, HTTPStatus and
+// RetryAfter. Its Error text ends with the provider's Message (or Err's),
+// which never reaches the session stream: that carries words derived
+// from Kind and HTTPStatus (one outside 100..599 left off).
 type ProviderError struct {
 	System     string           // the provider system, e.g. "openai", "anthropic"
 	Kind       events.ErrorKind // rate_limit, overloaded, server_error, timeout, connection, bad_request, auth, …

@@ -10,27 +10,23 @@ import (
 
 // Observer is told what a run does while it does it: the seam a tracer
 // (such as the module github.com/enforcer-go/enforcer/otel) plugs into.
-// Every field is optional; a nil one is not called. A Start func returns
-// the context the observed work runs under, which must be ctx or derive
-// from it (to carry a span, say): the model's Generate receives the one
-// ModelStart returned, a tool the one ToolStart returned, and every call
-// inside a run descends from the one RunStart returned. The matching End
-// func is given that context.
-//
-// The funcs are called on the run's goroutine, except ToolStart and
-// ToolEnd, which run on the tool's own with [WithParallelTools] and, for
-// a tool still running when the run is cancelled, after RunEnd: like a
-// Recorder, an Observer must be safe for concurrent use. A func that
-// panics is logged and has no further effect on the run. A Start func
-// that panics started nothing: the work runs under the context it was
-// given, and the matching End is not called for it (an End only ever
-// follows its own Start, so a tracer's End never ends a span it did not
-// begin, such as the caller's).
-//
-// The values passed are the run's own: treat them as read-only. They
-// carry the conversation's text; an observer that exports them decides
-// what of it leaves the process.
+// Every field is optional. A Start func returns the context the observed
+// work runs under, ctx or one derived from it; the matching End is given
+// that context, and is called only after its own Start returned. An
+// Observer must be safe for concurrent use (tools may run in parallel,
+// and a cancelled run's tool may end after RunEnd). A func that panics is
+// logged and has no further effect. The values passed are the run's own,
+// read-only, and carry the conversation's text.
 type Observer struct {
+	// Details: the model's Generate receives the context ModelStart
+	// returned, a tool the one ToolStart returned, and every call inside
+	// a run descends from RunStart's. ToolStart and ToolEnd run on the
+	// tool's goroutine with WithParallelTools. A Start that panics
+	// started nothing: the work runs under the context it was given, and
+	// its End is not called (so a tracer's End never ends a span it did
+	// not begin, such as the caller's). An observer that exports the
+	// values decides what of the text leaves the process.
+
 	// RunStart is called as a run starts, with its turn ID and the user's
 	// input; RunEnd as it ends, with what Run returns. A run refused
 	// before it starts (RunTyped with a schema that does not fit its

@@ -154,11 +154,9 @@ func WithTools(ts ...Tool) Option {
 	})
 }
 
-// WithParallelTools runs the tool calls of one model reply concurrently,
-// at most n at once (0 means 16; n is 0..1024), so that a reply asking for
-// thousands of calls cannot start thousands of goroutines. Results are
-// appended in the order the model asked for them either way. By default
-// tools run one after another.
+// WithParallelTools runs the tool calls of one reply concurrently, at most
+// n at once (n is 0..1024; 0 means 16). Results keep the order the model
+// asked for them. By default tools run one after another.
 func WithParallelTools(n int) Option {
 	return optionFunc(func(c *config) {
 		if n < 0 || n > maxParallelTools {
@@ -196,11 +194,9 @@ func WithSystemPrompt(s string) Option {
 }
 
 // WithLatestRetryOnly makes each output retry re-send only the latest
-// failed answer and its correction, so what is sent stays flat however
-// many retries run. By default every failed answer and its correction is
-// re-sent: the history grows by two messages per retry. Either way every
-// pair stays in [Result.Messages], and tool calls and their results are
-// always re-sent: the model needs them to answer.
+// failed answer and its correction, so a request stays flat however many
+// retries run (by default every pair is re-sent). [Result.Messages] keeps
+// every pair; tool calls and results are always re-sent.
 func WithLatestRetryOnly() Option {
 	return optionFunc(func(c *config) { c.latestOnly = true })
 }

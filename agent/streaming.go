@@ -11,37 +11,33 @@ import (
 	"github.com/enforcer-go/enforcer/enforce"
 )
 
-// StreamingModel is a [Model] that can also stream its reply. The loop
-// streams when the model has this method and calls Generate when it does
-// not; both must describe the same reply.
+// StreamingModel is a [Model] that can also stream its reply; the loop
+// streams when the model has the method. Both methods must describe the
+// same reply, and be safe for concurrent use.
 //
-// GenerateStream yields the reply as chunks, in order, and stops at the
-// first error. A consumer that stops early (breaks out of its range loop)
-// or cancels ctx ends the reply: the implementation must then stop reading
-// and release the connection, so the provider stops generating. A reply
-// cut off by the provider before its end is an error (a [*ProviderError]
-// of kind connection for the adapters here), never a short reply.
-// Implementations must be safe for concurrent use, like Generate.
+// GenerateStream yields the reply's chunks in order and stops at the first
+// error. A consumer that breaks out or cancels ctx ends the reply: the
+// implementation must stop reading and release the connection. A reply
+// the provider cuts short is an error, never a short reply.
 //
-// No streamed reply is read past a bound. The answer, when nothing can
-// follow or change it, is read no further than the byte past the
-// contract's answer size bound ([enforce.Schema.MaxAnswerBytes]): the
-// text of a reply that has begun no tool call and is no refusal, in a run
-// that offers no tools and has no act-output step, or with
-// [WithOutputTool] the output tool's arguments (again without an
-// act-output step). At that byte the loop cancels the call, keeps the
-// answer up to it and judges it too long, as [enforce.Schema.Check]
-// judges the whole one (json-parse; its row, if any, says how far it got
-// in Cut). The whole reply — its text, and every tool call's ID, name and
-// arguments plus 64 bytes for each call it begins — is read no further
-// than the larger of that bound and [enforce.MaxAnswerBytes]: past it
-// the call fails with an error matching
-// [ErrModel], and no tool runs. So does a reply of more than 65,536
-// chunks that add no bytes (empty, or usage or a stop only). Within
-// these bounds a reply reads as Generate would give it, so a tool call
-// or an answer a step shortens works streamed or not.
+// The loop reads no reply past a bound (see Bounds in the package doc):
+// an answer nothing can follow or change stops at the byte past the
+// contract's size bound (a json-parse failure); a whole reply past the
+// larger of that and [enforce.MaxAnswerBytes], or with more than 65,536
+// chunks that add no bytes, fails the call with [ErrModel].
 type StreamingModel interface {
 	Model
+	// Bounds, in detail: an answer nothing can follow or change is the
+	// text of a reply that has begun no tool call and is no refusal, in a
+	// run that offers no tools and has no act-output step, or with
+	// WithOutputTool the output tool's arguments (again without an
+	// act-output step); at the byte past its bound the call is
+	// cancelled, the answer kept up to it, and its row, if any, says how
+	// far it got (Cut). The whole reply counts its text and every tool
+	// call's ID, name and arguments, plus 64 bytes for each call it
+	// begins; past it no tool runs. Within the bounds a reply reads as
+	// Generate would give it, so a tool call or an answer a step shortens
+	// works streamed or not.
 	GenerateStream(ctx context.Context, req Request) iter.Seq2[Chunk, error]
 }
 
