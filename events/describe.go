@@ -8,20 +8,12 @@ import (
 	"unicode"
 )
 
-// Describe renders n as one line for a person watching a turn,
-// elapsed after the notification arrived. Each event type documents its
-// line; the two retry kinds share one order:
-//
-//	turn/retryScheduled       attempt 1/3 · retrying in 4s · <reason>
-//	turn/modelRetryScheduled  attempt 1/3 · retrying in 4s · rate limited
-//
-// The attempt shown is the one that failed. The countdown is retryDelayMs
-// minus elapsed, rounded up to whole seconds; at or below zero it reads
-// "retrying now". A provider's own text is never shown: model retries and
-// failed turns show words derived from their kind. A malformed frame
-// renders from what could be read; an unknown method is returned as is.
-// The line holds no control or bidi-control character, whatever the
-// frame held: a tab or newline becomes a space, the others are removed.
+// Describe renders n as one line for a person, elapsed after it arrived;
+// each event type documents its line. A retry's countdown is retryDelayMs
+// minus elapsed, rounded up to seconds, and "retrying now" at or below
+// zero. A provider's own text is never shown, nor a control or
+// bidi-control character; a malformed frame renders from what could be
+// read, an unknown method as is.
 func (n Notification) Describe(elapsed time.Duration) string {
 	k := methods[n.Method]
 	if k == nil {

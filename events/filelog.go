@@ -19,41 +19,27 @@ import (
 // maxLine bounds one record line; longer lines are treated as damage.
 const maxLine = 16 << 20
 
-// OpenFile opens the file log at name, creating it (and fsyncing its
-// directory) when it does not exist. The file holds one JSON record per
-// line (see Record).
-//
-// One open log at a time writes a file: OpenFile takes an exclusive lock
-// on it (flock, on Linux, macOS and the BSDs), held until Close, and an
-// OpenFile of a file that is already open — in this process or another —
-// fails with ErrLocked, reading and writing nothing. Elsewhere no lock is
-// taken and two writers would damage the log.
-//
-// The lock belongs to the file, not to its name: if the file is renamed
-// or deleted while open (a log rotation, mv, rm), another OpenFile of the
-// name creates and locks a new file. So before each append the log checks
-// that name still names the file it locked (one stat of the path, beside
-// the write; os.SameFile); if not, that append and every later one fail
-// with an error matching ErrClosed and nothing more is written — the log
-// must be reopened. A rename racing one append can still let that append
-// land in the moved file; every later one is refused. OpenFile makes the
-// same check once it holds the lock, and opens name again if the file was
-// replaced meanwhile. The same stat also checks the file's size: a file
-// truncated under the log (logrotate's copytruncate) or written by
-// another program fails that append and every later one the same way.
-//
-// Opening recovers from a crash: every complete line is read back; a
-// damaged last line (no newline, or not a record — a write torn by the
-// crash) is truncated away and the truncation fsynced. Damage anywhere
-// else, a gap in sequence numbers, or a line over the 16 MiB line bound
-// (with or without its newline: no write makes one) is reported as
-// ErrCorrupt and the file is left untouched. Appends continue after the
-// last good record.
-//
-// By default every Append fsyncs the file before it returns, so a record
-// that Append accepted survives a power failure. See SyncEvery for
-// batching.
+// OpenFile opens the file log at name, creating it when absent: one JSON
+// record per line ([Record]). One open log writes a file: OpenFile locks
+// it (flock, where there is one) until Close, and a second OpenFile, in
+// this process or another, fails with [ErrLocked]. An append finding the
+// name no longer naming the file it locked (renamed, deleted), or the
+// file's size not its records' (truncated, written by another program),
+// fails with an error matching [ErrClosed], as does every later one.
+// Opening recovers from a crash: a torn last line is truncated away;
+// damage elsewhere, a gap in sequence numbers, or a line over 16 MiB is
+// [ErrCorrupt], the file left untouched. Every Append fsyncs before it
+// returns unless [SyncEvery] batches.
 func OpenFile(name string, opts ...FileOption) (Log, error) {
+	// Details. Elsewhere than flock's systems no lock is taken and two
+	// writers would damage the log. The lock belongs to the file, not its
+	// name: after a rotation another OpenFile of the name creates and
+	// locks a new file, so each append checks (one stat beside the
+	// write, os.SameFile) that name still names the locked file; a rename
+	// racing one append can still let that append land in the moved file.
+	// OpenFile checks once it holds the lock, and opens name again if the
+	// file was replaced meanwhile. No write makes a line over the bound,
+	// with or without its newline, so one is damage.
 	o, err := newFileOptions(opts)
 	if err != nil {
 		return nil, err

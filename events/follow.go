@@ -11,28 +11,20 @@ import (
 	"time"
 )
 
-// FollowFile opens the file log at name read-only, as a reader beside the
-// process that writes it: it takes no lock (the writer's OpenFile holds
-// it), never writes, fsyncs or truncates the file, and refuses Append with
-// ErrInvalid. The file must exist.
-//
-// It sees the records the writer appends — on Last, Records and Wait — by
-// checking the file's size (one fstat) on each of those calls and, while
-// Wait waits, every poll interval (PollEvery, default 50ms); so a record
-// reaches a reader at most one interval after its write. A line still
-// being written is left for the next check, which reads only the bytes
-// added since; one that reaches the 16 MiB line bound without its
-// newline can never become a record and fails that check and every later
-// one with ErrCorrupt. A file that shrinks below the
-// records already read (a writer that undid a failed write, a file
-// replaced by an older copy) fails the next read with ErrCorrupt; so does
-// a file rewritten in place with another history, found when it grows:
-// each check that finds new lines first reads the last record read
-// again, at its offset, and compares it with what was read before. A file
-// renamed away is still followed, the name is not looked at again.
-//
-// Any FileOption other than PollEvery has no effect on a reader.
+// FollowFile opens the file log at name read-only, as a reader beside its
+// writer: it takes no lock, never writes, and refuses Append with
+// [ErrInvalid]. It sees the writer's records on Last, Records and Wait,
+// checking the file's size on each call and every [PollEvery] interval
+// (50ms) while Wait waits. A torn line reaching 16 MiB, a file that
+// shrinks below what was read, or one rewritten with another history is
+// [ErrCorrupt] from then on. Other FileOptions have no effect here.
 func FollowFile(name string, opts ...FileOption) (Follower, error) {
+	// Details. A line still being written is left for the next check,
+	// which reads only the bytes added since. Each check that finds new
+	// lines first reads the last record read again, at its offset, and
+	// compares it with what was read before: so a file rewritten in place
+	// is found when it grows. A file renamed away is still followed; the
+	// name is not looked at again.
 	o, err := newFileOptions(opts)
 	if err != nil {
 		return nil, err
@@ -216,16 +208,11 @@ func (l *fileLog) Wait(ctx context.Context, after int64) error {
 }
 
 // Follow returns a read-only stream of session id over log, whose records
-// another process or machine appends (a log from FollowFile, or a shared
-// log such as the JetStream one): its subscribers, WaitTurn and
-// ServeHTTP deliver those records live, in order, each exactly once, as
-// they would on the writer's stream. The stream owns log (Close closes
-// it). Append is refused with ErrInvalid.
-//
-// A goroutine waits on the log (Follower.Wait) and reads the new records;
-// Close stops it. When the log fails — it cannot be read, or it holds a
-// record of another session or out of sequence — the stream closes, and
-// waiters and subscribers end with ErrClosed wrapping the log's error.
+// another process appends: its subscribers, WaitTurn and ServeHTTP
+// deliver them live, in order, each once. The stream owns log; Append is
+// refused with [ErrInvalid]. When the log fails (unreadable, a foreign or
+// out-of-sequence record) the stream closes and waiters end with
+// [ErrClosed] wrapping its error.
 func Follow(id string, log Follower, opts ...Option) (*Stream, error) {
 	if log == nil {
 		return nil, &Error{Op: "open", Detail: "nil log", Err: ErrInvalid}

@@ -113,19 +113,12 @@ func WithKeepAlive(interval time.Duration) Option {
 	})
 }
 
-// SyncEvery batches fsyncs: the file is fsynced once n records are pending
-// and, when interval > 0, every interval while any are pending (and on
-// Close). SyncEvery(1, 0) is the default: fsync before every Append
-// returns.
-//
-// Batching trades durability for throughput. A process crash loses
-// nothing either way: each record is written to the file (one write call)
-// before Append returns. A machine or power failure can lose the records
-// appended since the last fsync: at most n-1 records, and at most interval
-// of appends when interval > 0. Subscribers may already have seen them;
-// their cursors then name records the reopened log no longer has, and
-// resuming from one fails with [ErrStale] rather than skipping the
-// records that take their place.
+// SyncEvery batches fsyncs: once n records are pending and, when
+// interval > 0, every interval while any are (and on Close). SyncEvery(1,
+// 0), the default, fsyncs before every Append returns. A process crash
+// loses nothing either way; a power failure can lose the records since
+// the last fsync (at most n-1, and at most interval of appends), and a
+// cursor naming one is then [ErrStale].
 func SyncEvery(n int, interval time.Duration) FileOption {
 	return fileOption(func(o *fileOptions) {
 		switch {

@@ -22,45 +22,26 @@ const (
 	sseRetry        = time.Second
 )
 
-// ServeHTTP streams the session's notifications as Server-Sent Events, one
-// event per notification:
-//
-//	id: <viewCursor>
-//	event: <method>
-//	data: <the JSON-RPC frame>
-//
-// The response starts with "retry: 1000" (reconnect after one second) and
-// carries a comment line (": keep-alive") every keep-alive interval
-// ([WithKeepAlive]), which clients ignore.
-//
-// It resumes after the cursor in the Last-Event-ID header, else in the
-// "cursor" query parameter, else from the start of the stream. A cursor
-// from another history of the log (ErrStale) gets 410 Gone — the client
-// starts over without one — and any other bad cursor
-// gets 400 Bad Request. A closed stream gets 503 Service Unavailable.
-// Each event is flushed as it is written.
-//
-// A GET that accepts text/html but not text/event-stream — a browser
-// opening the URL — gets the live page instead: one self-contained HTML
-// document (no external resources) that follows this same URL as an
-// event stream and shows each turn as it runs: its state, its retries
-// with a countdown, its attempt rows and its outcome. It resumes after a
-// dropped connection with Last-Event-ID and shows nothing twice; when the
-// resume gets 410 Gone it clears what it shows and starts over. Text
-// from the stream is shown as text, never as markup; the page's
-// Content-Security-Policy allows only its own script and style and
-// connections to this origin.
-//
-// The response ends when the request's context ends, when the stream
-// closes — also while a write to a client that stopped reading is
-// blocked — or when a client takes more than 10 seconds to accept one
-// event (a write deadline, where the ResponseWriter supports one). A
-// client thus holds at most two goroutines, one frame and the connection's
-// buffers, for at most that long past its last read. When the stream
-// closes, a client that keeps reading sees the body end cleanly (for
-// ReadSSE, the end of its sequence, no error); the end of the body must
-// reach the client within one second.
+// ServeHTTP streams the session's notifications as Server-Sent Events
+// ("id: <viewCursor>", "event: <method>", "data: <the frame>"), starting
+// with "retry: 1000" and a ": keep-alive" comment every [WithKeepAlive].
+// It resumes after the cursor in Last-Event-ID, else the "cursor" query
+// parameter, else from the start: a cursor from another history gets 410
+// Gone, any other bad one 400, a closed stream 503. A browser (a GET that
+// accepts text/html, not text/event-stream) gets the live page, which
+// follows the same URL. The response ends with the request's context,
+// when the stream closes (the body then ends cleanly), or when a client
+// takes more than 10 s to accept one event.
 func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// Details. The live page is one self-contained document (no external
+	// resources) showing each turn's state, retries with a countdown,
+	// attempt rows and outcome; it resumes with Last-Event-ID, shows
+	// nothing twice, and starts over on 410. Text from the stream is
+	// shown as text, never markup; its Content-Security-Policy allows
+	// only its own script and style and connections to this origin. A
+	// slow client holds at most two goroutines, one frame and the
+	// connection's buffers, for at most the write deadline past its last
+	// read; the end of the body reaches the client within one second.
 	if wantsPage(r) {
 		servePage(w, r)
 		return

@@ -93,15 +93,14 @@ func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
 // refused with ErrInvalid and nothing is recorded. Any other error is the
 // log's: the record was not stored, and the stream closes itself, so that
 // waiters and subscribers end with an error matching ErrClosed and
-// wrapping the log's error (see Producers in the package doc).
-//
-// Append assigns the record's sequence number (1, 2, …) and ID: a UUIDv7
-// layout whose 48-bit timestamp comes from the clock (WithClock), whose
-// random bits are replaced by a hash of the session ID, and whose last 48
-// bits are the sequence number. IDs are unique within a session and, with
-// overwhelming likelihood, across sessions; with a fixed clock they are
-// deterministic.
+// wrapping the log's error (see Producers in the package doc). Record IDs
+// are unique within a session, and deterministic with a fixed clock
+// ([WithClock]).
 func (s *Stream) Append(ev Event) (Notification, error) {
+	// The record's ID is a UUIDv7 layout whose 48-bit timestamp comes from
+	// the clock, whose random bits are a hash of the session ID, and whose
+	// last 48 bits are the sequence number (1, 2, …): unique across
+	// sessions with overwhelming likelihood.
 	if s.readOnly {
 		return Notification{}, &Error{Op: "append", Detail: "a stream opened by Follow is read-only; append through the writer's stream", Err: ErrInvalid}
 	}
@@ -211,18 +210,13 @@ func recordID(t time.Time, key uint32, seq int64) string {
 }
 
 // Subscribe yields the notifications after the view cursor after ("" for
-// the whole stream): first the ones already recorded, then new ones as they
-// are appended, each exactly once and in order. It ends after yielding an
-// error: the context's cause when ctx is done; ErrClosed when the stream
-// closes (wrapping the log's error when a failed append closed it);
-// ErrCursor for a cursor that is malformed or of another session; ErrStale,
-// which also matches ErrCursor, for a cursor that names a record the stream
-// does not hold — one ahead of the stream, or from another history of the
-// log; or the log's error when it cannot read back a record.
-//
-// A subscriber never slows Append down: the stream keeps the newest
-// notifications in a bounded buffer (WithBuffer) and a subscriber that
-// falls further behind re-reads the log, so it loses nothing.
+// the whole stream), recorded and then new, each once and in order. It
+// ends after yielding an error: the context's cause, [ErrClosed] (wrapping
+// the log's error when a failed append closed it), [ErrCursor] for a
+// malformed or foreign cursor, [ErrStale] for one naming a record the
+// stream does not hold, or the log's read error. A subscriber never slows
+// Append: one that falls behind the buffer ([WithBuffer]) re-reads the
+// log, losing nothing.
 func (s *Stream) Subscribe(ctx context.Context, after string) iter.Seq2[Notification, error] {
 	return func(yield func(Notification, error) bool) {
 		pos, err := s.position(after)

@@ -6,32 +6,29 @@ import "time"
 const MethodTurnRetry = "turn/retryScheduled"
 
 // TurnRetry records that a failed attempt of a turn will be retried after
-// a backoff. Record kind turn_retry_scheduled; folds to
-// turn/retryScheduled, which never resolves WaitTurn. Describe reads
-// "attempt 1/3 · retrying in 4s · <reason>".
-//
-// Kind says what Attempt counts: the final answers of one run
-// ([RetryCorrective]) or whole runs of the turn ([RetryTurn]). It is sent
-// as retryKind, a member the wire schema's open params admit; it is
-// absent when empty (a producer that does not say, or a record written
-// before it existed). A retried provider call is not a TurnRetry at all
-// but a [ModelRetry].
-//
-// Contract, checked on append: 1 <= Attempt < NextAttempt <= MaxAttempts
-// and RetryDelay >= 0. Append normalizes Reason (the wire wants it
-// non-empty, one line, at most 160 characters): invalid UTF-8 becomes
-// U+FFFD, control and bidi-control characters are removed, each run of
-// white space becomes one space, the ends are trimmed, the text is cut on
-// a rune boundary to at most 160 runes, and an empty result reads "retry
-// scheduled". Producers pass the text as they have it.
+// a backoff (a retried provider call is a [ModelRetry]). Record kind
+// turn_retry_scheduled; folds to turn/retryScheduled, which never
+// resolves WaitTurn. Describe reads "attempt 1/3 · retrying in 4s ·
+// <reason>". Kind (retryKind) says what Attempt counts. Append checks
+// 1 <= Attempt < NextAttempt <= MaxAttempts and RetryDelay >= 0, and
+// makes Reason one line of at most 160 runes.
 type TurnRetry struct {
 	TurnID      string        `json:"turnId"`
 	Attempt     int           `json:"attempt"` // the attempt that failed
 	NextAttempt int           `json:"nextAttempt"`
 	MaxAttempts int           `json:"maxAttempts"`
 	RetryDelay  time.Duration `json:"-"` // sent as retryDelayMs (whole milliseconds)
-	Reason      string        `json:"reason"`
-	Kind        RetryKind     `json:"retryKind,omitempty"`
+	// Reason is sent as Append normalizes it (the wire wants it
+	// non-empty, one line, at most 160 characters): invalid UTF-8 becomes
+	// U+FFFD, control and bidi-control characters are removed, each run
+	// of white space becomes one space, the ends are trimmed, the text is
+	// cut on a rune boundary to at most 160 runes, and an empty result
+	// reads "retry scheduled". Producers pass the text as they have it.
+	Reason string `json:"reason"`
+	// Kind says what Attempt counts: the final answers of one run
+	// ([RetryCorrective]) or whole runs of the turn ([RetryTurn]); absent
+	// when empty (a producer that does not say, or an older record).
+	Kind RetryKind `json:"retryKind,omitempty"`
 }
 
 // RetryKind is what a [TurnRetry] retries. The set is closed: Append
