@@ -10,56 +10,33 @@ import (
 	"github.com/enforcer-go/enforcer/events"
 )
 
-// Async makes Append asynchronous: it returns once the record is in the
-// log's view — Last, Records and Wait of this log see it at once — and
-// queued, without waiting for the stream. A goroutine of the log
-// publishes the queued records one at a time, in order, each with the
-// expected last sequence of the subject, as a synchronous Append does, so
-// the one-writer guarantee is the same: a second writer's records and this
-// log's never interleave on the subject. At most n records are queued or
-// being published; an Append that finds n waits for room. Close publishes
-// what is queued, waits for the acknowledgements and returns the first
-// error. Without Async, Append returns once the stream acknowledged the
-// record.
-//
-// Async trades durability for the caller's latency. The loss window: a
-// crash of the writer's process, or the loss of its connection, loses the
-// queued records — at most n records whose Append returned nil. They
-// are published as soon as the ones before them are acknowledged (no
-// delay is added), so they are the appends of the last n round trips to
-// the stream at most, each bounded by WithTimeout. What the stream keeps
-// is always a prefix of what was appended, with no gap; acknowledged
-// records are as durable as with a synchronous Append (see the package
-// doc).
-//
-// Errors come late. A conflict with another writer, a refused record or
-// a publish without an answer is reported by the first Append or Close
-// after the log met it — not by the Append of the record that caused it —
-// and from then on by every Append and by Close: an error matching
-// events.ErrConflict for a conflict, events.ErrClosed when the record
-// may or may not be stored, the stream's error for a refusal. The records
-// queued behind it are not published, and leave this log's view: from
-// then on Last and Records show only the records the stream acknowledged,
-// Records ends with the error, and Wait returns it instead of waiting
-// past them. Subscribers of a Stream over the log were given the queued
-// records already: open the log again to read what the stream holds.
-//
-// Async does not pipeline publishes. A record published before its
-// predecessor is acknowledged cannot carry the expected subject sequence
-// (the predecessor's stream sequence is not known yet), and a
-// Nats-Msg-Id of session and record number only refuses another
-// writer's record of the same number: if another writer's record k is
-// stored just before this log's k (refused) while this log's k+1, k+2
-// are already on the wire, those are stored after the other writer's k
-// and the subject reads 1, 2, … with no gap yet holds two writers'
-// records. (An atomic batch — nats-server 2.12's AllowAtomicPublish —
-// would be safe, but on file storage it costs some milliseconds a batch
-// whatever its size, more than a hundred single publishes.) So
-// throughput stays that of a synchronous Append; the caller no longer
-// waits for the round trip.
-//
-// The log must be closed: its goroutine runs until Close.
+// Async makes Append return once the record is queued (and in this log's
+// view), not acknowledged. A goroutine publishes the queue in order with
+// the subject's expected last sequence, so a second writer still
+// conflicts. At most n records are queued; a writer's crash loses at most
+// those. A publish's error is reported by the next Append or Close and
+// every one after; the records behind it leave the view, and Wait and
+// Records return it. Close publishes the queue; the log must be closed.
 func Async(n int) Option {
+	// Details. The queued records are published as soon as the ones
+	// before them are acknowledged (no delay is added), so they are the
+	// appends of the last n round trips at most, each bounded by
+	// WithTimeout; what the stream keeps is always a prefix of what was
+	// appended, with no gap. Subscribers of a Stream over the log were
+	// given the queued records already: after an error, open the log
+	// again to read what the stream holds.
+	//
+	// Publishes are not pipelined. A record published before its
+	// predecessor is acknowledged cannot carry the expected subject
+	// sequence, and a Nats-Msg-Id of session and record number only
+	// refuses another writer's record of the same number: if another
+	// writer's record k is stored just before this log's k (refused)
+	// while this log's k+1, k+2 are on the wire, those are stored after
+	// it, and the subject holds two writers' records with no gap. (An
+	// atomic batch, nats-server 2.12's AllowAtomicPublish, would be safe,
+	// but on file storage it costs milliseconds a batch, more than a
+	// hundred single publishes.) So throughput stays that of a
+	// synchronous Append; the caller no longer waits for the round trip.
 	return option(func(o *options) {
 		if n < 1 {
 			o.errs = append(o.errs, badOption("Async", "n = %d, want >= 1", n))

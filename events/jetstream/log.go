@@ -56,19 +56,11 @@ type Log struct {
 	b *batcher // the queue of an Async log; nil until its first append
 }
 
-// Open opens the log of session in the stream (DefaultStream unless
-// WithStream): it reads the subject's records once (in batches, through
-// a consumer of its own), to learn the last sequence number and where
-// each record is, so Last is exact, and checks that they are the
-// session's records, numbered 1, 2, … with no gap (else ErrCorrupt). The
-// stream must exist unless CreateStream is given; a stream whose subjects
-// do not take the session's subject, or whose retention is not limits,
-// is refused with ErrInvalid. The caller keeps ownership of js and its
-// connection: Close releases the log, not the connection.
-//
-// A record the stream cannot hold — over the server's max payload (less
-// 256 bytes for headers) or the stream's MaxMsgSize — is refused by
-// Append with ErrInvalid before anything is published.
+// Open opens the log of session in the stream ([DefaultStream] unless
+// [WithStream]), reading its records once: ones not numbered 1, 2, …
+// are events.ErrCorrupt. Unless [CreateStream] is given the stream must
+// exist, take the session's subject and keep limits retention (else
+// events.ErrInvalid). Close releases the log, not js's connection.
 func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...Option) (*Log, error) {
 	o, err := newOptions(opts)
 	if err != nil {
@@ -381,16 +373,11 @@ func (l *Log) remember(rec events.Record, data []byte, seq uint64) {
 	}
 }
 
-// Append publishes rec to the session's subject and returns once the
-// stream acknowledged it. rec.Sequence must be Last()+1 (else ErrCorrupt).
-// If another writer appended to the session since this log last saw it,
-// the stream refuses the record and Append returns an error matching
-// events.ErrConflict; so does every later Append of this log, which must
-// be opened again. A publish that fails without an answer from the stream
-// (a timeout, a lost connection) leaves the record uncertain: Append
-// returns an error matching events.ErrClosed and refuses every later
-// append until the log is opened again. With Async, Append returns once
-// rec is queued and these errors come later (see Async).
+// Append publishes rec (Sequence Last()+1) and returns once the stream
+// acknowledged it: events.ErrConflict when another writer got there
+// first, events.ErrClosed for a publish without an answer (stored or
+// not), events.ErrInvalid, unpublished, for a record too large. After a
+// conflict or an unanswered publish, open the log again. See [Async].
 func (l *Log) Append(rec events.Record) error {
 	if rec.Event == nil {
 		return &events.Error{Op: "append", Seq: rec.Sequence, Detail: "record has no event", Err: events.ErrInvalid}
@@ -460,25 +447,23 @@ func (l *Log) failed(seq int64, err error) error {
 }
 
 // Last returns the sequence number of the last record this log has seen:
-// the subject's last when it was opened, then its own appends (with
-// Async, queued ones too, until a publish fails) and, while Wait watches
-// the subject, other writers' appends.
+// the subject's at Open, its own appends (with Async, queued ones), and
+// other writers' while Wait watches.
 func (l *Log) Last() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.last()
 }
 
-// Records yields, in order, the records with Sequence > after that this
-// log has seen (see Last), reading from the stream those it does not
-// keep (the newest 64 it does): the first with one request, the rest in
-// batches through a consumer. A record read from the stream must be the
-// message this log saw (by a digest of 8 bytes it keeps per record);
-// another history's — a stream deleted and created again — ends the read
-// with ErrCorrupt. A read on a closed connection ends with an
-// error matching events.ErrClosed. On an Async log that failed with
-// records queued, it ends with the failure.
+// Records yields, in order, the records with Sequence > after this log
+// has seen (see Last), reading from the stream those it does not keep. A
+// record that is not the message this log saw there (another history)
+// ends the read with events.ErrCorrupt; a closed connection with
+// events.ErrClosed; an Async log's failure with that failure.
 func (l *Log) Records(after int64) iter.Seq2[events.Record, error] {
+	// The newest 64 records are kept; the first other one is read with
+	// one request, the rest in batches through a consumer. Each record's
+	// message is checked by the 8-byte digest kept for it.
 	return func(yield func(events.Record, error) bool) {
 		l.mu.Lock()
 		closed, seqs, sums, queued, lost := l.closed, l.seqs, l.sums, l.queuedRecords(), l.lostQueue() // entries below len never change
@@ -605,25 +590,19 @@ func (l *Log) another(op string, seq int64, at uint64) error {
 	return &events.Error{Op: op, Seq: seq, Detail: fmt.Sprintf("stream %s message %d is no longer the record read there: the stream holds another history (deleted and created again?)", l.name, at), Err: events.ErrCorrupt}
 }
 
-// Wait implements events.Follower: it returns nil once this log has seen
-// a record with Sequence > after — its own append, or another writer's,
-// which a watch of the subject (a consumer of its own, fetched from in
-// long polls; started by the first Wait, stopped and deleted by Close)
-// reports as soon as the stream stored it. The watch rides out a server
-// restart and the loss of the stream's leader, creating its consumer
-// again (or at first) once the cluster can; once the connection is
-// closed, Wait returns an error matching
-// events.ErrClosed. A message on the subject that is not the next record
-// — including one the client keeps from the watch for a status of the
-// server's (a Status header and no data), found by a gap in the
-// consumer's sequence or, when nothing follows it, by what the consumer
-// says it delivered within 5s — fails every later Wait with ErrCorrupt
-// naming the record. So does a stream that is no longer the one read:
-// deleted, or deleted and created again under its name, which the watch
-// checks when it starts and whenever it creates its consumer again (the
-// stream's creation time, and the message of the last record read, by
-// its hash).
+// Wait implements events.Follower: nil once this log has seen a record
+// with Sequence > after, its own or another writer's (a watch of the
+// subject, started by the first Wait, reports those). A closed connection
+// is events.ErrClosed; a message that is not the next record, or a
+// stream deleted or created again, is events.ErrCorrupt from then on.
 func (l *Log) Wait(ctx context.Context, after int64) error {
+	// Details. A message not the next record includes one the client
+	// keeps from the watch for a status of the server's (a Status header
+	// and no data), found by a gap in the consumer's sequence or, when
+	// nothing follows it, by what the consumer says it delivered within
+	// 5s. The stream is checked to be the one read when the watch starts
+	// and whenever it creates its consumer again: its creation time, and
+	// the hash of the last record read.
 	for {
 		l.mu.Lock()
 		switch {
@@ -1043,10 +1022,9 @@ func (l *Log) seen(data []byte, meta *jetstream.MsgMetadata) {
 	l.remember(rec, data, meta.Sequence.Stream)
 }
 
-// Close stops the watch and makes the log refuse further use; it leaves
-// the connection open. Appended records are already durable; with Async,
-// Close first publishes the queued records and returns the error that
-// stopped the log, if any.
+// Close stops the watch and refuses further use, leaving the connection
+// open; with Async it first publishes the queue and returns the error
+// that stopped the log, if any.
 func (l *Log) Close() error {
 	err := l.drain() // an Async log's queue
 	l.amu.Lock()     // wait for an append in progress

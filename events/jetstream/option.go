@@ -70,10 +70,9 @@ func WithSubjectPrefix(prefix string) Option {
 	})
 }
 
-// CreateStream makes Open create the stream when it does not exist: file
-// storage, limits retention with no limits, subjects "<prefix>.>", and
-// the given number of replicas (1, or 3 on a cluster of at least three
-// servers). An existing stream is used as it is.
+// CreateStream makes Open create a missing stream: file storage, limits
+// retention, subjects "<prefix>.>", and replicas copies (1, or 3 on a
+// cluster of three or more). An existing stream is used as it is.
 func CreateStream(replicas int) Option {
 	return option(func(o *options) {
 		if replicas < 1 || replicas > 5 {
@@ -84,10 +83,9 @@ func CreateStream(replicas int) Option {
 	})
 }
 
-// WithTimeout bounds each request Append, Records and Open make to the
-// server (default 5s). An Append that times out is uncertain — the record
-// may be stored — so the log refuses further appends until it is opened
-// again, which reads back what the stream holds.
+// WithTimeout bounds each request to the server (default 5s). An Append
+// that times out may be stored, so the log refuses further appends until
+// it is opened again.
 func WithTimeout(d time.Duration) Option {
 	return option(func(o *options) {
 		if d <= 0 {
