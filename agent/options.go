@@ -83,7 +83,7 @@ func WithOutputRetries(n int) Option {
 }
 
 // WithValidators joins checks of the answer's content to the output
-// contract ([enforce.Validate]; see [enforce.Validator]). It needs
+// contract ([enforce.NewValidator]; see [enforce.Validator]). It needs
 // [WithOutputSchema] or [RunTyped]; a validator without a name or check,
 // or a name given twice, makes Run return an error matching
 // [ErrInvalidOption] before the model is called.

@@ -14,7 +14,7 @@ import (
 // corrective message ends with the issue, quoted as data.
 func ExampleWithValidators() {
 	s, _ := enforce.SchemaFor[Weather]()
-	paris := enforce.Validate("paris-only", func(_ context.Context, answer any, _ enforce.Try) ([]enforce.Issue, error) {
+	paris := enforce.NewValidator("paris-only", func(_ context.Context, answer any, _ enforce.Try) ([]enforce.Issue, error) {
 		if city, _ := answer.(map[string]any)["city"].(string); city != "Paris" {
 			return []enforce.Issue{{Path: "/city", Message: "we forecast Paris only, not " + city}}, nil
 		}
@@ -46,7 +46,7 @@ func ExampleWithValidators() {
 // the run. This one gives up at once on a city that does not exist: no
 // correction can fix that, so no retry is spent.
 func ExampleRunTyped_validator() {
-	known := enforce.Validate("known-city", func(_ context.Context, w Weather, at enforce.Try) ([]enforce.Issue, error) {
+	known := enforce.NewValidator("known-city", func(_ context.Context, w Weather, at enforce.Try) ([]enforce.Issue, error) {
 		if w.City == "Atlantis" {
 			return []enforce.Issue{{Path: "/city", Message: "Atlantis is not on any map"}}, enforce.ErrBeyondRepair
 		}

@@ -18,7 +18,7 @@ import (
 const lyon = `{"city":"Lyon","tempC":21}` // keeps the schema; parisOnly refuses it
 
 // parisOnly is an untyped validator: it reads the parsed JSON value.
-var parisOnly = enforce.Validate("paris-only", func(_ context.Context, answer any, _ enforce.Try) ([]enforce.Issue, error) {
+var parisOnly = enforce.NewValidator("paris-only", func(_ context.Context, answer any, _ enforce.Try) ([]enforce.Issue, error) {
 	if city, _ := answer.(map[string]any)["city"].(string); city != "Paris" {
 		return []enforce.Issue{{Path: "/city", Message: "we forecast Paris only, not " + city}}, nil
 	}
@@ -83,7 +83,7 @@ func TestRunWithValidatorsWithoutRetries(t *testing.T) {
 
 func TestRunTypedWithATypedValidator(t *testing.T) {
 	var seen []enforce.Try
-	warmEnough := enforce.Validate("plausible", func(_ context.Context, w Weather, at enforce.Try) ([]enforce.Issue, error) {
+	warmEnough := enforce.NewValidator("plausible", func(_ context.Context, w Weather, at enforce.Try) ([]enforce.Issue, error) {
 		seen = append(seen, at)
 		if w.TempC > 60 {
 			return []enforce.Issue{{Path: "/tempC", Message: "no city is that hot"}}, nil
@@ -122,7 +122,7 @@ func TestRunTypedWithATypedValidator(t *testing.T) {
 }
 
 func TestAValidatorsVerdictBeyondRepairSpendsNoRetry(t *testing.T) {
-	noCity := enforce.Validate("known-city", func(_ context.Context, w Weather, _ enforce.Try) ([]enforce.Issue, error) {
+	noCity := enforce.NewValidator("known-city", func(_ context.Context, w Weather, _ enforce.Try) ([]enforce.Issue, error) {
 		if w.City == "Atlantis" {
 			return []enforce.Issue{{Path: "/city", Message: "Atlantis does not exist"}}, enforce.ErrBeyondRepair
 		}
@@ -146,9 +146,9 @@ func TestAValidatorsVerdictBeyondRepairSpendsNoRetry(t *testing.T) {
 
 func TestAFailingValidatorEndsTheRunWithAValidatorError(t *testing.T) {
 	down := errors.New("geocoder unavailable")
-	failing := enforce.Validate("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) { return nil, down })
-	panicking := enforce.Validate("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) { panic("bug") })
-	exiting := enforce.Validate("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) {
+	failing := enforce.NewValidator("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) { return nil, down })
+	panicking := enforce.NewValidator("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) { panic("bug") })
+	exiting := enforce.NewValidator("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) {
 		runtime.Goexit() // as t.FailNow or testify's require.* in a validator would
 		return nil, nil
 	})
@@ -189,7 +189,7 @@ func TestAFailingValidatorEndsTheRunWithAValidatorError(t *testing.T) {
 func TestRunReturnsTheCauseWhenCancelledWhileAValidatorRuns(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() { close(release) })
-	stubborn := enforce.Validate("stubborn", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
+	stubborn := enforce.NewValidator("stubborn", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
 		close(started)
 		<-release // ignores its context
 		return nil, nil
@@ -222,7 +222,7 @@ func TestValidatorOptionsAreChecked(t *testing.T) {
 			return err
 		}},
 		{"a validator without a name, with a schema", func(m agent.Model) error {
-			_, err := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithValidators(enforce.Validate("", ok))).Run(t.Context(), "hi")
+			_, err := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithValidators(enforce.NewValidator("", ok))).Run(t.Context(), "hi")
 			return err
 		}},
 		{"a name given twice, under RunTyped", func(m agent.Model) error {
@@ -386,7 +386,7 @@ func TestBrokenByAValidator(t *testing.T) {
 
 func TestAFailingValidatorIsAnEnvironmentErrorOnTheStream(t *testing.T) {
 	s := newStream(t)
-	down := enforce.Validate("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) {
+	down := enforce.NewValidator("geocoder", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) {
 		return nil, errors.New("geocoder unavailable")
 	})
 	m := agenttest.NewModel(t, agenttest.Reply(valid))

@@ -237,7 +237,7 @@ func BenchmarkStreamPassing1KiB16(b *testing.B) {
 }
 
 // BenchmarkSideBySide1KiB runs, in each iteration, Check on the passing
-// answer, gojsonschema's own Validate(NewBytesLoader) on the same bytes,
+// answer, gojsonschema's own NewValidator(NewBytesLoader) on the same bytes,
 // Check without the fast path, and the Stream fed it in 16-byte chunks,
 // and reports each one's time and their ratios to Check: interleaved, so
 // that a busy machine slows them alike.

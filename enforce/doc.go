@@ -52,7 +52,7 @@
 // # Validators
 //
 // A JSON Schema says what shape an answer has, not that its date is in
-// the future or its SKU in the catalogue. [Validate] makes a [Validator]
+// the future or its SKU in the catalogue. [NewValidator] makes a [Validator]
 // of a function of the answer — the parsed JSON value, or the answer
 // decoded into a Go type — and [Schema.WithValidators] joins it to the
 // contract. Validators run on answers that keep the schema, in

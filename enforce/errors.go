@@ -25,7 +25,7 @@ type Issue struct {
 	// bytes is cut there, with a marker saying so.
 	Path string `json:"path"`
 	// Keyword is the schema keyword that failed ("required", "type", …);
-	// the validator's name for a validator's issue ([Validate]); "json"
+	// the validator's name for a validator's issue ([NewValidator]); "json"
 	// for a json-parse issue, and "tool" for a reply in text where a call
 	// of the answer's tool was due ([Answer.NoCall]).
 	Keyword string `json:"keyword"`

@@ -14,7 +14,7 @@ import (
 // agent.RunTyped: a validator's verdict ends or continues it exactly as
 // a ledger's row says.
 func TestLoopWithValidators(t *testing.T) {
-	oldSKU := enforce.Validate("discontinued", func(_ context.Context, o order, _ enforce.Try) ([]enforce.Issue, error) {
+	oldSKU := enforce.NewValidator("discontinued", func(_ context.Context, o order, _ enforce.Try) ([]enforce.Issue, error) {
 		if o.SKU == "OLD-1" {
 			return []enforce.Issue{{Path: "/sku", Message: "OLD-1 is discontinued"}}, enforce.ErrBeyondRepair
 		}
@@ -34,13 +34,13 @@ func TestLoopWithValidators(t *testing.T) {
 			[]enforce.Outcome{enforce.OutcomeRetried, enforce.OutcomePassed}, "", nil, false},
 		{"beyond repair stops at once", oldSKU, []string{`{"sku": "OLD-1", "qty": 1}`},
 			[]enforce.Outcome{enforce.OutcomeExhausted}, enforce.ReasonBeyondRepair, enforce.ErrBeyondRepair, false},
-		{"a failing validator stops with a ValidatorError", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
+		{"a failing validator stops with a ValidatorError", enforce.NewValidator("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
 			return nil, down
 		}), []string{`{"sku": "A-1", "qty": 1}`}, []enforce.Outcome{enforce.OutcomeExhausted}, enforce.ReasonValidatorFailed, down, true},
-		{"a panicking validator stops with a ValidatorError", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
+		{"a panicking validator stops with a ValidatorError", enforce.NewValidator("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
 			panic("bug")
 		}), []string{`{"sku": "A-1", "qty": 1}`}, []enforce.Outcome{enforce.OutcomeExhausted}, enforce.ReasonValidatorFailed, nil, true},
-		{"a validator that calls runtime.Goexit stops with a ValidatorError", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
+		{"a validator that calls runtime.Goexit stops with a ValidatorError", enforce.NewValidator("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
 			runtime.Goexit()
 			return nil, nil
 		}), []string{`{"sku": "A-1", "qty": 1}`}, []enforce.Outcome{enforce.OutcomeExhausted}, enforce.ReasonValidatorFailed, nil, true},

@@ -510,7 +510,7 @@ func TestANumberTooLargeForAFloat64IsAnIssueWhereEnumConstOrUniqueItemsCompareIt
 }
 
 func TestJudgeFailsAnAnswerWithANumberTooLargeForAFloat64WithoutAValidatorError(t *testing.T) {
-	s := withValidators(t, mustCompile(t, `{"uniqueItems": true}`), enforce.Validate("never", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
+	s := withValidators(t, mustCompile(t, `{"uniqueItems": true}`), enforce.NewValidator("never", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
 		t.Error("the validator ran on an answer that fails the schema")
 		return nil, nil
 	}))

@@ -14,7 +14,7 @@ import (
 
 // Validator is a check of an answer's content that a JSON Schema cannot
 // say (the date is in the future, the SKU is in the catalogue). Make one
-// with [Validate]; join it with [Schema.WithValidators]. Validators run
+// with [NewValidator]; join it with [Schema.WithValidators]. Validators run
 // on answers that keep the schema, in order, where answers are judged
 // with a context ([Ledger.Judge], [Loop], [Schema.Judge]; not Check or
 // Stream). Their issues, sorted by pointer, fail the answer at
@@ -55,7 +55,7 @@ var ErrBeyondRepair = errors.New("enforce: the answer is wrong beyond repair")
 // or a pointer means it could not judge: a *[ValidatorError]. check runs
 // on a goroutine of its own; when ctx ends, the caller returns at once
 // and a check that ignores ctx is not waited for.
-func Validate[T any](name string, check func(ctx context.Context, answer T, at Try) ([]Issue, error)) Validator {
+func NewValidator[T any](name string, check func(ctx context.Context, answer T, at Try) ([]Issue, error)) Validator {
 	v := Validator{name: name}
 	if check == nil {
 		return v
@@ -107,7 +107,7 @@ func (s *Schema) WithValidators(vs ...Validator) (*Schema, error) {
 }
 
 // ValidatorError is a validator that could not judge an answer (see
-// [Validate]): the run stops with no corrective turn. [Ledger.Judge]
+// [NewValidator]): the run stops with no corrective turn. [Ledger.Judge]
 // records an exhausted row with [ReasonValidatorFailed] whose Error is
 // this error's text. A panic(nil) is a *runtime.PanicNilError, in Panic
 // and Err.

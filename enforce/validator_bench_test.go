@@ -18,11 +18,11 @@ func BenchmarkJudgeValidators1KiB(b *testing.B) {
 	type order struct {
 		Items []item `json:"items"`
 	}
-	untyped := enforce.Validate("untyped", func(_ context.Context, a any, _ enforce.Try) ([]enforce.Issue, error) {
+	untyped := enforce.NewValidator("untyped", func(_ context.Context, a any, _ enforce.Try) ([]enforce.Issue, error) {
 		_ = a.(map[string]any)["items"]
 		return nil, nil
 	})
-	typed := enforce.Validate("typed", func(_ context.Context, o order, _ enforce.Try) ([]enforce.Issue, error) {
+	typed := enforce.NewValidator("typed", func(_ context.Context, o order, _ enforce.Try) ([]enforce.Issue, error) {
 		_ = len(o.Items)
 		return nil, nil
 	})

@@ -13,7 +13,7 @@ import (
 // for a city we serve. Loop sends its issue to the model in the same
 // corrective turn as a schema issue would be.
 func ExampleValidate() {
-	served := enforce.Validate("served-city", func(_ context.Context, f Forecast, at enforce.Try) ([]enforce.Issue, error) {
+	served := enforce.NewValidator("served-city", func(_ context.Context, f Forecast, at enforce.Try) ([]enforce.Issue, error) {
 		if f.City != "Oslo" && f.City != "Bergen" {
 			return []enforce.Issue{{Path: "/city", Message: f.City + " is not a city we serve: Oslo or Bergen"}}, nil
 		}
@@ -78,13 +78,13 @@ func ExampleWithRepeatLimit() {
 // where the answer stands: noted lets a short note pass on the last
 // attempt, and Schema.Judge, which has no retries, is a last attempt.
 func ExampleSchema_WithValidators() {
-	served := enforce.Validate("served-city", func(_ context.Context, f Forecast, _ enforce.Try) ([]enforce.Issue, error) {
+	served := enforce.NewValidator("served-city", func(_ context.Context, f Forecast, _ enforce.Try) ([]enforce.Issue, error) {
 		if f.City != "Oslo" {
 			return []enforce.Issue{{Path: "/city", Message: f.City + " is not a city we serve"}}, nil
 		}
 		return nil, nil
 	})
-	noted := enforce.Validate("noted", func(_ context.Context, f Forecast, at enforce.Try) ([]enforce.Issue, error) {
+	noted := enforce.NewValidator("noted", func(_ context.Context, f Forecast, at enforce.Try) ([]enforce.Issue, error) {
 		if len(f.Note) < 10 && at.RetriesLeft > 0 {
 			return []enforce.Issue{{Path: "/note", Message: "say a little more"}}, nil
 		}

@@ -13,7 +13,7 @@ import (
 
 // fatal calls runtime.Goexit, as t.FailNow and testify's require.* do
 // when a test's assertion fails inside a validator.
-var fatal = enforce.Validate("fatal", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
+var fatal = enforce.NewValidator("fatal", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
 	runtime.Goexit()
 	return nil, nil
 })

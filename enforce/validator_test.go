@@ -25,7 +25,7 @@ type order struct {
 }
 
 // catalogue knows one SKU.
-var catalogue = enforce.Validate(
+var catalogue = enforce.NewValidator(
 	"catalogue", func(_ context.Context, o order, _ enforce.Try) ([]enforce.Issue, error) {
 		if o.SKU != "A-1" {
 			return []enforce.Issue{{Path: "/sku", Message: "SKU " + o.SKU + " is not in the catalogue"}}, nil
@@ -34,7 +34,7 @@ var catalogue = enforce.Validate(
 	})
 
 // stock allows at most 5 of anything.
-var stock = enforce.Validate(
+var stock = enforce.NewValidator(
 	"stock", func(_ context.Context, o order, _ enforce.Try) ([]enforce.Issue, error) {
 		if o.Qty > 5 {
 			return []enforce.Issue{{Path: "/qty", Message: "only 5 in stock"}}, nil
@@ -114,7 +114,7 @@ func TestValidatorIssuesCarryTheValidatorsNameAsKeyword(t *testing.T) {
 
 func TestValidatorsRunOnlyOnAnswersThatKeepTheSchema(t *testing.T) {
 	calls := 0
-	counter := enforce.Validate("counter", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
+	counter := enforce.NewValidator("counter", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
 		calls++
 		return nil, nil
 	})
@@ -134,7 +134,7 @@ func TestValidatorsRunOnlyOnAnswersThatKeepTheSchema(t *testing.T) {
 
 func TestAnUntypedValidatorSeesTheParsedValue(t *testing.T) {
 	var got any
-	v := enforce.Validate("peek", func(_ context.Context, answer any, _ enforce.Try) ([]enforce.Issue, error) {
+	v := enforce.NewValidator("peek", func(_ context.Context, answer any, _ enforce.Try) ([]enforce.Issue, error) {
 		got = answer
 		return nil, nil
 	})
@@ -158,7 +158,7 @@ func TestAnUntypedValidatorSeesTheParsedValue(t *testing.T) {
 
 func TestValidatorsSeeTheAttemptAndTheRetriesLeft(t *testing.T) {
 	var seen []enforce.Try
-	spy := enforce.Validate("spy", func(_ context.Context, _ any, at enforce.Try) ([]enforce.Issue, error) {
+	spy := enforce.NewValidator("spy", func(_ context.Context, _ any, at enforce.Try) ([]enforce.Issue, error) {
 		seen = append(seen, at)
 		if at.RetriesLeft > 0 {
 			return []enforce.Issue{{Path: "/sku", Message: "try again " + strings.Repeat("!", at.Attempt)}}, nil
@@ -199,7 +199,7 @@ func TestValidatorsSeeTheAttemptAndTheRetriesLeft(t *testing.T) {
 }
 
 func TestAValidatorMaySayAnAnswerIsBeyondRepair(t *testing.T) {
-	discontinued := enforce.Validate("discontinued", func(_ context.Context, o order, _ enforce.Try) ([]enforce.Issue, error) {
+	discontinued := enforce.NewValidator("discontinued", func(_ context.Context, o order, _ enforce.Try) ([]enforce.Issue, error) {
 		if o.SKU == "OLD-1" {
 			return []enforce.Issue{{Path: "/sku", Message: "OLD-1 is discontinued"}}, enforce.ErrBeyondRepair
 		}
@@ -257,28 +257,28 @@ func TestAValidatorThatFailsEndsTheRunWithAValidatorError(t *testing.T) {
 		wantPanic bool
 		wantError string // the row's Error
 	}{
-		{"an error", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
+		{"an error", enforce.NewValidator("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
 			return nil, down
 		}), down, false, `validator "catalogue" failed: catalogue service unavailable`},
-		{"a panic", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
+		{"a panic", enforce.NewValidator("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
 			var m map[string]int
 			m["x"]++
 			return nil, nil
 		}), nil, true, `validator "catalogue" failed: panic: assignment to entry in nil map`},
-		{"a runtime.Goexit, as t.FailNow or require.* in a validator calls", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
+		{"a runtime.Goexit, as t.FailNow or require.* in a validator calls", enforce.NewValidator("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
 			runtime.Goexit()
 			return nil, nil
 		}), nil, false, `validator "catalogue" failed: called runtime.Goexit (as t.FailNow and testify's require.* do) instead of returning`},
-		{"a panic(nil)", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
+		{"a panic(nil)", enforce.NewValidator("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
 			panic(nil)
 		}), new(runtime.PanicNilError), true, `validator "catalogue" failed: panic: ` + new(runtime.PanicNilError).Error()},
-		{"an issue whose path is not a JSON Pointer", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
+		{"an issue whose path is not a JSON Pointer", enforce.NewValidator("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
 			return []enforce.Issue{{Path: "sku", Message: "unknown"}}, nil
 		}), nil, false, `validator "catalogue" failed: issue 1: path "sku" is not a JSON Pointer ("" or starting with "/")`},
-		{"an issue without a message", enforce.Validate("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
+		{"an issue without a message", enforce.NewValidator("catalogue", func(context.Context, order, enforce.Try) ([]enforce.Issue, error) {
 			return []enforce.Issue{{Path: "/sku"}}, nil
 		}), nil, false, `validator "catalogue" failed: issue 1: no message`},
-		{"an answer that does not decode into its type", enforce.Validate("catalogue", func(context.Context, []string, enforce.Try) ([]enforce.Issue, error) {
+		{"an answer that does not decode into its type", enforce.NewValidator("catalogue", func(context.Context, []string, enforce.Try) ([]enforce.Issue, error) {
 			return nil, nil
 		}), nil, false, `validator "catalogue" failed: the answer does not decode into []string: json: cannot unmarshal object into Go value of type []string`},
 	}
@@ -318,7 +318,7 @@ func TestAValidatorThatFailsEndsTheRunWithAValidatorError(t *testing.T) {
 func TestJudgeReturnsTheCauseWhenTheContextEndsWhileAValidatorRuns(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	t.Cleanup(func() { close(release) })
-	stubborn := enforce.Validate("stubborn", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
+	stubborn := enforce.NewValidator("stubborn", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
 		close(started)
 		<-release // ignores its context
 		return nil, nil
@@ -343,7 +343,7 @@ func TestLoopStopsWhenTheContextEndsWhileAValidatorRuns(t *testing.T) {
 	stop := errors.New("user pressed stop")
 	ctx, cancel := context.WithCancelCause(t.Context())
 	defer cancel(nil)
-	v := enforce.Validate("cancel", func(ctx context.Context, _ any, _ enforce.Try) ([]enforce.Issue, error) {
+	v := enforce.NewValidator("cancel", func(ctx context.Context, _ any, _ enforce.Try) ([]enforce.Issue, error) {
 		cancel(stop)
 		return nil, context.Cause(ctx)
 	})
@@ -367,9 +367,9 @@ func TestWithValidatorsRefusesValidatorsItCannotName(t *testing.T) {
 		vs   []enforce.Validator
 	}{
 		{"the zero Validator", []enforce.Validator{{}}},
-		{"a validator without a name", []enforce.Validator{enforce.Validate("", ok)}},
-		{"a validator without a check", []enforce.Validator{enforce.Validate[any]("x", nil)}},
-		{"a name given twice", []enforce.Validator{enforce.Validate("x", ok), enforce.Validate("x", ok)}},
+		{"a validator without a name", []enforce.Validator{enforce.NewValidator("", ok)}},
+		{"a validator without a check", []enforce.Validator{enforce.NewValidator[any]("x", nil)}},
+		{"a name given twice", []enforce.Validator{enforce.NewValidator("x", ok), enforce.NewValidator("x", ok)}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -381,8 +381,8 @@ func TestWithValidatorsRefusesValidatorsItCannotName(t *testing.T) {
 		})
 	}
 	t.Run("a name already joined is refused too", func(t *testing.T) {
-		c := withValidators(t, s, enforce.Validate("x", ok))
-		if _, err := c.WithValidators(enforce.Validate("x", ok)); err == nil {
+		c := withValidators(t, s, enforce.NewValidator("x", ok))
+		if _, err := c.WithValidators(enforce.NewValidator("x", ok)); err == nil {
 			t.Error("WithValidators accepted a name the contract already has")
 		}
 	})
@@ -539,7 +539,7 @@ func TestRepeatLimit(t *testing.T) {
 
 func TestRepeatLimitCountsValidatorIssuesByPointerAndKeyword(t *testing.T) {
 	says := func(name string) enforce.Validator {
-		return enforce.Validate(name, func(_ context.Context, o order, _ enforce.Try) ([]enforce.Issue, error) {
+		return enforce.NewValidator(name, func(_ context.Context, o order, _ enforce.Try) ([]enforce.Issue, error) {
 			if o.SKU == name {
 				return []enforce.Issue{{Path: "/sku", Message: name + " refuses " + o.SKU}}, nil
 			}

@@ -344,7 +344,7 @@ type leakCase struct {
 func leakCases() []leakCase {
 	s, _ := enforce.SchemaFor[Weather]()
 	zero := agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }}
-	noSecret := enforce.Validate("no-secret", func(_ context.Context, w Weather, _ enforce.Try) ([]enforce.Issue, error) {
+	noSecret := enforce.NewValidator("no-secret", func(_ context.Context, w Weather, _ enforce.Try) ([]enforce.Issue, error) {
 		if w.City == "answer-secret-3" {
 			return []enforce.Issue{{Path: "/city", Message: "validator-secret-4 says no to " + w.City}}, nil
 		}
@@ -419,7 +419,7 @@ func leakCases() []leakCase {
 		name:    "a validator that cannot judge, a model that panics",
 		secrets: []string{"validatorerr-secret-16", "modelpanic-secret-17"},
 		run: func(t *testing.T, obs agent.Observer) {
-			failing := enforce.Validate("failing", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) {
+			failing := enforce.NewValidator("failing", func(context.Context, Weather, enforce.Try) ([]enforce.Issue, error) {
 				return nil, errors.New("validatorerr-secret-16")
 			})
 			a := agent.New(agenttest.NewModel(t, agenttest.Reply(valid)), agent.WithOutputSchema(s), agent.WithOutputRetries(1),
