@@ -12,7 +12,7 @@ import (
 // A validator checks what the schema cannot — here, that a forecast is
 // for a city we serve. Loop sends its issue to the model in the same
 // corrective turn as a schema issue would be.
-func ExampleValidate() {
+func ExampleNewValidator() {
 	served := enforce.NewValidator("served-city", func(_ context.Context, f Forecast, at enforce.Try) ([]enforce.Issue, error) {
 		if f.City != "Oslo" && f.City != "Bergen" {
 			return []enforce.Issue{{Path: "/city", Message: f.City + " is not a city we serve: Oslo or Bergen"}}, nil
