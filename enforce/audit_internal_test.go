@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -81,7 +80,10 @@ func TestFanOutCountsWhatTheValidatorChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.walk(doc, ""); err != nil {
+	if err := a.indexRoot(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.walk(doc, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	f := newFanOut(a)
@@ -107,12 +109,18 @@ func TestFanOutCountsWhatTheValidatorChecks(t *testing.T) {
 		}
 	}
 
-	_, err = CompileSchema([]byte(bomb))
-	var se *SchemaError
-	if !errors.As(err, &se) {
-		t.Fatalf("CompileSchema = %v, want a *SchemaError", err)
+	s, err := CompileSchema([]byte(bomb))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := f.coarse(f.closure(f.id(""))); !errors.As(err, &se) {
-		t.Errorf("the coarse count = %v, want a *SchemaError", err)
+	// A value nested d deep is checked against 2^d roots and as many
+	// references beside them: 2^15 of each stay within
+	// MaxSchemaExpansion, 2^16 do not.
+	if got, want := s.MaxDepth(), 15; got != want {
+		t.Errorf("MaxDepth() = %d, want %d", got, want)
+	}
+	a.perValue, a.perName, a.depth = 0, 0, 0
+	if err := f.coarse(f.closure(f.id(""))); err != nil || a.depth == 0 || a.depth > 15 {
+		t.Errorf("the coarse count = %v and depth %d, want a depth of at most 15", err, a.depth)
 	}
 }

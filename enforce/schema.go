@@ -25,6 +25,10 @@ type Schema struct {
 	// value, and one member's name, of an answer checked against: Check
 	// holds an answer to MaxCheckWork with them.
 	perValue, perName int
+	// depth is the deepest an answer may nest, where recursion that fans
+	// out would check a deeper value against more than MaxSchemaExpansion
+	// subschemas; 0 means MaxDepth.
+	depth int
 	// goType, set by SchemaFor and For, is the Go type every passing
 	// answer must decode into: a schema cannot tell 21.0 from 21, but an
 	// int field can.
@@ -41,6 +45,8 @@ type Schema struct {
 	// validators are checks of an answer's content joined to the
 	// contract ([Schema.WithValidators]); Judge and Ledger.Judge run them.
 	validators []Validator
+	// ignored: see [Schema.Ignored].
+	ignored []IgnoredKeyword
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -72,7 +78,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	sl := gojsonschema.NewSchemaLoader()
 	sl.AutoDetect = false
 	sl.Validate = false
-	switch a.draft {
+	switch a.target {
 	case draft4:
 		sl.Draft = gojsonschema.Draft4
 	case draft6:
@@ -82,15 +88,32 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	}
 	gs, err := compileSafely(sl, tree)
 	if err != nil {
-		return nil, &SchemaError{Reason: "not a valid " + a.draft.String() + " schema", Err: err}
+		return nil, &SchemaError{Reason: "not a valid " + a.target.String() + " schema", Err: err}
 	}
 	return &Schema{
 		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, typed: new(sync.Map),
-		perValue: a.perValue, perName: a.perName,
-		plan: &streamPlan{tree: tree, draft: a.draft},
-		fast: compileFast(tree, a.draft),
+		perValue: a.perValue, perName: a.perName, depth: a.depth,
+		plan:    &streamPlan{tree: tree, draft: a.target},
+		fast:    compileFast(tree, a.target),
+		ignored: a.ignored,
 	}, nil
 }
+
+// IgnoredKeyword is a keyword a schema uses where its dialect does not
+// define it, so that, as the specification says, it is not checked:
+// dependentRequired in a draft-07 schema, if in draft-06, format since
+// 2019-09 (an annotation there).
+type IgnoredKeyword struct {
+	Keyword  string
+	Location string // JSON Pointer of the subschema holding it
+	Dialect  string // that subschema's dialect: "draft-07", "2020-12", …
+}
+
+// Ignored lists the keywords s does not check because their dialect does
+// not define them, sorted by location: what a reader of the schema might
+// believe enforced and is not. Annotations (title, default, …) and
+// keywords no dialect defines are not listed.
+func (s *Schema) Ignored() []IgnoredKeyword { return append([]IgnoredKeyword(nil), s.ignored...) }
 
 func compileSafely(sl *gojsonschema.SchemaLoader, tree any) (gs *gojsonschema.Schema, err error) {
 	defer func() {
@@ -183,6 +206,18 @@ func (s *Schema) WithMaxAnswerBytes(n int) *Schema {
 // than the byte past it: that byte decides the verdict.
 func (s *Schema) MaxAnswerBytes() int { return s.maxAnswerBytes() }
 
+// MaxDepth returns the deepest an answer may nest for s: the package's
+// [MaxDepth], or less where the schema's recursion fans out, checking a
+// value once for every branch that reaches it, so that each value of an
+// answer is checked against at most [MaxSchemaExpansion] subschemas. A
+// deeper answer fails json-parse before it is validated.
+func (s *Schema) MaxDepth() int {
+	if s.depth > 0 {
+		return s.depth
+	}
+	return MaxDepth
+}
+
 func reflectSchema(t reflect.Type) (s *Schema, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -221,7 +256,7 @@ func (s *Schema) Check(answer string) error {
 	if err := s.checkSize(answer); err != nil {
 		return err
 	}
-	doc, values, names, err := parseJSONCounting(answer)
+	doc, values, names, err := parseJSONCounting(answer, s.depth)
 	if err != nil {
 		return parseFailure(err)
 	}

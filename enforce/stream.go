@@ -419,7 +419,7 @@ func (st *Stream) begin(s string, i int) bool {
 	n := st.cur
 	switch {
 	case c == '{' || c == '[':
-		if len(st.stack)+1 > MaxDepth {
+		if len(st.stack)+1 > MaxDepth || st.s.depth > 0 && len(st.stack)+1 > st.s.depth {
 			return st.syntax(s, i)
 		}
 	case c == '"', c == '-', c >= '0' && c <= '9', c == 't', c == 'f', c == 'n':
@@ -863,7 +863,7 @@ func (st *Stream) syntax(s string, i int) bool {
 // parser not fail there, the Stream gives no early verdict at all, and
 // Close decides.
 func (st *Stream) giveSyntax(prefix string, doom int) bool {
-	err := func() error { _, err := parseJSON(prefix); return err }()
+	err := func() error { _, _, _, err := parseJSONCounting(prefix, st.s.depth); return err }()
 	var se *syntaxError
 	if errors.As(err, &se) && se.Offset <= doom {
 		st.verdict = parseFailure(err)
