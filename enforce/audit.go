@@ -137,7 +137,7 @@ func newAuditor(root any) (*auditor, error) {
 		root: root, draft: draft7,
 		refs: map[string]string{}, edges: map[string][]string{},
 		walked: map[string]bool{},
-		steps: map[string][]step{},
+		steps:  map[string][]step{},
 	}
 	if m, ok := root.(map[string]any); ok {
 		if v, ok := m["$schema"]; ok {
@@ -672,7 +672,7 @@ func (a *auditor) checkFanOut() error {
 					a.perValue = max(a.perValue, v.total())
 				}
 				if work += len(v); work > fanOutWork {
-								return f.coarse(start)
+					return f.coarse(start)
 				}
 				if s.kind == stepName || len(v) == 0 {
 					continue // a member's name is a string: nothing nests in it
@@ -688,7 +688,6 @@ func (a *auditor) checkFanOut() error {
 	}
 	return nil
 }
-
 
 // coarse is checkFanOut's fallback when the ways to nest are too many to
 // follow one by one. At each depth it follows a single multiset that holds
