@@ -98,13 +98,12 @@ type auditor struct {
 	steps map[string][]step
 	// perValue is the most subschemas checkFanOut found one value of an
 	// answer checked against, and perName one member's name (propertyNames):
-	// more, never fewer, where it counts coarsely. Check holds an answer's
+	// more, never fewer. Check holds an answer's
 	// values and names times these to MaxCheckWork.
 	perValue, perName int
-	// depth is the deepest an answer may nest for this schema, where
-	// recursion that fans out would check a deeper value against more
-	// than MaxSchemaExpansion subschemas; 0 means MaxDepth.
-	depth int
+	// fans: recursion fans out, or the ways to nest are too many for
+	// checkFanOut to follow: Check counts each answer's checks instead.
+	fans bool
 	// ignored are the keywords the walk met where their subschema's
 	// dialect does not define them (see [Schema.Ignored]).
 	ignored []IgnoredKeyword
@@ -622,65 +621,41 @@ func (a *auditor) finish(m, out map[string]any, loc string) (any, error) {
 // walk over them that visits each distinct multiset of subschemas once,
 // at the least depth it occurs, covers every answer. Where it cannot tell
 // which subschemas a step leads to (any other member) it counts more,
-// never fewer. A walk past fanOutWork falls back to a coarser count.
+// never fewer.
 //
-// Where recursion fans out, the count passes the bound at some depth: an
-// answer may then nest only less deep (a.depth), which real answers do;
-// a schema that checks a value of the first level against more is
-// refused, for no answer but a scalar could be judged.
+// A schema that checks the answer itself against more is refused: no
+// answer could be judged. Where recursion fans out, so that some value
+// nested deep enough would be checked against more, or the walk passes
+// fanOutWork, the schema is accepted and Check counts the checks of each
+// answer along the answer itself (a.fans): real answers are shallow
+// where the worst case is deep.
 func (a *auditor) checkFanOut() error {
 	f := newFanOut(a)
-	type reached struct {
-		v      visits
-		parent int
-		via    string // the step from its parent, as a JSON Pointer token
-	}
-	refuse := func(all []reached, at int, via string, v visits, deep int) error {
-		path := via
-		for i := at; i > 0; i = all[i].parent {
-			path = all[i].via + path
-		}
-		if path == "" {
-			path = "the root"
-		}
-		return &SchemaError{Keyword: "$ref", Location: f.busiest(v), Reason: fmt.Sprintf("recursion fans out: one value of an answer nested %d deep (at %s) would be checked against more than MaxSchemaExpansion (%d) subschemas, for gojsonschema checks a value once for every branch that reaches it", deep, cut(path, 256), MaxSchemaExpansion)}
-	}
 	start := f.closure(f.id(""))
 	if start.total() > MaxSchemaExpansion {
-		return refuse(nil, 0, "", start, 0)
+		return &SchemaError{Keyword: "$ref", Location: f.busiest(start), Reason: fmt.Sprintf("the schema checks an answer against more than MaxSchemaExpansion (%d) subschemas with its references followed: validating one answer could take minutes", MaxSchemaExpansion)}
 	}
 	a.perValue = start.total()
-	all := []reached{{v: start}}
 	seen := map[string]bool{start.key(): true}
 	work := 0
-	frontier := []int{0}
+	frontier := []visits{start}
 	for depth := 1; depth <= MaxDepth && len(frontier) > 0; depth++ {
-		var next []int
-		for _, i := range frontier {
-			for _, s := range f.stepsFrom(all[i].v) {
-				v := f.take(all[i].v, s)
-				if v.total() > MaxSchemaExpansion {
-					if depth == 1 {
-						return refuse(all, i, s.token(), v, depth)
-					}
-					a.depth = depth - 1
+		var next []visits
+		for _, u := range frontier {
+			for _, s := range f.stepsFrom(u) {
+				v := f.take(u, s, &f.sc)
+				if work += len(v); work > fanOutWork || v.total() > MaxSchemaExpansion {
+					a.fans = true
 					return nil
 				}
 				if s.kind == stepName {
 					a.perName = max(a.perName, v.total())
-				} else {
-					a.perValue = max(a.perValue, v.total())
-				}
-				if work += len(v); work > fanOutWork {
-					return f.coarse(start)
-				}
-				if s.kind == stepName || len(v) == 0 {
 					continue // a member's name is a string: nothing nests in it
 				}
-				if k := v.key(); !seen[k] {
+				a.perValue = max(a.perValue, v.total())
+				if k := v.key(); len(v) > 0 && !seen[k] {
 					seen[k] = true
-					all = append(all, reached{v: v, parent: i, via: s.token()})
-					next = append(next, len(all)-1)
+					next = append(next, v)
 				}
 			}
 		}
@@ -689,55 +664,71 @@ func (a *auditor) checkFanOut() error {
 	return nil
 }
 
-// coarse is checkFanOut's fallback when the ways to nest are too many to
-// follow one by one. At each depth it follows a single multiset that holds
-// each subschema as often as any one way of nesting reaches it there: it
-// counts more than any answer demands, never fewer, so it may allow less
-// depth than the finer walk would.
-func (f *fanOut) coarse(start visits) error {
-	tooMany := &SchemaError{Keyword: "$ref", Reason: fmt.Sprintf("recursion admits too many different ways to nest an answer for the audit to hold each value of it to MaxSchemaExpansion (%d) subschemas", MaxSchemaExpansion)}
-	u, work := start, 0
-	f.a.perValue, f.a.perName = start.total(), 0
-	stop := func(depth int) error {
-		if depth == 1 {
-			return tooMany
-		}
-		f.a.depth = depth - 1
+// frozenFanOut is, for a schema whose recursion fans out, what counts an
+// answer's checks ([fanOut.within]): every subschema's steps and
+// subschemas applied in place, computed now, so that answers may be
+// counted concurrently.
+func (a *auditor) frozenFanOut() *fanOut {
+	if !a.fans {
 		return nil
 	}
-	for depth := 1; depth <= MaxDepth; depth++ {
-		m := map[int]int{}
-		perValue, perName := f.a.perValue, f.a.perName
-		for _, s := range f.stepsFrom(u) {
-			v := f.take(u, s)
-			if work += len(v); work > fanOutWork || v.total() > MaxSchemaExpansion {
-				return stop(depth)
-			}
-			if s.kind == stepName {
-				perName = max(perName, v.total())
-				continue // a member's name is a string: nothing nests in it
-			}
-			perValue = max(perValue, v.total())
-			for _, x := range v {
-				m[x.node] = max(m[x.node], x.n)
+	f := newFanOut(a)
+	f.id("")
+	for node := 0; node < len(f.locs); node++ {
+		for _, st := range f.stepsOf(node) {
+			if st.kind == stepPattern {
+				f.matches(st.key, "")
 			}
 		}
-		next := visitsOf(m)
-		if next.total() > MaxSchemaExpansion {
-			return stop(depth)
-		}
-		f.a.perValue, f.a.perName = max(perValue, next.total()), perName
-		if next.key() == u.key() {
-			return nil // the same from here on
-		}
-		u = next
+		f.closure(node)
 	}
-	return nil
+	f.a = nil // the audit's maps are not needed, nor kept alive
+	return f
+}
+
+// within reports whether validating doc checks each of its values
+// against at most MaxSchemaExpansion subschemas and all against at most
+// limit, counting as the fan-out walk counts, along doc. f must be
+// frozen.
+func (f *fanOut) within(doc any, limit int64) bool {
+	var sc scratch
+	var total int64
+	var visit func(v any, vs visits) bool
+	visit = func(v any, vs visits) bool {
+		// Counts are capped just past MaxSchemaExpansion, the most one
+		// value may be checked against.
+		n := vs.total()
+		if total += int64(n); n > MaxSchemaExpansion || total > limit {
+			return false
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if names := f.take(vs, step{kind: stepName}, &sc); len(names) > 0 {
+					if total += int64(names.total()); total > limit {
+						return false
+					}
+				}
+				if c := f.take(vs, step{kind: stepMember, key: k}, &sc); len(c) > 0 && !visit(e, c) {
+					return false
+				}
+			}
+		case []any:
+			for i, e := range v {
+				if c := f.take(vs, step{kind: stepAt, index: i}, &sc); len(c) > 0 && !visit(e, c) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return visit(doc, f.closure(0))
 }
 
 // fanOutWork bounds the audit's own work in checkFanOut: the subschemas it
-// counts over all the ways to nest that it follows.
-const fanOutWork = 10 * MaxSchemaExpansion
+// counts over all the ways to nest that it follows. Past it, answers are
+// counted one by one (see there).
+const fanOutWork = 2 * MaxSchemaExpansion
 
 // visits is a multiset of subschemas, by id, sorted: those checked against
 // one value of an answer, each as many times as the schema reaches it.
@@ -796,10 +787,12 @@ type fanOut struct {
 	patterns map[string]*regexp.Regexp
 	// nodeSteps are each node's steps, their targets as ids.
 	nodeSteps []*[]nodeStep // by node; nil until computed
-	// acc and touched are take's scratch space.
-	acc     []int
-	touched []int
+	sc scratch // take's, in the audit
 }
+
+// scratch is take's working space: counts by node, zero where untouched,
+// and the nodes touched.
+type scratch struct{ acc, touched []int }
 
 // nodeStep is a step whose target is a node id.
 type nodeStep struct {
@@ -903,20 +896,20 @@ func (f *fanOut) stepsFrom(v visits) []step {
 
 // take returns the subschemas checked against the part of a value that s
 // steps into, when the value is checked against those in v.
-func (f *fanOut) take(v visits, s step) visits {
-	// The counts gather in f.acc, by node, zero where untouched: the walk
+func (f *fanOut) take(v visits, s step, sc *scratch) visits {
+	// The counts gather in sc.acc, by node, zero where untouched: the walk
 	// takes millions of steps, where a map per take would be most of its
 	// time.
-	touched := f.touched[:0]
+	touched := sc.touched[:0]
 	add := func(c visits, times int) {
 		for _, x := range c {
-			if x.node >= len(f.acc) {
-				f.acc = append(f.acc, make([]int, x.node+1-len(f.acc)+len(f.acc))...)
+			if x.node >= len(sc.acc) {
+				sc.acc = append(sc.acc, make([]int, x.node+1-len(sc.acc)+len(sc.acc))...)
 			}
-			if f.acc[x.node] == 0 {
+			if sc.acc[x.node] == 0 {
 				touched = append(touched, x.node)
 			}
-			f.acc[x.node] = min(f.acc[x.node]+capped(x.n, times), fanOutCap)
+			sc.acc[x.node] = min(sc.acc[x.node]+capped(x.n, times), fanOutCap)
 		}
 	}
 	for _, x := range v {
@@ -981,10 +974,10 @@ func (f *fanOut) take(v visits, s step) visits {
 	slices.Sort(touched)
 	out := make(visits, len(touched))
 	for i, node := range touched {
-		out[i] = visit{node, f.acc[node]}
-		f.acc[node] = 0
+		out[i] = visit{node, sc.acc[node]}
+		sc.acc[node] = 0
 	}
-	f.touched = touched
+	sc.touched = touched
 	return out
 }
 

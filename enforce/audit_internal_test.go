@@ -89,7 +89,7 @@ func TestFanOutCountsWhatTheValidatorChecks(t *testing.T) {
 	f := newFanOut(a)
 	v := f.closure(f.id(""))
 	for d := 1; d <= 12; d++ {
-		v = f.take(v, step{kind: stepAt})
+		v = f.take(v, step{kind: stepAt}, &f.sc)
 		answer := strings.Repeat("[", d) + `"s"` + strings.Repeat("]", d)
 		calls.Store(0)
 		if _, err := gs.Validate(gojsonschema.NewStringLoader(answer)); err != nil {
@@ -109,18 +109,31 @@ func TestFanOutCountsWhatTheValidatorChecks(t *testing.T) {
 		}
 	}
 
+	// Check counts what gojsonschema would check along the answer
+	// itself, and refuses past MaxCheckWork before any evaluator runs.
 	s, err := CompileSchema([]byte(bomb))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A value nested d deep is checked against 2^d roots and as many
-	// references beside them: 2^15 of each stay within
-	// MaxSchemaExpansion, 2^16 do not.
-	if got, want := s.MaxDepth(), 15; got != want {
-		t.Errorf("MaxDepth() = %d, want %d", got, want)
+	if s.fan == nil {
+		t.Fatal("the schema is not counted answer by answer")
 	}
-	a.perValue, a.perName, a.depth = 0, 0, 0
-	if err := f.coarse(f.closure(f.id(""))); err != nil || a.depth == 0 || a.depth > 15 {
-		t.Errorf("the coarse count = %v and depth %d, want a depth of at most 15", err, a.depth)
+	for d := 1; d <= 12; d++ {
+		answer := strings.Repeat("[", d) + `"s"` + strings.Repeat("]", d)
+		calls.Store(0)
+		if err := s.Check(answer); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := calls.Load(), int64(1)<<d; got != want {
+			t.Errorf("nested %d deep: Check checked the string against the root %d times, want %d", d, got, want)
+		}
+	}
+	calls.Store(0)
+	ce, ok := s.Check(strings.Repeat("[", 40) + `"s"` + strings.Repeat("]", 40)).(*CheckError)
+	if !ok || ce.Stage != StageJSONParse {
+		t.Errorf("nested 40 deep: Check = %v, want a json-parse *CheckError", ce)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("nested 40 deep: the format was checked %d times, want none", n)
 	}
 }

@@ -65,8 +65,8 @@ func FuzzCheck(f *testing.F) {
 // overflow the stack, and returns either a *Schema or a *SchemaError. A
 // schema that compiles must judge a few answers without crashing, among
 // them answers nested 40 deep, which a schema whose recursion fans out
-// would take days to judge: there they fail json-parse, past the depth
-// such a schema allows ([Schema.MaxDepth]).
+// would take days to judge: there they fail json-parse, counted past
+// MaxCheckWork.
 func FuzzCompileSchema(f *testing.F) {
 	f.Add(`{"type": "object", "properties": {"a": {"$ref": "#"}}}`)
 	answers := []string{`null`, `true`, `0`, `-1.5`, `"a"`, `[]`, `{}`, `[1, "a", {"b": [null]}]`, `{"a": {"a": {"a": 1}}, "b": "x"}`,
@@ -89,7 +89,7 @@ func FuzzCompileSchema(f *testing.F) {
 		for _, a := range answers {
 			if err := s.Check(a); err != nil {
 				var ce *CheckError
-				deepest := s.depth > 0 && s.depth < nesting(a)
+				deepest := s.fan != nil && nesting(a) >= 40
 				if !errors.As(err, &ce) || ce.Stage != StageSchemaValidate && !(deepest && ce.Stage == StageJSONParse) {
 					t.Fatalf("schema %q: Check(%q) = %v, want nil or a schema-validate *CheckError", schema, a, err)
 				}

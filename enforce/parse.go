@@ -22,7 +22,6 @@ type parser struct {
 	s     string
 	i     int
 	depth int
-	limit int // the deepest nesting allowed; 0 means MaxDepth
 	n     int // values begun, for MaxCheckWork
 	names int // member names read, for MaxCheckWork
 	err   *parseError
@@ -31,15 +30,15 @@ type parser struct {
 // parseJSON decodes s. On failure it returns a message that names the
 // problem and where it is, as line:column (1-based, column in bytes).
 func parseJSON(s string) (any, error) {
-	v, _, _, err := parseJSONCounting(s, 0)
+	v, _, _, err := parseJSONCounting(s)
 	return v, err
 }
 
 // parseJSONCounting is parseJSON that also counts what the tree holds:
 // values (the top-level value, every member value and every item) and
-// member names. limit is the deepest nesting allowed, 0 meaning MaxDepth.
-func parseJSONCounting(s string, limit int) (v any, values, names int, err error) {
-	p := parser{s: s, limit: limit}
+// member names.
+func parseJSONCounting(s string) (v any, values, names int, err error) {
+	p := parser{s: s}
 	p.skipSpace()
 	start := p.i
 	if p.i == len(s) {
@@ -158,10 +157,6 @@ func (p *parser) literal(word string, v any) any {
 
 func (p *parser) enter() bool {
 	p.depth++
-	if p.limit > 0 && p.depth > p.limit {
-		p.fail(p.i, "nesting deeper than %d levels, the deepest this contract judges: its recursion would check a value nested deeper against more than MaxSchemaExpansion subschemas", p.limit)
-		return false
-	}
 	if p.depth > MaxDepth {
 		p.fail(p.i, "nesting deeper than %d levels", MaxDepth)
 		return false

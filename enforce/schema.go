@@ -25,10 +25,11 @@ type Schema struct {
 	// value, and one member's name, of an answer checked against: Check
 	// holds an answer to MaxCheckWork with them.
 	perValue, perName int
-	// depth is the deepest an answer may nest, where recursion that fans
-	// out would check a deeper value against more than MaxSchemaExpansion
-	// subschemas; 0 means MaxDepth.
-	depth int
+	// fan, where the schema's recursion fans out (or the audit could not
+	// count every way to nest), counts the subschema checks of each
+	// answer before any evaluator sees it; perValue and perName are then
+	// unused.
+	fan *fanOut
 	// goType, set by SchemaFor and For, is the Go type every passing
 	// answer must decode into: a schema cannot tell 21.0 from 21, but an
 	// int field can.
@@ -92,7 +93,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	}
 	return &Schema{
 		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, typed: new(sync.Map),
-		perValue: a.perValue, perName: a.perName, depth: a.depth,
+		perValue: a.perValue, perName: a.perName, fan: a.frozenFanOut(),
 		plan:    &streamPlan{tree: tree, draft: a.target},
 		fast:    compileFast(tree, a.target),
 		ignored: a.ignored,
@@ -206,18 +207,6 @@ func (s *Schema) WithMaxAnswerBytes(n int) *Schema {
 // than the byte past it: that byte decides the verdict.
 func (s *Schema) MaxAnswerBytes() int { return s.maxAnswerBytes() }
 
-// MaxDepth returns the deepest an answer may nest for s: the package's
-// [MaxDepth], or less where the schema's recursion fans out, checking a
-// value once for every branch that reaches it, so that each value of an
-// answer is checked against at most [MaxSchemaExpansion] subschemas. A
-// deeper answer fails json-parse before it is validated.
-func (s *Schema) MaxDepth() int {
-	if s.depth > 0 {
-		return s.depth
-	}
-	return MaxDepth
-}
-
 func reflectSchema(t reflect.Type) (s *Schema, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -256,7 +245,7 @@ func (s *Schema) Check(answer string) error {
 	if err := s.checkSize(answer); err != nil {
 		return err
 	}
-	doc, values, names, err := parseJSONCounting(answer, s.depth)
+	doc, values, names, err := parseJSONCounting(answer)
 	if err != nil {
 		return parseFailure(err)
 	}
@@ -267,7 +256,7 @@ func (s *Schema) Check(answer string) error {
 // values values and names member names. passed: the fast path already
 // passed doc (a Stream checks it as it is read).
 func (s *Schema) checkParsed(answer string, doc any, values, names int, passed bool) error {
-	if err := s.checkWork(values, names); err != nil {
+	if err := s.checkWork(doc, values, names); err != nil {
 		return err
 	}
 	if !passed && !s.passesFast(doc) {
@@ -294,8 +283,16 @@ func (s *Schema) checkSize(answer string) *CheckError {
 
 // checkWork refuses a parsed answer whose values (and member names) the
 // validator would check against more than MaxCheckWork subschemas in all,
-// each counted at the most the audit found one of them checked against.
-func (s *Schema) checkWork(values, names int) *CheckError {
+// each counted at the most the audit found one of them checked against,
+// or, where recursion fans out, counted along the answer itself.
+func (s *Schema) checkWork(doc any, values, names int) *CheckError {
+	if s.fan != nil {
+		if s.fan.within(doc, MaxCheckWork) {
+			return nil
+		}
+		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
+			"the answer is too costly for this contract: its recursion checks some values once for every branch that reaches them, and the answer's %d values would take more than MaxCheckWork (%d) subschema checks: it was not judged further", values, MaxCheckWork)}}}
+	}
 	work := int64(values)*int64(s.perValue) + int64(names)*int64(s.perName) // answers are bounded in bytes, so this cannot overflow
 	if work <= MaxCheckWork {
 		return nil

@@ -139,8 +139,14 @@ type frame struct {
 // [Stream] for when it fails an answer before it ends and what that
 // verdict promises. Streams of one Schema may run concurrently.
 func (s *Schema) Stream() *Stream {
-	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(s.fast), state: stValue, rootStart: -1, rootEnd: -1,
-		inc: s.fast != nil && !s.canonical}
+	st := &Stream{s: s, limit: s.maxAnswerBytes(), state: stValue, rootStart: -1, rootEnd: -1,
+		inc: s.fast != nil && !s.canonical && s.fan == nil}
+	if s.fan == nil {
+		// Where recursion fans out, one value may cost more than any
+		// answer's share before the answer's whole cost is counted: the
+		// Stream only reads, and Close judges.
+		st.cur = s.plan.rootNode(s.fast)
+	}
 	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
 	return st
 }
@@ -419,7 +425,7 @@ func (st *Stream) begin(s string, i int) bool {
 	n := st.cur
 	switch {
 	case c == '{' || c == '[':
-		if len(st.stack)+1 > MaxDepth || st.s.depth > 0 && len(st.stack)+1 > st.s.depth {
+		if len(st.stack)+1 > MaxDepth {
 			return st.syntax(s, i)
 		}
 	case c == '"', c == '-', c >= '0' && c <= '9', c == 't', c == 'f', c == 'n':
@@ -863,7 +869,7 @@ func (st *Stream) syntax(s string, i int) bool {
 // parser not fail there, the Stream gives no early verdict at all, and
 // Close decides.
 func (st *Stream) giveSyntax(prefix string, doom int) bool {
-	err := func() error { _, _, _, err := parseJSONCounting(prefix, st.s.depth); return err }()
+	err := func() error { _, err := parseJSON(prefix); return err }()
 	var se *syntaxError
 	if errors.As(err, &se) && se.Offset <= doom {
 		st.verdict = parseFailure(err)
