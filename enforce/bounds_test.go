@@ -305,7 +305,6 @@ func TestRecursionThatFansOutIsBoundedAnswerByAnswer(t *testing.T) {
 		{"recursion through a definition", `{"$ref": "#/definitions/d", "definitions": {"d": {"type": "array", "items": {"allOf": [{"$ref": "#/definitions/d"}, {"$ref": "#/definitions/d"}]}}}}`},
 		{"mutual recursion that fans out every other level", `{"$ref": "#/definitions/a", "definitions": {"a": {"properties": {"x": {"$ref": "#/definitions/b"}}}, "b": {"properties": {"y": {"anyOf": [{"$ref": "#/definitions/a"}, {"$ref": "#/definitions/a"}]}}}}}`},
 		{"a 2020-12 tuple beside contains", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "prefixItems": [{"$ref": "#"}], "contains": {"$ref": "#"}}`},
-
 	}
 	nested := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	for _, tt := range tests {
