@@ -365,6 +365,8 @@ func (a *auditor) rewriteForDialect(m, out map[string]any, loc string) error {
 			// format is an annotation since 2019-09.
 			delete(out, "format")
 			a.ignored = append(a.ignored, IgnoredKeyword{Keyword: "format", Location: loc, Dialect: a.draft.String()})
+		} else if inexactFormats[f] {
+			return &SchemaError{Keyword: "format", Location: loc, Reason: fmt.Sprintf("%q cannot be checked exactly: it needs Unicode's IDNA tables (RFC 5892), which neither gojsonschema nor this package holds", f)}
 		} else {
 			out["format"] = formatName(f)
 		}
