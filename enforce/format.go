@@ -498,7 +498,6 @@ func isUUID(s string) bool {
 	return true
 }
 
-
 // isJSONPointer is RFC 6901's JSON Pointer.
 func isJSONPointer(s string) bool {
 	if s == "" {
