@@ -644,9 +644,13 @@ func (a *auditor) checkFanOut() error {
 	for depth := 1; depth <= MaxDepth && len(frontier) > 0; depth++ {
 		var next []visits
 		for _, u := range frontier {
+			scan := 0 // what one take from u reads besides its result
+			for _, x := range u {
+				scan += 1 + len(f.info(x.node).rest)
+			}
 			for _, s := range f.stepsFrom(u) {
 				v := f.take(u, s, &f.sc)
-				if work += len(v); work > fanOutWork || v.total() > MaxSchemaExpansion {
+				if work += scan + len(v); work > fanOutWork || v.total() > MaxSchemaExpansion {
 					a.fans = true
 					return nil
 				}
@@ -730,7 +734,7 @@ func (f *fanOut) within(doc any, limit int64) bool {
 // fanOutWork bounds the audit's own work in checkFanOut: the subschemas it
 // counts over all the ways to nest that it follows. Past it, answers are
 // counted one by one (see there).
-const fanOutWork = 2 * MaxSchemaExpansion
+const fanOutWork = MaxSchemaExpansion / 4
 
 // visits is a multiset of subschemas, by id, sorted: those checked against
 // one value of an answer, each as many times as the schema reaches it.
@@ -788,7 +792,7 @@ type fanOut struct {
 	closures []visits // by node; nil until computed
 	patterns map[string]*regexp.Regexp
 	// nodeSteps are each node's steps, their targets as ids.
-	nodeSteps []*[]nodeStep // by node; nil until computed
+	nodeSteps []*nodeInfo // by node; nil until computed
 	sc        scratch       // take's, in the audit
 }
 
@@ -803,20 +807,40 @@ type nodeStep struct {
 }
 
 // stepsOf is the steps of the subschema node.
-func (f *fanOut) stepsOf(node int) []nodeStep {
+func (f *fanOut) stepsOf(node int) []nodeStep { return f.info(node).all }
+
+// nodeInfo is a node's steps, its targets as ids: all of them, and
+// split into those by member name and the rest, so that a step into one
+// member costs what the node has besides its properties.
+type nodeInfo struct {
+	all     []nodeStep
+	members map[string][]int
+	rest    []nodeStep
+}
+
+func (f *fanOut) info(node int) *nodeInfo {
 	if node < len(f.nodeSteps) && f.nodeSteps[node] != nil {
-		return *f.nodeSteps[node]
+		return f.nodeSteps[node]
 	}
 	steps := f.a.steps[f.locs[node]]
-	ns := make([]nodeStep, len(steps))
+	in := &nodeInfo{all: make([]nodeStep, len(steps))}
 	for i, st := range steps {
-		ns[i] = nodeStep{st, f.id(st.to)}
+		ns := nodeStep{st, f.id(st.to)}
+		in.all[i] = ns
+		if st.kind == stepMember {
+			if in.members == nil {
+				in.members = map[string][]int{}
+			}
+			in.members[st.key] = append(in.members[st.key], ns.node)
+		} else {
+			in.rest = append(in.rest, ns)
+		}
 	}
 	for node >= len(f.nodeSteps) {
 		f.nodeSteps = append(f.nodeSteps, nil)
 	}
-	f.nodeSteps[node] = &ns
-	return ns
+	f.nodeSteps[node] = in
+	return in
 }
 
 func newFanOut(a *auditor) *fanOut {
@@ -915,22 +939,23 @@ func (f *fanOut) take(v visits, s step, sc *scratch) visits {
 		}
 	}
 	for _, x := range v {
-		steps := f.stepsOf(x.node)
+		in := f.info(x.node)
+		steps := in.rest
 		switch s.kind {
 		case stepMember:
-			found, matched := false, false
+			named := in.members[s.key]
+			for _, t := range named {
+				add(f.closure(t), x.n)
+			}
+			matched := false
 			for _, t := range steps {
-				if t.kind == stepMember && t.key == s.key {
-					found = true
-					add(f.closure(t.node), x.n)
-				}
 				if t.kind == stepPattern && f.matches(t.key, s.key) {
 					matched = true
 					add(f.closure(t.node), x.n)
 				}
 			}
 			for _, t := range steps {
-				if t.kind == stepOther && !found && !matched {
+				if t.kind == stepOther && len(named) == 0 && !matched {
 					add(f.closure(t.node), x.n)
 				}
 			}
