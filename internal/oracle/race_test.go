@@ -1,0 +1,7 @@
+//go:build race
+
+package oracle_test
+
+import "time"
+
+func init() { maxCompile = 500 * time.Millisecond }
