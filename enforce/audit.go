@@ -793,7 +793,7 @@ type fanOut struct {
 	patterns map[string]*regexp.Regexp
 	// nodeSteps are each node's steps, their targets as ids.
 	nodeSteps []*nodeInfo // by node; nil until computed
-	sc        scratch       // take's, in the audit
+	sc        scratch     // take's, in the audit
 }
 
 // scratch is take's working space: counts by node, zero where untouched,
