@@ -26,7 +26,7 @@ func (noNetwork) Load(url string) (any, error) {
 	return nil, fmt.Errorf("oracle: %s is outside the schema", url)
 }
 
-const schemaURL = "urn:enforcer:oracle:schema.json"
+const schemaURL = "https://oracle.invalid/schema.json"
 
 // compileOracle compiles schema with santhosh-tekuri/jsonschema as enforce
 // reads it: no $schema means draft-07, formats are asserted before
