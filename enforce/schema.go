@@ -53,16 +53,19 @@ type Schema struct {
 // CompileSchema compiles a JSON Schema document.
 //
 // The schema's own $schema decides its dialect: draft-04, draft-06,
-// draft-07 (also when $schema is absent) or 2020-12, where format is an
-// annotation and is not asserted; its prefixItems, dependentRequired and
-// dependentSchemas are translated to their exact draft-07 equivalents. A
-// schema gojsonschema would check wrongly is refused with a *SchemaError
-// naming the keyword and its location: 2019-09/2020-12 keywords without
-// an equivalent (unevaluatedProperties, unevaluatedItems, minContains,
-// $anchor, $dynamicRef, …; prefixItems and its kin outside 2020-12), a
-// $ref cycle that consumes no input, a $ref to a missing target, and any
-// $ref that is not a JSON Pointer into the same document — so validation
-// never reaches the network.
+// draft-07 (also when $schema is absent), 2019-09 or 2020-12, and a
+// subschema's own $schema its own; since 2019-09 format is an annotation
+// and is not asserted. prefixItems, dependentRequired and dependentSchemas
+// are translated to their exact draft-07 equivalents; a keyword the
+// dialect does not define is ignored ([Schema.Ignored] lists it). $ref
+// resolves as the specification says, by $id (id in draft-04) and
+// anchors, to any place in the document. A schema gojsonschema would
+// check wrongly is refused with a *SchemaError naming the keyword and its
+// location: unevaluatedProperties, unevaluatedItems, min/maxContains,
+// $dynamicRef and $recursiveRef where the dialect defines them, the
+// formats idn-hostname and idn-email where asserted, a $ref cycle that
+// consumes no input, and a $ref to a missing target or outside the
+// document — so validation never reaches the network.
 func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	doc, err := parseJSON(string(jsonSchema))
 	if err != nil {
