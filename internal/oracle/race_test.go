@@ -4,4 +4,7 @@ package oracle_test
 
 import "time"
 
-func init() { maxCompile = 500 * time.Millisecond }
+func init() {
+	maxCompile = 500 * time.Millisecond
+	sampleEvery, minAccepted = 4, 990
+}
