@@ -103,9 +103,9 @@
 //     parsed ([Schema.WithMaxAnswerBytes] sets a schema's own limit);
 //   - [MaxDepth]: deeper nesting fails json-parse, or refuses the schema;
 //   - [MaxEnum]: a longer enum is checked in pieces of this many values;
-//   - [MaxSchemaExpansion]: a schema that expands to more subschemas with
-//     its references inlined, or that checks one value of an answer
-//     against more, is refused (per value);
+//   - [MaxSchemaExpansion]: a schema that checks an answer against more
+//     subschemas is refused; where recursion fans out, an answer with a
+//     value checked against more fails json-parse (per value);
 //   - [MaxCheckWork]: an answer whose values, times the most subschemas
 //     the schema checks one value against, come to more fails json-parse
 //     once parsed, before it is validated (per answer);

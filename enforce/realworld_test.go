@@ -124,7 +124,10 @@ func TestRefusalsPreventWrongVerdicts(t *testing.T) {
 		{"unevaluatedItems", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "prefixItems": [{}], "unevaluatedItems": false}`, `[1, 2]`, "unevaluatedItems", false},
 		{"minContains", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "contains": {"const": 1}, "minContains": 2}`, `[1]`, "minContains", false},
 		{"maxContains", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "contains": {"const": 1}, "maxContains": 1}`, `[1, 1]`, "maxContains", false},
+		{"$dynamicRef", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {"s": {"type": "string"}}, "$dynamicRef": "#/$defs/s"}`, `1`, "$dynamicRef", false},
+		{"$recursiveRef", `{"$schema": "https://json-schema.org/draft/2019-09/schema", "type": "object", "properties": {"a": {"$recursiveRef": "#"}}}`, `{"a": 1}`, "$recursiveRef", false},
 		{"idn-hostname, whose check needs IDNA tables", `{"format": "idn-hostname"}`, `"xn--X"`, "format", false},
+		{"idn-email, whose check needs IDNA tables", `{"format": "idn-email"}`, `"a@xn--X"`, "format", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+" is refused, for gojsonschema alone would judge wrongly", func(t *testing.T) {

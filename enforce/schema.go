@@ -294,7 +294,7 @@ func (s *Schema) checkWork(doc any, values, names int) *CheckError {
 			return nil
 		}
 		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
-			"the answer is too costly for this contract: its recursion checks some values once for every branch that reaches them, and the answer's %d values would take more than MaxCheckWork (%d) subschema checks: it was not judged further", values, MaxCheckWork)}}}
+			"the answer is too costly for this contract: its recursion checks some values once for every branch that reaches them, and the answer's %d values would take more than MaxSchemaExpansion (%d) subschema checks for one value or MaxCheckWork (%d) in all: it was not judged further", values, MaxSchemaExpansion, MaxCheckWork)}}}
 	}
 	work := int64(values)*int64(s.perValue) + int64(names)*int64(s.perName) // answers are bounded in bytes, so this cannot overflow
 	if work <= MaxCheckWork {
