@@ -68,6 +68,28 @@ func ExampleCompileSchema_refused() {
 	// unevaluatedProperties at "/properties/point"
 }
 
+// A keyword the schema's dialect does not define is not checked, as the
+// specification says: Ignored names it, so that nobody takes it for
+// enforced.
+func ExampleSchema_Ignored() {
+	s, err := enforce.CompileSchema([]byte(`{
+		"$schema": "http://json-schema.org/draft-07/schema#",
+		"type": "object",
+		"dependentRequired": {"card": ["expiry"]}
+	}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, k := range s.Ignored() {
+		fmt.Printf("%s at %q is no %s keyword\n", k.Keyword, k.Location, k.Dialect)
+	}
+	fmt.Println(s.Check(`{"card": "4111"}`))
+	// Output:
+	// dependentRequired at "" is no draft-07 keyword
+	// <nil>
+}
+
 type Forecast struct {
 	City  string  `json:"city"`
 	TempC float64 `json:"tempC"`
