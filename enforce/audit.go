@@ -309,8 +309,8 @@ func (a *auditor) refuse(m map[string]any, keys []string, loc string) error {
 		if !ok || kw.refused == "" || !kw.defines(a.draft) {
 			continue
 		}
-		if v := m[k]; (k == "unevaluatedProperties" || k == "unevaluatedItems") && (v == true || isEmptyObject(v)) {
-			continue // admits everything: nothing to check
+		if v := m[k]; (k == "unevaluatedProperties" || k == "unevaluatedItems") && (v == true || isEmptyObject(v) || unevaluatedAlone(m, k)) {
+			continue // admits everything, or translated in finish
 		}
 		return &SchemaError{Keyword: k, Location: loc, Reason: kw.refused + " is not supported by gojsonschema, which would ignore it"}
 	}
@@ -329,6 +329,79 @@ func (a *auditor) refuse(m map[string]any, keys []string, loc string) error {
 	}
 	if v, ok := m["required"].([]any); ok && len(v) == 0 && a.draft == draft4 {
 		return &SchemaError{Keyword: "required", Location: loc, Reason: "draft-04 requires at least one name"}
+	}
+	return nil
+}
+
+// evaluators are the keywords that apply subschemas to the instance
+// itself and so may evaluate members or items that unevaluatedProperties
+// and unevaluatedItems then leave alone.
+var evaluators = []string{"allOf", "anyOf", "oneOf", "if", "then", "else", "$ref", "$dynamicRef", "$recursiveRef", "dependentSchemas", "contains"}
+
+// unevaluatedAlone reports whether keyword k (unevaluatedProperties or
+// unevaluatedItems) of m stands where no keyword but m's own properties,
+// patternProperties, additionalProperties, prefixItems, items and
+// additionalItems evaluates anything: then it means exactly what
+// additionalProperties or items after the tuple would (see
+// translateUnevaluated).
+func unevaluatedAlone(m map[string]any, k string) bool {
+	for _, e := range evaluators {
+		if _, ok := m[e]; ok && (e != "contains" || k == "unevaluatedItems") {
+			return false
+		}
+	}
+	return true
+}
+
+// translateUnevaluated rewrites an unevaluatedProperties or
+// unevaluatedItems that stands alone (unevaluatedAlone) to its draft-07
+// equivalent, once m's other keywords are translated: what the others
+// evaluate is then known from m itself.
+func (a *auditor) translateUnevaluated(m, out map[string]any, loc string) error {
+	if a.draft < draft2019 {
+		return nil
+	}
+	for _, k := range []string{"unevaluatedProperties", "unevaluatedItems"} {
+		v, ok := m[k]
+		if !ok || v == true || isEmptyObject(v) {
+			continue
+		}
+		to := ""
+		switch {
+		case k == "unevaluatedProperties":
+			if _, every := m["additionalProperties"]; !every {
+				to = "additionalProperties"
+			}
+		case a.draft == draft2020:
+			if _, every := m["items"]; !every {
+				to = "items"
+				if _, tuple := m["prefixItems"]; tuple {
+					to = "additionalItems"
+				}
+			}
+		default: // 2019-09: items as an array is the tuple
+			switch m["items"].(type) {
+			case nil:
+				to = "items"
+			case []any:
+				if _, rest := m["additionalItems"]; !rest {
+					to = "additionalItems"
+				}
+			}
+		}
+		if to == "" {
+			continue // every member or item is evaluated already
+		}
+		at := loc + "/" + escapePointer(k)
+		r, err := a.walk(v, at, k)
+		if err != nil {
+			return err
+		}
+		if st, ok := a.stepFor(m, k, at); ok {
+			a.steps[loc] = append(a.steps[loc], st)
+		}
+		out[to] = r
+		a.move(at, "/"+to)
 	}
 	return nil
 }
@@ -542,7 +615,7 @@ func (a *auditor) stepFor(m map[string]any, k, at string) (st step, ok bool) {
 		if k == "patternProperties" {
 			st.kind = stepPattern
 		}
-	case "additionalProperties":
+	case "additionalProperties", "unevaluatedProperties":
 		st.kind = stepOther
 	case "propertyNames":
 		st.kind = stepName
@@ -559,6 +632,14 @@ func (a *auditor) stepFor(m map[string]any, k, at string) (st step, ok bool) {
 			st.kind = stepRest
 		} else {
 			st.kind = stepEvery
+		}
+	case "unevaluatedItems":
+		// translateUnevaluated makes it items after a tuple, or items.
+		st.kind = stepEvery
+		if _, tuple := m["prefixItems"]; tuple {
+			st.kind = stepRest
+		} else if _, isList := m["items"].([]any); isList {
+			st.kind = stepRest
 		}
 	case "additionalItems":
 		// The validator applies it only beside items as an array.
@@ -601,6 +682,9 @@ func (a *auditor) finish(m, out map[string]any, loc string) (any, error) {
 	}
 	if isRef {
 		a.refNodes = append(a.refNodes, refNode{node: node, target: target})
+	}
+	if err := a.translateUnevaluated(m, out, loc); err != nil {
+		return nil, err
 	}
 	if e, ok := out["enum"].([]any); ok && len(e) > MaxEnum {
 		// gojsonschema checks an enum's values pairwise as it compiles:

@@ -58,7 +58,8 @@ func ExampleCompileSchema() {
 func ExampleCompileSchema_refused() {
 	_, err := enforce.CompileSchema([]byte(`{
 		"$schema": "https://json-schema.org/draft/2020-12/schema",
-		"properties": {"point": {"type": "object", "unevaluatedProperties": false}}
+		"properties": {"point": {"allOf": [{"$ref": "#/$defs/xy"}], "unevaluatedProperties": false}},
+		"$defs": {"xy": {"properties": {"x": {}, "y": {}}}}
 	}`))
 	var se *enforce.SchemaError
 	if errors.As(err, &se) {

@@ -66,6 +66,15 @@ func TestCompileSchemaJudgesWhatRealSchemasWrite(t *testing.T) {
 		{"an enum that lists a value twice (draft-06 and later allow it)",
 			`{"enum": ["a", "b", "a"]}`,
 			[]string{`"a"`}, []string{`"c"`}},
+		{"unevaluatedProperties where only the schema's own keywords evaluate is additionalProperties",
+			`{"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": {"a": {}}, "patternProperties": {"^x": {}}, "unevaluatedProperties": false}`,
+			[]string{`{"a": 1, "x1": 2}`}, []string{`{"b": 1}`}},
+		{"unevaluatedItems after a tuple is the rest of the items",
+			`{"$schema": "https://json-schema.org/draft/2020-12/schema", "prefixItems": [{"type": "string"}], "unevaluatedItems": {"type": "integer"}}`,
+			[]string{`["a", 1, 2]`}, []string{`["a", "b"]`}},
+		{"unevaluatedItems in 2019-09 after items as an array",
+			`{"$schema": "https://json-schema.org/draft/2019-09/schema", "items": [{"type": "string"}], "unevaluatedItems": false}`,
+			[]string{`["a"]`}, []string{`["a", 1]`}},
 		{"unevaluatedProperties true admits everything, so nothing is refused",
 			`{"$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "unevaluatedProperties": true}`,
 			[]string{`{"a": 1}`}, []string{`1`}},
@@ -120,8 +129,8 @@ func TestRefusalsPreventWrongVerdicts(t *testing.T) {
 		name, schema, answer, keyword string
 		valid                         bool // the specification's verdict
 	}{
-		{"unevaluatedProperties", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": {"a": {}}, "unevaluatedProperties": false}`, `{"b": 1}`, "unevaluatedProperties", false},
-		{"unevaluatedItems", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "prefixItems": [{}], "unevaluatedItems": false}`, `[1, 2]`, "unevaluatedItems", false},
+		{"unevaluatedProperties beside allOf", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "allOf": [{"properties": {"a": {}}}], "unevaluatedProperties": false}`, `{"b": 1}`, "unevaluatedProperties", false},
+		{"unevaluatedItems beside allOf", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "allOf": [{"prefixItems": [{}]}], "unevaluatedItems": false}`, `[1, 2]`, "unevaluatedItems", false},
 		{"minContains", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "contains": {"const": 1}, "minContains": 2}`, `[1]`, "minContains", false},
 		{"maxContains", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "contains": {"const": 1}, "maxContains": 1}`, `[1, 1]`, "maxContains", false},
 		{"$dynamicRef", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {"s": {"type": "string"}}, "$dynamicRef": "#/$defs/s"}`, `1`, "$dynamicRef", false},

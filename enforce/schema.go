@@ -56,12 +56,15 @@ type Schema struct {
 // draft-07 (also when $schema is absent), 2019-09 or 2020-12, and a
 // subschema's own $schema its own; since 2019-09 format is an annotation
 // and is not asserted. prefixItems, dependentRequired and dependentSchemas
-// are translated to their exact draft-07 equivalents; a keyword the
+// are translated to their exact draft-07 equivalents, and so are
+// unevaluatedProperties and unevaluatedItems where no applicator beside
+// them evaluates anything; a keyword the
 // dialect does not define is ignored ([Schema.Ignored] lists it). $ref
 // resolves as the specification says, by $id (id in draft-04) and
 // anchors, to any place in the document. A schema gojsonschema would
 // check wrongly is refused with a *SchemaError naming the keyword and its
-// location: unevaluatedProperties, unevaluatedItems, min/maxContains,
+// location: unevaluatedProperties and unevaluatedItems beside
+// applicators, min/maxContains,
 // $dynamicRef and $recursiveRef where the dialect defines them, the
 // formats idn-hostname and idn-email where asserted, a $ref cycle that
 // consumes no input, and a $ref to a missing target or outside the

@@ -93,8 +93,8 @@ func TestCompileSchemaRefuses(t *testing.T) {
 		wantKeyword  string
 		wantLocation string
 	}{
-		{"unevaluatedProperties is refused", `{` + d2020 + `"unevaluatedProperties": false}`, "unevaluatedProperties", ""},
-		{"unevaluatedItems is refused", `{` + d2020 + `"items": {"unevaluatedItems": false}}`, "unevaluatedItems", "/items"},
+		{"unevaluatedProperties beside allOf is refused", `{` + d2020 + `"allOf": [{"properties": {"a": {}}}], "unevaluatedProperties": false}`, "unevaluatedProperties", ""},
+		{"unevaluatedItems beside anyOf is refused", `{` + d2020 + `"items": {"anyOf": [{"prefixItems": [{}]}], "unevaluatedItems": false}}`, "unevaluatedItems", "/items"},
 		{"$dynamicRef is refused", `{` + d2020 + `"$dynamicRef": "#meta"}`, "$dynamicRef", ""},
 		{"$dynamicAnchor is refused", `{` + d2020 + `"$defs": {"m": {"$dynamicAnchor": "meta"}}}`, "$dynamicAnchor", "/$defs/m"},
 		{"$recursiveRef is refused", `{` + d2019 + `"$recursiveRef": "#"}`, "$recursiveRef", ""},
