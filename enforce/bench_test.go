@@ -2,6 +2,7 @@ package enforce_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -237,7 +238,7 @@ func BenchmarkStreamPassing1KiB16(b *testing.B) {
 }
 
 // BenchmarkSideBySide1KiB runs, in each iteration, Check on the passing
-// answer, gojsonschema's own NewValidator(NewBytesLoader) on the same bytes,
+// answer, gojsonschema's own Validate(NewBytesLoader) on the same bytes,
 // Check without the fast path, and the Stream fed it in 16-byte chunks,
 // and reports each one's time and their ratios to Check: interleaved, so
 // that a busy machine slows them alike.
@@ -320,6 +321,61 @@ func BenchmarkSideBySideFailing1KiB(b *testing.B) {
 	b.ReportMetric(float64(fast.Nanoseconds())/n, "check-ns/op")
 	b.ReportMetric(float64(before.Nanoseconds())/n, "check-without-fast-ns/op")
 	b.ReportMetric(float64(fast)/float64(before), "with/without")
+}
+
+// wideSchema is a contract of 200 members, a fifth of them by reference
+// to shared definitions: the size of a large hand-written one.
+func wideSchema() string {
+	var b strings.Builder
+	b.WriteString(`{"type": "object", "definitions": {"money": {"type": "object", "properties": {"amount": {"type": "number", "minimum": 0}, "currency": {"enum": ["EUR", "USD", "NOK"]}}, "required": ["amount"]}, "when": {"type": "string", "format": "date-time"}}, "properties": {`)
+	for i := range 200 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		switch i % 5 {
+		case 0:
+			fmt.Fprintf(&b, `"m%d": {"$ref": "#/definitions/money"}`, i)
+		case 1:
+			fmt.Fprintf(&b, `"m%d": {"$ref": "#/definitions/when"}`, i)
+		case 2:
+			fmt.Fprintf(&b, `"m%d": {"type": "array", "items": {"type": "string", "maxLength": 20}}`, i)
+		default:
+			fmt.Fprintf(&b, `"m%d": {"type": ["integer", "null"], "maximum": 1000}`, i)
+		}
+	}
+	b.WriteString(`}, "additionalProperties": false}`)
+	return b.String()
+}
+
+// BenchmarkCompileSchema and BenchmarkGojsonschemaCompile compile the same
+// contracts: enforce's audit, translation and fast path beside
+// gojsonschema's own compile.
+func BenchmarkCompileSchema(b *testing.B) {
+	for _, c := range []struct{ name, schema string }{{"order", orderSchema}, {"wide", wideSchema()}} {
+		raw := []byte(c.schema)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := enforce.CompileSchema(raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkGojsonschemaCompile(b *testing.B) {
+	for _, c := range []struct{ name, schema string }{{"order", orderSchema}, {"wide", wideSchema()}} {
+		raw := []byte(c.schema)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(raw)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
 
 // BenchmarkRepairs1KiB is Check on the 1 KiB order answer side by side:

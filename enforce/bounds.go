@@ -19,44 +19,47 @@ const (
 	// walks it.
 	MaxDepth = 1000
 
-	// MaxEnum is the most values one enum may list. The validator checks
-	// an enum's values for uniqueness pairwise when it compiles, so
-	// 200,000 values took minutes; a larger enum is refused.
+	// MaxEnum is the most values of one enum gojsonschema is given. It
+	// checks an enum's values for uniqueness pairwise when it compiles, so
+	// 200,000 values took minutes; a longer enum is checked in pieces of
+	// MaxEnum values, any of which the value must be in, which means the
+	// same and compiles in linear time (200,000 values in about 0.5 s).
+	// An answer that fails such an enum is told so by anyOf.
 	MaxEnum = 1000
 
-	// MaxSchemaExpansion is the most subschemas a schema may demand,
-	// counted two ways; a schema past either is refused.
+	// MaxSchemaExpansion is the most subschemas one value of an answer may
+	// be checked against, with every $ref followed. The validator checks a
+	// value once for every branch of the schema that reaches it: a 2 KB
+	// schema whose 22 levels each refer twice to the next checks a 10-byte
+	// answer against millions of subschemas (seconds and gigabytes), and
+	// recursion that reaches itself again by two branches for one value,
+	// as {"items": {"allOf": [{"$ref": "#"}, {"$ref": "#"}]}} does, checks
+	// a value nested d deep 2^d times: an 80-byte answer 40 deep would take
+	// days.
 	//
-	// First, with every $ref inlined (a reference back into a subschema
-	// being expanded, recursion that consumes input, counts once): a 2 KB
-	// schema whose 22 levels each refer twice to the next expands to
-	// millions of subschemas and took seconds and gigabytes for a 10-byte
-	// answer.
-	//
-	// Second, at each value of an answer nested up to MaxDepth deep. The
-	// validator checks a value once for every branch of the schema that
-	// reaches it, so recursion that reaches itself again by two branches
-	// for one value, as {"items": {"allOf": [{"$ref": "#"}, {"$ref":
-	// "#"}]}} does, checks a value nested d deep 2^d times: an 80-byte
-	// answer 40 deep would take days. The audit follows every way of nesting
-	// that leads to different subschemas (each member name the schema's
+	// A schema that checks the answer itself against more is refused. For
+	// the values inside it, the audit follows every way of nesting that
+	// leads to different subschemas (each member name the schema's
 	// properties list, any other member, each tuple position, any later
-	// item) and refuses a schema that would check one value against more
-	// subschemas than this. It takes a member no properties name to match
-	// every one of the patternProperties beside it, so it also refuses
-	// recursion through two patterns no name can match both of. When the
-	// ways to nest are too many to follow one by one (ten times this many
-	// subschemas counted), it counts coarsely, each subschema as often as
-	// the way of nesting that reaches it most, which may refuse more.
+	// item), taking a member no properties name to match every one of the
+	// patternProperties beside it. Where some value nested deep enough
+	// would be checked against more, or the ways to nest are too many to
+	// follow (a quarter of this many subschemas counted), the schema is
+	// accepted and Check counts each answer's checks along the answer
+	// itself before any evaluator runs: an answer with a value past this,
+	// or past MaxCheckWork in all, fails json-parse. Real answers are
+	// shallow where such a schema's worst case is deep. [Schema.Stream]
+	// then gives no early verdicts; Close judges.
 	//
-	// Both bound the work for one value; MaxCheckWork bounds it for a whole
-	// answer, whose many values multiply it.
+	// MaxCheckWork bounds the work for a whole answer, whose many values
+	// multiply it.
 	MaxSchemaExpansion = 100_000
 
 	// MaxCheckWork is the most subschema checks Check lets one answer
 	// demand, counted as the answer's values times the most subschemas
 	// the audit found one value checked against (see MaxSchemaExpansion),
-	// plus its member names times the most for one name (propertyNames).
+	// plus its member names times the most for one name (propertyNames),
+	// or, where recursion fans out, along the answer itself.
 	// An answer past it fails the json-parse stage after parsing, before
 	// gojsonschema sees it: a schema that checks each item of an array
 	// against 65,534 subschemas, within MaxSchemaExpansion, took about

@@ -21,15 +21,17 @@
 // # Contracts
 //
 // [SchemaFor] reflects the contract from a Go type; [CompileSchema] takes a
-// JSON Schema document (draft-04, -06, -07 or 2020-12). [Schema.For] binds a
+// JSON Schema document (draft-04, -06, -07, 2019-09 or 2020-12). [Schema.For] binds a
 // compiled contract to a Go type, so that an answer that keeps the schema
 // but does not decode into the type fails too, and refuses a contract
 // reflected from another type.
 //
-// Schemas gojsonschema would check wrongly (2020-12-only keywords, $ref
-// loops that consume no input, references outside the document or into
-// places the audit does not know) are refused with a *[SchemaError] naming
-// the keyword and its location.
+// Schemas gojsonschema would check wrongly (2019-09/2020-12 keywords it
+// does not know, formats it cannot check exactly, $ref loops that consume
+// no input, references outside the document) are refused with a
+// *[SchemaError] naming the keyword, its location and why. A keyword the
+// schema's dialect does not define is ignored, as the specification says;
+// [Schema.Ignored] lists those.
 //
 // # Judging
 //
@@ -108,11 +110,10 @@
 //   - [MaxAnswerBytes]: a longer answer fails json-parse before it is
 //     parsed ([Schema.WithMaxAnswerBytes] sets a schema's own limit);
 //   - [MaxDepth]: deeper nesting fails json-parse, or refuses the schema;
-//   - [MaxEnum]: a larger enum refuses the schema (split a longer list into
-//     an anyOf of enums);
-//   - [MaxSchemaExpansion]: a schema that expands to more subschemas with
-//     its references inlined, or that checks one value of an answer
-//     against more, is refused (per value);
+//   - [MaxEnum]: a longer enum is checked in pieces of this many values;
+//   - [MaxSchemaExpansion]: a schema that checks an answer against more
+//     subschemas is refused; where recursion fans out, an answer with a
+//     value checked against more fails json-parse (per value);
 //   - [MaxCheckWork]: an answer whose values, times the most subschemas
 //     the schema checks one value against, come to more fails json-parse
 //     once parsed, before it is validated (per answer);

@@ -58,7 +58,8 @@ func ExampleCompileSchema() {
 func ExampleCompileSchema_refused() {
 	_, err := enforce.CompileSchema([]byte(`{
 		"$schema": "https://json-schema.org/draft/2020-12/schema",
-		"properties": {"point": {"type": "object", "unevaluatedProperties": false}}
+		"properties": {"point": {"allOf": [{"$ref": "#/$defs/xy"}], "unevaluatedProperties": false}},
+		"$defs": {"xy": {"properties": {"x": {}, "y": {}}}}
 	}`))
 	var se *enforce.SchemaError
 	if errors.As(err, &se) {
@@ -66,6 +67,28 @@ func ExampleCompileSchema_refused() {
 	}
 	// Output:
 	// unevaluatedProperties at "/properties/point"
+}
+
+// A keyword the schema's dialect does not define is not checked, as the
+// specification says: Ignored names it, so that nobody takes it for
+// enforced.
+func ExampleSchema_Ignored() {
+	s, err := enforce.CompileSchema([]byte(`{
+		"$schema": "http://json-schema.org/draft-07/schema#",
+		"type": "object",
+		"dependentRequired": {"card": ["expiry"]}
+	}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, k := range s.Ignored() {
+		fmt.Printf("%s at %q is no %s keyword\n", k.Keyword, k.Location, k.Dialect)
+	}
+	fmt.Println(s.Check(`{"card": "4111"}`))
+	// Output:
+	// dependentRequired at "" is no draft-07 keyword
+	// <nil>
 }
 
 type Forecast struct {

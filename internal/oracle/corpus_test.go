@@ -1,0 +1,243 @@
+package oracle_test
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/xeipuuv/gojsonschema"
+)
+
+// mainCategories are JSONSchemaBench's ten categories of schemas written
+// by real projects; the corpus holds five more.
+var mainCategories = []string{
+	"Github_trivial", "Github_easy", "Github_medium", "Github_hard", "Github_ultra",
+	"Glaiveai2K", "Kubernetes", "Snowplow", "WashingtonPost", "JsonSchemaStore",
+}
+
+type corpusFile struct {
+	name, category string
+	Schema         json.RawMessage `json:"schema"`
+	Tests          []struct {
+		Description string          `json:"description"`
+		Valid       bool            `json:"valid"`
+		Data        json.RawMessage `json:"data"`
+	} `json:"tests"`
+}
+
+// readCorpus reads JSONSchemaBench's schemas and labelled documents from
+// the real-world corpora beside the repository, or skips.
+func readCorpus(t *testing.T) []corpusFile {
+	t.Helper()
+	path := os.Getenv("ENFORCER_JSONSCHEMABENCH")
+	if path == "" {
+		path = filepath.Join(repoRoot(t), "..", "shared", "realworld", "jsonschemabench-maskbench.tar.gz")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("JSONSchemaBench corpus not found at %s; set ENFORCER_JSONSCHEMABENCH to run it", path)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	var files []corpusFile
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if h.Typeflag != tar.TypeReg || !strings.HasSuffix(h.Name, ".json") {
+			continue
+		}
+		raw, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cf := corpusFile{name: filepath.Base(h.Name)}
+		if err := json.Unmarshal(raw, &cf); err != nil {
+			t.Fatalf("%s: %v", cf.name, err)
+		}
+		cf.category, _, _ = strings.Cut(cf.name, "---")
+		if cf.category == cf.name {
+			cf.category, _, _ = strings.Cut(cf.name, "_")
+		}
+		files = append(files, cf)
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
+	return files
+}
+
+type tally struct{ total, accepted int }
+
+// TestJSONSchemaBench compiles every schema of the corpus and judges every
+// labelled document of each schema enforce accepts, beside the oracle.
+func TestJSONSchemaBench(t *testing.T) {
+	files := readCorpus(t)
+	if sampleEvery > 1 {
+		// Under the race detector the whole corpus takes minutes: a fixed
+		// sample keeps CI's time, and the acceptance asked of it allows for
+		// its size.
+		var sample []corpusFile
+		for i := 0; i < len(files); i += sampleEvery {
+			sample = append(sample, files[i])
+		}
+		t.Logf("the race detector is on: judging every %dth schema, %d of %d", sampleEvery, len(sample), len(files))
+		files = sample
+	}
+	byCategory := map[string]*tally{}
+	refusedBy := map[string]int{}
+	var wrong, crashes, documents, oracleRefused int
+	times := make([]compileTime, 0, len(files))
+	for _, cf := range files {
+		c := byCategory[cf.category]
+		if c == nil {
+			c = &tally{}
+			byCategory[cf.category] = c
+		}
+		c.total++
+		start := time.Now()
+		s, err, crash := compileEnforce(cf.Schema)
+		times = append(times, compileTime{time.Since(start), cf})
+		if crash != nil {
+			crashes++
+			t.Errorf("%s: %v", cf.name, crash)
+			continue
+		}
+		if err != nil {
+			var se *enforce.SchemaError
+			if !errors.As(err, &se) {
+				t.Errorf("%s: CompileSchema returned %T, want *enforce.SchemaError", cf.name, err)
+			}
+			key := se.Keyword + ": " + se.Reason
+			if len(key) > 90 {
+				key = key[:90]
+			}
+			refusedBy[key]++
+			if testing.Verbose() {
+				t.Logf("refused %s: %v", cf.name, err)
+			}
+			continue
+		}
+		c.accepted++
+		o, err := compileOracle(cf.Schema)
+		if err != nil {
+			oracleRefused++
+			t.Logf("%s: enforce accepts a schema the oracle refuses: %v", cf.name, err)
+			continue
+		}
+		for _, tc := range cf.Tests {
+			want, err := o(tc.Data)
+			if err != nil {
+				continue // not JSON the oracle reads
+			}
+			documents++
+			got, crash := enforceVerdict(s, tc.Data)
+			if crash != nil {
+				crashes++
+				t.Errorf("%s / %s: %v", cf.name, tc.Description, crash)
+				continue
+			}
+			if got != want {
+				wrong++
+				t.Errorf("%s / %s: enforce says valid = %v, the oracle %v; document %s", cf.name, tc.Description, got, want, cut(string(tc.Data), 300))
+			}
+		}
+	}
+	var main tally
+	for _, name := range mainCategories {
+		if c := byCategory[name]; c != nil {
+			main.total += c.total
+			main.accepted += c.accepted
+		}
+	}
+	var lines []string
+	for _, name := range sortedKeys(byCategory) {
+		c := byCategory[name]
+		lines = append(lines, name+" "+ratio(c.accepted, c.total))
+	}
+	t.Logf("accepted: the ten main categories %s; %s", ratio(main.accepted, main.total), strings.Join(lines, ", "))
+	t.Logf("%d documents judged, %d wrong, %d crashes, %d accepted schemas the oracle refuses", documents, wrong, crashes, oracleRefused)
+	checkCompileTimes(t, times)
+	for _, k := range sortedKeysByCount(refusedBy) {
+		t.Logf("refused %4d× %s", refusedBy[k], k)
+	}
+	if main.total > 0 && main.accepted*1000 < main.total*minAccepted {
+		t.Errorf("accepted %s of the ten main categories, want at least %.1f%%", ratio(main.accepted, main.total), float64(minAccepted)/10)
+	}
+}
+
+type compileTime struct {
+	d  time.Duration
+	cf corpusFile
+}
+
+// maxCompile is the most processor time CompileSchema may take on a
+// schema of the corpus; under the race detector, which slows it several
+// times, a generous bound catches only a schema gone quadratic.
+var maxCompile = 50 * time.Millisecond
+
+// sampleEvery is 1, or, under the race detector, the stride of the
+// sample of the corpus judged; minAccepted is the share of the ten main
+// categories' schemas that must compile, in thousandths: the issue's
+// 99.5% of the whole corpus, and 99% of the sample, which is smaller.
+var sampleEvery, minAccepted = 1, 995
+
+// checkCompileTimes compiles again the largest schemas and those that
+// took longest, and
+// holds the processor time of each compile (the fastest of five, with
+// the collector's share: see cpuTime) to maxCompile, or to four times what
+// gojsonschema alone takes to compile the same schema, whichever is more:
+// wall time on a machine shared with other work measures the machine.
+func checkCompileTimes(t *testing.T, times []compileTime) {
+	sort.Slice(times, func(i, j int) bool { return len(times[i].cf.Schema) > len(times[j].cf.Schema) })
+	pick := append([]compileTime(nil), times[:min(12/sampleEvery+2, len(times))]...)
+	sort.Slice(times, func(i, j int) bool { return times[i].d > times[j].d })
+	for _, ct := range times[:min(6/sampleEvery+2, len(times))] {
+		if !slices.ContainsFunc(pick, func(p compileTime) bool { return p.cf.name == ct.cf.name }) {
+			pick = append(pick, ct)
+		}
+	}
+	var lines []string
+	over := 0
+	for _, ct := range pick {
+		ours := cpuTime(func() { _, _ = enforce.CompileSchema(ct.cf.Schema) })
+		alone := cpuTime(func() { _, _ = gojsonschema.NewSchema(gojsonschema.NewBytesLoader(ct.cf.Schema)) })
+		lines = append(lines, fmt.Sprintf("%s %v (gojsonschema alone %v)", ct.cf.name, ours.Round(100*time.Microsecond), alone.Round(100*time.Microsecond)))
+		if ours > maxCompile {
+			over++
+		}
+		if ours > max(maxCompile, 4*alone) {
+			t.Errorf("compiling %s took %v of processor time, want at most %v or four times gojsonschema's own %v", ct.cf.name, ours, maxCompile, alone)
+		}
+	}
+	t.Logf("slowest compiles in processor time, the fastest of five (%d over %v): %s", over, maxCompile, strings.Join(lines, ", "))
+}
+
+// cpuTime is the least processor time of five runs of f: the process's,
+// so that the collector's work counts, as nothing else runs meanwhile.
+func cpuTime(f func()) time.Duration {
+	best := time.Duration(1<<63 - 1)
+	for range 5 {
+		start := processTime()
+		f()
+		best = min(best, processTime()-start)
+	}
+	return best
+}

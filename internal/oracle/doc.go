@@ -1,0 +1,7 @@
+// Package oracle has no code. Its tests hold enforce's verdicts to an
+// independent validator (github.com/santhosh-tekuri/jsonschema/v6): a
+// differential fuzz test over generated schemas and answers, and a run
+// over a corpus of real-world schemas. It is a module of its own so that
+// the core module keeps its three dependencies; the root's
+// `go test ./...` runs it through internal/modules.
+package oracle
