@@ -4,27 +4,33 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 )
 
-// draft is the JSON Schema dialect a schema declares with $schema.
+// draft is a JSON Schema dialect, declared with $schema. The values are
+// ordered by release.
 type draft int
 
 const (
 	draft4 draft = 4
 	draft6 draft = 6
 	draft7 draft = 7
-	// draft2020 is checked by translating to draft-07 where the meaning is
-	// the same, and refusing what cannot be translated.
+	// draft2019 and draft2020 are checked by translating to draft-07
+	// where the meaning is the same, and refusing what cannot be
+	// translated.
+	draft2019 draft = 2019
 	draft2020 draft = 2020
 )
 
 func (d draft) String() string {
-	if d == draft2020 {
+	switch d {
+	case draft2019:
+		return "2019-09"
+	case draft2020:
 		return "2020-12"
 	}
 	return fmt.Sprintf("draft-%02d", int(d))
@@ -34,51 +40,22 @@ var dialects = map[string]draft{
 	"http://json-schema.org/draft-04/schema":       draft4,
 	"http://json-schema.org/draft-06/schema":       draft6,
 	"http://json-schema.org/draft-07/schema":       draft7,
+	"https://json-schema.org/draft/2019-09/schema": draft2019,
 	"https://json-schema.org/draft/2020-12/schema": draft2020,
 }
 
-// refusedKeywords are keywords gojsonschema does not know. It would
-// ignore them silently, so a schema that uses them is refused instead.
-var refusedKeywords = map[string]string{
-	"prefixItems":           "2020-12 tuple validation",
-	"unevaluatedProperties": "2019-09/2020-12 evaluation tracking",
-	"unevaluatedItems":      "2019-09/2020-12 evaluation tracking",
-	"dependentRequired":     "2019-09/2020-12 dependencies",
-	"dependentSchemas":      "2019-09/2020-12 dependencies",
-	"$anchor":               "2019-09/2020-12 anchors",
-	"$dynamicRef":           "2020-12 dynamic references",
-	"$dynamicAnchor":        "2020-12 dynamic references",
-	"$recursiveRef":         "2019-09 recursive references",
-	"$recursiveAnchor":      "2019-09 recursive references",
-	"minContains":           "2019-09/2020-12 contains bounds",
-	"maxContains":           "2019-09/2020-12 contains bounds",
-	"$vocabulary":           "2019-09/2020-12 vocabularies",
+// dialectOf reads the value of $schema at loc.
+func dialectOf(v any, loc string) (draft, error) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, &SchemaError{Keyword: "$schema", Location: loc, Reason: "must be a string"}
+	}
+	d, ok := dialects[strings.TrimSuffix(s, "#")]
+	if !ok {
+		return 0, &SchemaError{Keyword: "$schema", Location: loc, Reason: fmt.Sprintf("unsupported dialect %q (supported: draft-04, draft-06, draft-07, 2019-09, 2020-12; none means draft-07)", s)}
+	}
+	return d, nil
 }
-
-// Where subschemas live, by keyword. inPlace keywords apply their
-// subschemas to the same instance; the others descend into it.
-var (
-	schemaKeywords = map[string]bool{ // value is one schema
-		"additionalItems": false, "additionalProperties": false, "contains": false,
-		"propertyNames": false, "items": false,
-		"not": true, "if": true, "then": true, "else": true,
-	}
-	schemaListKeywords = map[string]bool{ // value is an array of schemas
-		"allOf": true, "anyOf": true, "oneOf": true, "items": false,
-		"prefixItems": false, // 2020-12 only; translated below
-	}
-	schemaMapKeywords = map[string]bool{ // value is an object of schemas
-		"properties": false, "patternProperties": false,
-		"definitions": false, "$defs": false,
-		"dependencies":     true, // applies to the same instance
-		"dependentSchemas": true, // 2020-12 only; translated below
-	}
-	// translated2020 are 2020-12 keywords with an exact draft-07
-	// equivalent: they are rewritten, not refused.
-	translated2020 = map[string]bool{"prefixItems": true, "dependentRequired": true, "dependentSchemas": true}
-	// count keywords take a non-negative integer; 2.0 is one.
-	countKeywords = []string{"maxItems", "minItems", "maxLength", "minLength", "maxProperties", "minProperties"}
-)
 
 // refNode is an output object holding a $ref, with its target in the
 // original document.
@@ -90,41 +67,46 @@ type refNode struct {
 // auditor walks a schema document, refuses what gojsonschema would check
 // wrongly, and rewrites what it can check right once rewritten.
 type auditor struct {
-	root  any
-	draft draft
+	root any
+	// draft is the dialect of the subschema being walked: the root's, or
+	// a nested $schema's. target is the one gojsonschema compiles the
+	// rewrite as: the dialect of every subschema when they agree on
+	// draft-04, -06 or -07, else draft-07, into which the others are
+	// translated.
+	draft, target draft
+	ix            index
 	// refs maps the location of each $ref to its target's location.
 	refs map[string]string
 	// edges maps a subschema's location to the subschemas it applies to the
 	// same instance (its $ref target, allOf members, …). A cycle among them
 	// would recurse forever without consuming input.
 	edges map[string][]string
-	// anyRef and subIDs decide whether base-URI changes matter.
-	anyRef bool
-	subID  string
 	// refNodes are the output objects holding each $ref, with its target
 	// in the original document, and moved maps original locations of
-	// translated keywords to their new path segments: a $ref into a
-	// translated keyword is re-aimed once the walk is done.
+	// translated keywords to their new path segments: each $ref is aimed
+	// at its target's place in the rewrite once the walk is done.
 	refNodes []refNode
 	moved    map[string]string
 	// compares is set when a keyword compares instance values by their
 	// JSON text (uniqueItems, or an enum or const holding a number): only
 	// then must an answer's numbers be canonicalized before validation.
 	compares bool
-	// children maps a subschema's location to every subschema it applies,
-	// to the same instance or to a part of it, for the expansion bound;
-	// walked holds every location audited, so that a $ref can be held to
-	// subschemas the audit saw.
-	children map[string][]string
-	walked   map[string]bool
+	// walked holds every location audited.
+	walked map[string]bool
 	// steps maps a subschema's location to the subschemas it applies to a
 	// part of its instance, and to which part, for the fan-out bound.
 	steps map[string][]step
 	// perValue is the most subschemas checkFanOut found one value of an
 	// answer checked against, and perName one member's name (propertyNames):
-	// more, never fewer, where it counts coarsely. Check holds an answer's
+	// more, never fewer. Check holds an answer's
 	// values and names times these to MaxCheckWork.
 	perValue, perName int
+	// fans: recursion fans out, or the ways to nest are too many for
+	// checkFanOut to follow: Check counts each answer's checks instead.
+	fans bool
+	// ignored are the keywords the walk met where their subschema's
+	// dialect does not define them (see [Schema.Ignored]).
+	ignored []IgnoredKeyword
 }
 
 // stepKind is which part of an instance a subschema applies to.
@@ -153,71 +135,114 @@ func newAuditor(root any) (*auditor, error) {
 	a := &auditor{
 		root: root, draft: draft7,
 		refs: map[string]string{}, edges: map[string][]string{},
-		children: map[string][]string{}, walked: map[string]bool{},
-		steps: map[string][]step{},
+		walked: map[string]bool{},
+		steps:  map[string][]step{},
 	}
 	if m, ok := root.(map[string]any); ok {
 		if v, ok := m["$schema"]; ok {
-			s, ok := v.(string)
-			if !ok {
-				return nil, &SchemaError{Keyword: "$schema", Reason: "must be a string"}
-			}
-			d, ok := dialects[strings.TrimSuffix(s, "#")]
-			if !ok {
-				return nil, &SchemaError{Keyword: "$schema", Reason: fmt.Sprintf("unsupported dialect %q (supported: draft-04, draft-06, draft-07, 2020-12; none means draft-07)", s)}
+			d, err := dialectOf(v, "")
+			if err != nil {
+				return nil, err
 			}
 			a.draft = d
 		}
 	}
+	a.target = compileDraft(root, a.draft)
 	return a, nil
+}
+
+// compileDraft is the draft gojsonschema compiles a document of root
+// dialect d as: d itself when every $schema in it agrees on draft-04,
+// -06 or -07, else draft-07.
+func compileDraft(root any, d draft) draft {
+	same := d <= draft7
+	var scan func(v any, depth int)
+	scan = func(v any, depth int) {
+		if !same || depth > MaxDepth {
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			if s, ok := v["$schema"].(string); ok && depth > 0 {
+				if nd, known := dialects[strings.TrimSuffix(s, "#")]; known && nd != d {
+					same = false
+				}
+			}
+			for _, e := range v {
+				scan(e, depth+1)
+			}
+		case []any:
+			for _, e := range v {
+				scan(e, depth+1)
+			}
+		}
+	}
+	scan(root, 0)
+	if same {
+		return d
+	}
+	return draft7
 }
 
 // audit checks the whole document and returns the rewritten copy to
 // compile.
 func (a *auditor) audit() (any, error) {
-	out, err := a.walk(a.root, "")
+	if err := a.indexRoot(); err != nil {
+		return nil, err
+	}
+	out, err := a.walk(a.root, "", "")
 	if err != nil {
 		return nil, err
 	}
-	if a.anyRef && a.subID != "" {
-		return nil, &SchemaError{Keyword: a.idKeyword(), Location: a.subID, Reason: "an identifier in a subschema changes the base of $ref; only references within one document, by JSON Pointer, are supported"}
-	}
-	for _, from := range sortedKeys(a.refs) {
-		to := a.refs[from]
-		if _, ok := resolvePointer(a.root, to); !ok {
-			return nil, &SchemaError{Keyword: "$ref", Location: from, Reason: fmt.Sprintf("target %q not found in the schema", "#"+to)}
+	// A $ref may point anywhere in the document, also where no keyword
+	// puts a subschema ("#/references/id"): each such target is audited
+	// as a subschema of the dialect around it, and its rewrite put in its
+	// place, until every target is audited.
+	for {
+		var todo []string
+		for _, from := range sortedKeys(a.refs) {
+			if to := a.refs[from]; !a.walked[to] {
+				todo = append(todo, to)
+			}
 		}
-		if v, _ := resolvePointer(a.root, to); !a.walked[to] && v != true && v != false {
-			return nil, &SchemaError{Keyword: "$ref", Location: from, Reason: fmt.Sprintf("target %q is not where a subschema may stand (under an unknown keyword?), so it was not audited", "#"+to)}
+		if len(todo) == 0 {
+			break
+		}
+		for _, to := range todo {
+			if a.walked[to] {
+				continue
+			}
+			if out, err = a.walkTarget(out, to); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := a.findCycle(); err != nil {
-		return nil, err
-	}
-	if err := a.checkExpansion(); err != nil {
 		return nil, err
 	}
 	if err := a.checkFanOut(); err != nil {
 		return nil, err
 	}
 	a.reaim()
+	sort.Slice(a.ignored, func(i, j int) bool {
+		x, y := a.ignored[i], a.ignored[j]
+		if x.Location != y.Location {
+			return x.Location < y.Location
+		}
+		return x.Keyword < y.Keyword
+	})
 	return out, nil
 }
 
-func (a *auditor) idKeyword() string {
-	if a.draft == draft4 {
-		return "id"
-	}
-	return "$id"
-}
-
-// walk checks the subschema s at location loc and returns its rewrite.
-func (a *auditor) walk(s any, loc string) (any, error) {
+// walk checks the subschema s at location loc, the value of keyword
+// under (or "" for the root and $ref targets), and returns its rewrite.
+func (a *auditor) walk(s any, loc, under string) (any, error) {
 	a.walked[loc] = true
 	switch s := s.(type) {
 	case bool:
-		if a.draft == draft4 {
-			return nil, &SchemaError{Location: loc, Reason: "a boolean schema needs draft-06 or later"}
+		// draft-04 has boolean values of its own in these two places.
+		if a.draft == draft4 && under != "additionalProperties" && under != "additionalItems" {
+			return nil, &SchemaError{Location: loc, Reason: "a boolean schema needs draft-06 or later (draft-04 allows a boolean only at additionalProperties and additionalItems)"}
 		}
 		return s, nil
 	case map[string]any:
@@ -233,16 +258,40 @@ func (a *auditor) walk(s any, loc string) (any, error) {
 // descend into subschemas. What needs the audited subschemas (2020-12
 // translations, $ref beside siblings) comes last.
 func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
+	if v, ok := m["$schema"]; ok && loc != "" {
+		d, err := dialectOf(v, loc)
+		if err != nil {
+			return nil, err
+		}
+		defer func(outer draft) { a.draft = outer }(a.draft)
+		a.draft = d
+	}
 	keys := sortedKeys(m) // the first refusal found is always the same
 	if err := a.refuse(m, keys, loc); err != nil {
 		return nil, err
 	}
+	// The rewrite keeps only keywords that assert or apply subschemas in
+	// this dialect: annotations assert nothing, and gojsonschema reads an
+	// "id" anywhere, also in a default, as a change of base.
 	out := make(map[string]any, len(m))
 	for _, k := range keys {
-		out[k] = m[k]
+		kw, known := keywords[k]
+		switch {
+		case !known:
+		case !kw.defines(a.draft):
+			if !kw.container {
+				a.ignored = append(a.ignored, IgnoredKeyword{Keyword: k, Location: loc, Dialect: a.draft.String()})
+			}
+		case kw.refused == "":
+			out[k] = m[k]
+		}
 	}
-	a.identify(m, out, loc)
-	a.rewriteForDialect(m, out)
+	if err := a.identify(m, out, loc); err != nil {
+		return nil, err
+	}
+	if err := a.rewriteForDialect(m, out, loc); err != nil {
+		return nil, err
+	}
 	if err := a.normalise(m, out, loc); err != nil {
 		return nil, err
 	}
@@ -256,37 +305,26 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 // that gojsonschema would ignore or check wrongly.
 func (a *auditor) refuse(m map[string]any, keys []string, loc string) error {
 	for _, k := range keys {
-		if why, ok := refusedKeywords[k]; ok && !(a.draft == draft2020 && translated2020[k]) {
-			reason := why + " is not supported by gojsonschema, which would ignore it"
-			if translated2020[k] {
-				reason = why + " is not a " + a.draft.String() + " keyword; declare \"$schema\": \"https://json-schema.org/draft/2020-12/schema\" to use it"
-			}
-			return &SchemaError{Keyword: k, Location: loc, Reason: reason}
+		kw, ok := keywords[k]
+		if !ok || kw.refused == "" || !kw.defines(a.draft) {
+			continue
 		}
-	}
-	if _, ok := m["$schema"]; ok && loc != "" {
-		return &SchemaError{Keyword: "$schema", Location: loc, Reason: "a dialect change inside a schema is not supported"}
+		if v := m[k]; (k == "unevaluatedProperties" || k == "unevaluatedItems") && (v == true || isEmptyObject(v)) {
+			continue // admits everything: nothing to check
+		}
+		return &SchemaError{Keyword: k, Location: loc, Reason: kw.refused + " is not supported by gojsonschema, which would ignore it"}
 	}
 	if ref, ok := m["$ref"]; ok {
-		rs, ok := ref.(string)
-		if !ok {
+		if _, ok := ref.(string); !ok {
 			return &SchemaError{Keyword: "$ref", Location: loc, Reason: "must be a string"}
-		}
-		if _, err := refPointer(rs); err != nil {
-			return &SchemaError{Keyword: "$ref", Location: loc, Reason: err.Error()}
 		}
 	}
 	if _, ok := m["items"].([]any); ok && a.draft == draft2020 {
-		return &SchemaError{Keyword: "items", Location: loc, Reason: "in 2020-12 items takes one schema; an array of schemas is prefixItems, which is not supported"}
+		return &SchemaError{Keyword: "items", Location: loc, Reason: "in 2020-12 items takes one schema; an array of schemas is prefixItems"}
 	}
-	if e, ok := m["enum"].([]any); ok {
-		if len(e) == 0 {
-			if _, ok := m["not"]; ok {
-				return &SchemaError{Keyword: "enum", Location: loc, Reason: "an empty enum beside not is not supported"}
-			}
-		}
-		if len(e) > MaxEnum {
-			return &SchemaError{Keyword: "enum", Location: loc, Reason: fmt.Sprintf("%d values, more than MaxEnum (%d): gojsonschema checks an enum's values pairwise when it compiles", len(e), MaxEnum)}
+	if e, ok := m["enum"].([]any); ok && len(e) == 0 {
+		if _, ok := m["not"]; ok {
+			return &SchemaError{Keyword: "enum", Location: loc, Reason: "an empty enum beside not is not supported"}
 		}
 	}
 	if v, ok := m["required"].([]any); ok && len(v) == 0 && a.draft == draft4 {
@@ -295,46 +333,75 @@ func (a *auditor) refuse(m map[string]any, keys []string, loc string) error {
 	return nil
 }
 
-// identify handles what names and links subschemas: $schema, the root's
-// own identifier, identifiers in subschemas (which change the base of
-// $ref), and the $ref itself.
-func (a *auditor) identify(m, out map[string]any, loc string) {
-	delete(out, "$schema")
-	if id, ok := m[a.idKeyword()].(string); ok {
-		if loc == "" || strings.HasPrefix(id, "#") {
-			delete(out, a.idKeyword()) // the root's own id: all refs are local
-		} else if a.subID == "" {
-			a.subID = loc
-		}
-	}
-	if rs, ok := m["$ref"].(string); ok {
-		target, _ := refPointer(rs) // refuse checked it
-		a.anyRef = true
-		a.refs[loc] = target
-		a.edges[loc] = append(a.edges[loc], target)
-	}
+func isEmptyObject(v any) bool {
+	m, ok := v.(map[string]any)
+	return ok && len(m) == 0
 }
 
-// rewriteForDialect drops what the dialect ignores and gojsonschema
-// would apply, and registers the format checkers the dialect asserts.
-func (a *auditor) rewriteForDialect(m, out map[string]any) {
-	if a.draft == draft2020 {
-		// Keywords 2020-12 does not have are ignored by it; gojsonschema
-		// would apply them.
-		delete(out, "additionalItems")
-		delete(out, "dependencies")
-		// format is an annotation in 2020-12.
-		delete(out, "format")
-		return
+// identify links the $ref of m to its target, which the index resolved
+// as the specification says ($id, id and anchors included); the rewrite
+// keeps no identifier, so its every $ref is a JSON Pointer from the root.
+func (a *auditor) identify(m, out map[string]any, loc string) error {
+	rs, ok := m["$ref"].(string)
+	if !ok {
+		return nil
 	}
+	target, err := a.resolve(loc, rs)
+	if err != nil {
+		return &SchemaError{Keyword: "$ref", Location: loc, Reason: err.Error()}
+	}
+	a.refs[loc] = target
+	a.edges[loc] = append(a.edges[loc], target)
+	out["$ref"] = pointerRef(target)
+	return nil
+}
+
+// rewriteForDialect rewrites what the dialect means differently from the
+// draft gojsonschema compiles, and registers the format checkers the
+// dialect asserts.
+func (a *auditor) rewriteForDialect(m, out map[string]any, loc string) error {
 	if f, ok := m["format"].(string); ok {
-		out["format"] = formatName(f)
+		if a.draft >= draft2019 {
+			// format is an annotation since 2019-09.
+			delete(out, "format")
+			a.ignored = append(a.ignored, IgnoredKeyword{Keyword: "format", Location: loc, Dialect: a.draft.String()})
+		} else if inexactFormats[f] {
+			return &SchemaError{Keyword: "format", Location: loc, Reason: fmt.Sprintf("%q cannot be checked exactly: it needs Unicode's IDNA tables (RFC 5892), which neither gojsonschema nor this package holds", f)}
+		} else {
+			out["format"] = formatName(f)
+		}
 	}
+	delete(out, "unevaluatedProperties") // only true or {} get here
+	delete(out, "unevaluatedItems")
+	if a.draft == draft4 && a.target != draft4 {
+		// draft-04's exclusive bounds are booleans beside the bound.
+		for _, k := range []string{"exclusiveMinimum", "exclusiveMaximum"} {
+			v, ok := m[k]
+			if !ok {
+				continue
+			}
+			flag, isBool := v.(bool)
+			if !isBool {
+				return &SchemaError{Keyword: k, Location: loc, Reason: "must be a boolean in draft-04"}
+			}
+			bound := "minimum"
+			if k == "exclusiveMaximum" {
+				bound = "maximum"
+			}
+			delete(out, k)
+			if b, ok := m[bound]; ok && flag {
+				out[k] = b
+				delete(out, bound)
+			}
+		}
+	}
+	return nil
 }
 
 // normalise rewrites values gojsonschema reads more strictly than JSON
-// Schema means them: counts written as 2.0, an empty enum, and numbers in
-// values compared by their JSON text.
+// Schema means them: counts written as 2.0, an empty enum, an enum
+// listing a value twice, and numbers in values compared by their JSON
+// text.
 func (a *auditor) normalise(m, out map[string]any, loc string) error {
 	for _, k := range countKeywords {
 		if v, ok := m[k]; ok {
@@ -361,7 +428,27 @@ func (a *auditor) normalise(m, out map[string]any, loc string) error {
 			out[k] = canonicalNumbers(v)
 		}
 	}
+	if e, ok := out["enum"].([]any); ok && a.draft >= draft6 {
+		// Since draft-06 an enum may list a value twice, which means
+		// what listing it once does; gojsonschema refuses it.
+		out["enum"] = uniqueValues(e)
+	}
 	return nil
+}
+
+// uniqueValues is list without the values an earlier one equals.
+func uniqueValues(list []any) []any {
+	seen := make(map[string]bool, len(list))
+	out := list[:0:0]
+	for _, v := range list {
+		b, err := json.Marshal(v)
+		if err == nil && seen[string(b)] {
+			continue
+		}
+		seen[string(b)] = true
+		out = append(out, v)
+	}
+	return out
 }
 
 // descend audits every subschema of m, replacing it in out by its
@@ -369,38 +456,40 @@ func (a *auditor) normalise(m, out map[string]any, loc string) error {
 // check) and which are reached at all (for the expansion bound).
 func (a *auditor) descend(m, out map[string]any, keys []string, loc string) error {
 	for _, k := range keys {
+		kw, ok := keywords[k]
+		if !ok || kw.kind == valueData || kw.refused != "" || !kw.defines(a.draft) {
+			continue
+		}
 		v := m[k]
 		child := loc + "/" + escapePointer(k)
 		sub := func(s any, at string, inPlace bool) (any, error) {
-			r, err := a.walk(s, at)
+			r, err := a.walk(s, at, k)
 			if err != nil {
 				return nil, err
 			}
 			if inPlace {
 				a.edges[loc] = append(a.edges[loc], at)
 			}
-			if k != "definitions" && k != "$defs" { // reached only by $ref
-				a.children[loc] = append(a.children[loc], at)
-			}
 			if st, ok := a.stepFor(m, k, at); ok {
 				a.steps[loc] = append(a.steps[loc], st)
 			}
 			return r, nil
 		}
-		if inPlace, ok := schemaKeywords[k]; ok {
-			if _, isList := v.([]any); !(k == "items" && isList) {
-				if k == "additionalItems" && a.draft == draft2020 {
-					continue
-				}
-				r, err := sub(v, child, inPlace)
-				if err != nil {
-					return err
-				}
-				out[k] = r
-				continue
+		kind := kw.kind
+		if kind == valueItems {
+			kind = valueSchema
+			if _, isList := v.([]any); isList {
+				kind = valueList
 			}
 		}
-		if inPlace, ok := schemaListKeywords[k]; ok {
+		switch kind {
+		case valueSchema:
+			r, err := sub(v, child, kw.inPlace)
+			if err != nil {
+				return err
+			}
+			out[k] = r
+		case valueList:
 			list, ok := v.([]any)
 			if !ok {
 				return &SchemaError{Keyword: k, Location: loc, Reason: "must be an array of schemas"}
@@ -410,19 +499,14 @@ func (a *auditor) descend(m, out map[string]any, keys []string, loc string) erro
 			}
 			subs := make([]any, len(list))
 			for i, e := range list {
-				r, err := sub(e, child+"/"+strconv.Itoa(i), inPlace)
+				r, err := sub(e, child+"/"+strconv.Itoa(i), kw.inPlace)
 				if err != nil {
 					return err
 				}
 				subs[i] = r
 			}
 			out[k] = subs
-			continue
-		}
-		if inPlace, ok := schemaMapKeywords[k]; ok {
-			if k == "dependencies" && a.draft == draft2020 {
-				continue
-			}
+		case valueMap:
 			mm, ok := v.(map[string]any)
 			if !ok {
 				return &SchemaError{Keyword: k, Location: loc, Reason: "must be an object"}
@@ -434,7 +518,7 @@ func (a *auditor) descend(m, out map[string]any, keys []string, loc string) erro
 					subs[name] = e
 					continue
 				}
-				r, err := sub(e, child+"/"+escapePointer(name), inPlace)
+				r, err := sub(e, child+"/"+escapePointer(name), kw.inPlace)
 				if err != nil {
 					return err
 				}
@@ -488,26 +572,25 @@ func (a *auditor) stepFor(m map[string]any, k, at string) (st step, ok bool) {
 	return st, true
 }
 
-// finish applies what needs the audited subschemas: the 2020-12
-// translations, and $ref's relation to its siblings, which differs by
-// dialect.
+// finish applies what needs the audited subschemas: the 2019-09 and
+// 2020-12 translations, $ref's relation to its siblings, which differs
+// by dialect, and the split of a long enum.
 func (a *auditor) finish(m, out map[string]any, loc string) (any, error) {
-	if a.draft == draft2020 {
+	if a.draft >= draft2019 {
 		if err := a.translate2020(m, out, loc); err != nil {
 			return nil, err
 		}
 	}
 	target, isRef := a.refs[loc]
-	if isRef && a.draft != draft2020 {
+	if isRef && a.draft < draft2019 {
 		// Before 2019-09 $ref replaces its siblings: gojsonschema ignores
-		// them, and so do the cycle check and the expansion bound. They
+		// them, and so do the cycle check and the fan-out bound. They
 		// stay in the document, where a pointer may still reach them.
 		a.edges[loc] = []string{target}
-		delete(a.children, loc)
 		delete(a.steps, loc)
 	}
 	node := out
-	if ref, ok := out["$ref"]; ok && a.draft == draft2020 && len(out) > 1 {
+	if ref, ok := out["$ref"]; ok && a.draft >= draft2019 && len(out) > 1 {
 		// Since 2019-09 $ref applies beside its siblings, but the
 		// validator stops at $ref: move it into allOf, which means the
 		// same.
@@ -519,100 +602,62 @@ func (a *auditor) finish(m, out map[string]any, loc string) (any, error) {
 	if isRef {
 		a.refNodes = append(a.refNodes, refNode{node: node, target: target})
 	}
+	if e, ok := out["enum"].([]any); ok && len(e) > MaxEnum {
+		// gojsonschema checks an enum's values pairwise as it compiles:
+		// an enum in pieces of MaxEnum values, any of which the value
+		// must be in, means the same and compiles in linear time.
+		delete(out, "enum")
+		var pieces []any
+		for i := 0; i < len(e); i += MaxEnum {
+			pieces = append(pieces, map[string]any{"enum": e[i:min(i+MaxEnum, len(e))]})
+		}
+		all, _ := out["allOf"].([]any)
+		out["allOf"] = append(all, map[string]any{"anyOf": pieces})
+	}
 	return out, nil
 }
 
-// checkExpansion bounds the work one answer can demand: the number of
-// subschemas validation may visit with every $ref inlined, where a
-// reference back into a subschema already being expanded (recursion,
-// which consumes input) counts once. A few kilobytes of schema whose
-// levels each refer twice to the next expand to millions.
-func (a *auditor) checkExpansion() error {
-	n := 0
-	expanding := map[string]bool{}
-	var visit func(loc string) bool
-	visit = func(loc string) bool {
-		if n++; n > MaxSchemaExpansion {
-			return false
-		}
-		if expanding[loc] {
-			return true
-		}
-		expanding[loc] = true
-		defer delete(expanding, loc)
-		for _, c := range a.children[loc] {
-			if !visit(c) {
-				return false
-			}
-		}
-		if target, ok := a.refs[loc]; ok {
-			return visit(target)
-		}
-		return true
-	}
-	if !visit("") {
-		return &SchemaError{Keyword: "$ref", Reason: fmt.Sprintf("the schema expands to more than MaxSchemaExpansion (%d) subschemas with its references inlined: validating one answer could take minutes", MaxSchemaExpansion)}
-	}
-	return nil
-}
-
-// checkFanOut holds each value of an answer nested up to MaxDepth deep to
-// MaxSchemaExpansion subschemas (see there why). Answers nest in endless
-// ways, but only the steps stepsFrom lists lead to different subschemas,
-// so a breadth-first walk over them that visits each distinct multiset of
-// subschemas once, at the least depth it occurs, covers every answer.
-// Where it cannot tell which subschemas a step leads to (any other
-// member) it counts more, never fewer. A walk past fanOutWork falls back
-// to a coarser count.
+// checkFanOut holds each value of an answer to MaxSchemaExpansion
+// subschemas (see there why). Answers nest in endless ways, but only the
+// steps stepsFrom lists lead to different subschemas, so a breadth-first
+// walk over them that visits each distinct multiset of subschemas once,
+// at the least depth it occurs, covers every answer. Where it cannot tell
+// which subschemas a step leads to (any other member) it counts more,
+// never fewer.
+//
+// A schema that checks the answer itself against more is refused: no
+// answer could be judged. Where recursion fans out, so that some value
+// nested deep enough would be checked against more, or the walk passes
+// fanOutWork, the schema is accepted and Check counts the checks of each
+// answer along the answer itself (a.fans): real answers are shallow
+// where the worst case is deep.
 func (a *auditor) checkFanOut() error {
 	f := newFanOut(a)
-	type reached struct {
-		v      visits
-		parent int
-		via    string // the step from its parent, as a JSON Pointer token
-	}
-	refuse := func(all []reached, at int, via string, v visits, deep int) error {
-		path := via
-		for i := at; i > 0; i = all[i].parent {
-			path = all[i].via + path
-		}
-		if path == "" {
-			path = "the root"
-		}
-		return &SchemaError{Keyword: "$ref", Location: f.busiest(v), Reason: fmt.Sprintf("recursion fans out: one value of an answer nested %d deep (at %s) would be checked against more than MaxSchemaExpansion (%d) subschemas, for gojsonschema checks a value once for every branch that reaches it", deep, cut(path, 256), MaxSchemaExpansion)}
-	}
 	start := f.closure(f.id(""))
 	if start.total() > MaxSchemaExpansion {
-		return refuse(nil, 0, "", start, 0)
+		return &SchemaError{Keyword: "$ref", Location: f.busiest(start), Reason: fmt.Sprintf("the schema checks an answer against more than MaxSchemaExpansion (%d) subschemas with its references followed: validating one answer could take minutes", MaxSchemaExpansion)}
 	}
 	a.perValue = start.total()
-	all := []reached{{v: start}}
 	seen := map[string]bool{start.key(): true}
 	work := 0
-	frontier := []int{0}
+	frontier := []visits{start}
 	for depth := 1; depth <= MaxDepth && len(frontier) > 0; depth++ {
-		var next []int
-		for _, i := range frontier {
-			for _, s := range f.stepsFrom(all[i].v) {
-				v := f.take(all[i].v, s)
-				if v.total() > MaxSchemaExpansion {
-					return refuse(all, i, s.token(), v, depth)
+		var next []visits
+		for _, u := range frontier {
+			for _, s := range f.stepsFrom(u) {
+				v := f.take(u, s, &f.sc)
+				if work += len(v); work > fanOutWork || v.total() > MaxSchemaExpansion {
+					a.fans = true
+					return nil
 				}
 				if s.kind == stepName {
 					a.perName = max(a.perName, v.total())
-				} else {
-					a.perValue = max(a.perValue, v.total())
-				}
-				if work += len(v); work > fanOutWork {
-					return f.coarse(start)
-				}
-				if s.kind == stepName || len(v) == 0 {
 					continue // a member's name is a string: nothing nests in it
 				}
-				if k := v.key(); !seen[k] {
+				a.perValue = max(a.perValue, v.total())
+				if k := v.key(); len(v) > 0 && !seen[k] {
 					seen[k] = true
-					all = append(all, reached{v: v, parent: i, via: s.token()})
-					next = append(next, len(all)-1)
+					next = append(next, v)
 				}
 			}
 		}
@@ -621,47 +666,71 @@ func (a *auditor) checkFanOut() error {
 	return nil
 }
 
-// coarse is checkFanOut's fallback when the ways to nest are too many to
-// follow one by one. At each depth it follows a single multiset that holds
-// each subschema as often as any one way of nesting reaches it there: it
-// counts more than any answer demands, never fewer, so it may refuse a
-// schema the finer walk would admit.
-func (f *fanOut) coarse(start visits) error {
-	tooMany := &SchemaError{Keyword: "$ref", Reason: fmt.Sprintf("recursion admits too many different ways to nest an answer for the audit to hold each value of it to MaxSchemaExpansion (%d) subschemas", MaxSchemaExpansion)}
-	u, work := start, 0
-	f.a.perValue = start.total()
-	for depth := 1; depth <= MaxDepth; depth++ {
-		m := map[int]int{}
-		for _, s := range f.stepsFrom(u) {
-			v := f.take(u, s)
-			if work += len(v); work > fanOutWork || v.total() > MaxSchemaExpansion {
-				return tooMany
-			}
-			if s.kind == stepName {
-				f.a.perName = max(f.a.perName, v.total())
-				continue // a member's name is a string: nothing nests in it
-			}
-			f.a.perValue = max(f.a.perValue, v.total())
-			for _, x := range v {
-				m[x.node] = max(m[x.node], x.n)
-			}
-		}
-		next := visitsOf(m)
-		if next.total() > MaxSchemaExpansion {
-			return tooMany
-		}
-		f.a.perValue = max(f.a.perValue, next.total())
-		if next.key() == u.key() {
-			return nil // the same from here on
-		}
-		u = next
+// frozenFanOut is, for a schema whose recursion fans out, what counts an
+// answer's checks ([fanOut.within]): every subschema's steps and
+// subschemas applied in place, computed now, so that answers may be
+// counted concurrently.
+func (a *auditor) frozenFanOut() *fanOut {
+	if !a.fans {
+		return nil
 	}
-	return nil
+	f := newFanOut(a)
+	f.id("")
+	for node := 0; node < len(f.locs); node++ {
+		for _, st := range f.stepsOf(node) {
+			if st.kind == stepPattern {
+				f.matches(st.key, "")
+			}
+		}
+		f.closure(node)
+	}
+	f.a = nil // the audit's maps are not needed, nor kept alive
+	return f
+}
+
+// within reports whether validating doc checks each of its values
+// against at most MaxSchemaExpansion subschemas and all against at most
+// limit, counting as the fan-out walk counts, along doc. f must be
+// frozen.
+func (f *fanOut) within(doc any, limit int64) bool {
+	var sc scratch
+	var total int64
+	var visit func(v any, vs visits) bool
+	visit = func(v any, vs visits) bool {
+		// Counts are capped just past MaxSchemaExpansion, the most one
+		// value may be checked against.
+		n := vs.total()
+		if total += int64(n); n > MaxSchemaExpansion || total > limit {
+			return false
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if names := f.take(vs, step{kind: stepName}, &sc); len(names) > 0 {
+					if total += int64(names.total()); total > limit {
+						return false
+					}
+				}
+				if c := f.take(vs, step{kind: stepMember, key: k}, &sc); len(c) > 0 && !visit(e, c) {
+					return false
+				}
+			}
+		case []any:
+			for i, e := range v {
+				if c := f.take(vs, step{kind: stepAt, index: i}, &sc); len(c) > 0 && !visit(e, c) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return visit(doc, f.closure(0))
 }
 
 // fanOutWork bounds the audit's own work in checkFanOut: the subschemas it
-// counts over all the ways to nest that it follows.
-const fanOutWork = 10 * MaxSchemaExpansion
+// counts over all the ways to nest that it follows. Past it, answers are
+// counted one by one (see there).
+const fanOutWork = 2 * MaxSchemaExpansion
 
 // visits is a multiset of subschemas, by id, sorted: those checked against
 // one value of an answer, each as many times as the schema reaches it.
@@ -706,7 +775,7 @@ func visitsOf(m map[int]int) visits {
 	for node, n := range m {
 		v = append(v, visit{node, n})
 	}
-	sort.Slice(v, func(i, j int) bool { return v[i].node < v[j].node })
+	slices.SortFunc(v, func(x, y visit) int { return x.node - y.node })
 	return v
 }
 
@@ -716,12 +785,42 @@ type fanOut struct {
 	a        *auditor
 	ids      map[string]int
 	locs     []string
-	closures map[int]visits
+	closures []visits // by node; nil until computed
 	patterns map[string]*regexp.Regexp
+	// nodeSteps are each node's steps, their targets as ids.
+	nodeSteps []*[]nodeStep // by node; nil until computed
+	sc        scratch       // take's, in the audit
+}
+
+// scratch is take's working space: counts by node, zero where untouched,
+// and the nodes touched.
+type scratch struct{ acc, touched []int }
+
+// nodeStep is a step whose target is a node id.
+type nodeStep struct {
+	step
+	node int
+}
+
+// stepsOf is the steps of the subschema node.
+func (f *fanOut) stepsOf(node int) []nodeStep {
+	if node < len(f.nodeSteps) && f.nodeSteps[node] != nil {
+		return *f.nodeSteps[node]
+	}
+	steps := f.a.steps[f.locs[node]]
+	ns := make([]nodeStep, len(steps))
+	for i, st := range steps {
+		ns[i] = nodeStep{st, f.id(st.to)}
+	}
+	for node >= len(f.nodeSteps) {
+		f.nodeSteps = append(f.nodeSteps, nil)
+	}
+	f.nodeSteps[node] = &ns
+	return ns
 }
 
 func newFanOut(a *auditor) *fanOut {
-	return &fanOut{a: a, ids: map[string]int{}, closures: map[int]visits{}, patterns: map[string]*regexp.Regexp{}}
+	return &fanOut{a: a, ids: map[string]int{}, patterns: map[string]*regexp.Regexp{}}
 }
 
 func (f *fanOut) id(loc string) int {
@@ -738,8 +837,8 @@ func (f *fanOut) id(loc string) int {
 // applies to the same value ($ref target, allOf, anyOf, …). findCycle
 // has refused a loop among these.
 func (f *fanOut) closure(node int) visits {
-	if v, ok := f.closures[node]; ok {
-		return v
+	if node < len(f.closures) && f.closures[node] != nil {
+		return f.closures[node]
 	}
 	m := map[int]int{node: 1}
 	for _, e := range f.a.edges[f.locs[node]] {
@@ -748,6 +847,9 @@ func (f *fanOut) closure(node int) visits {
 		}
 	}
 	v := visitsOf(m)
+	for node >= len(f.closures) {
+		f.closures = append(f.closures, nil)
+	}
 	f.closures[node] = v
 	return v
 }
@@ -760,7 +862,7 @@ func (f *fanOut) stepsFrom(v visits) []step {
 	other, items, name := false, false, false
 	tuple := 0
 	for _, x := range v {
-		for _, s := range f.a.steps[f.locs[x.node]] {
+		for _, s := range f.stepsOf(x.node) {
 			switch s.kind {
 			case stepMember:
 				names[s.key] = true
@@ -796,31 +898,40 @@ func (f *fanOut) stepsFrom(v visits) []step {
 
 // take returns the subschemas checked against the part of a value that s
 // steps into, when the value is checked against those in v.
-func (f *fanOut) take(v visits, s step) visits {
-	m := map[int]int{}
+func (f *fanOut) take(v visits, s step, sc *scratch) visits {
+	// The counts gather in sc.acc, by node, zero where untouched: the walk
+	// takes millions of steps, where a map per take would be most of its
+	// time.
+	touched := sc.touched[:0]
 	add := func(c visits, times int) {
 		for _, x := range c {
-			m[x.node] = min(m[x.node]+capped(x.n, times), fanOutCap)
+			if x.node >= len(sc.acc) {
+				sc.acc = append(sc.acc, make([]int, x.node+1-len(sc.acc)+len(sc.acc))...)
+			}
+			if sc.acc[x.node] == 0 {
+				touched = append(touched, x.node)
+			}
+			sc.acc[x.node] = min(sc.acc[x.node]+capped(x.n, times), fanOutCap)
 		}
 	}
 	for _, x := range v {
-		steps := f.a.steps[f.locs[x.node]]
+		steps := f.stepsOf(x.node)
 		switch s.kind {
 		case stepMember:
 			found, matched := false, false
 			for _, t := range steps {
 				if t.kind == stepMember && t.key == s.key {
 					found = true
-					add(f.closure(f.id(t.to)), x.n)
+					add(f.closure(t.node), x.n)
 				}
 				if t.kind == stepPattern && f.matches(t.key, s.key) {
 					matched = true
-					add(f.closure(f.id(t.to)), x.n)
+					add(f.closure(t.node), x.n)
 				}
 			}
 			for _, t := range steps {
 				if t.kind == stepOther && !found && !matched {
-					add(f.closure(f.id(t.to)), x.n)
+					add(f.closure(t.node), x.n)
 				}
 			}
 		case stepOther:
@@ -834,7 +945,7 @@ func (f *fanOut) take(v visits, s step) visits {
 				} else if t.kind != stepPattern {
 					continue
 				}
-				for _, c := range f.closure(f.id(t.to)) {
+				for _, c := range f.closure(t.node) {
 					into[c.node] = min(into[c.node]+c.n, fanOutCap)
 				}
 			}
@@ -851,18 +962,25 @@ func (f *fanOut) take(v visits, s step) visits {
 			}
 			for _, t := range steps {
 				if t.kind == stepEvery || t.kind == stepAt && t.index == s.index || t.kind == stepRest && s.index >= tuple {
-					add(f.closure(f.id(t.to)), x.n)
+					add(f.closure(t.node), x.n)
 				}
 			}
 		case stepName:
 			for _, t := range steps {
 				if t.kind == stepName {
-					add(f.closure(f.id(t.to)), x.n)
+					add(f.closure(t.node), x.n)
 				}
 			}
 		}
 	}
-	return visitsOf(m)
+	slices.Sort(touched)
+	out := make(visits, len(touched))
+	for i, node := range touched {
+		out[i] = visit{node, sc.acc[node]}
+		sc.acc[node] = 0
+	}
+	sc.touched = touched
+	return out
 }
 
 // matches reports whether pattern matches name as gojsonschema matches
@@ -952,24 +1070,6 @@ func (a *auditor) findCycle() error {
 		}
 	}
 	return nil
-}
-
-// refPointer accepts a reference to a JSON Pointer within the same
-// document ("#", "#/definitions/a") and returns the unescaped pointer.
-// Anything else could send gojsonschema to the network or to anchors it
-// resolves wrongly.
-func refPointer(ref string) (string, error) {
-	if !strings.HasPrefix(ref, "#") {
-		return "", fmt.Errorf("%q is not a reference within this schema: only \"#\" and \"#/json/pointer\" references are supported, so validation never reaches the network", ref)
-	}
-	frag, err := url.PathUnescape(ref[1:])
-	if err != nil {
-		return "", fmt.Errorf("%q: %v", ref, err)
-	}
-	if frag != "" && !strings.HasPrefix(frag, "/") {
-		return "", fmt.Errorf("%q names an anchor; only JSON Pointer references are supported", ref)
-	}
-	return frag, nil
 }
 
 func jsonKind(v any) string {

@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"encoding/json"
-	"errors"
 	"reflect"
 	"strings"
 	"sync/atomic"
@@ -81,13 +80,16 @@ func TestFanOutCountsWhatTheValidatorChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.walk(doc, ""); err != nil {
+	if err := a.indexRoot(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.walk(doc, "", ""); err != nil {
 		t.Fatal(err)
 	}
 	f := newFanOut(a)
 	v := f.closure(f.id(""))
 	for d := 1; d <= 12; d++ {
-		v = f.take(v, step{kind: stepAt})
+		v = f.take(v, step{kind: stepAt}, &f.sc)
 		answer := strings.Repeat("[", d) + `"s"` + strings.Repeat("]", d)
 		calls.Store(0)
 		if _, err := gs.Validate(gojsonschema.NewStringLoader(answer)); err != nil {
@@ -107,12 +109,31 @@ func TestFanOutCountsWhatTheValidatorChecks(t *testing.T) {
 		}
 	}
 
-	_, err = CompileSchema([]byte(bomb))
-	var se *SchemaError
-	if !errors.As(err, &se) {
-		t.Fatalf("CompileSchema = %v, want a *SchemaError", err)
+	// Check counts what gojsonschema would check along the answer
+	// itself, and refuses past MaxCheckWork before any evaluator runs.
+	s, err := CompileSchema([]byte(bomb))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := f.coarse(f.closure(f.id(""))); !errors.As(err, &se) {
-		t.Errorf("the coarse count = %v, want a *SchemaError", err)
+	if s.fan == nil {
+		t.Fatal("the schema is not counted answer by answer")
+	}
+	for d := 1; d <= 12; d++ {
+		answer := strings.Repeat("[", d) + `"s"` + strings.Repeat("]", d)
+		calls.Store(0)
+		if err := s.Check(answer); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := calls.Load(), int64(1)<<d; got != want {
+			t.Errorf("nested %d deep: Check checked the string against the root %d times, want %d", d, got, want)
+		}
+	}
+	calls.Store(0)
+	ce, ok := s.Check(strings.Repeat("[", 40) + `"s"` + strings.Repeat("]", 40)).(*CheckError)
+	if !ok || ce.Stage != StageJSONParse {
+		t.Errorf("nested 40 deep: Check = %v, want a json-parse *CheckError", ce)
+	}
+	if n := calls.Load(); n != 0 {
+		t.Errorf("nested 40 deep: the format was checked %d times, want none", n)
 	}
 }

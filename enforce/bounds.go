@@ -19,9 +19,12 @@ const (
 	// walks it.
 	MaxDepth = 1000
 
-	// MaxEnum is the most values one enum may list. The validator checks
-	// an enum's values for uniqueness pairwise when it compiles, so
-	// 200,000 values took minutes; a larger enum is refused.
+	// MaxEnum is the most values of one enum gojsonschema is given. It
+	// checks an enum's values for uniqueness pairwise when it compiles, so
+	// 200,000 values took minutes; a longer enum is checked in pieces of
+	// MaxEnum values, any of which the value must be in, which means the
+	// same and compiles in linear time (200,000 values in about 0.5 s).
+	// An answer that fails such an enum is told so by anyOf.
 	MaxEnum = 1000
 
 	// MaxSchemaExpansion is the most subschemas a schema may demand,

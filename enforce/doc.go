@@ -108,8 +108,7 @@
 //   - [MaxAnswerBytes]: a longer answer fails json-parse before it is
 //     parsed ([Schema.WithMaxAnswerBytes] sets a schema's own limit);
 //   - [MaxDepth]: deeper nesting fails json-parse, or refuses the schema;
-//   - [MaxEnum]: a larger enum refuses the schema (split a longer list into
-//     an anyOf of enums);
+//   - [MaxEnum]: a longer enum is checked in pieces of this many values;
 //   - [MaxSchemaExpansion]: a schema that expands to more subschemas with
 //     its references inlined, or that checks one value of an answer
 //     against more, is refused (per value);

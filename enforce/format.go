@@ -1,40 +1,753 @@
 package enforce
 
 import (
+	"net/netip"
+	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/xeipuuv/gojsonschema"
 )
 
 // formatPrefix namespaces the format checkers registered below, so that
-// gojsonschema's own global checkers stay as they are.
+// gojsonschema's own global checkers stay as they are for any other user
+// of it in the same program.
 const formatPrefix = "enforcer/"
 
 var formatMu sync.Mutex
 
-// formatName returns the name to compile for format f. The validator
-// applies format checks to numbers too and fails them, where JSON Schema
-// says a format constrains strings only; a wrapper that passes non-strings
-// fixes that without changing gojsonschema's global checkers.
+// formats are the checkers of the formats the drafts define, as the RFCs
+// they cite define them. gojsonschema's own accept what those do not
+// (a bare date as a date-time, any text url.Parse reads as a uri).
+var formats = map[string]func(string) bool{
+	"date-time":             isDateTime,
+	"date":                  isDate,
+	"time":                  isTime,
+	"duration":              isDuration,
+	"email":                 isEmail,
+	"hostname":              isHostname,
+	"ipv4":                  isIPv4,
+	"ipv6":                  isIPv6,
+	"uri":                   func(s string) bool { return isURI(s, false, true) },
+	"uri-reference":         func(s string) bool { return isURI(s, false, false) },
+	"iri":                   func(s string) bool { return isURI(s, true, true) },
+	"iri-reference":         func(s string) bool { return isURI(s, true, false) },
+	"uri-template":          isURITemplate,
+	"uuid":                  isUUID,
+	"regex":                 isECMARegex,
+	"json-pointer":          isJSONPointer,
+	"relative-json-pointer": isRelativeJSONPointer,
+}
+
+// inexactFormats are formats whose exact check needs Unicode's IDNA
+// tables (RFC 5892), which neither gojsonschema nor this package holds: a
+// schema that asserts one is refused rather than judged wrongly.
+var inexactFormats = map[string]bool{"idn-hostname": true, "idn-email": true}
+
+// formatName returns the name to compile for format f: one of ours, or,
+// for a format the drafts do not define, a checker registered with
+// gojsonschema by the program, or f itself, which passes every value, as
+// the specification says of an unknown format. Ours, and the wrapper of a
+// program's own, constrain strings only, as JSON Schema says formats do;
+// gojsonschema applies them to numbers too.
 func formatName(f string) string {
-	if !gojsonschema.FormatCheckers.Has(f) {
-		return f // unknown formats pass, as the specification says
+	check, ours := formats[f]
+	if !ours {
+		if !gojsonschema.FormatCheckers.Has(f) || gojsonschema.FormatCheckers.Has(formatPrefix+f) {
+			return formatPrefixed(f)
+		}
 	}
 	name := formatPrefix + f
 	formatMu.Lock()
 	defer formatMu.Unlock()
 	if !gojsonschema.FormatCheckers.Has(name) {
-		gojsonschema.FormatCheckers.Add(name, stringFormat(f))
+		if ours {
+			gojsonschema.FormatCheckers.Add(name, stringChecker(check))
+		} else {
+			gojsonschema.FormatCheckers.Add(name, programFormat(f))
+		}
 	}
 	return name
 }
 
-type stringFormat string
+// formatPrefixed is the name of f's wrapper once registered, else f.
+func formatPrefixed(f string) string {
+	if gojsonschema.FormatCheckers.Has(formatPrefix + f) {
+		return formatPrefix + f
+	}
+	return f
+}
 
-func (f stringFormat) IsFormat(input any) bool {
+type stringChecker func(string) bool
+
+func (c stringChecker) IsFormat(input any) bool {
+	s, ok := input.(string)
+	return !ok || c(s)
+}
+
+// programFormat is a format checker the program registered with
+// gojsonschema itself, applied to strings only.
+type programFormat string
+
+func (f programFormat) IsFormat(input any) bool {
 	s, ok := input.(string)
 	if !ok {
 		return true
 	}
 	return gojsonschema.FormatCheckers.IsFormat(string(f), s)
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// atoi2 reads two ASCII digits.
+func atoi2(s string) (int, bool) {
+	if len(s) != 2 || !isDigits(s) {
+		return 0, false
+	}
+	return int(s[0]-'0')*10 + int(s[1]-'0'), true
+}
+
+// isDate is RFC 3339's full-date.
+func isDate(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' || !isDigits(s[:4]) {
+		return false
+	}
+	y := int(s[0]-'0')*1000 + int(s[1]-'0')*100 + int(s[2]-'0')*10 + int(s[3]-'0')
+	m, ok1 := atoi2(s[5:7])
+	d, ok2 := atoi2(s[8:10])
+	if !ok1 || !ok2 || m < 1 || m > 12 || d < 1 {
+		return false
+	}
+	days := [13]int{0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31}[m]
+	if m == 2 && y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+		days = 29
+	}
+	return d <= days
+}
+
+// isTime is RFC 3339's full-time: a leap second only at 23:59:60 UTC.
+func isTime(s string) bool {
+	if len(s) < 9 || s[2] != ':' || s[5] != ':' {
+		return false
+	}
+	h, ok1 := atoi2(s[0:2])
+	m, ok2 := atoi2(s[3:5])
+	sec, ok3 := atoi2(s[6:8])
+	if !ok1 || !ok2 || !ok3 || h > 23 || m > 59 || sec > 60 {
+		return false
+	}
+	rest := s[8:]
+	if strings.HasPrefix(rest, ".") {
+		i := 1
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 1 {
+			return false
+		}
+		rest = rest[i:]
+	}
+	offset := 0
+	switch {
+	case rest == "Z" || rest == "z":
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
+		oh, ok1 := atoi2(rest[1:3])
+		om, ok2 := atoi2(rest[4:6])
+		if !ok1 || !ok2 || oh > 23 || om > 59 {
+			return false
+		}
+		offset = oh*60 + om
+		if rest[0] == '-' {
+			offset = -offset
+		}
+	default:
+		return false
+	}
+	if sec == 60 {
+		utc := ((h*60+m-offset)%(24*60) + 24*60) % (24 * 60)
+		return utc == 23*60+59
+	}
+	return true
+}
+
+// isDateTime is RFC 3339's date-time.
+func isDateTime(s string) bool {
+	return len(s) >= 20 && (s[10] == 'T' || s[10] == 't') && isDate(s[:10]) && isTime(s[11:])
+}
+
+// isDuration is RFC 3339's duration (Appendix A).
+func isDuration(s string) bool {
+	s, ok := strings.CutPrefix(s, "P")
+	if !ok || s == "" {
+		return false
+	}
+	if w, ok := strings.CutSuffix(s, "W"); ok {
+		return isDigits(w)
+	}
+	date, clock, hasT := strings.Cut(s, "T")
+	if hasT && clock == "" {
+		return false
+	}
+	units := func(s, order string) bool {
+		for s != "" {
+			i := 0
+			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+				i++
+			}
+			if i == 0 || i == len(s) {
+				return false
+			}
+			j := strings.IndexByte(order, s[i])
+			if j < 0 {
+				return false
+			}
+			order, s = order[j+1:], s[i+1:]
+		}
+		return true
+	}
+	return units(date, "YMD") && units(clock, "HMS") && !strings.Contains(clock, "T")
+}
+
+// isIPv4 is a dotted quad of decimals without leading zeros.
+func isIPv4(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return false
+	}
+	for _, p := range parts {
+		if !isDigits(p) || len(p) > 3 || len(p) > 1 && p[0] == '0' {
+			return false
+		}
+		n := 0
+		for i := 0; i < len(p); i++ {
+			n = n*10 + int(p[i]-'0')
+		}
+		if n > 255 {
+			return false
+		}
+	}
+	return true
+}
+
+// isIPv6 is RFC 4291's text form, without a zone.
+func isIPv6(s string) bool {
+	if !strings.Contains(s, ":") || strings.Contains(s, "%") {
+		return false
+	}
+	a, err := netip.ParseAddr(s)
+	return err == nil && a.Is6()
+}
+
+// isHostname is RFC 1123's host name; a label that is an A-label (RFC
+// 5891) must also decode to a valid U-label.
+func isHostname(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for _, label := range strings.Split(s, ".") {
+		if len(label) < 1 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+				return false
+			}
+		}
+		if len(label) >= 4 && label[2] == '-' && label[3] == '-' {
+			if !strings.EqualFold(label[:2], "xn") {
+				return false // reserved for an encoding
+			}
+			u, ok := decodePunycode(strings.ToLower(label[4:]))
+			if !ok || !isULabel(u) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// decodePunycode decodes RFC 3492's Punycode.
+func decodePunycode(s string) ([]rune, bool) {
+	const base, tmin, tmax, skew, damp = 36, 1, 26, 38, 700
+	var out []rune
+	if i := strings.LastIndexByte(s, '-'); i >= 0 {
+		for _, c := range s[:i] {
+			if c >= 0x80 {
+				return nil, false
+			}
+			out = append(out, c)
+		}
+		s = s[i+1:]
+	}
+	n, bias, i := 128, 72, 0
+	adapt := func(delta, points int, first bool) int {
+		if first {
+			delta /= damp
+		} else {
+			delta /= 2
+		}
+		delta += delta / points
+		k := 0
+		for delta > ((base-tmin)*tmax)/2 {
+			delta /= base - tmin
+			k += base
+		}
+		return k + (base-tmin+1)*delta/(delta+skew)
+	}
+	for p := 0; p < len(s); {
+		old, w := i, 1
+		for k := base; ; k += base {
+			if p == len(s) {
+				return nil, false
+			}
+			c := s[p]
+			p++
+			var digit int
+			switch {
+			case c >= 'a' && c <= 'z':
+				digit = int(c - 'a')
+			case c >= '0' && c <= '9':
+				digit = int(c-'0') + 26
+			default:
+				return nil, false
+			}
+			i += digit * w
+			if i < 0 || i > 0x10FFFF*64 {
+				return nil, false
+			}
+			t := k - bias
+			if t < tmin {
+				t = tmin
+			} else if t > tmax {
+				t = tmax
+			}
+			if digit < t {
+				break
+			}
+			w *= base - t
+		}
+		bias = adapt(i-old, len(out)+1, old == 0)
+		n += i / (len(out) + 1)
+		i %= len(out) + 1
+		if n > unicode.MaxRune {
+			return nil, false
+		}
+		out = append(out[:i], append([]rune{rune(n)}, out[i:]...)...)
+		i++
+	}
+	return out, true
+}
+
+// isULabel checks what RFC 5891 and 5892 say of a U-label that needs no
+// table beyond Unicode's categories: no leading combining mark, no
+// hyphens in the third and fourth positions, none of the code points
+// RFC 5892 lists as DISALLOWED exceptions, and the contextual rules of
+// its Appendix A.
+func isULabel(u []rune) bool {
+	if len(u) == 0 || unicode.Is(unicode.M, u[0]) || len(u) >= 4 && u[2] == '-' && u[3] == '-' {
+		return false
+	}
+	arabicIndic, extended := false, false
+	for i, r := range u {
+		switch r {
+		case 0x0640, 0x07FA, 0x302E, 0x302F, 0x3031, 0x3032, 0x3033, 0x3034, 0x3035, 0x303B:
+			return false
+		case 0x00B7: // MIDDLE DOT: between two l
+			if i == 0 || i == len(u)-1 || u[i-1] != 'l' || u[i+1] != 'l' {
+				return false
+			}
+		case 0x0375: // GREEK KERAIA: before Greek
+			if i == len(u)-1 || !unicode.Is(unicode.Greek, u[i+1]) {
+				return false
+			}
+		case 0x05F3, 0x05F4: // GERESH, GERSHAYIM: after Hebrew
+			if i == 0 || !unicode.Is(unicode.Hebrew, u[i-1]) {
+				return false
+			}
+		case 0x30FB: // KATAKANA MIDDLE DOT: beside Hiragana, Katakana or Han
+			found := false
+			for _, o := range u {
+				if o != 0x30FB && (unicode.In(o, unicode.Hiragana, unicode.Katakana, unicode.Han)) {
+					found = true
+				}
+			}
+			if !found {
+				return false
+			}
+		case 0x200D: // ZERO WIDTH JOINER: after a virama
+			if i == 0 || !isVirama(u[i-1]) {
+				return false
+			}
+		case 0x200C: // ZERO WIDTH NON-JOINER: after a virama, or between joining letters
+			if i == 0 || !isVirama(u[i-1]) && !joinsAround(u, i) {
+				return false
+			}
+		}
+		if r >= 0x0660 && r <= 0x0669 {
+			arabicIndic = true
+		}
+		if r >= 0x06F0 && r <= 0x06F9 {
+			extended = true
+		}
+	}
+	return !(arabicIndic && extended)
+}
+
+// joinsAround reports whether the ZERO WIDTH NON-JOINER at u[i] stands
+// between joining letters, skipping marks: RFC 5892's rule asks for
+// Joining_Type L or D before and R or D after, which this takes to be
+// letters of the scripts that join (Arabic, Syriac, N'Ko, Mongolian,
+// Mandaic, Manichaean, Psalter Pahlavi, Adlam, Hanifi Rohingya, Sogdian).
+func joinsAround(u []rune, i int) bool {
+	joins := func(r rune) bool {
+		return unicode.IsLetter(r) && unicode.In(r, unicode.Arabic, unicode.Syriac, unicode.Nko, unicode.Mongolian,
+			unicode.Mandaic, unicode.Manichaean, unicode.Psalter_Pahlavi, unicode.Adlam, unicode.Hanifi_Rohingya, unicode.Sogdian)
+	}
+	before, after := i-1, i+1
+	for before >= 0 && unicode.Is(unicode.Mn, u[before]) {
+		before--
+	}
+	for after < len(u) && unicode.Is(unicode.Mn, u[after]) {
+		after++
+	}
+	return before >= 0 && after < len(u) && joins(u[before]) && joins(u[after])
+}
+
+// isVirama reports whether r has the canonical combining class Virama
+// (9): the viramas of the Brahmic scripts, all named so in Unicode.
+func isVirama(r rune) bool {
+	switch r {
+	case 0x094D, 0x09CD, 0x0A4D, 0x0ACD, 0x0B4D, 0x0BCD, 0x0C4D, 0x0CCD, 0x0D3B, 0x0D3C, 0x0D4D, 0x0DCA,
+		0x0E3A, 0x0EBA, 0x0F84, 0x1039, 0x103A, 0x1714, 0x1715, 0x1734, 0x17D2, 0x1A60, 0x1B44, 0x1BAA, 0x1BAB,
+		0x1BF2, 0x1BF3, 0x2D7F, 0xA806, 0xA82C, 0xA8C4, 0xA953, 0xA9C0, 0xAAF6, 0xABED:
+		return true
+	}
+	return false
+}
+
+// isEmail is RFC 5321's Mailbox: a dot-string or quoted local part, and
+// a host name or an address literal.
+func isEmail(s string) bool {
+	at := strings.LastIndexByte(s, '@')
+	if at <= 0 || len(s) > 254 {
+		return false
+	}
+	local, domain := s[:at], s[at+1:]
+	if len(local) > 64 {
+		return false
+	}
+	if len(local) >= 2 && local[0] == '"' && local[len(local)-1] == '"' {
+		for i := 1; i < len(local)-1; i++ {
+			c := local[i]
+			if c == '\\' {
+				i++
+				if i >= len(local)-1 || local[i] < 32 || local[i] > 126 {
+					return false
+				}
+				continue
+			}
+			if c == '"' || c < 32 || c > 126 {
+				return false
+			}
+		}
+	} else {
+		if local[0] == '.' || local[len(local)-1] == '.' || strings.Contains(local, "..") {
+			return false
+		}
+		for i := 0; i < len(local); i++ {
+			c := local[i]
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte(".!#$%&'*+-/=?^_`{|}~", c) >= 0) {
+				return false
+			}
+		}
+	}
+	if strings.HasPrefix(domain, "[") && strings.HasSuffix(domain, "]") {
+		lit := domain[1 : len(domain)-1]
+		if v6, ok := strings.CutPrefix(lit, "IPv6:"); ok {
+			return isIPv6(v6)
+		}
+		return isIPv4(lit)
+	}
+	return isHostname(domain)
+}
+
+// isUUID is RFC 4122's string form.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		c := s[i]
+		if i == 8 || i == 13 || i == 18 || i == 23 {
+			if c != '-' {
+				return false
+			}
+		} else if !isHex(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// isJSONPointer is RFC 6901's JSON Pointer.
+func isJSONPointer(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] != '/' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] == '~' && (i+1 == len(s) || s[i+1] != '0' && s[i+1] != '1') {
+			return false
+		}
+	}
+	return utf8.ValidString(s)
+}
+
+// isRelativeJSONPointer is draft-handrews-relative-json-pointer-01's.
+func isRelativeJSONPointer(s string) bool {
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	if i == 0 || i > 1 && s[0] == '0' {
+		return false
+	}
+	return s[i:] == "#" || isJSONPointer(s[i:])
+}
+
+// isURI checks RFC 3986's URI (abs) or URI-reference, or RFC 3987's IRI
+// forms (iri), by their grammar.
+func isURI(s string, iri, abs bool) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	rest := s
+	if i := strings.IndexAny(s, ":/?#"); i > 0 && s[i] == ':' {
+		scheme := s[:i]
+		if !isAlpha(scheme[0]) {
+			return false
+		}
+		for j := 1; j < len(scheme); j++ {
+			c := scheme[j]
+			if !isAlpha(c) && !(c >= '0' && c <= '9') && c != '+' && c != '-' && c != '.' {
+				return false
+			}
+		}
+		rest = s[i+1:]
+	} else if abs {
+		return false
+	} else if i == 0 && s[0] == ':' {
+		return false
+	} else {
+		// A relative path's first segment holds no colon.
+		first := s
+		if j := strings.IndexAny(s, "/?#"); j >= 0 {
+			first = s[:j]
+		}
+		if strings.Contains(first, ":") {
+			return false
+		}
+	}
+	rest, frag, hasFrag := strings.Cut(rest, "#")
+	if hasFrag && !uriChars(frag, iri, "/?:@", false) {
+		return false
+	}
+	rest, query, hasQuery := strings.Cut(rest, "?")
+	if hasQuery && !uriChars(query, iri, "/?:@", true) {
+		return false
+	}
+	if auth, ok := strings.CutPrefix(rest, "//"); ok {
+		path := ""
+		if j := strings.IndexByte(auth, '/'); j >= 0 {
+			auth, path = auth[:j], auth[j:]
+		}
+		if !isAuthority(auth, iri) {
+			return false
+		}
+		rest = path
+	}
+	return uriChars(rest, iri, "/:@", false)
+}
+
+func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// uriChars reports whether s holds only unreserved characters,
+// percent-encodings, sub-delims and extra; and, for an IRI, ucschar (and
+// iprivate in a query).
+func uriChars(s string, iri bool, extra string, query bool) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return false
+			}
+			i += 3
+			continue
+		case c >= 0x80:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !iri || !(isUCSChar(r) || query && isIPrivate(r)) {
+				return false
+			}
+			i += n
+			continue
+		case isAlpha(c) || c >= '0' && c <= '9' || strings.IndexByte("-._~!$&'()*+,;=", c) >= 0 || strings.IndexByte(extra, c) >= 0:
+		default:
+			return false
+		}
+		i++
+	}
+	return true
+}
+
+func isUCSChar(r rune) bool {
+	switch {
+	case r >= 0xA0 && r <= 0xD7FF, r >= 0xF900 && r <= 0xFDCF, r >= 0xFDF0 && r <= 0xFFEF:
+		return true
+	case r >= 0x10000 && r <= 0xEFFFD:
+		return r&0xFFFF <= 0xFFFD
+	}
+	return false
+}
+
+func isIPrivate(r rune) bool {
+	return r >= 0xE000 && r <= 0xF8FF || r >= 0xF0000 && r <= 0xFFFFD || r >= 0x100000 && r <= 0x10FFFD
+}
+
+// isAuthority is RFC 3986's authority: [userinfo "@"] host [":" port].
+func isAuthority(a string, iri bool) bool {
+	if at := strings.LastIndexByte(a, '@'); at >= 0 {
+		if !uriChars(a[:at], iri, ":", false) || strings.Contains(a[:at], "@") {
+			return false
+		}
+		a = a[at+1:]
+	}
+	host, port := a, ""
+	if strings.HasPrefix(a, "[") {
+		end := strings.IndexByte(a, ']')
+		if end < 0 {
+			return false
+		}
+		host, port = a[:end+1], a[end+1:]
+		if port != "" {
+			p, ok := strings.CutPrefix(port, ":")
+			if !ok {
+				return false
+			}
+			port = ":" + p
+		}
+		lit := host[1 : len(host)-1]
+		if len(lit) > 0 && (lit[0] == 'v' || lit[0] == 'V') {
+			// IPvFuture: "v" 1*HEXDIG "." 1*( unreserved / sub-delims / ":" )
+			ver, addr, ok := strings.Cut(lit[1:], ".")
+			if !ok || ver == "" || addr == "" || strings.ContainsAny(addr, "%") || !uriChars(addr, false, ":", false) {
+				return false
+			}
+			for i := 0; i < len(ver); i++ {
+				if !isHex(ver[i]) {
+					return false
+				}
+			}
+		} else if !isIPv6(lit) {
+			return false
+		}
+	} else if i := strings.LastIndexByte(a, ':'); i >= 0 {
+		host, port = a[:i], a[i:]
+	}
+	if port != "" && !isDigits(port[1:]) && port != ":" {
+		return false
+	}
+	if strings.HasPrefix(host, "[") {
+		return true
+	}
+	return uriChars(host, iri, "", false)
+}
+
+// isURITemplate is RFC 6570's URI Template, level 4.
+func isURITemplate(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '{':
+			end := strings.IndexByte(s[i:], '}')
+			if end < 0 {
+				return false
+			}
+			if !isTemplateExpression(s[i+1 : i+end]) {
+				return false
+			}
+			i += end + 1
+			continue
+		case c == '}':
+			return false
+		case c == '%':
+			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+				return false
+			}
+			i += 3
+			continue
+		case c >= 0x80:
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !isUCSChar(r) && !isIPrivate(r) {
+				return false
+			}
+			i += n
+			continue
+		case c <= ' ' || c == 0x7f || strings.IndexByte("\"<>\\^`|", c) >= 0:
+			return false
+		}
+		i++
+	}
+	return true
+}
+
+func isTemplateExpression(e string) bool {
+	if e != "" && strings.IndexByte("+#./;?&=,!@|", e[0]) >= 0 {
+		if strings.IndexByte("=,!@|", e[0]) >= 0 {
+			return false // reserved for future extensions
+		}
+		e = e[1:]
+	}
+	if e == "" {
+		return false
+	}
+	for _, spec := range strings.Split(e, ",") {
+		name := spec
+		if n, ok := strings.CutSuffix(spec, "*"); ok {
+			name = n
+		} else if n, max, ok := strings.Cut(spec, ":"); ok {
+			if max == "" || len(max) > 4 || max[0] == '0' || !isDigits(max) {
+				return false
+			}
+			name = n
+		}
+		if name == "" || name[0] == '.' || name[len(name)-1] == '.' || strings.Contains(name, "..") {
+			return false
+		}
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			switch {
+			case isAlpha(c) || c >= '0' && c <= '9' || c == '_' || c == '.':
+			case c == '%':
+				if i+2 >= len(name) || !isHex(name[i+1]) || !isHex(name[i+2]) {
+					return false
+				}
+				i += 2
+			default:
+				return false
+			}
+		}
+	}
+	return true
 }

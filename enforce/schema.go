@@ -25,6 +25,11 @@ type Schema struct {
 	// value, and one member's name, of an answer checked against: Check
 	// holds an answer to MaxCheckWork with them.
 	perValue, perName int
+	// fan, where the schema's recursion fans out (or the audit could not
+	// count every way to nest), counts the subschema checks of each
+	// answer before any evaluator sees it; perValue and perName are then
+	// unused.
+	fan *fanOut
 	// goType, set by SchemaFor and For, is the Go type every passing
 	// answer must decode into: a schema cannot tell 21.0 from 21, but an
 	// int field can.
@@ -43,6 +48,8 @@ type Schema struct {
 	validators []Validator
 	// repairs mend an answer that fails as written ([Schema.WithRepairs]).
 	repairs Repairs
+	// ignored: see [Schema.Ignored].
+	ignored []IgnoredKeyword
 }
 
 // CompileSchema compiles a JSON Schema document.
@@ -74,7 +81,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	sl := gojsonschema.NewSchemaLoader()
 	sl.AutoDetect = false
 	sl.Validate = false
-	switch a.draft {
+	switch a.target {
 	case draft4:
 		sl.Draft = gojsonschema.Draft4
 	case draft6:
@@ -84,15 +91,32 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	}
 	gs, err := compileSafely(sl, tree)
 	if err != nil {
-		return nil, &SchemaError{Reason: "not a valid " + a.draft.String() + " schema", Err: err}
+		return nil, &SchemaError{Reason: "not a valid " + a.target.String() + " schema", Err: err}
 	}
 	return &Schema{
 		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, typed: new(sync.Map),
-		perValue: a.perValue, perName: a.perName,
-		plan: &streamPlan{tree: tree, draft: a.draft},
-		fast: compileFast(tree, a.draft),
+		perValue: a.perValue, perName: a.perName, fan: a.frozenFanOut(),
+		plan:    &streamPlan{tree: tree, draft: a.target},
+		fast:    compileFast(tree, a.target),
+		ignored: a.ignored,
 	}, nil
 }
+
+// IgnoredKeyword is a keyword a schema uses where its dialect does not
+// define it, so that, as the specification says, it is not checked:
+// dependentRequired in a draft-07 schema, if in draft-06, format since
+// 2019-09 (an annotation there).
+type IgnoredKeyword struct {
+	Keyword  string
+	Location string // JSON Pointer of the subschema holding it
+	Dialect  string // that subschema's dialect: "draft-07", "2020-12", …
+}
+
+// Ignored lists the keywords s does not check because their dialect does
+// not define them, sorted by location: what a reader of the schema might
+// believe enforced and is not. Annotations (title, default, …) and
+// keywords no dialect defines are not listed.
+func (s *Schema) Ignored() []IgnoredKeyword { return append([]IgnoredKeyword(nil), s.ignored...) }
 
 func compileSafely(sl *gojsonschema.SchemaLoader, tree any) (gs *gojsonschema.Schema, err error) {
 	defer func() {
@@ -236,7 +260,7 @@ func (s *Schema) checkStrict(answer string) error {
 // values values and names member names. passed: the fast path already
 // passed doc (a Stream checks it as it is read).
 func (s *Schema) checkParsed(answer string, doc any, values, names int, passed bool) error {
-	if err := s.checkWork(values, names); err != nil {
+	if err := s.checkWork(doc, values, names); err != nil {
 		return err
 	}
 	if !passed && !s.passesFast(doc) {
@@ -263,8 +287,16 @@ func (s *Schema) checkSize(answer string) *CheckError {
 
 // checkWork refuses a parsed answer whose values (and member names) the
 // validator would check against more than MaxCheckWork subschemas in all,
-// each counted at the most the audit found one of them checked against.
-func (s *Schema) checkWork(values, names int) *CheckError {
+// each counted at the most the audit found one of them checked against,
+// or, where recursion fans out, counted along the answer itself.
+func (s *Schema) checkWork(doc any, values, names int) *CheckError {
+	if s.fan != nil {
+		if s.fan.within(doc, MaxCheckWork) {
+			return nil
+		}
+		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
+			"the answer is too costly for this contract: its recursion checks some values once for every branch that reaches them, and the answer's %d values would take more than MaxCheckWork (%d) subschema checks: it was not judged further", values, MaxCheckWork)}}}
+	}
 	work := int64(values)*int64(s.perValue) + int64(names)*int64(s.perName) // answers are bounded in bytes, so this cannot overflow
 	if work <= MaxCheckWork {
 		return nil

@@ -86,30 +86,29 @@ func TestCheckReportsEveryIssueAtItsPointer(t *testing.T) {
 
 func TestCompileSchemaRefuses(t *testing.T) {
 	const d2020 = `"$schema": "https://json-schema.org/draft/2020-12/schema", `
+	const d2019 = `"$schema": "https://json-schema.org/draft/2019-09/schema", `
 	tests := []struct {
 		name         string
 		schema       string
 		wantKeyword  string
 		wantLocation string
 	}{
-		{"prefixItems is refused", `{"properties": {"a": {"prefixItems": [{}]}}}`, "prefixItems", "/properties/a"},
 		{"unevaluatedProperties is refused", `{` + d2020 + `"unevaluatedProperties": false}`, "unevaluatedProperties", ""},
-		{"unevaluatedItems is refused", `{"items": {"unevaluatedItems": false}}`, "unevaluatedItems", "/items"},
-		{"dependentRequired is refused", `{"allOf": [{}, {"dependentRequired": {"a": ["b"]}}]}`, "dependentRequired", "/allOf/1"},
-		{"dependentSchemas is refused", `{"dependentSchemas": {"a": {}}}`, "dependentSchemas", ""},
-		{"$anchor is refused", `{"definitions": {"x": {"$anchor": "x"}}}`, "$anchor", "/definitions/x"},
+		{"unevaluatedItems is refused", `{` + d2020 + `"items": {"unevaluatedItems": false}}`, "unevaluatedItems", "/items"},
 		{"$dynamicRef is refused", `{` + d2020 + `"$dynamicRef": "#meta"}`, "$dynamicRef", ""},
 		{"$dynamicAnchor is refused", `{` + d2020 + `"$defs": {"m": {"$dynamicAnchor": "meta"}}}`, "$dynamicAnchor", "/$defs/m"},
-		{"$recursiveRef is refused", `{"$recursiveRef": "#"}`, "$recursiveRef", ""},
-		{"minContains is refused", `{"contains": {}, "minContains": 2}`, "minContains", ""},
-		{"maxContains is refused", `{"properties": {"a/b": {"contains": {}, "maxContains": 2}}}`, "maxContains", "/properties/a~1b"},
+		{"$recursiveRef is refused", `{` + d2019 + `"$recursiveRef": "#"}`, "$recursiveRef", ""},
+		{"minContains is refused", `{` + d2020 + `"contains": {}, "minContains": 2}`, "minContains", ""},
+		{"maxContains is refused", `{` + d2019 + `"properties": {"a/b": {"contains": {}, "maxContains": 2}}}`, "maxContains", "/properties/a~1b"},
 		{"a $ref to the root that consumes no input is refused", `{"$ref": "#"}`, "$ref", ""},
 		{"a $ref to itself is refused", `{"definitions": {"a": {"$ref": "#/definitions/a"}}}`, "$ref", "/definitions/a"},
 		{"a $ref to a missing target is refused", `{"properties": {"a": {"$ref": "#/definitions/missing"}}}`, "$ref", "/properties/a"},
 		{"a $ref to a missing $defs target is refused", `{` + d2020 + `"$ref": "#/$defs/missing"}`, "$ref", ""},
 		{"a remote $ref is refused", `{"properties": {"a": {"$ref": "http://example.com/schema.json"}}}`, "$ref", "/properties/a"},
 		{"a relative file $ref is refused", `{"$ref": "other.json#/definitions/a"}`, "$ref", ""},
-		{"an anchor $ref is refused", `{"properties": {"a": {"$ref": "#foo"}}}`, "$ref", "/properties/a"},
+		{"a $ref to an anchor no subschema defines is refused", `{"properties": {"a": {"$ref": "#foo"}}}`, "$ref", "/properties/a"},
+		{"a $ref into an enum's values is refused", `{"enum": [{"type": "string"}], "properties": {"a": {"$ref": "#/enum/0"}}}`, "$ref", "/properties/a"},
+		{"a $ref to a subschema's $id outside the document is refused", `{"$id": "http://example.com/root.json", "properties": {"a": {"$ref": "other.json"}}}`, "$ref", "/properties/a"},
 		{"a non-string $ref is refused", `{"$ref": 1}`, "$ref", ""},
 		{"2020-12 items as an array is refused", `{` + d2020 + `"items": [{}]}`, "items", ""},
 	}
@@ -472,11 +471,39 @@ func TestTranslated2020Keywords(t *testing.T) {
 	}
 }
 
-func TestTranslatable2020KeywordsAreRefusedInOlderDialects(t *testing.T) {
-	_, err := enforce.CompileSchema([]byte(`{"prefixItems": [{}]}`))
-	var se *enforce.SchemaError
-	if !errors.As(err, &se) || se.Keyword != "prefixItems" || !strings.Contains(se.Reason, "2020-12") {
-		t.Errorf("err = %v, want prefixItems refused with a hint to declare 2020-12", err)
+// A keyword the schema's dialect does not define is ignored, as the
+// specification says, and Ignored names it.
+func TestKeywordsTheDialectDoesNotDefineAreIgnoredAndListed(t *testing.T) {
+	tests := []struct {
+		name, schema, answer string
+		want                 []enforce.IgnoredKeyword
+	}{
+		{"prefixItems in draft-07", `{"prefixItems": [{"type": "string"}]}`, `[1]`,
+			[]enforce.IgnoredKeyword{{Keyword: "prefixItems", Location: "", Dialect: "draft-07"}}},
+		{"dependentRequired in draft-07", `{"properties": {"a": {"dependentRequired": {"b": ["c"]}}}}`, `{"a": {"b": 1}}`,
+			[]enforce.IgnoredKeyword{{Keyword: "dependentRequired", Location: "/properties/a", Dialect: "draft-07"}}},
+		{"if in draft-06", `{"$schema": "http://json-schema.org/draft-06/schema#", "if": {"type": "string"}, "then": false}`, `"s"`,
+			[]enforce.IgnoredKeyword{{Keyword: "if", Dialect: "draft-06"}, {Keyword: "then", Dialect: "draft-06"}}},
+		{"const in draft-04", `{"$schema": "http://json-schema.org/draft-04/schema#", "const": 1}`, `2`,
+			[]enforce.IgnoredKeyword{{Keyword: "const", Dialect: "draft-04"}}},
+		{"unevaluatedProperties in draft-07", `{"unevaluatedProperties": false}`, `{"a": 1}`,
+			[]enforce.IgnoredKeyword{{Keyword: "unevaluatedProperties", Dialect: "draft-07"}}},
+		{"format in 2020-12, an annotation", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "format": "email"}`, `"not an email"`,
+			[]enforce.IgnoredKeyword{{Keyword: "format", Dialect: "2020-12"}}},
+		{"additionalItems in 2020-12", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "additionalItems": false}`, `[1]`,
+			[]enforce.IgnoredKeyword{{Keyword: "additionalItems", Dialect: "2020-12"}}},
+		{"nothing in a schema of its own dialect", `{"type": "object", "title": "t", "x-extension": 1}`, `{}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustCompile(t, tt.schema)
+			if got, want := s.Ignored(), tt.want; !reflect.DeepEqual(got, want) {
+				t.Errorf("Ignored() = %+v, want %+v", got, want)
+			}
+			if err := s.Check(tt.answer); err != nil {
+				t.Errorf("Check(%s) = %v, want nil: the keyword is ignored", tt.answer, err)
+			}
+		})
 	}
 }
 

@@ -103,8 +103,14 @@ func (s *Schema) Stream() *Stream {
 	if s.repairs != 0 {
 		return &Stream{mend: newMendStream(s)}
 	}
-	st := &Stream{s: s, limit: s.maxAnswerBytes(), cur: s.plan.rootNode(s.fast), state: stValue, rootStart: -1, rootEnd: -1,
-		inc: s.fast != nil && !s.canonical}
+	st := &Stream{s: s, limit: s.maxAnswerBytes(), state: stValue, rootStart: -1, rootEnd: -1,
+		inc: s.fast != nil && !s.canonical && s.fan == nil}
+	if s.fan == nil {
+		// Where recursion fans out, one value may cost more than any
+		// answer's share before the answer's whole cost is counted: the
+		// Stream only reads, and Close judges.
+		st.cur = s.plan.rootNode(s.fast)
+	}
 	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
 	return st
 }

@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 )
 
@@ -67,27 +66,27 @@ func (a *auditor) move(from, to string) {
 	a.moved[from] = to
 }
 
-// reaim points each $ref whose target passes through a translated keyword
-// at the target's new location.
+// reaim aims each $ref at its target's place in the rewrite.
 func (a *auditor) reaim() {
-	if len(a.moved) == 0 {
-		return
-	}
 	for _, r := range a.refNodes {
-		if r.target == "" {
-			continue
-		}
-		var orig, aimed strings.Builder
-		for _, seg := range strings.Split(r.target[1:], "/") {
-			orig.WriteString("/" + seg)
-			if to, ok := a.moved[orig.String()]; ok {
-				aimed.WriteString(to)
-			} else {
-				aimed.WriteString("/" + seg)
-			}
-		}
-		if aimed.String() != r.target {
-			r.node["$ref"] = (&url.URL{Fragment: aimed.String()}).String()
+		r.node["$ref"] = pointerRef(a.aim(r.target))
+	}
+}
+
+// aim is the location in the rewrite of loc in the original document:
+// the same but where a translated keyword moved.
+func (a *auditor) aim(loc string) string {
+	if len(a.moved) == 0 || loc == "" {
+		return loc
+	}
+	var orig, aimed strings.Builder
+	for _, seg := range strings.Split(loc[1:], "/") {
+		orig.WriteString("/" + seg)
+		if to, ok := a.moved[orig.String()]; ok {
+			aimed.WriteString(to)
+		} else {
+			aimed.WriteString("/" + seg)
 		}
 	}
+	return aimed.String()
 }
