@@ -3,6 +3,7 @@ package enforce
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -104,7 +105,7 @@ func (s *Schema) Stream() *Stream {
 		return &Stream{mend: newMendStream(s)}
 	}
 	st := &Stream{s: s, limit: s.maxAnswerBytes(), state: stValue, rootStart: -1, rootEnd: -1,
-		inc: s.fast != nil && !s.canonical && s.fan == nil}
+		inc: s.fast != nil && s.fan == nil}
 	if s.fan == nil {
 		// Where recursion fans out, one value may cost more than any
 		// answer's share before the answer's whole cost is counted: the
@@ -213,7 +214,7 @@ func (st *Stream) Close() error {
 	if !st.closed {
 		st.closed = true
 		if st.verdict == nil && st.state == stNumber && !st.long && st.num != numSign && st.num != numDot && st.num != numE && st.num != numESign {
-			var v any = json.Number(st.buf.String()[st.tok:st.read]) // the answer's end ends its number
+			var v any = st.number(st.buf.String()[st.tok:st.read]) // the answer's end ends its number
 			st.done(st.read, v, st.passesHere(v))
 		}
 		if st.verdict == nil {
@@ -268,7 +269,9 @@ func (st *Stream) run(s string, i, end int) int {
 				continue
 			}
 			if c == ']' && st.state == stArrayOpen {
-				st.pop(i + 1)
+				if st.pop(i + 1) {
+					return i + 1
+				}
 				i++
 				continue
 			}
@@ -282,7 +285,9 @@ func (st *Stream) run(s string, i, end int) int {
 			case c == '"':
 				st.state, st.key, st.tok, st.escaped = stString, true, i, false
 			case c == '}' && st.state == stObjOpen:
-				st.pop(i + 1)
+				if st.pop(i + 1) {
+					return i + 1
+				}
 			default:
 				if st.syntax(s, i) {
 					return i + 1
@@ -323,7 +328,9 @@ func (st *Stream) run(s string, i, end int) int {
 					st.cur = f.node.items.live()
 				}
 			case c == '}' && f.obj, c == ']' && !f.obj:
-				st.pop(i + 1)
+				if st.pop(i + 1) {
+					return i + 1
+				}
 			default:
 				if st.syntax(s, i) {
 					return i + 1
@@ -372,7 +379,7 @@ func (st *Stream) run(s string, i, end int) int {
 					doc = st.lit == "true"
 				}
 				ok := st.passesHere(doc)
-				if !ok && st.scalar(k, st.lit) {
+				if !ok && (st.scalar(k, st.lit) || st.closedScalar(doc)) {
 					return i
 				}
 				st.done(i, doc, ok)
@@ -470,8 +477,9 @@ func (st *Stream) begin(s string, i int) bool {
 	return false
 }
 
-// pop ends the innermost object or array, just before end.
-func (st *Stream) pop(end int) {
+// pop ends the innermost object or array, just before end, and reports
+// whether that gave a verdict.
+func (st *Stream) pop(end int) bool {
 	f := &st.stack[len(st.stack)-1]
 	c, size, bad := f.c, st.values-f.values+1, f.bad
 	// Its members or items passed their subschemas: check only its own
@@ -485,11 +493,17 @@ func (st *Stream) pop(end int) {
 			doc = st.lazy(f.start, end, f.n)
 		}
 	}
-	st.keys = st.keys[:f.keys]
 	if !ok {
-		doc = st.container(f.obj, f.n)
+		doc = st.peekContainer(f.obj, f.n)
 		ok = st.inc && c != nil && !bad && ownPasses(c, doc)
+		if !ok && st.inc && c != nil && st.closedFails(len(st.stack)-1, doc, size) {
+			// Left open, as a value that doomed the answer is: what was
+			// read before it stays, for Partial.
+			return true
+		}
+		st.dropKids(f.n)
 	}
+	st.keys = st.keys[:f.keys]
 	st.stack = st.stack[:len(st.stack)-1]
 	st.state = stAfter
 	st.ended(end, doc)
@@ -497,6 +511,20 @@ func (st *Stream) pop(end int) {
 	if st.tape.on && len(st.stack) > 0 {
 		st.settleOne(doc, c, size, "", st.inc && !bad, ok)
 	}
+	return false
+}
+
+// closedScalar is closedFails for the string, number or literal v that
+// just ended, where the path decides its subschema.
+func (st *Stream) closedScalar(v any) bool {
+	if !st.inc {
+		return false
+	}
+	d := len(st.stack)
+	if (d == 0 && st.s.fast == nil) || (d > 0 && st.childSchema(d) == nil) {
+		return false
+	}
+	return st.closedFails(d, v, 1)
 }
 
 // stringByte steps a string at s[i] = c, past its plain text.
@@ -555,6 +583,9 @@ func (st *Stream) endString(raw string) bool {
 		var v any = text
 		ok := st.passesHere(v)
 		if !ok && n != nil && (n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") && st.scalar(kindString, text) {
+			return true
+		}
+		if !ok && st.closedScalar(v) {
 			return true
 		}
 		st.done(st.tok+len(raw), v, ok)
@@ -772,13 +803,23 @@ func (st *Stream) endNumber(s string, i int) bool {
 		return st.giveSyntax(s[:i+1], i)
 	}
 	n := st.cur
-	var v any = json.Number(s[st.tok:i])
+	var v any = st.number(s[st.tok:i])
 	ok := st.passesHere(v)
-	if !ok && n != nil && st.mayFollow(s[i]) && st.scalar(kindNumber, s[st.tok:i]) {
+	if !ok && st.mayFollow(s[i]) && (n != nil && st.scalar(kindNumber, s[st.tok:i]) || st.closedScalar(v)) {
 		return true
 	}
 	st.done(i, v, ok)
 	return false
+}
+
+// number is a number of the answer as the tree holds it: canonical where
+// the schema compares numbers by their text (Schema.canonical), as Check
+// makes them before validating, so the fast path judges it as Check does.
+func (st *Stream) number(text string) any {
+	if st.s.canonical {
+		return canonicalNumber(json.Number(text))
+	}
+	return json.Number(text)
 }
 
 // mayFollow reports whether c may follow a value where the Stream is.
@@ -866,6 +907,27 @@ const stGaveUp = 255
 // that holds only the path to v, so its issue is the one it reports for
 // every completion (see [Stream]).
 func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ...string) bool {
+	return st.ask(d, v, 0, isMember, member, func(is Issue, want string) bool {
+		return is.Path == want && slices.Contains(keywords, is.Keyword)
+	})
+}
+
+// closedFails gives the verdict on a value that just closed at depth d,
+// holding size values, whose subschema its path decides (the fast path's
+// c is known from the path alone) and which the fast path failed: every
+// issue at or below its pointer is decided, whatever keyword found it
+// (required, minItems, anyOf, not, …), since nothing after the value can
+// change the value or the subschemas that apply to it.
+func (st *Stream) closedFails(d int, v any, size int) bool {
+	return st.ask(d, v, size, false, "", func(is Issue, want string) bool {
+		return is.Path == want || strings.HasPrefix(is.Path, want+"/")
+	})
+}
+
+// ask validates a document that holds only the path to the value v at
+// depth d (with member name: the member of the object there), of size
+// values, and gives the first issue accept takes as the verdict.
+func (st *Stream) ask(d int, v any, size int, isMember bool, member string, accept func(is Issue, want string) bool) bool {
 	if st.noSchema {
 		return false
 	}
@@ -875,9 +937,9 @@ func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ..
 	if st.asks++; st.asks > maxAsks {
 		return false
 	}
-	items := 0
+	items := size
 	if a, ok := v.([]any); ok {
-		items = len(a)
+		items = max(items, len(a))
 	}
 	var ptr strings.Builder
 	for _, f := range st.stack[:d] {
@@ -916,14 +978,9 @@ func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ..
 	}
 	want := quote(ptr.String())
 	for _, is := range ce.Issues {
-		if is.Path != want {
-			continue
-		}
-		for _, k := range keywords {
-			if is.Keyword == k {
-				st.verdict = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{is}}
-				return true
-			}
+		if accept(is, want) {
+			st.verdict = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{is}}
+			return true
 		}
 	}
 	return false

@@ -450,8 +450,8 @@ func (g *fuzzGen) schema(depth int) any {
 			m["type"] = []any{"boolean", "null", "array"}[g.pick(3)]
 		}
 	case 5, 6:
-		// Outside the subset: no early verdict below here.
-		switch g.pick(5) {
+		// Combinators and keywords decided only once a value closes.
+		switch g.pick(11) {
 		case 0:
 			m["anyOf"] = []any{g.schema(depth + 1), g.schema(depth + 1)}
 		case 1:
@@ -464,6 +464,27 @@ func (g *fuzzGen) schema(depth int) any {
 		case 4:
 			m["allOf"] = []any{g.schema(depth + 1)}
 			m["properties"] = map[string]any{"a": g.schema(depth + 1)}
+		case 5:
+			m["oneOf"] = []any{g.schema(depth + 1), g.schema(depth + 1)}
+		case 6:
+			m["if"] = g.schema(depth + 1)
+			m["then"] = g.schema(depth + 1)
+			if g.pick(2) == 0 {
+				m["else"] = g.schema(depth + 1)
+			}
+		case 7:
+			m["type"] = "object"
+			m["properties"] = map[string]any{"a": g.schema(depth + 1), "b": g.schema(depth + 1)}
+			m["dependencies"] = map[string]any{"a": []any{"b"}, "b": g.schema(depth + 1)}
+		case 8:
+			m["type"] = "array"
+			m["contains"] = g.schema(depth + 1)
+		case 9:
+			m["type"] = "object"
+			m["propertyNames"] = map[string]any{"maxLength": 1}
+			m["minProperties"] = 1 + g.pick(2)
+		case 10:
+			m["allOf"] = []any{g.schema(depth + 1), g.schema(depth + 1)}
 		}
 	case 7:
 		// an empty schema
