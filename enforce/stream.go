@@ -214,7 +214,7 @@ func (st *Stream) Close() error {
 	if !st.closed {
 		st.closed = true
 		if st.verdict == nil && st.state == stNumber && !st.long && st.num != numSign && st.num != numDot && st.num != numE && st.num != numESign {
-			var v any = st.number(st.buf.String()[st.tok:st.read]) // the answer's end ends its number
+			var v any = json.Number(st.buf.String()[st.tok:st.read]) // the answer's end ends its number
 			st.done(st.read, v, st.passesHere(v))
 		}
 		if st.verdict == nil {
@@ -605,7 +605,7 @@ func (st *Stream) endString(raw string) bool {
 	st.cur = nil
 	n := f.node
 	if n == nil {
-		return false
+		return st.unlisted(f, name)
 	}
 	if pp, ok := n.props[name]; ok {
 		st.cur = pp.p.live()
@@ -619,6 +619,26 @@ func (st *Stream) endString(raw string) bool {
 	}
 	st.cur = n.addl.live()
 	return false
+}
+
+// unlisted gives the verdict on a member name additionalProperties false
+// refuses beside patternProperties, or under a subschema the plan does
+// not follow (allOf, …): once the name has closed, whether a property or
+// a pattern lists it is decided, whatever the member's value.
+func (st *Stream) unlisted(f *frame, name string) bool {
+	c := f.c
+	if !st.inc || c == nil || !c.addlFalse {
+		return false
+	}
+	if _, listed := c.props[name]; listed {
+		return false
+	}
+	for _, pp := range c.patterns {
+		if pp.re.MatchString(name) {
+			return false
+		}
+	}
+	return st.schema(len(st.stack)-1, map[string]any{name: nil}, true, name, "additionalProperties")
 }
 
 func decodeString(raw string) string {
@@ -803,23 +823,13 @@ func (st *Stream) endNumber(s string, i int) bool {
 		return st.giveSyntax(s[:i+1], i)
 	}
 	n := st.cur
-	var v any = st.number(s[st.tok:i])
+	var v any = json.Number(s[st.tok:i])
 	ok := st.passesHere(v)
 	if !ok && st.mayFollow(s[i]) && (n != nil && st.scalar(kindNumber, s[st.tok:i]) || st.closedScalar(v)) {
 		return true
 	}
 	st.done(i, v, ok)
 	return false
-}
-
-// number is a number of the answer as the tree holds it: canonical where
-// the schema compares numbers by their text (Schema.canonical), as Check
-// makes them before validating, so the fast path judges it as Check does.
-func (st *Stream) number(text string) any {
-	if st.s.canonical {
-		return canonicalNumber(json.Number(text))
-	}
-	return json.Number(text)
 }
 
 // mayFollow reports whether c may follow a value where the Stream is.
