@@ -17,8 +17,10 @@ import (
 // the bytes read can pass: at json-parse, every completion within the
 // size bound fails with that very error; at schema-validate, its one
 // issue is among Check's issues for every completion that parses within
-// the bounds ([MaxAnswerBytes], [MaxCheckWork]). Where the schema does
-// not let a prefix decide, the verdict waits for Close.
+// the bounds ([MaxAnswerBytes], [MaxCheckWork], and numbers that fit a
+// float64 where enum, const or uniqueItems compare them: Check reports
+// such a number alone). Where the schema does not let a prefix decide,
+// the verdict waits for Close.
 type Stream struct {
 	// mend judges in its place for a schema with repairs.
 	mend *mendStream

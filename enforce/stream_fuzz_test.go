@@ -141,6 +141,9 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 		}
 		var gce *CheckError
 		errors.As(got, &gce)
+		if beyondBounds(gce) {
+			continue // a number gojsonschema cannot compare: outside the promise
+		}
 		if gce.Stage == StageJSONParse {
 			if c == read+complete(read) {
 				t.Fatalf("schema %s: %q, read to %q: the completion %q does not parse: %v", s.source, text, read, c, got)
@@ -155,6 +158,18 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 			t.Fatalf("schema %s: %q was failed early after %d bytes with %+v, but Check(%q) reports %+v", s.source, text, n, ce.Issues[0], c, gce.Issues)
 		}
 	}
+}
+
+// beyondBounds reports whether Check's verdict is that a number is too
+// large for gojsonschema to compare: it then writes that issue alone, and
+// a Stream's early verdict need not be among it (see [Stream]).
+func beyondBounds(ce *CheckError) bool {
+	for _, is := range ce.Issues {
+		if is.Message == tooLargeNumber {
+			return true
+		}
+	}
+	return false
 }
 
 // holdPrefix: a prefix read without a verdict must complete into JSON,
