@@ -82,13 +82,15 @@ func (st *Stream) ended(end int, doc any) {
 
 // done records that a string, number or literal ended just before end,
 // and is doc; ok: it passed the subschema its path gives it (see
-// [Stream.passesHere]).
-func (st *Stream) done(end int, doc any, ok bool) {
+// [Stream.passesHere]). It reports whether a validator of the value gave
+// a verdict.
+func (st *Stream) done(end int, doc any, ok bool) bool {
 	st.ended(end, doc)
 	st.verified(ok)
 	if st.tape.on {
 		st.settleOne(doc, st.childSchema(len(st.stack)), 1, "", st.inc, ok)
 	}
+	return st.validateClosed(len(st.stack), st.tok, end)
 }
 
 // peekContainer builds the object or array that just ended from its n

@@ -1,9 +1,11 @@
 package enforce
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -27,6 +29,11 @@ type Stream struct {
 	// noSchema: no early verdicts at schema-validate (a mendStream's
 	// inner Stream, when values may still be coerced).
 	noSchema bool
+	// pointed are the schema's validators of one member ([Validator.At]),
+	// asked with vctx and vtry when it closes ([Schema.StreamValidating]).
+	pointed []Validator
+	vctx    context.Context
+	vtry    Try
 
 	s     *Schema
 	limit int
@@ -116,6 +123,64 @@ func (s *Schema) Stream() *Stream {
 	}
 	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
 	return st
+}
+
+// StreamValidating returns a [Stream] that also asks the schema's
+// validators of one member ([Validator.At]) as soon as that member's
+// value closes, with ctx and at as [Ledger.Judge] would: an issue they
+// find fails the answer there. A validator that errs, panics or outlives
+// ctx gives no early verdict; the answer's judge decides at its end.
+// Validators of the whole answer judge it at its end, as ever.
+func (s *Schema) StreamValidating(ctx context.Context, at Try) *Stream {
+	st := s.Stream()
+	if st.mend != nil {
+		return st // validators judge the mended answer, at its end
+	}
+	for _, v := range s.validators {
+		if v.pointed {
+			st.pointed = append(st.pointed, v)
+		}
+	}
+	st.vctx, st.vtry = ctx, at
+	return st
+}
+
+// validateClosed asks the validators of the value that just closed at
+// depth d, s[start:end], and gives the first one's issues as the verdict.
+// Nothing after a closed value can change it, so an issue found on it is
+// the one the validator finds at the answer's end.
+func (st *Stream) validateClosed(d, start, end int) bool {
+	if len(st.pointed) == 0 || st.verdict != nil {
+		return false
+	}
+	ptr := st.pointer(d)
+	for _, v := range st.pointed {
+		if v.at != ptr {
+			continue
+		}
+		r, ok := v.call(st.vctx, st.buf.String()[start:end], st.vtry)
+		if !ok || r.panicked || r.exited || (r.err != nil && !errors.Is(r.err, ErrBeyondRepair)) {
+			continue
+		}
+		var issues []Issue
+		for _, is := range r.issues {
+			if checkIssue(is) != nil {
+				issues = nil // the validator could not judge: the end decides
+				break
+			}
+			issues = append(issues, Issue{Path: quote(v.at + is.Path), Keyword: v.name, Message: quote(is.Message)})
+		}
+		if r.err != nil && len(r.issues) == 0 {
+			issues = append(issues, Issue{Path: quote(v.at), Keyword: v.name, Message: quote(r.err.Error())})
+		}
+		if len(issues) == 0 {
+			continue
+		}
+		sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
+		st.verdict = &CheckError{Stage: StageSchemaValidate, Issues: issues, byValidators: true, beyondRepair: r.err != nil}
+		return true
+	}
+	return false
 }
 
 // Stream states, between two bytes.
@@ -384,7 +449,9 @@ func (st *Stream) run(s string, i, end int) int {
 				if !ok && (st.scalar(k, st.lit) || st.closedScalar(doc)) {
 					return i
 				}
-				st.done(i, doc, ok)
+				if st.done(i, doc, ok) {
+					return i
+				}
 			}
 		case stRune:
 			i++
@@ -483,6 +550,7 @@ func (st *Stream) begin(s string, i int) bool {
 // whether that gave a verdict.
 func (st *Stream) pop(end int) bool {
 	f := &st.stack[len(st.stack)-1]
+	start := f.start
 	c, size, bad := f.c, st.values-f.values+1, f.bad
 	// Its members or items passed their subschemas: check only its own
 	// keywords. Where they need no more than its member names and size,
@@ -513,7 +581,7 @@ func (st *Stream) pop(end int) bool {
 	if st.tape.on && len(st.stack) > 0 {
 		st.settleOne(doc, c, size, "", st.inc && !bad, ok)
 	}
-	return false
+	return st.validateClosed(len(st.stack), start, end)
 }
 
 // closedScalar is closedFails for the string, number or literal v that
@@ -590,8 +658,7 @@ func (st *Stream) endString(raw string) bool {
 		if !ok && st.closedScalar(v) {
 			return true
 		}
-		st.done(st.tok+len(raw), v, ok)
-		return false
+		return st.done(st.tok+len(raw), v, ok)
 	}
 	st.state = stColon
 	st.names++
@@ -830,7 +897,12 @@ func (st *Stream) endNumber(s string, i int) bool {
 	if !ok && st.mayFollow(s[i]) && (n != nil && st.scalar(kindNumber, s[st.tok:i]) || st.closedScalar(v)) {
 		return true
 	}
-	st.done(i, v, ok)
+	if st.done(i, v, ok) {
+		if st.mayFollow(s[i]) {
+			return true
+		}
+		st.verdict = nil // the byte after the number fails the answer at json-parse instead
+	}
 	return false
 }
 
