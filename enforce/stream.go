@@ -584,6 +584,25 @@ func (st *Stream) pop(end int) bool {
 	return st.validateClosed(len(st.stack), start, end)
 }
 
+// cloneTree copies the objects and arrays of a parsed tree.
+func cloneTree(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[k] = cloneTree(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(v))
+		for i, e := range v {
+			a[i] = cloneTree(e)
+		}
+		return a
+	}
+	return v
+}
+
 // closedScalar is closedFails for the string, number or literal v that
 // just ended, where the path decides its subschema.
 func (st *Stream) closedScalar(v any) bool {
@@ -1045,6 +1064,9 @@ func (st *Stream) ask(d int, v any, size int, isMember bool, member string, acce
 		return false // a cut pointer could name another value's issue
 	}
 	doc := v
+	if st.s.canonical {
+		doc = cloneTree(v) // validate canonicalizes in place; v stays as read, for Close
+	}
 	for j := d - 1; j >= 0; j-- {
 		f := st.stack[j]
 		if f.obj {
