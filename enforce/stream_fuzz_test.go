@@ -254,15 +254,26 @@ func complete(prefix string) string {
 			if j >= len(prefix) {
 				// An open string: finish its escape or character, then it.
 				rest := prefix[i+1:]
+				var end string
 				if (len(rest)-len(strings.TrimRight(rest, `\`)))%2 == 1 {
-					b.WriteString("n")
+					end = "n"
 				} else if m := regexp.MustCompile(`\\u[0-9a-fA-F]{0,3}$`).FindString(rest); m != "" {
-					b.WriteString(strings.Repeat("0", 6-len(m)))
+					end = strings.Repeat("0", 6-len(m))
 				} else {
-					b.WriteString(finishRune(rest))
+					end = finishRune(rest)
 				}
+				isKey := (state == open || state == name) && len(stack) > 0 && stack[len(stack)-1].obj
+				if isKey {
+					// A member name the object already has would be a
+					// duplicate: make it another.
+					var k string
+					for json.Unmarshal([]byte(`"`+rest+end+`"`), &k) == nil && stack[len(stack)-1].keys[k] {
+						end += `\u0001`
+					}
+				}
+				b.WriteString(end)
 				b.WriteString(`"`)
-				if (state == open || state == name) && len(stack) > 0 && stack[len(stack)-1].obj {
+				if isKey {
 					b.WriteString(":null")
 				}
 				state = after
