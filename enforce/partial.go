@@ -90,7 +90,7 @@ func (st *Stream) done(end int, doc any, ok bool) bool {
 	if st.tape.on {
 		st.settleOne(doc, st.childSchema(len(st.stack)), 1, "", st.inc, ok)
 	}
-	return st.validateClosed(len(st.stack), st.tok, end)
+	return st.validateClosed(len(st.stack), st.tok, end) || st.duplicate()
 }
 
 // peekContainer builds the object or array that just ended from its n

@@ -104,6 +104,9 @@ type frame struct {
 	// called, when the Stream checks values as they end).
 	values int
 	c      *cnode
+	// uniq holds the eqKeys of an array's items, where its subschema has
+	// uniqueItems, to find a duplicate when it closes.
+	uniq map[string]struct{}
 }
 
 // Stream returns a judge for an answer that arrives in pieces: see
@@ -581,7 +584,38 @@ func (st *Stream) pop(end int) bool {
 	if st.tape.on && len(st.stack) > 0 {
 		st.settleOne(doc, c, size, "", st.inc && !bad, ok)
 	}
-	return st.validateClosed(len(st.stack), start, end)
+	return st.validateClosed(len(st.stack), start, end) || st.duplicate()
+}
+
+// duplicate gives the verdict on an item that just closed equal to an
+// item before it, in an array whose subschema its path decides and says
+// uniqueItems: from then on no completion keeps the items unique.
+func (st *Stream) duplicate() bool {
+	d := len(st.stack)
+	if d == 0 || !st.inc || st.verdict != nil {
+		return false
+	}
+	f := &st.stack[d-1]
+	if f.obj || f.c == nil || !f.c.unique {
+		return false
+	}
+	item := &st.docs[len(st.docs)-1]
+	item.v = st.built(item.v)
+	key, ok := eqKey(item.v)
+	if !ok {
+		return false // gojsonschema cannot compare it: Check decides
+	}
+	if _, dup := f.uniq[key]; !dup {
+		if f.uniq == nil {
+			f.uniq = map[string]struct{}{}
+		}
+		f.uniq[key] = struct{}{}
+		return false
+	}
+	items := st.peekContainer(false, len(st.docs)-f.docs)
+	return st.ask(d-1, items, f.n, false, "", func(is Issue, want string) bool {
+		return is.Path == want && is.Keyword == "uniqueItems"
+	})
 }
 
 // cloneTree copies the objects and arrays of a parsed tree.
