@@ -91,7 +91,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	defer cancel()
 	r := assembly{tool: st.a.cfg.outputTool}
 	var failed error
-	j := st.newJudge(req)
+	j := st.newJudge(run, req)
 	bound := st.answerBound()
 	limit := max(bound, enforce.MaxAnswerBytes) // the whole reply's
 	// The text is the answer as it stands, to be cut at the answer's
@@ -369,12 +369,26 @@ type judge struct {
 	s     string // the text so far
 	// attempt is the row the answer will have if it is a final one.
 	attempt int
+	// ctx and try are what the validators of one member are asked with
+	// as the answer streams (enforce.Schema.StreamValidating); ctx is nil
+	// without a ledger: then nothing is cut, and validators judge at the
+	// end.
+	ctx context.Context
+	try enforce.Try
+}
+
+// stream is the judge's enforce.Stream for an answer.
+func (j *judge) stream() *enforce.Stream {
+	if j.cut && j.ctx != nil {
+		return j.schema.StreamValidating(j.ctx, j.try)
+	}
+	return j.schema.Stream()
 }
 
 // newJudge returns a judge for the call's reply, or nil when there is
 // nothing to judge it for: the run may not cut it (see [WithEarlyAbort]
 // for when it may), and nothing watches it.
-func (st *runState) newJudge(req Request) *judge {
+func (st *runState) newJudge(ctx context.Context, req Request) *judge {
 	a := st.a
 	if st.schema == nil {
 		return nil // no contract: nothing to judge the answer by
@@ -393,11 +407,14 @@ func (st *runState) newJudge(req Request) *judge {
 		return nil
 	}
 	j := &judge{cut: cut, tool: tool, call: -1, schema: st.schema, attempt: 1}
-	if tool == "" {
-		j.es, j.gated = st.schema.Stream(), len(req.Tools) > 0
-	}
 	if st.ledger != nil {
 		j.attempt += len(st.ledger.Attempts())
+		// The validators of one member are asked as it closes, where the
+		// answer may be cut, as the ledger will ask them at its end.
+		j.ctx, j.try = ctx, enforce.Try{Attempt: j.attempt, RetriesLeft: st.ledger.RetriesLeft()}
+	}
+	if tool == "" {
+		j.es, j.gated = j.stream(), len(req.Tools) > 0
 	}
 	return j
 }
@@ -421,7 +438,7 @@ func (j *judge) fresh(c Chunk, r *assembly) bool {
 			return false
 		}
 		j.call = d.Index
-		j.es = j.schema.Stream()
+		j.es = j.stream()
 	}
 	return d.Index == j.call && d.Arguments != ""
 }

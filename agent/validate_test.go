@@ -401,3 +401,35 @@ func TestAFailingValidatorIsAnEnvironmentErrorOnTheStream(t *testing.T) {
 		t.Errorf("turn/completed = %s, want an environmentError: the model did nothing wrong", last.Params)
 	}
 }
+
+// A validator of one member cuts a streamed answer at that member's close:
+// "Atlantis" is refused at its closing quote, not after 4 KiB of forecast.
+func TestAValidatorOfOneMemberCutsAStreamedAnswerEarly(t *testing.T) {
+	known := enforce.Validate("known-city", func(_ context.Context, city string, at enforce.Try) ([]enforce.Issue, error) {
+		if city == "Atlantis" {
+			return []enforce.Issue{{Message: "Atlantis is not on any map"}}, nil
+		}
+		return nil, nil
+	}).At("/city")
+	type Forecast struct {
+		City     string `json:"city"`
+		Forecast []int  `json:"forecast"`
+	}
+	long := `{"city": "Atlantis", "forecast": [` + strings.Repeat("21, ", 1000) + `21]}`
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(long).InChunks(16), agenttest.Reply(`{"city": "Paris", "forecast": [21]}`))
+	a := agent.New(m, agent.WithOutputRetries(1), agent.WithValidators(known))
+	f, res, err := agent.RunTyped[Forecast](t.Context(), a, "Forecast?")
+	if err != nil || f.City != "Paris" {
+		t.Fatalf("RunTyped = %+v, %v; want the corrected answer", f, err)
+	}
+	r := res.Attempts[0]
+	if r.Outcome != enforce.OutcomeRetried || r.Path != "/city" || r.Cut == nil {
+		t.Fatalf("first row = %+v, want retried at /city, cut", r)
+	}
+	if want := strings.Index(long, `Atlantis"`) + len(`Atlantis"`); r.Cut.Bytes != want {
+		t.Errorf("cut after %d bytes, want %d: at the city's closing quote", r.Cut.Bytes, want)
+	}
+	if got := m.Consumed()[0]; !got.Stopped || got.Bytes >= len(long)/2 {
+		t.Errorf("the model's reply was read %d of %d bytes (stopped %v)", got.Bytes, len(long), got.Stopped)
+	}
+}

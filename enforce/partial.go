@@ -82,21 +82,21 @@ func (st *Stream) ended(end int, doc any) {
 
 // done records that a string, number or literal ended just before end,
 // and is doc; ok: it passed the subschema its path gives it (see
-// [Stream.passesHere]).
-func (st *Stream) done(end int, doc any, ok bool) {
+// [Stream.passesHere]). It reports whether a validator of the value gave
+// a verdict.
+func (st *Stream) done(end int, doc any, ok bool) bool {
 	st.ended(end, doc)
 	st.verified(ok)
 	if st.tape.on {
 		st.settleOne(doc, st.childSchema(len(st.stack)), 1, "", st.inc, ok)
 	}
+	return st.validateClosed(len(st.stack), st.tok, end) || st.duplicate()
 }
 
-// container builds the object or array that just ended from its n
-// members or items, the last n docs.
-func (st *Stream) container(obj bool, n int) any {
+// peekContainer builds the object or array that just ended from its n
+// members or items, the last n docs, leaving them there (see dropKids).
+func (st *Stream) peekContainer(obj bool, n int) any {
 	kids := st.docs[len(st.docs)-n:]
-	st.docs = st.docs[:len(st.docs)-n]
-	defer clear(kids)
 	if obj {
 		m := make(map[string]any, n)
 		for _, k := range kids {
@@ -109,6 +109,14 @@ func (st *Stream) container(obj bool, n int) any {
 		a[j] = st.built(k.v)
 	}
 	return a
+}
+
+// dropKids drops the last n docs, the members or items of the container
+// that just ended.
+func (st *Stream) dropKids(n int) {
+	kids := st.docs[len(st.docs)-n:]
+	st.docs = st.docs[:len(st.docs)-n]
+	clear(kids)
 }
 
 // lazyDoc stands, in Stream.docs, for an object or array that passed the

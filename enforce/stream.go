@@ -1,8 +1,11 @@
 package enforce
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -16,14 +19,21 @@ import (
 // the bytes read can pass: at json-parse, every completion within the
 // size bound fails with that very error; at schema-validate, its one
 // issue is among Check's issues for every completion that parses within
-// the bounds ([MaxAnswerBytes], [MaxCheckWork]). Where the schema does
-// not let a prefix decide, the verdict waits for Close.
+// the bounds ([MaxAnswerBytes], [MaxCheckWork], and numbers that fit a
+// float64 where enum, const or uniqueItems compare them: Check reports
+// such a number alone). Where the schema does not let a prefix decide,
+// the verdict waits for Close.
 type Stream struct {
 	// mend judges in its place for a schema with repairs.
 	mend *mendStream
 	// noSchema: no early verdicts at schema-validate (a mendStream's
 	// inner Stream, when values may still be coerced).
 	noSchema bool
+	// pointed are the schema's validators of one member ([Validator.At]),
+	// asked with vctx and vtry when it closes ([Schema.StreamValidating]).
+	pointed []Validator
+	vctx    context.Context
+	vtry    Try
 
 	s     *Schema
 	limit int
@@ -94,6 +104,9 @@ type frame struct {
 	// called, when the Stream checks values as they end).
 	values int
 	c      *cnode
+	// uniq holds the eqKeys of an array's items, where its subschema has
+	// uniqueItems, to find a duplicate when it closes.
+	uniq map[string]struct{}
 }
 
 // Stream returns a judge for an answer that arrives in pieces: see
@@ -104,7 +117,7 @@ func (s *Schema) Stream() *Stream {
 		return &Stream{mend: newMendStream(s)}
 	}
 	st := &Stream{s: s, limit: s.maxAnswerBytes(), state: stValue, rootStart: -1, rootEnd: -1,
-		inc: s.fast != nil && !s.canonical && s.fan == nil}
+		inc: s.fast != nil && s.fan == nil}
 	if s.fan == nil {
 		// Where recursion fans out, one value may cost more than any
 		// answer's share before the answer's whole cost is counted: the
@@ -113,6 +126,64 @@ func (s *Schema) Stream() *Stream {
 	}
 	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
 	return st
+}
+
+// StreamValidating returns a [Stream] that also asks the schema's
+// validators of one member ([Validator.At]) as soon as that member's
+// value closes, with ctx and at as [Ledger.Judge] would: an issue they
+// find fails the answer there. A validator that errs, panics or outlives
+// ctx gives no early verdict; the answer's judge decides at its end.
+// Validators of the whole answer judge it at its end, as ever.
+func (s *Schema) StreamValidating(ctx context.Context, at Try) *Stream {
+	st := s.Stream()
+	if st.mend != nil {
+		return st // validators judge the mended answer, at its end
+	}
+	for _, v := range s.validators {
+		if v.pointed {
+			st.pointed = append(st.pointed, v)
+		}
+	}
+	st.vctx, st.vtry = ctx, at
+	return st
+}
+
+// validateClosed asks the validators of the value that just closed at
+// depth d, s[start:end], and gives the first one's issues as the verdict.
+// Nothing after a closed value can change it, so an issue found on it is
+// the one the validator finds at the answer's end.
+func (st *Stream) validateClosed(d, start, end int) bool {
+	if len(st.pointed) == 0 || st.verdict != nil {
+		return false
+	}
+	ptr := st.pointer(d)
+	for _, v := range st.pointed {
+		if v.at != ptr {
+			continue
+		}
+		r, ok := v.call(st.vctx, st.buf.String()[start:end], st.vtry)
+		if !ok || r.panicked || r.exited || (r.err != nil && !errors.Is(r.err, ErrBeyondRepair)) {
+			continue
+		}
+		var issues []Issue
+		for _, is := range r.issues {
+			if checkIssue(is) != nil {
+				issues = nil // the validator could not judge: the end decides
+				break
+			}
+			issues = append(issues, Issue{Path: quote(v.at + is.Path), Keyword: v.name, Message: quote(is.Message)})
+		}
+		if r.err != nil && len(r.issues) == 0 {
+			issues = append(issues, Issue{Path: quote(v.at), Keyword: v.name, Message: quote(r.err.Error())})
+		}
+		if len(issues) == 0 {
+			continue
+		}
+		sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
+		st.verdict = &CheckError{Stage: StageSchemaValidate, Issues: issues, byValidators: true, beyondRepair: r.err != nil}
+		return true
+	}
+	return false
 }
 
 // Stream states, between two bytes.
@@ -268,7 +339,9 @@ func (st *Stream) run(s string, i, end int) int {
 				continue
 			}
 			if c == ']' && st.state == stArrayOpen {
-				st.pop(i + 1)
+				if st.pop(i + 1) {
+					return i + 1
+				}
 				i++
 				continue
 			}
@@ -282,7 +355,9 @@ func (st *Stream) run(s string, i, end int) int {
 			case c == '"':
 				st.state, st.key, st.tok, st.escaped = stString, true, i, false
 			case c == '}' && st.state == stObjOpen:
-				st.pop(i + 1)
+				if st.pop(i + 1) {
+					return i + 1
+				}
 			default:
 				if st.syntax(s, i) {
 					return i + 1
@@ -323,7 +398,9 @@ func (st *Stream) run(s string, i, end int) int {
 					st.cur = f.node.items.live()
 				}
 			case c == '}' && f.obj, c == ']' && !f.obj:
-				st.pop(i + 1)
+				if st.pop(i + 1) {
+					return i + 1
+				}
 			default:
 				if st.syntax(s, i) {
 					return i + 1
@@ -372,10 +449,12 @@ func (st *Stream) run(s string, i, end int) int {
 					doc = st.lit == "true"
 				}
 				ok := st.passesHere(doc)
-				if !ok && st.scalar(k, st.lit) {
+				if !ok && (st.scalar(k, st.lit) || st.closedScalar(doc)) {
 					return i
 				}
-				st.done(i, doc, ok)
+				if st.done(i, doc, ok) {
+					return i
+				}
 			}
 		case stRune:
 			i++
@@ -470,9 +549,11 @@ func (st *Stream) begin(s string, i int) bool {
 	return false
 }
 
-// pop ends the innermost object or array, just before end.
-func (st *Stream) pop(end int) {
+// pop ends the innermost object or array, just before end, and reports
+// whether that gave a verdict.
+func (st *Stream) pop(end int) bool {
 	f := &st.stack[len(st.stack)-1]
+	start := f.start
 	c, size, bad := f.c, st.values-f.values+1, f.bad
 	// Its members or items passed their subschemas: check only its own
 	// keywords. Where they need no more than its member names and size,
@@ -485,11 +566,17 @@ func (st *Stream) pop(end int) {
 			doc = st.lazy(f.start, end, f.n)
 		}
 	}
-	st.keys = st.keys[:f.keys]
 	if !ok {
-		doc = st.container(f.obj, f.n)
+		doc = st.peekContainer(f.obj, f.n)
 		ok = st.inc && c != nil && !bad && ownPasses(c, doc)
+		if !ok && st.inc && c != nil && st.closedFails(len(st.stack)-1, doc, size) {
+			// Left open, as a value that doomed the answer is: what was
+			// read before it stays, for Partial.
+			return true
+		}
+		st.dropKids(f.n)
 	}
+	st.keys = st.keys[:f.keys]
 	st.stack = st.stack[:len(st.stack)-1]
 	st.state = stAfter
 	st.ended(end, doc)
@@ -497,6 +584,70 @@ func (st *Stream) pop(end int) {
 	if st.tape.on && len(st.stack) > 0 {
 		st.settleOne(doc, c, size, "", st.inc && !bad, ok)
 	}
+	return st.validateClosed(len(st.stack), start, end) || st.duplicate()
+}
+
+// duplicate gives the verdict on an item that just closed equal to an
+// item before it, in an array whose subschema its path decides and says
+// uniqueItems: from then on no completion keeps the items unique.
+func (st *Stream) duplicate() bool {
+	d := len(st.stack)
+	if d == 0 || !st.inc || st.verdict != nil {
+		return false
+	}
+	f := &st.stack[d-1]
+	if f.obj || f.c == nil || !f.c.unique {
+		return false
+	}
+	item := &st.docs[len(st.docs)-1]
+	item.v = st.built(item.v)
+	key, ok := eqKey(item.v)
+	if !ok {
+		return false // gojsonschema cannot compare it: Check decides
+	}
+	if _, dup := f.uniq[key]; !dup {
+		if f.uniq == nil {
+			f.uniq = map[string]struct{}{}
+		}
+		f.uniq[key] = struct{}{}
+		return false
+	}
+	items := st.peekContainer(false, len(st.docs)-f.docs)
+	return st.ask(d-1, items, f.n, false, "", func(is Issue, want string) bool {
+		return is.Path == want && is.Keyword == "uniqueItems"
+	})
+}
+
+// cloneTree copies the objects and arrays of a parsed tree.
+func cloneTree(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[k] = cloneTree(e)
+		}
+		return m
+	case []any:
+		a := make([]any, len(v))
+		for i, e := range v {
+			a[i] = cloneTree(e)
+		}
+		return a
+	}
+	return v
+}
+
+// closedScalar is closedFails for the string, number or literal v that
+// just ended, where the path decides its subschema.
+func (st *Stream) closedScalar(v any) bool {
+	if !st.inc {
+		return false
+	}
+	d := len(st.stack)
+	if (d == 0 && st.s.fast == nil) || (d > 0 && st.childSchema(d) == nil) {
+		return false
+	}
+	return st.closedFails(d, v, 1)
 }
 
 // stringByte steps a string at s[i] = c, past its plain text.
@@ -557,8 +708,10 @@ func (st *Stream) endString(raw string) bool {
 		if !ok && n != nil && (n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") && st.scalar(kindString, text) {
 			return true
 		}
-		st.done(st.tok+len(raw), v, ok)
-		return false
+		if !ok && st.closedScalar(v) {
+			return true
+		}
+		return st.done(st.tok+len(raw), v, ok)
 	}
 	st.state = stColon
 	st.names++
@@ -574,7 +727,7 @@ func (st *Stream) endString(raw string) bool {
 	st.cur = nil
 	n := f.node
 	if n == nil {
-		return false
+		return st.unlisted(f, name)
 	}
 	if pp, ok := n.props[name]; ok {
 		st.cur = pp.p.live()
@@ -588,6 +741,26 @@ func (st *Stream) endString(raw string) bool {
 	}
 	st.cur = n.addl.live()
 	return false
+}
+
+// unlisted gives the verdict on a member name additionalProperties false
+// refuses beside patternProperties, or under a subschema the plan does
+// not follow (allOf, …): once the name has closed, whether a property or
+// a pattern lists it is decided, whatever the member's value.
+func (st *Stream) unlisted(f *frame, name string) bool {
+	c := f.c
+	if !st.inc || c == nil || !c.addlFalse {
+		return false
+	}
+	if _, listed := c.props[name]; listed {
+		return false
+	}
+	for _, pp := range c.patterns {
+		if pp.re.MatchString(name) {
+			return false
+		}
+	}
+	return st.schema(len(st.stack)-1, map[string]any{name: nil}, true, name, "additionalProperties")
 }
 
 func decodeString(raw string) string {
@@ -774,10 +947,15 @@ func (st *Stream) endNumber(s string, i int) bool {
 	n := st.cur
 	var v any = json.Number(s[st.tok:i])
 	ok := st.passesHere(v)
-	if !ok && n != nil && st.mayFollow(s[i]) && st.scalar(kindNumber, s[st.tok:i]) {
+	if !ok && st.mayFollow(s[i]) && (n != nil && st.scalar(kindNumber, s[st.tok:i]) || st.closedScalar(v)) {
 		return true
 	}
-	st.done(i, v, ok)
+	if st.done(i, v, ok) {
+		if st.mayFollow(s[i]) {
+			return true
+		}
+		st.verdict = nil // the byte after the number fails the answer at json-parse instead
+	}
 	return false
 }
 
@@ -866,6 +1044,27 @@ const stGaveUp = 255
 // that holds only the path to v, so its issue is the one it reports for
 // every completion (see [Stream]).
 func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ...string) bool {
+	return st.ask(d, v, 0, isMember, member, func(is Issue, want string) bool {
+		return is.Path == want && slices.Contains(keywords, is.Keyword)
+	})
+}
+
+// closedFails gives the verdict on a value that just closed at depth d,
+// holding size values, whose subschema its path decides (the fast path's
+// c is known from the path alone) and which the fast path failed: every
+// issue at or below its pointer is decided, whatever keyword found it
+// (required, minItems, anyOf, not, …), since nothing after the value can
+// change the value or the subschemas that apply to it.
+func (st *Stream) closedFails(d int, v any, size int) bool {
+	return st.ask(d, v, size, false, "", func(is Issue, want string) bool {
+		return is.Path == want || strings.HasPrefix(is.Path, want+"/")
+	})
+}
+
+// ask validates a document that holds only the path to the value v at
+// depth d (with member name: the member of the object there), of size
+// values, and gives the first issue accept takes as the verdict.
+func (st *Stream) ask(d int, v any, size int, isMember bool, member string, accept func(is Issue, want string) bool) bool {
 	if st.noSchema {
 		return false
 	}
@@ -875,9 +1074,9 @@ func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ..
 	if st.asks++; st.asks > maxAsks {
 		return false
 	}
-	items := 0
+	items := size
 	if a, ok := v.([]any); ok {
-		items = len(a)
+		items = max(items, len(a))
 	}
 	var ptr strings.Builder
 	for _, f := range st.stack[:d] {
@@ -899,6 +1098,9 @@ func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ..
 		return false // a cut pointer could name another value's issue
 	}
 	doc := v
+	if st.s.canonical {
+		doc = cloneTree(v) // validate canonicalizes in place; v stays as read, for Close
+	}
 	for j := d - 1; j >= 0; j-- {
 		f := st.stack[j]
 		if f.obj {
@@ -916,14 +1118,9 @@ func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ..
 	}
 	want := quote(ptr.String())
 	for _, is := range ce.Issues {
-		if is.Path != want {
-			continue
-		}
-		for _, k := range keywords {
-			if is.Keyword == k {
-				st.verdict = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{is}}
-				return true
-			}
+		if accept(is, want) {
+			st.verdict = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{is}}
+			return true
 		}
 	}
 	return false

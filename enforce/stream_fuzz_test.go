@@ -141,6 +141,9 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 		}
 		var gce *CheckError
 		errors.As(got, &gce)
+		if beyondBounds(gce) {
+			continue // a number gojsonschema cannot compare: outside the promise
+		}
 		if gce.Stage == StageJSONParse {
 			if c == read+complete(read) {
 				t.Fatalf("schema %s: %q, read to %q: the completion %q does not parse: %v", s.source, text, read, c, got)
@@ -155,6 +158,18 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 			t.Fatalf("schema %s: %q was failed early after %d bytes with %+v, but Check(%q) reports %+v", s.source, text, n, ce.Issues[0], c, gce.Issues)
 		}
 	}
+}
+
+// beyondBounds reports whether Check's verdict is that a number is too
+// large for gojsonschema to compare: it then writes that issue alone, and
+// a Stream's early verdict need not be among it (see [Stream]).
+func beyondBounds(ce *CheckError) bool {
+	for _, is := range ce.Issues {
+		if is.Message == tooLargeNumber {
+			return true
+		}
+	}
+	return false
 }
 
 // holdPrefix: a prefix read without a verdict must complete into JSON,
@@ -239,15 +254,26 @@ func complete(prefix string) string {
 			if j >= len(prefix) {
 				// An open string: finish its escape or character, then it.
 				rest := prefix[i+1:]
+				var end string
 				if (len(rest)-len(strings.TrimRight(rest, `\`)))%2 == 1 {
-					b.WriteString("n")
+					end = "n"
 				} else if m := regexp.MustCompile(`\\u[0-9a-fA-F]{0,3}$`).FindString(rest); m != "" {
-					b.WriteString(strings.Repeat("0", 6-len(m)))
+					end = strings.Repeat("0", 6-len(m))
 				} else {
-					b.WriteString(finishRune(rest))
+					end = finishRune(rest)
 				}
+				isKey := (state == open || state == name) && len(stack) > 0 && stack[len(stack)-1].obj
+				if isKey {
+					// A member name the object already has would be a
+					// duplicate: make it another.
+					var k string
+					for json.Unmarshal([]byte(`"`+rest+end+`"`), &k) == nil && stack[len(stack)-1].keys[k] {
+						end += `\u0001`
+					}
+				}
+				b.WriteString(end)
 				b.WriteString(`"`)
-				if (state == open || state == name) && len(stack) > 0 && stack[len(stack)-1].obj {
+				if isKey {
 					b.WriteString(":null")
 				}
 				state = after
@@ -450,8 +476,8 @@ func (g *fuzzGen) schema(depth int) any {
 			m["type"] = []any{"boolean", "null", "array"}[g.pick(3)]
 		}
 	case 5, 6:
-		// Outside the subset: no early verdict below here.
-		switch g.pick(5) {
+		// Combinators and keywords decided only once a value closes.
+		switch g.pick(11) {
 		case 0:
 			m["anyOf"] = []any{g.schema(depth + 1), g.schema(depth + 1)}
 		case 1:
@@ -464,6 +490,27 @@ func (g *fuzzGen) schema(depth int) any {
 		case 4:
 			m["allOf"] = []any{g.schema(depth + 1)}
 			m["properties"] = map[string]any{"a": g.schema(depth + 1)}
+		case 5:
+			m["oneOf"] = []any{g.schema(depth + 1), g.schema(depth + 1)}
+		case 6:
+			m["if"] = g.schema(depth + 1)
+			m["then"] = g.schema(depth + 1)
+			if g.pick(2) == 0 {
+				m["else"] = g.schema(depth + 1)
+			}
+		case 7:
+			m["type"] = "object"
+			m["properties"] = map[string]any{"a": g.schema(depth + 1), "b": g.schema(depth + 1)}
+			m["dependencies"] = map[string]any{"a": []any{"b"}, "b": g.schema(depth + 1)}
+		case 8:
+			m["type"] = "array"
+			m["contains"] = g.schema(depth + 1)
+		case 9:
+			m["type"] = "object"
+			m["propertyNames"] = map[string]any{"maxLength": 1}
+			m["minProperties"] = 1 + g.pick(2)
+		case 10:
+			m["allOf"] = []any{g.schema(depth + 1), g.schema(depth + 1)}
 		}
 	case 7:
 		// an empty schema

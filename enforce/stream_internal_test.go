@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -124,7 +125,12 @@ func TestStreamChecksValuesAsTheyEnd(t *testing.T) {
 	} {
 		st := s.Stream()
 		if _, err := feed(st, failing, 5); err != nil {
-			t.Fatalf("%s failed early: %v", failing, err)
+			// Decided when the failing value closed: the issue is Check's.
+			var ce, whole *CheckError
+			if !errors.As(err, &ce) || !errors.As(s.Check(failing), &whole) || !slices.Contains(whole.Issues, ce.Issues[0]) {
+				t.Fatalf("%s failed early with %v, which Check does not report", failing, err)
+			}
+			continue
 		}
 		if st.rootOK {
 			t.Fatalf("%s was passed value by value", failing)
@@ -133,4 +139,49 @@ func TestStreamChecksValuesAsTheyEnd(t *testing.T) {
 			t.Fatalf("%s: Close = %v, Check = %v", failing, got, want)
 		}
 	}
+}
+
+// TestEarlyAbortRealWorldLike feeds the failing answers of
+// testdata/earlyabort/realworld-like.json — schemas shaped like real ones
+// (annotations, x- members, a Snowplow self, oneOf and anyOf, required
+// members, uniqueItems) — in 16-byte chunks: each early verdict is
+// Check's issue, and the share cut early and of bytes never read is
+// reported.
+func TestEarlyAbortRealWorldLike(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("testdata", "earlyabort", "realworld-like.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []struct {
+		Name   string          `json:"name"`
+		Schema json.RawMessage `json:"schema"`
+		Answer string          `json:"answer"`
+	}
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		t.Fatal(err)
+	}
+	cut, unread := 0, 0.0
+	for _, c := range cases {
+		s, err := CompileSchema(c.Schema)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Name, err)
+		}
+		var whole *CheckError
+		if !errors.As(s.Check(c.Answer), &whole) {
+			t.Fatalf("%s: the answer passes", c.Name)
+		}
+		n, err := feed(s.Stream(), c.Answer, 16)
+		if err == nil {
+			t.Logf("%s: no early verdict", c.Name)
+			continue
+		}
+		var ce *CheckError
+		if !errors.As(err, &ce) || !slices.Contains(whole.Issues, ce.Issues[0]) {
+			t.Errorf("%s: early verdict %v is not among Check's issues %+v", c.Name, err, whole.Issues)
+		}
+		cut++
+		unread += float64(len(c.Answer)-n) / float64(len(c.Answer))
+	}
+	t.Logf("%d failing answers: %d cut early (%.0f%%); on average %.1f%% of each answer's bytes never read",
+		len(cases), cut, 100*float64(cut)/float64(len(cases)), 100*unread/float64(len(cases)))
 }

@@ -3,6 +3,7 @@ package enforce_test
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -99,8 +100,8 @@ func TestStreamDecidesAtTheDoomingByte(t *testing.T) {
 		{"an array past maxItems fails at the first byte of the item too many", `{"c": [true, false, true]}`, `{"c": [true, false, t`},
 		{"an item of the wrong type fails", `{"c": [true, 0]}`, `{"c": [true, 0]`},
 		{"a nested string too long fails when it closes", `{"f": {"g": "abcd"}}`, `{"f": {"g": "abcd"`},
-		{"nothing below anyOf fails early", `{"d": {"e": 1}, "a": "x", "b": 1}`, ``},
-		{"a missing required member waits for Close", `{"a": "x"}`, ``},
+		{"below anyOf nothing fails before the anyOf's value closes", `{"d": {"e": 1}, "a": "x", "b": 1}`, `{"d": {"e": 1}`},
+		{"a missing required member fails when its object closes", `{"a": "x"}`, `{"a": "x"}`},
 		{"a duplicate member fails when its name closes", `{"a": "x", "a"`, `{"a": "x", "a"`},
 		{"invalid UTF-8 in a string fails at the byte that makes it invalid", "{\"a\": \"\xe2\x82x\"}", "{\"a\": \"\xe2\x82x"},
 		{"nesting past MaxDepth fails at the bracket", `{"d": ` + strings.Repeat("[", enforce.MaxDepth), `{"d": ` + strings.Repeat("[", enforce.MaxDepth)},
@@ -264,5 +265,60 @@ func TestStreamBoundsItsAsks(t *testing.T) {
 	read, early, err := feedAll(s.Stream(), answer, 512)
 	if early || err != nil || read != len(answer) {
 		t.Fatalf("verdict %v (early %t) after %d of %d bytes, want a pass", err, early, read, len(answer))
+	}
+}
+
+// Values decide at their close what only a whole value can: the keywords
+// of containers, combinators, a member name beside patterns, a duplicate
+// item. Each verdict lands at the byte named and is among Check's issues.
+func TestValuesDecideAtTheirClose(t *testing.T) {
+	tests := []struct {
+		name, schema, answer, through, keyword string
+	}{
+		{"required, when the object closes", `{"type": "object", "properties": {"o": {"type": "object", "required": ["k"]}}}`,
+			`{"o": {"x": 1}, "tail": "` + strings.Repeat("t", 500) + `"}`, `{"o": {"x": 1}`, "required"},
+		{"minProperties, when the object closes", `{"properties": {"o": {"minProperties": 2}}}`,
+			`{"o": {"x": 1}, "tail": 0}`, `{"o": {"x": 1}`, "minProperties"},
+		{"minItems, when the array closes", `{"properties": {"a": {"type": "array", "minItems": 2}}}`,
+			`{"a": [1], "tail": 0}`, `{"a": [1]`, "minItems"},
+		{"contains, when the array closes", `{"properties": {"a": {"contains": {"const": 7}}}}`,
+			`{"a": [1, 2], "tail": 0}`, `{"a": [1, 2]`, "contains"},
+		{"anyOf, when every branch fails the closed value", `{"properties": {"v": {"anyOf": [{"type": "string"}, {"minimum": 10}]}}}`,
+			`{"v": 3, "tail": 0}`, `{"v": 3,`, "minimum"}, // the closest branch's issue, which Check reports beside anyOf's
+		{"oneOf, when two branches pass the closed value", `{"properties": {"v": {"oneOf": [{"type": "integer"}, {"minimum": 0}]}}}`,
+			`{"v": 3, "tail": 0}`, `{"v": 3,`, "oneOf"},
+		{"not, when the closed value passes its schema", `{"properties": {"v": {"not": {"type": "string"}}}}`,
+			`{"v": "s", "tail": 0}`, `{"v": "s"`, "not"},
+		{"if/then, when the closed value takes the branch and fails it", `{"properties": {"v": {"if": {"type": "integer"}, "then": {"minimum": 5}}}}`,
+			`{"v": 1, "tail": 0}`, `{"v": 1,`, "minimum"},
+		{"dependencies, when the object closes", `{"properties": {"o": {"dependencies": {"a": ["b"]}}}}`,
+			`{"o": {"a": 1}, "tail": 0}`, `{"o": {"a": 1}`, "dependencies"},
+		{"a member no pattern lists, when its name closes", `{"properties": {"o": {"patternProperties": {"^x": {}}, "additionalProperties": false}}}`,
+			`{"o": {"x1": 1, "y": 2}}`, `{"o": {"x1": 1, "y"`, "additionalProperties"},
+		{"uniqueItems, at the duplicate's close", `{"properties": {"a": {"type": "array", "uniqueItems": true}}}`,
+			`{"a": [1, 2, 1, 3, 4], "tail": 0}`, `{"a": [1, 2, 1,`, "uniqueItems"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustCompile(t, tt.schema)
+			st := s.Stream()
+			read := 0
+			var err error
+			for i := 0; i < len(tt.answer) && err == nil; i++ {
+				var n int
+				n, err = st.WriteString(tt.answer[i : i+1])
+				read += n
+			}
+			var ce, whole *enforce.CheckError
+			if !errors.As(err, &ce) {
+				t.Fatalf("no early verdict; want one after %q", tt.through)
+			}
+			if read != len(tt.through) || ce.Issues[0].Keyword != tt.keyword {
+				t.Errorf("verdict %+v after %q; want %s after %q", ce.Issues[0], tt.answer[:read], tt.keyword, tt.through)
+			}
+			if !errors.As(s.Check(tt.answer), &whole) || !slices.Contains(whole.Issues, ce.Issues[0]) {
+				t.Errorf("early issue %+v is not among Check's %+v", ce.Issues[0], whole)
+			}
+		})
 	}
 }

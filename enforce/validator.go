@@ -2,6 +2,7 @@ package enforce
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -23,6 +24,39 @@ import (
 type Validator struct {
 	name  string
 	check func(ctx context.Context, text string, at Try) ([]Issue, error)
+	// at is the member it judges, with pointed ([Validator.At]).
+	at      string
+	pointed bool
+}
+
+// At returns v judging only the member at pointer (a JSON Pointer into
+// the answer): its check gets that member, decoded as [Validate] says, and
+// the paths of its issues are read from the member ("" is the member
+// itself). It is not called on an answer without the member. A Stream
+// from [Schema.StreamValidating] asks it as soon as the member's value
+// closes: its issues then fail the answer there, as they would at its end
+// should the answer keep the schema.
+func (v Validator) At(pointer string) Validator {
+	v.at, v.pointed = pointer, true
+	return v
+}
+
+// member returns the text of the member v judges in text, an answer that
+// keeps the schema, and whether it has one.
+func (v Validator) member(text string) (string, bool) {
+	if !v.pointed {
+		return text, true
+	}
+	tree, err := parseJSON(text)
+	if err != nil {
+		return "", false
+	}
+	m, ok := lookupPointer(tree, v.at)
+	if !ok {
+		return "", false
+	}
+	b, err := json.Marshal(m)
+	return string(b), err == nil
 }
 
 // Try is where an answer stands in its run, as a validator sees it.
@@ -223,7 +257,11 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 		if cause := context.Cause(ctx); cause != nil {
 			return judgement{stopped: cause}
 		}
-		r, ok := v.call(ctx, text, at)
+		judged, has := v.member(text)
+		if !has {
+			continue // the member it judges is absent
+		}
+		r, ok := v.call(ctx, judged, at)
 		if !ok {
 			return judgement{stopped: context.Cause(ctx)}
 		}
@@ -244,12 +282,12 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 			if err := checkIssue(is); err != nil {
 				return judgement{failed: &ValidatorError{Name: v.name, Err: fmt.Errorf("issue %d: %w", i+1, err)}}
 			}
-			issues = append(issues, Issue{Path: quote(is.Path), Keyword: v.name, Message: quote(is.Message)})
+			issues = append(issues, Issue{Path: quote(v.at + is.Path), Keyword: v.name, Message: quote(is.Message)})
 		}
 		if r.err != nil {
 			beyond = true
 			if len(r.issues) == 0 {
-				issues = append(issues, Issue{Keyword: v.name, Message: quote(r.err.Error())})
+				issues = append(issues, Issue{Path: quote(v.at), Keyword: v.name, Message: quote(r.err.Error())})
 			}
 		}
 	}

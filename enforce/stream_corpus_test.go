@@ -1,0 +1,134 @@
+package enforce_test
+
+import (
+	"archive/tar"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// benchFile is one file of JSONSchemaBench's corpus: a schema and
+// labelled documents.
+type benchFile struct {
+	Name   string
+	Schema json.RawMessage `json:"schema"`
+	Tests  []struct {
+		Valid bool            `json:"valid"`
+		Data  json.RawMessage `json:"data"`
+	} `json:"tests"`
+}
+
+// mainCategories are the paper's ten categories of real-world schemas.
+var mainCategories = []string{"Github_trivial", "Github_easy", "Github_medium", "Github_hard", "Github_ultra",
+	"Glaiveai2K", "Kubernetes", "Snowplow", "WashingtonPost", "JsonSchemaStore"}
+
+// readBench reads the corpus from shared/realworld beside the repository
+// (ENFORCER_SCHEMA_BENCH names another copy), skipping t when absent.
+func readBench(t *testing.T) []benchFile {
+	t.Helper()
+	path := os.Getenv("ENFORCER_SCHEMA_BENCH")
+	if path == "" {
+		path = filepath.Join("..", "..", "shared", "realworld", "jsonschemabench-maskbench.tar.gz")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Skipf("JSONSchemaBench is not at %s (set ENFORCER_SCHEMA_BENCH): %v", path, err)
+	}
+	defer f.Close()
+	gz, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	var out []benchFile
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(h.Name)
+		main := false
+		for _, c := range mainCategories {
+			main = main || strings.HasPrefix(name, c+"---")
+		}
+		if h.Typeflag != tar.TypeReg || !main {
+			continue
+		}
+		raw, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bf := benchFile{Name: name}
+		if json.Unmarshal(raw, &bf) != nil {
+			continue
+		}
+		out = append(out, bf)
+	}
+	return out
+}
+
+// TestStreamReachOnRealSchemas feeds every labelled document of the
+// real-world corpus whose schema compiles to a Stream, in 16-byte chunks,
+// compact as written: on the failing ones it counts early verdicts and
+// the bytes never read; on every one, an early verdict on a passing
+// document or a Close that differs from Check is a soundness violation.
+func TestStreamReachOnRealSchemas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the whole real-world corpus")
+	}
+	files := readBench(t)
+	failing, early, violations := 0, 0, 0
+	var failBytes, unread int64
+	for _, bf := range files {
+		s, err := enforce.CompileSchema(bf.Schema)
+		if err != nil {
+			continue
+		}
+		for _, tc := range bf.Tests {
+			doc := string(tc.Data)
+			want := s.Check(doc)
+			st := s.Stream()
+			read, werr := 0, error(nil)
+			for i := 0; i < len(doc) && werr == nil; i += 16 {
+				var n int
+				n, werr = st.WriteString(doc[i:min(i+16, len(doc))])
+				read += n
+			}
+			if want == nil {
+				if werr != nil || st.Close() != nil {
+					violations++
+					if violations <= 5 {
+						t.Errorf("%s: a passing document was failed: %v %v\n%s", bf.Name, werr, st.Close(), clip(doc, 300))
+					}
+				}
+				continue
+			}
+			failing++
+			failBytes += int64(len(doc))
+			var ce *enforce.CheckError
+			if werr != nil && errors.As(werr, &ce) {
+				early++
+				unread += int64(len(doc) - read)
+				continue
+			}
+			if got := st.Close(); got == nil || got.Error() != want.Error() {
+				violations++
+				if violations <= 5 {
+					t.Errorf("%s: Close = %v, Check = %v", bf.Name, got, want)
+				}
+			}
+		}
+	}
+	t.Logf("%d failing documents: early verdict on %d (%.1f%%); %.1f%% of their bytes never read; %d violations",
+		failing, early, 100*float64(early)/float64(max(failing, 1)), 100*float64(unread)/float64(max(failBytes, 1)), violations)
+}
