@@ -405,7 +405,7 @@ func TestAFailingValidatorIsAnEnvironmentErrorOnTheStream(t *testing.T) {
 // A validator of one member cuts a streamed answer at that member's close:
 // "Atlantis" is refused at its closing quote, not after 4 KiB of forecast.
 func TestAValidatorOfOneMemberCutsAStreamedAnswerEarly(t *testing.T) {
-	known := enforce.Validate("known-city", func(_ context.Context, city string, at enforce.Try) ([]enforce.Issue, error) {
+	known := enforce.NewValidator("known-city", func(_ context.Context, city string, at enforce.Try) ([]enforce.Issue, error) {
 		if city == "Atlantis" {
 			return []enforce.Issue{{Message: "Atlantis is not on any map"}}, nil
 		}

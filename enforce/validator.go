@@ -30,7 +30,7 @@ type Validator struct {
 }
 
 // At returns v judging only the member at pointer (a JSON Pointer into
-// the answer): its check gets that member, decoded as [Validate] says, and
+// the answer): its check gets that member, decoded as [NewValidator] says, and
 // the paths of its issues are read from the member ("" is the member
 // itself). It is not called on an answer without the member. A Stream
 // from [Schema.StreamValidating] asks it as soon as the member's value

@@ -10,7 +10,7 @@ import (
 )
 
 // knownCity refuses Atlantis: a validator of one member.
-var knownCity = enforce.Validate("known-city", func(_ context.Context, city string, _ enforce.Try) ([]enforce.Issue, error) {
+var knownCity = enforce.NewValidator("known-city", func(_ context.Context, city string, _ enforce.Try) ([]enforce.Issue, error) {
 	if city == "Atlantis" {
 		return []enforce.Issue{{Message: "Atlantis is not on any map"}}, nil
 	}
@@ -84,7 +84,7 @@ func TestAStreamValidatingCutsAtTheMembersClose(t *testing.T) {
 // A validator that cannot judge gives no early verdict: the answer's end
 // decides.
 func TestAFailingValidatorOfAMemberGivesNoEarlyVerdict(t *testing.T) {
-	broken := enforce.Validate("broken", func(context.Context, string, enforce.Try) ([]enforce.Issue, error) {
+	broken := enforce.NewValidator("broken", func(context.Context, string, enforce.Try) ([]enforce.Issue, error) {
 		return nil, errors.New("catalogue down")
 	}).At("/city")
 	s := withValidators(t, mustCompile(t, forecastSchema), broken)
