@@ -730,12 +730,11 @@ func (w *watch) stop() {
 // create yet (a server away, a leader being elected) is left to the
 // goroutine, which creates it when it can, as after a restart.
 func (l *Log) startWatch(ctx context.Context, start uint64) (*watch, error) {
-	if err := l.sameStream(ctx); errors.Is(err, events.ErrCorrupt) {
+	cons, err := l.checkedConsumer(ctx, start)
+	switch {
+	case errors.Is(err, events.ErrCorrupt):
 		l.watchCorrupt(err) // every later Wait reports it too
 		return nil, err
-	}
-	cons, err := l.watchConsumer(ctx, start)
-	switch {
 	case err == nil:
 	case errors.Is(err, nats.ErrConnectionClosed) || errors.Is(err, jetstream.ErrConnectionClosed) || l.js.Conn().IsClosed():
 		// as when it closes under a watch
@@ -818,6 +817,35 @@ func (l *Log) sameStream(ctx context.Context) error {
 	return nil
 }
 
+// checkedConsumer creates the watch's consumer from stream sequence start
+// on the stream l read, checking the stream (sameStream) before and after:
+// one deleted and created again between the check and the consumer would
+// deliver another history as the rest of this one. An error other than
+// ErrCorrupt (a server away, a timeout) creates no consumer: it is tried
+// again later.
+func (l *Log) checkedConsumer(ctx context.Context, start uint64) (jetstream.Consumer, error) {
+	if err := l.sameStream(ctx); err != nil {
+		return nil, err
+	}
+	cons, err := l.watchConsumer(ctx, start)
+	if err != nil {
+		return nil, err
+	}
+	if err := l.sameStream(ctx); err != nil {
+		l.dropConsumer(cons)
+		return nil, err
+	}
+	return cons, nil
+}
+
+// dropConsumer deletes a consumer the watch will not use (else the server
+// removes it once idle).
+func (l *Log) dropConsumer(cons jetstream.Consumer) {
+	dctx, cancel := context.WithTimeout(context.Background(), l.o.timeout)
+	defer cancel()
+	l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
+}
+
 // watchConsumer creates the watch's consumer on the subject from stream
 // sequence start: ephemeral, memory storage, no acks, one replica, and
 // removed by the server once idle if this process dies.
@@ -873,13 +901,11 @@ func (l *Log) follow(ctx context.Context, w *watch, cons jetstream.Consumer, sta
 			}
 		}
 		if cons == nil {
-			err := l.sameStream(ctx)
+			var err error
+			cons, err = l.checkedConsumer(ctx, last+1)
 			if errors.Is(err, events.ErrCorrupt) {
 				l.watchCorrupt(err)
 				return
-			}
-			if err == nil {
-				cons, err = l.watchConsumer(ctx, last+1)
 			}
 			if err != nil {
 				cons, pause = nil, min(max(2*pause, 50*time.Millisecond), time.Second)

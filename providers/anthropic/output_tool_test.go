@@ -23,7 +23,8 @@ func TestAgentOutputToolThroughTheWire(t *testing.T) {
 		okReply(toolUse("toolu_1", "final_result", `{"city":"Paris"}`)), // tempC missing
 		okReply(toolUse("toolu_2", "final_result", `{"city":"Paris","tempC":18}`)),
 	)
-	a := agent.New(New(srv.client(), "claude-sonnet-4-5"), agent.WithOutputTool("final_result"), agent.WithOutputRetries(1))
+	a := agent.New(New(srv.client(), "claude-sonnet-4-5"), agent.WithOutputTool("final_result"), agent.WithOutputRetries(1),
+		agent.WithEarlyAbort(false)) // read each reply whole, its usage included (a required member missing now cuts at the object's close)
 	w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,8 @@ func TestAgentOutputToolThroughTheWire(t *testing.T) {
 		okReply(toolCall("call_1", "final_result", `{"city":"Paris"}`)), // tempC missing
 		okReply(toolCall("call_2", "final_result", `{"city":"Paris","tempC":18}`)),
 	)
-	a := agent.New(New(srv.client(), "gpt-4o-mini"), agent.WithOutputTool("final_result"), agent.WithOutputRetries(1))
+	a := agent.New(New(srv.client(), "gpt-4o-mini"), agent.WithOutputTool("final_result"), agent.WithOutputRetries(1),
+		agent.WithEarlyAbort(false)) // read each reply whole, its usage included (a required member missing now cuts at the object's close)
 	w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
 	if err != nil {
 		t.Fatal(err)
