@@ -52,26 +52,23 @@ type Schema struct {
 	ignored []IgnoredKeyword
 }
 
-// CompileSchema compiles a JSON Schema document.
-//
-// The schema's own $schema decides its dialect: draft-04, draft-06,
-// draft-07 (also when $schema is absent), 2019-09 or 2020-12, and a
-// subschema's own $schema its own; since 2019-09 format is an annotation
-// and is not asserted. prefixItems, dependentRequired and dependentSchemas
-// are translated to their exact draft-07 equivalents, and so are
-// unevaluatedProperties and unevaluatedItems where no applicator beside
-// them evaluates anything; a keyword the
-// dialect does not define is ignored ([Schema.Ignored] lists it). $ref
-// resolves as the specification says, by $id (id in draft-04) and
-// anchors, to any place in the document. A schema gojsonschema would
-// check wrongly is refused with a *SchemaError naming the keyword and its
-// location: unevaluatedProperties and unevaluatedItems beside
-// applicators, min/maxContains,
-// $dynamicRef and $recursiveRef where the dialect defines them, the
-// formats idn-hostname and idn-email where asserted, a $ref cycle that
-// consumes no input, and a $ref to a missing target or outside the
-// document — so validation never reaches the network.
+// CompileSchema compiles a JSON Schema document in the dialect its
+// $schema names (draft-07 when absent; a subschema's own $schema for it):
+// draft-04 to 2020-12. A keyword the dialect does not define is ignored
+// ([Schema.Ignored]); $ref resolves by $id, id and anchors to any place
+// in the document. A schema gojsonschema would check wrongly is refused
+// with a *[SchemaError] naming the keyword, its location and why;
+// validation never reaches the network.
 func CompileSchema(jsonSchema []byte) (*Schema, error) {
+	// Details. Since 2019-09 format is an annotation. prefixItems,
+	// dependentRequired and dependentSchemas are translated to their
+	// exact draft-07 equivalents, as are unevaluatedProperties and
+	// unevaluatedItems where no applicator beside them evaluates
+	// anything. Refused: unevaluated* beside applicators, min/maxContains,
+	// $dynamicRef and $recursiveRef where the dialect defines them, the
+	// formats idn-hostname and idn-email where asserted, a $ref cycle
+	// that consumes no input, a $ref to a missing target or outside the
+	// document.
 	doc, err := parseJSON(string(jsonSchema))
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a JSON document gojsonschema accepts", Err: err}

@@ -129,11 +129,9 @@ func (s *Schema) Stream() *Stream {
 }
 
 // StreamValidating returns a [Stream] that also asks the schema's
-// validators of one member ([Validator.At]) as soon as that member's
-// value closes, with ctx and at as [Ledger.Judge] would: an issue they
-// find fails the answer there. A validator that errs, panics or outlives
-// ctx gives no early verdict; the answer's judge decides at its end.
-// Validators of the whole answer judge it at its end, as ever.
+// validators of one member ([Validator.At]), with ctx and at, as soon as
+// that member's value closes: an issue they find fails the answer there.
+// One that errs, panics or outlives ctx gives no early verdict.
 func (s *Schema) StreamValidating(ctx context.Context, at Try) *Stream {
 	st := s.Stream()
 	if st.mend != nil {

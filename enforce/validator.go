@@ -29,13 +29,10 @@ type Validator struct {
 	pointed bool
 }
 
-// At returns v judging only the member at pointer (a JSON Pointer into
-// the answer): its check gets that member, decoded as [NewValidator] says, and
-// the paths of its issues are read from the member ("" is the member
-// itself). It is not called on an answer without the member. A Stream
-// from [Schema.StreamValidating] asks it as soon as the member's value
-// closes: its issues then fail the answer there, as they would at its end
-// should the answer keep the schema.
+// At returns v judging only the member at pointer: its check gets that
+// member, and its issues' paths are read from it ("" is the member). It
+// is not called on an answer without the member; [Schema.StreamValidating]
+// asks it as soon as the member's value closes.
 func (v Validator) At(pointer string) Validator {
 	v.at, v.pointed = pointer, true
 	return v
