@@ -27,9 +27,23 @@ func recreateStream(t *testing.T, js jetstream.JetStream) {
 	if err := js.DeleteStream(t.Context(), cfg.Name); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := js.CreateStream(t.Context(), cfg); err != nil {
-		t.Fatal(err)
+	// The server removes a file store after it answers the delete: a
+	// create right after it can find the store still there ("error
+	// creating store for stream", 10049). Each try waits for one more
+	// round trip to the server, and at most 200 are made.
+	for range 200 {
+		if _, err = js.CreateStream(t.Context(), cfg); err == nil {
+			return
+		}
+		var apiErr *jetstream.APIError
+		if !errors.As(err, &apiErr) || apiErr.ErrorCode != 10049 {
+			break
+		}
+		if _, ierr := js.AccountInfo(t.Context()); ierr != nil {
+			t.Fatal(ierr)
+		}
 	}
+	t.Fatal(err)
 }
 
 // A follower whose stream is deleted, and created again with another
