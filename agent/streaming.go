@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce"
@@ -480,12 +481,7 @@ func (j *judge) read(text string) (*enforce.CheckError, int) {
 
 // assembly puts a streamed reply together.
 type assembly struct {
-	text     strings.Builder
-	calls    []ToolCall
-	args     []*strings.Builder // pointers: a Builder written to must not be copied as the slice grows
-	usage    Usage
-	stop     StopReason
-	stopRaw  string
+	ReplyBuilder
 	readBack []string
 
 	// Kept as names arrive, so that no chunk scans the calls (a reply may
@@ -495,6 +491,63 @@ type assembly struct {
 	tool  string
 	first int
 	named int
+}
+
+// ReplyBuilder puts a streamed reply together from its chunks as the loop
+// does ([Chunk] says how each field continues the reply). The zero value
+// is ready to use; do not copy one after its first Add.
+type ReplyBuilder struct {
+	text    strings.Builder
+	calls   []ToolCall
+	args    []*strings.Builder // pointers: a Builder written to must not be copied as the slice grows
+	usage   Usage
+	stop    StopReason
+	stopRaw string
+}
+
+// Add adds c to the reply. A chunk that continues a tool call that has
+// not begun is an error, and adds nothing of its call.
+func (b *ReplyBuilder) Add(c Chunk) error {
+	b.text.WriteString(c.Text)
+	if d := c.Call; d != nil {
+		switch {
+		case d.Index == len(b.calls):
+			b.calls = append(b.calls, ToolCall{})
+			b.args = append(b.args, new(strings.Builder))
+		case d.Index < 0 || d.Index > len(b.calls):
+			return fmt.Errorf("%w: call %d after %d calls", errCallOrder, d.Index, len(b.calls))
+		}
+		tc := &b.calls[d.Index]
+		if tc.ID == "" {
+			tc.ID = d.ID
+		}
+		if tc.Name == "" {
+			tc.Name = d.Name
+		}
+		b.args[d.Index].WriteString(d.Arguments)
+	}
+	b.usage.update(c.Usage)
+	if c.Stop != "" {
+		b.stop = c.Stop
+	}
+	if c.StopRaw != "" {
+		b.stopRaw = c.StopRaw
+	}
+	return nil
+}
+
+// Response returns the reply as Generate would have given it.
+func (b *ReplyBuilder) Response() Response {
+	calls := slices.Clone(b.calls)
+	for i := range calls {
+		if b.args[i].Len() > 0 {
+			calls[i].Arguments = json.RawMessage(b.args[i].String())
+		}
+	}
+	return Response{
+		Message: Message{Role: RoleAssistant, Content: b.text.String(), ToolCalls: calls},
+		Usage:   b.usage, Stop: b.stop, StopRaw: b.stopRaw,
+	}
 }
 
 // callSize is what each tool call a reply begins counts toward the reply's
@@ -532,36 +585,16 @@ func (r *assembly) trim(c Chunk, room, bound int) Chunk {
 var errCallOrder = errors.New("agent: streamed reply continues a tool call that has not begun")
 
 func (r *assembly) add(c Chunk) error {
-	r.text.WriteString(c.Text)
-	if d := c.Call; d != nil {
-		switch {
-		case d.Index == len(r.calls):
-			r.calls = append(r.calls, ToolCall{})
-			r.args = append(r.args, new(strings.Builder))
-		case d.Index < 0 || d.Index > len(r.calls):
-			return fmt.Errorf("%w: call %d after %d calls", errCallOrder, d.Index, len(r.calls))
-		}
-		tc := &r.calls[d.Index]
-		if tc.ID == "" {
-			tc.ID = d.ID
-		}
-		if tc.Name == "" && d.Name != "" {
-			tc.Name = d.Name
-			if d.Name == r.tool && (r.first == 0 || d.Index < r.first-1) {
-				r.first = d.Index + 1
-			}
-			for r.named < len(r.calls) && r.calls[r.named].Name != "" {
-				r.named++
-			}
-		}
-		r.args[d.Index].WriteString(d.Arguments)
+	if err := r.Add(c); err != nil {
+		return err
 	}
-	r.usage.update(c.Usage)
-	if c.Stop != "" {
-		r.stop = c.Stop
-	}
-	if c.StopRaw != "" {
-		r.stopRaw = c.StopRaw
+	if d := c.Call; d != nil && d.Name != "" {
+		if d.Name == r.tool && r.calls[d.Index].Name == d.Name && (r.first == 0 || d.Index < r.first-1) {
+			r.first = d.Index + 1
+		}
+		for r.named < len(r.calls) && r.calls[r.named].Name != "" {
+			r.named++
+		}
 	}
 	if c.ReadBack != nil {
 		r.readBack = c.ReadBack
@@ -598,13 +631,7 @@ func (r *assembly) keepAnswer(call, n int) string {
 
 // response is the reply as Generate would have given it.
 func (r *assembly) response() Response {
-	for i := range r.calls {
-		if r.args[i].Len() > 0 {
-			r.calls[i].Arguments = json.RawMessage(r.args[i].String())
-		}
-	}
-	return Response{
-		Message: Message{Role: RoleAssistant, Content: r.text.String(), ToolCalls: r.calls},
-		Usage:   r.usage, Stop: r.stop, StopRaw: r.stopRaw, ReadBack: r.readBack,
-	}
+	resp := r.Response()
+	resp.ReadBack = r.readBack
+	return resp
 }

@@ -96,3 +96,27 @@ func ExampleRunTypedStream() {
 	// {City:Paris TempC:21} settled ["/city" "/tempC"]
 	// {City:Paris TempC:21} 3 <nil>
 }
+
+// A streamed reply put together as the loop puts it together: text and
+// argument fragments in order, a call's ID and name as first given, the
+// last usage counts and stop.
+func ExampleReplyBuilder() {
+	var b agent.ReplyBuilder
+	for _, c := range []agent.Chunk{
+		{Text: "Looking "},
+		{Text: "it up.", Call: &agent.CallDelta{Index: 0, ID: "call_1", Name: "lookup", Arguments: `{"city":`}},
+		{Call: &agent.CallDelta{Index: 0, Arguments: `"Paris"}`}, Usage: agent.Usage{InputTokens: 12}},
+		{Stop: agent.StopToolUse, Usage: agent.Usage{OutputTokens: 7}},
+	} {
+		if err := b.Add(c); err != nil {
+			fmt.Println(err)
+		}
+	}
+	r := b.Response()
+	fmt.Printf("%q %s %s %s %d/%d %s\n", r.Message.Content, r.Message.ToolCalls[0].ID, r.Message.ToolCalls[0].Name,
+		r.Message.ToolCalls[0].Arguments, r.Usage.InputTokens, r.Usage.OutputTokens, r.Stop)
+	fmt.Println(b.Add(agent.Chunk{Call: &agent.CallDelta{Index: 5}}) != nil)
+	// Output:
+	// "Looking it up." call_1 lookup {"city":"Paris"} 12/7 tool_use
+	// true
+}

@@ -2,9 +2,7 @@ package agenttest
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
-	"strings"
 	"sync"
 	"testing"
 
@@ -182,58 +180,11 @@ func pieces(s string, sizes []int) []string {
 	return out
 }
 
-// update is the usage so far after a chunk reporting c, as the loop
-// counts it ([agent.Chunk]): each count above zero replaces the one
-// before it, and Detailed, once said with no count negative, stays.
-func update(so agent.Usage, c agent.Usage) agent.Usage {
-	for _, f := range [...]struct {
-		to *int
-		n  int
-	}{
-		{&so.InputTokens, c.InputTokens}, {&so.OutputTokens, c.OutputTokens},
-		{&so.CachedTokens, c.CachedTokens}, {&so.ReasoningTokens, c.ReasoningTokens},
-	} {
-		if f.n > 0 {
-			*f.to = f.n
-		}
-	}
-	so.Detailed = so.Detailed || c.Detailed && min(c.InputTokens, c.OutputTokens, c.CachedTokens, c.ReasoningTokens) >= 0
-	return so
-}
-
 // assemble puts a scripted stream together, as the loop does.
 func assemble(chunks []agent.Chunk) agent.Response {
-	var text strings.Builder
-	var calls []agent.ToolCall
-	var args []string
-	r := agent.Response{}
+	var b agent.ReplyBuilder
 	for _, c := range chunks {
-		text.WriteString(c.Text)
-		if d := c.Call; d != nil && d.Index >= 0 && d.Index <= len(calls) {
-			if d.Index == len(calls) {
-				calls, args = append(calls, agent.ToolCall{}), append(args, "")
-			}
-			if calls[d.Index].ID == "" {
-				calls[d.Index].ID = d.ID
-			}
-			if calls[d.Index].Name == "" {
-				calls[d.Index].Name = d.Name
-			}
-			args[d.Index] += d.Arguments
-		}
-		r.Usage = update(r.Usage, c.Usage)
-		if c.Stop != "" {
-			r.Stop = c.Stop
-		}
-		if c.StopRaw != "" {
-			r.StopRaw = c.StopRaw
-		}
+		_ = b.Add(c) // a scripted call out of order is left out, as the loop refuses it
 	}
-	for i := range calls {
-		if args[i] != "" {
-			calls[i].Arguments = json.RawMessage(args[i])
-		}
-	}
-	r.Message = agent.Message{Role: agent.RoleAssistant, Content: text.String(), ToolCalls: calls}
-	return r
+	return b.Response()
 }

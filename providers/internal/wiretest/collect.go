@@ -1,7 +1,6 @@
 package wiretest
 
 import (
-	"encoding/json"
 	"fmt"
 	"iter"
 	"unicode/utf8"
@@ -16,52 +15,27 @@ import (
 // the first error, and fails on a chunk that breaks the contract (a call
 // fragment before its call began).
 func Collect(seq iter.Seq2[agent.Chunk, error]) (agent.Response, error) {
-	resp := agent.Response{Message: agent.Message{Role: agent.RoleAssistant}}
-	var args [][]byte
+	var b agent.ReplyBuilder
+	calls := 0
 	for c, err := range seq {
 		if err != nil {
-			return finish(resp, args), err
+			return b.Response(), err
 		}
-		resp.Message.Content += c.Text
 		if d := c.Call; d != nil {
 			switch {
-			case d.Index == len(resp.Message.ToolCalls):
-				resp.Message.ToolCalls = append(resp.Message.ToolCalls, agent.ToolCall{ID: d.ID, Name: d.Name})
-				args = append(args, nil)
-			case d.Index > len(resp.Message.ToolCalls) || d.Index < 0:
-				return finish(resp, args), fmt.Errorf("wiretest: call %d continued before it began", d.Index)
+			case d.Index == calls:
+				calls++
+			case d.Index > calls || d.Index < 0:
+				return b.Response(), fmt.Errorf("wiretest: call %d continued before it began", d.Index)
 			case d.ID != "" || d.Name != "":
-				return finish(resp, args), fmt.Errorf("wiretest: call %d got its id or name twice", d.Index)
-			}
-			args[d.Index] = append(args[d.Index], d.Arguments...)
-		}
-		for _, f := range [...]struct {
-			to *int
-			n  int
-		}{
-			{&resp.Usage.InputTokens, c.Usage.InputTokens}, {&resp.Usage.OutputTokens, c.Usage.OutputTokens},
-			{&resp.Usage.CachedTokens, c.Usage.CachedTokens}, {&resp.Usage.ReasoningTokens, c.Usage.ReasoningTokens},
-		} {
-			if f.n > 0 {
-				*f.to = f.n
+				return b.Response(), fmt.Errorf("wiretest: call %d got its id or name twice", d.Index)
 			}
 		}
-		resp.Usage.Detailed = resp.Usage.Detailed || c.Usage.Detailed
-		if c.Stop != "" {
-			resp.Stop = c.Stop
-		}
-		if c.StopRaw != "" {
-			resp.StopRaw = c.StopRaw
+		if err := b.Add(c); err != nil {
+			return b.Response(), err
 		}
 	}
-	return finish(resp, args), nil
-}
-
-func finish(resp agent.Response, args [][]byte) agent.Response {
-	for i, a := range args {
-		resp.Message.ToolCalls[i].Arguments = json.RawMessage(a)
-	}
-	return resp
+	return b.Response(), nil
 }
 
 // Pieces splits s into pieces of about n bytes, never inside a UTF-8
