@@ -102,12 +102,13 @@ func (e *ProviderError) status() int {
 
 func (e *ProviderError) Unwrap() error { return e.Err }
 
-// Retryable reports whether calling again may succeed: rate limits,
-// overload, server errors, timeouts and lost connections; never a bad
-// request (400) or an auth failure (401, 403).
+// Retryable reports whether calling again may succeed, by one rule, the
+// session stream's: its Kind is retryable ([events.ErrorKind.Retryable])
+// and, when a client error's status came with it, so is that status's
+// kind ([events.KindForStatus]: 408 and 429 are; 400, 401, 403, 404, 422
+// and the other 4xx are not, whatever the body said).
 func (e *ProviderError) Retryable() bool {
-	switch e.HTTPStatus {
-	case 400, 401, 403, 404, 422:
+	if s := e.status(); s >= 400 && s < 500 && !events.KindForStatus(s).Retryable() {
 		return false
 	}
 	return e.Kind.Retryable()

@@ -58,3 +58,29 @@ func TestTheCauseOfAProviderErrorStaysOffTheStream(t *testing.T) {
 		}
 	}
 }
+
+// Retryable follows the session stream's one rule: the kind must be
+// retryable, and a client error's status must be one whose kind is.
+func TestProviderErrorRetryableFollowsTheStreamsRule(t *testing.T) {
+	tests := []struct {
+		kind   events.ErrorKind
+		status int
+		want   bool
+	}{
+		{events.KindRateLimit, 429, true},
+		{events.KindTimeout, 408, true},
+		{events.KindServerError, 503, true},
+		{events.KindConnection, 0, true},
+		{events.KindOverloaded, 400, false}, // a body that says overloaded on a bad request
+		{events.KindServerError, 409, false},
+		{events.KindRateLimit, 403, false},
+		{events.KindBadRequest, 0, false},
+		{events.KindUnknown, 500, false},
+	}
+	for _, tt := range tests {
+		e := &agent.ProviderError{System: "test", Kind: tt.kind, HTTPStatus: tt.status}
+		if got := e.Retryable(); got != tt.want {
+			t.Errorf("Retryable(%s, %d) = %v, want %v", tt.kind, tt.status, got, tt.want)
+		}
+	}
+}
