@@ -354,7 +354,7 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 			TurnID: turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts,
 			RetryDelay: d, Reason: retryReason(err), Kind: events.RetryTurn,
 		})
-		a.observeRetry(ctx, Retry{Kind: RetryTurn, Attempt: attempt, MaxAttempts: p.MaxAttempts, Delay: d, Reason: retryReason(err), Err: err})
+		a.observeRetry(ctx, Retry{Kind: events.RetryTurn, Attempt: attempt, MaxAttempts: p.MaxAttempts, Delay: d, Reason: retryReason(err), Err: err})
 		a.cfg.logger.Debug("turn retry scheduled", "turn", turn, "attempt", attempt, "delay", d, "error", err)
 		if werr := wait(ctx, d); werr != nil {
 			err = werr
@@ -633,7 +633,7 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 			ev.ErrorKind, ev.HTTPStatus, ev.System = pe.Kind, pe.status(), pe.System
 		}
 		st.a.record(ev)
-		st.a.observeRetry(ctx, Retry{Kind: RetryModel, Attempt: attempt, MaxAttempts: p.MaxAttempts, Delay: d, Reason: retryReason(err), Err: err})
+		st.a.observeRetry(ctx, Retry{Kind: events.RetryModel, Attempt: attempt, MaxAttempts: p.MaxAttempts, Delay: d, Reason: retryReason(err), Err: err})
 		st.a.cfg.logger.Debug("model retry scheduled", "turn", st.turn, "attempt", attempt, "delay", d, "error", err)
 		st.res.Usage.add(resp.Usage)
 		if werr := wait(ctx, d); werr != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/events"
 )
 
 // Observer is told what a run does while it does it: the seam a tracer
@@ -71,7 +72,8 @@ type ModelCall struct {
 // Retry is a scheduled retry of a model call ([WithModelRetry]) or of a
 // whole turn ([WithTurnRetry]).
 type Retry struct {
-	Kind RetryKind
+	// Kind is events.RetryModel or events.RetryTurn.
+	Kind events.RetryKind
 	// Attempt is the attempt that failed (1-based); MaxAttempts the
 	// policy's bound.
 	Attempt, MaxAttempts int
@@ -83,16 +85,6 @@ type Retry struct {
 	// Err is the failure being retried.
 	Err error
 }
-
-// RetryKind says what a [Retry] runs again.
-type RetryKind string
-
-const (
-	// RetryModel: one model call ([WithModelRetry]).
-	RetryModel RetryKind = "model"
-	// RetryTurn: the whole turn, from a fresh conversation ([WithTurnRetry]).
-	RetryTurn RetryKind = "turn"
-)
 
 // WithObserver has o told what each run does (see [Observer]). Without
 // it, observing costs nothing.

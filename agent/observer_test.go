@@ -155,7 +155,7 @@ func TestObserverSeesModelRetries(t *testing.T) {
 	if _, err := a.Run(t.Context(), "Weather in Paris?"); err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].Kind != agent.RetryModel || got[0].Attempt != 1 || got[0].MaxAttempts != 3 ||
+	if len(got) != 1 || got[0].Kind != events.RetryModel || got[0].Attempt != 1 || got[0].MaxAttempts != 3 ||
 		got[0].Reason != "model call failed: rate_limit (HTTP 429)" || !errors.Is(got[0].Err, limited) {
 		t.Errorf("retries %+v, want one model retry of the rate limit", got)
 	}

@@ -380,3 +380,10 @@ func TestALedgerEventWithARepairThatIsNoNameIsRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestATurnRetryOfKindModelIsRefused(t *testing.T) {
+	ev := TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, Reason: "r", Kind: RetryModel}
+	if _, err := ev.check(); !errors.Is(err, ErrInvalid) {
+		t.Errorf("check = %v, want ErrInvalid: a retried model call is a ModelRetry", err)
+	}
+}

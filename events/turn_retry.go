@@ -31,8 +31,10 @@ type TurnRetry struct {
 	Kind RetryKind `json:"retryKind,omitempty"`
 }
 
-// RetryKind is what a [TurnRetry] retries. The set is closed: Append
-// refuses any other non-empty kind.
+// RetryKind is what a retry runs again: the one vocabulary of retries, in
+// the session stream and for an agent's observer. A [TurnRetry] is
+// corrective or turn (Append refuses any other non-empty kind); a retried
+// model call is a [ModelRetry] event, and RetryModel to an observer.
 type RetryKind string
 
 // The retry kinds.
@@ -44,6 +46,9 @@ const (
 	// RetryTurn: the whole turn failed and runs again from the start
 	// after the delay; Attempt numbers the runs.
 	RetryTurn RetryKind = "turn"
+	// RetryModel: one model call failed and is made again after the
+	// delay (never a TurnRetry's kind).
+	RetryModel RetryKind = "model"
 )
 
 type (
