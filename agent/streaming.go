@@ -506,16 +506,16 @@ type ReplyBuilder struct {
 }
 
 // Add adds c to the reply. A chunk that continues a tool call that has
-// not begun is an error, and adds nothing of its call.
+// not begun is an error, and adds nothing.
 func (b *ReplyBuilder) Add(c Chunk) error {
+	if d := c.Call; d != nil && (d.Index < 0 || d.Index > len(b.calls)) {
+		return fmt.Errorf("%w: call %d after %d calls", errCallOrder, d.Index, len(b.calls))
+	}
 	b.text.WriteString(c.Text)
 	if d := c.Call; d != nil {
-		switch {
-		case d.Index == len(b.calls):
+		if d.Index == len(b.calls) {
 			b.calls = append(b.calls, ToolCall{})
 			b.args = append(b.args, new(strings.Builder))
-		case d.Index < 0 || d.Index > len(b.calls):
-			return fmt.Errorf("%w: call %d after %d calls", errCallOrder, d.Index, len(b.calls))
 		}
 		tc := &b.calls[d.Index]
 		if tc.ID == "" {

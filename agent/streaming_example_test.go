@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"sync"
+	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
 )
@@ -119,4 +120,14 @@ func ExampleReplyBuilder() {
 	// Output:
 	// "Looking it up." call_1 lookup {"city":"Paris"} 12/7 tool_use
 	// true
+}
+
+func TestARejectedChunkAddsNothing(t *testing.T) {
+	var b agent.ReplyBuilder
+	if err := b.Add(agent.Chunk{Text: "hello", Call: &agent.CallDelta{Index: 3}, Stop: agent.StopLength, Usage: agent.Usage{OutputTokens: 7}}); err == nil {
+		t.Fatal("a call continued before it began was added")
+	}
+	if r := b.Response(); r.Message.Content != "" || r.Stop != "" || r.Usage.OutputTokens != 0 {
+		t.Errorf("after a rejected chunk the reply is %+v, want nothing of it", r)
+	}
 }

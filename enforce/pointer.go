@@ -32,7 +32,7 @@ func lookupPointer(doc any, ptr string) (any, bool) {
 			doc = v
 		case []any:
 			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(d) || (len(tok) > 1 && tok[0] == '0') {
+			if err != nil || tok[0] < '0' || tok[0] > '9' || i >= len(d) || (len(tok) > 1 && tok[0] == '0') {
 				return nil, false
 			}
 			doc = d[i]

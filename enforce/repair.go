@@ -77,7 +77,7 @@ func (rs Repairs) String() string {
 // MarshalJSON writes the names as an array, in the order they apply.
 func (rs Repairs) MarshalJSON() ([]byte, error) {
 	names := []string{}
-	if rs != 0 {
+	if rs &= AllRepairs; rs != 0 {
 		names = strings.Split(rs.String(), ",")
 	}
 	return json.Marshal(names)
@@ -143,6 +143,9 @@ func (s *Schema) checkForm(answer string) (string, Repairs, error) {
 		return answer, 0, tooLong(s.maxAnswerBytes()) // nothing of it is read; nothing is mended
 	}
 	text, applied, err := s.mend(answer, strict, judged)
+	if len(text) > s.maxAnswerBytes() {
+		applied = 0 // a mend past the bound would be judged for its length, not for what the model wrote
+	}
 	if applied == 0 {
 		if !judged {
 			strict = s.checkStrict(answer)

@@ -301,3 +301,21 @@ func TestTheRepairCorpus(t *testing.T) {
 		t.Logf("with %s: %d of the %d mendable answers pass, and %d of the %d that must not", rs, mended[rs], total[true], wrong[rs], total[false])
 	}
 }
+
+// A mend that would take the answer past its size bound is not made: the
+// answer is judged as written, not for a length the model did not write.
+func TestAMendPastTheSizeBoundIsNotMade(t *testing.T) {
+	s := mustCompile(t, `{"type": "array", "items": {"type": "string"}}`)
+	answer := `"` + strings.Repeat("x", enforce.MaxAnswerBytes-2) + `"`
+	strict := checkError(t, s.Check(answer))
+	got := checkError(t, s.WithRepairs(enforce.RepairCoerce).Check(answer))
+	if got.Stage != strict.Stage || got.Repaired != 0 || got.Issues[0] != strict.Issues[0] {
+		t.Errorf("with coerce: %v (repaired %s), want the strict verdict %v", got, got.Repaired, strict)
+	}
+}
+
+func TestUnknownRepairBitsMarshalAsNoRepair(t *testing.T) {
+	if b, err := json.Marshal(enforce.Repairs(0x10)); err != nil || string(b) != "[]" {
+		t.Errorf("Marshal(0x10) = %s, %v; want []", b, err)
+	}
+}

@@ -159,7 +159,17 @@ func (st *Stream) validateClosed(d, start, end int) bool {
 		if v.at != ptr {
 			continue
 		}
-		r, ok := v.call(st.vctx, st.buf.String()[start:end], st.vtry)
+		// The member as [Validator.member] gives it at the answer's end:
+		// parsed and encoded again, so the validator reads the same text.
+		tree, err := parseJSON(st.buf.String()[start:end])
+		if err != nil {
+			continue
+		}
+		text, err := json.Marshal(tree)
+		if err != nil {
+			continue
+		}
+		r, ok := v.call(st.vctx, string(text), st.vtry)
 		if !ok || r.panicked || r.exited || (r.err != nil && !errors.Is(r.err, ErrBeyondRepair)) {
 			continue
 		}

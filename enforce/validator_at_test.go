@@ -2,6 +2,7 @@ package enforce_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -90,5 +91,37 @@ func TestAFailingValidatorOfAMemberGivesNoEarlyVerdict(t *testing.T) {
 	s := withValidators(t, mustCompile(t, forecastSchema), broken)
 	if _, err := s.StreamValidating(t.Context(), enforce.Try{Attempt: 1}).WriteString(forecastAnswer("Paris")); err != nil {
 		t.Errorf("early verdict %v from a validator that could not judge", err)
+	}
+}
+
+// A validator of one member reads the same text streamed and at the
+// answer's end: the member parsed and encoded again, not as written.
+func TestAMemberValidatorReadsTheSameTextStreamedAndAtTheEnd(t *testing.T) {
+	compact := enforce.NewValidator("compact", func(_ context.Context, raw json.RawMessage, _ enforce.Try) ([]enforce.Issue, error) {
+		if strings.ContainsRune(string(raw), ' ') {
+			return []enforce.Issue{{Message: "not compact: " + string(raw)}}, nil
+		}
+		return nil, nil
+	}).At("/o")
+	s := withValidators(t, mustCompile(t, `{"type": "object", "properties": {"o": {"type": "object"}}}`), compact)
+	answer := `{"o":{"a": 1, "b": "<&>"}}`
+	judged := s.Judge(t.Context(), enforce.Answer{Given: answer})
+	_, streamed := s.StreamValidating(t.Context(), enforce.Try{Attempt: 1}).WriteString(answer)
+	if (judged == nil) != (streamed == nil) {
+		t.Errorf("Judge = %v, the Stream = %v: the validator read different texts", judged, streamed)
+	}
+}
+
+// A JSON Pointer's array index is digits only (RFC 6901): "+0" names no
+// item, so a validator of it is not asked.
+func TestAPointerIndexWithASignNamesNoItem(t *testing.T) {
+	asked := false
+	v := enforce.NewValidator("v", func(context.Context, any, enforce.Try) ([]enforce.Issue, error) {
+		asked = true
+		return nil, nil
+	}).At("/a/+0")
+	s := withValidators(t, mustCompile(t, `{}`), v)
+	if err := s.Judge(t.Context(), enforce.Answer{Given: `{"a": [1]}`}); err != nil || asked {
+		t.Errorf("Judge = %v, asked %v; want the validator not asked", err, asked)
 	}
 }
