@@ -173,19 +173,9 @@ func (st *Stream) validateClosed(d, start, end int) bool {
 		if !ok || r.panicked || r.exited || (r.err != nil && !errors.Is(r.err, ErrBeyondRepair)) {
 			continue
 		}
-		var issues []Issue
-		for _, is := range r.issues {
-			if checkIssue(is) != nil {
-				issues = nil // the validator could not judge: the end decides
-				break
-			}
-			issues = append(issues, Issue{Path: quote(v.at + is.Path), Keyword: v.name, Message: quote(is.Message)})
-		}
-		if r.err != nil && len(r.issues) == 0 {
-			issues = append(issues, Issue{Path: quote(v.at), Keyword: v.name, Message: quote(r.err.Error())})
-		}
-		if len(issues) == 0 {
-			continue
+		issues, err := v.found(r)
+		if err != nil || len(issues) == 0 {
+			continue // no issue, or the validator could not judge: the end decides
 		}
 		sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
 		st.verdict = &CheckError{Stage: StageSchemaValidate, Issues: issues, byValidators: true, beyondRepair: r.err != nil}

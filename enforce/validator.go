@@ -275,18 +275,12 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 			}
 			return judgement{failed: &ValidatorError{Name: v.name, Err: r.err}}
 		}
-		for i, is := range r.issues {
-			if err := checkIssue(is); err != nil {
-				return judgement{failed: &ValidatorError{Name: v.name, Err: fmt.Errorf("issue %d: %w", i+1, err)}}
-			}
-			issues = append(issues, Issue{Path: quote(v.at + is.Path), Keyword: v.name, Message: quote(is.Message)})
+		found, err := v.found(r)
+		if err != nil {
+			return judgement{failed: &ValidatorError{Name: v.name, Err: err}}
 		}
-		if r.err != nil {
-			beyond = true
-			if len(r.issues) == 0 {
-				issues = append(issues, Issue{Path: quote(v.at), Keyword: v.name, Message: quote(r.err.Error())})
-			}
-		}
+		issues = append(issues, found...)
+		beyond = beyond || r.err != nil
 	}
 	if len(issues) == 0 {
 		return judgement{text: text, repaired: repaired}
@@ -294,6 +288,24 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 	sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
 	ce := &CheckError{Stage: StageSchemaValidate, Issues: issues, Repaired: repaired, byValidators: true, beyondRepair: beyond}
 	return judgement{ce: ce, text: text, repaired: repaired}
+}
+
+// found is what v's result r says of the answer: its issues, named for v
+// and read from the member it judges, and, when r says [ErrBeyondRepair]
+// without one, an issue of the error's text; or why v could not judge
+// (an issue the model could not act on).
+func (v Validator) found(r validatorResult) ([]Issue, error) {
+	issues := make([]Issue, 0, len(r.issues)+1)
+	for i, is := range r.issues {
+		if err := checkIssue(is); err != nil {
+			return nil, fmt.Errorf("issue %d: %w", i+1, err)
+		}
+		issues = append(issues, Issue{Path: quote(v.at + is.Path), Keyword: v.name, Message: quote(is.Message)})
+	}
+	if r.err != nil && len(r.issues) == 0 {
+		issues = append(issues, Issue{Path: quote(v.at), Keyword: v.name, Message: quote(r.err.Error())})
+	}
+	return issues, nil
 }
 
 // checkIssue refuses an issue the model could not act on.
