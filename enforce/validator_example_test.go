@@ -120,3 +120,31 @@ func ExampleSchema_WithValidators() {
 	// 1 retried /city
 	// 2 passed
 }
+
+// A validator of one member: it gets just the city, and a Stream from
+// StreamValidating asks it as soon as the city closes, so the answer is
+// failed there, before the rest of it arrives.
+func ExampleValidator_At() {
+	known := enforce.NewValidator("known-city", func(_ context.Context, city string, _ enforce.Try) ([]enforce.Issue, error) {
+		if city == "Atlantis" {
+			return []enforce.Issue{{Message: "no such city"}}, nil
+		}
+		return nil, nil
+	}).At("/city")
+	s, _ := enforce.SchemaFor[Forecast]()
+	s, _ = s.WithValidators(known)
+	st := s.StreamValidating(context.Background(), enforce.Try{Attempt: 1, RetriesLeft: 2})
+	answer := `{"city": "Atlantis", "tempC": 21}`
+	n, err := st.WriteString(answer)
+	fmt.Printf("%q\n%v\n", answer[:n], err)
+	// Output:
+	// "{\"city\": \"Atlantis\""
+	// schema-validate: /city: no such city
+}
+
+func ExampleParseRepairs() {
+	rs, err := enforce.ParseRepairs("coerce,fence")
+	fmt.Println(rs, err, rs&enforce.RepairProse != 0)
+	// Output:
+	// fence,coerce <nil> false
+}
