@@ -26,14 +26,15 @@ const (
 	formSyntax     = "syntax:"    // a syntax error inside the value; its message, which names the construct, follows (syntaxClass)
 )
 
-// parseForm is the form of a json-parse failure of s at off, where the
-// value began at start (the first byte that is not white space);
-// trailing says the value was whole and off is what follows it.
-// Positions are left out, so the same mistake made elsewhere in another
-// answer is the same failure.
-func parseForm(s string, start, off int, trailing bool, msg string) string {
+// parseForm is the form of the parser's failure se on s. Positions are
+// left out, so the same mistake made elsewhere in another answer is the
+// same failure.
+func parseForm(s string, se *syntaxError) string {
+	start, off, msg := se.Start, se.Offset, se.msg
 	switch {
-	case trailing:
+	case start >= len(s):
+		return formEmpty
+	case se.Trailing:
 		return formTrailing
 	case off == start && s[start] == '`':
 		return formFence

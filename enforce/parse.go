@@ -43,7 +43,7 @@ func parseJSONCounting(s string) (v any, values, names int, err error) {
 	start := p.i
 	if p.i == len(s) {
 		err := p.errorf(p.i, "empty answer: expected a JSON value")
-		err.form = formEmpty
+		err.Start = start
 		return nil, 0, 0, err
 	}
 	v = p.value()
@@ -57,7 +57,7 @@ func parseJSONCounting(s string) (v any, values, names int, err error) {
 	}
 	if p.err != nil {
 		err := p.errorf(p.err.off, "%s", p.err.msg)
-		err.form = parseForm(s, start, p.err.off, trailing, p.err.msg)
+		err.Start, err.Trailing = start, trailing
 		return nil, 0, 0, err
 	}
 	return v, p.n, p.names, nil
@@ -68,11 +68,16 @@ func (p *parser) errorf(off int, format string, args ...any) *syntaxError {
 	return &syntaxError{Line: line, Column: col, Offset: off, msg: fmt.Sprintf(format, args...)}
 }
 
-// syntaxError is the json-parse stage's issue.
+// syntaxError is the json-parse stage's issue: the input is not one JSON
+// value from byte Offset (at Line:Column) on.
 type syntaxError struct {
 	Line, Column, Offset int
-	msg                  string
-	form                 string // what kind of failure it is, for the repeat limit (parseForm)
+	// Start is where the value began: the first byte that is not white
+	// space (the input's length when there is none).
+	Start int
+	// Trailing: the value was whole, and Offset is what follows it.
+	Trailing bool
+	msg      string
 }
 
 func (e *syntaxError) Error() string {

@@ -254,7 +254,7 @@ func (s *Schema) checkStrict(answer string) error {
 	}
 	doc, values, names, err := parseJSONCounting(answer)
 	if err != nil {
-		return parseFailure(err)
+		return parseFailure(answer, err)
 	}
 	return s.checkParsed(answer, doc, values, names, false)
 }
@@ -316,10 +316,11 @@ func tooLong(limit int) *CheckError {
 		"the answer is longer than the %d bytes the contract judges (MaxAnswerBytes, or Schema.WithMaxAnswerBytes): it was not parsed", limit)}}}
 }
 
-func parseFailure(err error) *CheckError {
+// parseFailure is the verdict on s, which the parser refused with err.
+func parseFailure(s string, err error) *CheckError {
 	ce := &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(err.Error())}}}
 	if se, ok := err.(*syntaxError); ok {
-		ce.form = se.form
+		ce.form = parseForm(s, se)
 	}
 	return ce
 }

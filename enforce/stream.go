@@ -1021,7 +1021,7 @@ func (st *Stream) giveSyntax(prefix string, doom int) bool {
 	err := func() error { _, err := parseJSON(prefix); return err }()
 	var se *syntaxError
 	if errors.As(err, &se) && se.Offset <= doom {
-		st.verdict = parseFailure(err)
+		st.verdict = parseFailure(prefix, err)
 		return true
 	}
 	st.giveUp()
