@@ -4,11 +4,14 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // draft is a JSON Schema dialect, declared with $schema. The values are
@@ -248,7 +251,7 @@ func (a *auditor) walk(s any, loc, under string) (any, error) {
 	case map[string]any:
 		return a.walkObject(s, loc)
 	default:
-		return nil, &SchemaError{Location: loc, Reason: fmt.Sprintf("a schema must be an object or a boolean, not %s", jsonKind(s))}
+		return nil, &SchemaError{Location: loc, Reason: fmt.Sprintf("a schema must be an object or a boolean, not %s", jsonvalue.Kind(s))}
 	}
 }
 
@@ -392,7 +395,7 @@ func (a *auditor) translateUnevaluated(m, out map[string]any, loc string) error 
 		if to == "" {
 			continue // every member or item is evaluated already
 		}
-		at := loc + "/" + escapePointer(k)
+		at := loc + "/" + jsonvalue.EscapePointer(k)
 		r, err := a.walk(v, at, k)
 		if err != nil {
 			return err
@@ -494,11 +497,11 @@ func (a *auditor) normalise(m, out map[string]any, loc string) error {
 		a.compares = true
 	}
 	for _, k := range []string{"enum", "const"} {
-		if v, ok := out[k]; ok && holdsNumber(v) {
+		if v, ok := out[k]; ok && jsonvalue.HoldsNumber(v) {
 			// Only a number can be spelled two ways: an enum of strings
 			// needs no canonical answer.
 			a.compares = true
-			out[k] = canonicalNumbers(v)
+			out[k] = jsonvalue.CanonicalNumbers(v)
 		}
 	}
 	if e, ok := out["enum"].([]any); ok && a.draft >= draft6 {
@@ -534,7 +537,7 @@ func (a *auditor) descend(m, out map[string]any, keys []string, loc string) erro
 			continue
 		}
 		v := m[k]
-		child := loc + "/" + escapePointer(k)
+		child := loc + "/" + jsonvalue.EscapePointer(k)
 		sub := func(s any, at string, inPlace bool) (any, error) {
 			r, err := a.walk(s, at, k)
 			if err != nil {
@@ -591,7 +594,7 @@ func (a *auditor) descend(m, out map[string]any, keys []string, loc string) erro
 					subs[name] = e
 					continue
 				}
-				r, err := sub(e, child+"/"+escapePointer(name), kw.inPlace)
+				r, err := sub(e, child+"/"+jsonvalue.EscapePointer(name), kw.inPlace)
 				if err != nil {
 					return err
 				}
@@ -1124,7 +1127,7 @@ func (f *fanOut) busiest(v visits) string {
 func (s step) token() string {
 	switch s.kind {
 	case stepMember:
-		return "/" + escapePointer(s.key)
+		return "/" + jsonvalue.EscapePointer(s.key)
 	case stepOther:
 		return "/<any member>"
 	case stepAt:
@@ -1181,24 +1184,6 @@ func (a *auditor) findCycle() error {
 	return nil
 }
 
-func jsonKind(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
-}
-
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
@@ -1206,4 +1191,17 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// countValue accepts a non-negative integer, also written as 2.0.
+func countValue(v any) (json.Number, error) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return "", fmt.Errorf("must be a non-negative integer, not %s", jsonvalue.Kind(v))
+	}
+	r, ok := new(big.Rat).SetString(string(n))
+	if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {
+		return "", fmt.Errorf("must be a non-negative integer, not %s", n)
+	}
+	return json.Number(r.Num().String()), nil
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -42,7 +43,7 @@ func TestCanonicalizeInPlaceRewritesOnlyNumbersThatChange(t *testing.T) {
 		"a": json.Number("1.0"), "b": json.Number("2"), "c": "1.0",
 		"d": []any{json.Number("-0"), json.Number("3e0"), map[string]any{"e": json.Number("0.50")}},
 	}
-	got := canonicalizeInPlace(doc)
+	got := jsonvalue.CanonicalizeInPlace(doc)
 	want := map[string]any{
 		"a": json.Number("1"), "b": json.Number("2"), "c": "1.0",
 		"d": []any{json.Number("0"), json.Number("3"), map[string]any{"e": json.Number("0.5")}},

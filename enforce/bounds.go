@@ -1,9 +1,6 @@
 package enforce
 
-import (
-	"strconv"
-	"unicode/utf8"
-)
+import "github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 
 // Bounds on what an answer or a schema may demand. Each is named in the
 // error that reports it being passed.
@@ -17,7 +14,7 @@ const (
 	// a schema. Deeper input fails the json-parse stage (or is refused as
 	// a schema) instead of exhausting the stack of gojsonschema, which
 	// walks it.
-	MaxDepth = 1000
+	MaxDepth = jsonvalue.MaxDepth
 
 	// MaxEnum is the most values of one enum gojsonschema is given. It
 	// checks an enum's values for uniqueness pairwise when it compiles, so
@@ -82,19 +79,5 @@ const (
 	MaxRetries = 10
 )
 
-// cut shortens s to at most n bytes on a rune boundary, followed by a
-// marker that says it was cut and from what length: the same input always
-// gives the same text.
-func cut(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	i := n
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…[cut: " + strconv.Itoa(i) + " of " + strconv.Itoa(len(s)) + " bytes]"
-}
-
 // quote caps a piece of text taken from an answer, for an Issue.
-func quote(s string) string { return cut(s, MaxQuote) }
+func quote(s string) string { return jsonvalue.Clip(s, MaxQuote) }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -75,7 +76,7 @@ type cenum struct {
 // cnum is a number from the schema: exact as a decimal where it fits,
 // and always as the big.Rat gojsonschema compares.
 type cnum struct {
-	d dec
+	d jsonvalue.Dec
 	r *big.Rat
 }
 
@@ -135,7 +136,7 @@ func (b *cbuilder) build(loc string, v any) *cnode {
 			if rs != "" {
 				target, err = refPointer(rs)
 			}
-			sub, found := resolvePointer(b.tree, target)
+			sub, found := jsonvalue.ResolvePointer(b.tree, target)
 			if err != nil || !found {
 				return b.fail()
 			}
@@ -154,7 +155,7 @@ func (b *cbuilder) build(loc string, v any) *cnode {
 }
 
 func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
-	at := func(k string) string { return loc + "/" + escapePointer(k) }
+	at := func(k string) string { return loc + "/" + jsonvalue.EscapePointer(k) }
 	if t, has := m["type"]; has {
 		var ok bool
 		if n.types, ok = typeKinds(t); !ok {
@@ -253,7 +254,7 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 		}
 		n.props = make(map[string]*cnode, len(pm))
 		for name, sub := range pm {
-			n.props[name] = b.build(at("properties")+"/"+escapePointer(name), sub)
+			n.props[name] = b.build(at("properties")+"/"+jsonvalue.EscapePointer(name), sub)
 		}
 	}
 	if p, has := m["patternProperties"]; has {
@@ -267,7 +268,7 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 				b.fail()
 				continue
 			}
-			n.patterns = append(n.patterns, cpattern{re: re, node: b.build(at("patternProperties")+"/"+escapePointer(pat), pm[pat])})
+			n.patterns = append(n.patterns, cpattern{re: re, node: b.build(at("patternProperties")+"/"+jsonvalue.EscapePointer(pat), pm[pat])})
 		}
 	}
 	switch ap := m["additionalProperties"].(type) {
@@ -311,7 +312,7 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 				if n.depSchemas == nil {
 					n.depSchemas = map[string]*cnode{}
 				}
-				n.depSchemas[k] = b.build(at("dependencies")+"/"+escapePointer(k), dv)
+				n.depSchemas[k] = b.build(at("dependencies")+"/"+jsonvalue.EscapePointer(k), dv)
 			default:
 				b.fail()
 			}
@@ -419,7 +420,7 @@ func (b *cbuilder) number(m map[string]any, k string) *cnum {
 		b.fail()
 		return nil
 	}
-	return &cnum{d: parseDec(string(n)), r: r}
+	return &cnum{d: jsonvalue.ParseDec(string(n)), r: r}
 }
 
 func (b *cbuilder) enumOf(list []any) *cenum {
@@ -474,7 +475,7 @@ func (e *cenum) has(v any) bool {
 }
 
 // valid reports whether v passes n, as gojsonschema judges it. v is a
-// tree from parseJSON, numbers canonicalized as gojsonschema sees them.
+// tree from jsonvalue.Parse, numbers canonicalized as gojsonschema sees them.
 // Format checks, the costliest, come last: a failing answer seldom pays
 // for them.
 func (n *cnode) valid(v any) bool {
@@ -635,7 +636,7 @@ func (n *cnode) validString(s string) bool {
 
 func (n *cnode) validNumber(num json.Number) bool {
 	text := string(num)
-	d := parseDec(text)
+	d := jsonvalue.ParseDec(text)
 	var r *big.Rat // gojsonschema's value, made only where the decimal does not fit
 	rat := func() *big.Rat {
 		if r == nil {
@@ -643,13 +644,13 @@ func (n *cnode) validNumber(num json.Number) bool {
 		}
 		return r
 	}
-	if !d.ok && rat() == nil {
+	if !d.OK && rat() == nil {
 		return false
 	}
 	if n.types != 0 && n.types&kindNumber == 0 {
 		isInt := false
-		if d.ok {
-			isInt = d.isInt()
+		if d.OK {
+			isInt = d.IsInt()
 		} else {
 			isInt = rat().IsInt()
 		}
@@ -658,14 +659,14 @@ func (n *cnode) validNumber(num json.Number) bool {
 		}
 	}
 	cmp := func(b *cnum) int {
-		if d.ok && b.d.ok {
-			return d.cmp(b.d)
+		if d.OK && b.d.OK {
+			return d.Cmp(b.d)
 		}
 		return rat().Cmp(b.r)
 	}
 	if m := n.multipleOf; m != nil {
-		if d.ok && m.d.ok {
-			if !d.multipleOf(m.d) {
+		if d.OK && m.d.OK {
+			if !d.MultipleOf(m.d) {
 				return false
 			}
 		} else if !new(big.Rat).Quo(rat(), m.r).IsInt() {
@@ -843,7 +844,7 @@ func (n *cnode) item(i int) *cnode {
 	return anyCnode
 }
 
-// passesFast reports whether the fast path passes doc, a tree parseJSON
+// passesFast reports whether the fast path passes doc, a tree jsonvalue.Parse
 // made for this check (its numbers may be canonicalized in place). False
 // means gojsonschema must judge it.
 func (s *Schema) passesFast(doc any) (ok bool) {
@@ -856,7 +857,7 @@ func (s *Schema) passesFast(doc any) (ok bool) {
 		}
 	}()
 	if s.canonical {
-		doc = canonicalizeInPlace(doc)
+		doc = jsonvalue.CanonicalizeInPlace(doc)
 	}
 	return s.fast.valid(doc)
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // FuzzFast holds the compiled evaluator to gojsonschema. From the fuzz
@@ -104,7 +106,7 @@ func (g *fastGen) schema(depth int) any {
 				c := fastConsts[g.pick(len(fastConsts))]
 				dup := false
 				for _, x := range e {
-					dup = dup || jsonEqual(canonicalNumbers(x), canonicalNumbers(c))
+					dup = dup || jsonEqual(jsonvalue.CanonicalNumbers(x), jsonvalue.CanonicalNumbers(c))
 				}
 				if !dup {
 					e = append(e, c)

@@ -7,6 +7,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // fastAgrees judges text with the fast path and with gojsonschema, on
@@ -14,12 +16,12 @@ import (
 // whether the fast path judged (the text parsed).
 func fastAgrees(t *testing.T, s *Schema, text, what string) bool {
 	t.Helper()
-	doc, err := parseJSON(text)
+	doc, err := jsonvalue.Parse(text)
 	if err != nil {
 		return false
 	}
 	fast := s.passesFast(doc)
-	doc, _ = parseJSON(text)
+	doc, _ = jsonvalue.Parse(text)
 	want := s.validate(doc)
 	if fast != (want == nil) {
 		t.Errorf("%s: schema %s, answer %s: the fast path says pass=%t, gojsonschema %v", what, s.source, text, fast, want)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // Caps that keep a corrective message bounded whatever the answer was.
@@ -53,7 +55,7 @@ func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stoppe
 	lines := make([]string, 0, len(ce.Issues))
 	written := 0
 	for i, is := range ce.Issues {
-		line := "- at " + pointerLabel(cut(is.Path, maxIssueQuote)) + ": " + strconv.Quote(cut(is.Message, maxIssueQuote))
+		line := "- at " + pointerLabel(jsonvalue.Clip(is.Path, maxIssueQuote)) + ": " + strconv.Quote(jsonvalue.Clip(is.Message, maxIssueQuote))
 		if written+len(line)+1 > maxIssueText && i > 0 {
 			break
 		}

@@ -3,6 +3,8 @@ package enforce
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // isECMARegex reports whether s is a regular expression by ECMA-262's
@@ -276,7 +278,7 @@ func (p *ecmaParser) escape(inClass bool) (single, ok bool) {
 	case c == '0':
 		return !(p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9'), true
 	case c == 'x':
-		if p.i+2 <= len(p.s) && isHex(p.s[p.i]) && isHex(p.s[p.i+1]) {
+		if p.i+2 <= len(p.s) && jsonvalue.IsHex(p.s[p.i]) && jsonvalue.IsHex(p.s[p.i+1]) {
 			p.i += 2
 			return true, true
 		}
@@ -289,7 +291,7 @@ func (p *ecmaParser) escape(inClass bool) (single, ok bool) {
 			}
 			v := 0
 			for k := p.i + 1; k < p.i+end; k++ {
-				if !isHex(p.s[k]) {
+				if !jsonvalue.IsHex(p.s[k]) {
 					return false, false
 				}
 				v = min(v*16+hexVal(p.s[k]), 0x110000)
@@ -297,7 +299,7 @@ func (p *ecmaParser) escape(inClass bool) (single, ok bool) {
 			p.i += end + 1
 			return v <= 0x10FFFF, v <= 0x10FFFF
 		}
-		if p.i+4 <= len(p.s) && isHex(p.s[p.i]) && isHex(p.s[p.i+1]) && isHex(p.s[p.i+2]) && isHex(p.s[p.i+3]) {
+		if p.i+4 <= len(p.s) && jsonvalue.IsHex(p.s[p.i]) && jsonvalue.IsHex(p.s[p.i+1]) && jsonvalue.IsHex(p.s[p.i+2]) && jsonvalue.IsHex(p.s[p.i+3]) {
 			p.i += 4
 			return true, true
 		}
@@ -391,7 +393,7 @@ func escapedRune(e string) rune {
 	case 'x', 'u':
 		v := 0
 		for k := 1; k < len(e); k++ {
-			if isHex(e[k]) {
+			if jsonvalue.IsHex(e[k]) {
 				v = v*16 + hexVal(e[k])
 			}
 		}

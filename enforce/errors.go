@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // Stage names the half of judging that failed.
@@ -107,7 +109,7 @@ func (e *SchemaError) Error() string {
 		fmt.Fprintf(&b, " at %q", "#"+quote(e.Location))
 	}
 	b.WriteString(": ")
-	b.WriteString(cut(e.Reason, 4*MaxQuote))
+	b.WriteString(jsonvalue.Clip(e.Reason, 4*MaxQuote))
 	if e.Err != nil {
 		b.WriteString(": ")
 		b.WriteString(e.Err.Error())

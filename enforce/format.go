@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -491,7 +492,7 @@ func isUUID(s string) bool {
 			if c != '-' {
 				return false
 			}
-		} else if !isHex(c) {
+		} else if !jsonvalue.IsHex(c) {
 			return false
 		}
 	}
@@ -590,7 +591,7 @@ func uriChars(s string, iri bool, extra string, query bool) bool {
 		c := s[i]
 		switch {
 		case c == '%':
-			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			if i+2 >= len(s) || !jsonvalue.IsHex(s[i+1]) || !jsonvalue.IsHex(s[i+2]) {
 				return false
 			}
 			i += 3
@@ -655,7 +656,7 @@ func isAuthority(a string, iri bool) bool {
 				return false
 			}
 			for i := 0; i < len(ver); i++ {
-				if !isHex(ver[i]) {
+				if !jsonvalue.IsHex(ver[i]) {
 					return false
 				}
 			}
@@ -692,7 +693,7 @@ func isURITemplate(s string) bool {
 		case c == '}':
 			return false
 		case c == '%':
-			if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			if i+2 >= len(s) || !jsonvalue.IsHex(s[i+1]) || !jsonvalue.IsHex(s[i+2]) {
 				return false
 			}
 			i += 3
@@ -740,7 +741,7 @@ func isTemplateExpression(e string) bool {
 			switch {
 			case isAlpha(c) || c >= '0' && c <= '9' || c == '_' || c == '.':
 			case c == '%':
-				if i+2 >= len(name) || !isHex(name[i+1]) || !isHex(name[i+2]) {
+				if i+2 >= len(name) || !jsonvalue.IsHex(name[i+1]) || !jsonvalue.IsHex(name[i+2]) {
 					return false
 				}
 				i += 2

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -16,7 +17,7 @@ func decodeIssue(answer string, err error) Issue {
 	var ute *json.UnmarshalTypeError
 	if errors.As(err, &ute) {
 		is.Message = quote(fmt.Sprintf("%s does not fit the Go type %s", ute.Value, ute.Type))
-		is.Path = quote(pointerAt(answer, int(ute.Offset)))
+		is.Path = quote(jsonvalue.PointerAt(answer, int(ute.Offset)))
 	}
 	return is
 }
@@ -30,7 +31,7 @@ func toIssue(re gojsonschema.ResultError) Issue {
 	switch re.Type() {
 	case "required", "additional_property_not_allowed":
 		if p, ok := re.Details()["property"].(string); ok {
-			ptr += "/" + escapePointer(p)
+			ptr += "/" + jsonvalue.EscapePointer(p)
 		}
 	}
 	msg := re.Description()
@@ -48,7 +49,7 @@ func contextPointer(c *gojsonschema.JsonContext) string {
 	var b strings.Builder
 	for _, p := range parts[1:] { // parts[0] is "(root)"
 		b.WriteByte('/')
-		b.WriteString(escapePointer(p))
+		b.WriteString(jsonvalue.EscapePointer(p))
 	}
 	return b.String()
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // The repeat limit ([WithRepeatLimit]) stops a run whose answers fail the
@@ -29,8 +31,8 @@ const (
 // parseForm is the form of the parser's failure se on s. Positions are
 // left out, so the same mistake made elsewhere in another answer is the
 // same failure.
-func parseForm(s string, se *syntaxError) string {
-	start, off, msg := se.Start, se.Offset, se.msg
+func parseForm(s string, se *jsonvalue.SyntaxError) string {
+	start, off, msg := se.Start, se.Offset, se.Msg
 	switch {
 	case start >= len(s):
 		return formEmpty
@@ -60,7 +62,7 @@ func syntaxClass(s string, off int, msg string) string {
 			return prefix
 		}
 	}
-	described := (&parser{s: s}).describe(off)
+	described := (&jsonvalue.Parser{S: s}).Describe(off)
 	r, _ := utf8.DecodeRuneInString(s[off:])
 	var class string
 	switch {

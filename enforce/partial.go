@@ -3,6 +3,8 @@ package enforce
 import (
 	"strconv"
 	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // Partial returns the answer so far, for showing a typed value as it
@@ -142,7 +144,7 @@ func (st *Stream) built(v any) any {
 	if !ok {
 		return v
 	}
-	doc, err := parseJSON(st.buf.String()[l.start:l.end])
+	doc, err := jsonvalue.Parse(st.buf.String()[l.start:l.end])
 	if err != nil {
 		st.broken = true
 	}
@@ -215,7 +217,7 @@ func (st *Stream) catchUp() {
 		}
 		for j, k := range st.docs[f.docs:end] {
 			if f.obj {
-				st.walk(k.v, prefix+"/"+escapePointer(k.key), f.c.member(k.key))
+				st.walk(k.v, prefix+"/"+jsonvalue.EscapePointer(k.key), f.c.member(k.key))
 			} else {
 				st.walk(k.v, prefix+"/"+strconv.Itoa(j), f.c.item(j))
 			}
@@ -247,7 +249,7 @@ func (st *Stream) walkKids(v any, ptr string, c *cnode) int {
 		}
 	case map[string]any:
 		for _, k := range sortedKeys(v) {
-			n += st.walk(v[k], ptr+"/"+escapePointer(k), c.member(k))
+			n += st.walk(v[k], ptr+"/"+jsonvalue.EscapePointer(k), c.member(k))
 		}
 	}
 	return n
@@ -284,7 +286,7 @@ func (st *Stream) settleOne(doc any, c *cnode, size int, ptr string, checked, ok
 	}
 	if !checked {
 		if st.s.canonical {
-			doc = canonicalizeInPlace(doc) // as Check does; doing it twice changes nothing
+			doc = jsonvalue.CanonicalizeInPlace(doc) // as Check does; doing it twice changes nothing
 		}
 		ok = passes(c, doc)
 	}
@@ -314,7 +316,7 @@ func (st *Stream) pointer(d int) string {
 	for _, f := range st.stack[:d] {
 		b.WriteByte('/')
 		if f.obj {
-			b.WriteString(escapePointer(f.key))
+			b.WriteString(jsonvalue.EscapePointer(f.key))
 		} else {
 			b.WriteString(strconv.Itoa(f.n - 1))
 		}
@@ -364,7 +366,7 @@ func openStringEnd(s string) int {
 	if n < 7 || s[n-6] != '\\' || (s[n-5] != 'u') {
 		return n
 	}
-	if r, ok := hex4(s, n-4); !ok || r < 0xD800 || r > 0xDBFF {
+	if r, ok := jsonvalue.Hex4(s, n-4); !ok || r < 0xD800 || r > 0xDBFF {
 		return n
 	}
 	// The backslash starts an escape when an even number of backslashes

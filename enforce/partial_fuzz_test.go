@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // FuzzPartial holds Stream.Partial to its promises on the schemas and
@@ -83,9 +85,9 @@ func holdPartial(t *testing.T, s *Schema, text string, size int) {
 	}
 	if st.Close() == nil {
 		doc, now := st.Partial()
-		want, _ := parseJSON(text)
-		got, err := parseJSON(string(doc))
-		if err != nil || !jsonEqual(canonicalNumbers(got), canonicalNumbers(want)) {
+		want, _ := jsonvalue.Parse(text)
+		got, err := jsonvalue.Parse(string(doc))
+		if err != nil || !jsonEqual(jsonvalue.CanonicalNumbers(got), jsonvalue.CanonicalNumbers(want)) {
 			t.Fatalf("schema %s: Partial after the passing %q was closed = %q (%v)", s.source, text, doc, err)
 		}
 		settled, last = now, doc
@@ -93,11 +95,11 @@ func holdPartial(t *testing.T, s *Schema, text string, size int) {
 	if len(settled) == 0 {
 		return
 	}
-	lastDoc, err := parseJSON(string(last))
+	lastDoc, err := jsonvalue.Parse(string(last))
 	if err != nil {
 		t.Fatalf("doc %q: %v", last, err)
 	}
-	whole, err := parseJSON(text)
+	whole, err := jsonvalue.Parse(text)
 	wholeErr := s.Check(text)
 	var ce *CheckError
 	if errors.As(wholeErr, &ce) && ce.Stage == StageJSONParse {
@@ -105,7 +107,7 @@ func holdPartial(t *testing.T, s *Schema, text string, size int) {
 		if !ok {
 			return // read past a dooming byte: what was read cannot be completed
 		}
-		whole, err = parseJSON(c)
+		whole, err = jsonvalue.Parse(c)
 		wholeErr = s.Check(c)
 		ce = nil
 		errors.As(wholeErr, &ce)
@@ -117,8 +119,8 @@ func holdPartial(t *testing.T, s *Schema, text string, size int) {
 		ce = nil // gojsonschema's paths split member names at NUL
 	}
 	for _, p := range settled {
-		got, ok1 := lookupPointer(canonicalNumbers(lastDoc), p)
-		want, ok2 := lookupPointer(canonicalNumbers(whole), p)
+		got, ok1 := jsonvalue.LookupPointer(jsonvalue.CanonicalNumbers(lastDoc), p)
+		want, ok2 := jsonvalue.LookupPointer(jsonvalue.CanonicalNumbers(whole), p)
 		if !ok1 || !ok2 || !jsonEqual(got, want) {
 			t.Fatalf("schema %s, answer %q: settled %q is %v (%t) in doc %q, %v (%t) in the answer", s.source, text, p, got, ok1, last, want, ok2)
 		}
@@ -143,7 +145,7 @@ func holdDoc(t *testing.T, s *Schema, read string, doc []byte) {
 		}
 		return
 	}
-	if _, err := parseJSON(string(doc)); err != nil || !json.Valid(doc) {
+	if _, err := jsonvalue.Parse(string(doc)); err != nil || !json.Valid(doc) {
 		t.Fatalf("schema %s: Partial after %q = %q, not JSON: %v", s.source, read, doc, err)
 	}
 }
@@ -174,7 +176,7 @@ func completed(prefix string) (c string, ok bool) {
 		}
 	}()
 	c = prefix + complete(prefix)
-	_, err := parseJSON(c)
+	_, err := jsonvalue.Parse(c)
 	return c, err == nil
 }
 

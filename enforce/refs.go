@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"reflect"
 	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // index is what resolving a $ref needs, gathered before the walk: every
@@ -86,7 +88,7 @@ func (a *auditor) index(s any, loc, base string, d draft, depth int) error {
 		if !ok || kw.kind == valueData || !kw.defines(d) {
 			continue
 		}
-		child := loc + "/" + escapePointer(k)
+		child := loc + "/" + jsonvalue.EscapePointer(k)
 		switch v := v.(type) {
 		case []any:
 			if kw.kind == valueList || kw.kind == valueItems {
@@ -99,7 +101,7 @@ func (a *auditor) index(s any, loc, base string, d draft, depth int) error {
 		case map[string]any:
 			if kw.kind == valueMap {
 				for name, e := range v {
-					if err := a.index(e, child+"/"+escapePointer(name), base, d, depth+1); err != nil {
+					if err := a.index(e, child+"/"+jsonvalue.EscapePointer(name), base, d, depth+1); err != nil {
 						return err
 					}
 				}
@@ -166,13 +168,13 @@ func (a *auditor) resolve(loc, ref string) (string, error) {
 		}
 		target = at
 	}
-	v, found := lookupPointer(a.root, target)
+	v, found := jsonvalue.LookupPointer(a.root, target)
 	if !found {
 		return "", fmt.Errorf("target %q not found in the schema", "#"+target)
 	}
 	if _, ok := v.(map[string]any); !ok {
 		if _, ok := v.(bool); !ok {
-			return "", fmt.Errorf("target %q is %s, not a schema", "#"+target, jsonKind(v))
+			return "", fmt.Errorf("target %q is %s, not a schema", "#"+target, jsonvalue.Kind(v))
 		}
 	}
 	return target, nil
@@ -211,7 +213,7 @@ func (a *auditor) walkTarget(out any, loc string) (any, error) {
 				return nil, &SchemaError{Keyword: "$ref", Location: a.refFrom(loc), Reason: fmt.Sprintf("target %q lies in the value of %s, which is data, not a schema", "#"+loc, tok)}
 			}
 		}
-		v, _ = lookupPointer(v, "/"+escapePointer(tok))
+		v, _ = jsonvalue.LookupPointer(v, "/"+jsonvalue.EscapePointer(tok))
 	}
 	outer := a.draft
 	a.draft = d
@@ -253,7 +255,7 @@ func (a *auditor) place(out any, loc string, r any) (any, error) {
 			return r, nil
 		}
 		tok := strings.ReplaceAll(strings.ReplaceAll(toks[i], "~1", "/"), "~0", "~")
-		origNext, _ := lookupPointer(orig, "/"+escapePointer(tok))
+		origNext, _ := jsonvalue.LookupPointer(orig, "/"+jsonvalue.EscapePointer(tok))
 		switch c := cur.(type) {
 		case map[string]any:
 			if sameContainer(c, orig) {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // Repairs is a set of exact mends of an answer's form
@@ -234,7 +236,7 @@ func (s *Schema) rootKinds() kinds {
 
 // validJSON reports whether text is exactly one JSON value.
 func validJSON(text string) bool {
-	_, err := parseJSON(text)
+	_, err := jsonvalue.Parse(text)
 	return err == nil
 }
 
@@ -337,10 +339,10 @@ func extract(text string, relaxed bool, admit kinds) (value string, relaxedUsed 
 // valueAt parses one strict JSON value at text[i:] and returns where it
 // ends (-1 when it is not one) and its text, and how many bytes it read.
 func valueAt(text string, i int) (end int, value string, read int) {
-	p := parser{s: text, i: i}
-	p.value()
-	if p.err != nil {
-		return -1, "", p.err.off - i + 1
+	p := jsonvalue.Parser{S: text, I: i}
+	p.Value()
+	if p.Err != nil {
+		return -1, "", p.Err.Off - i + 1
 	}
-	return p.i, text[i:p.i], p.i - i
+	return p.I, text[i:p.I], p.I - i
 }

@@ -3,6 +3,8 @@ package enforce
 import (
 	"regexp"
 	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // The coerce repair ([RepairCoerce]) rewrites a value only where the
@@ -43,9 +45,9 @@ func (s *Schema) coerce(text string) (string, bool) {
 		return "", false
 	}
 	c := coercer{s: s, text: text}
-	p := parser{s: text}
-	p.skipSpace()
-	if _, ok := c.walk(p.i, s.plan.tree); !ok || len(c.edits) == 0 {
+	p := jsonvalue.Parser{S: text}
+	p.SkipSpace()
+	if _, ok := c.walk(p.I, s.plan.tree); !ok || len(c.edits) == 0 {
 		return "", false
 	}
 	var b strings.Builder
@@ -81,63 +83,63 @@ func (c *coercer) walk(i int, schema any) (int, bool) {
 	case '[':
 		return c.array(i, schema)
 	case '"':
-		p := parser{s: c.text, i: i}
-		p.str()
-		raw := c.text[i+1 : p.i-1]
+		p := jsonvalue.Parser{S: c.text, I: i}
+		p.Str()
+		raw := c.text[i+1 : p.I-1]
 		if k&kindString == 0 && !strings.ContainsRune(raw, '\\') {
 			switch {
 			case k&kindNumber != 0 && isNumberText(raw, false),
 				k&kindInteger != 0 && isNumberText(raw, true),
 				k&kindBoolean != 0 && (raw == "true" || raw == "false"):
-				c.edits = append(c.edits, textEdit{start: i, end: p.i, with: raw})
+				c.edits = append(c.edits, textEdit{start: i, end: p.I, with: raw})
 			}
 		}
-		return p.i, true
+		return p.I, true
 	}
-	p := parser{s: c.text, i: i}
-	p.value()
-	return p.i, true
+	p := jsonvalue.Parser{S: c.text, I: i}
+	p.Value()
+	return p.I, true
 }
 
 func (c *coercer) object(i int, schema any) (int, bool) {
-	p := parser{s: c.text, i: i + 1}
+	p := jsonvalue.Parser{S: c.text, I: i + 1}
 	for {
-		p.skipSpace()
-		if c.text[p.i] == '}' {
-			return p.i + 1, true
+		p.SkipSpace()
+		if c.text[p.I] == '}' {
+			return p.I + 1, true
 		}
-		if c.text[p.i] == ',' {
-			p.i++
-			p.skipSpace()
+		if c.text[p.I] == ',' {
+			p.I++
+			p.SkipSpace()
 		}
-		name := p.str()
-		p.skipSpace()
-		p.i++ // ':'
-		p.skipSpace()
-		end, ok := c.walk(p.i, c.member(schema, name))
+		name := p.Str()
+		p.SkipSpace()
+		p.I++ // ':'
+		p.SkipSpace()
+		end, ok := c.walk(p.I, c.member(schema, name))
 		if !ok {
 			return 0, false
 		}
-		p.i = end
+		p.I = end
 	}
 }
 
 func (c *coercer) array(i int, schema any) (int, bool) {
-	p := parser{s: c.text, i: i + 1}
+	p := jsonvalue.Parser{S: c.text, I: i + 1}
 	for n := 0; ; n++ {
-		p.skipSpace()
-		if c.text[p.i] == ']' {
-			return p.i + 1, true
+		p.SkipSpace()
+		if c.text[p.I] == ']' {
+			return p.I + 1, true
 		}
-		if c.text[p.i] == ',' {
-			p.i++
-			p.skipSpace()
+		if c.text[p.I] == ',' {
+			p.I++
+			p.SkipSpace()
 		}
-		end, ok := c.walk(p.i, c.item(schema, n))
+		end, ok := c.walk(p.I, c.item(schema, n))
 		if !ok {
 			return 0, false
 		}
-		p.i = end
+		p.I = end
 	}
 }
 
@@ -233,7 +235,7 @@ func (c *coercer) resolve(ref string) any {
 	if err != nil {
 		return true
 	}
-	sub, ok := resolvePointer(c.s.plan.tree, ptr)
+	sub, ok := jsonvalue.ResolvePointer(c.s.plan.tree, ptr)
 	if !ok {
 		return true
 	}
@@ -341,10 +343,10 @@ func isNumberText(s string, integer bool) bool {
 	if integer && strings.ContainsAny(s, ".eE") {
 		return false
 	}
-	p := parser{s: s}
+	p := jsonvalue.Parser{S: s}
 	if c := s[0]; c != '-' && (c < '0' || c > '9') {
 		return false
 	}
-	p.number()
-	return p.err == nil && p.i == len(s)
+	p.Number()
+	return p.Err == nil && p.I == len(s)
 }

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // FuzzRepairs holds the repairs to their laws and the Stream of a schema
@@ -182,18 +184,18 @@ func holdMendedStream(t *testing.T, s *Schema, text string, size int) {
 func relaxedSpelling(text string) string {
 	var b strings.Builder
 	b.WriteString("/* answer */ ")
-	p := parser{s: text}
-	for p.i < len(text) {
-		c := text[p.i]
+	p := jsonvalue.Parser{S: text}
+	for p.I < len(text) {
+		c := text[p.I]
 		switch {
 		case c == '"':
-			start := p.i
-			str := p.str()
-			if p.err != nil {
+			start := p.I
+			str := p.Str()
+			if p.Err != nil {
 				return text
 			}
-			raw := text[start:p.i]
-			j := p.i
+			raw := text[start:p.I]
+			j := p.I
 			for j < len(text) && isSpace(text[j]) {
 				j++
 			}
@@ -214,10 +216,10 @@ func relaxedSpelling(text string) string {
 				b.WriteByte(',')
 			}
 			b.WriteByte(c)
-			p.i++
+			p.I++
 		default:
 			b.WriteByte(c)
-			p.i++
+			p.I++
 		}
 	}
 	return b.String()
@@ -227,34 +229,34 @@ func relaxedSpelling(text string) string {
 // string, as models do.
 func quotedScalars(text string) string {
 	var b strings.Builder
-	p := parser{s: text}
-	for p.i < len(text) {
-		c := text[p.i]
+	p := jsonvalue.Parser{S: text}
+	for p.I < len(text) {
+		c := text[p.I]
 		switch {
 		case c == '"':
-			start := p.i
-			p.str()
-			if p.err != nil {
+			start := p.I
+			p.Str()
+			if p.Err != nil {
 				return text
 			}
-			b.WriteString(text[start:p.i])
+			b.WriteString(text[start:p.I])
 		case c == '-' || (c >= '0' && c <= '9'):
-			start := p.i
-			p.number()
-			if p.err != nil {
+			start := p.I
+			p.Number()
+			if p.Err != nil {
 				return text
 			}
-			b.WriteString(`"` + text[start:p.i] + `"`)
-		case strings.HasPrefix(text[p.i:], "true"), strings.HasPrefix(text[p.i:], "false"):
+			b.WriteString(`"` + text[start:p.I] + `"`)
+		case strings.HasPrefix(text[p.I:], "true"), strings.HasPrefix(text[p.I:], "false"):
 			w := "true"
 			if c == 'f' {
 				w = "false"
 			}
 			b.WriteString(`"` + w + `"`)
-			p.i += len(w)
+			p.I += len(w)
 		default:
 			b.WriteByte(c)
-			p.i++
+			p.I++
 		}
 	}
 	return b.String()

@@ -1,6 +1,10 @@
 package enforce
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+)
 
 // The syntax repair ([RepairSyntax]) reads a value in the relaxed syntax
 // models write — JSON5's commonest liberties and Python's literals — and
@@ -248,11 +252,11 @@ func (r *relaxer) str() bool {
 
 // number copies a number in JSON's own syntax.
 func (r *relaxer) number() bool {
-	p := parser{s: r.s, i: r.i}
-	if p.number(); p.err != nil {
+	p := jsonvalue.Parser{S: r.s, I: r.i}
+	if p.Number(); p.Err != nil {
 		return false
 	}
-	r.b.WriteString(r.s[r.i:p.i])
-	r.i = p.i
+	r.b.WriteString(r.s[r.i:p.I])
+	r.i = p.I
 	return true
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/invopop/jsonschema"
 	"github.com/xeipuuv/gojsonschema"
 )
@@ -69,7 +70,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	// formats idn-hostname and idn-email where asserted, a $ref cycle
 	// that consumes no input, a $ref to a missing target or outside the
 	// document.
-	doc, err := parseJSON(string(jsonSchema))
+	doc, err := jsonvalue.Parse(string(jsonSchema))
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a JSON document gojsonschema accepts", Err: err}
 	}
@@ -252,7 +253,7 @@ func (s *Schema) checkStrict(answer string) error {
 	if err := s.checkSize(answer); err != nil {
 		return err
 	}
-	doc, values, names, err := parseJSONCounting(answer)
+	doc, values, names, err := jsonvalue.ParseCounting(answer)
 	if err != nil {
 		return parseFailure(answer, err)
 	}
@@ -272,7 +273,7 @@ func (s *Schema) checkParsed(answer string, doc any, values, names int, passed b
 		}
 	}
 	if s.goType != nil {
-		if err := unmarshal(answer, reflect.New(s.goType).Interface()); err != nil {
+		if err := jsonvalue.Unmarshal(answer, reflect.New(s.goType).Interface()); err != nil {
 			return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{decodeIssue(answer, err)}}
 		}
 	}
@@ -319,7 +320,7 @@ func tooLong(limit int) *CheckError {
 // parseFailure is the verdict on s, which the parser refused with err.
 func parseFailure(s string, err error) *CheckError {
 	ce := &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(err.Error())}}}
-	if se, ok := err.(*syntaxError); ok {
+	if se, ok := err.(*jsonvalue.SyntaxError); ok {
 		ce.form = parseForm(s, se)
 	}
 	return ce
@@ -363,7 +364,7 @@ func (s *Schema) Decode(answer string, v any) error {
 	if err := s.checkSize(answer); err != nil {
 		return newOutputError(answer, err, "", nil)
 	}
-	if err := unmarshal(answer, v); err != nil {
+	if err := jsonvalue.Unmarshal(answer, v); err != nil {
 		return newOutputError(answer, &CheckError{Stage: StageSchemaValidate, Issues: []Issue{decodeIssue(answer, err)}}, "", nil)
 	}
 	return nil
@@ -377,7 +378,7 @@ func (s *Schema) validate(doc any) (err error) {
 		if r := recover(); r != nil {
 			// The one cause known: a number too large for a float64
 			// where enum, const or uniqueItems compares values.
-			if ptr, ok := beyondFloat64(doc, ""); ok {
+			if ptr, ok := jsonvalue.BeyondFloat64(doc, ""); ok {
 				err = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Path: quote(ptr), Keyword: "type", Message: tooLargeNumber}}}
 				return
 			}
@@ -385,7 +386,7 @@ func (s *Schema) validate(doc any) (err error) {
 		}
 	}()
 	if s.canonical {
-		doc = canonicalizeInPlace(doc) // the tree is ours, fresh from the parser
+		doc = jsonvalue.CanonicalizeInPlace(doc) // the tree is ours, fresh from the parser
 	}
 	res, verr := s.gs.Validate(gojsonschema.NewRawLoader(doc))
 	if verr != nil {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // Stream judges an answer as its bytes arrive ([Stream.Write]), and gives
@@ -161,7 +163,7 @@ func (st *Stream) validateClosed(d, start, end int) bool {
 		}
 		// The member as [Validator.member] gives it at the answer's end:
 		// parsed and encoded again, so the validator reads the same text.
-		tree, err := parseJSON(st.buf.String()[start:end])
+		tree, err := jsonvalue.Parse(st.buf.String()[start:end])
 		if err != nil {
 			continue
 		}
@@ -670,7 +672,7 @@ func (st *Stream) stringByte(s string, i int, c byte) bool {
 			return st.giveSyntax(s[:i+1], i)
 		}
 	case st.esc > 1:
-		if !isHex(c) {
+		if !jsonvalue.IsHex(c) {
 			return st.giveSyntax(s[:i+1], i)
 		}
 		if st.esc++; st.esc == 6 {
@@ -689,10 +691,6 @@ func (st *Stream) stringByte(s string, i int, c byte) bool {
 		st.utf = 1
 	}
 	return false
-}
-
-func isHex(c byte) bool {
-	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
 // endString closes the string raw, quotes included.
@@ -762,8 +760,8 @@ func (st *Stream) unlisted(f *frame, name string) bool {
 }
 
 func decodeString(raw string) string {
-	p := parser{s: raw}
-	return p.str()
+	p := jsonvalue.Parser{S: raw}
+	return p.Str()
 }
 
 // decode is the value of the string raw just read, quotes included:
@@ -922,14 +920,14 @@ func (st *Stream) numberByte(s string, i int, c byte) (ended, doomed bool) {
 		if !digit {
 			return true, st.endNumber(s, i)
 		}
-		if st.exp <= maxExponent {
+		if st.exp <= jsonvalue.MaxExponent {
 			st.exp = st.exp*10 + int(c-'0')
 		}
 	}
-	if st.exp > maxExponent {
+	if st.exp > jsonvalue.MaxExponent {
 		return false, st.giveSyntax(s[:i+1], i)
 	}
-	if i+1-st.tok > maxNumberLength {
+	if i+1-st.tok > jsonvalue.MaxNumberLength {
 		st.long = true // judged at the end: an exponent too large would be named first
 	}
 	return false, false
@@ -1018,8 +1016,8 @@ func (st *Stream) syntax(s string, i int) bool {
 // parser not fail there, the Stream gives no early verdict at all, and
 // Close decides.
 func (st *Stream) giveSyntax(prefix string, doom int) bool {
-	err := func() error { _, err := parseJSON(prefix); return err }()
-	var se *syntaxError
+	err := func() error { _, err := jsonvalue.Parse(prefix); return err }()
+	var se *jsonvalue.SyntaxError
 	if errors.As(err, &se) && se.Offset <= doom {
 		st.verdict = parseFailure(prefix, err)
 		return true
@@ -1083,14 +1081,14 @@ func (st *Stream) ask(d int, v any, size int, isMember bool, member string, acce
 		}
 		ptr.WriteByte('/')
 		if f.obj {
-			ptr.WriteString(escapePointer(f.key))
+			ptr.WriteString(jsonvalue.EscapePointer(f.key))
 		} else {
 			ptr.WriteString(strconv.Itoa(f.n - 1))
 		}
 	}
 	if isMember {
 		ptr.WriteByte('/')
-		ptr.WriteString(escapePointer(member))
+		ptr.WriteString(jsonvalue.EscapePointer(member))
 	}
 	if items > maxAskItems || ptr.Len() > MaxQuote {
 		return false // a cut pointer could name another value's issue

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -94,7 +95,7 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 	if err == nil {
 		// The tree the Stream built is the parser's, with its counts.
 		if doc, ok := st.whole(); ok {
-			want, values, names, perr := parseJSONCounting(text)
+			want, values, names, perr := jsonvalue.ParseCounting(text)
 			if perr != nil || !reflect.DeepEqual(doc, want) || values != st.values || names != st.names {
 				t.Fatalf("schema %s, answer %q: the Stream built %#v (%d values, %d names), the parser %#v (%d, %d, %v)", s.source, text, doc, st.values, st.names, want, values, names, perr)
 			}

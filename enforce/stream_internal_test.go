@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // earlyAbortCase is a failing answer of the early-abort corpus: the
@@ -111,7 +113,7 @@ func TestStreamChecksValuesAsTheyEnd(t *testing.T) {
 		t.Fatalf("the passing answer was built: %#v", st.docs[0].v)
 	}
 	doc, ok := st.whole()
-	want, _ := parseJSON(passing)
+	want, _ := jsonvalue.Parse(passing)
 	if !ok || !reflect.DeepEqual(doc, want) {
 		t.Fatalf("whole() = %#v, %v; the parser gives %#v", doc, ok, want)
 	}

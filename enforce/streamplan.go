@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -160,7 +161,7 @@ func (b *planBuilder) build(loc string, v any, c *cnode) *pnode {
 			// The audit leaves a $ref with siblings only where the
 			// validator ignores them: the target is the whole schema.
 			target, err := refPointer(ref)
-			sub, found := resolvePointer(b.tree, target)
+			sub, found := jsonvalue.ResolvePointer(b.tree, target)
 			if err != nil || !found {
 				n.opaque = true
 				return n
@@ -239,7 +240,7 @@ func (b *planBuilder) fill(n *pnode, loc string, m map[string]any, c *cnode) {
 		n.props = make(map[string]pprop, len(props))
 		for name, sub := range props {
 			cm := c.member(name)
-			n.props[name] = pprop{p: b.build(loc+"/properties/"+escapePointer(name), sub, cm), c: cm}
+			n.props[name] = pprop{p: b.build(loc+"/properties/"+jsonvalue.EscapePointer(name), sub, cm), c: cm}
 		}
 	}
 	switch ap := m["additionalProperties"].(type) {
@@ -373,7 +374,7 @@ func (n *pnode) inEnum(k kinds, text string) bool {
 				return true
 			}
 		case json.Number:
-			if k == kindNumber && (string(e) == text || canonicalNumber(json.Number(text)) == e) {
+			if k == kindNumber && (string(e) == text || jsonvalue.CanonicalNumber(json.Number(text)) == e) {
 				return true
 			}
 		case bool:

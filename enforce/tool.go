@@ -3,6 +3,8 @@ package enforce
 import (
 	"strconv"
 	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // issueNoCall is the keyword of the issue a reply gets that answered in
@@ -15,7 +17,7 @@ const issueNoCall = "tool"
 func noCall(a Answer) *CheckError {
 	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{
 		Keyword: issueNoCall,
-		Message: "the reply is text, not a call to the tool " + strconv.Quote(cut(a.Tool, maxIssueQuote)),
+		Message: "the reply is text, not a call to the tool " + strconv.Quote(jsonvalue.Clip(a.Tool, maxIssueQuote)),
 	}}}
 }
 
@@ -31,5 +33,5 @@ func toolCorrective(msg, tool string) string {
 		return msg
 	}
 	return strings.Replace(msg, replyOnlyJSON,
-		"Call the tool "+strconv.Quote(cut(tool, maxIssueQuote))+" with the corrected JSON value as its arguments, and nothing else.", 1)
+		"Call the tool "+strconv.Quote(jsonvalue.Clip(tool, maxIssueQuote))+" with the corrected JSON value as its arguments, and nothing else.", 1)
 }

@@ -3,6 +3,8 @@ package enforce
 import (
 	"fmt"
 	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // translate2020 rewrites the 2020-12 keywords that have an exact draft-07
@@ -46,7 +48,7 @@ func (a *auditor) translate2020(m, out map[string]any, loc string) error {
 		for name, sub := range ds {
 			if names, both := deps[name]; both {
 				sub = map[string]any{"allOf": []any{map[string]any{"required": names}, sub}}
-				a.move(loc+"/dependentSchemas/"+escapePointer(name), "/"+escapePointer(name)+"/allOf/1")
+				a.move(loc+"/dependentSchemas/"+jsonvalue.EscapePointer(name), "/"+jsonvalue.EscapePointer(name)+"/allOf/1")
 			}
 			deps[name] = sub
 		}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
 // Validator is a check of an answer's content that a JSON Schema cannot
@@ -44,11 +46,11 @@ func (v Validator) member(text string) (string, bool) {
 	if !v.pointed {
 		return text, true
 	}
-	tree, err := parseJSON(text)
+	tree, err := jsonvalue.Parse(text)
 	if err != nil {
 		return "", false
 	}
-	m, ok := lookupPointer(tree, v.at)
+	m, ok := jsonvalue.LookupPointer(tree, v.at)
 	if !ok {
 		return "", false
 	}
@@ -93,7 +95,7 @@ func NewValidator[T any](name string, check func(ctx context.Context, answer T, 
 	}
 	if reflect.TypeFor[T]() == reflect.TypeFor[any]() {
 		v.check = func(ctx context.Context, text string, at Try) ([]Issue, error) {
-			tree, err := parseJSON(text)
+			tree, err := jsonvalue.Parse(text)
 			if err != nil {
 				return nil, fmt.Errorf("the answer is not JSON: %w", err)
 			}
@@ -105,7 +107,7 @@ func NewValidator[T any](name string, check func(ctx context.Context, answer T, 
 	}
 	v.check = func(ctx context.Context, text string, at Try) ([]Issue, error) {
 		var answer T
-		if err := unmarshal(text, &answer); err != nil {
+		if err := jsonvalue.Unmarshal(text, &answer); err != nil {
 			return nil, fmt.Errorf("the answer does not decode into %v: %w", reflect.TypeFor[T](), err)
 		}
 		return check(ctx, answer, at)
@@ -312,7 +314,7 @@ func (v Validator) found(r validatorResult) ([]Issue, error) {
 func checkIssue(is Issue) error {
 	switch {
 	case is.Path != "" && !strings.HasPrefix(is.Path, "/"):
-		return fmt.Errorf("path %q is not a JSON Pointer (\"\" or starting with \"/\")", cut(is.Path, maxIssueQuote))
+		return fmt.Errorf("path %q is not a JSON Pointer (\"\" or starting with \"/\")", jsonvalue.Clip(is.Path, maxIssueQuote))
 	case strings.TrimSpace(is.Message) == "":
 		return errors.New("no message")
 	}

@@ -1,4 +1,4 @@
-package enforce
+package jsonvalue
 
 import (
 	"encoding"
@@ -11,23 +11,23 @@ import (
 	"unsafe"
 )
 
-// unmarshal decodes a JSON answer into v with exactly the results of
+// Unmarshal decodes a JSON answer into v with exactly the results of
 // json.Unmarshal — same values, same errors — but faster for the shapes
 // answers usually have: into a zero value, it decodes with enforce's own
 // parser straight into v, and falls back to json.Unmarshal for anything
 // whose meaning it does not own (custom unmarshalers such as time.Time,
 // embedded structs, ",string" fields, []byte, member names that match a
 // field only case-insensitively, and any error).
-func unmarshal(answer string, v any) error {
+func Unmarshal(answer string, v any) error {
 	rv := reflect.ValueOf(v)
 	if rv.Kind() == reflect.Pointer && !rv.IsNil() && allZeroBits(rv) && fastType(rv.Type().Elem()) {
 		// Decode into a fresh value so a fallback starts clean.
 		fresh := reflect.New(rv.Type().Elem())
-		p := parser{s: answer}
-		p.skipSpace()
-		if p.into(fresh.Elem()) && p.err == nil {
-			p.skipSpace()
-			if p.i == len(answer) {
+		p := Parser{S: answer}
+		p.SkipSpace()
+		if p.into(fresh.Elem()) && p.Err == nil {
+			p.SkipSpace()
+			if p.I == len(answer) {
 				rv.Elem().Set(fresh.Elem())
 				return nil
 			}
@@ -168,13 +168,13 @@ func fieldsOf(t reflect.Type) *structFields {
 // into parses the next value straight into v; false means "let
 // encoding/json do it" (a syntax error, a type mismatch, a duplicate or
 // case-folded member), never a success that differs from it.
-func (p *parser) into(v reflect.Value) bool {
-	if p.i >= len(p.s) {
+func (p *Parser) into(v reflect.Value) bool {
+	if p.I >= len(p.S) {
 		return false
 	}
-	c := p.s[p.i]
+	c := p.S[p.I]
 	if c == 'n' {
-		if p.literal("null", nil); p.err != nil {
+		if p.literal("null", nil); p.Err != nil {
 			return false
 		}
 		switch v.Kind() {
@@ -191,8 +191,8 @@ func (p *parser) into(v reflect.Value) bool {
 		}
 		return p.into(v.Elem())
 	case reflect.Interface:
-		x := p.value()
-		if p.err != nil {
+		x := p.Value()
+		if p.Err != nil {
 			return false
 		}
 		g, ok := toGo(x)
@@ -211,29 +211,29 @@ func (p *parser) into(v reflect.Value) bool {
 		default:
 			return false
 		}
-		return p.err == nil
+		return p.Err == nil
 	case reflect.String:
 		if v.Type() == jsonNumberType {
 			if !isNum {
 				return false
 			}
-			n, _ := p.number().(json.Number)
+			n, _ := p.Number().(json.Number)
 			v.SetString(string(n))
-			return p.err == nil
+			return p.Err == nil
 		}
 		if c != '"' {
 			return false
 		}
-		str := p.str()
+		str := p.Str()
 		v.SetString(str)
-		return p.err == nil
+		return p.Err == nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		if !isNum {
 			return false
 		}
-		n, _ := p.number().(json.Number)
+		n, _ := p.Number().(json.Number)
 		i, err := strconv.ParseInt(string(n), 10, 64)
-		if p.err != nil || err != nil || v.OverflowInt(i) {
+		if p.Err != nil || err != nil || v.OverflowInt(i) {
 			return false
 		}
 		v.SetInt(i)
@@ -242,9 +242,9 @@ func (p *parser) into(v reflect.Value) bool {
 		if !isNum {
 			return false
 		}
-		n, _ := p.number().(json.Number)
+		n, _ := p.Number().(json.Number)
 		u, err := strconv.ParseUint(string(n), 10, 64)
-		if p.err != nil || err != nil || v.OverflowUint(u) {
+		if p.Err != nil || err != nil || v.OverflowUint(u) {
 			return false
 		}
 		v.SetUint(u)
@@ -253,9 +253,9 @@ func (p *parser) into(v reflect.Value) bool {
 		if !isNum {
 			return false
 		}
-		n, _ := p.number().(json.Number)
+		n, _ := p.Number().(json.Number)
 		f, err := strconv.ParseFloat(string(n), v.Type().Bits())
-		if p.err != nil || err != nil || v.OverflowFloat(f) {
+		if p.Err != nil || err != nil || v.OverflowFloat(f) {
 			return false
 		}
 		v.SetFloat(f)
@@ -274,20 +274,20 @@ func (p *parser) into(v reflect.Value) bool {
 	return false
 }
 
-func (p *parser) intoArray(v reflect.Value) bool {
+func (p *Parser) intoArray(v reflect.Value) bool {
 	if !p.enter() {
 		return false
 	}
 	defer func() { p.depth-- }()
-	p.i++ // '['
+	p.I++ // '['
 	isSlice := v.Kind() == reflect.Slice
 	n := 0
-	p.skipSpace()
-	if p.i < len(p.s) && p.s[p.i] == ']' {
-		p.i++
+	p.SkipSpace()
+	if p.I < len(p.S) && p.S[p.I] == ']' {
+		p.I++
 	} else {
 		for {
-			p.skipSpace()
+			p.SkipSpace()
 			switch {
 			case isSlice:
 				if n >= v.Cap() { // grown as encoding/json grows it
@@ -302,23 +302,23 @@ func (p *parser) intoArray(v reflect.Value) bool {
 					return false
 				}
 			default:
-				if p.value(); p.err != nil { // beyond the array: parsed, dropped
+				if p.Value(); p.Err != nil { // beyond the array: parsed, dropped
 					return false
 				}
 			}
 			n++
-			p.skipSpace()
-			if p.i >= len(p.s) {
+			p.SkipSpace()
+			if p.I >= len(p.S) {
 				return false
 			}
-			if p.s[p.i] == ']' {
-				p.i++
+			if p.S[p.I] == ']' {
+				p.I++
 				break
 			}
-			if p.s[p.i] != ',' {
+			if p.S[p.I] != ',' {
 				return false
 			}
-			p.i++
+			p.I++
 		}
 	}
 	for i := n; !isSlice && i < v.Len(); i++ {
@@ -330,12 +330,12 @@ func (p *parser) intoArray(v reflect.Value) bool {
 	return true
 }
 
-func (p *parser) intoObject(v reflect.Value) bool {
+func (p *Parser) intoObject(v reflect.Value) bool {
 	if !p.enter() {
 		return false
 	}
 	defer func() { p.depth-- }()
-	p.i++ // '{'
+	p.I++ // '{'
 	var sf *structFields
 	var seen []bool
 	if v.Kind() == reflect.Struct {
@@ -344,23 +344,23 @@ func (p *parser) intoObject(v reflect.Value) bool {
 	} else if v.IsNil() {
 		v.Set(reflect.MakeMap(v.Type()))
 	}
-	p.skipSpace()
-	if p.i < len(p.s) && p.s[p.i] == '}' {
-		p.i++
+	p.SkipSpace()
+	if p.I < len(p.S) && p.S[p.I] == '}' {
+		p.I++
 		return true
 	}
 	for {
-		p.skipSpace()
-		if p.i >= len(p.s) || p.s[p.i] != '"' {
+		p.SkipSpace()
+		if p.I >= len(p.S) || p.S[p.I] != '"' {
 			return false
 		}
-		k := p.str()
-		p.skipSpace()
-		if p.err != nil || p.i >= len(p.s) || p.s[p.i] != ':' {
+		k := p.Str()
+		p.SkipSpace()
+		if p.Err != nil || p.I >= len(p.S) || p.S[p.I] != ':' {
 			return false
 		}
-		p.i++
-		p.skipSpace()
+		p.I++
+		p.SkipSpace()
 		if sf == nil {
 			kv := reflect.ValueOf(k).Convert(v.Type().Key())
 			if v.MapIndex(kv).IsValid() {
@@ -383,19 +383,19 @@ func (p *parser) intoObject(v reflect.Value) bool {
 			if !isASCII(k) || sf.folded[foldASCII(k)] {
 				return false // a case-insensitive match: encoding/json's order rules
 			}
-			if p.value(); p.err != nil { // unknown members are ignored
+			if p.Value(); p.Err != nil { // unknown members are ignored
 				return false
 			}
 		}
-		p.skipSpace()
-		if p.i >= len(p.s) {
+		p.SkipSpace()
+		if p.I >= len(p.S) {
 			return false
 		}
-		switch p.s[p.i] {
+		switch p.S[p.I] {
 		case ',':
-			p.i++
+			p.I++
 		case '}':
-			p.i++
+			p.I++
 			return true
 		default:
 			return false

@@ -1,87 +1,92 @@
-package enforce
+package jsonvalue
 
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
-// parseError is a json-parse failure at a byte offset of the input.
-type parseError struct {
-	off int
-	msg string
+// MaxDepth is how deeply arrays and objects may nest in a value the
+// parser reads (enforce.MaxDepth).
+const MaxDepth = 1000
+
+// ParseError is a json-parse failure at a byte offset of the input.
+type ParseError struct {
+	Off int
+	Msg string
 }
 
-// parser decodes exactly one JSON value into the tree gojsonschema walks:
+// Parser decodes exactly one JSON value into the tree gojsonschema walks:
 // map[string]any, []any, string, json.Number, bool and nil. It is stricter
 // than encoding/json: invalid UTF-8 and duplicate object keys are errors,
 // not silently repaired, and nesting is bounded by MaxDepth.
-type parser struct {
-	s     string
-	i     int
+type Parser struct {
+	S     string // the input
+	I     int    // the offset read next
 	depth int
 	n     int // values begun, for MaxCheckWork
 	names int // member names read, for MaxCheckWork
-	err   *parseError
+	Err   *ParseError
 }
 
-// parseJSON decodes s. On failure it returns a message that names the
+// Parse decodes s. On failure it returns a message that names the
 // problem and where it is, as line:column (1-based, column in bytes).
-func parseJSON(s string) (any, error) {
-	v, _, _, err := parseJSONCounting(s)
+func Parse(s string) (any, error) {
+	v, _, _, err := ParseCounting(s)
 	return v, err
 }
 
-// parseJSONCounting is parseJSON that also counts what the tree holds:
+// ParseCounting is Parse that also counts what the tree holds:
 // values (the top-level value, every member value and every item) and
 // member names.
-func parseJSONCounting(s string) (v any, values, names int, err error) {
-	p := parser{s: s}
-	p.skipSpace()
-	start := p.i
-	if p.i == len(s) {
-		err := p.errorf(p.i, "empty answer: expected a JSON value")
+func ParseCounting(s string) (v any, values, names int, err error) {
+	p := Parser{S: s}
+	p.SkipSpace()
+	start := p.I
+	if p.I == len(s) {
+		err := p.errorf(p.I, "empty answer: expected a JSON value")
 		err.Start = start
 		return nil, 0, 0, err
 	}
-	v = p.value()
+	v = p.Value()
 	trailing := false
-	if p.err == nil {
-		p.skipSpace()
-		if p.i < len(s) {
-			p.fail(p.i, "unexpected %s after the top-level value (the answer must be exactly one JSON value)", p.describe(p.i))
+	if p.Err == nil {
+		p.SkipSpace()
+		if p.I < len(s) {
+			p.fail(p.I, "unexpected %s after the top-level value (the answer must be exactly one JSON value)", p.Describe(p.I))
 			trailing = true
 		}
 	}
-	if p.err != nil {
-		err := p.errorf(p.err.off, "%s", p.err.msg)
+	if p.Err != nil {
+		err := p.errorf(p.Err.Off, "%s", p.Err.Msg)
 		err.Start, err.Trailing = start, trailing
 		return nil, 0, 0, err
 	}
 	return v, p.n, p.names, nil
 }
 
-func (p *parser) errorf(off int, format string, args ...any) *syntaxError {
-	line, col := lineCol(p.s, off)
-	return &syntaxError{Line: line, Column: col, Offset: off, msg: fmt.Sprintf(format, args...)}
+func (p *Parser) errorf(off int, format string, args ...any) *SyntaxError {
+	line, col := lineCol(p.S, off)
+	return &SyntaxError{Line: line, Column: col, Offset: off, Msg: fmt.Sprintf(format, args...)}
 }
 
-// syntaxError is the json-parse stage's issue: the input is not one JSON
+// SyntaxError is the json-parse stage's issue: the input is not one JSON
 // value from byte Offset (at Line:Column) on.
-type syntaxError struct {
+type SyntaxError struct {
 	Line, Column, Offset int
 	// Start is where the value began: the first byte that is not white
 	// space (the input's length when there is none).
 	Start int
 	// Trailing: the value was whole, and Offset is what follows it.
 	Trailing bool
-	msg      string
+	Msg      string
 }
 
-func (e *syntaxError) Error() string {
-	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.msg)
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 }
 
 func lineCol(s string, off int) (line, col int) {
@@ -94,51 +99,53 @@ func lineCol(s string, off int) (line, col int) {
 	return line, col
 }
 
-func (p *parser) fail(off int, format string, args ...any) {
-	if p.err == nil {
-		p.err = &parseError{off: off, msg: fmt.Sprintf(format, args...)}
+func (p *Parser) fail(off int, format string, args ...any) {
+	if p.Err == nil {
+		p.Err = &ParseError{Off: off, Msg: fmt.Sprintf(format, args...)}
 	}
 }
 
 // describe names the input at off for an error message without echoing
 // more than one character of it.
-func (p *parser) describe(off int) string {
-	if off >= len(p.s) {
+func (p *Parser) Describe(off int) string {
+	if off >= len(p.S) {
 		return "end of input"
 	}
-	r, size := utf8.DecodeRuneInString(p.s[off:])
+	r, size := utf8.DecodeRuneInString(p.S[off:])
 	if r == utf8.RuneError && size == 1 {
-		return fmt.Sprintf("invalid UTF-8 byte 0x%02x", p.s[off])
+		return fmt.Sprintf("invalid UTF-8 byte 0x%02x", p.S[off])
 	}
 	return fmt.Sprintf("character %q", r)
 }
 
-func (p *parser) skipSpace() {
-	for p.i < len(p.s) {
-		switch p.s[p.i] {
+// SkipSpace moves p.I past white space.
+func (p *Parser) SkipSpace() {
+	for p.I < len(p.S) {
+		switch p.S[p.I] {
 		case ' ', '\t', '\n', '\r':
-			p.i++
+			p.I++
 		default:
 			return
 		}
 	}
 }
 
-func (p *parser) value() any {
+// Value reads the value at p.I; on failure p.Err says why.
+func (p *Parser) Value() any {
 	p.n++
-	if p.i >= len(p.s) {
-		p.fail(p.i, "unexpected end of input: expected a value")
+	if p.I >= len(p.S) {
+		p.fail(p.I, "unexpected end of input: expected a value")
 		return nil
 	}
-	switch c := p.s[p.i]; {
+	switch c := p.S[p.I]; {
 	case c == '{':
 		return p.object()
 	case c == '[':
 		return p.array()
 	case c == '"':
-		return p.str()
+		return p.Str()
 	case c == '-' || (c >= '0' && c <= '9'):
-		return p.number()
+		return p.Number()
 	case c == 't':
 		return p.literal("true", true)
 	case c == 'f':
@@ -146,138 +153,139 @@ func (p *parser) value() any {
 	case c == 'n':
 		return p.literal("null", nil)
 	default:
-		p.fail(p.i, "unexpected %s: expected a value", p.describe(p.i))
+		p.fail(p.I, "unexpected %s: expected a value", p.Describe(p.I))
 		return nil
 	}
 }
 
-func (p *parser) literal(word string, v any) any {
-	if !strings.HasPrefix(p.s[p.i:], word) {
-		p.fail(p.i, "unexpected %s: expected a value", p.describe(p.i))
+func (p *Parser) literal(word string, v any) any {
+	if !strings.HasPrefix(p.S[p.I:], word) {
+		p.fail(p.I, "unexpected %s: expected a value", p.Describe(p.I))
 		return nil
 	}
-	p.i += len(word)
+	p.I += len(word)
 	return v
 }
 
-func (p *parser) enter() bool {
+func (p *Parser) enter() bool {
 	p.depth++
 	if p.depth > MaxDepth {
-		p.fail(p.i, "nesting deeper than %d levels", MaxDepth)
+		p.fail(p.I, "nesting deeper than %d levels", MaxDepth)
 		return false
 	}
 	return true
 }
 
-func (p *parser) object() any {
+func (p *Parser) object() any {
 	if !p.enter() {
 		return nil
 	}
 	defer func() { p.depth-- }()
-	p.i++ // '{'
+	p.I++ // '{'
 	m := make(map[string]any)
-	p.skipSpace()
-	if p.i < len(p.s) && p.s[p.i] == '}' {
-		p.i++
+	p.SkipSpace()
+	if p.I < len(p.S) && p.S[p.I] == '}' {
+		p.I++
 		return m
 	}
 	for {
-		p.skipSpace()
-		if p.i >= len(p.s) || p.s[p.i] != '"' {
-			p.fail(p.i, "unexpected %s: expected a string for an object key", p.describe(p.i))
+		p.SkipSpace()
+		if p.I >= len(p.S) || p.S[p.I] != '"' {
+			p.fail(p.I, "unexpected %s: expected a string for an object key", p.Describe(p.I))
 			return nil
 		}
-		keyOff := p.i
-		k := p.str()
+		keyOff := p.I
+		k := p.Str()
 		p.names++
-		if p.err != nil {
+		if p.Err != nil {
 			return nil
 		}
 		if _, dup := m[k]; dup {
-			p.fail(keyOff, "duplicate object key %q", cut(k, 64))
+			p.fail(keyOff, "duplicate object key %q", Clip(k, 64))
 			return nil
 		}
-		p.skipSpace()
-		if p.i >= len(p.s) || p.s[p.i] != ':' {
-			p.fail(p.i, "unexpected %s after object key: expected ':'", p.describe(p.i))
+		p.SkipSpace()
+		if p.I >= len(p.S) || p.S[p.I] != ':' {
+			p.fail(p.I, "unexpected %s after object key: expected ':'", p.Describe(p.I))
 			return nil
 		}
-		p.i++
-		p.skipSpace()
-		v := p.value()
-		if p.err != nil {
+		p.I++
+		p.SkipSpace()
+		v := p.Value()
+		if p.Err != nil {
 			return nil
 		}
 		m[k] = v
-		p.skipSpace()
-		if p.i >= len(p.s) {
-			p.fail(p.i, "unexpected end of input: expected ',' or '}'")
+		p.SkipSpace()
+		if p.I >= len(p.S) {
+			p.fail(p.I, "unexpected end of input: expected ',' or '}'")
 			return nil
 		}
-		switch p.s[p.i] {
+		switch p.S[p.I] {
 		case ',':
-			p.i++
+			p.I++
 		case '}':
-			p.i++
+			p.I++
 			return m
 		default:
-			p.fail(p.i, "unexpected %s after object value: expected ',' or '}'", p.describe(p.i))
+			p.fail(p.I, "unexpected %s after object value: expected ',' or '}'", p.Describe(p.I))
 			return nil
 		}
 	}
 }
 
-func (p *parser) array() any {
+func (p *Parser) array() any {
 	if !p.enter() {
 		return nil
 	}
 	defer func() { p.depth-- }()
-	p.i++ // '['
+	p.I++ // '['
 	a := make([]any, 0, 4)
-	p.skipSpace()
-	if p.i < len(p.s) && p.s[p.i] == ']' {
-		p.i++
+	p.SkipSpace()
+	if p.I < len(p.S) && p.S[p.I] == ']' {
+		p.I++
 		return a
 	}
 	for {
-		p.skipSpace()
-		v := p.value()
-		if p.err != nil {
+		p.SkipSpace()
+		v := p.Value()
+		if p.Err != nil {
 			return nil
 		}
 		a = append(a, v)
-		p.skipSpace()
-		if p.i >= len(p.s) {
-			p.fail(p.i, "unexpected end of input: expected ',' or ']'")
+		p.SkipSpace()
+		if p.I >= len(p.S) {
+			p.fail(p.I, "unexpected end of input: expected ',' or ']'")
 			return nil
 		}
-		switch p.s[p.i] {
+		switch p.S[p.I] {
 		case ',':
-			p.i++
+			p.I++
 		case ']':
-			p.i++
+			p.I++
 			return a
 		default:
-			p.fail(p.i, "unexpected %s after array element: expected ',' or ']'", p.describe(p.i))
+			p.fail(p.I, "unexpected %s after array element: expected ',' or ']'", p.Describe(p.I))
 			return nil
 		}
 	}
 }
 
-// maxExponent bounds the exponent of a number. The validator compares
+// MaxExponent bounds the exponent of a number. The validator compares
 // numbers exactly (math/big), and 1e999999 would take seconds to expand;
 // no float64 or realistic decimal needs more than a few hundred.
-const maxExponent = 1000
+const MaxExponent = 1000
 
-// maxNumberLength bounds a number's text for the same reason: converting
+// MaxNumberLength bounds a number's text for the same reason: converting
 // decimal digits is quadratic in their count, so a 1 MiB number took
 // seconds and a 10 MiB one minutes.
-const maxNumberLength = 1000
+const MaxNumberLength = 1000
 
-func (p *parser) number() any {
-	start := p.i
-	s := p.s
-	i := p.i
+// Number reads the number at p.I.
+func (p *Parser) Number() any {
+	start := p.I
+	s := p.S
+	i := p.I
 	if s[i] == '-' {
 		i++
 	}
@@ -289,13 +297,13 @@ func (p *parser) number() any {
 			i++
 		}
 	default:
-		p.fail(i, "unexpected %s in number: expected a digit", p.describe(i))
+		p.fail(i, "unexpected %s in number: expected a digit", p.Describe(i))
 		return nil
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
 		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			p.fail(i, "unexpected %s after decimal point: expected a digit", p.describe(i))
+			p.fail(i, "unexpected %s after decimal point: expected a digit", p.Describe(i))
 			return nil
 		}
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
@@ -308,39 +316,39 @@ func (p *parser) number() any {
 			i++
 		}
 		if i >= len(s) || s[i] < '0' || s[i] > '9' {
-			p.fail(i, "unexpected %s in exponent: expected a digit", p.describe(i))
+			p.fail(i, "unexpected %s in exponent: expected a digit", p.Describe(i))
 			return nil
 		}
 		expStart, exp := i, 0
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			if exp <= maxExponent {
+			if exp <= MaxExponent {
 				exp = exp*10 + int(s[i]-'0')
 			}
 			i++
 		}
-		if exp > maxExponent {
-			p.fail(expStart, "exponent larger than %d in number: gojsonschema's exact arithmetic would not finish", maxExponent)
+		if exp > MaxExponent {
+			p.fail(expStart, "exponent larger than %d in number: gojsonschema's exact arithmetic would not finish", MaxExponent)
 			return nil
 		}
 	}
-	if i-start > maxNumberLength {
-		p.fail(start, "number longer than %d characters: gojsonschema's exact arithmetic would not finish", maxNumberLength)
+	if i-start > MaxNumberLength {
+		p.fail(start, "number longer than %d characters: gojsonschema's exact arithmetic would not finish", MaxNumberLength)
 		return nil
 	}
-	p.i = i
+	p.I = i
 	return json.Number(s[start:i])
 }
 
-// str decodes a string starting at the opening quote. A plain string is
-// returned as a substring of the input, without copying; escapes and
-// errors are strSlow's.
-func (p *parser) str() string {
-	s := p.s
-	start := p.i + 1
+// Str decodes a string starting at the opening quote at p.I. A plain
+// string is returned as a substring of the input, without copying;
+// escapes and errors are strSlow's.
+func (p *Parser) Str() string {
+	s := p.S
+	start := p.I + 1
 	for i := start; i < len(s); {
 		switch c := s[i]; {
 		case c == '"':
-			p.i = i + 1
+			p.I = i + 1
 			return s[start:i]
 		case c == '\\' || c < 0x20:
 			return p.strSlow(start, i)
@@ -357,8 +365,8 @@ func (p *parser) str() string {
 	return p.strSlow(start, len(s))
 }
 
-func (p *parser) strSlow(start, i int) string {
-	s := p.s
+func (p *Parser) strSlow(start, i int) string {
+	s := p.S
 	var b strings.Builder
 	b.Grow(i - start + 16)
 	b.WriteString(s[start:i])
@@ -366,7 +374,7 @@ func (p *parser) strSlow(start, i int) string {
 		c := s[i]
 		switch {
 		case c == '"':
-			p.i = i + 1
+			p.I = i + 1
 			return b.String()
 		case c == '\\':
 			if i+1 >= len(s) {
@@ -393,7 +401,7 @@ func (p *parser) strSlow(start, i int) string {
 				b.WriteByte('\t')
 				i += 2
 			case 'u':
-				r, ok := hex4(s, i+2)
+				r, ok := Hex4(s, i+2)
 				if !ok {
 					p.fail(i, "invalid \\u escape in string: expected 4 hex digits")
 					return ""
@@ -404,7 +412,7 @@ func (p *parser) strSlow(start, i int) string {
 					// like encoding/json, decode it as U+FFFD.
 					r2, ok2 := rune(0), false
 					if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
-						r2, ok2 = hex4(s, i+2)
+						r2, ok2 = Hex4(s, i+2)
 					}
 					if dec := utf16.DecodeRune(r, r2); ok2 && dec != utf8.RuneError {
 						r = dec
@@ -438,7 +446,8 @@ func (p *parser) strSlow(start, i int) string {
 	return ""
 }
 
-func hex4(s string, i int) (rune, bool) {
+// Hex4 reads the four hexadecimal digits of a \u escape at s[i:].
+func Hex4(s string, i int) (rune, bool) {
 	if i+4 > len(s) {
 		return 0, false
 	}
@@ -457,4 +466,23 @@ func hex4(s string, i int) (rune, bool) {
 		r = r<<4 | rune(c)
 	}
 	return r, true
+}
+
+// IsHex reports whether c is a hexadecimal digit.
+func IsHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// Clip shortens s to at most n bytes on a rune boundary, followed by a
+// marker that says it was cut and from what length: the same input always
+// gives the same text.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…[cut: " + strconv.Itoa(i) + " of " + strconv.Itoa(len(s)) + " bytes]"
 }

@@ -1,4 +1,4 @@
-package enforce
+package jsonvalue
 
 import (
 	"encoding/json"
@@ -89,7 +89,7 @@ func breaksAStricterRule(dec *json.Decoder) bool {
 }
 
 func hugeNumber(n string) bool {
-	if len(n) > maxNumberLength {
+	if len(n) > MaxNumberLength {
 		return true
 	}
 	i := strings.IndexAny(n, "eE")
@@ -118,20 +118,20 @@ func TestParseAgreesWithEncodingJSON(t *testing.T) {
 			s = mutate(r, s)
 		}
 		want, stdOK := stdlibDecode(s)
-		got, err := parseJSON(s)
+		got, err := Parse(s)
 		switch {
 		case stdOK && err == nil:
 			accepted++
 			if !reflect.DeepEqual(got, want) {
-				t.Fatalf("parseJSON(%q) = %#v, want %#v", s, got, want)
+				t.Fatalf("Parse(%q) = %#v, want %#v", s, got, want)
 			}
 		case stdOK && err != nil:
 			if !parserMayRefuse(s) {
-				t.Fatalf("parseJSON(%q) failed (%v), but encoding/json accepts it", s, err)
+				t.Fatalf("Parse(%q) failed (%v), but encoding/json accepts it", s, err)
 			}
 			extra++
 		case !stdOK && err == nil:
-			t.Fatalf("parseJSON(%q) = %#v, but encoding/json refuses it", s, got)
+			t.Fatalf("Parse(%q) = %#v, but encoding/json refuses it", s, got)
 		default:
 			refused++
 		}
@@ -140,6 +140,30 @@ func TestParseAgreesWithEncodingJSON(t *testing.T) {
 	if accepted == 0 || refused == 0 || extra == 0 {
 		t.Errorf("the generator does not cover all three cases")
 	}
+}
+
+// FuzzParse holds the parser to encoding/json on arbitrary input: what
+// encoding/json accepts as one value the parser accepts, decoding it to
+// the same tree, unless it breaks one of the parser's stricter rules;
+// what encoding/json refuses the parser refuses.
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{`{"id": "AB-1", "items": [{"sku": "x", "qty": 2}]}`, `[1, 2.5e3, -0, "\u00e9", null, true]`, `{"a": 1, "a": 2}`, "\"\xff\"", `1e999999`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, stdOK := stdlibDecode(s)
+		got, err := Parse(s)
+		switch {
+		case stdOK && err == nil:
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("Parse(%q) = %#v, want %#v", s, got, want)
+			}
+		case stdOK && !parserMayRefuse(s):
+			t.Fatalf("Parse(%q) failed (%v), but encoding/json accepts it", s, err)
+		case !stdOK && err == nil:
+			t.Fatalf("Parse(%q) = %#v, but encoding/json refuses it", s, got)
+		}
+	})
 }
 
 var (

@@ -1,4 +1,4 @@
-package enforce
+package jsonvalue
 
 import (
 	"reflect"
@@ -41,29 +41,29 @@ func TestUnmarshalTakesTheFastPath(t *testing.T) {
 			t.Errorf("fastType(%v) = %v, want %v", tt.t, got, tt.want)
 		}
 	}
-	p := parser{s: `{"name":"a","qty":2,"tags":["x"],"meta":{"k":1},"next":{"name":"b"},"arr":[1.5],"kv":{"a":3},"other":true}`}
+	p := Parser{S: `{"name":"a","qty":2,"tags":["x"],"meta":{"k":1},"next":{"name":"b"},"arr":[1.5],"kv":{"a":3},"other":true}`}
 	var v item
-	if !p.into(reflect.ValueOf(&v).Elem()) || p.err != nil || p.i != len(p.s) {
-		t.Fatalf("into fell back on a plain answer (err %v)", p.err)
+	if !p.into(reflect.ValueOf(&v).Elem()) || p.Err != nil || p.I != len(p.S) {
+		t.Fatalf("into fell back on a plain answer (err %v)", p.Err)
 	}
 	if v.Name != "a" || v.Qty != 2 || v.Next == nil || v.Next.Name != "b" || v.Arr[0] != 1.5 || *v.Kv["a"] != 3 || v.Meta["k"] != 1.0 {
 		t.Errorf("into decoded %+v", v)
 	}
 }
 
-// FuzzPointerAt: on any valid JSON and any offset, pointerAt ends and
+// FuzzPointerAt: on any valid JSON and any offset, PointerAt ends and
 // names a value that exists.
 func FuzzPointerAt(f *testing.F) {
 	f.Add(`{"items":[{"qty":1},{"qty":2.5}],"sub":{"x":300}}`, 30)
 	f.Add(`[[],{},"a\"b",{"k/~":[1,2]}]`, 20)
 	f.Add(`  7 `, 2)
 	f.Fuzz(func(t *testing.T, s string, off int) {
-		tree, err := parseJSON(s)
+		tree, err := Parse(s)
 		if err != nil {
 			return
 		}
-		ptr := pointerAt(s, off)
-		if _, ok := lookupPointer(tree, ptr); !ok {
+		ptr := PointerAt(s, off)
+		if _, ok := LookupPointer(tree, ptr); !ok {
 			t.Errorf("pointerAt(%q, %d) = %q, which does not resolve", s, off, ptr)
 		}
 	})

@@ -1,4 +1,4 @@
-package enforce
+package jsonvalue
 
 import (
 	"encoding/json"
@@ -9,65 +9,52 @@ import (
 	"strings"
 )
 
-// countValue accepts a non-negative integer, also written as 2.0.
-func countValue(v any) (json.Number, error) {
-	n, ok := v.(json.Number)
-	if !ok {
-		return "", fmt.Errorf("must be a non-negative integer, not %s", jsonKind(v))
-	}
-	r, ok := new(big.Rat).SetString(string(n))
-	if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {
-		return "", fmt.Errorf("must be a non-negative integer, not %s", n)
-	}
-	return json.Number(r.Num().String()), nil
-}
-
-// canonicalizeInPlace is canonicalNumbers for a tree the caller owns: it
+// CanonicalizeInPlace is CanonicalNumbers for a tree the caller owns: it
 // rewrites numbers where they stand, and writes only those that change.
-func canonicalizeInPlace(v any) any {
+func CanonicalizeInPlace(v any) any {
 	switch v := v.(type) {
 	case json.Number:
-		return canonicalNumber(v)
+		return CanonicalNumber(v)
 	case []any:
 		for i, e := range v {
 			switch e := e.(type) {
 			case json.Number:
-				if c := canonicalNumber(e); c != e {
+				if c := CanonicalNumber(e); c != e {
 					v[i] = c
 				}
 			case []any, map[string]any:
-				canonicalizeInPlace(e)
+				CanonicalizeInPlace(e)
 			}
 		}
 	case map[string]any:
 		for k, e := range v {
 			switch e := e.(type) {
 			case json.Number:
-				if c := canonicalNumber(e); c != e {
+				if c := CanonicalNumber(e); c != e {
 					v[k] = c
 				}
 			case []any, map[string]any:
-				canonicalizeInPlace(e)
+				CanonicalizeInPlace(e)
 			}
 		}
 	}
 	return v
 }
 
-// holdsNumber reports whether v is or contains a number.
-func holdsNumber(v any) bool {
+// HoldsNumber reports whether v is or contains a number.
+func HoldsNumber(v any) bool {
 	switch v := v.(type) {
 	case json.Number:
 		return true
 	case []any:
 		for _, e := range v {
-			if holdsNumber(e) {
+			if HoldsNumber(e) {
 				return true
 			}
 		}
 	case map[string]any:
 		for _, e := range v {
-			if holdsNumber(e) {
+			if HoldsNumber(e) {
 				return true
 			}
 		}
@@ -75,30 +62,30 @@ func holdsNumber(v any) bool {
 	return false
 }
 
-// canonicalNumbers rewrites numbers so that equal values are spelled the
+// CanonicalNumbers rewrites numbers so that equal values are spelled the
 // same: gojsonschema compares enum, const and uniqueItems members by
 // their JSON text, which would tell 1 from 1.0.
-func canonicalNumbers(v any) any {
+func CanonicalNumbers(v any) any {
 	switch v := v.(type) {
 	case json.Number:
-		return canonicalNumber(v)
+		return CanonicalNumber(v)
 	case []any:
 		out := make([]any, len(v))
 		for i, e := range v {
-			out[i] = canonicalNumbers(e)
+			out[i] = CanonicalNumbers(e)
 		}
 		return out
 	case map[string]any:
 		out := make(map[string]any, len(v))
 		for k, e := range v {
-			out[k] = canonicalNumbers(e)
+			out[k] = CanonicalNumbers(e)
 		}
 		return out
 	}
 	return v
 }
 
-func canonicalNumber(n json.Number) json.Number {
+func CanonicalNumber(n json.Number) json.Number {
 	s := string(n)
 	if !strings.ContainsAny(s, ".eE") {
 		if s == "-0" {
@@ -119,10 +106,10 @@ func canonicalNumber(n json.Number) json.Number {
 	return n
 }
 
-// beyondFloat64 returns the JSON Pointer of the first number in v (members
+// BeyondFloat64 returns the JSON Pointer of the first number in v (members
 // in name order) too large for a float64, which gojsonschema cannot
 // compare for enum, const or uniqueItems: it panics on one.
-func beyondFloat64(v any, ptr string) (string, bool) {
+func BeyondFloat64(v any, ptr string) (string, bool) {
 	switch v := v.(type) {
 	case json.Number:
 		if _, err := strconv.ParseFloat(string(v), 64); err != nil {
@@ -130,7 +117,7 @@ func beyondFloat64(v any, ptr string) (string, bool) {
 		}
 	case []any:
 		for i, e := range v {
-			if p, ok := beyondFloat64(e, ptr+"/"+strconv.Itoa(i)); ok {
+			if p, ok := BeyondFloat64(e, ptr+"/"+strconv.Itoa(i)); ok {
 				return p, true
 			}
 		}
@@ -141,10 +128,30 @@ func beyondFloat64(v any, ptr string) (string, bool) {
 		}
 		slices.Sort(names)
 		for _, k := range names {
-			if p, ok := beyondFloat64(v[k], ptr+"/"+escapePointer(k)); ok {
+			if p, ok := BeyondFloat64(v[k], ptr+"/"+EscapePointer(k)); ok {
 				return p, true
 			}
 		}
 	}
 	return "", false
+}
+
+// Kind names the JSON type of v, a value of a parsed tree, for a
+// message.
+func Kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
 }

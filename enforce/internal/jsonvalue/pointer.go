@@ -1,13 +1,13 @@
-package enforce
+package jsonvalue
 
 import (
 	"strconv"
 	"strings"
 )
 
-// resolvePointer follows ptr to a subschema (an object or a boolean).
-func resolvePointer(doc any, ptr string) (any, bool) {
-	v, ok := lookupPointer(doc, ptr)
+// ResolvePointer follows ptr to a subschema (an object or a boolean).
+func ResolvePointer(doc any, ptr string) (any, bool) {
+	v, ok := LookupPointer(doc, ptr)
 	switch v.(type) {
 	case map[string]any, bool:
 		return v, ok
@@ -15,9 +15,9 @@ func resolvePointer(doc any, ptr string) (any, bool) {
 	return nil, false
 }
 
-// lookupPointer follows an unescaped-URI JSON Pointer (RFC 6901) into a
+// LookupPointer follows an unescaped-URI JSON Pointer (RFC 6901) into a
 // parsed document.
-func lookupPointer(doc any, ptr string) (any, bool) {
+func LookupPointer(doc any, ptr string) (any, bool) {
 	if ptr == "" {
 		return doc, true
 	}
@@ -43,57 +43,58 @@ func lookupPointer(doc any, ptr string) (any, bool) {
 	return doc, true
 }
 
-func escapePointer(s string) string {
+// EscapePointer escapes s as one token of a JSON Pointer (RFC 6901).
+func EscapePointer(s string) string {
 	if !strings.ContainsAny(s, "~/") {
 		return s
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
-// pointerAt returns the JSON Pointer of the innermost value of s that
+// PointerAt returns the JSON Pointer of the innermost value of s that
 // spans the byte offset off (start < off <= end), or "" for the root. s
 // must be valid JSON.
-func pointerAt(s string, off int) string {
-	p := parser{s: s}
+func PointerAt(s string, off int) string {
+	p := Parser{S: s}
 	var path []string
 	best := ""
 	var walk func()
 	walk = func() {
-		p.skipSpace()
-		start := p.i
-		if p.i >= len(p.s) || p.err != nil {
+		p.SkipSpace()
+		start := p.I
+		if p.I >= len(p.S) || p.Err != nil {
 			return
 		}
-		switch p.s[p.i] {
+		switch p.S[p.I] {
 		case '{':
-			p.i++
-			for p.err == nil {
-				p.skipSpace()
-				if p.i >= len(p.s) || p.s[p.i] == '}' {
-					p.i++
+			p.I++
+			for p.Err == nil {
+				p.SkipSpace()
+				if p.I >= len(p.S) || p.S[p.I] == '}' {
+					p.I++
 					break
 				}
-				if p.s[p.i] == ',' {
-					p.i++
+				if p.S[p.I] == ',' {
+					p.I++
 					continue
 				}
-				k := p.str()
-				p.skipSpace()
-				p.i++ // ':'
-				path = append(path, escapePointer(k))
+				k := p.Str()
+				p.SkipSpace()
+				p.I++ // ':'
+				path = append(path, EscapePointer(k))
 				walk()
 				path = path[:len(path)-1]
 			}
 		case '[':
-			p.i++
-			for n := 0; p.err == nil; n++ {
-				p.skipSpace()
-				if p.i >= len(p.s) || p.s[p.i] == ']' {
-					p.i++
+			p.I++
+			for n := 0; p.Err == nil; n++ {
+				p.SkipSpace()
+				if p.I >= len(p.S) || p.S[p.I] == ']' {
+					p.I++
 					break
 				}
-				if p.s[p.i] == ',' {
-					p.i++
+				if p.S[p.I] == ',' {
+					p.I++
 					n--
 					continue
 				}
@@ -102,9 +103,9 @@ func pointerAt(s string, off int) string {
 				path = path[:len(path)-1]
 			}
 		default:
-			p.value()
+			p.Value()
 		}
-		if start < off && off <= p.i && p.err == nil {
+		if start < off && off <= p.I && p.Err == nil {
 			if ptr := "/" + strings.Join(path, "/"); len(path) > 0 && len(ptr) > len(best) {
 				best = ptr
 			}

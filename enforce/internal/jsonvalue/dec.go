@@ -1,22 +1,22 @@
-package enforce
+package jsonvalue
 
 import "math/bits"
 
-// dec is a JSON number as an exact decimal, mant × 10^exp with no
+// Dec is a JSON number as an exact decimal, mant × 10^exp with no
 // trailing zeros in mant (mant 0 is zero, whatever its sign), for the
-// fast path's comparisons without big.Rat. ok is false when the number
+// fast path's comparisons without big.Rat. OK is false when the number
 // has more than 19 significant digits, or an exponent too large to
 // count: big.Rat then decides.
-type dec struct {
+type Dec struct {
 	neg  bool
 	mant uint64
 	exp  int
-	ok   bool
+	OK   bool
 }
 
-// parseDec reads a number in JSON syntax.
-func parseDec(s string) dec {
-	var d dec
+// ParseDec reads a number in JSON syntax.
+func ParseDec(s string) Dec {
+	var d Dec
 	i := 0
 	if i < len(s) && s[i] == '-' {
 		d.neg = true
@@ -45,12 +45,12 @@ func parseDec(s string) dec {
 		}
 		for ; zeros > 0; zeros-- {
 			if digits++; digits > 19 {
-				return dec{}
+				return Dec{}
 			}
 			d.mant *= 10
 		}
 		if digits++; digits > 19 {
-			return dec{}
+			return Dec{}
 		}
 		d.mant = d.mant*10 + uint64(c-'0')
 	}
@@ -66,7 +66,7 @@ func parseDec(s string) dec {
 		x := 0
 		for ; i < len(s); i++ {
 			if x > 1e8 {
-				return dec{}
+				return Dec{}
 			}
 			x = x*10 + int(s[i]-'0')
 		}
@@ -76,11 +76,11 @@ func parseDec(s string) dec {
 		e += x
 	}
 	d.exp = e
-	d.ok = true
+	d.OK = true
 	return d
 }
 
-func (d dec) sign() int {
+func (d Dec) sign() int {
 	switch {
 	case d.mant == 0:
 		return 0
@@ -90,7 +90,7 @@ func (d dec) sign() int {
 	return 1
 }
 
-func (d dec) isInt() bool { return d.mant == 0 || d.exp >= 0 }
+func (d Dec) IsInt() bool { return d.mant == 0 || d.exp >= 0 }
 
 func ndigits(x uint64) int {
 	n := 1
@@ -109,8 +109,8 @@ var pow10 = func() (p [20]uint64) {
 	return
 }()
 
-// cmp compares d and o as numbers: -1, 0 or 1.
-func (d dec) cmp(o dec) int {
+// Cmp compares d and o as numbers: -1, 0 or 1.
+func (d Dec) Cmp(o Dec) int {
 	sd, so := d.sign(), o.sign()
 	if sd != so || sd == 0 {
 		return cmpInt(sd, so)
@@ -133,7 +133,7 @@ func cmpInt(a, b int) int {
 }
 
 // cmpMag compares the magnitudes of two non-zero decimals.
-func (d dec) cmpMag(o dec) int {
+func (d Dec) cmpMag(o Dec) int {
 	da, db := ndigits(d.mant)+d.exp, ndigits(o.mant)+o.exp
 	if da != db {
 		return cmpInt(da, db)
@@ -155,8 +155,8 @@ func (d dec) cmpMag(o dec) int {
 	return 0
 }
 
-// multipleOf reports whether d / m is an integer; m > 0.
-func (d dec) multipleOf(m dec) bool {
+// MultipleOf reports whether d / m is an integer; m > 0.
+func (d Dec) MultipleOf(m Dec) bool {
 	if d.mant == 0 {
 		return true
 	}
