@@ -485,44 +485,6 @@ func (st *runState) logRow(r enforce.Attempt) {
 	st.a.cfg.logger.Debug("output attempt", args...)
 }
 
-// reply is what a model call on a goroutine of its own gave: its
-// response and error, or what it panicked with.
-type reply struct {
-	resp  Response
-	err   error
-	panic *panicked
-}
-
-// generateUnlessDone calls m.Generate on a goroutine of its own and
-// returns its reply, or context.Cause(ctx) as soon as ctx ends; the call
-// is then left to finish, and what it gives is dropped. A panic in
-// Generate is panicked again here, on the caller's goroutine, as if
-// Generate ran on it.
-func generateUnlessDone(ctx context.Context, m Model, req Request) (Response, error) {
-	done := make(chan reply, 1) // buffered: an abandoned call sends and exits
-	go func() {
-		var r reply
-		returned := false
-		defer func() {
-			if !returned { // a panic, or runtime.Goexit (recover gives nil)
-				r = reply{panic: &panicked{recover()}}
-			}
-			done <- r
-		}()
-		r.resp, r.err = m.Generate(ctx, req)
-		returned = true
-	}()
-	select {
-	case r := <-done:
-		if r.panic != nil {
-			panic(r.panic.v)
-		}
-		return r.resp, r.err
-	case <-ctx.Done():
-		return Response{}, context.Cause(ctx)
-	}
-}
-
 // runTools runs the calls and appends one tool message per call, in order.
 // Tool failures become messages; only a done ctx stops the run, and at
 // once: a tool that ignores ctx is left to finish on its own goroutine.
