@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/enforcer-go/enforcer/enforce"
 )
@@ -68,3 +71,146 @@ func (t Tool) call(ctx context.Context, args json.RawMessage) (out string, err e
 	}()
 	return t.Run(ctx, args)
 }
+
+// uniqueIDs gives each of a reply's calls an ID of its own, since each
+// result must name the call it answers and providers refuse a
+// conversation in which two calls share one. A call keeps the ID the
+// model gave it unless a call before it has that ID; a call without one
+// (or with a repeated one) gets "call_<iteration>_<n>", n its place from
+// 1, with "_2", "_3", … added while that too is taken.
+func uniqueIDs(calls []ToolCall, iteration int) {
+	if len(calls) == 0 {
+		return
+	}
+	taken := make(map[string]bool, len(calls))
+	renamed := make([]bool, len(calls))
+	for i, c := range calls {
+		renamed[i] = c.ID == "" || taken[c.ID]
+		taken[c.ID] = true
+	}
+	for i := range calls {
+		if !renamed[i] {
+			continue
+		}
+		id := fmt.Sprintf("call_%d_%d", iteration, i+1)
+		for k := 2; taken[id]; k++ {
+			id = fmt.Sprintf("call_%d_%d_%d", iteration, i+1, k)
+		}
+		taken[id] = true
+		calls[i].ID = id
+	}
+}
+
+// runTools runs the calls and appends one tool message per call, in order.
+// Tool failures become messages; only a done ctx stops the run, and at
+// once: a tool that ignores ctx is left to finish on its own goroutine.
+func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
+	results := make([]string, len(calls))
+	if ctx.Done() == nil { // never cancelled: nothing to return early for
+		st.callTools(ctx, calls, results)
+	} else {
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			st.callTools(ctx, calls, results)
+		}()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
+	if err := context.Cause(ctx); err != nil {
+		return err
+	}
+	for i, c := range calls {
+		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: results[i], ToolCallID: c.ID})
+	}
+	return nil
+}
+
+// callTools writes each call's result at its index, on up to
+// [WithParallelTools] goroutines, and starts no call once ctx is done.
+func (st *runState) callTools(ctx context.Context, calls []ToolCall, results []string) {
+	workers := min(max(st.a.cfg.parallelTools, 1), len(calls))
+	if workers == 1 {
+		for i, c := range calls {
+			if ctx.Err() != nil {
+				return
+			}
+			results[i] = st.callTool(ctx, c)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	wg.Add(workers)
+	for range workers {
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				i := int(next.Add(1) - 1)
+				if i >= len(calls) {
+					return
+				}
+				results[i] = st.callTool(ctx, calls[i])
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// callTool runs one call; every failure becomes the text the model sees.
+func (st *runState) callTool(ctx context.Context, c ToolCall) string {
+	started := false
+	if st.a.cfg.observer != nil {
+		ctx, started = st.a.toolStart(ctx, c)
+	}
+	out, err := st.tool(ctx, c)
+	if started {
+		st.a.toolEnd(ctx, c, out, err)
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return out
+}
+
+// tool runs one call.
+func (st *runState) tool(ctx context.Context, c ToolCall) (string, error) {
+	idx, ok := st.a.cfg.toolIndex[c.Name]
+	if !ok {
+		return "", fmt.Errorf("unknown tool %q; available: %s", c.Name, st.toolNames())
+	}
+	out, err := st.a.cfg.tools[idx].call(ctx, c.Arguments)
+	if err != nil {
+		st.a.cfg.logger.Debug("tool failed", "tool", c.Name, "id", c.ID, "error", err)
+	}
+	return out, err
+}
+
+func (st *runState) toolNames() string {
+	if len(st.a.cfg.tools) == 0 {
+		return "none"
+	}
+	names := make([]string, len(st.a.cfg.tools))
+	for i, t := range st.a.cfg.tools {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// cutToolCalls answers the calls of a reply cut off at the output limit
+// without running them: the last one's arguments are incomplete, and
+// which others are whole cannot be told.
+func (st *runState) cutToolCalls(calls []ToolCall) {
+	st.a.cfg.logger.Debug("tool calls cut off at the output limit; not run", "turn", st.turn, "calls", len(calls))
+	for _, c := range calls {
+		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: cutToolCall, ToolCallID: c.ID})
+	}
+}
+
+// cutToolCall is the tool message for a call of a reply cut off at the
+// output limit.
+const cutToolCall = "error: your reply was cut off at the output length limit before this tool call was complete, " +
+	"so the tool was not run. Call it again, with shorter arguments if you can, and fewer calls per reply."

@@ -1,0 +1,100 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/enforcer-go/enforcer/events"
+)
+
+// generate calls the model with the messages to send, turning a panic into
+// an error.
+func (st *runState) generate(ctx context.Context) (resp Response, err error) {
+	req := Request{Tools: st.a.specs}
+	if st.contract != nil {
+		req.OutputSchema = st.contract.json
+		if st.contract.tools != nil {
+			req.Tools, req.RequireToolCall = st.contract.tools, true
+		}
+	}
+	if len(st.skip) == 0 {
+		req.Messages = append([]Message(nil), st.res.Messages...)
+	} else {
+		req.Messages = make([]Message, 0, len(st.res.Messages)-len(st.skip))
+		for i, m := range st.res.Messages {
+			if !st.skip[i] {
+				req.Messages = append(req.Messages, m)
+			}
+		}
+	}
+	p := st.a.cfg.modelRetry
+	for attempt := 1; ; attempt++ {
+		resp, err = st.call(ctx, req)
+		if err == nil {
+			return resp, nil
+		}
+		if p == nil || attempt >= p.MaxAttempts || context.Cause(ctx) != nil {
+			return resp, fmt.Errorf("%w: %w", ErrModel, err)
+		}
+		d, retry := st.a.schedule(p, attempt, err)
+		if !retry {
+			return resp, fmt.Errorf("%w: %w", ErrModel, err)
+		}
+		ev := events.ModelRetry{TurnID: st.turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts, RetryDelay: d, ErrorKind: events.KindUnknown}
+		var pe *ProviderError
+		if errors.As(err, &pe) {
+			ev.ErrorKind, ev.HTTPStatus, ev.System = pe.Kind, pe.status(), pe.System
+		}
+		st.a.record(ev)
+		st.a.observeRetry(ctx, Retry{Kind: events.RetryModel, Attempt: attempt, MaxAttempts: p.MaxAttempts, Delay: d, Reason: retryReason(err), Err: err})
+		st.a.cfg.logger.Debug("model retry scheduled", "turn", st.turn, "attempt", attempt, "delay", d, "error", err)
+		st.res.Usage.add(resp.Usage)
+		if werr := wait(ctx, d); werr != nil {
+			return Response{}, werr
+		}
+	}
+}
+
+// call makes one model call, streamed when the model can stream, turning
+// a panic into an error, and keeps how long it took in st.latency. When
+// ctx can end, the model runs on a goroutine of its own and call returns
+// context.Cause(ctx) as soon as ctx ends, even while the model, ignoring
+// ctx, goes on: its reply is dropped (see the package doc's
+// Cancellation), and so is one that comes once ctx has ended. Only the
+// model's own code runs there; st is read and written on the caller's
+// goroutine alone.
+func (st *runState) call(ctx context.Context, req Request) (resp Response, err error) {
+	streamed := false
+	if st.a.cfg.observer != nil {
+		var started bool
+		if ctx, started = st.a.modelStart(ctx, req); started {
+			defer func() {
+				st.a.modelEnd(ctx, ModelCall{Request: req, Response: resp, Err: err, Streamed: streamed, Cut: st.cut, Latency: st.latency})
+			}()
+		}
+	}
+	start := st.a.cfg.now()
+	defer func() {
+		st.latency = max(st.a.cfg.now().Sub(start), 0)
+		if r := recover(); r != nil {
+			resp, err, st.cut = Response{}, fmt.Errorf("%w: %v", errModelPanic, r), nil
+		}
+	}()
+	st.cut = nil
+	switch m, ok := st.a.model.(StreamingModel); {
+	case ok:
+		streamed = true
+		resp, err = st.stream(ctx, m, req)
+	case ctx.Done() == nil: // never cancelled: nothing to return early for
+		return st.a.model.Generate(ctx, req)
+	default:
+		resp, err = generateUnlessDone(ctx, st.a.model, req)
+	}
+	if err == nil && ctx.Err() != nil {
+		// The reply came as ctx ended: it is dropped, as one that comes
+		// later is, however the two raced to this goroutine.
+		resp, err, st.cut = Response{Usage: resp.Usage}, context.Cause(ctx), nil
+	}
+	return resp, err
+}
