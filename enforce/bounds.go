@@ -1,6 +1,9 @@
 package enforce
 
-import "github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+import (
+	"github.com/enforcer-go/enforcer/enforce/internal/engine"
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+)
 
 // Bounds on what an answer or a schema may demand. Each is named in the
 // error that reports it being passed.
@@ -22,7 +25,7 @@ const (
 	// MaxEnum values, any of which the value must be in, which means the
 	// same and compiles in linear time (200,000 values in about 0.5 s).
 	// An answer that fails such an enum is told so by anyOf.
-	MaxEnum = 1000
+	MaxEnum = engine.MaxEnum
 
 	// MaxSchemaExpansion is the most subschemas one value of an answer may
 	// be checked against, with every $ref followed. The validator checks a
@@ -50,7 +53,7 @@ const (
 	//
 	// MaxCheckWork bounds the work for a whole answer, whose many values
 	// multiply it.
-	MaxSchemaExpansion = 100_000
+	MaxSchemaExpansion = engine.MaxSchemaExpansion
 
 	// MaxCheckWork is the most subschema checks Check lets one answer
 	// demand, counted as the answer's values times the most subschemas

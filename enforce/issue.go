@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/xeipuuv/gojsonschema"
 )
@@ -36,7 +37,7 @@ func toIssue(re gojsonschema.ResultError) Issue {
 	}
 	msg := re.Description()
 	if re.Type() == "format" {
-		msg = strings.ReplaceAll(msg, formatPrefix, "")
+		msg = strings.ReplaceAll(msg, engine.FormatPrefix, "")
 	}
 	return Issue{Path: quote(ptr), Keyword: keywordOf(re.Type()), Message: quote(msg)}
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
@@ -170,7 +171,7 @@ func (st *Stream) whole() (any, bool) {
 // childSchema is the subschema of the value now read in the object or
 // array stack[d-1], when it is known from the path alone; nil for the
 // root.
-func (st *Stream) childSchema(d int) *cnode {
+func (st *Stream) childSchema(d int) *engine.Node {
 	if d == 0 {
 		return nil
 	}
@@ -179,9 +180,9 @@ func (st *Stream) childSchema(d int) *cnode {
 		if f.linked {
 			return f.kc
 		}
-		return f.c.member(f.key)
+		return f.c.Member(f.key)
 	}
-	return f.c.item(f.n - 1)
+	return f.c.Item(f.n - 1)
 }
 
 // enter sets the subschema of the object or array just begun.
@@ -217,9 +218,9 @@ func (st *Stream) catchUp() {
 		}
 		for j, k := range st.docs[f.docs:end] {
 			if f.obj {
-				st.walk(k.v, prefix+"/"+jsonvalue.EscapePointer(k.key), f.c.member(k.key))
+				st.walk(k.v, prefix+"/"+jsonvalue.EscapePointer(k.key), f.c.Member(k.key))
 			} else {
-				st.walk(k.v, prefix+"/"+strconv.Itoa(j), f.c.item(j))
+				st.walk(k.v, prefix+"/"+strconv.Itoa(j), f.c.Item(j))
 			}
 		}
 	}
@@ -231,7 +232,7 @@ func (st *Stream) catchUp() {
 
 // walk checks v, at ptr with subschema c, after the values inside it,
 // and returns how many values it holds.
-func (st *Stream) walk(v any, ptr string, c *cnode) int {
+func (st *Stream) walk(v any, ptr string, c *engine.Node) int {
 	if c == nil {
 		return countValues(v)
 	}
@@ -240,16 +241,16 @@ func (st *Stream) walk(v any, ptr string, c *cnode) int {
 	return size
 }
 
-func (st *Stream) walkKids(v any, ptr string, c *cnode) int {
+func (st *Stream) walkKids(v any, ptr string, c *engine.Node) int {
 	n := 0
 	switch v := v.(type) {
 	case []any:
 		for i, e := range v {
-			n += st.walk(e, ptr+"/"+strconv.Itoa(i), c.item(i))
+			n += st.walk(e, ptr+"/"+strconv.Itoa(i), c.Item(i))
 		}
 	case map[string]any:
-		for _, k := range sortedKeys(v) {
-			n += st.walk(v[k], ptr+"/"+jsonvalue.EscapePointer(k), c.member(k))
+		for _, k := range engine.SortedKeys(v) {
+			n += st.walk(v[k], ptr+"/"+jsonvalue.EscapePointer(k), c.Member(k))
 		}
 	}
 	return n
@@ -275,7 +276,7 @@ func countValues(v any) int {
 // passes. Its pointer is ptr, or where the Stream is when ptr is "".
 // checked: the Stream already checked doc against c, and ok is the
 // verdict (see [Stream.passesHere]).
-func (st *Stream) settleOne(doc any, c *cnode, size int, ptr string, checked, ok bool) {
+func (st *Stream) settleOne(doc any, c *engine.Node, size int, ptr string, checked, ok bool) {
 	t := &st.tape
 	if c == nil || t.off {
 		return
@@ -300,13 +301,13 @@ func (st *Stream) settleOne(doc any, c *cnode, size int, ptr string, checked, ok
 }
 
 // passes reports whether doc passes c.
-func passes(c *cnode, doc any) (ok bool) {
+func passes(c *engine.Node, doc any) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
 		}
 	}()
-	return c.valid(doc)
+	return c.Valid(doc)
 }
 
 // pointer returns the JSON Pointer of the value now read in stack[d-1]

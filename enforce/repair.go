@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
@@ -224,14 +225,14 @@ func unparsed(err error) bool {
 
 // rootKinds is what the schema's root admits, read generously (as the
 // coerce repair reads it): every kind when that cannot be told.
-func (s *Schema) rootKinds() kinds {
+func (s *Schema) rootKinds() engine.Kinds {
 	c := coercer{s: s}
 	if s.plan != nil {
-		if k, ok := c.kinds(s.plan.tree, 0); ok {
+		if k, ok := c.kinds(s.plan.Tree, 0); ok {
 			return k
 		}
 	}
-	return kindObject | kindArray
+	return engine.KindObject | engine.KindArray
 }
 
 // validJSON reports whether text is exactly one JSON value.
@@ -289,7 +290,7 @@ func unfence(text string) (string, bool) {
 // to it too (relaxedUsed says they were needed). Two candidates, or none,
 // and it gives up, as it does when the attempts would read the text more
 // than a few times over.
-func extract(text string, relaxed bool, admit kinds) (value string, relaxedUsed bool, ok bool) {
+func extract(text string, relaxed bool, admit engine.Kinds) (value string, relaxedUsed bool, ok bool) {
 	budget := 8*len(text) + 1<<16
 	depth, found := 0, 0
 	for i := 0; i < len(text); i++ {
@@ -314,9 +315,9 @@ func extract(text string, relaxed bool, admit kinds) (value string, relaxedUsed 
 				depth++
 				continue
 			}
-			kind := kinds(kindObject)
+			kind := engine.Kinds(engine.KindObject)
 			if text[i] == '[' {
-				kind = kindArray
+				kind = engine.KindArray
 			}
 			if admit&kind == 0 {
 				i = end - 1 // whole, but it could never pass

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
@@ -47,7 +48,7 @@ func (s *Schema) coerce(text string) (string, bool) {
 	c := coercer{s: s, text: text}
 	p := jsonvalue.Parser{S: text}
 	p.SkipSpace()
-	if _, ok := c.walk(p.I, s.plan.tree); !ok || len(c.edits) == 0 {
+	if _, ok := c.walk(p.I, s.plan.Tree); !ok || len(c.edits) == 0 {
 		return "", false
 	}
 	var b strings.Builder
@@ -70,7 +71,7 @@ func (c *coercer) walk(i int, schema any) (int, bool) {
 		return 0, false
 	}
 	t := c.text[i]
-	if k == kindArray && t != '[' {
+	if k == engine.KindArray && t != '[' {
 		// A lone value where only an array is admitted: [value].
 		c.edits = append(c.edits, textEdit{start: i, end: i, with: "["})
 		end, ok := c.walk(i, c.item(schema, 0))
@@ -86,11 +87,11 @@ func (c *coercer) walk(i int, schema any) (int, bool) {
 		p := jsonvalue.Parser{S: c.text, I: i}
 		p.Str()
 		raw := c.text[i+1 : p.I-1]
-		if k&kindString == 0 && !strings.ContainsRune(raw, '\\') {
+		if k&engine.KindString == 0 && !strings.ContainsRune(raw, '\\') {
 			switch {
-			case k&kindNumber != 0 && isNumberText(raw, false),
-				k&kindInteger != 0 && isNumberText(raw, true),
-				k&kindBoolean != 0 && (raw == "true" || raw == "false"):
+			case k&engine.KindNumber != 0 && isNumberText(raw, false),
+				k&engine.KindInteger != 0 && isNumberText(raw, true),
+				k&engine.KindBoolean != 0 && (raw == "true" || raw == "false"):
 				c.edits = append(c.edits, textEdit{start: i, end: p.I, with: raw})
 			}
 		}
@@ -145,8 +146,8 @@ func (c *coercer) array(i int, schema any) (int, bool) {
 
 // kinds is what schema admits, read generously; false past the work
 // bound or the nesting bound.
-func (c *coercer) kinds(schema any, depth int) (kinds, bool) {
-	const all = kindNull | kindBoolean | kindInteger | kindNumber | kindString | kindArray | kindObject
+func (c *coercer) kinds(schema any, depth int) (engine.Kinds, bool) {
+	const all = engine.KindNull | engine.KindBoolean | engine.KindInteger | engine.KindNumber | engine.KindString | engine.KindArray | engine.KindObject
 	if c.work++; c.work > maxCoerceWork || depth > MaxDepth {
 		return 0, false
 	}
@@ -160,17 +161,17 @@ func (c *coercer) kinds(schema any, depth int) (kinds, bool) {
 		if ref, ok := v["$ref"].(string); ok {
 			return c.kinds(c.resolve(ref), depth+1)
 		}
-		k := kinds(all)
+		k := engine.Kinds(all)
 		if t, ok := v["type"]; ok {
-			if tk, ok := typeKinds(t); ok {
-				if tk&kindNumber != 0 {
-					tk |= kindInteger
+			if tk, ok := engine.TypeKinds(t); ok {
+				if tk&engine.KindNumber != 0 {
+					tk |= engine.KindInteger
 				}
 				k &= tk
 			}
 		}
 		if e, ok := v["enum"].([]any); ok {
-			var ek kinds
+			var ek engine.Kinds
 			for _, x := range e {
 				ek |= kindOf(x)
 			}
@@ -193,7 +194,7 @@ func (c *coercer) kinds(schema any, depth int) (kinds, bool) {
 			if !ok {
 				continue
 			}
-			var any kinds
+			var any engine.Kinds
 			for _, sub := range subs {
 				sk, ok := c.kinds(sub, depth+1)
 				if !ok {
@@ -210,32 +211,32 @@ func (c *coercer) kinds(schema any, depth int) (kinds, bool) {
 
 // kindOf is the kind of a parsed JSON value; a number that is an
 // integer is both.
-func kindOf(v any) kinds {
+func kindOf(v any) engine.Kinds {
 	switch v := v.(type) {
 	case nil:
-		return kindNull
+		return engine.KindNull
 	case bool:
-		return kindBoolean
+		return engine.KindBoolean
 	case string:
-		return kindString
+		return engine.KindString
 	case []any:
-		return kindArray
+		return engine.KindArray
 	case map[string]any:
-		return kindObject
+		return engine.KindObject
 	default:
 		if n, ok := v.(interface{ String() string }); ok && isNumberText(n.String(), true) {
-			return kindNumber | kindInteger
+			return engine.KindNumber | engine.KindInteger
 		}
-		return kindNumber
+		return engine.KindNumber
 	}
 }
 
 func (c *coercer) resolve(ref string) any {
-	ptr, err := refPointer(ref)
+	ptr, err := engine.RefPointer(ref)
 	if err != nil {
 		return true
 	}
-	sub, ok := jsonvalue.ResolvePointer(c.s.plan.tree, ptr)
+	sub, ok := jsonvalue.ResolvePointer(c.s.plan.Tree, ptr)
 	if !ok {
 		return true
 	}
@@ -245,7 +246,7 @@ func (c *coercer) resolve(ref string) any {
 // member is a schema for what schema says of its member name: every
 // subschema that may apply to it.
 func (c *coercer) member(schema any, name string) any {
-	return c.part(schema, 0, kindObject, func(m map[string]any) any {
+	return c.part(schema, 0, engine.KindObject, func(m map[string]any) any {
 		if props, ok := m["properties"].(map[string]any); ok {
 			if sub, ok := props[name]; ok {
 				return sub
@@ -275,7 +276,7 @@ func (c *coercer) member(schema any, name string) any {
 
 // item is a schema for what schema says of its item n.
 func (c *coercer) item(schema any, n int) any {
-	return c.part(schema, 0, kindArray, func(m map[string]any) any {
+	return c.part(schema, 0, engine.KindArray, func(m map[string]any) any {
 		switch items := m["items"].(type) {
 		case []any:
 			if n < len(items) {
@@ -296,7 +297,7 @@ func (c *coercer) item(schema any, n int) any {
 // object, an item of an array) from what each subschema of schema says
 // of it (own), keeping allOf as allOf and anyOf and oneOf as anyOf
 // without the branches that cannot admit a value of kind k.
-func (c *coercer) part(schema any, depth int, k kinds, own func(map[string]any) any) any {
+func (c *coercer) part(schema any, depth int, k engine.Kinds, own func(map[string]any) any) any {
 	if c.work++; c.work > maxCoerceWork || depth > MaxDepth {
 		return true
 	}

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/invopop/jsonschema"
 	"github.com/xeipuuv/gojsonschema"
@@ -30,7 +31,7 @@ type Schema struct {
 	// count every way to nest), counts the subschema checks of each
 	// answer before any evaluator sees it; perValue and perName are then
 	// unused.
-	fan *fanOut
+	fan *engine.FanOut
 	// goType, set by SchemaFor and For, is the Go type every passing
 	// answer must decode into: a schema cannot tell 21.0 from 21, but an
 	// int field can.
@@ -40,10 +41,10 @@ type Schema struct {
 	typed *sync.Map
 	// plan is what a Stream checks before the answer ends, shared by
 	// every copy of the schema and built on first use.
-	plan *streamPlan
+	plan *engine.Plan
 	// fast judges passing answers without gojsonschema (see
-	// compileFast); nil when the schema is not in the form it compiles.
-	fast *cnode
+	// engine.CompileFast); nil when the schema is not in the form it compiles.
+	fast *engine.Node
 	// validators are checks of an answer's content joined to the
 	// contract ([Schema.WithValidators]); Judge and Ledger.Judge run them.
 	validators []Validator
@@ -74,36 +75,52 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a JSON document gojsonschema accepts", Err: err}
 	}
-	a, err := newAuditor(doc)
+	a, err := engine.NewAuditor(doc)
 	if err != nil {
-		return nil, err
+		return nil, refused(err)
 	}
-	tree, err := a.audit()
+	tree, err := a.Audit()
 	if err != nil {
-		return nil, err
+		return nil, refused(err)
 	}
 	sl := gojsonschema.NewSchemaLoader()
 	sl.AutoDetect = false
 	sl.Validate = false
-	switch a.target {
-	case draft4:
+	switch a.Target {
+	case engine.Draft4:
 		sl.Draft = gojsonschema.Draft4
-	case draft6:
+	case engine.Draft6:
 		sl.Draft = gojsonschema.Draft6
 	default:
 		sl.Draft = gojsonschema.Draft7
 	}
 	gs, err := compileSafely(sl, tree)
 	if err != nil {
-		return nil, &SchemaError{Reason: "not a valid " + a.target.String() + " schema", Err: err}
+		return nil, &SchemaError{Reason: "not a valid " + a.Target.String() + " schema", Err: err}
 	}
 	return &Schema{
-		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.compares, typed: new(sync.Map),
-		perValue: a.perValue, perName: a.perName, fan: a.frozenFanOut(),
-		plan:    &streamPlan{tree: tree, draft: a.target},
-		fast:    compileFast(tree, a.target),
-		ignored: a.ignored,
+		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.Compares, typed: new(sync.Map),
+		perValue: a.PerValue, perName: a.PerName, fan: a.FrozenFanOut(),
+		plan:    &engine.Plan{Tree: tree, Draft: a.Target},
+		fast:    engine.CompileFast(tree, a.Target),
+		ignored: ignored(a.Ignored),
 	}, nil
+}
+
+// refused is the engine's refusal err as a *SchemaError.
+func refused(err error) error {
+	if e, ok := err.(*engine.Error); ok {
+		return &SchemaError{Keyword: e.Keyword, Location: e.Location, Reason: e.Reason, Err: e.Err}
+	}
+	return err
+}
+
+func ignored(ks []engine.IgnoredKeyword) []IgnoredKeyword {
+	out := make([]IgnoredKeyword, len(ks))
+	for i, k := range ks {
+		out[i] = IgnoredKeyword(k)
+	}
+	return out
 }
 
 // IgnoredKeyword is a keyword a schema uses where its dialect does not
@@ -295,7 +312,7 @@ func (s *Schema) checkSize(answer string) *CheckError {
 // or, where recursion fans out, counted along the answer itself.
 func (s *Schema) checkWork(doc any, values, names int) *CheckError {
 	if s.fan != nil {
-		if s.fan.within(doc, MaxCheckWork) {
+		if s.fan.Within(doc, MaxCheckWork) {
 			return nil
 		}
 		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
@@ -407,4 +424,22 @@ func (s *Schema) validate(doc any) (err error) {
 		return issues[i].Message < issues[j].Message
 	})
 	return &CheckError{Stage: StageSchemaValidate, Issues: issues}
+}
+
+// passesFast reports whether the fast path passes doc, a tree jsonvalue.Parse
+// made for this check (its numbers may be canonicalized in place). False
+// means gojsonschema must judge it.
+func (s *Schema) passesFast(doc any) (ok bool) {
+	if s.fast == nil {
+		return false
+	}
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	if s.canonical {
+		doc = jsonvalue.CanonicalizeInPlace(doc)
+	}
+	return s.fast.Valid(doc)
 }

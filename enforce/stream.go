@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
@@ -44,18 +45,18 @@ type Stream struct {
 
 	state   uint8
 	stack   []frame
-	keys    []string // member names of the open objects, innermost last
-	cur     *pnode   // the plan for the value about to begin
-	tok     int      // where the current string, number or literal began
-	key     bool     // the string is a member name
-	esc     uint8    // in a string: 0, or after '\\' (1), or 2..5 in a \u escape
-	escaped bool     // the string has an escape
-	utf     uint8    // in a string: bytes of an unfinished UTF-8 sequence
-	num     uint8    // where in a number (numSign, …)
-	exp     int      // a number's exponent so far, as the parser counts it
-	long    bool     // the number is already longer than maxNumberLength
-	lit     string   // the literal being matched
-	doomAt  int      // the first byte of an error waiting for its character
+	keys    []string         // member names of the open objects, innermost last
+	cur     *engine.PlanNode // the plan for the value about to begin
+	tok     int              // where the current string, number or literal began
+	key     bool             // the string is a member name
+	esc     uint8            // in a string: 0, or after '\\' (1), or 2..5 in a \u escape
+	escaped bool             // the string has an escape
+	utf     uint8            // in a string: bytes of an unfinished UTF-8 sequence
+	num     uint8            // where in a number (numSign, …)
+	exp     int              // a number's exponent so far, as the parser counts it
+	long    bool             // the number is already longer than maxNumberLength
+	lit     string           // the literal being matched
+	doomAt  int              // the first byte of an error waiting for its character
 
 	// inc: values are checked by the fast path as they end (see
 	// passesHere); rootOK: the whole value passed.
@@ -90,10 +91,10 @@ type frame struct {
 	bad bool
 	// linked: kc is c.member(key), found with the plan's node.
 	linked bool
-	node   *pnode
+	node   *engine.PlanNode
 	n      int    // members or items begun
 	key    string // the current member's name
-	kc     *cnode
+	kc     *engine.Node
 	// The object's member names are Stream.keys[keys:], and also in set
 	// once there are many.
 	keys  int
@@ -105,7 +106,7 @@ type frame struct {
 	// applies to it (when known from the path, and, before Partial is
 	// called, when the Stream checks values as they end).
 	values int
-	c      *cnode
+	c      *engine.Node
 	// uniq holds the eqKeys of an array's items, where its subschema has
 	// uniqueItems, to find a duplicate when it closes.
 	uniq map[string]struct{}
@@ -124,7 +125,7 @@ func (s *Schema) Stream() *Stream {
 		// Where recursion fans out, one value may cost more than any
 		// answer's share before the answer's whole cost is counted: the
 		// Stream only reads, and Close judges.
-		st.cur = s.plan.rootNode(s.fast)
+		st.cur = s.plan.Root(s.fast)
 	}
 	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
 	return st
@@ -214,9 +215,9 @@ const (
 
 // kindValue is a value of each kind, for an issue that depends on the
 // kind alone.
-var kindValue = map[kinds]any{
-	kindNull: nil, kindBoolean: true, kindNumber: json.Number("0"), kindString: "",
-	kindArray: []any{}, kindObject: map[string]any{},
+var kindValue = map[engine.Kinds]any{
+	engine.KindNull: nil, engine.KindBoolean: true, engine.KindNumber: json.Number("0"), engine.KindString: "",
+	engine.KindArray: []any{}, engine.KindObject: map[string]any{},
 }
 
 var errStreamClosed = errors.New("enforce: write to a closed Stream")
@@ -395,7 +396,7 @@ func (st *Stream) run(s string, i, end int) int {
 				st.state = stValue
 				st.cur = nil
 				if f.node != nil {
-					st.cur = f.node.items.live()
+					st.cur = f.node.Items.Live()
 				}
 			case c == '}' && f.obj, c == ']' && !f.obj:
 				if st.pop(i + 1) {
@@ -441,10 +442,10 @@ func (st *Stream) run(s string, i, end int) int {
 			i++
 			if i-st.tok == len(st.lit) {
 				st.state = stAfter
-				k := kindBoolean
+				k := engine.KindBoolean
 				var doc any
 				if st.lit == "null" {
-					k = kindNull
+					k = engine.KindNull
 				} else {
 					doc = st.lit == "true"
 				}
@@ -487,23 +488,23 @@ func (st *Stream) begin(s string, i int) bool {
 	if d := len(st.stack); d > 0 && !st.stack[d-1].obj {
 		f := &st.stack[d-1]
 		f.n++
-		if an := f.node; an != nil && an.maxItems >= 0 && f.n > an.maxItems {
+		if an := f.node; an != nil && an.MaxItems >= 0 && f.n > an.MaxItems {
 			if st.schema(d-1, make([]any, f.n), false, "", "maxItems") {
 				return true
 			}
 		}
 	}
-	var k kinds
+	var k engine.Kinds
 	switch {
 	case c == '{':
-		k = kindObject
+		k = engine.KindObject
 	case c == '[':
-		k = kindArray
+		k = engine.KindArray
 	case c == '"':
-		k = kindString
+		k = engine.KindString
 		st.state, st.key, st.tok, st.escaped = stString, false, i, false
 	case c == '-' || (c >= '0' && c <= '9'):
-		k = kindNumber
+		k = engine.KindNumber
 		st.state, st.tok, st.exp, st.long = stNumber, i, 0, false
 		st.num = numInt
 		switch c {
@@ -513,15 +514,15 @@ func (st *Stream) begin(s string, i int) bool {
 			st.num = numZero
 		}
 	case c == 't' || c == 'f' || c == 'n':
-		k, st.lit = kindBoolean, "true"
+		k, st.lit = engine.KindBoolean, "true"
 		if c == 'f' {
 			st.lit = "false"
 		} else if c == 'n' {
-			k, st.lit = kindNull, "null"
+			k, st.lit = engine.KindNull, "null"
 		}
 		st.state, st.tok = stLiteral, i
 	}
-	if n != nil && !n.admits(k) && (k != kindNumber || n.never) {
+	if n != nil && !n.Admits(k) && (k != engine.KindNumber || n.Never) {
 		// The issue depends on the value's kind alone: any value of the
 		// kind stands for it.
 		if st.schema(len(st.stack), kindValue[k], false, "", "type", "false") {
@@ -532,17 +533,17 @@ func (st *Stream) begin(s string, i int) bool {
 	if len(st.stack) == 0 {
 		st.rootStart = i
 	}
-	if k == kindObject || k == kindArray {
-		st.stack = append(st.stack, frame{obj: k == kindObject, node: n, keys: len(st.keys), start: i, safe: i + 1, docs: len(st.docs), values: st.values})
+	if k == engine.KindObject || k == engine.KindArray {
+		st.stack = append(st.stack, frame{obj: k == engine.KindObject, node: n, keys: len(st.keys), start: i, safe: i + 1, docs: len(st.docs), values: st.values})
 		if st.tape.on || st.inc {
 			st.enter()
 		}
 		st.state = stObjOpen
-		if k == kindArray {
+		if k == engine.KindArray {
 			st.state = stArrayOpen
 			st.cur = nil
 			if n != nil {
-				st.cur = n.items.live()
+				st.cur = n.Items.Live()
 			}
 		}
 	}
@@ -560,7 +561,7 @@ func (st *Stream) pop(end int) bool {
 	// and it passes, it is not built (see lazyDoc).
 	var doc any
 	ok := false
-	if st.inc && c != nil && !bad && c.shapeOnly() { // settleOne then needs no doc either
+	if st.inc && c != nil && !bad && c.ShapeOnly() { // settleOne then needs no doc either
 		ok = st.shapePasses(c, f)
 		if ok {
 			doc = st.lazy(f.start, end, f.n)
@@ -596,12 +597,12 @@ func (st *Stream) duplicate() bool {
 		return false
 	}
 	f := &st.stack[d-1]
-	if f.obj || f.c == nil || !f.c.unique {
+	if f.obj || f.c == nil || !f.c.Unique {
 		return false
 	}
 	item := &st.docs[len(st.docs)-1]
 	item.v = st.built(item.v)
-	key, ok := eqKey(item.v)
+	key, ok := engine.EqKey(item.v)
 	if !ok {
 		return false // gojsonschema cannot compare it: Check decides
 	}
@@ -701,7 +702,7 @@ func (st *Stream) endString(raw string) bool {
 		text := st.decode(raw)
 		var v any = text
 		ok := st.passesHere(v)
-		if !ok && n != nil && (n.hasEnum || n.minLen >= 0 || n.maxLen >= 0 || n.pattern != nil || n.format != "") && st.scalar(kindString, text) {
+		if !ok && n != nil && (n.HasEnum || n.MinLen >= 0 || n.MaxLen >= 0 || n.Pattern != nil || n.Format != "") && st.scalar(engine.KindString, text) {
 			return true
 		}
 		if !ok && st.closedScalar(v) {
@@ -725,17 +726,17 @@ func (st *Stream) endString(raw string) bool {
 	if n == nil {
 		return st.unlisted(f, name)
 	}
-	if pp, ok := n.props[name]; ok {
-		st.cur = pp.p.live()
-		if st.inc && n.c == f.c {
-			f.kc, f.linked = pp.c, true // f.c.member(name)
+	if pp, ok := n.Props[name]; ok {
+		st.cur = pp.P.Live()
+		if st.inc && n.C == f.c {
+			f.kc, f.linked = pp.C, true // f.c.member(name)
 		}
 		return false
 	}
-	if n.addlFalse {
+	if n.AddlFalse {
 		return st.schema(len(st.stack)-1, map[string]any{name: nil}, true, name, "additionalProperties")
 	}
-	st.cur = n.addl.live()
+	st.cur = n.Addl.Live()
 	return false
 }
 
@@ -745,14 +746,14 @@ func (st *Stream) endString(raw string) bool {
 // a pattern lists it is decided, whatever the member's value.
 func (st *Stream) unlisted(f *frame, name string) bool {
 	c := f.c
-	if !st.inc || c == nil || !c.addlFalse {
+	if !st.inc || c == nil || !c.AddlFalse {
 		return false
 	}
-	if _, listed := c.props[name]; listed {
+	if _, listed := c.Props[name]; listed {
 		return false
 	}
-	for _, pp := range c.patterns {
-		if pp.re.MatchString(name) {
+	for _, pp := range c.Patterns {
+		if pp.Re.MatchString(name) {
 			return false
 		}
 	}
@@ -776,14 +777,14 @@ func (st *Stream) decode(raw string) string {
 // passesHere reports whether v, the value that just ended (a string,
 // number or literal), passes the subschema its path gives it, by the
 // fast path: false when that subschema is not known (see
-// [cnode.member]). Where it passes, no early verdict can come from it:
+// engine.Node.Member). Where it passes, no early verdict can come from it:
 // no keyword of that subschema, the only one applying to it, reports an
 // issue at its pointer.
 func (st *Stream) passesHere(v any) (ok bool) {
 	if !st.inc {
 		return false
 	}
-	var c *cnode
+	var c *engine.Node
 	if d := len(st.stack); d == 0 {
 		c = st.s.fast
 	} else {
@@ -797,44 +798,44 @@ func (st *Stream) passesHere(v any) (ok bool) {
 			ok = false
 		}
 	}()
-	return c.check(v, nil)
+	return c.Check(v, nil)
 }
 
 // shapePasses is c.checkOwn of the object or array f, which ends now,
 // for a c whose own keywords need only its member names and size
 // (c.shapeOnly).
-func (st *Stream) shapePasses(c *cnode, f *frame) bool {
-	if c.always {
+func (st *Stream) shapePasses(c *engine.Node, f *frame) bool {
+	if c.Always {
 		return true
 	}
 	if f.obj {
-		if c.types != 0 && c.types&kindObject == 0 {
+		if c.Types != 0 && c.Types&engine.KindObject == 0 {
 			return false
 		}
-		if c.minProps >= 0 && f.n < c.minProps || c.maxProps >= 0 && f.n > c.maxProps {
+		if c.MinProps >= 0 && f.n < c.MinProps || c.MaxProps >= 0 && f.n > c.MaxProps {
 			return false
 		}
-		for _, r := range c.required {
+		for _, r := range c.Required {
 			if !st.has(f, r) {
 				return false
 			}
 		}
 		return true
 	}
-	if c.types != 0 && c.types&kindArray == 0 {
+	if c.Types != 0 && c.Types&engine.KindArray == 0 {
 		return false
 	}
-	return !(c.minItems >= 0 && f.n < c.minItems || c.maxItems >= 0 && f.n > c.maxItems)
+	return !(c.MinItems >= 0 && f.n < c.MinItems || c.MaxItems >= 0 && f.n > c.MaxItems)
 }
 
 // ownPasses is c.checkOwn(doc), false should it panic.
-func ownPasses(c *cnode, doc any) (ok bool) {
+func ownPasses(c *engine.Node, doc any) (ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
 		}
 	}()
-	return c.checkOwn(doc)
+	return c.CheckOwn(doc)
 }
 
 // verified records whether the value that just ended passed the
@@ -943,7 +944,7 @@ func (st *Stream) endNumber(s string, i int) bool {
 	n := st.cur
 	var v any = json.Number(s[st.tok:i])
 	ok := st.passesHere(v)
-	if !ok && st.mayFollow(s[i]) && (n != nil && st.scalar(kindNumber, s[st.tok:i]) || st.closedScalar(v)) {
+	if !ok && st.mayFollow(s[i]) && (n != nil && st.scalar(engine.KindNumber, s[st.tok:i]) || st.closedScalar(v)) {
 		return true
 	}
 	if st.done(i, v, ok) {
@@ -970,18 +971,18 @@ func (st *Stream) mayFollow(c byte) bool {
 }
 
 // scalar judges a closed string, number or literal against the plan.
-func (st *Stream) scalar(k kinds, text string) bool {
+func (st *Stream) scalar(k engine.Kinds, text string) bool {
 	n := st.cur
-	if n == nil || !n.mayFail(k, text) {
+	if n == nil || !n.MayFail(k, text) {
 		return false
 	}
 	var v any
 	switch k {
-	case kindString:
+	case engine.KindString:
 		v = text
-	case kindNumber:
+	case engine.KindNumber:
 		v = json.Number(text)
-	case kindBoolean:
+	case engine.KindBoolean:
 		v = text == "true"
 	}
 	return st.schema(len(st.stack), v, false, "", scalarKeywords...)

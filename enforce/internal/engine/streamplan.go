@@ -1,4 +1,4 @@
-package enforce
+package engine
 
 import (
 	"encoding/json"
@@ -13,7 +13,7 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 )
 
-// Where a Stream gives an early verdict. At json-parse, at the byte that
+// Where an enforce.Stream gives an early verdict. At json-parse, at the byte that
 // makes the answer unparseable: prose before the value, a markdown
 // fence, anything after a whole value but whitespace, a control
 // character or invalid UTF-8 in a string, nesting past MaxDepth, the
@@ -30,63 +30,64 @@ import (
 // verdict on a document holding only the path to the value; a Stream
 // asks at most maxAsks times, and not about a value below more than
 // maxAskItems array items or with a pointer longer than MaxQuote.
-//
-// streamPlan is the part of a schema a [Stream] may judge before the
+
+// Plan is the part of a schema an enforce.Stream may judge before the
 // answer ends. Each subschema gojsonschema reaches through properties,
 // additionalProperties, items (one schema) and $ref alone, and that uses
-// only the keywords below, becomes a pnode; any other subschema, and all
-// below it, gives no early verdict.
-type streamPlan struct {
-	tree  any // the audited schema, as gojsonschema compiled it
-	draft draft
+// only the keywords below, becomes a PlanNode; any other subschema, and
+// all below it, gives no early verdict.
+type Plan struct {
+	Tree  any // the audited schema, as gojsonschema compiled it
+	Draft Draft
 
 	once sync.Once
-	root *pnode
+	root *PlanNode
 }
 
-// rootNode returns the plan's root, built (on the first call) with links
-// to fast, the schema's fast path (see pnode.c).
-func (p *streamPlan) rootNode(fast *cnode) *pnode {
+// Root returns the plan's root, built (on the first call) with links
+// to fast, the schema's fast path (see PlanNode.C).
+func (p *Plan) Root(fast *Node) *PlanNode {
 	p.once.Do(func() {
-		b := planBuilder{tree: p.tree, memo: map[string]*pnode{}}
-		p.root = b.build("", p.tree, fast).live()
+		b := planBuilder{tree: p.Tree, memo: map[string]*PlanNode{}}
+		p.root = b.build("", p.Tree, fast).Live()
 	})
 	return p.root
 }
 
-// kinds is a set of JSON types, as the type keyword names them.
-type kinds uint8
+// Kinds is a set of JSON types, as the type keyword names them.
+type Kinds uint8
 
+// The JSON types.
 const (
-	kindNull kinds = 1 << iota
-	kindBoolean
-	kindInteger
-	kindNumber
-	kindString
-	kindArray
-	kindObject
+	KindNull Kinds = 1 << iota
+	KindBoolean
+	KindInteger
+	KindNumber
+	KindString
+	KindArray
+	KindObject
 )
 
-var kindNames = map[string]kinds{
-	"null": kindNull, "boolean": kindBoolean, "integer": kindInteger, "number": kindNumber,
-	"string": kindString, "array": kindArray, "object": kindObject,
+var kindNames = map[string]Kinds{
+	"null": KindNull, "boolean": KindBoolean, "integer": KindInteger, "number": KindNumber,
+	"string": KindString, "array": KindArray, "object": KindObject,
 }
 
-// pnode is one subschema of the plan. Its checks are a filter: when one
+// PlanNode is one subschema of the plan. Its checks are a filter: when one
 // says a value may fail, gojsonschema itself decides (see
 // [Stream.confirm]), so a check that is too eager costs time, never a
 // wrong verdict.
-type pnode struct {
+type PlanNode struct {
 	opaque bool // uses something whose verdict a prefix cannot decide
-	never  bool // the schema false
-	types  kinds
+	Never  bool // the schema false
+	types  Kinds
 
-	hasEnum bool
+	HasEnum bool
 	enum    []any // with canonical numbers, as the audit wrote them
 
-	minLen, maxLen int // -1 when absent
-	pattern        *regexp.Regexp
-	format         string
+	MinLen, MaxLen int // -1 when absent
+	Pattern        *regexp.Regexp
+	Format         string
 
 	numeric                  bool
 	hasMin, hasMax           bool
@@ -95,27 +96,27 @@ type pnode struct {
 	hasExMin, hasExMax       bool
 	exMin, exMax, multipleOf float64
 
-	props     map[string]pprop
-	addlFalse bool
-	addl      *pnode
-	items     *pnode
-	maxItems  int // -1 when absent
+	Props     map[string]pprop
+	AddlFalse bool
+	Addl      *PlanNode
+	Items     *PlanNode
+	MaxItems  int // -1 when absent
 
-	// c is the fast path's subschema this pnode was built with (nil:
+	// C is the fast path's subschema this PlanNode was built with (nil:
 	// none); a Stream whose object has the subschema c takes its
 	// members' subschemas from props, sparing a lookup.
-	c *cnode
+	C *Node
 }
 
-// pprop is a member's pnode, and its subschema for the fast path:
-// c.member(name) of the pnode's c.
+// pprop is a member's PlanNode, and its subschema for the fast path:
+// C.Member(name) of the PlanNode's C.
 type pprop struct {
-	p *pnode
-	c *cnode
+	P *PlanNode
+	C *Node
 }
 
-// live returns n, or nil when no early verdict can come from n or below.
-func (n *pnode) live() *pnode {
+// Live returns n, or nil when no early verdict can come from n or below.
+func (n *PlanNode) Live() *PlanNode {
 	if n == nil || n.opaque {
 		return nil
 	}
@@ -144,23 +145,23 @@ var (
 
 type planBuilder struct {
 	tree any
-	memo map[string]*pnode // by location in the audited tree
+	memo map[string]*PlanNode // by location in the audited tree
 }
 
-func (b *planBuilder) build(loc string, v any, c *cnode) *pnode {
+func (b *planBuilder) build(loc string, v any, c *Node) *PlanNode {
 	if n, ok := b.memo[loc]; ok {
 		return n // being built further up, for a recursive $ref
 	}
-	n := &pnode{minLen: -1, maxLen: -1, maxItems: -1, c: c}
+	n := &PlanNode{MinLen: -1, MaxLen: -1, MaxItems: -1, C: c}
 	b.memo[loc] = n
 	switch v := v.(type) {
 	case bool:
-		n.never = !v
+		n.Never = !v
 	case map[string]any:
 		if ref, ok := v["$ref"].(string); ok {
 			// The audit leaves a $ref with siblings only where the
 			// validator ignores them: the target is the whole schema.
-			target, err := refPointer(ref)
+			target, err := RefPointer(ref)
 			sub, found := jsonvalue.ResolvePointer(b.tree, target)
 			if err != nil || !found {
 				n.opaque = true
@@ -177,7 +178,7 @@ func (b *planBuilder) build(loc string, v any, c *cnode) *pnode {
 	return n
 }
 
-func (b *planBuilder) fill(n *pnode, loc string, m map[string]any, c *cnode) {
+func (b *planBuilder) fill(n *PlanNode, loc string, m map[string]any, c *Node) {
 	for k := range m {
 		if !planChecked[k] && !planAtEnd[k] {
 			n.opaque = true
@@ -190,29 +191,29 @@ func (b *planBuilder) fill(n *pnode, loc string, m map[string]any, c *cnode) {
 	}
 	ok := true
 	if t, has := m["type"]; has {
-		n.types, ok = typeKinds(t)
+		n.types, ok = TypeKinds(t)
 	}
 	if e, has := m["enum"].([]any); has {
-		n.hasEnum, n.enum = true, e
+		n.HasEnum, n.enum = true, e
 	}
 	if c, has := m["const"]; has {
-		if n.hasEnum {
+		if n.HasEnum {
 			n.enum = append(append([]any(nil), n.enum...), c) // either may fail; gojsonschema decides
 		} else {
-			n.hasEnum, n.enum = true, []any{c}
+			n.HasEnum, n.enum = true, []any{c}
 		}
 	}
-	n.minLen, ok = countOf(m, "minLength", ok)
-	n.maxLen, ok = countOf(m, "maxLength", ok)
-	n.maxItems, ok = countOf(m, "maxItems", ok)
+	n.MinLen, ok = countOf(m, "minLength", ok)
+	n.MaxLen, ok = countOf(m, "maxLength", ok)
+	n.MaxItems, ok = countOf(m, "maxItems", ok)
 	if p, has := m["pattern"]; has {
 		ps, isString := p.(string)
 		re, err := regexp.Compile(ps)
 		ok = ok && isString && err == nil
-		n.pattern = re
+		n.Pattern = re
 	}
 	if f, has := m["format"]; has {
-		n.format, _ = f.(string)
+		n.Format, _ = f.(string)
 	}
 	n.hasMin, n.min, ok = boundOf(m, "minimum", ok)
 	n.hasMax, n.max, ok = boundOf(m, "maximum", ok)
@@ -237,25 +238,27 @@ func (b *planBuilder) fill(n *pnode, loc string, m map[string]any, c *cnode) {
 		return
 	}
 	if props, has := m["properties"].(map[string]any); has {
-		n.props = make(map[string]pprop, len(props))
+		n.Props = make(map[string]pprop, len(props))
 		for name, sub := range props {
-			cm := c.member(name)
-			n.props[name] = pprop{p: b.build(loc+"/properties/"+jsonvalue.EscapePointer(name), sub, cm), c: cm}
+			cm := c.Member(name)
+			n.Props[name] = pprop{P: b.build(loc+"/properties/"+jsonvalue.EscapePointer(name), sub, cm), C: cm}
 		}
 	}
 	switch ap := m["additionalProperties"].(type) {
 	case bool:
-		n.addlFalse = !ap
+		n.AddlFalse = !ap
 	case map[string]any:
-		n.addl = b.build(loc+"/additionalProperties", ap, c.member(unlistedName(m)))
+		n.Addl = b.build(loc+"/additionalProperties", ap, c.Member(unlistedName(m)))
 	}
 	if items, has := m["items"]; has {
-		n.items = b.build(loc+"/items", items, c.item(0))
+		n.Items = b.build(loc+"/items", items, c.Item(0))
 	}
 }
 
-func typeKinds(t any) (kinds, bool) {
-	var k kinds
+// TypeKinds is the set a type keyword's value t names; false when t is
+// not a valid one.
+func TypeKinds(t any) (Kinds, bool) {
+	var k Kinds
 	switch t := t.(type) {
 	case string:
 		k = kindNames[t]
@@ -293,49 +296,49 @@ func boundOf(m map[string]any, key string, ok bool) (bool, float64, bool) {
 	return true, f, ok && isNum && err == nil
 }
 
-// admits reports whether a value of kind k (never kindInteger: a number
+// Admits reports whether a value of kind k (never kindInteger: a number
 // is kindNumber) can pass n's type. A number's exactness waits for its
 // end.
-func (n *pnode) admits(k kinds) bool {
-	if n.never {
+func (n *PlanNode) Admits(k Kinds) bool {
+	if n.Never {
 		return false
 	}
 	if n.types == 0 {
 		return true
 	}
-	if k == kindNumber {
-		return n.types&(kindNumber|kindInteger) != 0
+	if k == KindNumber {
+		return n.types&(KindNumber|KindInteger) != 0
 	}
 	return n.types&k != 0
 }
 
-// mayFail reports whether a closed scalar of kind k may break n: text is
+// MayFail reports whether a closed scalar of kind k may break n: text is
 // a string's value or a number's JSON text; for true, false and null it
 // is the literal.
-func (n *pnode) mayFail(k kinds, text string) bool {
-	if !n.admits(k) {
+func (n *PlanNode) MayFail(k Kinds, text string) bool {
+	if !n.Admits(k) {
 		return true
 	}
-	if n.hasEnum && !n.inEnum(k, text) {
+	if n.HasEnum && !n.inEnum(k, text) {
 		return true
 	}
 	switch k {
-	case kindString:
-		if n.minLen >= 0 || n.maxLen >= 0 {
+	case KindString:
+		if n.MinLen >= 0 || n.MaxLen >= 0 {
 			l := utf8.RuneCountInString(text)
-			if (n.minLen >= 0 && l < n.minLen) || (n.maxLen >= 0 && l > n.maxLen) {
+			if (n.MinLen >= 0 && l < n.MinLen) || (n.MaxLen >= 0 && l > n.MaxLen) {
 				return true
 			}
 		}
-		if n.pattern != nil && !n.pattern.MatchString(text) {
+		if n.Pattern != nil && !n.Pattern.MatchString(text) {
 			return true
 		}
-		if n.format != "" && !gojsonschema.FormatCheckers.IsFormat(n.format, text) {
+		if n.Format != "" && !gojsonschema.FormatCheckers.IsFormat(n.Format, text) {
 			return true
 		}
-	case kindNumber:
+	case KindNumber:
 		exact := !strings.ContainsAny(text, ".eE")
-		if n.types != 0 && n.types&kindNumber == 0 && !exact {
+		if n.types != 0 && n.types&KindNumber == 0 && !exact {
 			return true // 1.0 is an integer too: gojsonschema decides
 		}
 		if n.numeric {
@@ -345,7 +348,7 @@ func (n *pnode) mayFail(k kinds, text string) bool {
 	return false
 }
 
-func (n *pnode) numberMayFail(text string) bool {
+func (n *PlanNode) numberMayFail(text string) bool {
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil {
 		return true
@@ -366,23 +369,23 @@ func (n *pnode) numberMayFail(text string) bool {
 	return false
 }
 
-func (n *pnode) inEnum(k kinds, text string) bool {
+func (n *PlanNode) inEnum(k Kinds, text string) bool {
 	for _, e := range n.enum {
 		switch e := e.(type) {
 		case string:
-			if k == kindString && e == text {
+			if k == KindString && e == text {
 				return true
 			}
 		case json.Number:
-			if k == kindNumber && (string(e) == text || jsonvalue.CanonicalNumber(json.Number(text)) == e) {
+			if k == KindNumber && (string(e) == text || jsonvalue.CanonicalNumber(json.Number(text)) == e) {
 				return true
 			}
 		case bool:
-			if k == kindBoolean && (text == "true") == e {
+			if k == KindBoolean && (text == "true") == e {
 				return true
 			}
 		case nil:
-			if k == kindNull {
+			if k == KindNull {
 				return true
 			}
 		}
@@ -391,7 +394,7 @@ func (n *pnode) inEnum(k kinds, text string) bool {
 }
 
 // unlistedName is a member name that properties in m does not list: the
-// subschema of such a member (for the links of pnode.c only; a link that
+// subschema of such a member (for the links of PlanNode.C only; a link that
 // does not fit costs a lookup, never a wrong subschema).
 func unlistedName(m map[string]any) string {
 	props, _ := m["properties"].(map[string]any)

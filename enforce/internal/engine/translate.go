@@ -1,4 +1,4 @@
-package enforce
+package engine
 
 import (
 	"fmt"
@@ -11,7 +11,7 @@ import (
 // equivalent, after their subschemas were audited: prefixItems (with
 // items) is draft-07's array items (with additionalItems);
 // dependentRequired and dependentSchemas are draft-07's dependencies.
-func (a *auditor) translate2020(m, out map[string]any, loc string) error {
+func (a *Auditor) translate2020(m, out map[string]any, loc string) error {
 	if pre, ok := out["prefixItems"]; ok {
 		if items, ok := out["items"]; ok {
 			out["additionalItems"] = items
@@ -25,18 +25,18 @@ func (a *auditor) translate2020(m, out map[string]any, loc string) error {
 	if v, ok := m["dependentRequired"]; ok {
 		dr, ok := v.(map[string]any)
 		if !ok {
-			return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: "must be an object"}
+			return &Error{Keyword: "dependentRequired", Location: loc, Reason: "must be an object"}
 		}
 		for name, names := range dr {
 			list, ok := names.([]any)
 			if !ok {
-				return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name members in an array", name)}
+				return &Error{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name members in an array", name)}
 			}
 			seen := map[string]bool{}
 			for _, n := range list {
 				s, ok := n.(string)
 				if !ok || seen[s] {
-					return &SchemaError{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name unique members as strings", name)}
+					return &Error{Keyword: "dependentRequired", Location: loc, Reason: fmt.Sprintf("%q must name unique members as strings", name)}
 				}
 				seen[s] = true
 			}
@@ -61,7 +61,7 @@ func (a *auditor) translate2020(m, out map[string]any, loc string) error {
 	return nil
 }
 
-func (a *auditor) move(from, to string) {
+func (a *Auditor) move(from, to string) {
 	if a.moved == nil {
 		a.moved = map[string]string{}
 	}
@@ -69,7 +69,7 @@ func (a *auditor) move(from, to string) {
 }
 
 // reaim aims each $ref at its target's place in the rewrite.
-func (a *auditor) reaim() {
+func (a *Auditor) reaim() {
 	for _, r := range a.refNodes {
 		r.node["$ref"] = pointerRef(a.aim(r.target))
 	}
@@ -77,7 +77,7 @@ func (a *auditor) reaim() {
 
 // aim is the location in the rewrite of loc in the original document:
 // the same but where a translated keyword moved.
-func (a *auditor) aim(loc string) string {
+func (a *Auditor) aim(loc string) string {
 	if len(a.moved) == 0 || loc == "" {
 		return loc
 	}

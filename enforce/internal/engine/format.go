@@ -1,4 +1,4 @@
-package enforce
+package engine
 
 import (
 	"net/netip"
@@ -14,7 +14,7 @@ import (
 // formatPrefix namespaces the format checkers registered below, so that
 // gojsonschema's own global checkers stay as they are for any other user
 // of it in the same program.
-const formatPrefix = "enforcer/"
+const FormatPrefix = "enforcer/"
 
 var formatMu sync.Mutex
 
@@ -55,11 +55,11 @@ var inexactFormats = map[string]bool{"idn-hostname": true, "idn-email": true}
 func formatName(f string) string {
 	check, ours := formats[f]
 	if !ours {
-		if !gojsonschema.FormatCheckers.Has(f) || gojsonschema.FormatCheckers.Has(formatPrefix+f) {
+		if !gojsonschema.FormatCheckers.Has(f) || gojsonschema.FormatCheckers.Has(FormatPrefix+f) {
 			return formatPrefixed(f)
 		}
 	}
-	name := formatPrefix + f
+	name := FormatPrefix + f
 	formatMu.Lock()
 	defer formatMu.Unlock()
 	if !gojsonschema.FormatCheckers.Has(name) {
@@ -74,8 +74,8 @@ func formatName(f string) string {
 
 // formatPrefixed is the name of f's wrapper once registered, else f.
 func formatPrefixed(f string) string {
-	if gojsonschema.FormatCheckers.Has(formatPrefix + f) {
-		return formatPrefix + f
+	if gojsonschema.FormatCheckers.Has(FormatPrefix + f) {
+		return FormatPrefix + f
 	}
 	return f
 }

@@ -1,4 +1,4 @@
-package enforce
+package engine
 
 import (
 	"strings"
@@ -43,7 +43,7 @@ type ecmaParser struct {
 func (p *ecmaParser) peek(c byte) bool { return p.i < len(p.s) && p.s[p.i] == c }
 
 func (p *ecmaParser) disjunction() bool {
-	if p.depth++; p.depth > MaxDepth {
+	if p.depth++; p.depth > jsonvalue.MaxDepth {
 		return false
 	}
 	defer func() { p.depth-- }()

@@ -1,4 +1,4 @@
-package enforce
+package engine
 
 // valueKind is what a keyword's value holds.
 type valueKind int
@@ -20,7 +20,7 @@ type keyword struct {
 	// from and to are the first and last dialects that define the
 	// keyword (to 0: every later one). Elsewhere the keyword is ignored,
 	// as the specification says of a keyword a dialect does not define.
-	from, to draft
+	from, to Draft
 	// refused says why gojsonschema cannot check the keyword (it would
 	// ignore it); translated: translate.go rewrites it to an exact
 	// draft-07 equivalent instead.
@@ -31,7 +31,7 @@ type keyword struct {
 }
 
 // defines reports whether the keyword is part of dialect d.
-func (k keyword) defines(d draft) bool { return d >= k.from && (k.to == 0 || d <= k.to) }
+func (k keyword) defines(d Draft) bool { return d >= k.from && (k.to == 0 || d <= k.to) }
 
 // keywords is the one table of the keywords that assert or apply
 // subschemas: what their values hold, the dialects that define them, and
@@ -40,30 +40,30 @@ func (k keyword) defines(d draft) bool { return d >= k.from && (k.to == 0 || d <
 // default, examples, …) and unknown keywords assert nothing, and
 // identifiers ($id, id, $anchor) are resolved by the audit itself.
 var keywords = map[string]keyword{
-	"additionalItems":      {kind: valueSchema, from: draft4, to: draft2019},
-	"additionalProperties": {kind: valueSchema, from: draft4},
-	"items":                {kind: valueItems, from: draft4},
-	"contains":             {kind: valueSchema, from: draft6},
-	"propertyNames":        {kind: valueSchema, from: draft6},
-	"not":                  {kind: valueSchema, inPlace: true, from: draft4},
+	"additionalItems":      {kind: valueSchema, from: Draft4, to: draft2019},
+	"additionalProperties": {kind: valueSchema, from: Draft4},
+	"items":                {kind: valueItems, from: Draft4},
+	"contains":             {kind: valueSchema, from: Draft6},
+	"propertyNames":        {kind: valueSchema, from: Draft6},
+	"not":                  {kind: valueSchema, inPlace: true, from: Draft4},
 	"if":                   {kind: valueSchema, inPlace: true, from: draft7},
 	"then":                 {kind: valueSchema, inPlace: true, from: draft7},
 	"else":                 {kind: valueSchema, inPlace: true, from: draft7},
-	"allOf":                {kind: valueList, inPlace: true, from: draft4},
-	"anyOf":                {kind: valueList, inPlace: true, from: draft4},
-	"oneOf":                {kind: valueList, inPlace: true, from: draft4},
+	"allOf":                {kind: valueList, inPlace: true, from: Draft4},
+	"anyOf":                {kind: valueList, inPlace: true, from: Draft4},
+	"oneOf":                {kind: valueList, inPlace: true, from: Draft4},
 	"prefixItems":          {kind: valueList, from: draft2020, translated: true},
-	"properties":           {kind: valueMap, from: draft4},
-	"patternProperties":    {kind: valueMap, from: draft4},
+	"properties":           {kind: valueMap, from: Draft4},
+	"patternProperties":    {kind: valueMap, from: Draft4},
 	// Both hold schemas for $ref in every dialect: neither asserts
 	// anything, so neither is reported ignored.
-	"definitions":      {kind: valueMap, from: draft4, container: true},
-	"$defs":            {kind: valueMap, from: draft4, container: true},
-	"dependencies":     {kind: valueMap, inPlace: true, from: draft4, to: draft7},
+	"definitions":      {kind: valueMap, from: Draft4, container: true},
+	"$defs":            {kind: valueMap, from: Draft4, container: true},
+	"dependencies":     {kind: valueMap, inPlace: true, from: Draft4, to: draft7},
 	"dependentSchemas": {kind: valueMap, inPlace: true, from: draft2019, translated: true},
 
 	"dependentRequired": {from: draft2019, translated: true},
-	"const":             {from: draft6},
+	"const":             {from: Draft6},
 
 	"unevaluatedProperties": {kind: valueSchema, from: draft2019, refused: "2019-09/2020-12 evaluation tracking"},
 	"unevaluatedItems":      {kind: valueSchema, from: draft2019, refused: "2019-09/2020-12 evaluation tracking"},
@@ -76,11 +76,11 @@ var keywords = map[string]keyword{
 	"$vocabulary":           {from: draft2019, refused: "2019-09/2020-12 vocabularies"},
 
 	// Keywords every dialect defines alike; gojsonschema applies them.
-	"$ref": {from: draft4}, "type": {from: draft4}, "enum": {from: draft4}, "format": {from: draft4},
-	"minimum": {from: draft4}, "maximum": {from: draft4}, "exclusiveMinimum": {from: draft4}, "exclusiveMaximum": {from: draft4},
-	"multipleOf": {from: draft4}, "minLength": {from: draft4}, "maxLength": {from: draft4}, "pattern": {from: draft4},
-	"minItems": {from: draft4}, "maxItems": {from: draft4}, "uniqueItems": {from: draft4},
-	"minProperties": {from: draft4}, "maxProperties": {from: draft4}, "required": {from: draft4},
+	"$ref": {from: Draft4}, "type": {from: Draft4}, "enum": {from: Draft4}, "format": {from: Draft4},
+	"minimum": {from: Draft4}, "maximum": {from: Draft4}, "exclusiveMinimum": {from: Draft4}, "exclusiveMaximum": {from: Draft4},
+	"multipleOf": {from: Draft4}, "minLength": {from: Draft4}, "maxLength": {from: Draft4}, "pattern": {from: Draft4},
+	"minItems": {from: Draft4}, "maxItems": {from: Draft4}, "uniqueItems": {from: Draft4},
+	"minProperties": {from: Draft4}, "maxProperties": {from: Draft4}, "required": {from: Draft4},
 }
 
 // dataKeywords hold values an answer is compared with, never schemas: a

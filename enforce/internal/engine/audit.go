@@ -1,4 +1,4 @@
-package enforce
+package engine
 
 import (
 	"encoding/binary"
@@ -14,22 +14,24 @@ import (
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
-// draft is a JSON Schema dialect, declared with $schema. The values are
+// Draft is a JSON Schema dialect, declared with $schema. The values are
 // ordered by release.
-type draft int
+type Draft int
 
 const (
-	draft4 draft = 4
-	draft6 draft = 6
-	draft7 draft = 7
+	// Draft4, Draft6 and draft7 are gojsonschema's own.
+	Draft4 Draft = 4
+	Draft6 Draft = 6
+	draft7 Draft = 7
 	// draft2019 and draft2020 are checked by translating to draft-07
 	// where the meaning is the same, and refusing what cannot be
 	// translated.
-	draft2019 draft = 2019
-	draft2020 draft = 2020
+	draft2019 Draft = 2019
+	draft2020 Draft = 2020
 )
 
-func (d draft) String() string {
+// String is d's name: "draft-07", "2020-12", ….
+func (d Draft) String() string {
 	switch d {
 	case draft2019:
 		return "2019-09"
@@ -39,23 +41,23 @@ func (d draft) String() string {
 	return fmt.Sprintf("draft-%02d", int(d))
 }
 
-var dialects = map[string]draft{
-	"http://json-schema.org/draft-04/schema":       draft4,
-	"http://json-schema.org/draft-06/schema":       draft6,
+var dialects = map[string]Draft{
+	"http://json-schema.org/draft-04/schema":       Draft4,
+	"http://json-schema.org/draft-06/schema":       Draft6,
 	"http://json-schema.org/draft-07/schema":       draft7,
 	"https://json-schema.org/draft/2019-09/schema": draft2019,
 	"https://json-schema.org/draft/2020-12/schema": draft2020,
 }
 
 // dialectOf reads the value of $schema at loc.
-func dialectOf(v any, loc string) (draft, error) {
+func dialectOf(v any, loc string) (Draft, error) {
 	s, ok := v.(string)
 	if !ok {
-		return 0, &SchemaError{Keyword: "$schema", Location: loc, Reason: "must be a string"}
+		return 0, &Error{Keyword: "$schema", Location: loc, Reason: "must be a string"}
 	}
 	d, ok := dialects[strings.TrimSuffix(s, "#")]
 	if !ok {
-		return 0, &SchemaError{Keyword: "$schema", Location: loc, Reason: fmt.Sprintf("unsupported dialect %q (supported: draft-04, draft-06, draft-07, 2019-09, 2020-12; none means draft-07)", s)}
+		return 0, &Error{Keyword: "$schema", Location: loc, Reason: fmt.Sprintf("unsupported dialect %q (supported: draft-04, draft-06, draft-07, 2019-09, 2020-12; none means draft-07)", s)}
 	}
 	return d, nil
 }
@@ -67,16 +69,16 @@ type refNode struct {
 	target string
 }
 
-// auditor walks a schema document, refuses what gojsonschema would check
+// Auditor walks a schema document, refuses what gojsonschema would check
 // wrongly, and rewrites what it can check right once rewritten.
-type auditor struct {
+type Auditor struct {
 	root any
 	// draft is the dialect of the subschema being walked: the root's, or
 	// a nested $schema's. target is the one gojsonschema compiles the
 	// rewrite as: the dialect of every subschema when they agree on
 	// draft-04, -06 or -07, else draft-07, into which the others are
 	// translated.
-	draft, target draft
+	draft, Target Draft
 	ix            index
 	// refs maps the location of each $ref to its target's location.
 	refs map[string]string
@@ -93,7 +95,7 @@ type auditor struct {
 	// compares is set when a keyword compares instance values by their
 	// JSON text (uniqueItems, or an enum or const holding a number): only
 	// then must an answer's numbers be canonicalized before validation.
-	compares bool
+	Compares bool
 	// walked holds every location audited.
 	walked map[string]bool
 	// steps maps a subschema's location to the subschemas it applies to a
@@ -103,13 +105,13 @@ type auditor struct {
 	// answer checked against, and perName one member's name (propertyNames):
 	// more, never fewer. Check holds an answer's
 	// values and names times these to MaxCheckWork.
-	perValue, perName int
+	PerValue, PerName int
 	// fans: recursion fans out, or the ways to nest are too many for
 	// checkFanOut to follow: Check counts each answer's checks instead.
 	fans bool
 	// ignored are the keywords the walk met where their subschema's
 	// dialect does not define them (see [Schema.Ignored]).
-	ignored []IgnoredKeyword
+	Ignored []IgnoredKeyword
 }
 
 // stepKind is which part of an instance a subschema applies to.
@@ -134,8 +136,10 @@ type step struct {
 	to    string
 }
 
-func newAuditor(root any) (*auditor, error) {
-	a := &auditor{
+// NewAuditor indexes the schema document root (its identifiers and
+// anchors) for Audit.
+func NewAuditor(root any) (*Auditor, error) {
+	a := &Auditor{
 		root: root, draft: draft7,
 		refs: map[string]string{}, edges: map[string][]string{},
 		walked: map[string]bool{},
@@ -150,18 +154,18 @@ func newAuditor(root any) (*auditor, error) {
 			a.draft = d
 		}
 	}
-	a.target = compileDraft(root, a.draft)
+	a.Target = compileDraft(root, a.draft)
 	return a, nil
 }
 
 // compileDraft is the draft gojsonschema compiles a document of root
 // dialect d as: d itself when every $schema in it agrees on draft-04,
 // -06 or -07, else draft-07.
-func compileDraft(root any, d draft) draft {
+func compileDraft(root any, d Draft) Draft {
 	same := d <= draft7
 	var scan func(v any, depth int)
 	scan = func(v any, depth int) {
-		if !same || depth > MaxDepth {
+		if !same || depth > jsonvalue.MaxDepth {
 			return
 		}
 		switch v := v.(type) {
@@ -187,9 +191,9 @@ func compileDraft(root any, d draft) draft {
 	return draft7
 }
 
-// audit checks the whole document and returns the rewritten copy to
+// Audit checks the whole document and returns the rewritten copy to
 // compile.
-func (a *auditor) audit() (any, error) {
+func (a *Auditor) Audit() (any, error) {
 	if err := a.indexRoot(); err != nil {
 		return nil, err
 	}
@@ -203,7 +207,7 @@ func (a *auditor) audit() (any, error) {
 	// place, until every target is audited.
 	for {
 		var todo []string
-		for _, from := range sortedKeys(a.refs) {
+		for _, from := range SortedKeys(a.refs) {
 			if to := a.refs[from]; !a.walked[to] {
 				todo = append(todo, to)
 			}
@@ -227,8 +231,8 @@ func (a *auditor) audit() (any, error) {
 		return nil, err
 	}
 	a.reaim()
-	sort.Slice(a.ignored, func(i, j int) bool {
-		x, y := a.ignored[i], a.ignored[j]
+	sort.Slice(a.Ignored, func(i, j int) bool {
+		x, y := a.Ignored[i], a.Ignored[j]
 		if x.Location != y.Location {
 			return x.Location < y.Location
 		}
@@ -239,19 +243,19 @@ func (a *auditor) audit() (any, error) {
 
 // walk checks the subschema s at location loc, the value of keyword
 // under (or "" for the root and $ref targets), and returns its rewrite.
-func (a *auditor) walk(s any, loc, under string) (any, error) {
+func (a *Auditor) walk(s any, loc, under string) (any, error) {
 	a.walked[loc] = true
 	switch s := s.(type) {
 	case bool:
 		// draft-04 has boolean values of its own in these two places.
-		if a.draft == draft4 && under != "additionalProperties" && under != "additionalItems" {
-			return nil, &SchemaError{Location: loc, Reason: "a boolean schema needs draft-06 or later (draft-04 allows a boolean only at additionalProperties and additionalItems)"}
+		if a.draft == Draft4 && under != "additionalProperties" && under != "additionalItems" {
+			return nil, &Error{Location: loc, Reason: "a boolean schema needs draft-06 or later (draft-04 allows a boolean only at additionalProperties and additionalItems)"}
 		}
 		return s, nil
 	case map[string]any:
 		return a.walkObject(s, loc)
 	default:
-		return nil, &SchemaError{Location: loc, Reason: fmt.Sprintf("a schema must be an object or a boolean, not %s", jsonvalue.Kind(s))}
+		return nil, &Error{Location: loc, Reason: fmt.Sprintf("a schema must be an object or a boolean, not %s", jsonvalue.Kind(s))}
 	}
 }
 
@@ -260,16 +264,16 @@ func (a *auditor) walk(s any, loc, under string) (any, error) {
 // differently, normalise values gojsonschema reads too strictly, and
 // descend into subschemas. What needs the audited subschemas (2020-12
 // translations, $ref beside siblings) comes last.
-func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
+func (a *Auditor) walkObject(m map[string]any, loc string) (any, error) {
 	if v, ok := m["$schema"]; ok && loc != "" {
 		d, err := dialectOf(v, loc)
 		if err != nil {
 			return nil, err
 		}
-		defer func(outer draft) { a.draft = outer }(a.draft)
+		defer func(outer Draft) { a.draft = outer }(a.draft)
 		a.draft = d
 	}
-	keys := sortedKeys(m) // the first refusal found is always the same
+	keys := SortedKeys(m) // the first refusal found is always the same
 	if err := a.refuse(m, keys, loc); err != nil {
 		return nil, err
 	}
@@ -283,7 +287,7 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 		case !known:
 		case !kw.defines(a.draft):
 			if !kw.container {
-				a.ignored = append(a.ignored, IgnoredKeyword{Keyword: k, Location: loc, Dialect: a.draft.String()})
+				a.Ignored = append(a.Ignored, IgnoredKeyword{Keyword: k, Location: loc, Dialect: a.draft.String()})
 			}
 		case kw.refused == "":
 			out[k] = m[k]
@@ -304,9 +308,9 @@ func (a *auditor) walkObject(m map[string]any, loc string) (any, error) {
 	return a.finish(m, out, loc)
 }
 
-// refuse returns a *SchemaError for the first thing in m, in key order,
+// refuse returns a *Error for the first thing in m, in key order,
 // that gojsonschema would ignore or check wrongly.
-func (a *auditor) refuse(m map[string]any, keys []string, loc string) error {
+func (a *Auditor) refuse(m map[string]any, keys []string, loc string) error {
 	for _, k := range keys {
 		kw, ok := keywords[k]
 		if !ok || kw.refused == "" || !kw.defines(a.draft) {
@@ -315,23 +319,23 @@ func (a *auditor) refuse(m map[string]any, keys []string, loc string) error {
 		if v := m[k]; (k == "unevaluatedProperties" || k == "unevaluatedItems") && (v == true || isEmptyObject(v) || unevaluatedAlone(m, k)) {
 			continue // admits everything, or translated in finish
 		}
-		return &SchemaError{Keyword: k, Location: loc, Reason: kw.refused + " is not supported by gojsonschema, which would ignore it"}
+		return &Error{Keyword: k, Location: loc, Reason: kw.refused + " is not supported by gojsonschema, which would ignore it"}
 	}
 	if ref, ok := m["$ref"]; ok {
 		if _, ok := ref.(string); !ok {
-			return &SchemaError{Keyword: "$ref", Location: loc, Reason: "must be a string"}
+			return &Error{Keyword: "$ref", Location: loc, Reason: "must be a string"}
 		}
 	}
 	if _, ok := m["items"].([]any); ok && a.draft == draft2020 {
-		return &SchemaError{Keyword: "items", Location: loc, Reason: "in 2020-12 items takes one schema; an array of schemas is prefixItems"}
+		return &Error{Keyword: "items", Location: loc, Reason: "in 2020-12 items takes one schema; an array of schemas is prefixItems"}
 	}
 	if e, ok := m["enum"].([]any); ok && len(e) == 0 {
 		if _, ok := m["not"]; ok {
-			return &SchemaError{Keyword: "enum", Location: loc, Reason: "an empty enum beside not is not supported"}
+			return &Error{Keyword: "enum", Location: loc, Reason: "an empty enum beside not is not supported"}
 		}
 	}
-	if v, ok := m["required"].([]any); ok && len(v) == 0 && a.draft == draft4 {
-		return &SchemaError{Keyword: "required", Location: loc, Reason: "draft-04 requires at least one name"}
+	if v, ok := m["required"].([]any); ok && len(v) == 0 && a.draft == Draft4 {
+		return &Error{Keyword: "required", Location: loc, Reason: "draft-04 requires at least one name"}
 	}
 	return nil
 }
@@ -360,7 +364,7 @@ func unevaluatedAlone(m map[string]any, k string) bool {
 // unevaluatedItems that stands alone (unevaluatedAlone) to its draft-07
 // equivalent, once m's other keywords are translated: what the others
 // evaluate is then known from m itself.
-func (a *auditor) translateUnevaluated(m, out map[string]any, loc string) error {
+func (a *Auditor) translateUnevaluated(m, out map[string]any, loc string) error {
 	if a.draft < draft2019 {
 		return nil
 	}
@@ -417,14 +421,14 @@ func isEmptyObject(v any) bool {
 // identify links the $ref of m to its target, which the index resolved
 // as the specification says ($id, id and anchors included); the rewrite
 // keeps no identifier, so its every $ref is a JSON Pointer from the root.
-func (a *auditor) identify(m, out map[string]any, loc string) error {
+func (a *Auditor) identify(m, out map[string]any, loc string) error {
 	rs, ok := m["$ref"].(string)
 	if !ok {
 		return nil
 	}
 	target, err := a.resolve(loc, rs)
 	if err != nil {
-		return &SchemaError{Keyword: "$ref", Location: loc, Reason: err.Error()}
+		return &Error{Keyword: "$ref", Location: loc, Reason: err.Error()}
 	}
 	a.refs[loc] = target
 	a.edges[loc] = append(a.edges[loc], target)
@@ -435,21 +439,21 @@ func (a *auditor) identify(m, out map[string]any, loc string) error {
 // rewriteForDialect rewrites what the dialect means differently from the
 // draft gojsonschema compiles, and registers the format checkers the
 // dialect asserts.
-func (a *auditor) rewriteForDialect(m, out map[string]any, loc string) error {
+func (a *Auditor) rewriteForDialect(m, out map[string]any, loc string) error {
 	if f, ok := m["format"].(string); ok {
 		if a.draft >= draft2019 {
 			// format is an annotation since 2019-09.
 			delete(out, "format")
-			a.ignored = append(a.ignored, IgnoredKeyword{Keyword: "format", Location: loc, Dialect: a.draft.String()})
+			a.Ignored = append(a.Ignored, IgnoredKeyword{Keyword: "format", Location: loc, Dialect: a.draft.String()})
 		} else if inexactFormats[f] {
-			return &SchemaError{Keyword: "format", Location: loc, Reason: fmt.Sprintf("%q cannot be checked exactly: it needs Unicode's IDNA tables (RFC 5892), which neither gojsonschema nor this package holds", f)}
+			return &Error{Keyword: "format", Location: loc, Reason: fmt.Sprintf("%q cannot be checked exactly: it needs Unicode's IDNA tables (RFC 5892), which neither gojsonschema nor this package holds", f)}
 		} else {
 			out["format"] = formatName(f)
 		}
 	}
 	delete(out, "unevaluatedProperties") // only true or {} get here
 	delete(out, "unevaluatedItems")
-	if a.draft == draft4 && a.target != draft4 {
+	if a.draft == Draft4 && a.Target != Draft4 {
 		// draft-04's exclusive bounds are booleans beside the bound.
 		for _, k := range []string{"exclusiveMinimum", "exclusiveMaximum"} {
 			v, ok := m[k]
@@ -458,7 +462,7 @@ func (a *auditor) rewriteForDialect(m, out map[string]any, loc string) error {
 			}
 			flag, isBool := v.(bool)
 			if !isBool {
-				return &SchemaError{Keyword: k, Location: loc, Reason: "must be a boolean in draft-04"}
+				return &Error{Keyword: k, Location: loc, Reason: "must be a boolean in draft-04"}
 			}
 			bound := "minimum"
 			if k == "exclusiveMaximum" {
@@ -478,12 +482,12 @@ func (a *auditor) rewriteForDialect(m, out map[string]any, loc string) error {
 // Schema means them: counts written as 2.0, an empty enum, an enum
 // listing a value twice, and numbers in values compared by their JSON
 // text.
-func (a *auditor) normalise(m, out map[string]any, loc string) error {
+func (a *Auditor) normalise(m, out map[string]any, loc string) error {
 	for _, k := range countKeywords {
 		if v, ok := m[k]; ok {
 			n, err := countValue(v)
 			if err != nil {
-				return &SchemaError{Keyword: k, Location: loc, Reason: err.Error()}
+				return &Error{Keyword: k, Location: loc, Reason: err.Error()}
 			}
 			out[k] = n
 		}
@@ -494,17 +498,17 @@ func (a *auditor) normalise(m, out map[string]any, loc string) error {
 		out["not"] = map[string]any{}
 	}
 	if _, ok := m["uniqueItems"]; ok {
-		a.compares = true
+		a.Compares = true
 	}
 	for _, k := range []string{"enum", "const"} {
 		if v, ok := out[k]; ok && jsonvalue.HoldsNumber(v) {
 			// Only a number can be spelled two ways: an enum of strings
 			// needs no canonical answer.
-			a.compares = true
+			a.Compares = true
 			out[k] = jsonvalue.CanonicalNumbers(v)
 		}
 	}
-	if e, ok := out["enum"].([]any); ok && a.draft >= draft6 {
+	if e, ok := out["enum"].([]any); ok && a.draft >= Draft6 {
 		// Since draft-06 an enum may list a value twice, which means
 		// what listing it once does; gojsonschema refuses it.
 		out["enum"] = uniqueValues(e)
@@ -530,7 +534,7 @@ func uniqueValues(list []any) []any {
 // descend audits every subschema of m, replacing it in out by its
 // rewrite, and records which apply to the same instance (for the cycle
 // check) and which are reached at all (for the expansion bound).
-func (a *auditor) descend(m, out map[string]any, keys []string, loc string) error {
+func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) error {
 	for _, k := range keys {
 		kw, ok := keywords[k]
 		if !ok || kw.kind == valueData || kw.refused != "" || !kw.defines(a.draft) {
@@ -568,10 +572,10 @@ func (a *auditor) descend(m, out map[string]any, keys []string, loc string) erro
 		case valueList:
 			list, ok := v.([]any)
 			if !ok {
-				return &SchemaError{Keyword: k, Location: loc, Reason: "must be an array of schemas"}
+				return &Error{Keyword: k, Location: loc, Reason: "must be an array of schemas"}
 			}
 			if k != "items" && len(list) == 0 {
-				return &SchemaError{Keyword: k, Location: loc, Reason: "must not be empty"}
+				return &Error{Keyword: k, Location: loc, Reason: "must not be empty"}
 			}
 			subs := make([]any, len(list))
 			for i, e := range list {
@@ -585,10 +589,10 @@ func (a *auditor) descend(m, out map[string]any, keys []string, loc string) erro
 		case valueMap:
 			mm, ok := v.(map[string]any)
 			if !ok {
-				return &SchemaError{Keyword: k, Location: loc, Reason: "must be an object"}
+				return &Error{Keyword: k, Location: loc, Reason: "must be an object"}
 			}
 			subs := make(map[string]any, len(mm))
-			for _, name := range sortedKeys(mm) { // the first refusal found is always the same
+			for _, name := range SortedKeys(mm) { // the first refusal found is always the same
 				e := mm[name]
 				if _, isNames := e.([]any); isNames && k == "dependencies" {
 					subs[name] = e
@@ -609,7 +613,7 @@ func (a *auditor) descend(m, out map[string]any, keys []string, loc string) erro
 // stepFor says which part of m's instance the subschema of keyword k at
 // location at applies to, as gojsonschema applies it; ok is false for a
 // subschema applied to the instance itself or reached only by $ref.
-func (a *auditor) stepFor(m map[string]any, k, at string) (st step, ok bool) {
+func (a *Auditor) stepFor(m map[string]any, k, at string) (st step, ok bool) {
 	st.to = at
 	last := strings.ReplaceAll(strings.ReplaceAll(at[strings.LastIndexByte(at, '/')+1:], "~1", "/"), "~0", "~")
 	switch k {
@@ -659,7 +663,7 @@ func (a *auditor) stepFor(m map[string]any, k, at string) (st step, ok bool) {
 // finish applies what needs the audited subschemas: the 2019-09 and
 // 2020-12 translations, $ref's relation to its siblings, which differs
 // by dialect, and the split of a long enum.
-func (a *auditor) finish(m, out map[string]any, loc string) (any, error) {
+func (a *Auditor) finish(m, out map[string]any, loc string) (any, error) {
 	if a.draft >= draft2019 {
 		if err := a.translate2020(m, out, loc); err != nil {
 			return nil, err
@@ -718,17 +722,17 @@ func (a *auditor) finish(m, out map[string]any, loc string) (any, error) {
 // fanOutWork, the schema is accepted and Check counts the checks of each
 // answer along the answer itself (a.fans): real answers are shallow
 // where the worst case is deep.
-func (a *auditor) checkFanOut() error {
+func (a *Auditor) checkFanOut() error {
 	f := newFanOut(a)
 	start := f.closure(f.id(""))
 	if start.total() > MaxSchemaExpansion {
-		return &SchemaError{Keyword: "$ref", Location: f.busiest(start), Reason: fmt.Sprintf("the schema checks an answer against more than MaxSchemaExpansion (%d) subschemas with its references followed: validating one answer could take minutes", MaxSchemaExpansion)}
+		return &Error{Keyword: "$ref", Location: f.busiest(start), Reason: fmt.Sprintf("the schema checks an answer against more than MaxSchemaExpansion (%d) subschemas with its references followed: validating one answer could take minutes", MaxSchemaExpansion)}
 	}
-	a.perValue = start.total()
+	a.PerValue = start.total()
 	seen := map[string]bool{start.key(): true}
 	work := 0
 	frontier := []visits{start}
-	for depth := 1; depth <= MaxDepth && len(frontier) > 0; depth++ {
+	for depth := 1; depth <= jsonvalue.MaxDepth && len(frontier) > 0; depth++ {
 		var next []visits
 		for _, u := range frontier {
 			scan := 0 // what one take from u reads besides its result
@@ -742,10 +746,10 @@ func (a *auditor) checkFanOut() error {
 					return nil
 				}
 				if s.kind == stepName {
-					a.perName = max(a.perName, v.total())
+					a.PerName = max(a.PerName, v.total())
 					continue // a member's name is a string: nothing nests in it
 				}
-				a.perValue = max(a.perValue, v.total())
+				a.PerValue = max(a.PerValue, v.total())
 				if k := v.key(); len(v) > 0 && !seen[k] {
 					seen[k] = true
 					next = append(next, v)
@@ -757,11 +761,11 @@ func (a *auditor) checkFanOut() error {
 	return nil
 }
 
-// frozenFanOut is, for a schema whose recursion fans out, what counts an
-// answer's checks ([fanOut.within]): every subschema's steps and
+// FrozenFanOut is, for a schema whose recursion fans out, what counts an
+// answer's checks ([FanOut.Within]): every subschema's steps and
 // subschemas applied in place, computed now, so that answers may be
 // counted concurrently.
-func (a *auditor) frozenFanOut() *fanOut {
+func (a *Auditor) FrozenFanOut() *FanOut {
 	if !a.fans {
 		return nil
 	}
@@ -779,11 +783,11 @@ func (a *auditor) frozenFanOut() *fanOut {
 	return f
 }
 
-// within reports whether validating doc checks each of its values
+// Within reports whether validating doc checks each of its values
 // against at most MaxSchemaExpansion subschemas and all against at most
 // limit, counting as the fan-out walk counts, along doc. f must be
 // frozen.
-func (f *fanOut) within(doc any, limit int64) bool {
+func (f *FanOut) Within(doc any, limit int64) bool {
 	var sc scratch
 	var total int64
 	var visit func(v any, vs visits) bool
@@ -870,10 +874,10 @@ func visitsOf(m map[int]int) visits {
 	return v
 }
 
-// fanOut holds what checkFanOut computes once: ids for locations, the
+// FanOut holds what checkFanOut computes once: ids for locations, the
 // subschemas each applies to its own instance, compiled patterns.
-type fanOut struct {
-	a        *auditor
+type FanOut struct {
+	a        *Auditor
 	ids      map[string]int
 	locs     []string
 	closures []visits // by node; nil until computed
@@ -894,7 +898,7 @@ type nodeStep struct {
 }
 
 // stepsOf is the steps of the subschema node.
-func (f *fanOut) stepsOf(node int) []nodeStep { return f.info(node).all }
+func (f *FanOut) stepsOf(node int) []nodeStep { return f.info(node).all }
 
 // nodeInfo is a node's steps, its targets as ids: all of them, and
 // split into those by member name and the rest, so that a step into one
@@ -905,7 +909,7 @@ type nodeInfo struct {
 	rest    []nodeStep
 }
 
-func (f *fanOut) info(node int) *nodeInfo {
+func (f *FanOut) info(node int) *nodeInfo {
 	if node < len(f.nodeSteps) && f.nodeSteps[node] != nil {
 		return f.nodeSteps[node]
 	}
@@ -930,11 +934,11 @@ func (f *fanOut) info(node int) *nodeInfo {
 	return in
 }
 
-func newFanOut(a *auditor) *fanOut {
-	return &fanOut{a: a, ids: map[string]int{}, patterns: map[string]*regexp.Regexp{}}
+func newFanOut(a *Auditor) *FanOut {
+	return &FanOut{a: a, ids: map[string]int{}, patterns: map[string]*regexp.Regexp{}}
 }
 
-func (f *fanOut) id(loc string) int {
+func (f *FanOut) id(loc string) int {
 	if i, ok := f.ids[loc]; ok {
 		return i
 	}
@@ -947,7 +951,7 @@ func (f *fanOut) id(loc string) int {
 // against node: node itself and, with multiplicity, every subschema node
 // applies to the same value ($ref target, allOf, anyOf, …). findCycle
 // has refused a loop among these.
-func (f *fanOut) closure(node int) visits {
+func (f *FanOut) closure(node int) visits {
 	if node < len(f.closures) && f.closures[node] != nil {
 		return f.closures[node]
 	}
@@ -968,7 +972,7 @@ func (f *fanOut) closure(node int) visits {
 // stepsFrom lists the steps into a value that lead from the subschemas
 // in v to different subschemas: each member name their properties list,
 // any other member, each tuple position, any later item, a member's name.
-func (f *fanOut) stepsFrom(v visits) []step {
+func (f *FanOut) stepsFrom(v visits) []step {
 	names := map[string]bool{}
 	other, items, name := false, false, false
 	tuple := 0
@@ -990,7 +994,7 @@ func (f *fanOut) stepsFrom(v visits) []step {
 		}
 	}
 	var out []step
-	for _, n := range sortedKeys(names) {
+	for _, n := range SortedKeys(names) {
 		out = append(out, step{kind: stepMember, key: n})
 	}
 	if other {
@@ -1009,7 +1013,7 @@ func (f *fanOut) stepsFrom(v visits) []step {
 
 // take returns the subschemas checked against the part of a value that s
 // steps into, when the value is checked against those in v.
-func (f *fanOut) take(v visits, s step, sc *scratch) visits {
+func (f *FanOut) take(v visits, s step, sc *scratch) visits {
 	// The counts gather in sc.acc, by node, zero where untouched: the walk
 	// takes millions of steps, where a map per take would be most of its
 	// time.
@@ -1097,7 +1101,7 @@ func (f *fanOut) take(v visits, s step, sc *scratch) visits {
 
 // matches reports whether pattern matches name as gojsonschema matches
 // it; a pattern that does not compile is taken to match.
-func (f *fanOut) matches(pattern, name string) bool {
+func (f *FanOut) matches(pattern, name string) bool {
 	re, ok := f.patterns[pattern]
 	if !ok {
 		re, _ = regexp.Compile(pattern)
@@ -1108,7 +1112,7 @@ func (f *fanOut) matches(pattern, name string) bool {
 
 // busiest names the subschema v checks a value against most often,
 // preferring a $ref: where the fan-out shows.
-func (f *fanOut) busiest(v visits) string {
+func (f *FanOut) busiest(v visits) string {
 	best, bestN := "", -1
 	for _, x := range v {
 		loc := f.locs[x.node]
@@ -1138,7 +1142,7 @@ func (s step) token() string {
 
 // findCycle refuses a $ref loop that consumes no input: validating any
 // instance against it would recurse forever.
-func (a *auditor) findCycle() error {
+func (a *Auditor) findCycle() error {
 	const (
 		unseen = iota
 		active
@@ -1172,19 +1176,20 @@ func (a *auditor) findCycle() error {
 	for _, l := range locs {
 		if at, ok := visit(l); ok {
 			ref := at
-			for _, from := range sortedKeys(a.refs) {
+			for _, from := range SortedKeys(a.refs) {
 				if from == at || strings.HasPrefix(from, at+"/") {
 					ref = from
 					break
 				}
 			}
-			return &SchemaError{Keyword: "$ref", Location: ref, Reason: "reference cycle that consumes no input: validation would never end"}
+			return &Error{Keyword: "$ref", Location: ref, Reason: "reference cycle that consumes no input: validation would never end"}
 		}
 	}
 	return nil
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+// SortedKeys returns m's keys in order.
+func SortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

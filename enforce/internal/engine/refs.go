@@ -1,4 +1,4 @@
-package enforce
+package engine
 
 import (
 	"fmt"
@@ -27,16 +27,16 @@ const defaultBase = "urn:enforcer:schema"
 const ambiguous = "\x00"
 
 // indexRoot indexes the document from its root.
-func (a *auditor) indexRoot() error {
+func (a *Auditor) indexRoot() error {
 	a.ix = index{resources: map[string]string{}, anchors: map[string]string{}, base: map[string]string{}}
 	return a.index(a.root, "", defaultBase, a.draft, 0)
 }
 
 // index records the identifiers of s, at loc in dialect d under base
 // URI base, and of its subschemas.
-func (a *auditor) index(s any, loc, base string, d draft, depth int) error {
+func (a *Auditor) index(s any, loc, base string, d Draft, depth int) error {
 	m, ok := s.(map[string]any)
-	if !ok || depth > MaxDepth {
+	if !ok || depth > jsonvalue.MaxDepth {
 		return nil
 	}
 	if _, done := a.ix.base[loc]; done {
@@ -53,14 +53,14 @@ func (a *auditor) index(s any, loc, base string, d draft, depth int) error {
 		a.ix.resources[base] = ""
 	}
 	idKey := "$id"
-	if d == draft4 {
+	if d == Draft4 {
 		idKey = "id"
 	}
 	_, isRef := m["$ref"]
 	if id, ok := m[idKey].(string); ok && !(isRef && d < draft2019) { // before 2019-09, $ref hides its siblings
 		u, err := url.Parse(id)
 		if err != nil {
-			return &SchemaError{Keyword: idKey, Location: loc, Reason: fmt.Sprintf("%q is not a URI reference: %v", id, err)}
+			return &Error{Keyword: idKey, Location: loc, Reason: fmt.Sprintf("%q is not a URI reference: %v", id, err)}
 		}
 		abs := resolveURI(base, u)
 		frag := abs.Fragment
@@ -135,7 +135,7 @@ func resolveURI(base string, u *url.URL) *url.URL {
 
 // resolve returns the location in the document of the target of ref,
 // the $ref at loc.
-func (a *auditor) resolve(loc, ref string) (string, error) {
+func (a *Auditor) resolve(loc, ref string) (string, error) {
 	u, err := url.Parse(ref)
 	if err != nil {
 		return "", fmt.Errorf("%q is not a URI reference: %v", ref, err)
@@ -183,7 +183,7 @@ func (a *auditor) resolve(loc, ref string) (string, error) {
 // walkTarget audits the $ref target at loc, which no keyword put a
 // subschema at, in the dialect and base of the objects around it, and
 // puts its rewrite in its place in out.
-func (a *auditor) walkTarget(out any, loc string) (any, error) {
+func (a *Auditor) walkTarget(out any, loc string) (any, error) {
 	d, base := a.draft, defaultBase
 	if b, ok := a.ix.base[""]; ok {
 		base = b
@@ -200,7 +200,7 @@ func (a *auditor) walkTarget(out any, loc string) (any, error) {
 					}
 				}
 				idKey := "$id"
-				if d == draft4 {
+				if d == Draft4 {
 					idKey = "id"
 				}
 				if id, ok := m[idKey].(string); ok {
@@ -210,7 +210,7 @@ func (a *auditor) walkTarget(out any, loc string) (any, error) {
 				}
 			}
 			if dataKeywords[tok] {
-				return nil, &SchemaError{Keyword: "$ref", Location: a.refFrom(loc), Reason: fmt.Sprintf("target %q lies in the value of %s, which is data, not a schema", "#"+loc, tok)}
+				return nil, &Error{Keyword: "$ref", Location: a.refFrom(loc), Reason: fmt.Sprintf("target %q lies in the value of %s, which is data, not a schema", "#"+loc, tok)}
 			}
 		}
 		v, _ = jsonvalue.LookupPointer(v, "/"+jsonvalue.EscapePointer(tok))
@@ -229,8 +229,8 @@ func (a *auditor) walkTarget(out any, loc string) (any, error) {
 }
 
 // refFrom is the location of the first $ref aimed at target.
-func (a *auditor) refFrom(target string) string {
-	for _, from := range sortedKeys(a.refs) {
+func (a *Auditor) refFrom(target string) string {
+	for _, from := range SortedKeys(a.refs) {
 		if a.refs[from] == target {
 			return from
 		}
@@ -242,7 +242,7 @@ func (a *auditor) refFrom(target string) string {
 // out shares with the original document on the way, and making the
 // objects the rewrite dropped (unknown keywords hold no schema for the
 // validator) anew.
-func (a *auditor) place(out any, loc string, r any) (any, error) {
+func (a *Auditor) place(out any, loc string, r any) (any, error) {
 	aimed := a.aim(loc)
 	if aimed == "" {
 		return r, nil
@@ -288,7 +288,7 @@ func (a *auditor) place(out any, loc string, r any) (any, error) {
 			}
 			return map[string]any{tok: next}, nil
 		}
-		return nil, &SchemaError{Keyword: "$ref", Location: a.refFrom(loc), Reason: fmt.Sprintf("target %q lies where the rewrite for gojsonschema holds no schema", "#"+loc)}
+		return nil, &Error{Keyword: "$ref", Location: a.refFrom(loc), Reason: fmt.Sprintf("target %q lies where the rewrite for gojsonschema holds no schema", "#"+loc)}
 	}
 	return set(out, orig, 0)
 }
@@ -319,9 +319,9 @@ func pointerRef(ptr string) string {
 	return (&url.URL{Fragment: ptr}).String()
 }
 
-// refPointer reads a $ref of the rewrite, always "#" or "#/json/pointer",
+// RefPointer reads a $ref of the rewrite, always "#" or "#/json/pointer",
 // and returns the unescaped pointer.
-func refPointer(ref string) (string, error) {
+func RefPointer(ref string) (string, error) {
 	if !strings.HasPrefix(ref, "#") {
 		return "", fmt.Errorf("%q is not a reference within this schema", ref)
 	}

@@ -1,4 +1,4 @@
-package enforce
+package engine
 
 import (
 	"encoding/json"
@@ -11,14 +11,14 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 )
 
-// cnode is one subschema compiled for the fast path: an evaluator that
+// Node is one subschema compiled for the fast path: an evaluator that
 // says whether a value passes, with gojsonschema's own semantics (see
-// compileFast). It writes no issues: a value it fails goes to the
+// CompileFast). It writes no issues: a value it fails goes to the
 // validator, which does.
-type cnode struct {
-	always, never bool // the schemas true and false
+type Node struct {
+	Always, never bool // the schemas true and false
 
-	types kinds // 0: any
+	Types Kinds // 0: any
 
 	enum     *cenum // nil when absent
 	constant *cenum
@@ -29,30 +29,30 @@ type cnode struct {
 
 	multipleOf, minimum, maximum, exMin, exMax *cnum
 
-	props      map[string]*cnode
-	patterns   []cpattern
-	addlFalse  bool
-	addl       *cnode // nil: any member
-	required   []string
-	minProps   int // -1 when absent
-	maxProps   int
-	names      *cnode // propertyNames
+	Props      map[string]*Node
+	Patterns   []cpattern
+	AddlFalse  bool
+	addl       *Node // nil: any member
+	Required   []string
+	MinProps   int // -1 when absent
+	MaxProps   int
+	names      *Node // propertyNames
 	depNames   map[string][]string
-	depSchemas map[string]*cnode
+	depSchemas map[string]*Node
 
-	items     *cnode   // one schema for every item
-	tuple     []*cnode // items as an array
+	items     *Node   // one schema for every item
+	tuple     []*Node // items as an array
 	tupleSet  bool
-	addlItems *cnode // additionalItems as a schema, after a tuple
-	noAddl    bool   // additionalItems false, after a tuple
-	minItems  int    // -1 when absent
-	maxItems  int
-	unique    bool
-	contains  *cnode
+	addlItems *Node // additionalItems as a schema, after a tuple
+	noAddl    bool  // additionalItems false, after a tuple
+	MinItems  int   // -1 when absent
+	MaxItems  int
+	Unique    bool
+	contains  *Node
 
-	allOf, anyOf, oneOf []*cnode
-	not                 *cnode
-	ifS, thenS, elseS   *cnode
+	allOf, anyOf, oneOf []*Node
+	not                 *Node
+	ifS, thenS, elseS   *Node
 
 	// opaqueKids: something here applies subschemas to this value or
 	// its parts besides properties, additionalProperties and items, so
@@ -62,8 +62,8 @@ type cnode struct {
 }
 
 type cpattern struct {
-	re   *regexp.Regexp
-	node *cnode
+	Re   *regexp.Regexp
+	node *Node
 }
 
 // cenum holds the values an enum or const admits, keyed as gojsonschema
@@ -80,15 +80,15 @@ type cnum struct {
 	r *big.Rat
 }
 
-var anyCnode = &cnode{always: true, minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}
+var anyCnode = &Node{Always: true, minLen: -1, maxLen: -1, MinProps: -1, MaxProps: -1, MinItems: -1, MaxItems: -1}
 
-// compileFast compiles the audited schema tree for the fast path, for
+// CompileFast compiles the audited schema tree for the fast path, for
 // gojsonschema's draft. It returns nil when some keyword's value is not
 // in a form it compiles (gojsonschema then judges every answer). It
 // knows every keyword gojsonschema applies, for the drafts in which it
 // applies them, and ignores the others as gojsonschema does.
-func compileFast(tree any, d draft) *cnode {
-	b := &cbuilder{tree: tree, draft: d, memo: map[string]*cnode{}}
+func CompileFast(tree any, d Draft) *Node {
+	b := &cbuilder{tree: tree, draft: d, memo: map[string]*Node{}}
 	defer func() {
 		if recover() != nil {
 			b.ok = false
@@ -104,17 +104,17 @@ func compileFast(tree any, d draft) *cnode {
 
 type cbuilder struct {
 	tree  any
-	draft draft
-	memo  map[string]*cnode
+	draft Draft
+	memo  map[string]*Node
 	ok    bool
 }
 
-func (b *cbuilder) fail() *cnode {
+func (b *cbuilder) fail() *Node {
 	b.ok = false
 	return anyCnode
 }
 
-func (b *cbuilder) build(loc string, v any) *cnode {
+func (b *cbuilder) build(loc string, v any) *Node {
 	if n, ok := b.memo[loc]; ok {
 		return n
 	}
@@ -124,7 +124,7 @@ func (b *cbuilder) build(loc string, v any) *cnode {
 		if v {
 			return anyCnode
 		}
-		return &cnode{never: true}
+		return &Node{never: true}
 	case map[string]any:
 		if ref, ok := v["$ref"]; ok {
 			rs, isString := ref.(string)
@@ -134,7 +134,7 @@ func (b *cbuilder) build(loc string, v any) *cnode {
 			// The audit writes a reference to the root as "".
 			target, err := "", error(nil)
 			if rs != "" {
-				target, err = refPointer(rs)
+				target, err = RefPointer(rs)
 			}
 			sub, found := jsonvalue.ResolvePointer(b.tree, target)
 			if err != nil || !found {
@@ -146,7 +146,7 @@ func (b *cbuilder) build(loc string, v any) *cnode {
 			b.memo[loc] = t
 			return t
 		}
-		n := &cnode{minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}
+		n := &Node{minLen: -1, maxLen: -1, MinProps: -1, MaxProps: -1, MinItems: -1, MaxItems: -1}
 		b.memo[loc] = n
 		b.fill(n, loc, v)
 		return n
@@ -154,11 +154,11 @@ func (b *cbuilder) build(loc string, v any) *cnode {
 	return b.fail()
 }
 
-func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
+func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 	at := func(k string) string { return loc + "/" + jsonvalue.EscapePointer(k) }
 	if t, has := m["type"]; has {
 		var ok bool
-		if n.types, ok = typeKinds(t); !ok {
+		if n.Types, ok = TypeKinds(t); !ok {
 			b.fail()
 		}
 	}
@@ -170,15 +170,15 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 			n.enum = b.enumOf(list)
 		}
 	}
-	if c, has := m["const"]; has && b.draft >= draft6 {
+	if c, has := m["const"]; has && b.draft >= Draft6 {
 		n.constant = b.enumOf([]any{c})
 	}
 	n.minLen = b.count(m, "minLength")
 	n.maxLen = b.count(m, "maxLength")
-	n.minProps = b.count(m, "minProperties")
-	n.maxProps = b.count(m, "maxProperties")
-	n.minItems = b.count(m, "minItems")
-	n.maxItems = b.count(m, "maxItems")
+	n.MinProps = b.count(m, "minProperties")
+	n.MaxProps = b.count(m, "maxProperties")
+	n.MinItems = b.count(m, "minItems")
+	n.MaxItems = b.count(m, "maxItems")
 	if p, has := m["pattern"]; has {
 		ps, ok := p.(string)
 		re, err := regexp.Compile(ps)
@@ -210,7 +210,7 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 		if k == "exclusiveMaximum" {
 			bound, ex = &n.maximum, &n.exMax
 		}
-		if b.draft == draft4 {
+		if b.draft == Draft4 {
 			flag, ok := v.(bool)
 			if !ok || *bound == nil {
 				b.fail()
@@ -232,7 +232,7 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 		if !ok {
 			b.fail()
 		}
-		n.unique = flag
+		n.Unique = flag
 	}
 	if r, has := m["required"]; has {
 		list, ok := r.([]any)
@@ -244,7 +244,7 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 			if !ok {
 				b.fail()
 			}
-			n.required = append(n.required, s)
+			n.Required = append(n.Required, s)
 		}
 	}
 	if p, has := m["properties"]; has {
@@ -252,9 +252,9 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 		if !ok {
 			b.fail()
 		}
-		n.props = make(map[string]*cnode, len(pm))
+		n.Props = make(map[string]*Node, len(pm))
 		for name, sub := range pm {
-			n.props[name] = b.build(at("properties")+"/"+jsonvalue.EscapePointer(name), sub)
+			n.Props[name] = b.build(at("properties")+"/"+jsonvalue.EscapePointer(name), sub)
 		}
 	}
 	if p, has := m["patternProperties"]; has {
@@ -262,13 +262,13 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 		if !ok {
 			b.fail()
 		}
-		for _, pat := range sortedKeys(pm) {
+		for _, pat := range SortedKeys(pm) {
 			re, err := regexp.Compile(pat)
 			if err != nil {
 				b.fail()
 				continue
 			}
-			n.patterns = append(n.patterns, cpattern{re: re, node: b.build(at("patternProperties")+"/"+jsonvalue.EscapePointer(pat), pm[pat])})
+			n.Patterns = append(n.Patterns, cpattern{Re: re, node: b.build(at("patternProperties")+"/"+jsonvalue.EscapePointer(pat), pm[pat])})
 		}
 	}
 	switch ap := m["additionalProperties"].(type) {
@@ -277,13 +277,13 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 			b.fail()
 		}
 	case bool:
-		n.addlFalse = !ap
+		n.AddlFalse = !ap
 	case map[string]any:
 		n.addl = b.build(at("additionalProperties"), ap)
 	default:
 		b.fail()
 	}
-	if pn, has := m["propertyNames"]; has && b.draft >= draft6 {
+	if pn, has := m["propertyNames"]; has && b.draft >= Draft6 {
 		n.names = b.sub(at("propertyNames"), pn)
 	}
 	if deps, has := m["dependencies"]; has {
@@ -310,7 +310,7 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 				}
 			case map[string]any, bool:
 				if n.depSchemas == nil {
-					n.depSchemas = map[string]*cnode{}
+					n.depSchemas = map[string]*Node{}
 				}
 				n.depSchemas[k] = b.build(at("dependencies")+"/"+jsonvalue.EscapePointer(k), dv)
 			default:
@@ -339,7 +339,7 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 			b.fail()
 		}
 	}
-	if c, has := m["contains"]; has && b.draft >= draft6 {
+	if c, has := m["contains"]; has && b.draft >= Draft6 {
 		n.contains = b.sub(at("contains"), c)
 	}
 	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
@@ -351,7 +351,7 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 		if !ok {
 			b.fail()
 		}
-		var subs []*cnode
+		var subs []*Node
 		for i, e := range list {
 			subs = append(subs, b.build(at(k)+"/"+strconv.Itoa(i), e))
 		}
@@ -383,7 +383,7 @@ func (b *cbuilder) fill(n *cnode, loc string, m map[string]any) {
 }
 
 // sub builds a subschema that must be an object or a boolean.
-func (b *cbuilder) sub(loc string, v any) *cnode {
+func (b *cbuilder) sub(loc string, v any) *Node {
 	switch v.(type) {
 	case map[string]any, bool:
 		return b.build(loc, v)
@@ -429,7 +429,7 @@ func (b *cbuilder) enumOf(list []any) *cenum {
 		if s, ok := v.(string); ok {
 			e.strs[s] = true
 		}
-		k, ok := eqKey(v)
+		k, ok := EqKey(v)
 		if !ok {
 			b.fail()
 		}
@@ -438,11 +438,11 @@ func (b *cbuilder) enumOf(list []any) *cenum {
 	return e
 }
 
-// eqKey is the text gojsonschema compares enum, const and uniqueItems
+// EqKey is the text gojsonschema compares enum, const and uniqueItems
 // values by: the value encoded, decoded without json.Number (numbers
 // become float64) and encoded again. ok is false where gojsonschema
 // fails to (a number beyond float64), which fails the value.
-func eqKey(v any) (string, bool) {
+func EqKey(v any) (string, bool) {
 	switch v := v.(type) {
 	case nil:
 		return "null", true
@@ -470,17 +470,17 @@ func (e *cenum) has(v any) bool {
 	if s, ok := v.(string); ok {
 		return e.strs[s] // a string's key is its encoding, one to one for valid UTF-8
 	}
-	k, ok := eqKey(v)
+	k, ok := EqKey(v)
 	return ok && e.keys[k]
 }
 
-// valid reports whether v passes n, as gojsonschema judges it. v is a
+// Valid reports whether v passes n, as gojsonschema judges it. v is a
 // tree from jsonvalue.Parse, numbers canonicalized as gojsonschema sees them.
 // Format checks, the costliest, come last: a failing answer seldom pays
 // for them.
-func (n *cnode) valid(v any) bool {
+func (n *Node) Valid(v any) bool {
 	var e evaluation
-	if !n.check(v, &e) {
+	if !n.Check(v, &e) {
 		return false
 	}
 	for _, f := range e.formats {
@@ -513,7 +513,7 @@ func checkFormat(format string, v any) bool {
 
 // format checks v's format now, or, where v must pass n for the whole
 // to pass (e not nil), at the end.
-func (n *cnode) formatOK(v any, e *evaluation) bool {
+func (n *Node) formatOK(v any, e *evaluation) bool {
 	if n.format == "" {
 		return true
 	}
@@ -524,11 +524,11 @@ func (n *cnode) formatOK(v any, e *evaluation) bool {
 	return checkFormat(n.format, v)
 }
 
-// check is valid's walk. e is nil where v need not pass n for the whole
+// Check is Valid's walk. e is nil where v need not pass n for the whole
 // to pass (below anyOf, oneOf, not, if or contains): there every check is
 // made at once.
-func (n *cnode) check(v any, e *evaluation) bool {
-	if n.always {
+func (n *Node) Check(v any, e *evaluation) bool {
+	if n.Always {
 		return true
 	}
 	if n.never {
@@ -536,15 +536,15 @@ func (n *cnode) check(v any, e *evaluation) bool {
 	}
 	switch x := v.(type) {
 	case nil:
-		if n.types != 0 && n.types&kindNull == 0 {
+		if n.Types != 0 && n.Types&KindNull == 0 {
 			return false
 		}
 	case bool:
-		if n.types != 0 && n.types&kindBoolean == 0 {
+		if n.Types != 0 && n.Types&KindBoolean == 0 {
 			return false
 		}
 	case string:
-		if n.types != 0 && n.types&kindString == 0 {
+		if n.Types != 0 && n.Types&KindString == 0 {
 			return false
 		}
 		if !n.validString(x) || !n.formatOK(v, e) {
@@ -555,14 +555,14 @@ func (n *cnode) check(v any, e *evaluation) bool {
 			return false
 		}
 	case []any:
-		if n.types != 0 && n.types&kindArray == 0 {
+		if n.Types != 0 && n.Types&KindArray == 0 {
 			return false
 		}
 		if !n.validArray(x, e) {
 			return false
 		}
 	case map[string]any:
-		if n.types != 0 && n.types&kindObject == 0 {
+		if n.Types != 0 && n.Types&KindObject == 0 {
 			return false
 		}
 		if !n.validObject(x, e) {
@@ -580,16 +580,16 @@ func (n *cnode) check(v any, e *evaluation) bool {
 	return n.validApplicators(v, e)
 }
 
-func (n *cnode) validApplicators(v any, e *evaluation) bool {
+func (n *Node) validApplicators(v any, e *evaluation) bool {
 	for _, s := range n.allOf {
-		if !s.check(v, e) {
+		if !s.Check(v, e) {
 			return false
 		}
 	}
 	if len(n.anyOf) > 0 {
 		ok := false
 		for _, s := range n.anyOf {
-			if s.check(v, nil) {
+			if s.Check(v, nil) {
 				ok = true
 				break
 			}
@@ -601,7 +601,7 @@ func (n *cnode) validApplicators(v any, e *evaluation) bool {
 	if len(n.oneOf) > 0 {
 		passed := 0
 		for _, s := range n.oneOf {
-			if s.check(v, nil) {
+			if s.Check(v, nil) {
 				passed++
 			}
 		}
@@ -609,22 +609,22 @@ func (n *cnode) validApplicators(v any, e *evaluation) bool {
 			return false
 		}
 	}
-	if n.not != nil && n.not.check(v, nil) {
+	if n.not != nil && n.not.Check(v, nil) {
 		return false
 	}
 	if n.ifS != nil {
-		if n.ifS.check(v, nil) {
-			if n.thenS != nil && !n.thenS.check(v, e) {
+		if n.ifS.Check(v, nil) {
+			if n.thenS != nil && !n.thenS.Check(v, e) {
 				return false
 			}
-		} else if n.elseS != nil && !n.elseS.check(v, e) {
+		} else if n.elseS != nil && !n.elseS.Check(v, e) {
 			return false
 		}
 	}
 	return true
 }
 
-func (n *cnode) validString(s string) bool {
+func (n *Node) validString(s string) bool {
 	if n.minLen >= 0 || n.maxLen >= 0 {
 		l := utf8.RuneCountInString(s)
 		if (n.minLen >= 0 && l < n.minLen) || (n.maxLen >= 0 && l > n.maxLen) {
@@ -634,7 +634,7 @@ func (n *cnode) validString(s string) bool {
 	return n.pattern == nil || n.pattern.MatchString(s)
 }
 
-func (n *cnode) validNumber(num json.Number) bool {
+func (n *Node) validNumber(num json.Number) bool {
 	text := string(num)
 	d := jsonvalue.ParseDec(text)
 	var r *big.Rat // gojsonschema's value, made only where the decimal does not fit
@@ -647,14 +647,14 @@ func (n *cnode) validNumber(num json.Number) bool {
 	if !d.OK && rat() == nil {
 		return false
 	}
-	if n.types != 0 && n.types&kindNumber == 0 {
+	if n.Types != 0 && n.Types&KindNumber == 0 {
 		isInt := false
 		if d.OK {
 			isInt = d.IsInt()
 		} else {
 			isInt = rat().IsInt()
 		}
-		if !isInt || n.types&kindInteger == 0 {
+		if !isInt || n.Types&KindInteger == 0 {
 			return false
 		}
 	}
@@ -677,13 +677,13 @@ func (n *cnode) validNumber(num json.Number) bool {
 		(n.minimum != nil && cmp(n.minimum) < 0) || (n.exMin != nil && cmp(n.exMin) <= 0))
 }
 
-func (n *cnode) validArray(a []any, e *evaluation) bool {
-	if n.minItems >= 0 && len(a) < n.minItems || n.maxItems >= 0 && len(a) > n.maxItems {
+func (n *Node) validArray(a []any, e *evaluation) bool {
+	if n.MinItems >= 0 && len(a) < n.MinItems || n.MaxItems >= 0 && len(a) > n.MaxItems {
 		return false
 	}
 	if n.items != nil {
 		for _, x := range a {
-			if !n.items.check(x, e) {
+			if !n.items.Check(x, e) {
 				return false
 			}
 		}
@@ -691,22 +691,22 @@ func (n *cnode) validArray(a []any, e *evaluation) bool {
 		for i, x := range a {
 			switch {
 			case i < len(n.tuple):
-				if !n.tuple[i].check(x, e) {
+				if !n.tuple[i].Check(x, e) {
 					return false
 				}
 			case n.noAddl:
 				return false
 			case n.addlItems != nil:
-				if !n.addlItems.check(x, e) {
+				if !n.addlItems.Check(x, e) {
 					return false
 				}
 			}
 		}
 	}
-	if n.unique && len(a) > 1 {
+	if n.Unique && len(a) > 1 {
 		seen := make(map[string]bool, len(a))
 		for _, x := range a {
-			k, ok := eqKey(x)
+			k, ok := EqKey(x)
 			if !ok || seen[k] {
 				return false
 			}
@@ -716,7 +716,7 @@ func (n *cnode) validArray(a []any, e *evaluation) bool {
 	if n.contains != nil {
 		ok := false
 		for _, x := range a {
-			if n.contains.check(x, nil) {
+			if n.contains.Check(x, nil) {
 				ok = true
 				break
 			}
@@ -728,11 +728,11 @@ func (n *cnode) validArray(a []any, e *evaluation) bool {
 	return true
 }
 
-func (n *cnode) validObject(m map[string]any, e *evaluation) bool {
-	if n.minProps >= 0 && len(m) < n.minProps || n.maxProps >= 0 && len(m) > n.maxProps {
+func (n *Node) validObject(m map[string]any, e *evaluation) bool {
+	if n.MinProps >= 0 && len(m) < n.MinProps || n.MaxProps >= 0 && len(m) > n.MaxProps {
 		return false
 	}
-	for _, r := range n.required {
+	for _, r := range n.Required {
 		if _, ok := m[r]; !ok {
 			return false
 		}
@@ -762,26 +762,26 @@ func (n *cnode) validObject(m map[string]any, e *evaluation) bool {
 }
 
 // member1 checks the member k of m, whose value is v.
-func (n *cnode) member1(m map[string]any, k string, v any, e *evaluation) bool {
-	p, found := n.props[k]
-	if found && !p.check(v, e) {
+func (n *Node) member1(m map[string]any, k string, v any, e *evaluation) bool {
+	p, found := n.Props[k]
+	if found && !p.Check(v, e) {
 		return false
 	}
 	matched := false
-	for _, pp := range n.patterns {
-		if pp.re.MatchString(k) {
+	for _, pp := range n.Patterns {
+		if pp.Re.MatchString(k) {
 			matched = true
-			if !pp.node.check(v, e) {
+			if !pp.node.Check(v, e) {
 				return false
 			}
 		}
 	}
 	if !found && !matched {
-		if n.addlFalse || (n.addl != nil && !n.addl.check(v, e)) {
+		if n.AddlFalse || (n.addl != nil && !n.addl.Check(v, e)) {
 			return false
 		}
 	}
-	if n.names != nil && !n.names.check(k, e) {
+	if n.names != nil && !n.names.Check(k, e) {
 		return false
 	}
 	for _, dep := range n.depNames[k] {
@@ -789,30 +789,30 @@ func (n *cnode) member1(m map[string]any, k string, v any, e *evaluation) bool {
 			return false
 		}
 	}
-	if ds, ok := n.depSchemas[k]; ok && !ds.check(m, e) {
+	if ds, ok := n.depSchemas[k]; ok && !ds.Check(m, e) {
 		return false
 	}
 	return true
 }
 
-// member is the subschema of the member name when it is known from the
+// Member is the subschema of the member name when it is known from the
 // name alone, else nil.
-func (n *cnode) member(name string) *cnode {
+func (n *Node) Member(name string) *Node {
 	if n == nil || n.never || n.opaqueKids {
 		return nil
 	}
-	if n.always {
+	if n.Always {
 		return anyCnode
 	}
-	for _, pp := range n.patterns {
-		if pp.re.MatchString(name) {
+	for _, pp := range n.Patterns {
+		if pp.Re.MatchString(name) {
 			return nil // more than one subschema may apply
 		}
 	}
-	if p, ok := n.props[name]; ok {
+	if p, ok := n.Props[name]; ok {
 		return p
 	}
-	if n.addlFalse {
+	if n.AddlFalse {
 		return nil
 	}
 	if n.addl != nil {
@@ -821,14 +821,14 @@ func (n *cnode) member(name string) *cnode {
 	return anyCnode
 }
 
-// item is the subschema of item i when it is known from i alone, else
+// Item is the subschema of item i when it is known from i alone, else
 // nil.
-func (n *cnode) item(i int) *cnode {
+func (n *Node) Item(i int) *Node {
 	if n == nil || n.never || n.opaqueKids {
 		return nil
 	}
 	switch {
-	case n.always:
+	case n.Always:
 		return anyCnode
 	case n.items != nil:
 		return n.items
@@ -844,51 +844,33 @@ func (n *cnode) item(i int) *cnode {
 	return anyCnode
 }
 
-// passesFast reports whether the fast path passes doc, a tree jsonvalue.Parse
-// made for this check (its numbers may be canonicalized in place). False
-// means gojsonschema must judge it.
-func (s *Schema) passesFast(doc any) (ok bool) {
-	if s.fast == nil {
-		return false
-	}
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	if s.canonical {
-		doc = jsonvalue.CanonicalizeInPlace(doc)
-	}
-	return s.fast.valid(doc)
-}
-
-// checkOwn is check for an object or array v whose members or items each
+// CheckOwn is check for an object or array v whose members or items each
 // already passed the subschema member or item gives it (none nil): it
 // makes the checks of n on v itself, and none of those on its parts. A
 // node whose kids are not known from their names or indexes alone
 // (opaqueKids) is checked whole. Formats are checked at once.
-func (n *cnode) checkOwn(v any) bool {
-	if n.always {
+func (n *Node) CheckOwn(v any) bool {
+	if n.Always {
 		return true
 	}
 	if n.never {
 		return false
 	}
 	if n.opaqueKids {
-		return n.check(v, nil)
+		return n.Check(v, nil)
 	}
 	switch x := v.(type) {
 	case []any:
-		if n.types != 0 && n.types&kindArray == 0 {
+		if n.Types != 0 && n.Types&KindArray == 0 {
 			return false
 		}
-		if n.minItems >= 0 && len(x) < n.minItems || n.maxItems >= 0 && len(x) > n.maxItems {
+		if n.MinItems >= 0 && len(x) < n.MinItems || n.MaxItems >= 0 && len(x) > n.MaxItems {
 			return false
 		}
-		if n.unique && len(x) > 1 {
+		if n.Unique && len(x) > 1 {
 			seen := make(map[string]bool, len(x))
 			for _, e := range x {
-				k, ok := eqKey(e)
+				k, ok := EqKey(e)
 				if !ok || seen[k] {
 					return false
 				}
@@ -896,20 +878,20 @@ func (n *cnode) checkOwn(v any) bool {
 			}
 		}
 	case map[string]any:
-		if n.types != 0 && n.types&kindObject == 0 {
+		if n.Types != 0 && n.Types&KindObject == 0 {
 			return false
 		}
-		if n.minProps >= 0 && len(x) < n.minProps || n.maxProps >= 0 && len(x) > n.maxProps {
+		if n.MinProps >= 0 && len(x) < n.MinProps || n.MaxProps >= 0 && len(x) > n.MaxProps {
 			return false
 		}
-		for _, r := range n.required {
+		for _, r := range n.Required {
 			if _, ok := x[r]; !ok {
 				return false
 			}
 		}
 		if n.names != nil || len(n.depNames) > 0 {
 			for k := range x {
-				if n.names != nil && !n.names.check(k, nil) {
+				if n.names != nil && !n.names.Check(k, nil) {
 					return false
 				}
 				for _, dep := range n.depNames[k] {
@@ -920,7 +902,7 @@ func (n *cnode) checkOwn(v any) bool {
 			}
 		}
 	default:
-		return n.check(v, nil)
+		return n.Check(v, nil)
 	}
 	if n.enum != nil && !n.enum.has(v) {
 		return false
@@ -931,10 +913,10 @@ func (n *cnode) checkOwn(v any) bool {
 	return true // no applicators: they make opaqueKids
 }
 
-// shapeOnly reports whether checkOwn needs no more of an object or array
+// ShapeOnly reports whether checkOwn needs no more of an object or array
 // than its member names and size: no enum, const, propertyNames,
 // dependencies, uniqueItems or applicator, and not the schema false.
-func (n *cnode) shapeOnly() bool {
+func (n *Node) ShapeOnly() bool {
 	return !n.never && !n.opaqueKids && n.enum == nil && n.constant == nil && n.names == nil &&
-		len(n.depNames) == 0 && !n.unique
+		len(n.depNames) == 0 && !n.Unique
 }
