@@ -170,7 +170,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 			n.enum = b.enumOf(list)
 		}
 	}
-	if c, has := m["const"]; has && b.draft >= Draft6 {
+	if c, has := b.get(m, "const"); has {
 		n.constant = b.enumOf([]any{c})
 	}
 	n.minLen = b.count(m, "minLength")
@@ -283,7 +283,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 	default:
 		b.fail()
 	}
-	if pn, has := m["propertyNames"]; has && b.draft >= Draft6 {
+	if pn, has := b.get(m, "propertyNames"); has {
 		n.names = b.sub(at("propertyNames"), pn)
 	}
 	if deps, has := m["dependencies"]; has {
@@ -339,7 +339,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 			b.fail()
 		}
 	}
-	if c, has := m["contains"]; has && b.draft >= Draft6 {
+	if c, has := b.get(m, "contains"); has {
 		n.contains = b.sub(at("contains"), c)
 	}
 	for _, k := range []string{"allOf", "anyOf", "oneOf"} {
@@ -367,19 +367,24 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 	if v, has := m["not"]; has {
 		n.not = b.sub(at("not"), v)
 	}
-	if b.draft >= draft7 {
-		if v, has := m["if"]; has {
-			n.ifS = b.sub(at("if"), v)
-		}
-		if v, has := m["then"]; has {
-			n.thenS = b.sub(at("then"), v)
-		}
-		if v, has := m["else"]; has {
-			n.elseS = b.sub(at("else"), v)
-		}
+	if v, has := b.get(m, "if"); has {
+		n.ifS = b.sub(at("if"), v)
+	}
+	if v, has := b.get(m, "then"); has {
+		n.thenS = b.sub(at("then"), v)
+	}
+	if v, has := b.get(m, "else"); has {
+		n.elseS = b.sub(at("else"), v)
 	}
 	n.opaqueKids = len(n.allOf)+len(n.anyOf)+len(n.oneOf) > 0 || n.not != nil || n.ifS != nil ||
 		n.depSchemas != nil || n.contains != nil
+}
+
+// get is m's keyword k, where b's draft defines it (the table,
+// keywords.go): gojsonschema ignores it elsewhere.
+func (b *cbuilder) get(m map[string]any, k string) (any, bool) {
+	v, has := m[k]
+	return v, has && keywords[k].defines(b.draft)
 }
 
 // sub builds a subschema that must be an object or a boolean.

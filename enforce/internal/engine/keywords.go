@@ -28,7 +28,25 @@ type keyword struct {
 	translated bool
 	// container: its subschemas are reached only by $ref (definitions).
 	container bool
+	// count: its value is a non-negative integer; 2.0 is one.
+	count bool
+	// stream is what a Stream's plan does with the keyword
+	// (streamplan.go); a subschema using one it leaves unplanned gives no
+	// early verdicts.
+	stream streamRole
 }
+
+// streamRole is what a prefix of an answer can decide about a keyword.
+type streamRole int
+
+const (
+	streamUnplanned streamRole = iota
+	streamChecked              // checked as the answer streams
+	// streamAtEnd adds issues of its own only when the value ends (the
+	// close rule); it changes nothing about the keywords checked early,
+	// here or below.
+	streamAtEnd
+)
 
 // defines reports whether the keyword is part of dialect d.
 func (k keyword) defines(d Draft) bool { return d >= k.from && (k.to == 0 || d <= k.to) }
@@ -40,9 +58,9 @@ func (k keyword) defines(d Draft) bool { return d >= k.from && (k.to == 0 || d <
 // default, examples, …) and unknown keywords assert nothing, and
 // identifiers ($id, id, $anchor) are resolved by the audit itself.
 var keywords = map[string]keyword{
-	"additionalItems":      {kind: valueSchema, from: Draft4, to: draft2019},
-	"additionalProperties": {kind: valueSchema, from: Draft4},
-	"items":                {kind: valueItems, from: Draft4},
+	"additionalItems":      {kind: valueSchema, from: Draft4, to: draft2019, stream: streamAtEnd}, // without an items array, gojsonschema ignores it
+	"additionalProperties": {kind: valueSchema, from: Draft4, stream: streamChecked},
+	"items":                {kind: valueItems, from: Draft4, stream: streamChecked},
 	"contains":             {kind: valueSchema, from: Draft6},
 	"propertyNames":        {kind: valueSchema, from: Draft6},
 	"not":                  {kind: valueSchema, inPlace: true, from: Draft4},
@@ -53,17 +71,17 @@ var keywords = map[string]keyword{
 	"anyOf":                {kind: valueList, inPlace: true, from: Draft4},
 	"oneOf":                {kind: valueList, inPlace: true, from: Draft4},
 	"prefixItems":          {kind: valueList, from: draft2020, translated: true},
-	"properties":           {kind: valueMap, from: Draft4},
+	"properties":           {kind: valueMap, from: Draft4, stream: streamChecked},
 	"patternProperties":    {kind: valueMap, from: Draft4},
 	// Both hold schemas for $ref in every dialect: neither asserts
 	// anything, so neither is reported ignored.
-	"definitions":      {kind: valueMap, from: Draft4, container: true},
-	"$defs":            {kind: valueMap, from: Draft4, container: true},
+	"definitions":      {kind: valueMap, from: Draft4, container: true, stream: streamAtEnd},
+	"$defs":            {kind: valueMap, from: Draft4, container: true, stream: streamAtEnd},
 	"dependencies":     {kind: valueMap, inPlace: true, from: Draft4, to: draft7},
 	"dependentSchemas": {kind: valueMap, inPlace: true, from: draft2019, translated: true},
 
 	"dependentRequired": {from: draft2019, translated: true},
-	"const":             {from: Draft6},
+	"const":             {from: Draft6, stream: streamChecked},
 
 	"unevaluatedProperties": {kind: valueSchema, from: draft2019, refused: "2019-09/2020-12 evaluation tracking"},
 	"unevaluatedItems":      {kind: valueSchema, from: draft2019, refused: "2019-09/2020-12 evaluation tracking"},
@@ -76,16 +94,36 @@ var keywords = map[string]keyword{
 	"$vocabulary":           {from: draft2019, refused: "2019-09/2020-12 vocabularies"},
 
 	// Keywords every dialect defines alike; gojsonschema applies them.
-	"$ref": {from: Draft4}, "type": {from: Draft4}, "enum": {from: Draft4}, "format": {from: Draft4},
-	"minimum": {from: Draft4}, "maximum": {from: Draft4}, "exclusiveMinimum": {from: Draft4}, "exclusiveMaximum": {from: Draft4},
-	"multipleOf": {from: Draft4}, "minLength": {from: Draft4}, "maxLength": {from: Draft4}, "pattern": {from: Draft4},
-	"minItems": {from: Draft4}, "maxItems": {from: Draft4}, "uniqueItems": {from: Draft4},
-	"minProperties": {from: Draft4}, "maxProperties": {from: Draft4}, "required": {from: Draft4},
+	"$ref":             {from: Draft4, stream: streamChecked}, // the plan follows it
+	"type":             {from: Draft4, stream: streamChecked},
+	"enum":             {from: Draft4, stream: streamChecked},
+	"format":           {from: Draft4, stream: streamChecked},
+	"minimum":          {from: Draft4, stream: streamChecked},
+	"maximum":          {from: Draft4, stream: streamChecked},
+	"exclusiveMinimum": {from: Draft4, stream: streamChecked},
+	"exclusiveMaximum": {from: Draft4, stream: streamChecked},
+	"multipleOf":       {from: Draft4, stream: streamChecked},
+	"minLength":        {from: Draft4, count: true, stream: streamChecked},
+	"maxLength":        {from: Draft4, count: true, stream: streamChecked},
+	"pattern":          {from: Draft4, stream: streamChecked},
+	"minItems":         {from: Draft4, count: true, stream: streamAtEnd},
+	"maxItems":         {from: Draft4, count: true, stream: streamChecked},
+	"uniqueItems":      {from: Draft4, stream: streamAtEnd},
+	"minProperties":    {from: Draft4, count: true, stream: streamAtEnd},
+	"maxProperties":    {from: Draft4, count: true, stream: streamAtEnd},
+	"required":         {from: Draft4, stream: streamAtEnd},
 }
 
 // dataKeywords hold values an answer is compared with, never schemas: a
 // $ref into one would make the audit rewrite data.
 var dataKeywords = map[string]bool{"enum": true, "const": true, "default": true, "examples": true}
 
-// countKeywords take a non-negative integer; 2.0 is one.
-var countKeywords = []string{"maxItems", "minItems", "maxLength", "minLength", "maxProperties", "minProperties"}
+// countKeywords are the keywords whose value is a count, in order.
+var countKeywords = func() (ks []string) {
+	for _, k := range SortedKeys(keywords) {
+		if keywords[k].count {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}()

@@ -13,23 +13,24 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 )
 
-// Where an enforce.Stream gives an early verdict. At json-parse, at the byte that
-// makes the answer unparseable: prose before the value, a markdown
-// fence, anything after a whole value but whitespace, a control
-// character or invalid UTF-8 in a string, nesting past MaxDepth, the
-// byte past the size bound; where the message names a character that
-// starts there, it waits for the rest of that character, and a number
-// past its length bound is judged when it ends. At schema-validate, only
-// in subschemas reached from the root through properties,
-// additionalProperties, items (one schema) and $ref, using only
-// planChecked and planAtEnd keywords: a value of the wrong type at its
-// first byte (a number at its end: the message names integer or
-// number); a member additionalProperties false refuses, when its name
-// closes; a scalar breaking a planChecked keyword, when it closes; an
-// array past maxItems, at the item too many. Each is gojsonschema's own
-// verdict on a document holding only the path to the value; a Stream
-// asks at most maxAsks times, and not about a value below more than
-// maxAskItems array items or with a pointer longer than MaxQuote.
+// Where an enforce.Stream gives an early verdict. At json-parse, at the
+// byte that makes the answer unparseable: prose before the value, a
+// markdown fence, anything after a whole value but whitespace, a
+// control character or invalid UTF-8 in a string, nesting past
+// MaxDepth, the byte past the size bound; where the message names a
+// character that starts there, it waits for the rest of that character,
+// and a number past its length bound is judged when it ends. At
+// schema-validate, only in subschemas reached from the root through
+// properties, additionalProperties, items (one schema) and $ref, using
+// only keywords the table (keywords.go) plans: a value of the wrong
+// type at its first byte (a number at its end: the message names
+// integer or number); a member additionalProperties false refuses, when
+// its name closes; a scalar breaking a keyword checked as it streams,
+// when it closes; an array past maxItems, at the item too many. Each is
+// gojsonschema's own verdict on a document holding only the path to the
+// value; a Stream asks at most maxAsks times, and not about a value
+// below more than maxAskItems array items or with a pointer longer than
+// MaxQuote.
 
 // Plan is the part of a schema an enforce.Stream may judge before the
 // answer ends. Each subschema gojsonschema reaches through properties,
@@ -123,26 +124,6 @@ func (n *PlanNode) Live() *PlanNode {
 	return n
 }
 
-// Keywords by what a prefix can decide about them.
-var (
-	// planChecked are checked as the answer streams.
-	planChecked = map[string]bool{
-		"type": true, "enum": true, "const": true, "pattern": true, "format": true,
-		"minLength": true, "maxLength": true, "minimum": true, "maximum": true,
-		"exclusiveMinimum": true, "exclusiveMaximum": true, "multipleOf": true,
-		"properties": true, "additionalProperties": true, "items": true, "maxItems": true,
-	}
-	// planAtEnd only add issues of their own at the end; they change
-	// nothing about the keywords checked early, here or below.
-	planAtEnd = map[string]bool{
-		"required": true, "minItems": true, "minProperties": true, "maxProperties": true,
-		"uniqueItems": true, "additionalItems": true, // without an items array, gojsonschema ignores it
-		"title": true, "description": true, "default": true, "examples": true, "$comment": true,
-		"readOnly": true, "writeOnly": true, "deprecated": true,
-		"definitions": true, "$defs": true, "contentMediaType": true, "contentEncoding": true,
-	}
-)
-
 type planBuilder struct {
 	tree any
 	memo map[string]*PlanNode // by location in the audited tree
@@ -180,7 +161,7 @@ func (b *planBuilder) build(loc string, v any, c *Node) *PlanNode {
 
 func (b *planBuilder) fill(n *PlanNode, loc string, m map[string]any, c *Node) {
 	for k := range m {
-		if !planChecked[k] && !planAtEnd[k] {
+		if keywords[k].stream == streamUnplanned {
 			n.opaque = true
 			return
 		}
