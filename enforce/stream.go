@@ -985,7 +985,7 @@ func (st *Stream) scalar(k engine.Kinds, text string) bool {
 	case engine.KindBoolean:
 		v = text == "true"
 	}
-	return st.schema(len(st.stack), v, false, "", scalarKeywords...)
+	return st.schema(len(st.stack), v, false, "", engine.ScalarKeywords...)
 }
 
 // Bounds on asking gojsonschema: at most maxAsks documents per Stream,
@@ -995,12 +995,6 @@ const (
 	maxAsks     = 64
 	maxAskItems = 4096
 )
-
-// scalarKeywords are those whose issue a closed scalar decides.
-var scalarKeywords = []string{
-	"type", "false", "enum", "const", "pattern", "format", "minLength", "maxLength",
-	"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
-}
 
 // syntax is an error at s[i]. Its message names the character that
 // starts there, so one of several bytes is given once they all are read.

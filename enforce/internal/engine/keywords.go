@@ -34,6 +34,9 @@ type keyword struct {
 	// (streamplan.go); a subschema using one it leaves unplanned gives no
 	// early verdicts.
 	stream streamRole
+	// scalar: a string, number, boolean or null decides the keyword's
+	// issue when it closes.
+	scalar bool
 }
 
 // streamRole is what a prefix of an answer can decide about a keyword.
@@ -81,7 +84,7 @@ var keywords = map[string]keyword{
 	"dependentSchemas": {kind: valueMap, inPlace: true, from: draft2019, translated: true},
 
 	"dependentRequired": {from: draft2019, translated: true},
-	"const":             {from: Draft6, stream: streamChecked},
+	"const":             {from: Draft6, stream: streamChecked, scalar: true},
 
 	"unevaluatedProperties": {kind: valueSchema, from: draft2019, refused: "2019-09/2020-12 evaluation tracking"},
 	"unevaluatedItems":      {kind: valueSchema, from: draft2019, refused: "2019-09/2020-12 evaluation tracking"},
@@ -95,17 +98,17 @@ var keywords = map[string]keyword{
 
 	// Keywords every dialect defines alike; gojsonschema applies them.
 	"$ref":             {from: Draft4, stream: streamChecked}, // the plan follows it
-	"type":             {from: Draft4, stream: streamChecked},
-	"enum":             {from: Draft4, stream: streamChecked},
-	"format":           {from: Draft4, stream: streamChecked},
-	"minimum":          {from: Draft4, stream: streamChecked},
-	"maximum":          {from: Draft4, stream: streamChecked},
-	"exclusiveMinimum": {from: Draft4, stream: streamChecked},
-	"exclusiveMaximum": {from: Draft4, stream: streamChecked},
-	"multipleOf":       {from: Draft4, stream: streamChecked},
-	"minLength":        {from: Draft4, count: true, stream: streamChecked},
-	"maxLength":        {from: Draft4, count: true, stream: streamChecked},
-	"pattern":          {from: Draft4, stream: streamChecked},
+	"type":             {from: Draft4, stream: streamChecked, scalar: true},
+	"enum":             {from: Draft4, stream: streamChecked, scalar: true},
+	"format":           {from: Draft4, stream: streamChecked, scalar: true},
+	"minimum":          {from: Draft4, stream: streamChecked, scalar: true},
+	"maximum":          {from: Draft4, stream: streamChecked, scalar: true},
+	"exclusiveMinimum": {from: Draft4, stream: streamChecked, scalar: true},
+	"exclusiveMaximum": {from: Draft4, stream: streamChecked, scalar: true},
+	"multipleOf":       {from: Draft4, stream: streamChecked, scalar: true},
+	"minLength":        {from: Draft4, count: true, stream: streamChecked, scalar: true},
+	"maxLength":        {from: Draft4, count: true, stream: streamChecked, scalar: true},
+	"pattern":          {from: Draft4, stream: streamChecked, scalar: true},
 	"minItems":         {from: Draft4, count: true, stream: streamAtEnd},
 	"maxItems":         {from: Draft4, count: true, stream: streamChecked},
 	"uniqueItems":      {from: Draft4, stream: streamAtEnd},
@@ -117,6 +120,18 @@ var keywords = map[string]keyword{
 // dataKeywords hold values an answer is compared with, never schemas: a
 // $ref into one would make the audit rewrite data.
 var dataKeywords = map[string]bool{"enum": true, "const": true, "default": true, "examples": true}
+
+// ScalarKeywords are the keywords whose issue a closed scalar decides,
+// and "false" (the false schema's).
+var ScalarKeywords = func() []string {
+	ks := []string{"false"}
+	for _, k := range SortedKeys(keywords) {
+		if keywords[k].scalar {
+			ks = append(ks, k)
+		}
+	}
+	return ks
+}()
 
 // countKeywords are the keywords whose value is a count, in order.
 var countKeywords = func() (ks []string) {
