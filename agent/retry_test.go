@@ -210,9 +210,9 @@ func TestSchemaExhaustedEventCarriesTheRowsReasonAndTokens(t *testing.T) {
 func TestEveryExhaustReasonIsRecorded(t *testing.T) {
 	// The row's vocabulary and the event's must stay one: a reason the
 	// stream refused would leave the row off it.
-	for _, r := range []enforce.Reason{enforce.ReasonRepeated, enforce.ReasonBeyondRepair, enforce.ReasonValidatorFailed} {
+	for _, r := range []enforce.Reason{enforce.ReasonRepeated, enforce.ReasonBeyondRepair, enforce.ReasonValidatorFailed, enforce.ReasonBudget} {
 		s := newStream(t)
-		if _, err := s.Append(events.SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Reason: events.ExhaustReason(r)}); err != nil {
+		if _, err := s.Append(events.SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Reason: r}); err != nil {
 			t.Errorf("reason %q: %v", r, err)
 		}
 	}

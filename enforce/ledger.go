@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/enforcer-go/enforcer/fnv"
+	"github.com/enforcer-go/enforcer/internal/exhaust"
 )
 
 // Outcome is what became of one final answer.
@@ -26,23 +27,24 @@ const (
 
 // Reason says why an answer was exhausted other than by running out of
 // retries, where no other field of its row (BrokenBy, Truncated,
-// Withheld) says so.
-type Reason string
+// Withheld) says so. The session stream's events.ExhaustReason is the
+// same type.
+type Reason = exhaust.Reason
 
 const (
-	// ReasonRepeated: the answer failed with the same issues as the
+	// ReasonRepeated ("repeated"): the answer failed with the same issues as the
 	// answers before it, as many in a row as the repeat limit allows
 	// ([WithRepeatLimit]): the model is not learning from the correction.
-	ReasonRepeated Reason = "repeated"
-	// ReasonBeyondRepair: a validator said no correction can fix the
+	ReasonRepeated Reason = exhaust.Repeated
+	// ReasonBeyondRepair ("beyond-repair"): a validator said no correction can fix the
 	// answer ([ErrBeyondRepair]).
-	ReasonBeyondRepair Reason = "beyond-repair"
-	// ReasonValidatorFailed: a validator could not judge the answer
+	ReasonBeyondRepair Reason = exhaust.BeyondRepair
+	// ReasonValidatorFailed ("validator-failed"): a validator could not judge the answer
 	// ([ValidatorError]); the row's Error says why.
-	ReasonValidatorFailed Reason = "validator-failed"
-	// ReasonBudget: what the failed answers cost, this one included,
+	ReasonValidatorFailed Reason = exhaust.ValidatorFailed
+	// ReasonBudget ("budget"): what the failed answers cost, this one included,
 	// passed the budget the caller set ([WithFailedCostBudget]).
-	ReasonBudget Reason = "budget"
+	ReasonBudget Reason = exhaust.Budget
 )
 
 // Attempt is one row of the ledger: one final answer, in order.

@@ -1,6 +1,11 @@
 package events
 
-import "time"
+import (
+	"slices"
+	"time"
+
+	"github.com/enforcer-go/enforcer/internal/exhaust"
+)
 
 // MethodSchemaExhausted is the method [SchemaExhausted] folds to.
 const MethodSchemaExhausted = "output/schemaExhausted"
@@ -39,21 +44,21 @@ type SchemaExhausted struct {
 }
 
 // ExhaustReason is why a [SchemaExhausted] answer stands with retries
-// left: the row's reason (enforce.Attempt.Reason). The set is closed:
-// Append refuses any other non-empty reason.
-type ExhaustReason string
+// left: the row's reason, the same type as enforce.Reason. The set is
+// closed: Append refuses any other non-empty reason.
+type ExhaustReason = exhaust.Reason
 
 // The exhaust reasons.
 const (
-	// ExhaustRepeated: the answer failed with the same issues as the
+	// ExhaustRepeated ("repeated"): the answer failed with the same issues as the
 	// answer before it, so a correction was not heeded.
-	ExhaustRepeated ExhaustReason = "repeated"
-	// ExhaustBeyondRepair: a validator said no correction can fix it.
-	ExhaustBeyondRepair ExhaustReason = "beyond-repair"
-	// ExhaustValidatorFailed: a validator could not judge the answer.
-	ExhaustValidatorFailed ExhaustReason = "validator-failed"
-	// ExhaustBudget: the failed answers cost more than the run's budget.
-	ExhaustBudget ExhaustReason = "budget"
+	ExhaustRepeated ExhaustReason = exhaust.Repeated
+	// ExhaustBeyondRepair ("beyond-repair"): a validator said no correction can fix it.
+	ExhaustBeyondRepair ExhaustReason = exhaust.BeyondRepair
+	// ExhaustValidatorFailed ("validator-failed"): a validator could not judge the answer.
+	ExhaustValidatorFailed ExhaustReason = exhaust.ValidatorFailed
+	// ExhaustBudget ("budget"): the failed answers cost more than the run's budget.
+	ExhaustBudget ExhaustReason = exhaust.Budget
 )
 
 var kindSchemaExhausted = register("output_schema_exhausted", MethodSchemaExhausted, false, decodePlain[SchemaExhausted])
@@ -65,9 +70,7 @@ func (e SchemaExhausted) check() (Event, error) {
 	if err := checkLedger("output_schema_exhausted", e.TurnID, e.Attempt, e.Iteration, e.Stage, e.Error); err != nil {
 		return nil, err
 	}
-	switch e.Reason {
-	case "", ExhaustRepeated, ExhaustBeyondRepair, ExhaustValidatorFailed, ExhaustBudget:
-	default:
+	if e.Reason != "" && !slices.Contains(exhaust.Reasons, e.Reason) {
 		return nil, invalid("output_schema_exhausted: reason %q is not repeated, beyond-repair, validator-failed or budget", e.Reason)
 	}
 	if err := checkRepaired("output_schema_exhausted", e.Repaired); err != nil {
@@ -102,7 +105,7 @@ func (e SchemaExhausted) describe(time.Duration) string {
 	case e.BrokenBy != "":
 		why = "broken by " + e.BrokenBy
 	case e.Reason != "":
-		why = e.Reason.words()
+		why = exhaustWords(e.Reason)
 	}
 	return "output rejected (" + stageWords(e.Stage) + ") · " + why
 }
@@ -115,8 +118,9 @@ var exhaustReasons = map[ExhaustReason]string{
 	ExhaustBudget:          "over budget",
 }
 
-// words is r for people; a newer producer's reason reads "answer stands".
-func (r ExhaustReason) words() string {
+// exhaustWords is r for people; a newer producer's reason reads "answer
+// stands".
+func exhaustWords(r ExhaustReason) string {
 	if w, ok := exhaustReasons[r]; ok {
 		return w
 	}
