@@ -3,7 +3,7 @@ package events
 import "time"
 
 // MethodSchemaExhausted is the method [SchemaExhausted] folds to.
-const MethodSchemaExhausted = "output/schemaExhausted"
+const MethodSchemaExhausted Method = "output/schemaExhausted"
 
 // SchemaExhausted is the ledger event output_schema_exhausted: a final
 // answer broke the output contract and the answer stands (no retries left,
