@@ -88,7 +88,7 @@ func methods(t *testing.T, s *events.Stream) ([]string, []events.Notification) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, n.Method)
+		got = append(got, string(n.Method))
 		ns = append(ns, n)
 		if n.Method == "turn/completed" {
 			break

@@ -20,7 +20,7 @@ func (n Notification) Event() (Event, error) {
 	}
 	ev, err := k.decode(n.Params)
 	if err != nil {
-		return nil, &Error{Op: "decode", Detail: n.Method, Err: err}
+		return nil, &Error{Op: "decode", Detail: string(n.Method), Err: err}
 	}
 	return ev, nil
 }

@@ -199,7 +199,7 @@ func TestServeHTTPKeepsAnIdleClientAliveAtTheConfiguredInterval(t *testing.T) {
 // A reader of the stream sees keep-alives and the retry hint as nothing.
 func TestReadSSEIgnoresKeepAlivesAndTheRetryHint(t *testing.T) {
 	in := "retry: 1000\n\n: keep-alive\n\n" + "id: 1\nevent: turn/started\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"turn/started\",\"params\":{}}\n\n: keep-alive\n\n"
-	var got []string
+	var got []Method
 	for n, err := range ReadSSE(strings.NewReader(in)) {
 		if err != nil {
 			t.Fatal(err)
@@ -333,7 +333,7 @@ func TestEventKeepsEveryFieldOfEveryEventType(t *testing.T) {
 			zero(path+"."+v.Type().Field(i).Name, v.Field(i))
 		}
 	}
-	seen := map[string]bool{}
+	seen := map[Method]bool{}
 	for _, ev := range evs {
 		zero(reflect.TypeOf(ev).Name(), reflect.ValueOf(ev))
 		seen[ev.info().method] = true

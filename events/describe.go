@@ -17,7 +17,7 @@ import (
 func (n Notification) Describe(elapsed time.Duration) string {
 	k := methods[n.Method]
 	if k == nil {
-		return oneLine(n.Method)
+		return oneLine(string(n.Method))
 	}
 	ev, _ := k.decode(n.Params) // a malformed frame renders from what decoded
 	return oneLine(ev.describe(elapsed))

@@ -36,7 +36,7 @@
 //
 // # Clients
 //
-// A Go client compares [Notification].Method with the Method constants
+// A Go client compares [Notification].Method with the [Method] constants
 // ([MethodTurnRetry], …), decodes the params with [Notification.Event]
 // into the event type, every field intact, and stops following a turn at
 // the first notification for which [Notification.IsTerminal] holds. A

@@ -4,6 +4,10 @@ import (
 	"encoding/json"
 )
 
+// Method is the JSON-RPC method a notification folds to, such as
+// "turn/retryScheduled"; the wire carries it as a plain string.
+type Method string
+
 // Notification is one JSON-RPC 2.0 notification frame, as sent to clients:
 //
 //	{"jsonrpc":"2.0","method":"turn/retryScheduled","params":{…}}
@@ -12,7 +16,7 @@ import (
 // as read-only.
 type Notification struct {
 	JSONRPC string          `json:"jsonrpc"` // always "2.0"
-	Method  string          `json:"method"`
+	Method  Method          `json:"method"`
 	Params  json.RawMessage `json:"params"`
 }
 
@@ -65,7 +69,7 @@ func foldChecked(rec Record) (entry, error) {
 	w := jw{b: make([]byte, 0, 160+len(pw.b)+4*len(rec.Stream)+2*len(rec.ID))}
 	w.open("")
 	w.str("jsonrpc", "2.0")
-	w.str("method", k.method)
+	w.str("method", string(k.method))
 	start := len(w.b) + len(`,"params":`)
 	w.open("params")
 	w.str("sessionId", rec.Stream)

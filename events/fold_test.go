@@ -154,11 +154,11 @@ func TestEveryFrameMatchesTheWireSchema(t *testing.T) {
 		if got, want := len(top), 3; got != want || string(top["jsonrpc"]) != `"2.0"` {
 			t.Errorf("frame %s: want exactly jsonrpc 2.0, method and params", frame)
 		}
-		s, ok := schemas[n.Method]
+		s, ok := schemas[string(n.Method)]
 		if !ok {
 			t.Fatalf("no schema for method %q", n.Method)
 		}
-		seen[n.Method] = true
+		seen[string(n.Method)] = true
 		res, err := s.Validate(gojsonschema.NewBytesLoader(n.Params))
 		if err != nil {
 			t.Fatal(err)
@@ -169,7 +169,7 @@ func TestEveryFrameMatchesTheWireSchema(t *testing.T) {
 		var params map[string]json.RawMessage
 		json.Unmarshal(n.Params, &params)
 		for k := range params {
-			if !slices.Contains(props[n.Method], k) {
+			if !slices.Contains(props[string(n.Method)], k) {
 				t.Errorf("%s params carry %q, which the wire schema does not define", n.Method, k)
 			}
 		}

@@ -241,13 +241,13 @@ func isJSONObject(b []byte) bool {
 func FuzzNotificationEvent(f *testing.F) {
 	_, ns := appendAll(f, transcript())
 	for _, n := range ns {
-		f.Add(n.Method, []byte(n.Params))
+		f.Add(string(n.Method), []byte(n.Params))
 	}
-	f.Add(MethodTurnRetry, []byte(`{"attempt":1e3,"retryDelayMs":9223372036854775807,"retryKind":"model"}`))
-	f.Add(MethodTurnCompleted, []byte(`{"terminal":"failed","error":null,"durationMs":-5}`))
+	f.Add(string(MethodTurnRetry), []byte(`{"attempt":1e3,"retryDelayMs":9223372036854775807,"retryKind":"model"}`))
+	f.Add(string(MethodTurnCompleted), []byte(`{"terminal":"failed","error":null,"durationMs":-5}`))
 	f.Add("turn/steered", []byte(`{}`))
 	f.Fuzz(func(t *testing.T, method string, params []byte) {
-		n := Notification{JSONRPC: "2.0", Method: method, Params: params}
+		n := Notification{JSONRPC: "2.0", Method: Method(method), Params: params}
 		ev, err := n.Event()
 		if err != nil {
 			var e *Error
@@ -256,10 +256,10 @@ func FuzzNotificationEvent(f *testing.F) {
 			}
 			return
 		}
-		if ev.info().method != method || n.IsTerminal() != ev.info().terminal {
+		if ev.info().method != Method(method) || n.IsTerminal() != ev.info().terminal {
 			t.Fatalf("method %q decoded as %T", method, ev)
 		}
-		back, err := Notification{JSONRPC: "2.0", Method: method, Params: marshalWire(ev)}.Event()
+		back, err := Notification{JSONRPC: "2.0", Method: Method(method), Params: marshalWire(ev)}.Event()
 		if err != nil {
 			t.Fatalf("re-decoding %s: %v", marshalWire(ev), err)
 		}

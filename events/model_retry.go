@@ -3,7 +3,7 @@ package events
 import "time"
 
 // MethodModelRetry is the method [ModelRetry] folds to.
-const MethodModelRetry = "turn/modelRetryScheduled"
+const MethodModelRetry Method = "turn/modelRetryScheduled"
 
 // ModelRetry records that a provider call failed and will be retried after
 // a backoff. Record kind model_retry_scheduled; folds to

@@ -44,9 +44,9 @@ func buildPage() (doc []byte, csp string) {
 // pageWords is the vocabulary the page renders retries and failures with.
 func pageWords() map[string]map[string]string {
 	method := map[string]string{
-		"turnStarted": MethodTurnStarted, "turnRetry": MethodTurnRetry, "modelRetry": MethodModelRetry,
-		"schemaRetry": MethodSchemaRetry, "schemaExhausted": MethodSchemaExhausted,
-		"turnCompleted": MethodTurnCompleted, "turnUnqueued": MethodTurnUnqueued,
+		"turnStarted": string(MethodTurnStarted), "turnRetry": string(MethodTurnRetry), "modelRetry": string(MethodModelRetry),
+		"schemaRetry": string(MethodSchemaRetry), "schemaExhausted": string(MethodSchemaExhausted),
+		"turnCompleted": string(MethodTurnCompleted), "turnUnqueued": string(MethodTurnUnqueued),
 	}
 	errs := map[string]string{}
 	for _, k := range []ErrorKind{KindRateLimit, KindOverloaded, KindServerError, KindTimeout, KindConnection, KindBadRequest, KindAuth, KindUnknown} {

@@ -44,20 +44,20 @@ type Event interface {
 // kind ties an event type to its record kind and wire method.
 type kind struct {
 	name     string // record kind in the log
-	method   string // JSON-RPC method of the folded notification
+	method   Method // JSON-RPC method of the folded notification
 	terminal bool   // resolves a turn-wait
 	decode   func([]byte) (Event, error)
 }
 
 var (
 	kinds   = map[string]*kind{} // by record kind
-	methods = map[string]*kind{} // by notification method
+	methods = map[Method]*kind{} // by notification method
 )
 
 // register declares an event type. fromWire decodes the event from its
 // params (record data, or a notification's params, whose envelope members
 // it ignores); on error it returns what it decoded so far.
-func register[E Event](name, method string, terminal bool, fromWire func([]byte) (E, error)) *kind {
+func register[E Event](name string, method Method, terminal bool, fromWire func([]byte) (E, error)) *kind {
 	k := &kind{
 		name: name, method: method, terminal: terminal,
 		decode: func(b []byte) (Event, error) { return fromWire(b) },

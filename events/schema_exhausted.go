@@ -8,7 +8,7 @@ import (
 )
 
 // MethodSchemaExhausted is the method [SchemaExhausted] folds to.
-const MethodSchemaExhausted = "output/schemaExhausted"
+const MethodSchemaExhausted Method = "output/schemaExhausted"
 
 // SchemaExhausted is the ledger event output_schema_exhausted: a final
 // answer broke the output contract and the answer stands (no retries left,

@@ -6,7 +6,7 @@ import (
 )
 
 // MethodSchemaRetry is the method [SchemaRetry] folds to.
-const MethodSchemaRetry = "output/schemaRetry"
+const MethodSchemaRetry Method = "output/schemaRetry"
 
 // SchemaRetry is the ledger event output_schema_retry: a final answer
 // broke the output contract and a corrective turn was sent. Record kind

@@ -244,7 +244,7 @@ func TestWaitTurn(t *testing.T) {
 	tests := []struct {
 		name   string
 		events []Event
-		want   string
+		want   Method
 	}{
 		{"it resolves on turn/completed and never on a retry", append(retries, TurnCompleted{TurnID: "t", Terminal: "failed", Error: &TurnError{Kind: "modelError", Message: "m"}}), "turn/completed"},
 		{"it resolves on turn/unqueued", []Event{TurnUnqueued{TurnID: "t"}}, "turn/unqueued"},

@@ -3,7 +3,7 @@ package events
 import "time"
 
 // MethodTurnCompleted is the method [TurnCompleted] folds to.
-const MethodTurnCompleted = "turn/completed"
+const MethodTurnCompleted Method = "turn/completed"
 
 // TurnCompleted records a turn's terminal. Record kind turn_completed;
 // folds to turn/completed, which resolves WaitTurn. Describe reads "turn

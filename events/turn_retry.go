@@ -3,7 +3,7 @@ package events
 import "time"
 
 // MethodTurnRetry is the method [TurnRetry] folds to.
-const MethodTurnRetry = "turn/retryScheduled"
+const MethodTurnRetry Method = "turn/retryScheduled"
 
 // TurnRetry records that a failed attempt of a turn will be retried after
 // a backoff (a retried provider call is a [ModelRetry]). Record kind

@@ -3,7 +3,7 @@ package events
 import "time"
 
 // MethodTurnStarted is the method [TurnStarted] folds to.
-const MethodTurnStarted = "turn/started"
+const MethodTurnStarted Method = "turn/started"
 
 // TurnStarted records that a turn began running. Record kind turn_started;
 // folds to turn/started ("turn started").

@@ -3,7 +3,7 @@ package events
 import "time"
 
 // MethodTurnUnqueued is the method [TurnUnqueued] folds to.
-const MethodTurnUnqueued = "turn/unqueued"
+const MethodTurnUnqueued Method = "turn/unqueued"
 
 // TurnUnqueued records that a queued turn was reclaimed and will never run.
 // Record kind turn_unqueued; folds to turn/unqueued ("turn unqueued"),

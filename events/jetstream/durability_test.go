@@ -175,7 +175,7 @@ func TestAFollowerKeepsFollowingAcrossAServerRestart(t *testing.T) {
 				t.Errorf("the follower: %v", err)
 				break
 			}
-			if ids = append(ids, n.Method); len(ids) == 4 {
+			if ids = append(ids, string(n.Method)); len(ids) == 4 {
 				break
 			}
 		}

@@ -208,7 +208,7 @@ func TestSSEOverAFollowedJetStreamLogDeliversAnotherProcesssAgentTurns(t *testin
 	s := startServer(t, t.TempDir(), -1)
 	_, js := connect(t, s.ClientURL())
 	cp := startCrossProcess(t, s.ClientURL(), js, agentEnv+"=1")
-	want := []string{events.MethodTurnStarted, events.MethodModelRetry, events.MethodTurnCompleted}
+	want := []events.Method{events.MethodTurnStarted, events.MethodModelRetry, events.MethodTurnCompleted}
 	last := ""
 	for i := 1; i <= 3; i++ {
 		if _, err := io.WriteString(cp.in, "turn\n"); err != nil {

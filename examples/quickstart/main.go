@@ -102,7 +102,7 @@ func watch(ctx context.Context, out io.Writer, s *events.Stream) error {
 		if err != nil {
 			return err
 		}
-		if strings.HasPrefix(n.Method, "turn/") {
+		if strings.HasPrefix(string(n.Method), "turn/") {
 			fmt.Fprintf(out, "  %s\n", n.Describe(0))
 		}
 		if n.Method == "turn/completed" {
