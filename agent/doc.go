@@ -65,7 +65,7 @@
 // a short answer.
 //
 // With [WithOutputRetries] a streamed final answer is judged while it
-// arrives ([enforce.Stream]) and cut off at the first byte that dooms it
+// arrives ([enforce.Incremental]) and cut off at the first byte that dooms it
 // ([WithEarlyAbort], on by default): the provider stops writing, the row
 // says how far the answer got (enforce.Attempt.Cut), the conversation
 // keeps what the model wrote up to there, and the corrective turn goes

@@ -14,7 +14,7 @@ import (
 // FuzzEarlyAbortOutputTool streams the arguments of an output tool's call
 // in chunks of a random size, alone or after another tool's call, and
 // holds the loop to the whole-answer judge: an answer that passes is
-// never cut; an answer is cut exactly where a Stream fed byte by byte
+// never cut; an answer is cut exactly where an Incremental fed byte by byte
 // gives its verdict, with that verdict, and the conversation keeps the
 // call's arguments up to there; every completion tried of the arguments
 // kept fails Check as the verdict promises (a json-parse verdict is

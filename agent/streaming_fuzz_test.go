@@ -75,7 +75,7 @@ func FuzzEarlyAbort(f *testing.F) {
 	})
 }
 
-// byteVerdict feeds answer to a Stream byte by byte and returns its early
+// byteVerdict feeds answer to an Incremental byte by byte and returns its early
 // verdict and how many bytes it read to give it.
 func byteVerdict(s *enforce.Schema, answer string) (*enforce.CheckError, int) {
 	st := s.Stream()

@@ -8,11 +8,11 @@ import (
 	"github.com/enforcer-go/enforcer/enforce"
 )
 
-// judge reads a streamed answer with an [enforce.Stream]: the reply's
+// judge reads a streamed answer with an [enforce.Incremental]: the reply's
 // text in prompted output, or with [WithOutputTool] the arguments of the
 // reply's first call of the output tool, from when that call begins.
 type judge struct {
-	es  *enforce.Stream
+	es  *enforce.Incremental
 	cut bool // an early verdict cuts the answer off
 	// tool is the output tool's name in tool-call output, "" in prompted
 	// output. Until the answer's call begins, es is nil and call is -1;
@@ -37,8 +37,8 @@ type judge struct {
 	try enforce.Try
 }
 
-// stream is the judge's enforce.Stream for an answer.
-func (j *judge) stream() *enforce.Stream {
+// stream is the judge's enforce.Incremental for an answer.
+func (j *judge) stream() *enforce.Incremental {
 	if j.cut && j.ctx != nil {
 		return j.schema.StreamValidating(j.ctx, j.try)
 	}
@@ -133,7 +133,7 @@ func (j *judge) read(text string) (*enforce.CheckError, int) {
 		return ce, j.fed
 	}
 	if err != nil {
-		j.es = nil // not a verdict (a closed Stream): judge no further
+		j.es = nil // not a verdict (a closed Incremental): judge no further
 	}
 	return nil, 0
 }
@@ -144,4 +144,4 @@ func (j *judge) read(text string) (*enforce.CheckError, int) {
 // more with end set when the reply has streamed to its end, still an
 // answer being judged (in prompted output no tool call; no refusal; not
 // doomed). It returns false to end the run, having cancelled its context.
-type watcher func(s *enforce.Schema, es *enforce.Stream, read, attempt int, end bool) bool
+type watcher func(s *enforce.Schema, es *enforce.Incremental, read, attempt int, end bool) bool

@@ -12,7 +12,7 @@ import (
 type Partial[T any] struct {
 	// Value is the answer read so far, decoded into T: the values begun
 	// so far, a string cut where the text is, and members not yet begun
-	// zero (see enforce.Stream.Partial for which values show).
+	// zero (see enforce.Incremental.Partial for which values show).
 	Value T
 	// Settled holds the JSON Pointers of the members and items that are
 	// whole and known to pass their subschema, in the order they settled;
@@ -83,15 +83,15 @@ func (s *TypedStream[T]) Partials() iter.Seq[Partial[T]] {
 		ctx, cancel := context.WithCancelCause(s.ctx)
 		defer cancel(nil)
 		var (
-			cur       *enforce.Stream // the reply shown last
+			cur       *enforce.Incremental // the reply shown last
 			lastLen   = -1
 			lastSet   = -1
-			seen      *enforce.Stream // the reply watched last
-			built     int             // its bytes read when a partial of it was last built
-			skipped   bool            // its latest bytes were read and no partial built
+			seen      *enforce.Incremental // the reply watched last
+			built     int                  // its bytes read when a partial of it was last built
+			skipped   bool                 // its latest bytes were read and no partial built
 			bodyPanic *panicked
 		)
-		watch := func(schema *enforce.Schema, es *enforce.Stream, read, attempt int, end bool) bool {
+		watch := func(schema *enforce.Schema, es *enforce.Incremental, read, attempt int, end bool) bool {
 			if es != seen {
 				seen, built, skipped = es, 0, false
 			}

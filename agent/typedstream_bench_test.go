@@ -66,7 +66,7 @@ func BenchmarkStreamJudge16B(b *testing.B) {
 	b.ReportMetric(float64(len(cs)-1), "chunks/op")
 }
 
-// BenchmarkStreamJudgePartial16B adds Stream.Partial after every chunk:
+// BenchmarkStreamJudgePartial16B adds Incremental.Partial after every chunk:
 // the enforce side of the typed stream.
 func BenchmarkStreamJudgePartial16B(b *testing.B) {
 	answer := report1KiB(b)

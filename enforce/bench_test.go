@@ -216,7 +216,7 @@ func BenchmarkCorrectiveMessage(b *testing.B) {
 	}
 }
 
-// BenchmarkStreamPassing1KiB16 is the Stream fed the passing answer of
+// BenchmarkStreamPassing1KiB16 is the Incremental fed the passing answer of
 // BenchmarkCheckPassing1KiB in 16-byte chunks, then closed: compare the
 // two side by side.
 func BenchmarkStreamPassing1KiB16(b *testing.B) {
@@ -239,7 +239,7 @@ func BenchmarkStreamPassing1KiB16(b *testing.B) {
 
 // BenchmarkSideBySide1KiB runs, in each iteration, Check on the passing
 // answer, gojsonschema's own Validate(NewBytesLoader) on the same bytes,
-// Check without the fast path, and the Stream fed it in 16-byte chunks,
+// Check without the fast path, and the Incremental fed it in 16-byte chunks,
 // and reports each one's time and their ratios to Check: interleaved, so
 // that a busy machine slows them alike.
 func BenchmarkSideBySide1KiB(b *testing.B) {

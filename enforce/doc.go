@@ -67,14 +67,14 @@
 //
 // # Judging as the answer streams
 //
-// [Schema.Stream] returns a [Stream], fed the answer's bytes as they
+// [Schema.Stream] returns an [Incremental], fed the answer's bytes as they
 // arrive. A write fails — with the *[CheckError] the whole answer gets —
 // at the byte that dooms the answer, when no completion of what arrived
 // can pass: prose before the JSON, a markdown fence, a member the schema
 // refuses, a value of the wrong type or outside its enum. A loop can stop
-// reading there and send the corrective turn at once. [Stream.Close]
+// reading there and send the corrective turn at once. [Incremental.Close]
 // gives the verdict of [Schema.Check] on the whole answer.
-// [Stream.Partial] gives the answer so far as one closed JSON document,
+// [Incremental.Partial] gives the answer so far as one closed JSON document,
 // to show a typed value as it forms, and the JSON Pointers of the
 // members and items that are whole and already pass their subschema.
 //

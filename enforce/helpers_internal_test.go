@@ -19,7 +19,7 @@ func mustCompileInternal(t testing.TB, schema string) *Schema {
 	return s
 }
 
-func feed(st *Stream, text string, size int) (int, error) {
+func feed(st *Incremental, text string, size int) (int, error) {
 	read := 0
 	for i := 0; i < len(text); i += size {
 		n, err := st.WriteString(text[i:min(i+size, len(text))])

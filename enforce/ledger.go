@@ -69,7 +69,7 @@ type Attempt struct {
 	// Cost is what the model call that produced the answer spent
 	// ([Answer.Cost]); its members sit in the row's JSON beside the others.
 	Cost
-	// Cut: the caller stopped reading the answer at a [Stream]'s early
+	// Cut: the caller stopped reading the answer at an [Incremental]'s early
 	// verdict ([Answer.Cut]), which the stage, error and path are; it
 	// says how far the answer got. Its Verdict is not kept here.
 	Cut *Cut `json:"cut,omitempty"`
@@ -91,15 +91,15 @@ type ReadBack struct {
 	Members []string `json:"members"`
 }
 
-// Cut says an answer was stopped before its end: a [Stream] judging it as
+// Cut says an answer was stopped before its end: an [Incremental] judging it as
 // it arrived gave an early verdict, and the caller stopped reading there,
 // so the model stopped writing (and being paid for).
 type Cut struct {
-	// Verdict is the Stream's early verdict, the *CheckError its Write
+	// Verdict is the Incremental's early verdict, the *CheckError its Write
 	// returned. Only [Answer.Cut] carries it.
 	Verdict *CheckError `json:"-"`
 	// Bytes is the length of the answer up to and including the byte
-	// that doomed it, where the Stream gave its verdict: the answer the
+	// that doomed it, where the Incremental gave its verdict: the answer the
 	// ledger is given, and the model is shown. Bytes that came after it
 	// in the same piece are not kept.
 	Bytes int `json:"bytes"`
@@ -151,7 +151,7 @@ type Answer struct {
 	// answer belongs — with one issue at the root, keyword "tool".
 	NoCall bool
 	// Cut, when not nil, says the caller stopped reading the answer at a
-	// [Stream]'s early verdict (Cut.Verdict): Given is the answer as far
+	// [Incremental]'s early verdict (Cut.Verdict): Given is the answer as far
 	// as it arrived. The verdict is recorded as it stands, not judged
 	// again: Check would judge the cut answer's end, not where it failed.
 	// Its corrective message says the answer was stopped there.

@@ -10,7 +10,7 @@ import (
 	"github.com/enforcer-go/enforcer/fnv"
 )
 
-// early feeds answer to a Stream of s and returns the early verdict and
+// early feeds answer to an Incremental of s and returns the early verdict and
 // the answer up to and including the byte that gave it.
 func early(t *testing.T, s *enforce.Schema, answer string) (*enforce.CheckError, string) {
 	t.Helper()

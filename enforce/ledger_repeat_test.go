@@ -61,7 +61,7 @@ func TestRepeatLimitTellsJSONParseFailuresApartByTheirForm(t *testing.T) {
 	}
 }
 
-// A Stream's early verdict on a cut answer has its form too: prose cut
+// An Incremental's early verdict on a cut answer has its form too: prose cut
 // at its first byte, then a fence cut at its first, is progress.
 func TestRepeatLimitTellsCutAnswersApartByTheirForm(t *testing.T) {
 	s := mustCompile(t, skuSchema)

@@ -25,7 +25,7 @@ import (
 //
 // Partial's work is bounded: past four times the values read plus 4096
 // value checks, no more values settle.
-func (st *Stream) Partial() (doc []byte, settled []string) {
+func (st *Incremental) Partial() (doc []byte, settled []string) {
 	// Details. A \u escape of a high surrogate waiting for its pair is
 	// left out of an open string, as is an unfinished escape or UTF-8
 	// sequence; a number ends at the byte after it, or at Close. After an
@@ -69,7 +69,7 @@ type pdoc struct {
 
 // ended records that a value ended just before end, and is doc as
 // parseJSON gives it.
-func (st *Stream) ended(end int, doc any) {
+func (st *Incremental) ended(end int, doc any) {
 	key := ""
 	if d := len(st.stack); d > 0 {
 		f := &st.stack[d-1]
@@ -85,9 +85,9 @@ func (st *Stream) ended(end int, doc any) {
 
 // done records that a string, number or literal ended just before end,
 // and is doc; ok: it passed the subschema its path gives it (see
-// [Stream.passesHere]). It reports whether a validator of the value gave
+// [Incremental.passesHere]). It reports whether a validator of the value gave
 // a verdict.
-func (st *Stream) done(end int, doc any, ok bool) bool {
+func (st *Incremental) done(end int, doc any, ok bool) bool {
 	st.ended(end, doc)
 	st.verified(ok)
 	if st.tape.on {
@@ -98,7 +98,7 @@ func (st *Stream) done(end int, doc any, ok bool) bool {
 
 // peekContainer builds the object or array that just ended from its n
 // members or items, the last n docs, leaving them there (see dropKids).
-func (st *Stream) peekContainer(obj bool, n int) any {
+func (st *Incremental) peekContainer(obj bool, n int) any {
 	kids := st.docs[len(st.docs)-n:]
 	if obj {
 		m := make(map[string]any, n)
@@ -116,21 +116,21 @@ func (st *Stream) peekContainer(obj bool, n int) any {
 
 // dropKids drops the last n docs, the members or items of the container
 // that just ended.
-func (st *Stream) dropKids(n int) {
+func (st *Incremental) dropKids(n int) {
 	kids := st.docs[len(st.docs)-n:]
 	st.docs = st.docs[:len(st.docs)-n]
 	clear(kids)
 }
 
-// lazyDoc stands, in Stream.docs, for an object or array that passed the
+// lazyDoc stands, in Incremental.docs, for an object or array that passed the
 // subschema its path gives it and was not built: the text from start to
 // end. It is parsed where the tree is wanted after all (see
-// Stream.built).
+// Incremental.built).
 type lazyDoc struct{ start, end int }
 
 // lazy drops the n members or items of the object or array that began at
 // start and ended before end, and returns its lazyDoc.
-func (st *Stream) lazy(start, end, n int) any {
+func (st *Incremental) lazy(start, end, n int) any {
 	kids := st.docs[len(st.docs)-n:]
 	st.docs = st.docs[:len(st.docs)-n]
 	clear(kids)
@@ -138,9 +138,9 @@ func (st *Stream) lazy(start, end, n int) any {
 }
 
 // built returns v as parseJSON gives it: v, or the value a lazyDoc stands
-// for. Should that text not parse, which it does, the Stream breaks:
-// Close then judges the text (see Stream.isWhole).
-func (st *Stream) built(v any) any {
+// for. Should that text not parse, which it does, the Incremental breaks:
+// Close then judges the text (see Incremental.isWhole).
+func (st *Incremental) built(v any) any {
 	l, ok := v.(*lazyDoc)
 	if !ok {
 		return v
@@ -152,15 +152,15 @@ func (st *Stream) built(v any) any {
 	return doc
 }
 
-// isWhole reports whether the Stream read exactly one whole value and no
+// isWhole reports whether the Incremental read exactly one whole value and no
 // verdict.
-func (st *Stream) isWhole() bool {
+func (st *Incremental) isWhole() bool {
 	return st.verdict == nil && !st.broken && st.state == stAfter && len(st.stack) == 0 && len(st.docs) == 1 && st.read == st.buf.Len()
 }
 
-// whole returns the answer as parseJSON gives it, once the Stream read
+// whole returns the answer as parseJSON gives it, once the Incremental read
 // exactly one whole value and no verdict.
-func (st *Stream) whole() (any, bool) {
+func (st *Incremental) whole() (any, bool) {
 	if !st.isWhole() {
 		return nil, false
 	}
@@ -171,7 +171,7 @@ func (st *Stream) whole() (any, bool) {
 // childSchema is the subschema of the value now read in the object or
 // array stack[d-1], when it is known from the path alone; nil for the
 // root.
-func (st *Stream) childSchema(d int) *engine.Node {
+func (st *Incremental) childSchema(d int) *engine.Node {
 	if d == 0 {
 		return nil
 	}
@@ -186,7 +186,7 @@ func (st *Stream) childSchema(d int) *engine.Node {
 }
 
 // enter sets the subschema of the object or array just begun.
-func (st *Stream) enter() {
+func (st *Incremental) enter() {
 	d := len(st.stack)
 	if d == 1 {
 		st.stack[0].c = st.s.fast
@@ -197,7 +197,7 @@ func (st *Stream) enter() {
 
 // catchUp starts checking values as they end: it sets the subschemas of
 // the open objects and arrays, and checks the values that already ended.
-func (st *Stream) catchUp() {
+func (st *Incremental) catchUp() {
 	st.tape.on = true
 	for d := range st.stack {
 		if d == 0 {
@@ -232,7 +232,7 @@ func (st *Stream) catchUp() {
 
 // walk checks v, at ptr with subschema c, after the values inside it,
 // and returns how many values it holds.
-func (st *Stream) walk(v any, ptr string, c *engine.Node) int {
+func (st *Incremental) walk(v any, ptr string, c *engine.Node) int {
 	if c == nil {
 		return countValues(v)
 	}
@@ -241,7 +241,7 @@ func (st *Stream) walk(v any, ptr string, c *engine.Node) int {
 	return size
 }
 
-func (st *Stream) walkKids(v any, ptr string, c *engine.Node) int {
+func (st *Incremental) walkKids(v any, ptr string, c *engine.Node) int {
 	n := 0
 	switch v := v.(type) {
 	case []any:
@@ -273,10 +273,10 @@ func countValues(v any) int {
 
 // settleOne checks doc, a member or item of size values with subschema
 // c (nil: not known), within the work bound, and settles it when it
-// passes. Its pointer is ptr, or where the Stream is when ptr is "".
-// checked: the Stream already checked doc against c, and ok is the
-// verdict (see [Stream.passesHere]).
-func (st *Stream) settleOne(doc any, c *engine.Node, size int, ptr string, checked, ok bool) {
+// passes. Its pointer is ptr, or where the Incremental is when ptr is "".
+// checked: the Incremental already checked doc against c, and ok is the
+// verdict (see [Incremental.passesHere]).
+func (st *Incremental) settleOne(doc any, c *engine.Node, size int, ptr string, checked, ok bool) {
 	t := &st.tape
 	if c == nil || t.off {
 		return
@@ -312,7 +312,7 @@ func passes(c *engine.Node, doc any) (ok bool) {
 
 // pointer returns the JSON Pointer of the value now read in stack[d-1]
 // ("" for d 0).
-func (st *Stream) pointer(d int) string {
+func (st *Incremental) pointer(d int) string {
 	var b strings.Builder
 	for _, f := range st.stack[:d] {
 		b.WriteByte('/')
@@ -326,7 +326,7 @@ func (st *Stream) pointer(d int) string {
 }
 
 // partialDoc is Partial's doc.
-func (st *Stream) partialDoc() []byte {
+func (st *Incremental) partialDoc() []byte {
 	if st.rootStart < 0 {
 		return nil
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
-// FuzzPartial holds Stream.Partial to its promises on the schemas and
+// FuzzPartial holds Incremental.Partial to its promises on the schemas and
 // answers FuzzStream builds (or FuzzFast's, from every keyword), read in chunks with Partial called after
 // each: doc is nil only while no value has begun and is otherwise one
 // JSON value our parser accepts; settled only grows; every settled

@@ -13,7 +13,7 @@ import (
 
 // Partial shows the answer as it forms, and which of its members are
 // final and keep the contract.
-func ExampleStream_Partial() {
+func ExampleIncremental_Partial() {
 	s, err := enforce.CompileSchema([]byte(`{
 		"type": "object",
 		"required": ["city", "days"],

@@ -10,7 +10,7 @@ import (
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
-// FuzzRepairs holds the repairs to their laws and the Stream of a schema
+// FuzzRepairs holds the repairs to their laws and the Incremental of a schema
 // with repairs to Check with them. From the fuzz bytes it builds a schema
 // and an answer that tries to pass it (as FuzzStream does), wraps that
 // answer the ways models do (a fence, prose, relaxed syntax, quoted
@@ -25,7 +25,7 @@ import (
 //   - what a mend other than the fence alone made parses, and Check
 //     judges it: Check(answer) is Check of the mended text, repairs
 //     named;
-//   - the Stream's early verdict holds on every completion tried, and
+//   - the Incremental's early verdict holds on every completion tried, and
 //     without one, Close is Check; a wrapped passing answer is never
 //     failed early.
 func FuzzRepairs(f *testing.F) {
@@ -123,7 +123,7 @@ func holdRepairLaws(t *testing.T, strict, s *Schema, answer string) {
 	}
 }
 
-// holdMendedStream: an early verdict of a Stream with repairs is Check's
+// holdMendedStream: an early verdict of an Incremental with repairs is Check's
 // on every completion tried; without one, Close is Check.
 func holdMendedStream(t *testing.T, s *Schema, text string, size int) {
 	t.Helper()
@@ -383,7 +383,7 @@ func coercedFrom(was, is any) bool {
 }
 
 // tryComplete is read+complete(read), where complete can read it (it
-// expects what a strict Stream accepted).
+// expects what a strict Incremental accepted).
 func tryComplete(read string) (c string, ok bool) {
 	defer func() {
 		if recover() != nil {

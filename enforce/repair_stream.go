@@ -2,7 +2,7 @@ package enforce
 
 import "strings"
 
-// A Stream of a schema with repairs ([Schema.WithRepairs]) judges what
+// An Incremental of a schema with repairs ([Schema.WithRepairs]) judges what
 // the repairs will make of the answer, so an early verdict stays one no
 // completion and no repair can avoid, and Close gives what Check gives.
 //
@@ -23,7 +23,7 @@ type mendStream struct {
 	buf   strings.Builder // every byte written, up to one past the limit
 	// inner judges the answer, or the fence's content, strictly; nil
 	// when only the size bound can be judged early.
-	inner *Stream
+	inner *Incremental
 	phase uint8
 	fence byte // the fence's character, once one opened
 	// heldFrom is where the fence characters (and whitespace) held back

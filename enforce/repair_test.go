@@ -193,7 +193,7 @@ func TestTheLedgerRecordsRepairsAndHandsBackTheMendedAnswer(t *testing.T) {
 }
 
 // Every prefix of an answer that a repair can still mend is not doomed:
-// a Stream of a schema with repairs gives no early verdict on a prefix of
+// an Incremental of a schema with repairs gives no early verdict on a prefix of
 // an answer that passes, and Close gives what Check gives.
 func TestAStreamWithRepairsDoesNotDoomWhatARepairMends(t *testing.T) {
 	answers := []string{

@@ -39,7 +39,7 @@ type Schema struct {
 	// typed holds For's copies of a schema without a Go type, by type,
 	// so that one type always gets the same *Schema.
 	typed *sync.Map
-	// plan is what a Stream checks before the answer ends, shared by
+	// plan is what an Incremental checks before the answer ends, shared by
 	// every copy of the schema and built on first use.
 	plan *engine.Plan
 	// fast judges passing answers without gojsonschema (see
@@ -279,7 +279,7 @@ func (s *Schema) checkStrict(answer string) error {
 
 // checkParsed is Check after parsing: answer parsed into doc, which holds
 // values values and names member names. passed: the fast path already
-// passed doc (a Stream checks it as it is read).
+// passed doc (an Incremental checks it as it is read).
 func (s *Schema) checkParsed(answer string, doc any, values, names int, passed bool) error {
 	if err := s.checkWork(doc, values, names); err != nil {
 		return err
@@ -327,7 +327,7 @@ func (s *Schema) checkWork(doc any, values, names int) *CheckError {
 }
 
 // tooLong is the verdict on an answer longer than limit. It does not
-// name the answer's length, so that a Stream can give it at the first
+// name the answer's length, so that an Incremental can give it at the first
 // byte past the limit.
 func tooLong(limit int) *CheckError {
 	return &CheckError{Stage: StageJSONParse, tooLong: true, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(

@@ -14,9 +14,10 @@ import (
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
-// Stream judges an answer as its bytes arrive ([Stream.Write]), and gives
-// the whole answer's verdict at [Stream.Close], exactly as [Schema.Check]
-// does. Make one with [Schema.Stream]; it is not safe for concurrent use.
+// Incremental judges an answer as its bytes arrive ([Incremental.Write]),
+// and gives the whole answer's verdict at [Incremental.Close], exactly as
+// [Schema.Check] does. Make one with [Schema.Stream]; it is not safe for
+// concurrent use.
 //
 // A write fails early, with a *[CheckError], only when no completion of
 // the bytes read can pass: at json-parse, every completion within the
@@ -26,11 +27,11 @@ import (
 // float64 where enum, const or uniqueItems compare them: Check reports
 // such a number alone). Where the schema does not let a prefix decide,
 // the verdict waits for Close.
-type Stream struct {
+type Incremental struct {
 	// mend judges in its place for a schema with repairs.
 	mend *mendStream
 	// noSchema: no early verdicts at schema-validate (a mendStream's
-	// inner Stream, when values may still be coerced).
+	// inner Incremental, when values may still be coerced).
 	noSchema bool
 	// pointed are the schema's validators of one member ([Validator.At]),
 	// asked with vctx and vtry when it closes ([Schema.StreamValidating]).
@@ -78,7 +79,7 @@ type Stream struct {
 	values, names int
 
 	// Room for a typical answer's nesting and member names, allocated
-	// with the Stream.
+	// with the Incremental.
 	stackBuf [8]frame
 	keysBuf  [32]string
 	docsBuf  [32]pdoc
@@ -95,16 +96,16 @@ type frame struct {
 	n      int    // members or items begun
 	key    string // the current member's name
 	kc     *engine.Node
-	// The object's member names are Stream.keys[keys:], and also in set
+	// The object's member names are Incremental.keys[keys:], and also in set
 	// once there are many.
 	keys  int
 	set   map[string]struct{}
 	safe  int // just past the last whole member or item, or the opening bracket
 	start int // where it began
-	docs  int // where its members or items begin in Stream.docs
+	docs  int // where its members or items begin in Incremental.docs
 	// For Partial: the values begun before it, and the subschema that
 	// applies to it (when known from the path, and, before Partial is
-	// called, when the Stream checks values as they end).
+	// called, when the Incremental checks values as they end).
 	values int
 	c      *engine.Node
 	// uniq holds the eqKeys of an array's items, where its subschema has
@@ -112,30 +113,31 @@ type frame struct {
 	uniq map[string]struct{}
 }
 
-// Stream returns a judge for an answer that arrives in pieces: see
-// [Stream] for when it fails an answer before it ends and what that
-// verdict promises. Streams of one Schema may run concurrently.
-func (s *Schema) Stream() *Stream {
+// Stream returns an incremental judge for an answer that arrives in
+// pieces: see [Incremental] for when it fails an answer before it ends
+// and what that verdict promises. Those of one Schema may run
+// concurrently.
+func (s *Schema) Stream() *Incremental {
 	if s.repairs != 0 {
-		return &Stream{mend: newMendStream(s)}
+		return &Incremental{mend: newMendStream(s)}
 	}
-	st := &Stream{s: s, limit: s.maxAnswerBytes(), state: stValue, rootStart: -1, rootEnd: -1,
+	st := &Incremental{s: s, limit: s.maxAnswerBytes(), state: stValue, rootStart: -1, rootEnd: -1,
 		inc: s.fast != nil && s.fan == nil}
 	if s.fan == nil {
 		// Where recursion fans out, one value may cost more than any
 		// answer's share before the answer's whole cost is counted: the
-		// Stream only reads, and Close judges.
+		// judge only reads, and Close judges.
 		st.cur = s.plan.Root(s.fast)
 	}
 	st.stack, st.keys, st.docs = st.stackBuf[:0], st.keysBuf[:0], st.docsBuf[:0]
 	return st
 }
 
-// StreamValidating returns a [Stream] that also asks the schema's
+// StreamValidating returns an [Incremental] that also asks the schema's
 // validators of one member ([Validator.At]), with ctx and at, as soon as
 // that member's value closes: an issue they find fails the answer there.
 // One that errs, panics or outlives ctx gives no early verdict.
-func (s *Schema) StreamValidating(ctx context.Context, at Try) *Stream {
+func (s *Schema) StreamValidating(ctx context.Context, at Try) *Incremental {
 	st := s.Stream()
 	if st.mend != nil {
 		return st // validators judge the mended answer, at its end
@@ -153,7 +155,7 @@ func (s *Schema) StreamValidating(ctx context.Context, at Try) *Stream {
 // depth d, s[start:end], and gives the first one's issues as the verdict.
 // Nothing after a closed value can change it, so an issue found on it is
 // the one the validator finds at the answer's end.
-func (st *Stream) validateClosed(d, start, end int) bool {
+func (st *Incremental) validateClosed(d, start, end int) bool {
 	if len(st.pointed) == 0 || st.verdict != nil {
 		return false
 	}
@@ -187,7 +189,7 @@ func (st *Stream) validateClosed(d, start, end int) bool {
 	return false
 }
 
-// Stream states, between two bytes.
+// Incremental states, between two bytes.
 const (
 	stValue     uint8 = iota // a value must begin
 	stArrayOpen              // after '[': a value or ']'
@@ -227,7 +229,7 @@ var errStreamClosed = errors.New("enforce: write to a closed Stream")
 // verdict, a *[CheckError], with n the bytes of p read up to and
 // including the byte at which the verdict was given; every later write
 // returns 0 and the same verdict.
-func (st *Stream) Write(p []byte) (int, error) {
+func (st *Incremental) Write(p []byte) (int, error) {
 	if st.mend != nil {
 		return st.mend.write(string(p))
 	}
@@ -239,8 +241,8 @@ func (st *Stream) Write(p []byte) (int, error) {
 	return st.judge(len(p))
 }
 
-// WriteString is [Stream.Write] for a string.
-func (st *Stream) WriteString(p string) (int, error) {
+// WriteString is [Incremental.Write] for a string.
+func (st *Incremental) WriteString(p string) (int, error) {
 	if st.mend != nil {
 		return st.mend.write(p)
 	}
@@ -252,9 +254,9 @@ func (st *Stream) WriteString(p string) (int, error) {
 	return st.judge(len(p))
 }
 
-// stopped is why a write reads nothing: the Stream is closed, or its
+// stopped is why a write reads nothing: the Incremental is closed, or its
 // verdict is given; nil while the answer can still pass.
-func (st *Stream) stopped() error {
+func (st *Incremental) stopped() error {
 	if st.closed {
 		return errStreamClosed
 	}
@@ -263,7 +265,7 @@ func (st *Stream) stopped() error {
 
 // grow makes room for n more bytes, starting at 2 KiB: a typical answer
 // then never grows the buffer.
-func (st *Stream) grow(n int) {
+func (st *Incremental) grow(n int) {
 	if st.buf.Cap() == 0 {
 		st.buf.Grow(min(max(2048, 2*n), st.limit+1))
 	}
@@ -271,14 +273,14 @@ func (st *Stream) grow(n int) {
 
 // room is how many of n more bytes to keep: one past the size bound is
 // enough to judge the answer too long.
-func (st *Stream) room(n int) int {
+func (st *Incremental) room(n int) int {
 	return min(n, st.limit+1-st.buf.Len())
 }
 
 // Close ends the answer and returns its verdict: the early verdict if a
 // write gave one, else exactly what [Schema.Check] returns for every byte
 // written. Later calls return the same.
-func (st *Stream) Close() error {
+func (st *Incremental) Close() error {
 	if st.mend != nil {
 		return st.mend.close()
 	}
@@ -289,8 +291,8 @@ func (st *Stream) Close() error {
 			st.done(st.read, v, st.passesHere(v))
 		}
 		if st.verdict == nil {
-			// What the Stream read is what Check would parse: judge its
-			// tree, or, where the Stream could not follow, the text.
+			// What the Incremental read is what Check would parse: judge its
+			// tree, or, where the Incremental could not follow, the text.
 			var err error
 			if st.inc && st.rootOK && st.isWhole() {
 				// Every value passed as it ended: the tree need not be built.
@@ -309,7 +311,7 @@ func (st *Stream) Close() error {
 }
 
 // judge reads the n bytes just buffered, stopping at a verdict.
-func (st *Stream) judge(n int) (int, error) {
+func (st *Incremental) judge(n int) (int, error) {
 	s := st.buf.String()
 	start := st.read
 	end := len(s)
@@ -330,7 +332,7 @@ func (st *Stream) judge(n int) (int, error) {
 
 // run steps through s[i:end] and returns where it stopped: end, or just
 // past the byte that gave a verdict.
-func (st *Stream) run(s string, i, end int) int {
+func (st *Incremental) run(s string, i, end int) int {
 	for i < end {
 		c := s[i]
 		switch st.state {
@@ -473,7 +475,7 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 
 // begin starts the value whose first byte is s[i], and reports whether
 // that gave a verdict.
-func (st *Stream) begin(s string, i int) bool {
+func (st *Incremental) begin(s string, i int) bool {
 	c := s[i]
 	n := st.cur
 	switch {
@@ -552,7 +554,7 @@ func (st *Stream) begin(s string, i int) bool {
 
 // pop ends the innermost object or array, just before end, and reports
 // whether that gave a verdict.
-func (st *Stream) pop(end int) bool {
+func (st *Incremental) pop(end int) bool {
 	f := &st.stack[len(st.stack)-1]
 	start := f.start
 	c, size, bad := f.c, st.values-f.values+1, f.bad
@@ -591,7 +593,7 @@ func (st *Stream) pop(end int) bool {
 // duplicate gives the verdict on an item that just closed equal to an
 // item before it, in an array whose subschema its path decides and says
 // uniqueItems: from then on no completion keeps the items unique.
-func (st *Stream) duplicate() bool {
+func (st *Incremental) duplicate() bool {
 	d := len(st.stack)
 	if d == 0 || !st.inc || st.verdict != nil {
 		return false
@@ -640,7 +642,7 @@ func cloneTree(v any) any {
 
 // closedScalar is closedFails for the string, number or literal v that
 // just ended, where the path decides its subschema.
-func (st *Stream) closedScalar(v any) bool {
+func (st *Incremental) closedScalar(v any) bool {
 	if !st.inc {
 		return false
 	}
@@ -652,7 +654,7 @@ func (st *Stream) closedScalar(v any) bool {
 }
 
 // stringByte steps a string at s[i] = c, past its plain text.
-func (st *Stream) stringByte(s string, i int, c byte) bool {
+func (st *Incremental) stringByte(s string, i int, c byte) bool {
 	switch {
 	case st.utf > 0:
 		st.utf++
@@ -695,7 +697,7 @@ func (st *Stream) stringByte(s string, i int, c byte) bool {
 }
 
 // endString closes the string raw, quotes included.
-func (st *Stream) endString(raw string) bool {
+func (st *Incremental) endString(raw string) bool {
 	st.state = stAfter
 	if !st.key {
 		n := st.cur
@@ -744,7 +746,7 @@ func (st *Stream) endString(raw string) bool {
 // refuses beside patternProperties, or under a subschema the plan does
 // not follow (allOf, …): once the name has closed, whether a property or
 // a pattern lists it is decided, whatever the member's value.
-func (st *Stream) unlisted(f *frame, name string) bool {
+func (st *Incremental) unlisted(f *frame, name string) bool {
 	c := f.c
 	if !st.inc || c == nil || !c.AddlFalse {
 		return false
@@ -766,8 +768,8 @@ func decodeString(raw string) string {
 }
 
 // decode is the value of the string raw just read, quotes included:
-// without an escape, its text (the Stream checked its UTF-8).
-func (st *Stream) decode(raw string) string {
+// without an escape, its text (the Incremental checked its UTF-8).
+func (st *Incremental) decode(raw string) string {
 	if !st.escaped {
 		return raw[1 : len(raw)-1]
 	}
@@ -780,7 +782,7 @@ func (st *Stream) decode(raw string) string {
 // engine.Node.Member). Where it passes, no early verdict can come from it:
 // no keyword of that subschema, the only one applying to it, reports an
 // issue at its pointer.
-func (st *Stream) passesHere(v any) (ok bool) {
+func (st *Incremental) passesHere(v any) (ok bool) {
 	if !st.inc {
 		return false
 	}
@@ -804,7 +806,7 @@ func (st *Stream) passesHere(v any) (ok bool) {
 // shapePasses is c.checkOwn of the object or array f, which ends now,
 // for a c whose own keywords need only its member names and size
 // (c.shapeOnly).
-func (st *Stream) shapePasses(c *engine.Node, f *frame) bool {
+func (st *Incremental) shapePasses(c *engine.Node, f *frame) bool {
 	if c.Always {
 		return true
 	}
@@ -840,7 +842,7 @@ func ownPasses(c *engine.Node, doc any) (ok bool) {
 
 // verified records whether the value that just ended passed the
 // subschema its path gives it, in its container or as the whole answer.
-func (st *Stream) verified(ok bool) {
+func (st *Incremental) verified(ok bool) {
 	if d := len(st.stack); d > 0 {
 		if !ok {
 			st.stack[d-1].bad = true
@@ -851,7 +853,7 @@ func (st *Stream) verified(ok bool) {
 }
 
 // has reports whether the object f already has a member name.
-func (st *Stream) has(f *frame, name string) bool {
+func (st *Incremental) has(f *frame, name string) bool {
 	if f.set != nil {
 		_, ok := f.set[name]
 		return ok
@@ -864,7 +866,7 @@ func (st *Stream) has(f *frame, name string) bool {
 	return false
 }
 
-func (st *Stream) add(f *frame, name string) {
+func (st *Incremental) add(f *frame, name string) {
 	if f.set == nil && len(st.keys)-f.keys < 16 {
 		st.keys = append(st.keys, name)
 		return
@@ -880,7 +882,7 @@ func (st *Stream) add(f *frame, name string) {
 
 // numberByte steps a number at s[i] = c. ended: c is not part of the
 // number, which ended before it (c is judged again, after it).
-func (st *Stream) numberByte(s string, i int, c byte) (ended, doomed bool) {
+func (st *Incremental) numberByte(s string, i int, c byte) (ended, doomed bool) {
 	digit := c >= '0' && c <= '9'
 	switch st.num {
 	case numSign:
@@ -936,7 +938,7 @@ func (st *Stream) numberByte(s string, i int, c byte) (ended, doomed bool) {
 
 // endNumber ends the number before s[i]. A byte that may not follow a
 // value is a json-parse error, judged next, before the number is.
-func (st *Stream) endNumber(s string, i int) bool {
+func (st *Incremental) endNumber(s string, i int) bool {
 	st.state = stAfter
 	if st.long {
 		return st.giveSyntax(s[:i+1], i)
@@ -956,8 +958,8 @@ func (st *Stream) endNumber(s string, i int) bool {
 	return false
 }
 
-// mayFollow reports whether c may follow a value where the Stream is.
-func (st *Stream) mayFollow(c byte) bool {
+// mayFollow reports whether c may follow a value where the Incremental is.
+func (st *Incremental) mayFollow(c byte) bool {
 	if isSpace(c) {
 		return true
 	}
@@ -971,7 +973,7 @@ func (st *Stream) mayFollow(c byte) bool {
 }
 
 // scalar judges a closed string, number or literal against the plan.
-func (st *Stream) scalar(k engine.Kinds, text string) bool {
+func (st *Incremental) scalar(k engine.Kinds, text string) bool {
 	n := st.cur
 	if n == nil || !n.MayFail(k, text) {
 		return false
@@ -988,9 +990,9 @@ func (st *Stream) scalar(k engine.Kinds, text string) bool {
 	return st.schema(len(st.stack), v, false, "", engine.ScalarKeywords...)
 }
 
-// Bounds on asking gojsonschema: at most maxAsks documents per Stream,
+// Bounds on asking gojsonschema: at most maxAsks documents per Incremental,
 // each with at most maxAskItems array items on the path to the value.
-// Past them the Stream gives no early schema-validate verdict.
+// Past them the Incremental gives no early schema-validate verdict.
 const (
 	maxAsks     = 64
 	maxAskItems = 4096
@@ -998,7 +1000,7 @@ const (
 
 // syntax is an error at s[i]. Its message names the character that
 // starts there, so one of several bytes is given once they all are read.
-func (st *Stream) syntax(s string, i int) bool {
+func (st *Incremental) syntax(s string, i int) bool {
 	if s[i] < utf8.RuneSelf || utf8.FullRuneInString(s[i:i+1]) {
 		return st.giveSyntax(s[:i+1], i)
 	}
@@ -1008,9 +1010,9 @@ func (st *Stream) syntax(s string, i int) bool {
 
 // giveSyntax gives the json-parse verdict on prefix, which no completion
 // can parse since its byte at doom; the parser writes it. Should the
-// parser not fail there, the Stream gives no early verdict at all, and
+// parser not fail there, the Incremental gives no early verdict at all, and
 // Close decides.
-func (st *Stream) giveSyntax(prefix string, doom int) bool {
+func (st *Incremental) giveSyntax(prefix string, doom int) bool {
 	err := func() error { _, err := jsonvalue.Parse(prefix); return err }()
 	var se *jsonvalue.SyntaxError
 	if errors.As(err, &se) && se.Offset <= doom {
@@ -1021,8 +1023,8 @@ func (st *Stream) giveSyntax(prefix string, doom int) bool {
 	return false
 }
 
-// giveUp stops early verdicts: a state the Stream cannot judge.
-func (st *Stream) giveUp() {
+// giveUp stops early verdicts: a state the Incremental cannot judge.
+func (st *Incremental) giveUp() {
 	st.state = stGaveUp
 }
 
@@ -1033,8 +1035,8 @@ const stGaveUp = 255
 // there) and gives the schema-validate verdict when it reports an issue
 // at that pointer with one of keywords. The validator judges a document
 // that holds only the path to v, so its issue is the one it reports for
-// every completion (see [Stream]).
-func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ...string) bool {
+// every completion (see [Incremental]).
+func (st *Incremental) schema(d int, v any, isMember bool, member string, keywords ...string) bool {
 	return st.ask(d, v, 0, isMember, member, func(is Issue, want string) bool {
 		return is.Path == want && slices.Contains(keywords, is.Keyword)
 	})
@@ -1046,7 +1048,7 @@ func (st *Stream) schema(d int, v any, isMember bool, member string, keywords ..
 // issue at or below its pointer is decided, whatever keyword found it
 // (required, minItems, anyOf, not, …), since nothing after the value can
 // change the value or the subschemas that apply to it.
-func (st *Stream) closedFails(d int, v any, size int) bool {
+func (st *Incremental) closedFails(d int, v any, size int) bool {
 	return st.ask(d, v, size, false, "", func(is Issue, want string) bool {
 		return is.Path == want || strings.HasPrefix(is.Path, want+"/")
 	})
@@ -1055,7 +1057,7 @@ func (st *Stream) closedFails(d int, v any, size int) bool {
 // ask validates a document that holds only the path to the value v at
 // depth d (with member name: the member of the object there), of size
 // values, and gives the first issue accept takes as the verdict.
-func (st *Stream) ask(d int, v any, size int, isMember bool, member string, accept func(is Issue, want string) bool) bool {
+func (st *Incremental) ask(d int, v any, size int, isMember bool, member string, accept func(is Issue, want string) bool) bool {
 	if st.noSchema {
 		return false
 	}

@@ -81,7 +81,7 @@ func readBench(t *testing.T) []benchFile {
 }
 
 // TestStreamReachOnRealSchemas feeds every labelled document of the
-// real-world corpus whose schema compiles to a Stream, in 16-byte chunks,
+// real-world corpus whose schema compiles to an Incremental, in 16-byte chunks,
 // as written: on the failing ones it counts early verdicts and the bytes
 // never read; on every one, an early verdict on a passing document or a
 // Close that differs from Check is a soundness violation. Under the race

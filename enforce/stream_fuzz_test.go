@@ -14,8 +14,8 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 )
 
-// FuzzStream holds the Stream to the whole-answer judge. From the fuzz
-// bytes it builds a schema (mostly from the subset the Stream judges
+// FuzzStream holds the Incremental to the whole-answer judge. From the fuzz
+// bytes it builds a schema (mostly from the subset the Incremental judges
 // early, sometimes not: anyOf, not, $ref, patternProperties; an empty
 // seed means fuzzSchema), an answer that tries to pass it, and a
 // mutation of that answer; it judges those and the given answer, in
@@ -93,13 +93,13 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 		t.Fatalf("schema %s, answer %q: in chunks of %d the verdict is %v after %d bytes, byte by byte %v after %d", s.source, text, size, err, n, err1, n1)
 	}
 	if err == nil {
-		// The tree the Stream built is the parser's, with its counts.
+		// The tree the Incremental built is the parser's, with its counts.
 		if doc, ok := st.whole(); ok {
 			want, values, names, perr := jsonvalue.ParseCounting(text)
 			if perr != nil || !reflect.DeepEqual(doc, want) || values != st.values || names != st.names {
 				t.Fatalf("schema %s, answer %q: the Stream built %#v (%d values, %d names), the parser %#v (%d, %d, %v)", s.source, text, doc, st.values, st.names, want, values, names, perr)
 			}
-			// What the Stream checked as it read is the fast path's
+			// What the Incremental checked as it read is the fast path's
 			// verdict on the whole tree, where it knew every subschema.
 			if st.inc && st.rootOK && !s.passesFast(want) {
 				t.Fatalf("schema %s, answer %q: the Stream passed each value as it ended, the fast path fails the whole", s.source, text)
@@ -163,7 +163,7 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 
 // beyondBounds reports whether Check's verdict is that a number is too
 // large for gojsonschema to compare: it then writes that issue alone, and
-// a Stream's early verdict need not be among it (see [Stream]).
+// an Incremental's early verdict need not be among it (see [Incremental]).
 func beyondBounds(ce *CheckError) bool {
 	for _, is := range ce.Issues {
 		if is.Message == tooLargeNumber {
@@ -203,7 +203,7 @@ func sameVerdict(a, b error) bool {
 }
 
 // complete returns text that makes a viable prefix one JSON value. It
-// knows JSON, not the Stream: a second opinion on what can go on.
+// knows JSON, not the Incremental: a second opinion on what can go on.
 func complete(prefix string) string {
 	type level struct {
 		obj  bool

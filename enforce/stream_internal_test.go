@@ -14,7 +14,7 @@ import (
 )
 
 // earlyAbortCase is a failing answer of the early-abort corpus: the
-// Stream must give its verdict at the last byte of the first occurrence
+// Incremental must give its verdict at the last byte of the first occurrence
 // of Through in Answer — the first dooming byte, or the close of the
 // first dooming value.
 type earlyAbortCase struct {
@@ -88,10 +88,10 @@ func TestEarlyAbortCorpus(t *testing.T) {
 	t.Logf("%d failing answers: on average %.1f%% of each answer's bytes was never read", len(cases), 100*unread/float64(len(cases)))
 }
 
-// TestStreamChecksValuesAsTheyEnd: a Stream checks each value by the fast
+// TestStreamChecksValuesAsTheyEnd: an Incremental checks each value by the fast
 // path as it ends; an object or array whose own keywords need only its
 // member names and size, and that passes, is not built (a lazyDoc), yet
-// the tree the Stream gives is the parser's; a member that fails, however
+// the tree the Incremental gives is the parser's; a member that fails, however
 // deep, leaves the answer to the whole-answer judge at Close.
 func TestStreamChecksValuesAsTheyEnd(t *testing.T) {
 	s := mustCompileInternal(t, `{

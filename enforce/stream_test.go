@@ -10,7 +10,7 @@ import (
 	"github.com/enforcer-go/enforcer/enforce"
 )
 
-// A Stream judges the answer as it arrives and fails it at the first
+// An Incremental judges the answer as it arrives and fails it at the first
 // byte no completion can get past, with the verdict Check gives.
 func ExampleSchema_Stream() {
 	s, err := enforce.CompileSchema([]byte(`{
@@ -68,7 +68,7 @@ const streamSchema = `{
 
 // feedAll writes answer in chunks of size and returns the bytes read and
 // the early verdict, or Close's.
-func feedAll(st *enforce.Stream, answer string, size int) (read int, early bool, err error) {
+func feedAll(st *enforce.Incremental, answer string, size int) (read int, early bool, err error) {
 	for i := 0; i < len(answer); i += size {
 		n, err := st.WriteString(answer[i:min(i+size, len(answer))])
 		read += n
@@ -242,7 +242,7 @@ func TestStreamAfterAVerdict(t *testing.T) {
 }
 
 // Contracts reflected from Go types reach their members through $ref:
-// the Stream follows it.
+// the Incremental follows it.
 func TestStreamJudgesReflectedContractsEarly(t *testing.T) {
 	s, err := enforce.SchemaFor[Forecast]()
 	if err != nil {
@@ -256,7 +256,7 @@ func TestStreamJudgesReflectedContractsEarly(t *testing.T) {
 	holdsEarly(t, s, err, answer)
 }
 
-// A value the Stream suspects but gojsonschema passes (1.0 is an
+// A value the Incremental suspects but gojsonschema passes (1.0 is an
 // integer) costs one bounded ask, not one as long as the array: 50,000
 // of them stream in linear time.
 func TestStreamBoundsItsAsks(t *testing.T) {

@@ -20,7 +20,7 @@ import (
 // with [NewValidator]; join it with [Schema.WithValidators]. Validators run
 // on answers that keep the schema, in order, where answers are judged
 // with a context ([Ledger.Judge], [Loop], [Schema.Judge]; not Check or
-// Stream). Their issues, sorted by pointer, fail the answer at
+// [Schema.Stream]). Their issues, sorted by pointer, fail the answer at
 // [StageSchemaValidate] as schema issues do. The zero Validator is
 // invalid.
 type Validator struct {

@@ -72,7 +72,7 @@ func TestAStreamValidatingCutsAtTheMembersClose(t *testing.T) {
 	if got := st.Close(); got != err {
 		t.Errorf("Close = %v, want the verdict", got)
 	}
-	// A plain Stream leaves validators to the end.
+	// A plain Incremental leaves validators to the end.
 	if _, err := s.Stream().WriteString(answer); err != nil {
 		t.Errorf("Stream (no validators) failed early: %v", err)
 	}

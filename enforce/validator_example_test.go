@@ -121,7 +121,7 @@ func ExampleSchema_WithValidators() {
 	// 2 passed
 }
 
-// A validator of one member: it gets just the city, and a Stream from
+// A validator of one member: it gets just the city, and an Incremental from
 // StreamValidating asks it as soon as the city closes, so the answer is
 // failed there, before the rest of it arrives.
 func ExampleValidator_At() {

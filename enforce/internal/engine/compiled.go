@@ -57,7 +57,7 @@ type Node struct {
 	// opaqueKids: something here applies subschemas to this value or
 	// its parts besides properties, additionalProperties and items, so
 	// the subschema of a member or item is not known from its name or
-	// index alone (see Stream.Partial).
+	// index alone (see Incremental.Partial).
 	opaqueKids bool
 }
 

@@ -30,7 +30,7 @@ type keyword struct {
 	container bool
 	// count: its value is a non-negative integer; 2.0 is one.
 	count bool
-	// stream is what a Stream's plan does with the keyword
+	// stream is what an Incremental's plan does with the keyword
 	// (streamplan.go); a subschema using one it leaves unplanned gives no
 	// early verdicts.
 	stream streamRole

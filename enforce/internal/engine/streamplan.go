@@ -13,7 +13,7 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 )
 
-// Where an enforce.Stream gives an early verdict. At json-parse, at the
+// Where an enforce.Incremental gives an early verdict. At json-parse, at the
 // byte that makes the answer unparseable: prose before the value, a
 // markdown fence, anything after a whole value but whitespace, a
 // control character or invalid UTF-8 in a string, nesting past
@@ -28,11 +28,11 @@ import (
 // its name closes; a scalar breaking a keyword checked as it streams,
 // when it closes; an array past maxItems, at the item too many. Each is
 // gojsonschema's own verdict on a document holding only the path to the
-// value; a Stream asks at most maxAsks times, and not about a value
+// value; an Incremental asks at most maxAsks times, and not about a value
 // below more than maxAskItems array items or with a pointer longer than
 // MaxQuote.
 
-// Plan is the part of a schema an enforce.Stream may judge before the
+// Plan is the part of a schema an enforce.Incremental may judge before the
 // answer ends. Each subschema gojsonschema reaches through properties,
 // additionalProperties, items (one schema) and $ref alone, and that uses
 // only the keywords below, becomes a PlanNode; any other subschema, and
@@ -76,7 +76,7 @@ var kindNames = map[string]Kinds{
 
 // PlanNode is one subschema of the plan. Its checks are a filter: when one
 // says a value may fail, gojsonschema itself decides (see
-// [Stream.confirm]), so a check that is too eager costs time, never a
+// [Incremental.confirm]), so a check that is too eager costs time, never a
 // wrong verdict.
 type PlanNode struct {
 	opaque bool // uses something whose verdict a prefix cannot decide
@@ -104,7 +104,7 @@ type PlanNode struct {
 	MaxItems  int // -1 when absent
 
 	// C is the fast path's subschema this PlanNode was built with (nil:
-	// none); a Stream whose object has the subschema c takes its
+	// none); an Incremental whose object has the subschema c takes its
 	// members' subschemas from props, sparing a lookup.
 	C *Node
 }
