@@ -1,0 +1,455 @@
+package engine
+
+import (
+	"encoding/binary"
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+)
+
+// stepKind is which part of an instance a subschema applies to.
+type stepKind int
+
+// step is a subschema applied to a part of the instance of the subschema
+// holding it.
+type step struct {
+	kind  stepKind
+	key   string
+	index int
+	to    string
+}
+
+// checkFanOut holds each value of an answer to MaxSchemaExpansion
+// subschemas (see there why). Answers nest in endless ways, but only the
+// steps stepsFrom lists lead to different subschemas, so a breadth-first
+// walk over them that visits each distinct multiset of subschemas once,
+// at the least depth it occurs, covers every answer. Where it cannot tell
+// which subschemas a step leads to (any other member) it counts more,
+// never fewer.
+//
+// A schema that checks the answer itself against more is refused: no
+// answer could be judged. Where recursion fans out, so that some value
+// nested deep enough would be checked against more, or the walk passes
+// fanOutWork, the schema is accepted and Check counts the checks of each
+// answer along the answer itself (a.fans): real answers are shallow
+// where the worst case is deep.
+func (a *Auditor) checkFanOut() error {
+	f := newFanOut(a)
+	start := f.closure(f.id(""))
+	if start.total() > MaxSchemaExpansion {
+		return &Error{Keyword: "$ref", Location: f.busiest(start), Reason: fmt.Sprintf("the schema checks an answer against more than MaxSchemaExpansion (%d) subschemas with its references followed: validating one answer could take minutes", MaxSchemaExpansion)}
+	}
+	a.PerValue = start.total()
+	seen := map[string]bool{start.key(): true}
+	work := 0
+	frontier := []visits{start}
+	for depth := 1; depth <= jsonvalue.MaxDepth && len(frontier) > 0; depth++ {
+		var next []visits
+		for _, u := range frontier {
+			scan := 0 // what one take from u reads besides its result
+			for _, x := range u {
+				scan += 1 + len(f.info(x.node).rest)
+			}
+			for _, s := range f.stepsFrom(u) {
+				v := f.take(u, s, &f.sc)
+				if work += scan + len(v); work > fanOutWork || v.total() > MaxSchemaExpansion {
+					a.fans = true
+					return nil
+				}
+				if s.kind == stepName {
+					a.PerName = max(a.PerName, v.total())
+					continue // a member's name is a string: nothing nests in it
+				}
+				a.PerValue = max(a.PerValue, v.total())
+				if k := v.key(); len(v) > 0 && !seen[k] {
+					seen[k] = true
+					next = append(next, v)
+				}
+			}
+		}
+		frontier = next
+	}
+	return nil
+}
+
+// FrozenFanOut is, for a schema whose recursion fans out, what counts an
+// answer's checks ([FanOut.Within]): every subschema's steps and
+// subschemas applied in place, computed now, so that answers may be
+// counted concurrently.
+func (a *Auditor) FrozenFanOut() *FanOut {
+	if !a.fans {
+		return nil
+	}
+	f := newFanOut(a)
+	f.id("")
+	for node := 0; node < len(f.locs); node++ {
+		for _, st := range f.stepsOf(node) {
+			if st.kind == stepPattern {
+				f.matches(st.key, "")
+			}
+		}
+		f.closure(node)
+	}
+	f.a = nil // the audit's maps are not needed, nor kept alive
+	return f
+}
+
+// Within reports whether validating doc checks each of its values
+// against at most MaxSchemaExpansion subschemas and all against at most
+// limit, counting as the fan-out walk counts, along doc. f must be
+// frozen.
+func (f *FanOut) Within(doc any, limit int64) bool {
+	var sc scratch
+	var total int64
+	var visit func(v any, vs visits) bool
+	visit = func(v any, vs visits) bool {
+		// Counts are capped just past MaxSchemaExpansion, the most one
+		// value may be checked against.
+		n := vs.total()
+		if total += int64(n); n > MaxSchemaExpansion || total > limit {
+			return false
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			for k, e := range v {
+				if names := f.take(vs, step{kind: stepName}, &sc); len(names) > 0 {
+					if total += int64(names.total()); total > limit {
+						return false
+					}
+				}
+				if c := f.take(vs, step{kind: stepMember, key: k}, &sc); len(c) > 0 && !visit(e, c) {
+					return false
+				}
+			}
+		case []any:
+			for i, e := range v {
+				if c := f.take(vs, step{kind: stepAt, index: i}, &sc); len(c) > 0 && !visit(e, c) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return visit(doc, f.closure(0))
+}
+
+// fanOutWork bounds the audit's own work in checkFanOut: the subschemas it
+// counts over all the ways to nest that it follows. Past it, answers are
+// counted one by one (see there).
+const fanOutWork = MaxSchemaExpansion / 4
+
+// visits is a multiset of subschemas, by id, sorted: those checked against
+// one value of an answer, each as many times as the schema reaches it.
+type visits []visit
+
+type visit struct {
+	node int
+	n    int
+}
+
+// fanOutCap stands for any count past MaxSchemaExpansion, so that counts
+// never overflow.
+const fanOutCap = MaxSchemaExpansion + 1
+
+func (v visits) total() int {
+	t := 0
+	for _, x := range v {
+		t = min(t+x.n, fanOutCap)
+	}
+	return t
+}
+
+// capped is a*b, or fanOutCap when that is more.
+func capped(a, b int) int {
+	if a != 0 && b > fanOutCap/a {
+		return fanOutCap
+	}
+	return min(a*b, fanOutCap)
+}
+
+func (v visits) key() string {
+	b := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		b = binary.AppendUvarint(b, uint64(x.node))
+		b = binary.AppendUvarint(b, uint64(x.n))
+	}
+	return string(b)
+}
+
+func visitsOf(m map[int]int) visits {
+	v := make(visits, 0, len(m))
+	for node, n := range m {
+		v = append(v, visit{node, n})
+	}
+	slices.SortFunc(v, func(x, y visit) int { return x.node - y.node })
+	return v
+}
+
+// FanOut holds what checkFanOut computes once: ids for locations, the
+// subschemas each applies to its own instance, compiled patterns.
+type FanOut struct {
+	a        *Auditor
+	ids      map[string]int
+	locs     []string
+	closures []visits // by node; nil until computed
+	patterns map[string]*regexp.Regexp
+	// nodeSteps are each node's steps, their targets as ids.
+	nodeSteps []*nodeInfo // by node; nil until computed
+	sc        scratch     // take's, in the audit
+}
+
+// scratch is take's working space: counts by node, zero where untouched,
+// and the nodes touched.
+type scratch struct{ acc, touched []int }
+
+// nodeStep is a step whose target is a node id.
+type nodeStep struct {
+	step
+	node int
+}
+
+// stepsOf is the steps of the subschema node.
+func (f *FanOut) stepsOf(node int) []nodeStep { return f.info(node).all }
+
+// nodeInfo is a node's steps, its targets as ids: all of them, and
+// split into those by member name and the rest, so that a step into one
+// member costs what the node has besides its properties.
+type nodeInfo struct {
+	all     []nodeStep
+	members map[string][]int
+	rest    []nodeStep
+}
+
+func (f *FanOut) info(node int) *nodeInfo {
+	if node < len(f.nodeSteps) && f.nodeSteps[node] != nil {
+		return f.nodeSteps[node]
+	}
+	steps := f.a.steps[f.locs[node]]
+	in := &nodeInfo{all: make([]nodeStep, len(steps))}
+	for i, st := range steps {
+		ns := nodeStep{st, f.id(st.to)}
+		in.all[i] = ns
+		if st.kind == stepMember {
+			if in.members == nil {
+				in.members = map[string][]int{}
+			}
+			in.members[st.key] = append(in.members[st.key], ns.node)
+		} else {
+			in.rest = append(in.rest, ns)
+		}
+	}
+	for node >= len(f.nodeSteps) {
+		f.nodeSteps = append(f.nodeSteps, nil)
+	}
+	f.nodeSteps[node] = in
+	return in
+}
+
+func newFanOut(a *Auditor) *FanOut {
+	return &FanOut{a: a, ids: map[string]int{}, patterns: map[string]*regexp.Regexp{}}
+}
+
+func (f *FanOut) id(loc string) int {
+	if i, ok := f.ids[loc]; ok {
+		return i
+	}
+	f.ids[loc] = len(f.locs)
+	f.locs = append(f.locs, loc)
+	return len(f.locs) - 1
+}
+
+// closure is what gojsonschema checks a value against when it checks it
+// against node: node itself and, with multiplicity, every subschema node
+// applies to the same value ($ref target, allOf, anyOf, …). findCycle
+// has refused a loop among these.
+func (f *FanOut) closure(node int) visits {
+	if node < len(f.closures) && f.closures[node] != nil {
+		return f.closures[node]
+	}
+	m := map[int]int{node: 1}
+	for _, e := range f.a.edges[f.locs[node]] {
+		for _, x := range f.closure(f.id(e)) {
+			m[x.node] = min(m[x.node]+x.n, fanOutCap)
+		}
+	}
+	v := visitsOf(m)
+	for node >= len(f.closures) {
+		f.closures = append(f.closures, nil)
+	}
+	f.closures[node] = v
+	return v
+}
+
+// stepsFrom lists the steps into a value that lead from the subschemas
+// in v to different subschemas: each member name their properties list,
+// any other member, each tuple position, any later item, a member's name.
+func (f *FanOut) stepsFrom(v visits) []step {
+	names := map[string]bool{}
+	other, items, name := false, false, false
+	tuple := 0
+	for _, x := range v {
+		for _, s := range f.stepsOf(x.node) {
+			switch s.kind {
+			case stepMember:
+				names[s.key] = true
+			case stepPattern, stepOther:
+				other = true
+			case stepAt:
+				tuple = max(tuple, s.index+1)
+				items = true
+			case stepRest, stepEvery:
+				items = true
+			case stepName:
+				name = true
+			}
+		}
+	}
+	var out []step
+	for _, n := range SortedKeys(names) {
+		out = append(out, step{kind: stepMember, key: n})
+	}
+	if other {
+		out = append(out, step{kind: stepOther})
+	}
+	if items {
+		for i := 0; i <= tuple; i++ { // tuple stands for every later item
+			out = append(out, step{kind: stepAt, index: i})
+		}
+	}
+	if name {
+		out = append(out, step{kind: stepName})
+	}
+	return out
+}
+
+// take returns the subschemas checked against the part of a value that s
+// steps into, when the value is checked against those in v.
+func (f *FanOut) take(v visits, s step, sc *scratch) visits {
+	// The counts gather in sc.acc, by node, zero where untouched: the walk
+	// takes millions of steps, where a map per take would be most of its
+	// time.
+	touched := sc.touched[:0]
+	add := func(c visits, times int) {
+		for _, x := range c {
+			if x.node >= len(sc.acc) {
+				sc.acc = append(sc.acc, make([]int, x.node+1-len(sc.acc)+len(sc.acc))...)
+			}
+			if sc.acc[x.node] == 0 {
+				touched = append(touched, x.node)
+			}
+			sc.acc[x.node] = min(sc.acc[x.node]+capped(x.n, times), fanOutCap)
+		}
+	}
+	for _, x := range v {
+		in := f.info(x.node)
+		steps := in.rest
+		switch s.kind {
+		case stepMember:
+			named := in.members[s.key]
+			for _, t := range named {
+				add(f.closure(t), x.n)
+			}
+			matched := false
+			for _, t := range steps {
+				if t.kind == stepPattern && f.matches(t.key, s.key) {
+					matched = true
+					add(f.closure(t.node), x.n)
+				}
+			}
+			for _, t := range steps {
+				if t.kind == stepOther && len(named) == 0 && !matched {
+					add(f.closure(t.node), x.n)
+				}
+			}
+		case stepOther:
+			// A member no properties name: it may match any of the
+			// patterns, or none and meet additionalProperties.
+			pm, om := map[int]int{}, map[int]int{}
+			for _, t := range steps {
+				into := pm
+				if t.kind == stepOther {
+					into = om
+				} else if t.kind != stepPattern {
+					continue
+				}
+				for _, c := range f.closure(t.node) {
+					into[c.node] = min(into[c.node]+c.n, fanOutCap)
+				}
+			}
+			for node, n := range om {
+				pm[node] = max(pm[node], n)
+			}
+			add(visitsOf(pm), x.n)
+		case stepAt:
+			tuple := 0
+			for _, t := range steps {
+				if t.kind == stepAt {
+					tuple = max(tuple, t.index+1)
+				}
+			}
+			for _, t := range steps {
+				if t.kind == stepEvery || t.kind == stepAt && t.index == s.index || t.kind == stepRest && s.index >= tuple {
+					add(f.closure(t.node), x.n)
+				}
+			}
+		case stepName:
+			for _, t := range steps {
+				if t.kind == stepName {
+					add(f.closure(t.node), x.n)
+				}
+			}
+		}
+	}
+	slices.Sort(touched)
+	out := make(visits, len(touched))
+	for i, node := range touched {
+		out[i] = visit{node, sc.acc[node]}
+		sc.acc[node] = 0
+	}
+	sc.touched = touched
+	return out
+}
+
+// matches reports whether pattern matches name as gojsonschema matches
+// it; a pattern that does not compile is taken to match.
+func (f *FanOut) matches(pattern, name string) bool {
+	re, ok := f.patterns[pattern]
+	if !ok {
+		re, _ = regexp.Compile(pattern)
+		f.patterns[pattern] = re
+	}
+	return re == nil || re.MatchString(name)
+}
+
+// busiest names the subschema v checks a value against most often,
+// preferring a $ref: where the fan-out shows.
+func (f *FanOut) busiest(v visits) string {
+	best, bestN := "", -1
+	for _, x := range v {
+		loc := f.locs[x.node]
+		n := x.n * 2
+		if _, isRef := f.a.refs[loc]; isRef {
+			n++
+		}
+		if n > bestN || n == bestN && loc < best {
+			best, bestN = loc, n
+		}
+	}
+	return best
+}
+
+// token writes the step as a JSON Pointer token of the answer.
+func (s step) token() string {
+	switch s.kind {
+	case stepMember:
+		return "/" + jsonvalue.EscapePointer(s.key)
+	case stepOther:
+		return "/<any member>"
+	case stepAt:
+		return "/" + strconv.Itoa(s.index)
+	}
+	return " (a member's name)"
+}
