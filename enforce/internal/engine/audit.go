@@ -11,7 +11,6 @@ import (
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
-
 // refNode is an output object holding a $ref, with its target in the
 // original document.
 type refNode struct {
