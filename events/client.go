@@ -2,17 +2,11 @@ package events
 
 import "fmt"
 
-// Event decodes the notification's params into the event it was folded
-// from — a [TurnStarted], [TurnRetry], [ModelRetry], [SchemaRetry],
-// [SchemaExhausted], [TurnCompleted] or [TurnUnqueued] value, every field
-// intact (durations from their *Ms members); a type switch tells them
-// apart. The envelope members (sessionId, viewCursor, sourceRange) are
-// not part of the event; see [Notification.Cursor].
-//
-// It decodes what the server sent and does not check it against the
-// producer contract. An unknown method fails with [ErrUnknownMethod],
-// params that do not decode with the decoder's error; either is wrapped
-// in an [*Error] with Op "decode".
+// Event decodes the notification's params into the event value it was
+// folded from, every field intact (the envelope aside: see
+// [Notification.Cursor]), without checking the producer contract. An
+// unknown method fails with [ErrUnknownMethod], params that do not
+// decode with the decoder's error, each in an [*Error] with Op "decode".
 func (n Notification) Event() (Event, error) {
 	k := methods[n.Method]
 	if k == nil {

@@ -20,16 +20,12 @@ import (
 const maxLine = 16 << 20
 
 // OpenFile opens the file log at name, creating it when absent: one JSON
-// record per line ([Record]). One open log writes a file: OpenFile locks
-// it (flock, where there is one) until Close, and a second OpenFile, in
-// this process or another, fails with [ErrLocked]. An append finding the
-// name no longer naming the file it locked (renamed, deleted), or the
-// file's size not its records' (truncated, written by another program),
-// fails with an error matching [ErrClosed], as does every later one.
-// Opening recovers from a crash: a torn last line is truncated away;
-// damage elsewhere, a gap in sequence numbers, or a line over 16 MiB is
-// [ErrCorrupt], the file left untouched. Every Append fsyncs before it
-// returns unless [SyncEvery] batches.
+// [Record] per line, locked (flock, where there is one) until Close, so a
+// second OpenFile fails with [ErrLocked]. Once the name no longer names
+// the locked file, or its size is not its records', appends fail with
+// [ErrClosed]. A torn last line is truncated away; other damage, a
+// sequence gap or a line over 16 MiB is [ErrCorrupt], the file left as
+// it is. Each Append fsyncs unless [SyncEvery] batches.
 func OpenFile(name string, opts ...FileOption) (Log, error) {
 	// Details. Elsewhere than flock's systems no lock is taken and two
 	// writers would damage the log. The lock belongs to the file, not its
