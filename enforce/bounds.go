@@ -17,7 +17,7 @@ const (
 	// a schema. Deeper input fails the json-parse stage (or is refused as
 	// a schema) instead of exhausting the stack of gojsonschema, which
 	// walks it.
-	MaxDepth = jsonvalue.MaxDepth
+	MaxDepth = 1000
 
 	// MaxEnum is the most values of one enum gojsonschema is given. It
 	// checks an enum's values for uniqueness pairwise when it compiles, so
@@ -25,7 +25,7 @@ const (
 	// MaxEnum values, any of which the value must be in, which means the
 	// same and compiles in linear time (200,000 values in about 0.5 s).
 	// An answer that fails such an enum is told so by anyOf.
-	MaxEnum = engine.MaxEnum
+	MaxEnum = 1000
 
 	// MaxSchemaExpansion is the most subschemas one value of an answer may
 	// be checked against, with every $ref followed. The validator checks a
@@ -53,7 +53,7 @@ const (
 	//
 	// MaxCheckWork bounds the work for a whole answer, whose many values
 	// multiply it.
-	MaxSchemaExpansion = engine.MaxSchemaExpansion
+	MaxSchemaExpansion = 100_000
 
 	// MaxCheckWork is the most subschema checks Check lets one answer
 	// demand, counted as the answer's values times the most subschemas
@@ -84,3 +84,11 @@ const (
 
 // quote caps a piece of text taken from an answer, for an Issue.
 func quote(s string) string { return jsonvalue.Clip(s, MaxQuote) }
+
+// The parser and the engine hold the same bounds; a difference does not
+// compile (a negative constant overflows uint).
+const (
+	_ = uint(MaxDepth-jsonvalue.MaxDepth) + uint(jsonvalue.MaxDepth-MaxDepth)
+	_ = uint(MaxEnum-engine.MaxEnum) + uint(engine.MaxEnum-MaxEnum)
+	_ = uint(MaxSchemaExpansion-engine.MaxSchemaExpansion) + uint(engine.MaxSchemaExpansion-MaxSchemaExpansion)
+)
