@@ -9,8 +9,6 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 )
 
-
-
 // Valid reports whether v passes n, as gojsonschema judges it. v is a
 // tree from jsonvalue.Parse, numbers canonicalized as gojsonschema sees them.
 // Format checks, the costliest, come last: a failing answer seldom pays
