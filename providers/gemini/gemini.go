@@ -132,8 +132,8 @@ func NativeReport(contract []byte) (native.Report, error) {
 // (HTTPOptions.RetryOptions) instead of sending each request with one
 // attempt. Those retries are invisible to the agent: they are not
 // recorded, and they add to the delay of agent.WithModelRetry. Automatic
-// continuation stays off either way: a reply cut at the per-request limit
-// (finish reason CONTINUATION) is agent.StopLength.
+// continuation stays off either way: a reply truncated at the per-request
+// limit (finish reason CONTINUATION) is agent.StopLength.
 func WithClientRetries() Option {
 	return optionFunc(func(m *Model) { m.clientRetries = true })
 }
@@ -279,7 +279,7 @@ func (m *Model) newRequest(req agent.Request) ([]*genai.Content, *genai.Generate
 }
 
 // callArgs is a call's arguments as the API takes them, a JSON object.
-// Arguments that are not one (a call cut off mid-stream leaves half an
+// Arguments that are not one (a call cut mid-stream leaves half an
 // object) are sent as {}; the tool result that answers the call says
 // what happened to it.
 func callArgs(args json.RawMessage) map[string]any {
