@@ -33,7 +33,7 @@ const (
 	// string that spells a JSON number (an integer, where only integers
 	// are admitted) becomes that number, and "true" or "false" that
 	// boolean; where only an array is admitted, a single value becomes an
-	// array of it. Nothing is rounded, cut, guessed or invented.
+	// array of it. Nothing is rounded, clipped, guessed or invented.
 	RepairCoerce
 
 	// AllRepairs is every repair.
