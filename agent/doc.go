@@ -48,7 +48,7 @@
 //
 //   - [StopLength], a final answer: judged as usual, but its row and
 //     *enforce.OutputError say Truncated, the corrective turn asks for a
-//     shorter answer, and a second cut answer in a row is exhausted at
+//     shorter answer, and a second truncated answer in a row is exhausted at
 //     once (see [WithOutputRetries]).
 //   - [StopLength], tool calls: none is run, since their arguments may be
 //     incomplete; each is answered with a tool error saying so.
@@ -65,7 +65,7 @@
 // a short answer.
 //
 // With [WithOutputRetries] a streamed final answer is judged while it
-// arrives ([enforce.Incremental]) and cut off at the first byte that dooms it
+// arrives ([enforce.Incremental]) and cut at the first byte that dooms it
 // ([WithEarlyAbort], on by default): the provider stops writing, the row
 // says how far the answer got (enforce.Attempt.Cut), the conversation
 // keeps what the model wrote up to there, and the corrective turn goes

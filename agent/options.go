@@ -69,7 +69,7 @@ func WithOutputSchema(s *enforce.Schema) Option {
 // WithOutputRetries opts into enforcement: every final answer gets an
 // attempt row, and a failing one is answered with a corrective turn while
 // retries are left. n is 0 to enforce.MaxRetries; 0 records rows but never
-// re-asks. It needs [WithOutputSchema] (or [RunTyped]). An answer cut off
+// re-asks. It needs [WithOutputSchema] (or [RunTyped]). An answer truncated
 // at the output limit ([StopLength]) is corrected with a request for a
 // shorter one (see [enforce.Ledger.Judge]); a refusal is not judged: its
 // row says Withheld and Run returns a [*RefusalError].

@@ -13,7 +13,7 @@ import (
 // reply's first call of the output tool, from when that call begins.
 type judge struct {
 	es  *enforce.Incremental
-	cut bool // an early verdict cuts the answer off
+	cut bool // an early verdict cuts the answer
 	// tool is the output tool's name in tool-call output, "" in prompted
 	// output. Until the answer's call begins, es is nil and call is -1;
 	// then call is its index in the reply.

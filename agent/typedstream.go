@@ -11,7 +11,7 @@ import (
 // Partial is a typed answer as it forms, from [TypedStream.Partials].
 type Partial[T any] struct {
 	// Value is the answer read so far, decoded into T: the values begun
-	// so far, a string cut where the text is, and members not yet begun
+	// so far, a string as far as the text goes, and members not yet begun
 	// zero (see enforce.Incremental.Partial for which values show).
 	Value T
 	// Settled holds the JSON Pointers of the members and items that are

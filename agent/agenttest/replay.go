@@ -38,7 +38,7 @@ type Recording struct {
 //	rec.Check(t, res)
 //
 // Each reply is the recorded assistant message, with the usage its row
-// recorded, and ends as the row says: cut off at the output limit for a
+// recorded, and ends as the row says: truncated at the output limit for a
 // Truncated row, withheld for a Withheld one; otherwise with tool use
 // when it calls tools, complete when it does not. Tools are not
 // replayed: the agent under test runs its own (give it fakes).
