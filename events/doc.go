@@ -83,7 +83,7 @@
 //
 // # Bounds
 //
-// Free-text fields are cut to 16 KiB. Session, turn and command IDs are
+// Free-text fields are clipped to 16 KiB. Session, turn and command IDs are
 // at most 256 bytes of valid UTF-8 without control characters, format
 // characters (Unicode category Cf: bidi overrides, zero-width characters)
 // or line and paragraph separators; others are refused with [ErrInvalid].

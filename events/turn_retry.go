@@ -22,7 +22,7 @@ type TurnRetry struct {
 	// non-empty, one line, at most 160 characters): invalid UTF-8 becomes
 	// U+FFFD, control and bidi-control characters are removed, each run
 	// of white space becomes one space, the ends are trimmed, the text is
-	// cut on a rune boundary to at most 160 runes, and an empty result
+	// clipped on a rune boundary to at most 160 runes, and an empty result
 	// reads "retry scheduled". Producers pass the text as they have it.
 	Reason string `json:"reason"`
 	// Kind says what Attempt counts: the final answers of one run
