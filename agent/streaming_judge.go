@@ -27,7 +27,7 @@ type judge struct {
 	lead  int    // while gated: bytes of the text already seen to be whitespace
 	fed   int    // bytes of the text written to es
 	s     string // the text so far
-	// attempt is the row the answer will have if it is a final one.
+	// attempt numbers the row the answer will have if it is a final one.
 	attempt int
 	// ctx and try are what the validators of one member are asked with
 	// as the answer streams (enforce.Schema.StreamValidating); ctx is nil
@@ -140,7 +140,7 @@ func (j *judge) read(text string) (*enforce.CheckError, int) {
 
 // watcher is shown a streamed answer as it forms: the judge after each
 // piece of the answer (the text, or the output tool's arguments), the
-// bytes it has read, and the attempt row the answer will have; and once
+// bytes it has read, and the number of the row the answer will have; and once
 // more with end set when the reply has streamed to its end, still an
 // answer being judged (in prompted output no tool call; no refusal; not
 // doomed). It returns false to end the run, having cancelled its context.

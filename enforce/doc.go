@@ -1,8 +1,8 @@
 // Package enforce holds an LLM's final answer to an output contract, a JSON
 // Schema: it compiles the contract, judges answers in two stages, writes
-// the corrective message when one fails, and keeps the ledger of attempts.
-// It works around any loop that produces answers; package agent uses it,
-// but it does not need agent.
+// the corrective message when one fails, and keeps a ledger, a row per
+// answer. It works around any loop that produces answers; package agent
+// uses it, but it does not need agent.
 //
 // The shortest real use:
 //

@@ -182,7 +182,7 @@ func (a Answer) outputError(ce *CheckError, brokenBy string, attempts []Attempt)
 
 // Verdict is what the ledger decided about one answer.
 type Verdict struct {
-	// Row is the attempt row just recorded.
+	// Row is the row just recorded.
 	Row Attempt
 	// Corrective is the message to send the model as a user turn before
 	// looping again; non-empty exactly when Row.Outcome is OutcomeRetried.
