@@ -45,7 +45,7 @@
 //
 // A person opens the stream's URL in a browser and gets a live page of
 // the session (see [Stream.ServeHTTP]): each turn's state, its retries
-// with a countdown, its attempt rows and its outcome.
+// with a countdown, its ledger rows and its outcome.
 //
 // Retry notifications (turn/retryScheduled, turn/modelRetryScheduled) are
 // non-terminal: they never resolve WaitTurn; only turn/completed and

@@ -35,7 +35,7 @@ const (
 func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Details. The live page is one self-contained document (no external
 	// resources) showing each turn's state, retries with a countdown,
-	// attempt rows and outcome; it resumes with Last-Event-ID, shows
+	// ledger rows and outcome; it resumes with Last-Event-ID, shows
 	// nothing twice, and starts over on 410. Text from the stream is
 	// shown as text, never markup; its Content-Security-Policy allows
 	// only its own script and style and connections to this origin. A

@@ -5,8 +5,8 @@ import "time"
 // MethodTurnRetry is the method [TurnRetry] folds to.
 const MethodTurnRetry Method = "turn/retryScheduled"
 
-// TurnRetry records that a failed attempt of a turn will be retried after
-// a backoff (a retried provider call is a [ModelRetry]). Record kind
+// TurnRetry records that a turn's failed answer, or the whole turn, will
+// be retried (a retried provider call is a [ModelRetry]). Record kind
 // turn_retry_scheduled; folds to turn/retryScheduled, which never
 // resolves WaitTurn. Describe reads "attempt 1/3 · retrying in 4s ·
 // <reason>". Kind (retryKind) says what Attempt counts. Append checks

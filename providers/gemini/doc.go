@@ -17,7 +17,7 @@
 //
 // # Retries
 //
-// Every request is sent with one HTTP attempt and the SDK's automatic
+// Every request is sent with one HTTP try and the SDK's automatic
 // continuation off, whatever the client says, because the SDK's own
 // retries are invisible: the agent records each retry it schedules
 // (turn/modelRetryScheduled) with its kind and delay, so a client

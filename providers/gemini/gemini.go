@@ -52,7 +52,7 @@ func (f optionFunc) apply(m *Model) { f(m) }
 // configuration, whose HTTP client bounds every reply (see
 // [WithMaxReplyBytes]); client itself is left as it was.
 //
-// Every request runs with HTTP retries off (one attempt) and the SDK's
+// Every request runs with HTTP retries off (one try) and the SDK's
 // automatic continuation off: retries belong to agent.WithModelRetry,
 // which records each one (turn/modelRetryScheduled) before it waits, so a
 // client watching the turn sees why it stalls; the SDK's would be
@@ -130,7 +130,7 @@ func NativeReport(contract []byte) (native.Report, error) {
 
 // WithClientRetries keeps the client's own HTTP retry options
 // (HTTPOptions.RetryOptions) instead of sending each request with one
-// attempt. Those retries are invisible to the agent: they are not
+// try. Those retries are invisible to the agent: they are not
 // recorded, and they add to the delay of agent.WithModelRetry. Automatic
 // continuation stays off either way: a reply truncated at the per-request
 // limit (finish reason CONTINUATION) is agent.StopLength.
@@ -142,7 +142,7 @@ func WithClientRetries() Option {
 // maxOutputTokens, thinkingConfig, safetySettings, headers in
 // HTTPOptions, …) after the adapter has set the system instruction,
 // tools, tool config and response schema. Retry options and automatic
-// continuation f leaves unset are the adapter's (one attempt, off).
+// continuation f leaves unset are the adapter's (one try, off).
 func WithConfig(f func(*genai.GenerateContentConfig)) Option {
 	return optionFunc(func(m *Model) {
 		if f == nil {
