@@ -85,13 +85,13 @@ type Result struct {
 	// Messages is the whole conversation, including failed answers and
 	// corrective turns that [WithLatestRetryOnly] did not re-send.
 	Messages []Message `json:"messages"`
-	// Iterations counts the ReAct iterations of the (last) turn attempt:
+	// Iterations counts the ReAct iterations of the (last) run of the turn:
 	// one per model reply. Calls retried under [WithModelRetry] count once.
 	Iterations int `json:"iterations"`
 	// Attempts is the ledger: one row per final answer. Nil unless the
 	// agent has [WithOutputRetries].
 	Attempts []enforce.Attempt `json:"attempts,omitzero"`
-	// Usage is summed over every model call, failed attempts included.
+	// Usage is summed over every model call, failed ones included.
 	Usage Usage `json:"usage"`
 	// FailedCost is what the answers of rows that did not pass spent
 	// (enforce.FailedCost of Attempts): zero without rows or failures.

@@ -9,7 +9,7 @@ import (
 )
 
 // final handles a final answer; done reports whether the run ends.
-// truncated says the model was cut off at its output limit.
+// truncated says the answer was truncated at the model's output limit.
 func (st *runState) final(ctx context.Context, iteration int, content string, truncated bool) (done bool, err error) {
 	a, res := st.a, st.res
 	out, steps, err := middleware.Run(ctx, middleware.PhaseOutput, a.cfg.middleware, content)

@@ -48,7 +48,7 @@
 //
 //   - [StopLength], a final answer: judged as usual, but its row and
 //     *enforce.OutputError say Truncated, the corrective turn asks for a
-//     shorter answer, and a second cut answer in a row is exhausted at
+//     shorter answer, and a second truncated answer in a row is exhausted at
 //     once (see [WithOutputRetries]).
 //   - [StopLength], tool calls: none is run, since their arguments may be
 //     incomplete; each is answered with a tool error saying so.
@@ -65,7 +65,7 @@
 // a short answer.
 //
 // With [WithOutputRetries] a streamed final answer is judged while it
-// arrives ([enforce.Incremental]) and cut off at the first byte that dooms it
+// arrives ([enforce.Incremental]) and cut at the first byte that dooms it
 // ([WithEarlyAbort], on by default): the provider stops writing, the row
 // says how far the answer got (enforce.Attempt.Cut), the conversation
 // keeps what the model wrote up to there, and the corrective turn goes
@@ -82,7 +82,7 @@
 // [RunTypedStream] is [RunTyped] whose answer can be watched as it forms:
 // a range loop over its Partials sees the value decoded so far and the
 // JSON Pointers of the members already whole and valid, and is told when
-// a retried attempt starts the value over.
+// a retry starts the value over.
 //
 // # Retries
 //
@@ -101,7 +101,7 @@
 // counts as unknown.
 //
 // [WithObserver] tells an [Observer] of each run, model call, tool call,
-// attempt row and retry as it happens, with contexts it may extend: the
+// ledger row and retry as it happens, with contexts it may extend: the
 // seam for tracing (module github.com/enforcer-go/enforcer/otel makes
 // OpenTelemetry spans of it). Without one, observing costs nothing.
 //
@@ -110,7 +110,8 @@
 //   - Iterations: 10 per run, plus one per output retry
 //     ([WithMaxIterations]).
 //   - Output retries: 0..enforce.MaxRetries ([WithOutputRetries]).
-//   - Retry attempts: 1..100, 3 by default ([RetryPolicy.MaxAttempts]);
+//   - Model-call and turn retries: 1..100 tries, 3 by default
+//     ([RetryPolicy.MaxAttempts]);
 //     backoff 500ms doubling to 30s, Retry-After capped at 30s.
 //   - Parallel tools: 16 calls of one reply at once by default, 1..1024
 //     ([WithParallelTools]).

@@ -90,9 +90,10 @@ const (
 	StopComplete StopReason = "complete"
 	// StopToolUse: the model stopped to have its tool calls run.
 	StopToolUse StopReason = "tool_use"
-	// StopLength: the reply was cut off at the output token limit. A cut
-	// final answer is judged, and the loop asks for a shorter one (see
-	// [WithOutputRetries]); the tool calls of a cut reply are not run.
+	// StopLength: the reply was truncated at the output token limit. A
+	// truncated final answer is judged, and the loop asks for a shorter
+	// one (see [WithOutputRetries]); a truncated reply's tool calls are
+	// not run.
 	StopLength StopReason = "length"
 	// StopRefusal: the model declined to answer. The run ends with a
 	// [*RefusalError]; nothing is judged.

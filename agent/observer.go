@@ -43,7 +43,7 @@ type Observer struct {
 	// arguments, a panic), which the model is shown as "error: " + text.
 	ToolStart func(ctx context.Context, call ToolCall) context.Context
 	ToolEnd   func(ctx context.Context, call ToolCall, result string, err error)
-	// Attempt is called with each attempt row as the ledger writes it
+	// Attempt is called with each row as the ledger writes it
 	// ([WithOutputRetries]).
 	Attempt func(ctx context.Context, row enforce.Attempt)
 	// Retry is called as a model-call or turn retry is scheduled, before
@@ -74,10 +74,10 @@ type ModelCall struct {
 type Retry struct {
 	// Kind is events.RetryModel or events.RetryTurn.
 	Kind events.RetryKind
-	// Attempt is the attempt that failed (1-based); MaxAttempts the
-	// policy's bound.
+	// Attempt is the try that failed (1-based): a call, or a run of the
+	// turn; MaxAttempts the policy's bound.
 	Attempt, MaxAttempts int
-	// Delay is the wait before the next attempt.
+	// Delay is the wait before the next try.
 	Delay time.Duration
 	// Reason says why, in the words of the session stream: for a
 	// [*ProviderError] its kind and HTTP status, never its message.
@@ -158,7 +158,7 @@ func (a *Agent) toolEnd(ctx context.Context, call ToolCall, result string, err e
 	}
 }
 
-// observeRow tells the observer, if any, of an attempt row.
+// observeRow tells the observer, if any, of a ledger row.
 func (a *Agent) observeRow(ctx context.Context, row enforce.Attempt) {
 	if a.cfg.observer == nil || a.cfg.observer.Attempt == nil {
 		return

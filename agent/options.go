@@ -56,7 +56,7 @@ func (c *config) invalid(format string, args ...any) {
 
 // WithOutputSchema sets the output contract the final answer is judged
 // against. Without [WithOutputRetries] a failing answer ends the run with an
-// *enforce.OutputError and no attempt rows.
+// *enforce.OutputError and no ledger rows.
 func WithOutputSchema(s *enforce.Schema) Option {
 	return optionFunc(func(c *config) {
 		if s == nil {
@@ -66,10 +66,10 @@ func WithOutputSchema(s *enforce.Schema) Option {
 	})
 }
 
-// WithOutputRetries opts into enforcement: every final answer gets an
-// attempt row, and a failing one is answered with a corrective turn while
+// WithOutputRetries opts into enforcement: every final answer gets a
+// ledger row, and a failing one is answered with a corrective turn while
 // retries are left. n is 0 to enforce.MaxRetries; 0 records rows but never
-// re-asks. It needs [WithOutputSchema] (or [RunTyped]). An answer cut off
+// re-asks. It needs [WithOutputSchema] (or [RunTyped]). An answer truncated
 // at the output limit ([StopLength]) is corrected with a request for a
 // shorter one (see [enforce.Ledger.Judge]); a refusal is not judged: its
 // row says Withheld and Run returns a [*RefusalError].
@@ -227,7 +227,7 @@ func WithEarlyAbort(on bool) Option {
 	return optionFunc(func(c *config) { c.earlyAbort, c.earlyAbortSet = on, true })
 }
 
-// WithLogger sets the logger (default: none). Each attempt row is logged at
+// WithLogger sets the logger (default: none). Each ledger row is logged at
 // debug level with the row's fields.
 func WithLogger(l hclog.Logger) Option {
 	return optionFunc(func(c *config) {
@@ -325,7 +325,7 @@ func WithEvents(r Recorder) Option {
 }
 
 // WithClock sets the clock the agent times each model call with (default
-// time.Now), for the latency in each attempt row ([enforce.Cost]). Tests
+// time.Now), for the latency in each ledger row ([enforce.Cost]). Tests
 // that compare rows whole give it a fixed clock, so every run gives the
 // same rows.
 func WithClock(now func() time.Time) Option {

@@ -11,8 +11,9 @@ import (
 // U+FFFD, as encoding/json writes them.
 
 // toolCallJSON is a ToolCall on the wire: arguments that would not come
-// back byte for byte as a JSON value (not JSON, as a cut-off reply's can
-// be, or not in encoding/json's compact form) travel as argumentsText.
+// back byte for byte as a JSON value (not JSON, as a truncated or cut
+// reply's can be, or not in encoding/json's compact form) travel as
+// argumentsText.
 type toolCallJSON struct {
 	ID            string          `json:"id"`
 	Name          string          `json:"name"`

@@ -13,7 +13,7 @@ import (
 // ([WithModelRetry]), or of a whole turn ([WithTurnRetry]). The zero value
 // means defaults.
 type RetryPolicy struct {
-	// MaxAttempts counts attempts, the first included (default 3).
+	// MaxAttempts counts tries, the first included (default 3).
 	MaxAttempts int
 	// Backoff is the delay before attempt+1 after attempt failed with err
 	// (default [DefaultBackoff]). Return 0 to retry at once; a negative delay

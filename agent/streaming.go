@@ -15,8 +15,8 @@ import (
 //
 // GenerateStream yields the reply's chunks in order and stops at the first
 // error. A consumer that breaks out or cancels ctx ends the reply: the
-// implementation must stop reading and release the connection. A reply
-// the provider cuts short is an error, never a short reply.
+// implementation must stop reading and release the connection. A stream
+// the provider breaks off is an error, never a short reply.
 //
 // The loop reads no reply past a bound (see Bounds in the package doc):
 // an answer nothing can follow or change stops at the byte past the

@@ -13,7 +13,7 @@ import (
 // reply's first call of the output tool, from when that call begins.
 type judge struct {
 	es  *enforce.Incremental
-	cut bool // an early verdict cuts the answer off
+	cut bool // an early verdict cuts the answer
 	// tool is the output tool's name in tool-call output, "" in prompted
 	// output. Until the answer's call begins, es is nil and call is -1;
 	// then call is its index in the reply.
@@ -27,7 +27,7 @@ type judge struct {
 	lead  int    // while gated: bytes of the text already seen to be whitespace
 	fed   int    // bytes of the text written to es
 	s     string // the text so far
-	// attempt is the row the answer will have if it is a final one.
+	// attempt numbers the row the answer will have if it is a final one.
 	attempt int
 	// ctx and try are what the validators of one member are asked with
 	// as the answer streams (enforce.Schema.StreamValidating); ctx is nil
@@ -140,7 +140,7 @@ func (j *judge) read(text string) (*enforce.CheckError, int) {
 
 // watcher is shown a streamed answer as it forms: the judge after each
 // piece of the answer (the text, or the output tool's arguments), the
-// bytes it has read, and the attempt row the answer will have; and once
+// bytes it has read, and the number of the row the answer will have; and once
 // more with end set when the reply has streamed to its end, still an
 // answer being judged (in prompted output no tool call; no refusal; not
 // doomed). It returns false to end the run, having cancelled its context.

@@ -100,7 +100,7 @@ func (r *assembly) add(c Chunk) error {
 	return nil
 }
 
-// trim cuts c's text and arguments to what can decide the reply, so
+// trim clips c's text and arguments to what can decide the reply, so
 // that a huge chunk is not copied only to be refused: room more bytes
 // (one past them fails the reply's bound), or up to the byte past the
 // answer's bound, which decides an answer's verdict, whichever is more.

@@ -200,7 +200,7 @@ func (st *runState) toolNames() string {
 	return strings.Join(names, ", ")
 }
 
-// cutToolCalls answers the calls of a reply cut off at the output limit
+// cutToolCalls answers the calls of a reply truncated at the output limit
 // without running them: the last one's arguments are incomplete, and
 // which others are whole cannot be told.
 func (st *runState) cutToolCalls(calls []ToolCall) {
@@ -210,7 +210,7 @@ func (st *runState) cutToolCalls(calls []ToolCall) {
 	}
 }
 
-// cutToolCall is the tool message for a call of a reply cut off at the
+// cutToolCall is the tool message for a call of a reply truncated at the
 // output limit.
 const cutToolCall = "error: your reply was cut off at the output length limit before this tool call was complete, " +
 	"so the tool was not run. Call it again, with shorter arguments if you can, and fewer calls per reply."

@@ -11,15 +11,15 @@ import (
 // Partial is a typed answer as it forms, from [TypedStream.Partials].
 type Partial[T any] struct {
 	// Value is the answer read so far, decoded into T: the values begun
-	// so far, a string cut where the text is, and members not yet begun
+	// so far, a string as far as the text goes, and members not yet begun
 	// zero (see enforce.Incremental.Partial for which values show).
 	Value T
 	// Settled holds the JSON Pointers of the members and items that are
 	// whole and known to pass their subschema, in the order they settled;
-	// each Partial of an attempt repeats those before it. It is shared:
+	// each Partial of an answer repeats those before it. It is shared:
 	// do not change it.
 	Settled []string
-	// Attempt is the attempt row the answer will have
+	// Attempt numbers the row the answer will have
 	// ([Result.Attempts]) if it is a final answer: 1, and one more after
 	// each corrective turn ([WithOutputRetries]).
 	Attempt int

@@ -73,7 +73,7 @@ const (
 	MaxCheckWork = 10_000_000
 
 	// MaxQuote is the most bytes of answer text one issue quotes: an
-	// issue's Path and its Message are each cut to it, with a marker
+	// issue's Path and its Message are each clipped to it, with a marker
 	// saying so, and so are the rows, errors and corrective messages
 	// built from them.
 	MaxQuote = 1024

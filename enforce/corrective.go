@@ -27,7 +27,7 @@ func (e *CheckError) Corrective(attempt, maxAttempts int) string {
 }
 
 // corrective is [CheckError.Corrective]; for a truncated answer it says
-// first that the answer was cut off and asks for a shorter one, and for an
+// first that the answer was truncated and asks for a shorter one, and for an
 // answer stopped at an early verdict that it was stopped there.
 func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stopped *Cut) string {
 	ce := e

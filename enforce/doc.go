@@ -1,8 +1,8 @@
 // Package enforce holds an LLM's final answer to an output contract, a JSON
 // Schema: it compiles the contract, judges answers in two stages, writes
-// the corrective message when one fails, and keeps the ledger of attempts.
-// It works around any loop that produces answers; package agent uses it,
-// but it does not need agent.
+// the corrective message when one fails, and keeps a ledger, a row per
+// answer. It works around any loop that produces answers; package agent
+// uses it, but it does not need agent.
 //
 // The shortest real use:
 //
@@ -98,7 +98,7 @@
 //
 // Tell the ledger why an answer ended when it ended early: a truncated
 // answer ([Answer.Truncated]) is corrected with a request for a shorter
-// one, and exhausted at once when the answer before it was cut off too; a
+// one, and exhausted at once when the answer before it was truncated too; a
 // withheld one ([Answer.Withheld]: a refusal, a content filter) is not
 // judged and ends the run. Both rows say so.
 //
@@ -118,7 +118,7 @@
 //     the schema checks one value against, come to more fails json-parse
 //     once parsed, before it is validated (per answer);
 //   - [MaxQuote]: an issue quotes at most this much of the answer in its
-//     Path and Message, marking the cut; rows, errors and corrective
+//     Path and Message, marking what it clips; rows, errors and corrective
 //     messages are built from these;
 //   - [MaxRetries]: the largest retry budget.
 //

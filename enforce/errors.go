@@ -24,7 +24,7 @@ type Issue struct {
 	// whole answer, "/items/0/qty" for a member. A missing required member
 	// or a disallowed extra member is reported at its own pointer
 	// ("/city"), not at its parent's. A pointer longer than [MaxQuote]
-	// bytes is cut there, with a marker saying so.
+	// bytes is clipped there, with a marker saying so.
 	Path string `json:"path"`
 	// Keyword is the schema keyword that failed ("required", "type", …);
 	// the validator's name for a validator's issue ([NewValidator]); "json"
@@ -33,7 +33,7 @@ type Issue struct {
 	Keyword string `json:"keyword"`
 	// Message is the message of what found the issue — gojsonschema,
 	// the JSON parser, or a validator ([Validator]) — verbatim up to [MaxQuote]
-	// bytes and then cut with a marker. It may quote text from the answer:
+	// bytes and then clipped, with a marker. It may quote text from the answer:
 	// treat it as data.
 	Message string `json:"message"`
 }
@@ -152,7 +152,7 @@ type OutputError struct {
 	// BrokenBy names the rewrite (act-output middleware) that first turned
 	// the model's passing answer into a failing one; "" otherwise.
 	BrokenBy string
-	// Truncated: the answer was cut off at the model's output limit
+	// Truncated: the answer was truncated at the model's output limit
 	// ([Answer.Truncated]).
 	Truncated bool
 	// Reason says why the run stopped other than by running out of

@@ -19,7 +19,7 @@ const (
 	// OutcomeRetried: it failed and a corrective turn was sent.
 	OutcomeRetried Outcome = "retried"
 	// OutcomeExhausted: it failed and no retry will follow — none were
-	// left, a rewrite broke a valid answer (BrokenBy), it was cut off
+	// left, a rewrite broke a valid answer (BrokenBy), it was truncated
 	// twice in a row (Truncated), the model gave none (Withheld), or the
 	// row's Reason says why. The answer stands.
 	OutcomeExhausted Outcome = "exhausted"
@@ -57,7 +57,7 @@ type Attempt struct {
 	Path                  string  `json:"path,omitempty"`                  // JSON Pointer of the failing field, when known
 	CorrectiveMessageHash string  `json:"correctiveMessageHash,omitempty"` // fnv.Hex32a of the corrective message; only on 'retried'
 	BrokenBy              string  `json:"brokenBy,omitempty"`              // only on 'exhausted'
-	// Truncated: the failing answer was cut off at the model's output
+	// Truncated: the failing answer was truncated at the model's output
 	// limit ([Answer.Truncated]); the stage and error are as judged.
 	Truncated bool `json:"truncated,omitempty"`
 	// Withheld: the model gave no answer, for this reason
@@ -128,12 +128,12 @@ type Answer struct {
 	// left for a corrective turn): a failing answer is exhausted even with
 	// retries left, so no row claims a correction that is never sent.
 	Last bool
-	// Truncated says the model was cut off at its output limit before it
-	// finished (a provider's "length" or "max_tokens"). A failing answer's
-	// row and error say so, and its corrective message asks for a shorter
-	// answer; when the answer before it was cut off too, it is exhausted
-	// at once, retries unspent, since asking again under the same limit
-	// would most likely be cut again.
+	// Truncated says the answer was truncated at the model's output limit
+	// (a provider's "length" or "max_tokens"). A failing answer's row and
+	// error say so, and its corrective message asks for a shorter answer;
+	// when the answer before it was truncated too, it is exhausted at
+	// once, retries unspent, since asking again under the same limit
+	// would most likely be truncated again.
 	Truncated bool
 	// Withheld, when not empty, says why the model gave no answer at all
 	// (a refusal, a content filter: the caller's word for it). Nothing is
@@ -182,7 +182,7 @@ func (a Answer) outputError(ce *CheckError, brokenBy string, attempts []Attempt)
 
 // Verdict is what the ledger decided about one answer.
 type Verdict struct {
-	// Row is the attempt row just recorded.
+	// Row is the row just recorded.
 	Row Attempt
 	// Corrective is the message to send the model as a user turn before
 	// looping again; non-empty exactly when Row.Outcome is OutcomeRetried.
@@ -240,9 +240,9 @@ func WithRepeatLimit(n int) LedgerOption {
 	// belongs one whichever letter, while a single quote and a stray
 	// bracket stay apart), or an answer the contract would not judge (too
 	// long, too many values). Prose and then a fence is progress; the same
-	// fence twice is not. An answer cut off at the output limit fails for
+	// fence twice is not. An answer truncated at the output limit fails for
 	// the limit, so it is never the same failure as one the model ended
-	// itself (two cut off in a row end the run anyway).
+	// itself (two truncated in a row end the run anyway).
 	return ledgerOption(func(l *Ledger) error {
 		if n != 0 && (n < 2 || n > MaxRetries+1) {
 			return fmt.Errorf("enforce: WithRepeatLimit(%d): want 0 (off) or 2..%d", n, MaxRetries+1)
@@ -335,8 +335,8 @@ func (l *Ledger) RetriesLeft() int {
 func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	// The model's own answer (Given) is judged again only on the failure
 	// path, and only when rewrites changed it: the model can see and fix
-	// its own text, not the rewrite. Cut answers never loop: a second
-	// truncated answer in a row would most likely be cut again.
+	// its own text, not the rewrite. Truncated answers never loop: a
+	// second in a row would most likely be truncated again.
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
 	if len(a.ReadBack) > 0 {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}

@@ -80,8 +80,8 @@ func syntaxClass(s string, off int, msg string) string {
 
 // signature is what makes two failures the same for the repeat limit:
 // the stage, the form of a json-parse failure, the set of pointer and
-// keyword pairs, and whether the answer was cut off at the output limit
-// (truncated): such an answer fails for the limit, and its correction
+// keyword pairs, and whether the answer was truncated at the output
+// limit: such an answer fails for the limit, and its correction
 // asks for a shorter one, so it is never the same failure as an answer
 // the model ended itself.
 func (e *CheckError) signature(truncated bool) string {

@@ -359,9 +359,9 @@ func (st *Incremental) partialDoc() []byte {
 	return doc
 }
 
-// openStringEnd is where to cut an open string, s from its opening quote
-// to the end of its last whole escape or character: before a trailing
-// \u escape of a high surrogate, whose pair may follow.
+// openStringEnd is how much of an open string to keep, s from its
+// opening quote to the end of its last whole escape or character: not a
+// trailing \u escape of a high surrogate, whose pair may follow.
 func openStringEnd(s string) int {
 	n := len(s)
 	if n < 7 || s[n-6] != '\\' || (s[n-5] != 'u') {

@@ -33,7 +33,7 @@ const (
 	// string that spells a JSON number (an integer, where only integers
 	// are admitted) becomes that number, and "true" or "false" that
 	// boolean; where only an array is admitted, a single value becomes an
-	// array of it. Nothing is rounded, cut, guessed or invented.
+	// array of it. Nothing is rounded, clipped, guessed or invented.
 	RepairCoerce
 
 	// AllRepairs is every repair.
@@ -288,7 +288,7 @@ func unfence(text string) (string, bool) {
 // answer), and is of a kind the schema's root admits (so "[1]" citing a
 // source is no object's rival); with relaxed, the syntax repairs apply
 // to it too (relaxedUsed says they were needed). Two candidates, or none,
-// and it gives up, as it does when the attempts would read the text more
+// and it gives up, as it does when the search would read the text more
 // than a few times over.
 func extract(text string, relaxed bool, admit engine.Kinds) (value string, relaxedUsed bool, ok bool) {
 	budget := 8*len(text) + 1<<16

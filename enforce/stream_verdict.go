@@ -321,7 +321,7 @@ func (st *Incremental) ask(d int, v any, size int, isMember bool, member string,
 		ptr.WriteString(jsonvalue.EscapePointer(member))
 	}
 	if items > maxAskItems || ptr.Len() > MaxQuote {
-		return false // a cut pointer could name another value's issue
+		return false // a clipped pointer could name another value's issue
 	}
 	doc := v
 	if st.s.canonical {

@@ -20,7 +20,7 @@ const maxText = 16 << 10
 // anyway, so live and replayed frames agree), without control characters
 // other than newline and tab (an ESC from a log would reach a terminal
 // as an escape sequence) nor bidi controls (see unsafeInText), and at
-// most maxText bytes, cut on a rune boundary. Append and every read apply
+// most maxText bytes, clipped on a rune boundary. Append and every read apply
 // it, so a record read back holds what a live subscriber saw.
 func text(s string) string {
 	s = strings.ToValidUTF8(s, "\uFFFD")

@@ -45,7 +45,7 @@
 //
 // A person opens the stream's URL in a browser and gets a live page of
 // the session (see [Stream.ServeHTTP]): each turn's state, its retries
-// with a countdown, its attempt rows and its outcome.
+// with a countdown, its ledger rows and its outcome.
 //
 // Retry notifications (turn/retryScheduled, turn/modelRetryScheduled) are
 // non-terminal: they never resolve WaitTurn; only turn/completed and
@@ -83,7 +83,7 @@
 //
 // # Bounds
 //
-// Free-text fields are cut to 16 KiB. Session, turn and command IDs are
+// Free-text fields are clipped to 16 KiB. Session, turn and command IDs are
 // at most 256 bytes of valid UTF-8 without control characters, format
 // characters (Unicode category Cf: bidi overrides, zero-width characters)
 // or line and paragraph separators; others are refused with [ErrInvalid].

@@ -228,8 +228,8 @@ func (l *fileLog) wake() {
 
 // checkPath refuses to write once the log's path no longer names its file
 // (another OpenFile of the path could then lock a new file and write
-// there), or once the file is not the size of its records: cut under the
-// log (logrotate's copytruncate), it no longer holds records the log
+// there), or once the file is not the size of its records: shrunk under
+// the log (logrotate's copytruncate), it no longer holds records the log
 // acknowledged, and an append would land at the wrong offset; grown,
 // another program wrote to it.
 func (l *fileLog) checkPath() error {
@@ -247,9 +247,9 @@ func (l *fileLog) checkPath() error {
 	return nil
 }
 
-// undo cuts a failed write off the file. After a failed write or fsync the
-// file's state is uncertain, so the log refuses further appends either way,
-// with an error matching ErrClosed and cause.
+// undo removes a failed write from the file. After a failed write or fsync
+// the file's state is uncertain, so the log refuses further appends either
+// way, with an error matching ErrClosed and cause.
 func (l *fileLog) undo(cause error) {
 	l.broken = &Error{Op: "append", Detail: "a write or fsync failed; reopen the log", Err: fmt.Errorf("%w: %w", ErrClosed, cause)}
 	_ = l.f.Truncate(l.size)

@@ -70,7 +70,7 @@ func (l *fileLog) refresh() error {
 	switch {
 	case size < l.size:
 		return &Error{Op: "read", Seq: int64(len(l.offsets)), Detail: fmt.Sprintf("the file shrank to %d bytes, below the %d bytes of records already read", size, l.size), Err: ErrCorrupt}
-	case size < l.size+l.tail: // the writer cut a failed write off
+	case size < l.size+l.tail: // the writer removed a failed write
 		l.tail, l.tailBad = 0, false
 	case size == l.size+l.tail:
 		return nil // nothing new: the bytes after the records were read already

@@ -16,7 +16,7 @@ const MethodModelRetry Method = "turn/modelRetryScheduled"
 // is deliberately not a field: clients show words derived from ErrorKind.
 type ModelRetry struct {
 	TurnID      string        `json:"turnId"`
-	Attempt     int           `json:"attempt"` // the model attempt that failed
+	Attempt     int           `json:"attempt"` // the model call that failed
 	NextAttempt int           `json:"nextAttempt"`
 	MaxAttempts int           `json:"maxAttempts"`
 	RetryDelay  time.Duration `json:"-"`                   // sent as retryDelayMs

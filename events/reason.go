@@ -14,7 +14,7 @@ const fallbackReason = "retry scheduled"
 // normalizeReason is the one normalization of a turn/retryScheduled
 // reason; Append applies it (see TurnRetry): invalid UTF-8 becomes U+FFFD, control and bidi-control characters are
 // removed, each run of white space becomes one space, the ends are
-// trimmed, and the result is cut on a rune boundary to at most 160 runes.
+// trimmed, and the result is clipped on a rune boundary to at most 160 runes.
 // An empty result becomes "retry scheduled", so the reason is never empty.
 func normalizeReason(s string) string {
 	if isNormalASCII(s) {

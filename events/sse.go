@@ -35,7 +35,7 @@ const (
 func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Details. The live page is one self-contained document (no external
 	// resources) showing each turn's state, retries with a countdown,
-	// attempt rows and outcome; it resumes with Last-Event-ID, shows
+	// ledger rows and outcome; it resumes with Last-Event-ID, shows
 	// nothing twice, and starts over on 410. Text from the stream is
 	// shown as text, never markup; its Content-Security-Policy allows
 	// only its own script and style and connections to this origin. A
@@ -75,12 +75,12 @@ func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		timeout = sseWriteTimeout
 	}
 	rc := http.NewResponseController(w)
-	// When the stream closes or the request ends, the watcher cuts short a
+	// When the stream closes or the request ends, the watcher breaks off a
 	// write in progress — one blocked on a client that does not read — with
 	// a deadline in the past. It never touches an idle response: a past
 	// deadline left on the connection would fail the closing chunk net/http
 	// writes after ServeHTTP returns, and a reading client would see its
-	// body cut off.
+	// body end early.
 	var (
 		mu             sync.Mutex
 		ended, writing bool
@@ -143,7 +143,7 @@ func (s *Stream) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		close(stop)
 		<-exited // nothing else touches rc from here on
 		// A fresh deadline for the closing chunk: a reading client gets a
-		// clean end, a stalled one is cut off soon. A writer without
+		// clean end, a stalled one is dropped soon. A writer without
 		// deadlines (ErrNotSupported) is left as is.
 		_ = rc.SetWriteDeadline(time.Now().Add(min(timeout, sseCloseTimeout)))
 	}()

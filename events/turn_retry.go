@@ -5,8 +5,8 @@ import "time"
 // MethodTurnRetry is the method [TurnRetry] folds to.
 const MethodTurnRetry Method = "turn/retryScheduled"
 
-// TurnRetry records that a failed attempt of a turn will be retried after
-// a backoff (a retried provider call is a [ModelRetry]). Record kind
+// TurnRetry records that a turn's failed answer, or the whole turn, will
+// be retried (a retried provider call is a [ModelRetry]). Record kind
 // turn_retry_scheduled; folds to turn/retryScheduled, which never
 // resolves WaitTurn. Describe reads "attempt 1/3 · retrying in 4s ·
 // <reason>". Kind (retryKind) says what Attempt counts. Append checks
@@ -22,7 +22,7 @@ type TurnRetry struct {
 	// non-empty, one line, at most 160 characters): invalid UTF-8 becomes
 	// U+FFFD, control and bidi-control characters are removed, each run
 	// of white space becomes one space, the ends are trimmed, the text is
-	// cut on a rune boundary to at most 160 runes, and an empty result
+	// clipped on a rune boundary to at most 160 runes, and an empty result
 	// reads "retry scheduled". Producers pass the text as they have it.
 	Reason string `json:"reason"`
 	// Kind says what Attempt counts: the final answers of one run

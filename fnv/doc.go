@@ -1,6 +1,6 @@
 // Package fnv computes the 32-bit FNV-1a hash of a string.
 //
-// enforcer uses it to join an attempt row to the corrective message it
+// enforcer uses it to join a ledger row to the corrective message it
 // produced and to the event that announced it: the row, the message and the
 // event all carry Hex32a of the exact message text.
 //

@@ -1,8 +1,8 @@
 // Package otel turns what an agent run does into OpenTelemetry spans,
 // following the GenAI semantic conventions: one invoke_agent span per run
 // (a child of the span in the caller's context), a chat span per model
-// call and an execute_tool span per tool call beneath it. Each attempt
-// row of the ledger, and each scheduled model or turn retry, is an event
+// call and an execute_tool span per tool call beneath it. Each row of
+// the ledger, and each scheduled model or turn retry, is an event
 // on the run span, so a trace tells why a run took as long and as many
 // calls as it did. It plugs into the agent's observer seam:
 //

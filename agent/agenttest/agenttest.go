@@ -69,7 +69,7 @@ func (s Step) WithDetailedUsage(input, output, cached, reasoning int) Step {
 }
 
 // WithStop sets why the step's reply ended (agent.Response.Stop), as an
-// adapter would: agent.StopLength for a reply cut off at the output limit,
+// adapter would: agent.StopLength for a reply truncated at the output limit,
 // agent.StopRefusal or agent.StopContentFilter for a refusal, whose text
 // is the step's content. Response.StopRaw is the same word.
 func (s Step) WithStop(r agent.StopReason) Step {

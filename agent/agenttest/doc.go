@@ -31,11 +31,11 @@
 // # Streaming
 //
 // [NewStreamingModel] scripts a model that streams ([agent.StreamingModel]):
-// the loop reads each reply as chunks, cut where the test says
+// the loop reads each reply as chunks, split where the test says
 // ([Step.InChunks]) or scripted one by one ([Chunks]), and may fail
 // mid-reply ([Step.FailAfter]). [StreamingModel.Consumed] says how much of
 // each reply the loop read before it stopped, so a test can assert that a
-// doomed answer was cut off early:
+// doomed answer was cut early:
 //
 //	m := agenttest.NewStreamingModel(t,
 //		agenttest.Reply("Sure! Here it is: {...}").InChunks(1),

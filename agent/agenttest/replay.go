@@ -38,7 +38,7 @@ type Recording struct {
 //	rec.Check(t, res)
 //
 // Each reply is the recorded assistant message, with the usage its row
-// recorded, and ends as the row says: cut off at the output limit for a
+// recorded, and ends as the row says: truncated at the output limit for a
 // Truncated row, withheld for a Withheld one; otherwise with tool use
 // when it calls tools, complete when it does not. Tools are not
 // replayed: the agent under test runs its own (give it fakes).
@@ -51,8 +51,8 @@ type Recording struct {
 // and a cut reply with the output tokens its Cut recorded first: a run
 // with early abort cuts it at the same byte, with the same verdict and
 // the same Cut. A file
-// that cannot be read as a Result, and a Result of more than one turn
-// attempt (whose earlier conversations were not kept), fail the test at
+// that cannot be read as a Result, and a Result of more than one run of
+// the turn (whose earlier conversations were not kept), fail the test at
 // once.
 func Replay(t testing.TB, path string) *Recording {
 	t.Helper()

@@ -10,7 +10,7 @@ import (
 )
 
 // StreamingModel is a scripted [agent.StreamingModel]: a [Model] whose
-// replies arrive as chunks, so the loop streams them. Each step is cut
+// replies arrive as chunks, so the loop streams them. Each step is split
 // into chunks ([Step.InChunks], or scripted chunk by chunk with
 // [Chunks]), and [StreamingModel.Consumed] says how much of each reply
 // the loop read before it stopped. It is safe for concurrent use.
@@ -39,7 +39,7 @@ type Consumed struct {
 // calls GenerateStream, and each step's reply arrives as chunks — its text
 // first, then each tool call (its ID and name, then its arguments), then
 // one chunk with the usage and why the reply ended. A step arrives whole
-// unless [Step.InChunks] cuts it.
+// unless [Step.InChunks] splits it.
 func NewStreamingModel(t testing.TB, steps ...Step) *StreamingModel {
 	t.Helper()
 	for i, s := range steps {
@@ -162,7 +162,7 @@ func (s Step) chunks() []agent.Chunk {
 	return append(out, agent.Chunk{Usage: s.usage, Stop: s.stop, StopRaw: string(s.stop)})
 }
 
-// pieces cuts s into pieces of the sizes (the last repeating; none, or
+// pieces splits s into pieces of the sizes (the last repeating; none, or
 // one below 1, means whole).
 func pieces(s string, sizes []int) []string {
 	var out []string

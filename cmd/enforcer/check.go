@@ -137,7 +137,7 @@ func parse(fs *flag.FlagSet, args []string, operands string) error {
 func oneLine(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 400 {
-		s = strings.ToValidUTF8(s[:400], "") + "…" // a rune cut in two is dropped
+		s = strings.ToValidUTF8(s[:400], "") + "…" // a rune split in two is dropped
 	}
 	return s
 }

@@ -3,7 +3,7 @@
 // byte; the second goes wrong half-way (an item of the wrong type) and is
 // stopped at that item's first byte; each time the corrective turn goes
 // out at once. Meanwhile the typed value is shown as it forms, member by
-// member, starting over when an attempt is retried. The model is
+// member, starting over when an answer is retried. The model is
 // scripted: no network, no keys.
 //
 //	go run ./examples/early-abort

@@ -1,7 +1,7 @@
 // Quickstart: an agent whose model answers in prose, then with a wrong
 // type, then correctly. enforcer judges each final answer against the
 // contract reflected from Weather, sends a corrective turn after each
-// failure, and keeps one attempt row per answer. The session stream shows
+// failure, and keeps one ledger row per answer. The session stream shows
 // each step live, as a streaming client would see it.
 //
 // The model is scripted: no network, no keys, and nothing but the core

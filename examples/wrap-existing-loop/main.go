@@ -1,7 +1,7 @@
 // wrap-existing-loop: enforcement around a plain Go tool loop that does
 // not use the agent package. enforce.Loop calls your loop for a final
 // answer, judges it, and on failure calls it again with the corrective
-// message to append as a user turn — keeping the attempt ledger.
+// message to append as a user turn — keeping the ledger.
 //
 //	go run ./examples/wrap-existing-loop
 package main

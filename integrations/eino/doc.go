@@ -21,5 +21,5 @@
 //	a := agent.New(eino.Agent(ra.Generate), agent.WithOutputSchema(s), agent.WithOutputRetries(2))
 //
 // [AgentStream] does the same for its Stream, so that a failing answer is
-// cut off at the first byte that dooms it, the eino stream closed there.
+// cut at the first byte that dooms it, the eino stream closed there.
 package eino

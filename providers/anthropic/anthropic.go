@@ -270,8 +270,8 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 }
 
 // toolInput is a call's arguments as a tool_use input, which the API
-// takes only as a JSON object. Arguments that are not one — a call cut off
-// mid-stream at max_tokens leaves half an object — are sent as {}, as the
+// takes only as a JSON object. Arguments that are not one — a call
+// truncated at max_tokens leaves half an object — are sent as {}, as the
 // SDK's own stream accumulator does; the tool result that answers the call
 // says what happened to it.
 func toolInput(args json.RawMessage) json.RawMessage {

@@ -34,7 +34,7 @@
 // events.KindForStatus (529 is overloaded), with the status, the
 // Retry-After delay (from retry-after-ms, or Retry-After in seconds or as
 // an HTTP date) and the provider's message; a timeout or a lost connection
-// has Kind timeout or connection (so does a body cut off mid-stream); a
+// has Kind timeout or connection (so does a body that ends mid-stream); a
 // complete body that does not decode has Kind unknown. Err is the SDK's
 // error (*anthropic.Error for API errors).
 // A status outside 100..599, which Go's client accepts, is not kept: the
@@ -64,14 +64,14 @@
 // (HTTPStatus 0), and a stream that breaks or ends before message_stop is
 // kind connection. The reply ends at message_stop: nothing after it is
 // read, and the connection is closed then. When the agent stops reading
-// (an answer cut off early), the stream and its HTTP connection are
+// (an answer cut early), the stream and its HTTP connection are
 // closed at once, so the model stops generating. Only Generate is bound by the SDK's ten-minute
 // rule for large max_tokens.
 //
 // Text that is empty or only whitespace is never sent: the API refuses
 // such text blocks, and a model's own reply can be one (a newline before a
 // tool call). Likewise a tool call whose arguments are not a JSON object
-// (one cut off mid-stream at max_tokens) is sent back with input {}.
+// (one truncated at max_tokens) is sent back with input {}.
 //
 // Usage: the prompt is input_tokens with both cache counts, the cache reads
 // are agent.Usage.CachedTokens. Thinking is counted among output_tokens

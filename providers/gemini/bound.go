@@ -117,7 +117,7 @@ func (t *boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 
 // boundedBody reads a body up to its bound, and for a stream each event
 // up to the event bound; past either it fails with ErrReplyTooLarge. It
-// notes a transport failure, so that a body cut off mid-event is told
+// notes a transport failure, so that a body that ends mid-event is told
 // from one that is not the provider's format.
 type boundedBody struct {
 	rc      io.ReadCloser

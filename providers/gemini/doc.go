@@ -17,7 +17,7 @@
 //
 // # Retries
 //
-// Every request is sent with one HTTP attempt and the SDK's automatic
+// Every request is sent with one HTTP try and the SDK's automatic
 // continuation off, whatever the client says, because the SDK's own
 // retries are invisible: the agent records each retry it schedules
 // (turn/modelRetryScheduled) with its kind and delay, so a client
@@ -32,7 +32,7 @@
 // delay the error carries: RESOURCE_EXHAUSTED's RetryInfo detail
 // ("retryDelay": "38s"), or Retry-After when it has none, capped at 24
 // hours. A timeout or a lost connection has Kind timeout or connection (so
-// does a body cut off mid-stream); a complete body that is not the API's
+// does a body that ends mid-stream); a complete body that is not the API's
 // JSON has Kind unknown, streamed or not. Err is the SDK's error
 // (genai.APIError for API errors). A status outside 100..599 is not kept:
 // the failure has Kind unknown and HTTPStatus 0.
@@ -64,7 +64,7 @@
 // The chunks add up to what Generate returns for the same reply; errors
 // are classified the same way. The chunk with a finishReason ends the
 // reply: nothing after it is read. When the agent stops reading (an
-// answer cut off early), the stream and its HTTP connection are closed at
+// answer cut early), the stream and its HTTP connection are closed at
 // once, so the model stops generating.
 //
 // # Tool calls

@@ -26,7 +26,7 @@ import (
 //     RetryInfo detail (Retry-After when it has none), the API's message;
 //   - an error event inside a stream that began with 200: the kind of the
 //     status the error carries, with no HTTP status;
-//   - a body cut off, a timeout, a refused connection: connection or
+//   - a body that ends early, a timeout, a refused connection: connection or
 //     timeout;
 //   - a complete body that is not the API's JSON (an HTML page with a
 //     200, say): unknown, with the status.
@@ -52,7 +52,7 @@ func failure(ctx context.Context, err error, c *call) error {
 		}
 		return pe
 	case readErr != nil:
-		// A body cut off: an error status still says what failed.
+		// A body that ended early: an error status still says what failed.
 		return wire.Failure(ctx, System, errors.Join(err, readErr), res, "")
 	case isAPI && status != 0 && (status < 200 || status > 299):
 		pe := wire.Failure(ctx, System, err, res, apiErr.Message).(*agent.ProviderError)

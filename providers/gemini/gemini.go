@@ -52,7 +52,7 @@ func (f optionFunc) apply(m *Model) { f(m) }
 // configuration, whose HTTP client bounds every reply (see
 // [WithMaxReplyBytes]); client itself is left as it was.
 //
-// Every request runs with HTTP retries off (one attempt) and the SDK's
+// Every request runs with HTTP retries off (one try) and the SDK's
 // automatic continuation off: retries belong to agent.WithModelRetry,
 // which records each one (turn/modelRetryScheduled) before it waits, so a
 // client watching the turn sees why it stalls; the SDK's would be
@@ -130,10 +130,10 @@ func NativeReport(contract []byte) (native.Report, error) {
 
 // WithClientRetries keeps the client's own HTTP retry options
 // (HTTPOptions.RetryOptions) instead of sending each request with one
-// attempt. Those retries are invisible to the agent: they are not
+// try. Those retries are invisible to the agent: they are not
 // recorded, and they add to the delay of agent.WithModelRetry. Automatic
-// continuation stays off either way: a reply cut at the per-request limit
-// (finish reason CONTINUATION) is agent.StopLength.
+// continuation stays off either way: a reply truncated at the per-request
+// limit (finish reason CONTINUATION) is agent.StopLength.
 func WithClientRetries() Option {
 	return optionFunc(func(m *Model) { m.clientRetries = true })
 }
@@ -142,7 +142,7 @@ func WithClientRetries() Option {
 // maxOutputTokens, thinkingConfig, safetySettings, headers in
 // HTTPOptions, …) after the adapter has set the system instruction,
 // tools, tool config and response schema. Retry options and automatic
-// continuation f leaves unset are the adapter's (one attempt, off).
+// continuation f leaves unset are the adapter's (one try, off).
 func WithConfig(f func(*genai.GenerateContentConfig)) Option {
 	return optionFunc(func(m *Model) {
 		if f == nil {
@@ -279,7 +279,7 @@ func (m *Model) newRequest(req agent.Request) ([]*genai.Content, *genai.Generate
 }
 
 // callArgs is a call's arguments as the API takes them, a JSON object.
-// Arguments that are not one (a call cut off mid-stream leaves half an
+// Arguments that are not one (a call cut mid-stream leaves half an
 // object) are sent as {}; the tool result that answers the call says
 // what happened to it.
 func callArgs(args json.RawMessage) map[string]any {

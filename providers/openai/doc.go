@@ -40,7 +40,7 @@
 // events.KindForStatus, with the status, the Retry-After delay (from
 // retry-after-ms, or Retry-After in seconds or as an HTTP date) and the
 // provider's message; a timeout or a lost connection has Kind timeout or
-// connection (so does a body cut off mid-stream); a complete body that
+// connection (so does a body that ends mid-stream); a complete body that
 // does not decode has Kind unknown. Err is the SDK's error (*openai.Error
 // for API errors).
 // A status outside 100..599, which Go's client accepts, is not kept: the
@@ -71,7 +71,7 @@
 // that breaks or ends before a finish_reason is kind connection. The
 // reply ends at its finish_reason: deltas after it are dropped, and the
 // connection is closed once the usage chunk that follows has come. When
-// the agent stops reading (an answer cut off early), the stream and its
+// the agent stops reading (an answer cut early), the stream and its
 // HTTP connection are closed at once, so the endpoint stops generating.
 //
 // Usage: prompt_tokens and completion_tokens, with prompt_tokens_details'

@@ -474,7 +474,7 @@ func IsHex(c byte) bool {
 }
 
 // Clip shortens s to at most n bytes on a rune boundary, followed by a
-// marker that says it was cut and from what length: the same input always
+// marker that says it was clipped and from what length: the same input always
 // gives the same text.
 func Clip(s string, n int) string {
 	if len(s) <= n {

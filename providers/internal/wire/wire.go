@@ -76,7 +76,8 @@ func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout())
 }
 
-// isConnection reports a transport failure: no response, or a body cut off.
+// isConnection reports a transport failure: no response, or a body that
+// ends early.
 func isConnection(err error) bool {
 	var ue *url.Error
 	var oe *net.OpError
@@ -156,7 +157,7 @@ func EventFailure(system string, status int, message string, err error) error {
 var errStreamCut = errors.New("stream ended before the reply did")
 
 // StreamCut is the failure of a stream that ended cleanly before the
-// event that ends a reply: a lost connection, like a body cut off.
+// event that ends a reply: a lost connection, like a body that ends early.
 func StreamCut(system string) error {
 	return &agent.ProviderError{
 		System: system, Kind: events.KindConnection, Message: errStreamCut.Error(),
