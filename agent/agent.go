@@ -324,7 +324,7 @@ func (st *runState) loop(ctx context.Context) error {
 		}
 		if len(msg.ToolCalls) > 0 {
 			if resp.Stop == StopLength {
-				st.cutToolCalls(msg.ToolCalls)
+				st.truncatedToolCalls(msg.ToolCalls)
 				continue
 			}
 			if err := st.runTools(ctx, msg.ToolCalls); err != nil {

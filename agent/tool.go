@@ -200,17 +200,17 @@ func (st *runState) toolNames() string {
 	return strings.Join(names, ", ")
 }
 
-// cutToolCalls answers the calls of a reply truncated at the output limit
+// truncatedToolCalls answers the calls of a reply truncated at the output limit
 // without running them: the last one's arguments are incomplete, and
 // which others are whole cannot be told.
-func (st *runState) cutToolCalls(calls []ToolCall) {
+func (st *runState) truncatedToolCalls(calls []ToolCall) {
 	st.a.cfg.logger.Debug("tool calls cut off at the output limit; not run", "turn", st.turn, "calls", len(calls))
 	for _, c := range calls {
-		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: cutToolCall, ToolCallID: c.ID})
+		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: truncatedToolCall, ToolCallID: c.ID})
 	}
 }
 
-// cutToolCall is the tool message for a call of a reply truncated at the
+// truncatedToolCall is the tool message for a call of a reply truncated at the
 // output limit.
-const cutToolCall = "error: your reply was cut off at the output length limit before this tool call was complete, " +
+const truncatedToolCall = "error: your reply was cut off at the output length limit before this tool call was complete, " +
 	"so the tool was not run. Call it again, with shorter arguments if you can, and fewer calls per reply."

@@ -380,9 +380,9 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	case ce.beyondRepair:
 		return fail(ReasonBeyondRepair, "")
 	}
-	cutAgain := a.Truncated && len(l.rows) > 0 && l.rows[len(l.rows)-1].Truncated
+	truncatedAgain := a.Truncated && len(l.rows) > 0 && l.rows[len(l.rows)-1].Truncated
 	left := l.RetriesLeft()
-	if left <= 0 || a.Last || cutAgain {
+	if left <= 0 || a.Last || truncatedAgain {
 		return fail("", "")
 	}
 	if l.repeats > 0 && sig == l.last && l.streak+1 >= l.repeats {

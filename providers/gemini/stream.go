@@ -65,7 +65,7 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 			yield(agent.Chunk{}, context.Cause(ctx))
 			return
 		}
-		yield(agent.Chunk{}, wire.StreamCut(System))
+		yield(agent.Chunk{}, wire.StreamEnded(System))
 	}
 }
 

@@ -151,17 +151,17 @@ func EventFailure(system string, status int, message string, err error) error {
 	return &agent.ProviderError{System: system, Kind: kind, Message: message, Err: err}
 }
 
-// errStreamCut is the error of a stream that ended, with no transport
+// errStreamEnded is the error of a stream that ended, with no transport
 // error, before the event that ends a reply: a proxy or server closed the
 // connection early.
-var errStreamCut = errors.New("stream ended before the reply did")
+var errStreamEnded = errors.New("stream ended before the reply did")
 
-// StreamCut is the failure of a stream that ended cleanly before the
+// StreamEnded is the failure of a stream that ended cleanly before the
 // event that ends a reply: a lost connection, like a body that ends early.
-func StreamCut(system string) error {
+func StreamEnded(system string) error {
 	return &agent.ProviderError{
-		System: system, Kind: events.KindConnection, Message: errStreamCut.Error(),
-		Err: fmt.Errorf("%w: %w", errStreamCut, io.ErrUnexpectedEOF),
+		System: system, Kind: events.KindConnection, Message: errStreamEnded.Error(),
+		Err: fmt.Errorf("%w: %w", errStreamEnded, io.ErrUnexpectedEOF),
 	}
 }
 
@@ -180,7 +180,7 @@ type Events[T any] interface {
 // reports true, the provider's end marker: what a server sends after it
 // is no part of the reply, and one that holds the connection open does
 // not keep the caller waiting. At the end it yields fail's error for a
-// stream that failed, ctx's cause for a done ctx, and StreamCut for a
+// stream that failed, ctx's cause for a done ctx, and StreamEnded for a
 // stream that ended cleanly before ended reported the event that ends a
 // reply.
 func ReadStream[T any](ctx context.Context, system string, s Events[T],
@@ -208,6 +208,6 @@ func ReadStream[T any](ctx context.Context, system string, s Events[T],
 	case ctx.Err() != nil:
 		yield(agent.Chunk{}, context.Cause(ctx))
 	case !ended():
-		yield(agent.Chunk{}, StreamCut(system))
+		yield(agent.Chunk{}, StreamEnded(system))
 	}
 }

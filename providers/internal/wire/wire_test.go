@@ -144,9 +144,9 @@ func TestEventFailure(t *testing.T) {
 	}
 }
 
-func TestStreamCutIsALostConnection(t *testing.T) {
+func TestStreamEndedIsALostConnection(t *testing.T) {
 	var pe *agent.ProviderError
-	if err := StreamCut("sys"); !errors.As(err, &pe) || pe.Kind != events.KindConnection || pe.System != "sys" || !pe.Retryable() {
+	if err := StreamEnded("sys"); !errors.As(err, &pe) || pe.Kind != events.KindConnection || pe.System != "sys" || !pe.Retryable() {
 		t.Fatalf("err = %v, want a retryable ProviderError of kind connection", err)
 	}
 	if !errors.Is(pe, io.ErrUnexpectedEOF) {
