@@ -119,16 +119,8 @@ func (st *Incremental) closedScalar(v any) bool {
 // a pattern lists it is decided, whatever the member's value.
 func (st *Incremental) unlisted(f *frame, name string) bool {
 	c := f.c
-	if !st.inc || c == nil || !c.AddlFalse {
+	if !st.inc || c == nil || !c.AddlFalse || c.Lists(name) {
 		return false
-	}
-	if _, listed := c.Props[name]; listed {
-		return false
-	}
-	for _, pp := range c.Patterns {
-		if pp.Re.MatchString(name) {
-			return false
-		}
 	}
 	return st.schema(len(st.stack)-1, map[string]any{name: nil}, true, name, "additionalProperties")
 }
@@ -160,31 +152,11 @@ func (st *Incremental) passesHere(v any) (ok bool) {
 	return c.Check(v, nil)
 }
 
-// shapePasses is c.checkOwn of the object or array f, which ends now,
+// shapePasses is c.CheckOwn of the object or array f, which ends now,
 // for a c whose own keywords need only its member names and size
-// (c.shapeOnly).
+// (c.ShapeOnly).
 func (st *Incremental) shapePasses(c *engine.Node, f *frame) bool {
-	if c.Always {
-		return true
-	}
-	if f.obj {
-		if c.Types != 0 && c.Types&engine.KindObject == 0 {
-			return false
-		}
-		if c.MinProps >= 0 && f.n < c.MinProps || c.MaxProps >= 0 && f.n > c.MaxProps {
-			return false
-		}
-		for _, r := range c.Required {
-			if !st.has(f, r) {
-				return false
-			}
-		}
-		return true
-	}
-	if c.Types != 0 && c.Types&engine.KindArray == 0 {
-		return false
-	}
-	return !(c.MinItems >= 0 && f.n < c.MinItems || c.MaxItems >= 0 && f.n > c.MaxItems)
+	return c.ShapePasses(f.obj, f.n, func(name string) bool { return st.has(f, name) })
 }
 
 // ownPasses is c.checkOwn(doc), false should it panic.

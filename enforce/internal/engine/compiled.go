@@ -14,9 +14,9 @@ import (
 // CompileFast). It writes no issues: a value it fails goes to the
 // validator, which does.
 type Node struct {
-	Always, never bool // the schemas true and false
+	always, never bool // the schemas true and false
 
-	Types Kinds // 0: any
+	types Kinds // 0: any
 
 	enum     *cenum // nil when absent
 	constant *cenum
@@ -27,13 +27,13 @@ type Node struct {
 
 	multipleOf, minimum, maximum, exMin, exMax *cnum
 
-	Props      map[string]*Node
-	Patterns   []cpattern
+	props      map[string]*Node
+	patterns   []cpattern
 	AddlFalse  bool
 	addl       *Node // nil: any member
-	Required   []string
-	MinProps   int // -1 when absent
-	MaxProps   int
+	required   []string
+	minProps   int // -1 when absent
+	maxProps   int
 	names      *Node // propertyNames
 	depNames   map[string][]string
 	depSchemas map[string]*Node
@@ -43,8 +43,8 @@ type Node struct {
 	tupleSet  bool
 	addlItems *Node // additionalItems as a schema, after a tuple
 	noAddl    bool  // additionalItems false, after a tuple
-	MinItems  int   // -1 when absent
-	MaxItems  int
+	minItems  int   // -1 when absent
+	maxItems  int
 	Unique    bool
 	contains  *Node
 
@@ -60,7 +60,7 @@ type Node struct {
 }
 
 type cpattern struct {
-	Re   *regexp.Regexp
+	re   *regexp.Regexp
 	node *Node
 }
 
@@ -78,7 +78,7 @@ type cnum struct {
 	r *big.Rat
 }
 
-var anyCnode = &Node{Always: true, minLen: -1, maxLen: -1, MinProps: -1, MaxProps: -1, MinItems: -1, MaxItems: -1}
+var anyCnode = &Node{always: true, minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}
 
 // CompileFast compiles the audited schema tree for the fast path, for
 // gojsonschema's draft. It returns nil when some keyword's value is not
@@ -144,7 +144,7 @@ func (b *cbuilder) build(loc string, v any) *Node {
 			b.memo[loc] = t
 			return t
 		}
-		n := &Node{minLen: -1, maxLen: -1, MinProps: -1, MaxProps: -1, MinItems: -1, MaxItems: -1}
+		n := &Node{minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}
 		b.memo[loc] = n
 		b.fill(n, loc, v)
 		return n
@@ -156,7 +156,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 	at := func(k string) string { return loc + "/" + jsonvalue.EscapePointer(k) }
 	if t, has := m["type"]; has {
 		var ok bool
-		if n.Types, ok = TypeKinds(t); !ok {
+		if n.types, ok = TypeKinds(t); !ok {
 			b.fail()
 		}
 	}
@@ -173,10 +173,10 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 	}
 	n.minLen = b.count(m, "minLength")
 	n.maxLen = b.count(m, "maxLength")
-	n.MinProps = b.count(m, "minProperties")
-	n.MaxProps = b.count(m, "maxProperties")
-	n.MinItems = b.count(m, "minItems")
-	n.MaxItems = b.count(m, "maxItems")
+	n.minProps = b.count(m, "minProperties")
+	n.maxProps = b.count(m, "maxProperties")
+	n.minItems = b.count(m, "minItems")
+	n.maxItems = b.count(m, "maxItems")
 	if p, has := m["pattern"]; has {
 		ps, ok := p.(string)
 		re, err := regexp.Compile(ps)
@@ -242,7 +242,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 			if !ok {
 				b.fail()
 			}
-			n.Required = append(n.Required, s)
+			n.required = append(n.required, s)
 		}
 	}
 	if p, has := m["properties"]; has {
@@ -250,9 +250,9 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 		if !ok {
 			b.fail()
 		}
-		n.Props = make(map[string]*Node, len(pm))
+		n.props = make(map[string]*Node, len(pm))
 		for name, sub := range pm {
-			n.Props[name] = b.build(at("properties")+"/"+jsonvalue.EscapePointer(name), sub)
+			n.props[name] = b.build(at("properties")+"/"+jsonvalue.EscapePointer(name), sub)
 		}
 	}
 	if p, has := m["patternProperties"]; has {
@@ -266,7 +266,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 				b.fail()
 				continue
 			}
-			n.Patterns = append(n.Patterns, cpattern{Re: re, node: b.build(at("patternProperties")+"/"+jsonvalue.EscapePointer(pat), pm[pat])})
+			n.patterns = append(n.patterns, cpattern{re: re, node: b.build(at("patternProperties")+"/"+jsonvalue.EscapePointer(pat), pm[pat])})
 		}
 	}
 	switch ap := m["additionalProperties"].(type) {

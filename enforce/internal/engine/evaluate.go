@@ -63,7 +63,7 @@ func (n *Node) formatOK(v any, e *evaluation) bool {
 // to pass (below anyOf, oneOf, not, if or contains): there every check is
 // made at once.
 func (n *Node) Check(v any, e *evaluation) bool {
-	if n.Always {
+	if n.always {
 		return true
 	}
 	if n.never {
@@ -71,15 +71,15 @@ func (n *Node) Check(v any, e *evaluation) bool {
 	}
 	switch x := v.(type) {
 	case nil:
-		if n.Types != 0 && n.Types&KindNull == 0 {
+		if n.types != 0 && n.types&KindNull == 0 {
 			return false
 		}
 	case bool:
-		if n.Types != 0 && n.Types&KindBoolean == 0 {
+		if n.types != 0 && n.types&KindBoolean == 0 {
 			return false
 		}
 	case string:
-		if n.Types != 0 && n.Types&KindString == 0 {
+		if n.types != 0 && n.types&KindString == 0 {
 			return false
 		}
 		if !n.validString(x) || !n.formatOK(v, e) {
@@ -90,14 +90,14 @@ func (n *Node) Check(v any, e *evaluation) bool {
 			return false
 		}
 	case []any:
-		if n.Types != 0 && n.Types&KindArray == 0 {
+		if n.types != 0 && n.types&KindArray == 0 {
 			return false
 		}
 		if !n.validArray(x, e) {
 			return false
 		}
 	case map[string]any:
-		if n.Types != 0 && n.Types&KindObject == 0 {
+		if n.types != 0 && n.types&KindObject == 0 {
 			return false
 		}
 		if !n.validObject(x, e) {
@@ -182,14 +182,14 @@ func (n *Node) validNumber(num json.Number) bool {
 	if !d.OK && rat() == nil {
 		return false
 	}
-	if n.Types != 0 && n.Types&KindNumber == 0 {
+	if n.types != 0 && n.types&KindNumber == 0 {
 		isInt := false
 		if d.OK {
 			isInt = d.IsInt()
 		} else {
 			isInt = rat().IsInt()
 		}
-		if !isInt || n.Types&KindInteger == 0 {
+		if !isInt || n.types&KindInteger == 0 {
 			return false
 		}
 	}
@@ -213,7 +213,7 @@ func (n *Node) validNumber(num json.Number) bool {
 }
 
 func (n *Node) validArray(a []any, e *evaluation) bool {
-	if n.MinItems >= 0 && len(a) < n.MinItems || n.MaxItems >= 0 && len(a) > n.MaxItems {
+	if n.minItems >= 0 && len(a) < n.minItems || n.maxItems >= 0 && len(a) > n.maxItems {
 		return false
 	}
 	if n.items != nil {
@@ -264,10 +264,10 @@ func (n *Node) validArray(a []any, e *evaluation) bool {
 }
 
 func (n *Node) validObject(m map[string]any, e *evaluation) bool {
-	if n.MinProps >= 0 && len(m) < n.MinProps || n.MaxProps >= 0 && len(m) > n.MaxProps {
+	if n.minProps >= 0 && len(m) < n.minProps || n.maxProps >= 0 && len(m) > n.maxProps {
 		return false
 	}
-	for _, r := range n.Required {
+	for _, r := range n.required {
 		if _, ok := m[r]; !ok {
 			return false
 		}
@@ -298,13 +298,13 @@ func (n *Node) validObject(m map[string]any, e *evaluation) bool {
 
 // member1 checks the member k of m, whose value is v.
 func (n *Node) member1(m map[string]any, k string, v any, e *evaluation) bool {
-	p, found := n.Props[k]
+	p, found := n.props[k]
 	if found && !p.Check(v, e) {
 		return false
 	}
 	matched := false
-	for _, pp := range n.Patterns {
-		if pp.Re.MatchString(k) {
+	for _, pp := range n.patterns {
+		if pp.re.MatchString(k) {
 			matched = true
 			if !pp.node.Check(v, e) {
 				return false
@@ -336,15 +336,15 @@ func (n *Node) Member(name string) *Node {
 	if n == nil || n.never || n.opaqueKids {
 		return nil
 	}
-	if n.Always {
+	if n.always {
 		return anyCnode
 	}
-	for _, pp := range n.Patterns {
-		if pp.Re.MatchString(name) {
+	for _, pp := range n.patterns {
+		if pp.re.MatchString(name) {
 			return nil // more than one subschema may apply
 		}
 	}
-	if p, ok := n.Props[name]; ok {
+	if p, ok := n.props[name]; ok {
 		return p
 	}
 	if n.AddlFalse {
@@ -363,7 +363,7 @@ func (n *Node) Item(i int) *Node {
 		return nil
 	}
 	switch {
-	case n.Always:
+	case n.always:
 		return anyCnode
 	case n.items != nil:
 		return n.items
@@ -385,7 +385,7 @@ func (n *Node) Item(i int) *Node {
 // node whose kids are not known from their names or indexes alone
 // (opaqueKids) is checked whole. Formats are checked at once.
 func (n *Node) CheckOwn(v any) bool {
-	if n.Always {
+	if n.always {
 		return true
 	}
 	if n.never {
@@ -396,10 +396,10 @@ func (n *Node) CheckOwn(v any) bool {
 	}
 	switch x := v.(type) {
 	case []any:
-		if n.Types != 0 && n.Types&KindArray == 0 {
+		if n.types != 0 && n.types&KindArray == 0 {
 			return false
 		}
-		if n.MinItems >= 0 && len(x) < n.MinItems || n.MaxItems >= 0 && len(x) > n.MaxItems {
+		if n.minItems >= 0 && len(x) < n.minItems || n.maxItems >= 0 && len(x) > n.maxItems {
 			return false
 		}
 		if n.Unique && len(x) > 1 {
@@ -413,13 +413,13 @@ func (n *Node) CheckOwn(v any) bool {
 			}
 		}
 	case map[string]any:
-		if n.Types != 0 && n.Types&KindObject == 0 {
+		if n.types != 0 && n.types&KindObject == 0 {
 			return false
 		}
-		if n.MinProps >= 0 && len(x) < n.MinProps || n.MaxProps >= 0 && len(x) > n.MaxProps {
+		if n.minProps >= 0 && len(x) < n.minProps || n.maxProps >= 0 && len(x) > n.maxProps {
 			return false
 		}
-		for _, r := range n.Required {
+		for _, r := range n.required {
 			if _, ok := x[r]; !ok {
 				return false
 			}
@@ -446,6 +446,47 @@ func (n *Node) CheckOwn(v any) bool {
 		return false
 	}
 	return true // no applicators: they make opaqueKids
+}
+
+// Lists reports whether n's properties or patternProperties list the
+// member name.
+func (n *Node) Lists(name string) bool {
+	if _, listed := n.props[name]; listed {
+		return true
+	}
+	for _, pp := range n.patterns {
+		if pp.re.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ShapePasses is CheckOwn of an object (obj) or array of size members or
+// items, for a node whose own keywords need only the member names and the
+// size (ShapeOnly); has reports whether the object has a member.
+func (n *Node) ShapePasses(obj bool, size int, has func(name string) bool) bool {
+	if n.always {
+		return true
+	}
+	if obj {
+		if n.types != 0 && n.types&KindObject == 0 {
+			return false
+		}
+		if n.minProps >= 0 && size < n.minProps || n.maxProps >= 0 && size > n.maxProps {
+			return false
+		}
+		for _, r := range n.required {
+			if !has(r) {
+				return false
+			}
+		}
+		return true
+	}
+	if n.types != 0 && n.types&KindArray == 0 {
+		return false
+	}
+	return !(n.minItems >= 0 && size < n.minItems || n.maxItems >= 0 && size > n.maxItems)
 }
 
 // ShapeOnly reports whether checkOwn needs no more of an object or array
