@@ -16,6 +16,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
 const plainMessage = `{
@@ -308,17 +309,6 @@ func TestMalformedResponsesAreErrorsNotPanics(t *testing.T) {
 	}
 }
 
-// hang is a handler that calls arrived and then never answers: it returns
-// once the client has gone. It reads the body first, so that the server
-// notices the client closing the connection.
-func hang(arrived func()) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		arrived()
-		<-r.Context().Done()
-	})
-}
-
 func TestTransportFailures(t *testing.T) {
 	t.Run("a refused connection is a retryable connection error", func(t *testing.T) {
 		srv := httptest.NewServer(http.NotFoundHandler())
@@ -332,7 +322,7 @@ func TestTransportFailures(t *testing.T) {
 		}
 	})
 	t.Run("an HTTP client timeout is a retryable timeout", func(t *testing.T) {
-		srv := httptest.NewServer(hang(func() {}))
+		srv := httptest.NewServer(wiretest.Hang(func() {}))
 		defer srv.Close()
 		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/"), option.WithAPIKey("k"),
 			option.WithHTTPClient(&http.Client{Timeout: 20 * time.Millisecond}))
@@ -359,7 +349,7 @@ func TestTransportFailures(t *testing.T) {
 	t.Run("a cancelled context returns its cause, not a provider error", func(t *testing.T) {
 		stop := errors.New("user went away")
 		ctx, cancel := context.WithCancelCause(context.Background())
-		srv := httptest.NewServer(hang(func() { cancel(stop) }))
+		srv := httptest.NewServer(wiretest.Hang(func() { cancel(stop) }))
 		defer srv.Close()
 		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/"), option.WithAPIKey("k"))
 		_, err := New(client, "claude-sonnet-4-5").Generate(ctx, agent.Request{})

@@ -1,11 +1,8 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -165,27 +162,9 @@ func (r wireRequest) roles() []string {
 	return out
 }
 
-// checkGolden compares a request body with testdata/name, both indented
-// the same way; -update rewrites the file.
+// checkGolden compares a request body with testdata/name; -update
+// rewrites the file.
 func checkGolden(t *testing.T, name string, body []byte) {
 	t.Helper()
-	var got bytes.Buffer
-	if err := json.Indent(&got, body, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	got.WriteByte('\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("request body differs from %s:\ngot:\n%s\nwant:\n%s", path, got.Bytes(), want)
-	}
+	wiretest.Golden(t, name, body, *update)
 }

@@ -8,7 +8,6 @@ import (
 	"reflect"
 	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -178,16 +177,8 @@ func TestGenerateStreamYieldsEachDeltaAsItArrives(t *testing.T) {
 		{Usage: agent.Usage{InputTokens: 40, OutputTokens: 12, Detailed: true}, Stop: agent.StopToolUse, StopRaw: "tool_use"},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("chunks:\n%s\nwant:\n%s", show(got), show(want))
+		t.Errorf("chunks:\n%s\nwant:\n%s", wiretest.Show(got), wiretest.Show(want))
 	}
-}
-
-func show(cs []agent.Chunk) string {
-	var b strings.Builder
-	for _, c := range cs {
-		fmt.Fprintf(&b, "  %q call=%+v usage=%+v stop=%s/%s\n", c.Text, c.Call, c.Usage, c.Stop, c.StopRaw)
-	}
-	return b.String()
 }
 
 func TestGenerateStreamClassifiesFailuresAsGenerateDoes(t *testing.T) {

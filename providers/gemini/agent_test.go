@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,25 +14,6 @@ import (
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
-// recorder keeps the events a run records.
-type recorder struct {
-	mu     sync.Mutex
-	events []events.Event
-}
-
-func (r *recorder) Append(ev events.Event) (events.Notification, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, ev)
-	return events.Notification{}, nil
-}
-
-func (r *recorder) all() []events.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.events)
-}
-
 func TestAgentRetriesAProseAnswerThroughTheAdapter(t *testing.T) {
 	srv := newFakeServer(t,
 		okReply(response("STOP", `{"promptTokenCount":100,"candidatesTokenCount":12,"cachedContentTokenCount":64,"thoughtsTokenCount":20,"totalTokenCount":132}`,
@@ -41,7 +21,7 @@ func TestAgentRetriesAProseAnswerThroughTheAdapter(t *testing.T) {
 		okReply(response("STOP", `{"promptTokenCount":140,"candidatesTokenCount":9,"cachedContentTokenCount":100,"totalTokenCount":149}`,
 			text(`{"city":"Paris","tempC":18}`))),
 	)
-	rec := &recorder{}
+	rec := &wiretest.Recorder{}
 	// Early abort off: the prose is read whole, as Generate would give it.
 	a := agent.New(New(srv.client(t), "gemini-2.5-flash"), agent.WithOutputRetries(1), agent.WithEarlyAbort(false), agent.WithEvents(rec))
 	w, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
@@ -62,7 +42,7 @@ func TestAgentRetriesAProseAnswerThroughTheAdapter(t *testing.T) {
 	}
 	// turn/completed carries the turn's usage: Gemini reports all four counts.
 	var done *events.TurnCompleted
-	for _, ev := range rec.all() {
+	for _, ev := range rec.Events() {
 		if tc, ok := ev.(events.TurnCompleted); ok {
 			done = &tc
 		}
@@ -90,7 +70,7 @@ func TestAgentModelRetryWaitsTheRetryInfoDelay(t *testing.T) {
 		reply{Status: 429, Body: errorBody(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted", retryInfo("4s"))},
 		okReply(answer(`{"city":"Paris","tempC":18}`)),
 	)
-	rec := &recorder{}
+	rec := &wiretest.Recorder{}
 	var delays []time.Duration
 	a := agent.New(New(srv.client(t), "gemini-2.5-flash"),
 		agent.WithEvents(rec),
@@ -105,7 +85,7 @@ func TestAgentModelRetryWaitsTheRetryInfoDelay(t *testing.T) {
 		t.Errorf("DefaultBackoff would wait %v, want %v (the RetryInfo delay)", got, want)
 	}
 	var retries []events.ModelRetry
-	for _, ev := range rec.all() {
+	for _, ev := range rec.Events() {
 		if mr, ok := ev.(events.ModelRetry); ok {
 			retries = append(retries, mr)
 		}

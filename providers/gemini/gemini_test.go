@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +17,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
 type Weather struct {
@@ -286,7 +286,7 @@ func TestTransportFailures(t *testing.T) {
 	})
 	t.Run("a request timeout is a retryable timeout", func(t *testing.T) {
 		arrived := make(chan struct{})
-		srv := httptest.NewServer(hang(func() { close(arrived) }))
+		srv := httptest.NewServer(wiretest.Hang(func() { close(arrived) }))
 		defer srv.Close()
 		client := newClient(t, srv.URL, func(c *genai.ClientConfig) { c.HTTPClient = &http.Client{Timeout: 50 * time.Millisecond} })
 		_, err := New(client, "gemini-test").Generate(t.Context(), plain())
@@ -314,7 +314,7 @@ func TestTransportFailures(t *testing.T) {
 	})
 	t.Run("a cancelled context returns its cause, not a provider error", func(t *testing.T) {
 		arrived := make(chan struct{})
-		srv := httptest.NewServer(hang(func() { close(arrived) }))
+		srv := httptest.NewServer(wiretest.Hang(func() { close(arrived) }))
 		defer srv.Close()
 		cause := errors.New("user left")
 		ctx, cancel := context.WithCancelCause(t.Context())
@@ -324,16 +324,6 @@ func TestTransportFailures(t *testing.T) {
 		if !errors.Is(err, cause) || errors.As(err, &pe) {
 			t.Errorf("err = %v, want the cause", err)
 		}
-	})
-}
-
-// hang is a handler that tells it a request arrived and holds it until the
-// client goes away.
-func hang(arrived func()) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body) // the server sees the client go only once the body is read
-		arrived()
-		<-r.Context().Done()
 	})
 }
 

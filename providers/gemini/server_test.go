@@ -1,11 +1,8 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"google.golang.org/genai"
@@ -145,28 +142,11 @@ func (r wireRequest) roles() []string {
 	return out
 }
 
-// checkGolden compares a request body with testdata/name, indented; with
-// -update it rewrites the file.
+// checkGolden compares a request body with testdata/name; -update
+// rewrites the file.
 func checkGolden(t *testing.T, name string, body []byte) {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, body, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	buf.WriteByte('\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := buf.String(); got != string(want) {
-		t.Errorf("request body differs from %s:\n%s\nwant:\n%s", path, got, want)
-	}
+	wiretest.Golden(t, name, body, *update)
 }
 
 // response is a generateContent body whose first candidate has parts

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -56,40 +55,12 @@ func TestAgentRetriesAProseAnswerThroughTheAdapter(t *testing.T) {
 	}
 }
 
-// recorder keeps the events a run records.
-type recorder struct {
-	mu     sync.Mutex
-	events []events.Event
-}
-
-func (r *recorder) Append(ev events.Event) (events.Notification, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, ev)
-	return events.Notification{}, nil
-}
-
-func (r *recorder) modelRetries() []events.ModelRetry {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []events.ModelRetry
-	for _, ev := range r.events {
-		switch ev := ev.(type) {
-		case events.ModelRetry:
-			out = append(out, ev)
-		case *events.ModelRetry:
-			out = append(out, *ev)
-		}
-	}
-	return out
-}
-
 func TestAgentModelRetryRetriesARateLimitOnce(t *testing.T) {
 	srv := newFakeServer(t,
 		reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: errorBody("rate_limit_exceeded", "Rate limit reached")},
 		okReply(completion(`{"city":"Paris","tempC":18}`)),
 	)
-	rec := &recorder{}
+	rec := &wiretest.Recorder{}
 	var delays []time.Duration
 	a := agent.New(New(srv.client(), "gpt-4o-mini"),
 		agent.WithEvents(rec),
@@ -111,7 +82,7 @@ func TestAgentModelRetryRetriesARateLimitOnce(t *testing.T) {
 	if got, want := delays, []time.Duration{3 * time.Second}; !slices.Equal(got, want) {
 		t.Errorf("DefaultBackoff would wait %v, want %v (the Retry-After)", got, want)
 	}
-	retries := rec.modelRetries()
+	retries := rec.ModelRetries()
 	if len(retries) != 1 {
 		t.Fatalf("recorded %d model retries, want 1", len(retries))
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -318,7 +319,7 @@ func TestTransportFailures(t *testing.T) {
 		}
 	})
 	t.Run("a request timeout is a retryable timeout", func(t *testing.T) {
-		srv := httptest.NewServer(hang(func() {}))
+		srv := httptest.NewServer(wiretest.Hang(func() {}))
 		defer srv.Close()
 		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("k"))
 		m := New(client, "gpt-4o-mini", WithRequestOptions(option.WithRequestTimeout(20*time.Millisecond)))
@@ -345,7 +346,7 @@ func TestTransportFailures(t *testing.T) {
 	t.Run("a cancelled context returns its cause, not a provider error", func(t *testing.T) {
 		stop := errors.New("user went away")
 		ctx, cancel := context.WithCancelCause(context.Background())
-		srv := httptest.NewServer(hang(func() { cancel(stop) }))
+		srv := httptest.NewServer(wiretest.Hang(func() { cancel(stop) }))
 		defer srv.Close()
 		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("k"))
 		_, err := New(client, "gpt-4o-mini").Generate(ctx, agent.Request{})
@@ -356,17 +357,6 @@ func TestTransportFailures(t *testing.T) {
 		if errors.As(err, &pe) {
 			t.Errorf("err is a ProviderError (%v), want the cause alone", pe)
 		}
-	})
-}
-
-// hang is a handler that calls arrived and then never answers: it returns
-// once the client has gone. It reads the body first, so that the server
-// notices the client closing the connection.
-func hang(arrived func()) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		arrived()
-		<-r.Context().Done()
 	})
 }
 

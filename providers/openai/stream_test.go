@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -167,16 +165,8 @@ func TestGenerateStreamYieldsEachDeltaAsItArrives(t *testing.T) {
 		{Usage: agent.Usage{InputTokens: 40, OutputTokens: 12}},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("chunks:\n%s\nwant:\n%s", show(got), show(want))
+		t.Errorf("chunks:\n%s\nwant:\n%s", wiretest.Show(got), wiretest.Show(want))
 	}
-}
-
-func show(cs []agent.Chunk) string {
-	var b strings.Builder
-	for _, c := range cs {
-		fmt.Fprintf(&b, "  %q call=%+v usage=%+v stop=%s/%s\n", c.Text, c.Call, c.Usage, c.Stop, c.StopRaw)
-	}
-	return b.String()
 }
 
 // streamErr reads a stream to its end and returns the error it ended with,
