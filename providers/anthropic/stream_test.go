@@ -323,32 +323,9 @@ func TestGenerateStreamClosesTheConnectionWhenTheConsumerStops(t *testing.T) {
 }
 
 func TestGenerateStreamRefusesBadInputBeforeSending(t *testing.T) {
-	tests := []struct {
-		name string
-		m    func(*fakeServer) *Model
-		req  agent.Request
-		is   error
-	}{
-		{"an invalid option", func(f *fakeServer) *Model { return New(f.client(), "claude-sonnet-4-5", WithMaxTokens(0)) }, userTurn, agent.ErrInvalidOption},
-		{"an unknown role", func(f *fakeServer) *Model { return New(f.client(), "claude-sonnet-4-5") }, agent.Request{Messages: []agent.Message{{Role: "narrator"}}}, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t)
-			n := 0
-			var last error
-			for _, err := range tt.m(srv).GenerateStream(context.Background(), tt.req) {
-				n++
-				last = err
-			}
-			if n != 1 || last == nil {
-				t.Fatalf("yielded %d values ending with %v, want one error", n, last)
-			}
-			if tt.is != nil && !errors.Is(last, tt.is) {
-				t.Errorf("err = %v, want %v", last, tt.is)
-			}
-		})
-	}
+	wiretest.StreamRefusesBadInput(t, adapter, func(t *testing.T, srv *wiretest.Server) agent.StreamingModel {
+		return New(clientAt(srv.URL), "claude-sonnet-4-5", WithMaxTokens(0))
+	})
 }
 
 func TestAToolCallCutOffMidStreamIsSentBackWithAnEmptyInput(t *testing.T) {

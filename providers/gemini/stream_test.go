@@ -245,16 +245,9 @@ func TestGenerateStreamClosesTheConnectionWhenTheConsumerStops(t *testing.T) {
 }
 
 func TestGenerateStreamRefusesBadInputBeforeSending(t *testing.T) {
-	srv := newFakeServer(t)
-	n := 0
-	var last error
-	for _, err := range New(srv.client(t), "gemini-test").GenerateStream(t.Context(), agent.Request{Messages: []agent.Message{{Role: "narrator"}}}) {
-		n++
-		last = err
-	}
-	if n != 1 || last == nil {
-		t.Errorf("yielded %d times, last error %v; want one error", n, last)
-	}
+	wiretest.StreamRefusesBadInput(t, adapter, func(t *testing.T, srv *wiretest.Server) agent.StreamingModel {
+		return New(newClient(t, srv.URL), "gemini-test", WithConfig(nil))
+	})
 }
 
 func TestBreakingOutOfATypedStreamLeavesNothingBehind(t *testing.T) {
