@@ -79,28 +79,8 @@ func TestAReplyIsReadNoFurtherThanItsBounds(t *testing.T) {
 func TestAStreamedReplyEndsAtMessageStop(t *testing.T) {
 	answer := `{"city":"Paris"}`
 	after := append(textStream("end_turn", 9, 4, answer), sseText(0, " and more"))
-	read := func(t *testing.T, rep reply) {
-		t.Helper()
-		srv := newFakeServer(t, rep)
-		// The deadline bounds a failing test: a stream read past its end
-		// waits for a server that never ends it.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		resp, err := wiretest.Collect(New(srv.client(), "claude-sonnet-4-5").GenerateStream(ctx, userTurn))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := resp.Message.Content; got != answer {
-			t.Errorf("content = %q, want %q", got, answer)
-		}
-	}
-	t.Run("a delta after message_stop is dropped", func(t *testing.T) {
-		read(t, wiretest.Stream(after...))
-	})
-	t.Run("a server that holds the stream open after message_stop", func(t *testing.T) {
-		gone := make(chan struct{})
-		read(t, reply{Status: 200, Events: after, Gone: gone})
-		wiretest.WaitGone(t, gone)
+	wiretest.StreamEndsAtItsEnd(t, adapter, after, nil, agent.Response{
+		Message: agent.Message{Content: answer}, Usage: agent.Usage{InputTokens: 9, OutputTokens: 4, Detailed: true}, Stop: agent.StopComplete,
 	})
 }
 

@@ -80,31 +80,8 @@ func TestAReplyIsReadNoFurtherThanItsBounds(t *testing.T) {
 func TestAStreamedReplyEndsAtItsFinishReason(t *testing.T) {
 	answer := `{"city":"Paris"}`
 	after := []string{content(answer), delta(`{}`, "stop"), content(" and more"), usage(9, 4)}
-	read := func(t *testing.T, rep reply) {
-		t.Helper()
-		srv := newFakeServer(t, rep)
-		// The deadline bounds a failing test: a stream read past its end
-		// waits for a server that never ends it.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		resp, err := wiretest.Collect(New(srv.client(), "gpt-4o-mini").GenerateStream(ctx, userTurn))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := resp.Message.Content; got != answer {
-			t.Errorf("content = %q, want %q", got, answer)
-		}
-		if got, want := resp.Usage, (agent.Usage{InputTokens: 9, OutputTokens: 4}); got != want {
-			t.Errorf("usage = %+v, want %+v", got, want)
-		}
-	}
-	t.Run("content after finish_reason is dropped", func(t *testing.T) {
-		read(t, wiretest.Stream(append(after, done)...))
-	})
-	t.Run("a server that holds the stream open after the usage", func(t *testing.T) {
-		gone := make(chan struct{})
-		read(t, reply{Status: 200, Events: after, Gone: gone})
-		wiretest.WaitGone(t, gone)
+	wiretest.StreamEndsAtItsEnd(t, adapter, after, []string{done}, agent.Response{
+		Message: agent.Message{Content: answer}, Usage: agent.Usage{InputTokens: 9, OutputTokens: 4}, Stop: agent.StopComplete,
 	})
 }
 
