@@ -455,3 +455,9 @@ func TestSplitCallIDReadsWhatCallIDWrote(t *testing.T) {
 		})
 	}
 }
+
+// A Retry-After past the cap, however large, reads as the cap (24 h),
+// not as absent.
+func TestARetryAfterPastTheCapIsTheCap(t *testing.T) {
+	wiretest.ARetryAfterPastTheCapIsTheCap(t, adapter)
+}

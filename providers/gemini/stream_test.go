@@ -110,23 +110,7 @@ func TestGenerateStreamClassifiesFailuresAsGenerateDoes(t *testing.T) {
 }
 
 func TestAnHTMLPageWithA200IsOneFailureInBothModes(t *testing.T) {
-	html := reply{Status: 200, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>maintenance</html>"}
-	srv := newFakeServer(t, html, html)
-	m := New(srv.client(t), "gemini-test")
-	_, err := m.Generate(t.Context(), plain())
-	var generated *agent.ProviderError
-	if !errors.As(err, &generated) {
-		t.Fatalf("Generate: err = %v", err)
-	}
-	_, streamed, err := streamErr(t, m, t.Context())
-	if streamed == nil {
-		t.Fatalf("GenerateStream: err = %v", err)
-	}
-	got := [2]string{string(streamed.Kind), itoa(streamed.HTTPStatus)}
-	want := [2]string{string(generated.Kind), itoa(generated.HTTPStatus)}
-	if got != want || streamed.Retryable() != generated.Retryable() {
-		t.Errorf("streamed %+v, generated %+v: want one classification", *streamed, *generated)
-	}
+	wiretest.AWebPageIsOneFailure(t, adapter)
 }
 
 func TestGenerateStreamEndsAtTheFinishReason(t *testing.T) {
