@@ -114,7 +114,8 @@ func TestGenerateMapsFunctionCallsFromTheResponse(t *testing.T) {
 }
 
 func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
-	tests := []struct {
+	var cases []wiretest.Ended
+	for _, tt := range []struct {
 		finish string
 		want   agent.StopReason
 	}{
@@ -130,22 +131,10 @@ func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
 		{"MALFORMED_FUNCTION_CALL", agent.StopUnknown},
 		{"OTHER", agent.StopUnknown},
 		{"A_REASON_FROM_THE_FUTURE", agent.StopUnknown},
+	} {
+		cases = append(cases, wiretest.Ended{Name: tt.finish + " is " + string(tt.want), Body: response(tt.finish, "", text("partial")), Stop: tt.want, Raw: tt.finish, Content: "partial"})
 	}
-	for _, tt := range tests {
-		t.Run(tt.finish+" is "+string(tt.want), func(t *testing.T) {
-			srv := newFakeServer(t, okReply(response(tt.finish, "", text("partial"))))
-			resp, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := resp.Stop; got != tt.want {
-				t.Errorf("Stop = %q, want %q", got, tt.want)
-			}
-			if got := resp.StopRaw; got != tt.finish {
-				t.Errorf("StopRaw = %q, want %q", got, tt.finish)
-			}
-		})
-	}
+	wiretest.StopReasons(t, adapter, cases)
 	t.Run("a blocked prompt is a content filter stop with the reason", func(t *testing.T) {
 		srv := newFakeServer(t, okReply(`{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT","blockReasonMessage":"blocked"},"usageMetadata":{"promptTokenCount":7,"totalTokenCount":7}}`))
 		resp, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
@@ -162,19 +151,10 @@ func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
 }
 
 func TestAgentDoesNotJudgeAFilteredReply(t *testing.T) {
-	srv := newFakeServer(t, okReply(response("SAFETY", "", text(`{"city":"Par`))))
-	a := agent.New(New(srv.client(t), "gemini-test"), agent.WithOutputRetries(2))
-	_, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
-	var re *agent.RefusalError
-	if !errors.As(err, &re) {
-		t.Fatalf("err = %v, want *agent.RefusalError", err)
-	}
-	if n := len(srv.requests()); n != 1 {
-		t.Errorf("%d requests, want 1: a filtered reply is not asked again", n)
-	}
-	if len(res.Attempts) != 1 || res.Attempts[0].Stage != "" {
-		t.Errorf("rows = %+v, want one row, not judged", res.Attempts)
-	}
+	wiretest.AgentWithheld(t, adapter, []wiretest.Withheld{{
+		Name: "a filtered reply", Reply: okReply(response("SAFETY", "", text(`{"city":"Par`))),
+		Stop: agent.StopContentFilter, Raw: "SAFETY", Text: `{"city":"Par`,
+	}})
 }
 
 func plain() agent.Request {
