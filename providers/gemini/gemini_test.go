@@ -379,32 +379,7 @@ func TestModelAndProviderNames(t *testing.T) {
 }
 
 func TestRequireToolCallSendsModeAnyOnlyWithTools(t *testing.T) {
-	tool := agent.ToolSpec{Name: "answer", Parameters: json.RawMessage(`{"type":"object"}`)}
-	for _, tt := range []struct {
-		name  string
-		tools []agent.ToolSpec
-		want  string
-	}{
-		{"with tools, mode ANY", []agent.ToolSpec{tool}, "ANY"},
-		{"without tools, no tool config", nil, ""},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t, okReply(answer("ok")))
-			req := plain()
-			req.Tools, req.RequireToolCall = tt.tools, true
-			if _, err := New(srv.client(t), "gemini-test").Generate(t.Context(), req); err != nil {
-				t.Fatal(err)
-			}
-			r, _ := decodeRequest(t, srv.requests()[0])
-			got := ""
-			if r.ToolConfig != nil {
-				got = r.ToolConfig.FunctionCallingConfig.Mode
-			}
-			if got != tt.want {
-				t.Errorf("mode = %q, want %q", got, tt.want)
-			}
-		})
-	}
+	wiretest.RequireToolCallOnlyWithTools(t, adapter, answer("ok"))
 }
 
 func TestSplitCallIDReadsWhatCallIDWrote(t *testing.T) {

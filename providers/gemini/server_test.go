@@ -106,17 +106,23 @@ var adapter = wiretest.Adapter{
 	System:  System,
 	Streams: streamOf,
 	New: func(t *testing.T, c wiretest.Client) agent.StreamingModel {
-		var configure []func(*genai.ClientConfig)
-		if c.Retries {
-			configure = append(configure, retrying)
-		}
-		if c.Timeout > 0 {
-			configure = append(configure, func(cc *genai.ClientConfig) { cc.HTTPClient = &http.Client{Timeout: c.Timeout} })
-		}
-		return New(newClient(t, c.URL, configure...), "gemini-test")
+		return modelAt(t, c)
 	},
 	Read:         readRequest,
 	NamesResults: true,
+}
+
+// modelAt is the adapter with opts over a client set up as c asks.
+func modelAt(t *testing.T, c wiretest.Client, opts ...Option) *Model {
+	t.Helper()
+	var configure []func(*genai.ClientConfig)
+	if c.Retries {
+		configure = append(configure, retrying)
+	}
+	if c.Timeout > 0 {
+		configure = append(configure, func(cc *genai.ClientConfig) { cc.HTTPClient = &http.Client{Timeout: c.Timeout} })
+	}
+	return New(newClient(t, c.URL, configure...), "gemini-test", opts...)
 }
 
 // readRequest reads a generateContent request into wiretest's terms:

@@ -134,6 +134,15 @@ func (s Sent) Last(t *testing.T) Message {
 	return s.Messages[len(s.Messages)-1]
 }
 
+// Conversation is the messages after the system prompt.
+func (s Sent) Conversation() []Message {
+	m := s.Messages
+	for len(m) > 0 && m[0].Role == "system" {
+		m = m[1:]
+	}
+	return m
+}
+
 // Shape lists the messages as role:kinds, "assistant:text,call" say.
 func (s Sent) Shape() []string {
 	var out []string
@@ -158,6 +167,17 @@ func (m Message) Only(t *testing.T, kind string) Part {
 		t.Fatalf("%s message = %+v, want one part, a %s", m.Role, m.Parts, kind)
 	}
 	return m.Parts[0]
+}
+
+// Result returns the one part of m, a tool's result, failing t when m
+// has another number of parts or is no message a result travels in (the
+// user's, or OpenAI's tool message).
+func (m Message) Result(t *testing.T) Part {
+	t.Helper()
+	if m.Role != "user" && m.Role != "tool" {
+		t.Fatalf("%s message = %+v, want a tool's result in the user's message", m.Role, m.Parts)
+	}
+	return m.Only(t, "result")
 }
 
 // Weather is the contract of the scenarios' typed runs.

@@ -219,7 +219,7 @@ func AgentCutOffCall(t *testing.T, a Adapter, cut Reply, id string, answer Reply
 		if ran {
 			t.Error("the tool ran with cut-off arguments")
 		}
-		r := a.Sent(t, srv, 1).Last(t).Only(t, "result")
+		r := a.Sent(t, srv, 1).Last(t).Result(t)
 		if r.ID != id || !strings.Contains(r.Text, "cut off") || (a.NamesResults && r.Name != "weather") {
 			t.Errorf("last message's result = %+v, want one for %s saying it was cut off", r, id)
 		}
