@@ -220,3 +220,44 @@ func StreamEndsAtItsEnd(t *testing.T, a Adapter, events, closing []string, want 
 		WaitGone(t, gone)
 	})
 }
+
+// Counted is a reply body and the usage the adapter must read from it.
+type Counted struct {
+	Name  string
+	Body  string
+	Usage agent.Usage
+	// Streamed says the body as the adapter's Streams sends it reports
+	// the same usage, which GenerateStream must then read too.
+	Streamed bool
+}
+
+// UsageCounts checks that Generate reads each case's usage from its
+// body, and GenerateStream the same from the body streamed.
+func UsageCounts(t *testing.T, a Adapter, cases []Counted) {
+	for _, tt := range cases {
+		t.Run(tt.Name, func(t *testing.T) {
+			script := []Reply{OK(tt.Body)}
+			if tt.Streamed {
+				script = append(script, OK(tt.Body))
+			}
+			m := a.Model(t, a.Server(t, script...))
+			resp, err := m.Generate(context.Background(), Turn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := resp.Usage; got != tt.Usage {
+				t.Errorf("Generate usage = %+v, want %+v", got, tt.Usage)
+			}
+			if !tt.Streamed {
+				return
+			}
+			streamed, err := Collect(m.GenerateStream(context.Background(), Turn))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := streamed.Usage; got != tt.Usage {
+				t.Errorf("GenerateStream usage = %+v, want %+v", got, tt.Usage)
+			}
+		})
+	}
+}
