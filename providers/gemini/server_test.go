@@ -237,14 +237,6 @@ func decodeRequest(t *testing.T, body []byte) (wireRequest, map[string]json.RawM
 	return r, raw
 }
 
-func (r wireRequest) roles() []string {
-	var out []string
-	for _, c := range r.Contents {
-		out = append(out, c.Role)
-	}
-	return out
-}
-
 // checkGolden compares a request body with testdata/name; -update
 // rewrites the file.
 func checkGolden(t *testing.T, name string, body []byte) {
