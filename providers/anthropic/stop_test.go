@@ -46,8 +46,8 @@ func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
 
 func TestAgentThroughTheWire(t *testing.T) {
 	answer := okReply(message(`{"city":"Paris","tempC":18}`))
-	wiretest.AgentCutOffAnswers(t, adapter, okReply(stopped("max_tokens", textBlock(cutAnswer))), answer)
-	wiretest.AgentCutOffCall(t, adapter, okReply(stopped("max_tokens", cutToolUse)), "toolu_cut", answer)
+	wiretest.AgentTruncatedAnswers(t, adapter, okReply(stopped("max_tokens", textBlock(cutAnswer))), answer)
+	wiretest.AgentTruncatedCall(t, adapter, okReply(stopped("max_tokens", cutToolUse)), "toolu_cut", answer)
 	wiretest.AgentWithheld(t, adapter, []wiretest.Withheld{{
 		Name: "a refusal", Reply: okReply(stopped("refusal", textBlock("I can't help with that."))),
 		Stop: agent.StopRefusal, Raw: "refusal", Text: "I can't help with that.",

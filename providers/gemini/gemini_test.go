@@ -221,7 +221,7 @@ func TestMalformedResponsesAreErrorsNotPanics(t *testing.T) {
 
 func TestTransportFailures(t *testing.T) {
 	wiretest.TransportFailures(t, adapter)
-	t.Run("a chunked body cut off is a retryable connection error", func(t *testing.T) {
+	t.Run("a chunked body that ends early is a retryable connection error", func(t *testing.T) {
 		srv := newFakeServer(t, reply{Status: 200, Body: `{"candidates":[{"content":{"parts":[{"text":"{\"ci`, Cut: true})
 		_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
 		var pe *agent.ProviderError

@@ -11,8 +11,8 @@ const cutAnswer = `{"city":"Paris","te`
 
 func TestAgentThroughTheWire(t *testing.T) {
 	whole := okReply(answer(`{"city":"Paris","tempC":18}`))
-	wiretest.AgentCutOffAnswers(t, adapter, okReply(response("MAX_TOKENS", "", text(cutAnswer))), whole)
-	wiretest.AgentCutOffCall(t, adapter, okReply(response("MAX_TOKENS", "", funcCall("fc-cut", "weather", `{"city":"Par"}`))), "fc-cut", whole)
+	wiretest.AgentTruncatedAnswers(t, adapter, okReply(response("MAX_TOKENS", "", text(cutAnswer))), whole)
+	wiretest.AgentTruncatedCall(t, adapter, okReply(response("MAX_TOKENS", "", funcCall("fc-cut", "weather", `{"city":"Par"}`))), "fc-cut", whole)
 	wiretest.AgentWithheld(t, adapter, []wiretest.Withheld{
 		{Name: "a safety stop", Reply: okReply(response("SAFETY", "", text(`{"city":`))), Stop: agent.StopContentFilter, Raw: "SAFETY", Text: `{"city":`},
 		// Streamed, the stop comes with the last chunk: what came before it

@@ -44,8 +44,8 @@ func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
 
 func TestAgentThroughTheWire(t *testing.T) {
 	answer := okReply(completion(`{"city":"Paris","tempC":18}`))
-	wiretest.AgentCutOffAnswers(t, adapter, okReply(finished("length", text(cutAnswer))), answer)
-	wiretest.AgentCutOffCall(t, adapter, okReply(finished("length", cutCall)), "call_cut", answer)
+	wiretest.AgentTruncatedAnswers(t, adapter, okReply(finished("length", text(cutAnswer))), answer)
+	wiretest.AgentTruncatedCall(t, adapter, okReply(finished("length", cutCall)), "call_cut", answer)
 	// Early abort stays on: a refusal is marked from its first delta, and
 	// the loop stops judging the reply there.
 	wiretest.AgentWithheld(t, adapter, []wiretest.Withheld{

@@ -27,7 +27,7 @@ func outcomes(rows []enforce.Attempt) []enforce.Outcome {
 	return out
 }
 
-func truncated(rows []enforce.Attempt) []bool {
+func truncatedRows(rows []enforce.Attempt) []bool {
 	var out []bool
 	for _, r := range rows {
 		out = append(out, r.Truncated)
@@ -67,7 +67,7 @@ func AgentRetriesProse(t *testing.T, a Adapter, prose, answer Reply, usage agent
 		t.Errorf("answer = %+v, want %+v", w, paris)
 	}
 	if got, want := outcomes(res.Attempts), []enforce.Outcome{enforce.OutcomeRetried, enforce.OutcomePassed}; !slices.Equal(got, want) {
-		t.Fatalf("attempt outcomes = %v, want %v", got, want)
+		t.Fatalf("row outcomes = %v, want %v", got, want)
 	}
 	if got, want := res.Attempts[0].Stage, enforce.StageJSONParse; got != want {
 		t.Errorf("first row stage = %q, want %q", got, want)
@@ -144,7 +144,7 @@ func AgentCutsADoomedAnswer(t *testing.T, a Adapter, opening []string, answer Re
 		t.Errorf("answer = %+v, want %+v", w, paris)
 	}
 	if got, want := outcomes(res.Attempts), []enforce.Outcome{enforce.OutcomeRetried, enforce.OutcomePassed}; !slices.Equal(got, want) {
-		t.Fatalf("attempt outcomes = %v, want %v", got, want)
+		t.Fatalf("row outcomes = %v, want %v", got, want)
 	}
 	row := res.Attempts[0]
 	if row.Stage != enforce.StageJSONParse || row.Cut == nil {
@@ -164,20 +164,21 @@ func AgentCutsADoomedAnswer(t *testing.T, a Adapter, opening []string, answer Re
 	return res
 }
 
-// AgentCutOffAnswers checks what the agent makes of an answer cut off at
-// the output limit (cut, a reply of a Weather's JSON cut short, its stop
-// the provider's for the limit): cut off twice, the run is exhausted
-// with a retry left, and the correction says the answer was cut off; cut
-// off, then whole (answer), the run passes.
-func AgentCutOffAnswers(t *testing.T, a Adapter, cut, answer Reply) {
-	t.Run("an answer cut off twice is exhausted with a retry left", func(t *testing.T) {
-		srv := a.Server(t, cut, cut)
+// AgentTruncatedAnswers checks what the agent makes of an answer
+// truncated at the output limit (truncated, a reply of a Weather's JSON
+// short of its end, its stop the provider's for the limit): truncated
+// twice, the run is exhausted with a retry left, and the correction says
+// the answer was cut off at the limit; truncated, then whole (answer),
+// the run passes.
+func AgentTruncatedAnswers(t *testing.T, a Adapter, truncated, answer Reply) {
+	t.Run("an answer truncated twice is exhausted with a retry left", func(t *testing.T) {
+		srv := a.Server(t, truncated, truncated)
 		_, res, err := agent.RunTyped[Weather](context.Background(), agent.New(a.Model(t, srv), agent.WithOutputRetries(2)), "Weather in Paris?")
 		var oe *enforce.OutputError
 		if !errors.As(err, &oe) || !oe.Truncated {
 			t.Fatalf("err = %v, want an *enforce.OutputError with Truncated", err)
 		}
-		if got, want := truncated(res.Attempts), []bool{true, true}; !slices.Equal(got, want) {
+		if got, want := truncatedRows(res.Attempts), []bool{true, true}; !slices.Equal(got, want) {
 			t.Errorf("rows' Truncated = %v, want %v", got, want)
 		}
 		if got, want := res.Attempts[1].Outcome, enforce.OutcomeExhausted; got != want {
@@ -189,8 +190,8 @@ func AgentCutOffAnswers(t *testing.T, a Adapter, cut, answer Reply) {
 			t.Errorf("last message = %+v, want the user's correction saying the answer was cut off", last)
 		}
 	})
-	t.Run("an answer cut off, then complete, passes", func(t *testing.T) {
-		srv := a.Server(t, cut, answer)
+	t.Run("an answer truncated, then complete, passes", func(t *testing.T) {
+		srv := a.Server(t, truncated, answer)
 		w, res, err := agent.RunTyped[Weather](context.Background(), agent.New(a.Model(t, srv), agent.WithOutputRetries(1)), "Weather in Paris?")
 		if err != nil {
 			t.Fatal(err)
@@ -198,26 +199,26 @@ func AgentCutOffAnswers(t *testing.T, a Adapter, cut, answer Reply) {
 		if w != paris {
 			t.Errorf("answer = %+v, want %+v", w, paris)
 		}
-		if got, want := truncated(res.Attempts), []bool{true, false}; !slices.Equal(got, want) {
+		if got, want := truncatedRows(res.Attempts), []bool{true, false}; !slices.Equal(got, want) {
 			t.Errorf("rows' Truncated = %v, want %v", got, want)
 		}
 	})
 }
 
-// AgentCutOffCall checks that a call of the weather tool cut off at the
-// output limit (cut, the call's wire ID id) is not run, and that the
-// model is told: the next request's last message is the call's result
-// alone, saying it was cut off. The run passes on answer.
-func AgentCutOffCall(t *testing.T, a Adapter, cut Reply, id string, answer Reply) {
-	t.Run("a tool call cut off at the output limit is not run, and the model is told", func(t *testing.T) {
-		srv := a.Server(t, cut, answer)
+// AgentTruncatedCall checks that a call of the weather tool truncated
+// at the output limit (truncated, the call's wire ID id) is not run, and
+// that the model is told: the next request's last message is the call's
+// result alone, saying it was cut off. The run passes on answer.
+func AgentTruncatedCall(t *testing.T, a Adapter, truncated Reply, id string, answer Reply) {
+	t.Run("a tool call truncated at the output limit is not run, and the model is told", func(t *testing.T) {
+		srv := a.Server(t, truncated, answer)
 		ran := false
 		ag := agent.New(a.Model(t, srv), agent.WithTools(weatherTool(&ran)))
 		if _, _, err := agent.RunTyped[Weather](context.Background(), ag, "Weather in Paris?"); err != nil {
 			t.Fatal(err)
 		}
 		if ran {
-			t.Error("the tool ran with cut-off arguments")
+			t.Error("the tool ran with truncated arguments")
 		}
 		r := a.Sent(t, srv, 1).Last(t).Result(t)
 		if r.ID != id || !strings.Contains(r.Text, "cut off") || (a.NamesResults && r.Name != "weather") {

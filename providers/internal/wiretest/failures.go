@@ -108,9 +108,9 @@ func MalformedResponses(t *testing.T, a Adapter, bodies []Body) {
 }
 
 // TransportFailures checks the failures without a provider's answer: a
-// refused connection and a body cut off are retryable connection errors,
-// a request timeout a retryable timeout, and a cancelled context returns
-// its cause, not a ProviderError.
+// refused connection and a body that ends early are retryable connection
+// errors, a request timeout a retryable timeout, and a cancelled context
+// returns its cause, not a ProviderError.
 func TransportFailures(t *testing.T, a Adapter) {
 	t.Run("a refused connection is a retryable connection error", func(t *testing.T) {
 		srv := httptest.NewServer(http.NotFoundHandler())
@@ -131,7 +131,7 @@ func TransportFailures(t *testing.T, a Adapter) {
 			t.Fatalf("err = %v, want a retryable ProviderError of kind timeout", err)
 		}
 	})
-	t.Run("a body cut off mid-stream is a retryable connection error", func(t *testing.T) {
+	t.Run("a body that ends early is a retryable connection error", func(t *testing.T) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Header().Set("Content-Length", "1000")
