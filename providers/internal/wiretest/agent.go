@@ -54,7 +54,6 @@ func weatherTool(ran *bool) agent.Tool {
 // returns the run's result and the events it recorded, for the checks a
 // provider adds.
 func AgentRetriesProse(t *testing.T, a Adapter, prose, answer Reply, usage agent.Usage) (*agent.Result, *Recorder) {
-	t.Helper()
 	srv := a.Server(t, prose, answer)
 	rec := &Recorder{}
 	// Early abort off: the prose is read whole, as Generate would give it.
@@ -131,7 +130,6 @@ func AgentRetriesARateLimit(t *testing.T, a Adapter, limit Reply, delay time.Dur
 // turn goes out with what the model wrote up to the cut; the run passes
 // on answer. It returns the run's result.
 func AgentCutsADoomedAnswer(t *testing.T, a Adapter, opening []string, answer Reply) *agent.Result {
-	t.Helper()
 	gone := make(chan struct{})
 	srv := a.Server(t, Reply{Status: 200, Gone: gone, Events: opening}, answer)
 	ag := agent.New(a.Model(t, srv), agent.WithOutputRetries(1))

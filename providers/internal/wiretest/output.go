@@ -133,7 +133,6 @@ func OutputToolProse(t *testing.T, a Adapter, prose Reply, said string, call Rep
 // takes them) and its result saying the answer was stopped at /city. The
 // run passes on call. It returns the run's result.
 func OutputToolCut(t *testing.T, a Adapter, opening []string, call Reply, id, sentArgs string) *agent.Result {
-	t.Helper()
 	gone := make(chan struct{})
 	srv := a.Server(t, Reply{Status: 200, Gone: gone, Events: opening}, call)
 	w, res, err := agent.RunTyped[Weather](context.Background(), outputToolAgent(a.Model(t, srv)), "Weather in Paris?")
