@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
@@ -47,40 +45,9 @@ type Person struct {
 	Age  int    `json:"age,omitempty" jsonschema:"minimum=0"`
 }
 
-type Tree struct {
-	Name     string `json:"name"`
-	Children []Tree `json:"children,omitempty"`
-}
-
-type Labels struct {
-	Labels map[string]string `json:"labels"`
-}
-
-func schemaJSON[T any](t *testing.T) []byte {
-	t.Helper()
-	s, err := enforce.SchemaFor[T]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s.JSON()
-}
-
 func TestNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
-	contracts := map[string][]byte{
-		"Person": schemaJSON[Person](t), "Tree": schemaJSON[Tree](t),
-		"Labels": schemaJSON[Labels](t), "Weather": schemaJSON[Weather](t),
-	}
-	files, _ := filepath.Glob("../native/testdata/contracts/*.json")
-	if len(files) == 0 {
-		t.Fatal("no contracts in ../native/testdata/contracts")
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		contracts[filepath.Base(f)] = b
-	}
+	contracts := wiretest.Contracts(t, "../native/testdata/contracts")
+	contracts["Person"] = wiretest.SchemaOf[Person](t)
 	t.Run("the server refuses what the adapter sent before lowering", func(t *testing.T) {
 		raw, _ := inlineRoot(contracts["Person"])
 		b, _ := json.Marshal(raw)
@@ -124,7 +91,7 @@ func TestNativeSchemaOptionalMembersLeftOutPassTheContract(t *testing.T) {
 	if len(res.Attempts) != 1 || res.Attempts[0].Outcome != enforce.OutcomePassed {
 		t.Errorf("rows = %+v, want one passed", res.Attempts)
 	}
-	report, _ := NativeReport(schemaJSON[Person](t))
+	report, _ := NativeReport(wiretest.SchemaOf[Person](t))
 	if report.Mode != native.ModeStrict || report.Nullable != nil {
 		t.Errorf("report mode %s, nullable %q; want strict with optional members kept optional", report.Mode, report.Nullable)
 	}
@@ -150,7 +117,7 @@ func TestNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
 	if got, want := rows, []string{"retried /name", "passed "}; !slices.Equal(got, want) {
 		t.Errorf("rows = %q, want %q", got, want)
 	}
-	report, _ := NativeReport(schemaJSON[Person](t))
+	report, _ := NativeReport(wiretest.SchemaOf[Person](t))
 	var dropped []string
 	for _, k := range report.Keywords {
 		if !k.Enforced {

@@ -1,16 +1,15 @@
 package anthropic
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
+	"net/http"
 	"testing"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
+	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
@@ -90,10 +89,86 @@ func streamOf(body string) []string {
 
 // client is configured as a user would, against the fake server.
 func (f *fakeServer) client(opts ...option.RequestOption) sdk.Client {
+	return clientAt(f.URL, opts...)
+}
+
+// clientAt is a client of the server at url, configured as a user would.
+func clientAt(url string, opts ...option.RequestOption) sdk.Client {
 	return sdk.NewClient(append([]option.RequestOption{
-		option.WithBaseURL(f.URL + "/"),
+		option.WithBaseURL(url + "/"),
 		option.WithAPIKey("test-key"),
 	}, opts...)...)
+}
+
+// adapter is the adapter under test, as wiretest's scenarios drive it.
+var adapter = wiretest.Adapter{
+	System:  System,
+	Streams: streamOf,
+	New: func(t *testing.T, c wiretest.Client) agent.StreamingModel {
+		var opts []option.RequestOption
+		if c.Retries {
+			opts = append(opts, option.WithMaxRetries(3))
+		}
+		if c.Timeout > 0 {
+			opts = append(opts, option.WithHTTPClient(&http.Client{Timeout: c.Timeout}))
+		}
+		return New(clientAt(c.URL, opts...), "claude-sonnet-4-5")
+	},
+	Read: readRequest,
+}
+
+// readRequest reads a Messages API request into wiretest's terms: the
+// system prompt's text blocks as a system message, a tool_use block a
+// call, a tool_result block a result of at most one text block.
+func readRequest(t *testing.T, body []byte) wiretest.Sent {
+	t.Helper()
+	req, keys := decodeRequest(t, body)
+	var sent wiretest.Sent
+	if len(req.System) > 0 {
+		system := wiretest.Message{Role: "system"}
+		for _, b := range req.System {
+			if b.Type != "text" {
+				t.Fatalf("a system block of type %q", b.Type)
+			}
+			system.Parts = append(system.Parts, wiretest.Part{Kind: "text", Text: b.Text})
+		}
+		sent.Messages = append(sent.Messages, system)
+	}
+	for i, m := range req.Messages {
+		if m.Role != "user" && m.Role != "assistant" {
+			t.Fatalf("message %d: role %q", i, m.Role)
+		}
+		msg := wiretest.Message{Role: m.Role}
+		for _, b := range m.Content {
+			p := wiretest.Part{Kind: b.Type}
+			switch b.Type {
+			case "text":
+				p.Text = b.Text
+			case "tool_use":
+				p.Kind, p.ID, p.Name, p.Args = "call", b.ID, b.Name, string(b.Input)
+			case "tool_result":
+				p.Kind, p.ID = "result", b.ToolUseID
+				switch {
+				case len(b.Content) == 1 && b.Content[0].Type == "text":
+					p.Text = b.Content[0].Text
+				case len(b.Content) > 0:
+					t.Fatalf("message %d: a tool_result of %+v, want at most one text block", i, b.Content)
+				}
+			}
+			msg.Parts = append(msg.Parts, p)
+		}
+		sent.Messages = append(sent.Messages, msg)
+	}
+	for _, tool := range req.Tools {
+		sent.Tools = append(sent.Tools, wiretest.Tool{Name: tool.Name, Description: tool.Description, Schema: tool.InputSchema})
+	}
+	sent.ToolChoice = wiretest.Field(keys, "tool_choice")
+	var choice struct {
+		Type string `json:"type"`
+	}
+	sent.CallRequired = json.Unmarshal(sent.ToolChoice, &choice) == nil && choice.Type == "any"
+	sent.Format = wiretest.Field(keys, "output_config")
+	return sent
 }
 
 // requests returns the request bodies received so far.
@@ -165,27 +240,9 @@ func (r wireRequest) roles() []string {
 	return out
 }
 
-// checkGolden compares a request body with testdata/name, both indented
-// the same way; -update rewrites the file.
+// checkGolden compares a request body with testdata/name; -update
+// rewrites the file.
 func checkGolden(t *testing.T, name string, body []byte) {
 	t.Helper()
-	var got bytes.Buffer
-	if err := json.Indent(&got, body, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	got.WriteByte('\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("request body differs from %s:\ngot:\n%s\nwant:\n%s", path, got.Bytes(), want)
-	}
+	wiretest.Golden(t, name, body, *update)
 }

@@ -3,13 +3,12 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
-	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
 // stopped is a 200 body with content (a JSON array of blocks) ending with
@@ -34,128 +33,29 @@ const (
 )
 
 func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
-	tests := []struct {
-		name    string
-		body    string
-		stop    agent.StopReason
-		raw     string
-		content string
-	}{
-		{"end_turn is complete", plainMessage, agent.StopComplete, "end_turn", "Paris."},
-		{"stop_sequence is complete", stopped("stop_sequence", textBlock("Paris.")), agent.StopComplete, "stop_sequence", "Paris."},
-		{"max_tokens is a cut-off reply", stopped("max_tokens", textBlock(cutAnswer)), agent.StopLength, "max_tokens", cutAnswer},
-		{"model_context_window_exceeded is a cut-off reply", stopped("model_context_window_exceeded", textBlock(cutAnswer)), agent.StopLength, "model_context_window_exceeded", cutAnswer},
-		{"tool_use is tool use", toolUseMessage, agent.StopToolUse, "tool_use", "Let me check."},
-		{"refusal is a refusal, its text the content", stopped("refusal", textBlock("I can't help with that.")), agent.StopRefusal, "refusal", "I can't help with that."},
-		{"pause_turn is unknown, kept raw", stopped("pause_turn", `[]`), agent.StopUnknown, "pause_turn", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t, okReply(tt.body))
-			resp, err := New(srv.client(), "claude-sonnet-4-5").Generate(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "Paris?"}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got, want := resp.Stop, tt.stop; got != want {
-				t.Errorf("Stop = %q, want %q", got, want)
-			}
-			if got, want := resp.StopRaw, tt.raw; got != want {
-				t.Errorf("StopRaw = %q, want %q", got, want)
-			}
-			if got, want := resp.Message.Content, tt.content; got != want {
-				t.Errorf("content = %q, want %q", got, want)
-			}
-		})
-	}
-}
-
-func truncated(rows []enforce.Attempt) []bool {
-	var out []bool
-	for _, r := range rows {
-		out = append(out, r.Truncated)
-	}
-	return out
+	wiretest.StopReasons(t, adapter, []wiretest.Ended{
+		{Name: "end_turn is complete", Body: plainMessage, Stop: agent.StopComplete, Raw: "end_turn", Content: "Paris."},
+		{Name: "stop_sequence is complete", Body: stopped("stop_sequence", textBlock("Paris.")), Stop: agent.StopComplete, Raw: "stop_sequence", Content: "Paris."},
+		{Name: "max_tokens is a cut-off reply", Body: stopped("max_tokens", textBlock(cutAnswer)), Stop: agent.StopLength, Raw: "max_tokens", Content: cutAnswer},
+		{Name: "model_context_window_exceeded is a cut-off reply", Body: stopped("model_context_window_exceeded", textBlock(cutAnswer)), Stop: agent.StopLength, Raw: "model_context_window_exceeded", Content: cutAnswer},
+		{Name: "tool_use is tool use", Body: toolUseMessage, Stop: agent.StopToolUse, Raw: "tool_use", Content: "Let me check."},
+		{Name: "refusal is a refusal, its text the content", Body: stopped("refusal", textBlock("I can't help with that.")), Stop: agent.StopRefusal, Raw: "refusal", Content: "I can't help with that."},
+		{Name: "pause_turn is unknown, kept raw", Body: stopped("pause_turn", `[]`), Stop: agent.StopUnknown, Raw: "pause_turn"},
+	})
 }
 
 func TestAgentThroughTheWire(t *testing.T) {
-	t.Run("an answer cut off twice is exhausted with a retry left", func(t *testing.T) {
-		srv := newFakeServer(t, okReply(stopped("max_tokens", textBlock(cutAnswer))), okReply(stopped("max_tokens", textBlock(cutAnswer))))
-		a := agent.New(New(srv.client(), "claude-sonnet-4-5"), agent.WithOutputRetries(2))
-
-		_, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
-
-		var oe *enforce.OutputError
-		if !errors.As(err, &oe) || !oe.Truncated {
-			t.Fatalf("err = %v, want an *enforce.OutputError with Truncated", err)
-		}
-		if got, want := truncated(res.Attempts), []bool{true, true}; !slices.Equal(got, want) {
-			t.Errorf("rows' Truncated = %v, want %v", got, want)
-		}
-		if got, want := res.Attempts[1].Outcome, enforce.OutcomeExhausted; got != want {
-			t.Errorf("second row = %q, want %q", got, want)
-		}
-		second, _ := decodeRequest(t, srv.requests()[1])
-		last := second.Messages[len(second.Messages)-1]
-		if last.Role != "user" || !strings.Contains(last.Content[len(last.Content)-1].Text, "cut off at the output length limit") {
-			t.Errorf("last message = %+v, want the correction saying the answer was cut off", last)
-		}
-	})
-
-	t.Run("an answer cut off, then complete, passes", func(t *testing.T) {
-		srv := newFakeServer(t, okReply(stopped("max_tokens", textBlock(cutAnswer))), okReply(message(`{"city":"Paris","tempC":18}`)))
-		a := agent.New(New(srv.client(), "claude-sonnet-4-5"), agent.WithOutputRetries(1))
-		w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := w, (Weather{City: "Paris", TempC: 18}); got != want {
-			t.Errorf("answer = %+v, want %+v", got, want)
-		}
-		if got, want := truncated(res.Attempts), []bool{true, false}; !slices.Equal(got, want) {
-			t.Errorf("rows' Truncated = %v, want %v", got, want)
-		}
-	})
-
-	t.Run("a tool_use cut off at max_tokens is not run, and the model is told", func(t *testing.T) {
-		srv := newFakeServer(t, okReply(stopped("max_tokens", cutToolUse)), okReply(message(`{"city":"Paris","tempC":18}`)))
-		ran := false
-		tool := agent.NewTool("weather", "Current weather for a city.", func(context.Context, weatherArgs) (string, error) {
-			ran = true
-			return "18°C", nil
-		})
-		a := agent.New(New(srv.client(), "claude-sonnet-4-5"), agent.WithTools(tool))
-		if _, _, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?"); err != nil {
-			t.Fatal(err)
-		}
-		if ran {
-			t.Error("the tool ran with cut-off input")
-		}
-		second, _ := decodeRequest(t, srv.requests()[1])
-		last := second.Messages[len(second.Messages)-1]
-		if len(last.Content) != 1 {
-			t.Fatalf("last message = %+v, want one tool_result", last)
-		}
-		b := last.Content[0]
-		if b.Type != "tool_result" || b.ToolUseID != "toolu_cut" || len(b.Content) != 1 || !strings.Contains(b.Content[0].Text, "cut off") {
-			t.Errorf("last block = %+v, want a tool_result for toolu_cut saying it was cut off", b)
-		}
-	})
-
-	t.Run("a refusal ends the run with a RefusalError, unjudged", func(t *testing.T) {
-		srv := newFakeServer(t, okReply(stopped("refusal", textBlock("I can't help with that."))))
+	answer := okReply(message(`{"city":"Paris","tempC":18}`))
+	wiretest.AgentTruncatedAnswers(t, adapter, okReply(stopped("max_tokens", textBlock(cutAnswer))), answer)
+	wiretest.AgentTruncatedCall(t, adapter, okReply(stopped("max_tokens", cutToolUse)), "toolu_cut", answer)
+	wiretest.AgentWithheld(t, adapter, []wiretest.Withheld{{
+		Name: "a refusal", Reply: okReply(stopped("refusal", textBlock("I can't help with that."))),
+		Stop: agent.StopRefusal, Raw: "refusal", Text: "I can't help with that.",
 		// Early abort off: the API says a reply is a refusal only at its
 		// end, so early abort would cut it as prose (see
 		// agent.WithEarlyAbort).
-		a := agent.New(New(srv.client(), "claude-sonnet-4-5"), agent.WithOutputRetries(2), agent.WithEarlyAbort(false))
-		_, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
-		var re *agent.RefusalError
-		if !errors.As(err, &re) || re.Stop != agent.StopRefusal || re.Raw != "refusal" || re.Text != "I can't help with that." {
-			t.Fatalf("err = %#v, want an *agent.RefusalError with the text", err)
-		}
-		if len(res.Attempts) != 1 || res.Attempts[0].Withheld != "refusal" || res.Attempts[0].Stage != "" {
-			t.Errorf("rows = %+v, want one unjudged row withheld for refusal", res.Attempts)
-		}
-	})
+		Options: []agent.Option{agent.WithEarlyAbort(false)},
+	}})
 }
 
 func TestWhitespaceOnlyTextIsNotSent(t *testing.T) {

@@ -3,16 +3,10 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"reflect"
-	"runtime"
 	"slices"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
@@ -93,56 +87,35 @@ var toolUseStream = append([]string{
 var userTurn = agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "Weather in Paris?"}}}
 
 func TestGenerateStreamAddsUpToWhatGenerateReturns(t *testing.T) {
-	tests := []struct {
-		name     string
-		complete string   // the reply as one body, for Generate
-		stream   []string // the same reply streamed
-	}{
+	wiretest.StreamAddsUp(t, adapter, []wiretest.Streamed{
 		{
-			"a text answer, with cached prompt tokens",
-			plainMessage,
-			append([]string{sseStart(21, 0, 5), ssePing, sseBlockStart(0, textStart), sseText(0, "Par"), sseText(0, "is."), sseBlockStop(0)}, sseEnd("end_turn", 3)...),
+			Name:   "a text answer, with cached prompt tokens",
+			Body:   plainMessage,
+			Events: append([]string{sseStart(21, 0, 5), ssePing, sseBlockStart(0, textStart), sseText(0, "Par"), sseText(0, "is."), sseBlockStop(0)}, sseEnd("end_turn", 3)...),
 		},
-		{"text, then a tool call", toolUseMessage, toolUseStream},
+		{Name: "text, then a tool call", Body: toolUseMessage, Events: toolUseStream},
 		{
-			"a tool call without input, after whitespace",
-			stopped("tool_use", `[{"type":"text","text":"\n\n"},{"type":"tool_use","id":"toolu_2","name":"now","input":{}}]`),
-			append([]string{sseStart(10, 0, 0),
+			Name: "a tool call without input, after whitespace",
+			Body: stopped("tool_use", `[{"type":"text","text":"\n\n"},{"type":"tool_use","id":"toolu_2","name":"now","input":{}}]`),
+			Events: append([]string{sseStart(10, 0, 0),
 				sseBlockStart(0, textStart), sseText(0, "\n\n"), sseBlockStop(0),
 				sseBlockStart(1, `{"type":"tool_use","id":"toolu_2","name":"now","input":{}}`), sseBlockStop(1),
 			}, sseEnd("tool_use", 5)...),
 		},
 		{
-			"thinking is left out",
-			stopped("end_turn", `[{"type":"thinking","thinking":"Paris it is.","signature":"sig"},{"type":"text","text":"Paris."}]`),
-			append([]string{sseStart(10, 0, 0),
+			Name: "thinking is left out",
+			Body: stopped("end_turn", `[{"type":"thinking","thinking":"Paris it is.","signature":"sig"},{"type":"text","text":"Paris."}]`),
+			Events: append([]string{sseStart(10, 0, 0),
 				sseBlockStart(0, `{"type":"thinking","thinking":"","signature":""}`),
 				sseDelta(0, `{"type":"thinking_delta","thinking":"Paris it is."}`),
 				sseDelta(0, `{"type":"signature_delta","signature":"sig"}`), sseBlockStop(0),
 				sseBlockStart(1, textStart), sseText(1, "Paris."), sseBlockStop(1),
 			}, sseEnd("end_turn", 5)...),
 		},
-		{"a refusal", stopped("refusal", textBlock("I can't help with that.")), textStream("refusal", 10, 5, "I can't ", "help with that.")},
-		{"an answer cut at max_tokens", stopped("max_tokens", textBlock(cutAnswer)), textStream("max_tokens", 10, 5, `{"city":`, `"Paris","te`)},
-		{"pause_turn", stopped("pause_turn", `[]`), append([]string{sseStart(10, 0, 0)}, sseEnd("pause_turn", 5)...)},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t, okReply(tt.complete), wiretest.Stream(tt.stream...))
-			m := New(srv.client(), "claude-sonnet-4-5")
-			want, err := m.Generate(context.Background(), userTurn)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := wiretest.Collect(m.GenerateStream(context.Background(), userTurn))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("streamed reply = %+v,\nwant what Generate returns: %+v", got, want)
-			}
-		})
-	}
+		{Name: "a refusal", Body: stopped("refusal", textBlock("I can't help with that.")), Events: textStream("refusal", 10, 5, "I can't ", "help with that.")},
+		{Name: "an answer cut at max_tokens", Body: stopped("max_tokens", textBlock(cutAnswer)), Events: textStream("max_tokens", 10, 5, `{"city":`, `"Paris","te`)},
+		{Name: "pause_turn", Body: stopped("pause_turn", `[]`), Events: append([]string{sseStart(10, 0, 0)}, sseEnd("pause_turn", 5)...)},
+	})
 }
 
 func TestGenerateStreamSendsAStreamedRequest(t *testing.T) {
@@ -160,15 +133,7 @@ func TestGenerateStreamSendsAStreamedRequest(t *testing.T) {
 }
 
 func TestGenerateStreamYieldsEachDeltaAsItArrives(t *testing.T) {
-	srv := newFakeServer(t, wiretest.Stream(toolUseStream...))
-	var got []agent.Chunk
-	for c, err := range New(srv.client(), "claude-sonnet-4-5").GenerateStream(context.Background(), userTurn) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, c)
-	}
-	want := []agent.Chunk{
+	wiretest.StreamYields(t, adapter, toolUseStream, []agent.Chunk{
 		{Usage: agent.Usage{InputTokens: 40, OutputTokens: 1}},
 		{Text: "Let me "},
 		{Text: "check."},
@@ -176,188 +141,72 @@ func TestGenerateStreamYieldsEachDeltaAsItArrives(t *testing.T) {
 		{Call: &agent.CallDelta{Index: 0, Arguments: `{"city": `}},
 		{Call: &agent.CallDelta{Index: 0, Arguments: `"Paris"}`}},
 		{Usage: agent.Usage{InputTokens: 40, OutputTokens: 12, Detailed: true}, Stop: agent.StopToolUse, StopRaw: "tool_use"},
-	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("chunks:\n%s\nwant:\n%s", show(got), show(want))
-	}
-}
-
-func show(cs []agent.Chunk) string {
-	var b strings.Builder
-	for _, c := range cs {
-		fmt.Fprintf(&b, "  %q call=%+v usage=%+v stop=%s/%s\n", c.Text, c.Call, c.Usage, c.Stop, c.StopRaw)
-	}
-	return b.String()
+	})
 }
 
 func TestGenerateStreamClassifiesFailuresAsGenerateDoes(t *testing.T) {
-	tests := []struct {
-		name       string
-		reply      reply
-		kind       events.ErrorKind
-		status     int
-		retryAfter time.Duration
-		message    string
-		before     string // text yielded before the failure
-	}{
+	wiretest.StreamFailures(t, adapter, []wiretest.StreamFailure{
 		{
-			name:  "a 429 with Retry-After before the stream",
-			reply: reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: errorBody("rate_limit_error", "Number of request tokens has exceeded your rate limit")},
-			kind:  events.KindRateLimit, status: 429, retryAfter: 7 * time.Second, message: "Number of request tokens has exceeded your rate limit",
+			Name:  "a 429 with Retry-After before the stream",
+			Reply: reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: errorBody("rate_limit_error", "Number of request tokens has exceeded your rate limit")},
+			Kind:  events.KindRateLimit, Status: 429, RetryAfter: 7 * time.Second, Message: "Number of request tokens has exceeded your rate limit",
 		},
 		{
-			name:  "a 529 before the stream",
-			reply: reply{Status: 529, Body: errorBody("overloaded_error", "Overloaded")},
-			kind:  events.KindOverloaded, status: 529, message: "Overloaded",
+			Name:  "a 529 before the stream",
+			Reply: reply{Status: 529, Body: errorBody("overloaded_error", "Overloaded")},
+			Kind:  events.KindOverloaded, Status: 529, Message: "Overloaded",
 		},
 		{
-			name:  "a 500 before the stream",
-			reply: reply{Status: 500, Body: errorBody("api_error", "Internal server error")},
-			kind:  events.KindServerError, status: 500, message: "Internal server error",
+			Name:  "a 500 before the stream",
+			Reply: reply{Status: 500, Body: errorBody("api_error", "Internal server error")},
+			Kind:  events.KindServerError, Status: 500, Message: "Internal server error",
 		},
 		{
-			name:  "an overloaded_error event mid-stream",
-			reply: wiretest.Stream(sseStart(10, 0, 0), sseBlockStart(0, textStart), sseText(0, `{"city":`), sseError("overloaded_error", "Overloaded")),
-			kind:  events.KindOverloaded, message: "Overloaded", before: `{"city":`,
+			Name:  "an overloaded_error event mid-stream",
+			Reply: wiretest.Stream(sseStart(10, 0, 0), sseBlockStart(0, textStart), sseText(0, `{"city":`), sseError("overloaded_error", "Overloaded")),
+			Kind:  events.KindOverloaded, Message: "Overloaded", Before: `{"city":`,
 		},
 		{
-			name:  "an api_error event mid-stream",
-			reply: wiretest.Stream(sseStart(10, 0, 0), sseError("api_error", "Internal server error")),
-			kind:  events.KindServerError, message: "Internal server error",
+			Name:  "an api_error event mid-stream",
+			Reply: wiretest.Stream(sseStart(10, 0, 0), sseError("api_error", "Internal server error")),
+			Kind:  events.KindServerError, Message: "Internal server error",
 		},
 		{
-			name:  "an error event of a type Anthropic does not document",
-			reply: wiretest.Stream(sseError("weird_error", "odd")),
-			kind:  events.KindUnknown, message: "odd",
+			Name:  "an error event of a type Anthropic does not document",
+			Reply: wiretest.Stream(sseError("weird_error", "odd")),
+			Kind:  events.KindUnknown, Message: "odd",
 		},
 		{
-			name:  "a connection dropped mid-stream",
-			reply: reply{Status: 200, Events: []string{sseStart(10, 0, 0), sseBlockStart(0, textStart), sseText(0, "Par"), sseText(0, "is")}, Cut: true},
-			kind:  events.KindConnection, before: "Paris",
+			Name:  "a connection dropped mid-stream",
+			Reply: reply{Status: 200, Events: []string{sseStart(10, 0, 0), sseBlockStart(0, textStart), sseText(0, "Par"), sseText(0, "is")}, Cut: true},
+			Kind:  events.KindConnection, Before: "Paris",
 		},
 		{
-			name:  "a stream that ends cleanly before message_stop",
-			reply: wiretest.Stream(textStream("end_turn", 10, 5, "Par", "is")[:5]...),
-			kind:  events.KindConnection, message: "stream ended before the reply did", before: "Paris",
+			Name:  "a stream that ends cleanly before message_stop",
+			Reply: wiretest.Stream(textStream("end_turn", 10, 5, "Par", "is")[:5]...),
+			Kind:  events.KindConnection, Message: "stream ended before the reply did", Before: "Paris",
 		},
 		{
-			name:  "an event that is not JSON",
-			reply: wiretest.Stream(sseStart(10, 0, 0), sseBlockStart(0, textStart), sseText(0, "Par"), sse("content_block_delta", `{"type": [ not json`)),
-			kind:  events.KindUnknown, status: 200, message: "malformed response body", before: "Par",
+			Name:  "an event that is not JSON",
+			Reply: wiretest.Stream(sseStart(10, 0, 0), sseBlockStart(0, textStart), sseText(0, "Par"), sse("content_block_delta", `{"type": [ not json`)),
+			Kind:  events.KindUnknown, Status: 200, Message: "malformed response body", Before: "Par",
 		},
 		{
-			name:  "a message that is not the assistant's",
-			reply: wiretest.Stream(sse("message_start", `{"type":"message_start","message":{"id":"m","type":"message","role":"user","content":[]}}`)),
-			kind:  events.KindUnknown, status: 200, message: "malformed response: not an assistant message",
+			Name:  "a message that is not the assistant's",
+			Reply: wiretest.Stream(sse("message_start", `{"type":"message_start","message":{"id":"m","type":"message","role":"user","content":[]}}`)),
+			Kind:  events.KindUnknown, Status: 200, Message: "malformed response: not an assistant message",
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t, tt.reply)
-			// The client asks for SDK retries; the adapter must still send once.
-			m := New(srv.client(option.WithMaxRetries(3)), "claude-sonnet-4-5")
-			got, err := wiretest.Collect(m.GenerateStream(context.Background(), userTurn))
-			var pe *agent.ProviderError
-			if !errors.As(err, &pe) {
-				t.Fatalf("err = %v (%T), want *agent.ProviderError", err, err)
-			}
-			if got, want := pe.System, "anthropic"; got != want {
-				t.Errorf("System = %q, want %q", got, want)
-			}
-			if got, want := pe.Kind, tt.kind; got != want {
-				t.Errorf("Kind = %q, want %q (%v)", got, want, pe)
-			}
-			if got, want := pe.HTTPStatus, tt.status; got != want {
-				t.Errorf("HTTPStatus = %d, want %d", got, want)
-			}
-			if got, want := pe.RetryAfter, tt.retryAfter; got != want {
-				t.Errorf("RetryAfter = %v, want %v", got, want)
-			}
-			if tt.message != "" && pe.Message != tt.message {
-				t.Errorf("Message = %q, want %q", pe.Message, tt.message)
-			}
-			if got, want := pe.Retryable(), tt.kind.Retryable(); got != want {
-				t.Errorf("Retryable() = %v, want %v", got, want)
-			}
-			if got, want := got.Message.Content, tt.before; got != want {
-				t.Errorf("text before the failure = %q, want %q", got, want)
-			}
-			if got := len(srv.requests()); got != 1 {
-				t.Errorf("server saw %d requests, want exactly 1: the SDK must not retry", got)
-			}
-		})
-	}
+	})
 }
 
 func TestGenerateStreamClosesTheConnectionWhenTheConsumerStops(t *testing.T) {
-	opening := []string{sseStart(10, 0, 0), sseBlockStart(0, textStart), sseText(0, "Sure! "), sseText(0, "Here is")}
-	t.Run("a consumer that breaks out of its loop", func(t *testing.T) {
-		gone := make(chan struct{})
-		srv := newFakeServer(t, reply{Status: 200, Events: opening, Gone: gone})
-		for c, err := range New(srv.client(), "claude-sonnet-4-5").GenerateStream(context.Background(), userTurn) {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if c.Text != "" {
-				break
-			}
-		}
-		wiretest.WaitGone(t, gone)
-	})
-	t.Run("a consumer that cancels the context gets its cause", func(t *testing.T) {
-		gone := make(chan struct{})
-		srv := newFakeServer(t, reply{Status: 200, Events: opening, Gone: gone})
-		stop := errors.New("doomed answer")
-		ctx, cancel := context.WithCancelCause(context.Background())
-		defer cancel(nil)
-		var last error
-		for c, err := range New(srv.client(), "claude-sonnet-4-5").GenerateStream(ctx, userTurn) {
-			if err != nil {
-				last = err
-				break
-			}
-			if c.Text != "" {
-				cancel(stop)
-			}
-		}
-		if !errors.Is(last, stop) {
-			t.Errorf("err = %v, want the context's cause", last)
-		}
-		var pe *agent.ProviderError
-		if errors.As(last, &pe) {
-			t.Errorf("err is a ProviderError (%v), want the cause alone", pe)
-		}
-		wiretest.WaitGone(t, gone)
-	})
+	wiretest.StreamStopsWithItsConsumer(t, adapter, []string{sseStart(10, 0, 0), sseBlockStart(0, textStart), sseText(0, "Sure! "), sseText(0, "Here is")})
 }
 
 func TestGenerateStreamRefusesBadInputBeforeSending(t *testing.T) {
-	tests := []struct {
-		name string
-		m    func(*fakeServer) *Model
-		req  agent.Request
-		is   error
-	}{
-		{"an invalid option", func(f *fakeServer) *Model { return New(f.client(), "claude-sonnet-4-5", WithMaxTokens(0)) }, userTurn, agent.ErrInvalidOption},
-		{"an unknown role", func(f *fakeServer) *Model { return New(f.client(), "claude-sonnet-4-5") }, agent.Request{Messages: []agent.Message{{Role: "narrator"}}}, nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t)
-			n := 0
-			var last error
-			for _, err := range tt.m(srv).GenerateStream(context.Background(), tt.req) {
-				n++
-				last = err
-			}
-			if n != 1 || last == nil {
-				t.Fatalf("yielded %d values ending with %v, want one error", n, last)
-			}
-			if tt.is != nil && !errors.Is(last, tt.is) {
-				t.Errorf("err = %v, want %v", last, tt.is)
-			}
-		})
-	}
+	wiretest.StreamRefusesBadInput(t, adapter, func(t *testing.T, srv *wiretest.Server) agent.StreamingModel {
+		return New(clientAt(srv.URL), "claude-sonnet-4-5", WithMaxTokens(0))
+	})
 }
 
 func TestAToolCallCutOffMidStreamIsSentBackWithAnEmptyInput(t *testing.T) {
@@ -393,20 +242,7 @@ func TestAToolCallCutOffMidStreamIsSentBackWithAnEmptyInput(t *testing.T) {
 // request: the server sees the connection close, and no goroutine of the
 // run or the connection is left behind.
 func TestBreakingOutOfATypedStreamLeavesNothingBehind(t *testing.T) {
-	gone := make(chan struct{})
-	srv := newFakeServer(t, reply{Status: 200, Gone: gone, Events: []string{
+	wiretest.TypedStreamLeavesNothingBehind(t, adapter, []string{
 		sseStart(10, 0, 0), sseBlockStart(0, textStart), sseText(0, `{"city":"Pa`), sseText(0, `ris","te`),
-	}})
-	before := runtime.NumGoroutine()
-	s := agent.RunTypedStream[Weather](context.Background(), agent.New(New(srv.client(), "claude-sonnet-4-5")), "Weather in Paris?")
-	for p := range s.Partials() {
-		if p.Value.City != "" {
-			break
-		}
-	}
-	if _, _, err := s.Result(); !errors.Is(err, agent.ErrStoppedReading) {
-		t.Errorf("err = %v, want ErrStoppedReading", err)
-	}
-	wiretest.WaitGone(t, gone)
-	wiretest.WaitGoroutines(t, before)
+	})
 }

@@ -1,13 +1,9 @@
 package gemini
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -18,6 +14,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
 type Weather struct {
@@ -117,7 +114,8 @@ func TestGenerateMapsFunctionCallsFromTheResponse(t *testing.T) {
 }
 
 func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
-	tests := []struct {
+	var cases []wiretest.Ended
+	for _, tt := range []struct {
 		finish string
 		want   agent.StopReason
 	}{
@@ -133,22 +131,10 @@ func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
 		{"MALFORMED_FUNCTION_CALL", agent.StopUnknown},
 		{"OTHER", agent.StopUnknown},
 		{"A_REASON_FROM_THE_FUTURE", agent.StopUnknown},
+	} {
+		cases = append(cases, wiretest.Ended{Name: tt.finish + " is " + string(tt.want), Body: response(tt.finish, "", text("partial")), Stop: tt.want, Raw: tt.finish, Content: "partial"})
 	}
-	for _, tt := range tests {
-		t.Run(tt.finish+" is "+string(tt.want), func(t *testing.T) {
-			srv := newFakeServer(t, okReply(response(tt.finish, "", text("partial"))))
-			resp, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got := resp.Stop; got != tt.want {
-				t.Errorf("Stop = %q, want %q", got, tt.want)
-			}
-			if got := resp.StopRaw; got != tt.finish {
-				t.Errorf("StopRaw = %q, want %q", got, tt.finish)
-			}
-		})
-	}
+	wiretest.StopReasons(t, adapter, cases)
 	t.Run("a blocked prompt is a content filter stop with the reason", func(t *testing.T) {
 		srv := newFakeServer(t, okReply(`{"promptFeedback":{"blockReason":"PROHIBITED_CONTENT","blockReasonMessage":"blocked"},"usageMetadata":{"promptTokenCount":7,"totalTokenCount":7}}`))
 		resp, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
@@ -165,19 +151,10 @@ func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
 }
 
 func TestAgentDoesNotJudgeAFilteredReply(t *testing.T) {
-	srv := newFakeServer(t, okReply(response("SAFETY", "", text(`{"city":"Par`))))
-	a := agent.New(New(srv.client(t), "gemini-test"), agent.WithOutputRetries(2))
-	_, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
-	var re *agent.RefusalError
-	if !errors.As(err, &re) {
-		t.Fatalf("err = %v, want *agent.RefusalError", err)
-	}
-	if n := len(srv.requests()); n != 1 {
-		t.Errorf("%d requests, want 1: a filtered reply is not asked again", n)
-	}
-	if len(res.Attempts) != 1 || res.Attempts[0].Stage != "" {
-		t.Errorf("rows = %+v, want one row, not judged", res.Attempts)
-	}
+	wiretest.AgentWithheld(t, adapter, []wiretest.Withheld{{
+		Name: "a filtered reply", Reply: okReply(response("SAFETY", "", text(`{"city":"Par`))),
+		Stop: agent.StopContentFilter, Raw: "SAFETY", Text: `{"city":"Par`,
+	}})
 }
 
 func plain() agent.Request {
@@ -185,61 +162,42 @@ func plain() agent.Request {
 }
 
 func TestProviderErrors(t *testing.T) {
-	tests := []struct {
-		name       string
-		reply      reply
-		kind       events.ErrorKind
-		status     int
-		retryAfter time.Duration
-		message    string
-	}{
-		{"RESOURCE_EXHAUSTED carries its retry delay in RetryInfo",
-			reply{Status: 429, Body: errorBody(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted",
+	wiretest.ProviderErrors(t, adapter, []wiretest.Failure{
+		{Name: "RESOURCE_EXHAUSTED carries its retry delay in RetryInfo",
+			Reply: reply{Status: 429, Body: errorBody(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted",
 				`{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[]}`, retryInfo("38s"))},
-			events.KindRateLimit, 429, 38 * time.Second, "Resource has been exhausted"},
-		{"a fractional retry delay",
-			reply{Status: 429, Body: errorBody(429, "RESOURCE_EXHAUSTED", "slow down", retryInfo("0.250s"))},
-			events.KindRateLimit, 429, 250 * time.Millisecond, "slow down"},
-		{"an absurd retry delay is capped",
-			reply{Status: 429, Body: errorBody(429, "RESOURCE_EXHAUSTED", "slow down", retryInfo("1e300s"))},
-			events.KindRateLimit, 429, 24 * time.Hour, "slow down"},
-		{"without RetryInfo, Retry-After",
-			reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: errorBody(429, "RESOURCE_EXHAUSTED", "slow down")},
-			events.KindRateLimit, 429, 3 * time.Second, "slow down"},
-		{"INVALID_ARGUMENT is a bad request",
-			reply{Status: 400, Body: errorBody(400, "INVALID_ARGUMENT", "Invalid JSON payload")},
-			events.KindBadRequest, 400, 0, "Invalid JSON payload"},
-		{"a bad API key",
-			reply{Status: 403, Body: errorBody(403, "PERMISSION_DENIED", "API key not valid")},
-			events.KindAuth, 403, 0, "API key not valid"},
-		{"an unknown model",
-			reply{Status: 404, Body: errorBody(404, "NOT_FOUND", "models/nope is not found")},
-			events.KindBadRequest, 404, 0, "models/nope is not found"},
-		{"INTERNAL is a server error",
-			reply{Status: 500, Body: errorBody(500, "INTERNAL", "An internal error has occurred")},
-			events.KindServerError, 500, 0, "An internal error has occurred"},
-		{"UNAVAILABLE is overloaded",
-			reply{Status: 503, Body: errorBody(503, "UNAVAILABLE", "The model is overloaded")},
-			events.KindOverloaded, 503, 0, "The model is overloaded"},
-		{"a proxy's HTML page keeps its status",
-			reply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>Bad gateway</html>"},
-			events.KindServerError, 502, 0, "<html>Bad gateway</html>"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t, tt.reply)
-			_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
-			var pe *agent.ProviderError
-			if !errors.As(err, &pe) {
-				t.Fatalf("err = %v, want *agent.ProviderError", err)
-			}
-			got := agent.ProviderError{System: pe.System, Kind: pe.Kind, HTTPStatus: pe.HTTPStatus, RetryAfter: pe.RetryAfter, Message: pe.Message}
-			want := agent.ProviderError{System: System, Kind: tt.kind, HTTPStatus: tt.status, RetryAfter: tt.retryAfter, Message: tt.message}
-			if got != want {
-				t.Errorf("got %+v, want %+v", got, want)
-			}
-		})
-	}
+			Kind: events.KindRateLimit, Status: 429, RetryAfter: 38 * time.Second, Message: "Resource has been exhausted", Retryable: true},
+		{Name: "a fractional retry delay",
+			Reply: reply{Status: 429, Body: errorBody(429, "RESOURCE_EXHAUSTED", "slow down", retryInfo("0.250s"))},
+			Kind:  events.KindRateLimit, Status: 429, RetryAfter: 250 * time.Millisecond, Message: "slow down", Retryable: true},
+		{Name: "an absurd retry delay is capped",
+			Reply: reply{Status: 429, Body: errorBody(429, "RESOURCE_EXHAUSTED", "slow down", retryInfo("1e300s"))},
+			Kind:  events.KindRateLimit, Status: 429, RetryAfter: 24 * time.Hour, Message: "slow down", Retryable: true},
+		{Name: "without RetryInfo, Retry-After",
+			Reply: reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: errorBody(429, "RESOURCE_EXHAUSTED", "slow down")},
+			Kind:  events.KindRateLimit, Status: 429, RetryAfter: 3 * time.Second, Message: "slow down", Retryable: true},
+		{Name: "INVALID_ARGUMENT is a bad request",
+			Reply: reply{Status: 400, Body: errorBody(400, "INVALID_ARGUMENT", "Invalid JSON payload")},
+			Kind:  events.KindBadRequest, Status: 400, Message: "Invalid JSON payload"},
+		{Name: "a bad API key",
+			Reply: reply{Status: 403, Body: errorBody(403, "PERMISSION_DENIED", "API key not valid")},
+			Kind:  events.KindAuth, Status: 403, Message: "API key not valid"},
+		{Name: "an unknown model",
+			Reply: reply{Status: 404, Body: errorBody(404, "NOT_FOUND", "models/nope is not found")},
+			Kind:  events.KindBadRequest, Status: 404, Message: "models/nope is not found"},
+		{Name: "INTERNAL is a server error",
+			Reply: reply{Status: 500, Body: errorBody(500, "INTERNAL", "An internal error has occurred")},
+			Kind:  events.KindServerError, Status: 500, Message: "An internal error has occurred", Retryable: true},
+		{Name: "UNAVAILABLE is overloaded",
+			Reply: reply{Status: 503, Body: errorBody(503, "UNAVAILABLE", "The model is overloaded")},
+			Kind:  events.KindOverloaded, Status: 503, Message: "The model is overloaded", Retryable: true},
+		{Name: "a proxy's HTML page keeps its status",
+			Reply: reply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>Bad gateway</html>"},
+			Kind:  events.KindServerError, Status: 502, Message: "<html>Bad gateway</html>", Retryable: true},
+	}, func(err error) bool {
+		var apiErr genai.APIError
+		return errors.As(err, &apiErr)
+	})
 }
 
 func TestAnAPIErrorUnwrapsToTheSDKError(t *testing.T) {
@@ -252,50 +210,18 @@ func TestAnAPIErrorUnwrapsToTheSDKError(t *testing.T) {
 }
 
 func TestMalformedResponsesAreErrorsNotPanics(t *testing.T) {
-	for _, tt := range []struct{ name, body string }{
-		{"an HTML page with a 200", "<html>maintenance</html>"},
-		{"no candidates", `{}`},
-		{"candidates null", `{"candidates":null}`},
-		{"a JSON array", `[1,2]`},
-		{"a body cut short", `{"candidates":[{"content":`},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t, okReply(tt.body))
-			_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
-			var pe *agent.ProviderError
-			if !errors.As(err, &pe) || pe.Kind != events.KindUnknown || pe.HTTPStatus != 200 || pe.Retryable() {
-				t.Errorf("err = %#v, want a ProviderError of kind unknown with status 200, not retryable", err)
-			}
-		})
-	}
+	wiretest.MalformedResponses(t, adapter, []wiretest.Body{
+		{Name: "an HTML page with a 200", Body: "<html>maintenance</html>"},
+		{Name: "no candidates", Body: `{}`},
+		{Name: "candidates null", Body: `{"candidates":null}`},
+		{Name: "a JSON array", Body: `[1,2]`},
+		{Name: "a body cut short", Body: `{"candidates":[{"content":`},
+	})
 }
 
 func TestTransportFailures(t *testing.T) {
-	t.Run("a refused connection is a retryable connection error", func(t *testing.T) {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		url := "http://" + l.Addr().String()
-		l.Close()
-		_, err = New(newClient(t, url), "gemini-test").Generate(t.Context(), plain())
-		var pe *agent.ProviderError
-		if !errors.As(err, &pe) || pe.Kind != events.KindConnection || !pe.Retryable() {
-			t.Errorf("err = %v, want a retryable connection error", err)
-		}
-	})
-	t.Run("a request timeout is a retryable timeout", func(t *testing.T) {
-		arrived := make(chan struct{})
-		srv := httptest.NewServer(hang(func() { close(arrived) }))
-		defer srv.Close()
-		client := newClient(t, srv.URL, func(c *genai.ClientConfig) { c.HTTPClient = &http.Client{Timeout: 50 * time.Millisecond} })
-		_, err := New(client, "gemini-test").Generate(t.Context(), plain())
-		var pe *agent.ProviderError
-		if !errors.As(err, &pe) || pe.Kind != events.KindTimeout || !pe.Retryable() {
-			t.Errorf("err = %v, want a retryable timeout", err)
-		}
-	})
-	t.Run("a body cut off is a retryable connection error", func(t *testing.T) {
+	wiretest.TransportFailures(t, adapter)
+	t.Run("a chunked body that ends early is a retryable connection error", func(t *testing.T) {
 		srv := newFakeServer(t, reply{Status: 200, Body: `{"candidates":[{"content":{"parts":[{"text":"{\"ci`, Cut: true})
 		_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
 		var pe *agent.ProviderError
@@ -312,35 +238,9 @@ func TestTransportFailures(t *testing.T) {
 			t.Errorf("err = %v, want the 429", err)
 		}
 	})
-	t.Run("a cancelled context returns its cause, not a provider error", func(t *testing.T) {
-		arrived := make(chan struct{})
-		srv := httptest.NewServer(hang(func() { close(arrived) }))
-		defer srv.Close()
-		cause := errors.New("user left")
-		ctx, cancel := context.WithCancelCause(t.Context())
-		go func() { <-arrived; cancel(cause) }()
-		_, err := New(newClient(t, srv.URL), "gemini-test").Generate(ctx, plain())
-		var pe *agent.ProviderError
-		if !errors.Is(err, cause) || errors.As(err, &pe) {
-			t.Errorf("err = %v, want the cause", err)
-		}
-	})
-}
-
-// hang is a handler that tells it a request arrived and holds it until the
-// client goes away.
-func hang(arrived func()) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body) // the server sees the client go only once the body is read
-		arrived()
-		<-r.Context().Done()
-	})
 }
 
 func TestNoHiddenSDKRetries(t *testing.T) {
-	retrying := func(c *genai.ClientConfig) {
-		c.HTTPOptions.RetryOptions = &genai.HTTPRetryOptions{Attempts: genai.Ptr[int32](3), InitialDelay: genai.Ptr(0.0), MaxDelay: genai.Ptr(0.0), Jitter: genai.Ptr(0.0)}
-	}
 	t.Run("a client set to retry is sent one attempt", func(t *testing.T) {
 		srv := newFakeServer(t, reply{Status: 503, Body: errorBody(503, "UNAVAILABLE", "overloaded")})
 		_, err := New(srv.client(t, retrying), "gemini-test").Generate(t.Context(), plain())
@@ -440,48 +340,20 @@ func TestWithConfigAdjustsTheRequest(t *testing.T) {
 func TestInvalidConfigurationFailsEveryCall(t *testing.T) {
 	srv := newFakeServer(t)
 	client := srv.client(t)
-	for _, tt := range []struct {
-		name string
-		m    *Model
-	}{
-		{"a nil client", New(nil, "gemini-test")},
-		{"an empty model name", New(client, "")},
-		{"WithConfig(nil)", New(client, "gemini-test", WithConfig(nil))},
-		{"a reply bound below 1 KiB", New(client, "gemini-test", WithMaxReplyBytes(100))},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			if _, err := tt.m.Generate(t.Context(), plain()); !errors.Is(err, agent.ErrInvalidOption) {
-				t.Errorf("Generate: err = %v, want ErrInvalidOption", err)
-			}
-			for _, err := range tt.m.GenerateStream(t.Context(), plain()) {
-				if !errors.Is(err, agent.ErrInvalidOption) {
-					t.Errorf("GenerateStream: err = %v, want ErrInvalidOption", err)
-				}
-			}
-		})
-	}
+	wiretest.InvalidOptions(t, []wiretest.Configured{
+		{Name: "a nil client", Model: New(nil, "gemini-test")},
+		{Name: "an empty model name", Model: New(client, "")},
+		{Name: "WithConfig(nil)", Model: New(client, "gemini-test", WithConfig(nil))},
+		{Name: "a reply bound below 1 KiB", Model: New(client, "gemini-test", WithMaxReplyBytes(100))},
+	})
 }
 
 func TestBadRequestInputIsRefusedBeforeSending(t *testing.T) {
-	srv := newFakeServer(t)
-	m := New(srv.client(t), "gemini-test")
-	for _, req := range []agent.Request{
-		{Messages: []agent.Message{{Role: "narrator", Content: "hi"}}},
-		{Messages: plain().Messages, Tools: []agent.ToolSpec{{Name: "t", Parameters: json.RawMessage(`[1]`)}}},
-	} {
-		if _, err := m.Generate(t.Context(), req); err == nil {
-			t.Errorf("Generate(%+v): err = nil, want an error", req)
-		}
-	}
+	wiretest.BadInputIsRefused(t, adapter)
 }
 
 func TestAStatusOutsideHTTPsRangeIsAnUnknownFailureWithoutTheStatus(t *testing.T) {
-	srv := newFakeServer(t, reply{Status: 999, Body: errorBody(999, "ODD", "odd")})
-	_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())
-	var pe *agent.ProviderError
-	if !errors.As(err, &pe) || pe.Kind != events.KindUnknown || pe.HTTPStatus != 0 || pe.Retryable() {
-		t.Errorf("err = %#v, want kind unknown, no status, not retryable", err)
-	}
+	wiretest.AStatusOutsideHTTP(t, adapter, errorBody(999, "ODD", "odd"))
 }
 
 func TestModelAndProviderNames(t *testing.T) {
@@ -507,32 +379,7 @@ func TestModelAndProviderNames(t *testing.T) {
 }
 
 func TestRequireToolCallSendsModeAnyOnlyWithTools(t *testing.T) {
-	tool := agent.ToolSpec{Name: "answer", Parameters: json.RawMessage(`{"type":"object"}`)}
-	for _, tt := range []struct {
-		name  string
-		tools []agent.ToolSpec
-		want  string
-	}{
-		{"with tools, mode ANY", []agent.ToolSpec{tool}, "ANY"},
-		{"without tools, no tool config", nil, ""},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t, okReply(answer("ok")))
-			req := plain()
-			req.Tools, req.RequireToolCall = tt.tools, true
-			if _, err := New(srv.client(t), "gemini-test").Generate(t.Context(), req); err != nil {
-				t.Fatal(err)
-			}
-			r, _ := decodeRequest(t, srv.requests()[0])
-			got := ""
-			if r.ToolConfig != nil {
-				got = r.ToolConfig.FunctionCallingConfig.Mode
-			}
-			if got != tt.want {
-				t.Errorf("mode = %q, want %q", got, tt.want)
-			}
-		})
-	}
+	wiretest.RequireToolCallOnlyWithTools(t, adapter, answer("ok"))
 }
 
 func TestSplitCallIDReadsWhatCallIDWrote(t *testing.T) {
@@ -562,4 +409,10 @@ func TestSplitCallIDReadsWhatCallIDWrote(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A Retry-After past the cap, however large, reads as the cap (24 h),
+// not as absent.
+func TestARetryAfterPastTheCapIsTheCap(t *testing.T) {
+	wiretest.ARetryAfterPastTheCapIsTheCap(t, adapter)
 }

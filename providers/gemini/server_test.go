@@ -1,15 +1,14 @@
 package gemini
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
+	"net/http"
 	"testing"
 
 	"google.golang.org/genai"
 
+	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
@@ -97,6 +96,107 @@ func newClient(t *testing.T, url string, configure ...func(*genai.ClientConfig))
 
 func (f *fakeServer) requests() [][]byte { return f.Requests() }
 
+// retrying sets a client to retry failed requests, at once.
+func retrying(c *genai.ClientConfig) {
+	c.HTTPOptions.RetryOptions = &genai.HTTPRetryOptions{Attempts: genai.Ptr[int32](3), InitialDelay: genai.Ptr(0.0), MaxDelay: genai.Ptr(0.0), Jitter: genai.Ptr(0.0)}
+}
+
+// adapter is the adapter under test, as wiretest's scenarios drive it.
+var adapter = wiretest.Adapter{
+	System:  System,
+	Streams: streamOf,
+	New: func(t *testing.T, c wiretest.Client) agent.StreamingModel {
+		return modelAt(t, c)
+	},
+	Read:         readRequest,
+	NamesResults: true,
+}
+
+// modelAt is the adapter with opts over a client set up as c asks.
+func modelAt(t *testing.T, c wiretest.Client, opts ...Option) *Model {
+	t.Helper()
+	var configure []func(*genai.ClientConfig)
+	if c.Retries {
+		configure = append(configure, retrying)
+	}
+	if c.Timeout > 0 {
+		configure = append(configure, func(cc *genai.ClientConfig) { cc.HTTPClient = &http.Client{Timeout: c.Timeout} })
+	}
+	return New(newClient(t, c.URL, configure...), "gemini-test", opts...)
+}
+
+// readRequest reads a generateContent request into wiretest's terms:
+// the system instruction as a system message, "model" as the
+// assistant, a functionCall part a call, a functionResponse part a
+// result whose response is its output alone.
+func readRequest(t *testing.T, body []byte) wiretest.Sent {
+	t.Helper()
+	r, keys := decodeRequest(t, body)
+	var sent wiretest.Sent
+	if r.SystemInstruction != nil {
+		system := wiretest.Message{Role: "system"}
+		for _, p := range r.SystemInstruction.Parts {
+			system.Parts = append(system.Parts, wiretest.Part{Kind: "text", Text: p.Text})
+		}
+		sent.Messages = append(sent.Messages, system)
+	}
+	for i, c := range r.Contents {
+		msg := wiretest.Message{Role: map[string]string{"user": "user", "model": "assistant"}[c.Role]}
+		if msg.Role == "" {
+			t.Fatalf("content %d: role %q", i, c.Role)
+		}
+		for _, part := range c.Parts {
+			var p wiretest.Part
+			switch {
+			case part["functionCall"] != nil:
+				var fc struct {
+					ID   string          `json:"id"`
+					Name string          `json:"name"`
+					Args json.RawMessage `json:"args"`
+				}
+				if err := json.Unmarshal(part["functionCall"], &fc); err != nil {
+					t.Fatalf("content %d: functionCall %s: %v", i, part["functionCall"], err)
+				}
+				p = wiretest.Part{Kind: "call", ID: fc.ID, Name: fc.Name, Args: string(fc.Args)}
+			case part["functionResponse"] != nil:
+				var fr struct {
+					ID       string            `json:"id"`
+					Name     string            `json:"name"`
+					Response map[string]string `json:"response"`
+				}
+				if err := json.Unmarshal(part["functionResponse"], &fr); err != nil || len(fr.Response) != 1 {
+					t.Fatalf("content %d: functionResponse %s, want a response of its output alone (%v)", i, part["functionResponse"], err)
+				}
+				output, ok := fr.Response["output"]
+				if !ok {
+					t.Fatalf("content %d: functionResponse %s, want its output", i, part["functionResponse"])
+				}
+				p = wiretest.Part{Kind: "result", ID: fr.ID, Name: fr.Name, Text: output}
+			case part["text"] != nil:
+				p.Kind = "text"
+				if err := json.Unmarshal(part["text"], &p.Text); err != nil {
+					t.Fatalf("content %d: text %s: %v", i, part["text"], err)
+				}
+			default:
+				for k := range part {
+					p.Kind = k
+				}
+			}
+			msg.Parts = append(msg.Parts, p)
+		}
+		sent.Messages = append(sent.Messages, msg)
+	}
+	for _, tool := range r.Tools {
+		for _, fd := range tool.FunctionDeclarations {
+			sent.Tools = append(sent.Tools, wiretest.Tool{Name: fd.Name, Description: fd.Description, Schema: fd.ParametersJsonSchema})
+		}
+	}
+	sent.ToolChoice = wiretest.Field(keys, "toolConfig")
+	sent.CallRequired = r.ToolConfig != nil && r.ToolConfig.FunctionCallingConfig.Mode == "ANY"
+	sent.Format = wiretest.Field(r.GenerationConfig, "responseJsonSchema")
+	return sent
+}
+
 // wireRequest is the part of a generateContent request body the tests
 // read.
 type wireRequest struct {
@@ -137,36 +237,11 @@ func decodeRequest(t *testing.T, body []byte) (wireRequest, map[string]json.RawM
 	return r, raw
 }
 
-func (r wireRequest) roles() []string {
-	var out []string
-	for _, c := range r.Contents {
-		out = append(out, c.Role)
-	}
-	return out
-}
-
-// checkGolden compares a request body with testdata/name, indented; with
-// -update it rewrites the file.
+// checkGolden compares a request body with testdata/name; -update
+// rewrites the file.
 func checkGolden(t *testing.T, name string, body []byte) {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, body, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	buf.WriteByte('\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := buf.String(); got != string(want) {
-		t.Errorf("request body differs from %s:\n%s\nwant:\n%s", path, got, want)
-	}
+	wiretest.Golden(t, name, body, *update)
 }
 
 // response is a generateContent body whose first candidate has parts

@@ -36,14 +36,7 @@ func FuzzChunkReader(f *testing.F) {
 			}
 			chunks = append(chunks, got...)
 		}
-		seq := func(yield func(agent.Chunk, error) bool) {
-			for _, c := range chunks {
-				if !yield(c, nil) {
-					return
-				}
-			}
-		}
-		if _, err := wiretest.Collect(seq); err != nil {
+		if _, err := wiretest.CollectChunks(chunks); err != nil {
 			t.Errorf("the reader broke the chunk contract: %v", err)
 		}
 	})

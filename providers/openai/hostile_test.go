@@ -2,76 +2,22 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
-	"github.com/enforcer-go/enforcer/events"
-	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
-
-// mib is one MiB of text, to send many times.
-var mib = strings.Repeat("x", 1<<20)
 
 // No reply is read past a bound, from the socket up: whatever a server
 // sends, streamed or not, error bodies too, the call fails with a
 // ProviderError naming the bound once it is passed, and what it costs
-// stays within a few times the bound (the SDKs' buffers grow as they
-// read; 192 MiB read whole cost several times that).
+// stays within a few times the bound.
 func TestAReplyIsReadNoFurtherThanItsBounds(t *testing.T) {
-	sse := map[string]string{"Content-Type": "text/event-stream"}
-	tests := []struct {
-		name     string
-		stream   bool
-		reply    reply
-		kind     events.ErrorKind
-		status   int
-		maxAlloc uint64
-	}{
-		{"a streamed event of endless data lines", true,
-			reply{Status: 200, Header: sse, Events: []string{}, Repeat: "data: " + mib + "\n", Times: 192},
-			events.KindUnknown, 200, 8 * wire.MaxEventBytes},
-		{"a body far past the bound", false,
-			reply{Status: 200, Body: `{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"`, Repeat: mib, Times: 192},
-			events.KindUnknown, 200, 8 * wire.MaxBodyBytes},
-		{"a 429 with a huge body", false,
-			reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: `{"error":{"message":"`, Repeat: mib, Times: 192},
-			events.KindRateLimit, 429, 8 * wire.MaxErrorBytes},
-		{"a streamed 429 with a huge body", true,
-			reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: `{"error":{"message":"`, Repeat: mib, Times: 192},
-			events.KindRateLimit, 429, 8 * wire.MaxErrorBytes},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := &fakeServer{wiretest.NewServer(t, tt.reply)}
-			m := New(srv.client(), "gpt-4o-mini")
-			var err error
-			n := wiretest.Allocated(func() {
-				if tt.stream {
-					_, err = wiretest.Collect(m.GenerateStream(context.Background(), userTurn))
-				} else {
-					_, err = m.Generate(context.Background(), userTurn)
-				}
-			})
-			var pe *agent.ProviderError
-			if !errors.As(err, &pe) || !errors.Is(err, wire.ErrTooLong) {
-				t.Fatalf("err = %.300v, want a ProviderError matching wire.ErrTooLong", err)
-			}
-			if pe.Kind != tt.kind || pe.HTTPStatus != tt.status {
-				t.Errorf("kind %q, status %d, want %q, %d", pe.Kind, pe.HTTPStatus, tt.kind, tt.status)
-			}
-			if tt.status == 429 && pe.RetryAfter != 7*time.Second {
-				t.Errorf("RetryAfter = %v, want the header's 7s", pe.RetryAfter)
-			}
-			if n > tt.maxAlloc {
-				t.Errorf("the call allocated %d MiB, want at most %d", n>>20, tt.maxAlloc>>20)
-			}
-		})
-	}
+	wiretest.RepliesAreBounded(t, adapter, wiretest.Heads{
+		Body:  `{"id":"x","choices":[{"index":0,"message":{"role":"assistant","content":"`,
+		Error: `{"error":{"message":"`,
+	})
 }
 
 // The reply ends at its finish_reason: content sent after it is no part
@@ -80,31 +26,8 @@ func TestAReplyIsReadNoFurtherThanItsBounds(t *testing.T) {
 func TestAStreamedReplyEndsAtItsFinishReason(t *testing.T) {
 	answer := `{"city":"Paris"}`
 	after := []string{content(answer), delta(`{}`, "stop"), content(" and more"), usage(9, 4)}
-	read := func(t *testing.T, rep reply) {
-		t.Helper()
-		srv := newFakeServer(t, rep)
-		// The deadline bounds a failing test: a stream read past its end
-		// waits for a server that never ends it.
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		resp, err := wiretest.Collect(New(srv.client(), "gpt-4o-mini").GenerateStream(ctx, userTurn))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := resp.Message.Content; got != answer {
-			t.Errorf("content = %q, want %q", got, answer)
-		}
-		if got, want := resp.Usage, (agent.Usage{InputTokens: 9, OutputTokens: 4}); got != want {
-			t.Errorf("usage = %+v, want %+v", got, want)
-		}
-	}
-	t.Run("content after finish_reason is dropped", func(t *testing.T) {
-		read(t, wiretest.Stream(append(after, done)...))
-	})
-	t.Run("a server that holds the stream open after the usage", func(t *testing.T) {
-		gone := make(chan struct{})
-		read(t, reply{Status: 200, Events: after, Gone: gone})
-		wiretest.WaitGone(t, gone)
+	wiretest.StreamEndsAtItsEnd(t, adapter, after, []string{done}, agent.Response{
+		Message: agent.Message{Content: answer}, Usage: agent.Usage{InputTokens: 9, OutputTokens: 4}, Stop: agent.StopComplete,
 	})
 }
 
@@ -112,44 +35,13 @@ func TestAStreamedReplyEndsAtItsFinishReason(t *testing.T) {
 // failure, whether the call streams or not: a malformed response, not
 // retried, not a lost connection.
 func TestAWebPageIsTheSameFailureStreamedOrNot(t *testing.T) {
-	page := reply{Status: 200, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html><body>Sign in to the Wi-Fi</body></html>"}
-	srv := &fakeServer{wiretest.NewServer(t, page, page)}
-	m := New(srv.client(), "gpt-4o-mini")
-	_, generr := m.Generate(context.Background(), userTurn)
-	_, streamerr := wiretest.Collect(m.GenerateStream(context.Background(), userTurn))
-	var g, s *agent.ProviderError
-	if !errors.As(generr, &g) || !errors.As(streamerr, &s) {
-		t.Fatalf("errors %v and %v, want ProviderErrors", generr, streamerr)
-	}
-	type class struct {
-		Kind      events.ErrorKind
-		Status    int
-		Message   string
-		Retryable bool
-	}
-	got := class{s.Kind, s.HTTPStatus, s.Message, s.Retryable()}
-	want := class{events.KindUnknown, 200, "malformed response body", false}
-	if gen := (class{g.Kind, g.HTTPStatus, g.Message, g.Retryable()}); gen != want {
-		t.Errorf("Generate: %+v, want %+v", gen, want)
-	}
-	if got != want {
-		t.Errorf("GenerateStream: %+v, want %+v, as Generate", got, want)
-	}
+	wiretest.AWebPageIsOneFailure(t, adapter)
 }
 
 // A Retry-After past the cap, however large, reads as the cap (24 h),
 // not as absent.
 func TestARetryAfterPastTheCapIsTheCap(t *testing.T) {
-	for _, v := range []string{"1e300", "1e400"} {
-		t.Run(v, func(t *testing.T) {
-			srv := &fakeServer{wiretest.NewServer(t, reply{Status: 429, Header: map[string]string{"Retry-After": v}, Body: "{}"})}
-			_, err := New(srv.client(), "gpt-4o-mini").Generate(context.Background(), userTurn)
-			var pe *agent.ProviderError
-			if !errors.As(err, &pe) || pe.RetryAfter != 24*time.Hour {
-				t.Errorf("err = %v, want RetryAfter 24h", err)
-			}
-		})
-	}
+	wiretest.ARetryAfterPastTheCapIsTheCap(t, adapter)
 }
 
 // A server that sends usage with every delta (vLLM's continuous usage
@@ -187,11 +79,5 @@ func TestUsageWithEveryDeltaRidesOnTheDeltasChunk(t *testing.T) {
 // Through the agent, a reply read to a bound fails the run as a model
 // call that failed.
 func TestARunOverAReplyPastItsBoundFailsWithErrModel(t *testing.T) {
-	srv := &fakeServer{wiretest.NewServer(t, reply{Status: 200, Header: map[string]string{"Content-Type": "text/event-stream"},
-		Events: []string{}, Repeat: "data: " + mib + "\n", Times: 2 * wire.MaxEventBytes >> 20})}
-	_, err := agent.New(New(srv.client(), "gpt-4o-mini")).Run(context.Background(), "Weather in Paris?")
-	var pe *agent.ProviderError
-	if !errors.Is(err, agent.ErrModel) || !errors.As(err, &pe) || pe.Kind != events.KindUnknown {
-		t.Errorf("err = %.300v, want ErrModel and a ProviderError of kind unknown", err)
-	}
+	wiretest.RunPastABoundFailsWithErrModel(t, adapter)
 }

@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -51,38 +49,9 @@ type Person struct {
 	Email string `json:"email,omitempty" jsonschema:"format=email"`
 }
 
-type Tree struct {
-	Name     string `json:"name"`
-	Children []Tree `json:"children,omitempty"`
-}
-
-type Labels struct {
-	Labels map[string]string `json:"labels"`
-}
-
 func TestNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
-	contracts := map[string][]byte{}
-	for name, s := range map[string]func() (*enforce.Schema, error){
-		"Person": enforce.SchemaFor[Person], "Tree": enforce.SchemaFor[Tree],
-		"Labels": enforce.SchemaFor[Labels], "Weather": enforce.SchemaFor[Weather],
-	} {
-		schema, err := s()
-		if err != nil {
-			t.Fatal(err)
-		}
-		contracts[name] = schema.JSON()
-	}
-	files, _ := filepath.Glob("../native/testdata/contracts/*.json")
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		contracts[filepath.Base(f)] = b
-	}
-	if len(files) == 0 {
-		t.Fatal("no contracts in ../native/testdata/contracts")
-	}
+	contracts := wiretest.Contracts(t, "../native/testdata/contracts")
+	contracts["Person"] = wiretest.SchemaOf[Person](t)
 	t.Run("the server refuses what the adapter sent before lowering", func(t *testing.T) {
 		_, raw, _ := inlineRoot(contracts["Person"])
 		b, _ := json.Marshal(raw)
@@ -184,7 +153,7 @@ func TestNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
 	if rb := res.Attempts[1].ReadBack; rb == nil || !slices.Equal(rb.Members, []string{"/nick", "/email"}) {
 		t.Errorf("second row readBack = %+v, want /nick, /email", rb)
 	}
-	report, _ := NativeReport(mustSchema[Person](t), native.OpenAI)
+	report, _ := NativeReport(wiretest.SchemaOf[Person](t), native.OpenAI)
 	for _, k := range report.Keywords {
 		if k.Name == "minLength" && k.Enforced {
 			t.Errorf("the report says OpenAI enforces minLength")
@@ -205,18 +174,9 @@ func TestWithNativeSchemaRefusesAnUnknownProfile(t *testing.T) {
 	}
 }
 
-func mustSchema[T any](t *testing.T) []byte {
-	t.Helper()
-	s, err := enforce.SchemaFor[T]()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s.JSON()
-}
-
 func TestWithNativeSchemaForALocalServerSendsItsSubset(t *testing.T) {
 	srv := newFakeServer(t, okReply(completion(`{"name":"Ada"}`)))
-	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "who?"}}, OutputSchema: mustSchema[Person](t)}
+	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "who?"}}, OutputSchema: wiretest.SchemaOf[Person](t)}
 	resp, err := New(srv.client(), "qwen3", WithNativeSchema(native.VLLM)).Generate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)

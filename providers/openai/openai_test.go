@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"slices"
 	"testing"
 	"time"
@@ -14,6 +11,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -179,87 +177,48 @@ func TestGenerateMapsToolCallsFromTheResponse(t *testing.T) {
 }
 
 func TestProviderErrors(t *testing.T) {
-	tests := []struct {
-		name       string
-		reply      reply
-		kind       events.ErrorKind
-		retryAfter time.Duration
-		message    string
-		retryable  bool
-	}{
+	wiretest.ProviderErrors(t, adapter, []wiretest.Failure{
 		{
-			name:  "a 429 with Retry-After in seconds is a retryable rate limit",
-			reply: reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: errorBody("rate_limit_exceeded", "Rate limit reached")},
-			kind:  events.KindRateLimit, retryAfter: 7 * time.Second, message: "Rate limit reached", retryable: true,
+			Name:  "a 429 with Retry-After in seconds is a retryable rate limit",
+			Reply: reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: errorBody("rate_limit_exceeded", "Rate limit reached")},
+			Kind:  events.KindRateLimit, Status: 429, RetryAfter: 7 * time.Second, Message: "Rate limit reached", Retryable: true,
 		},
 		{
-			name:  "a 429 with retry-after-ms prefers the milliseconds",
-			reply: reply{Status: 429, Header: map[string]string{"Retry-After": "2", "Retry-After-Ms": "1500"}, Body: errorBody("rate_limit_exceeded", "slow down")},
-			kind:  events.KindRateLimit, retryAfter: 1500 * time.Millisecond, message: "slow down", retryable: true,
+			Name:  "a 429 with retry-after-ms prefers the milliseconds",
+			Reply: reply{Status: 429, Header: map[string]string{"Retry-After": "2", "Retry-After-Ms": "1500"}, Body: errorBody("rate_limit_exceeded", "slow down")},
+			Kind:  events.KindRateLimit, Status: 429, RetryAfter: 1500 * time.Millisecond, Message: "slow down", Retryable: true,
 		},
 		{
-			name:  "a 500 is a retryable server error",
-			reply: reply{Status: 500, Body: errorBody("server_error", "The server had an error")},
-			kind:  events.KindServerError, message: "The server had an error", retryable: true,
+			Name:  "a 500 is a retryable server error",
+			Reply: reply{Status: 500, Body: errorBody("server_error", "The server had an error")},
+			Kind:  events.KindServerError, Status: 500, Message: "The server had an error", Retryable: true,
 		},
 		{
-			name:  "a 503 is overload",
-			reply: reply{Status: 503, Body: errorBody("server_error", "overloaded")},
-			kind:  events.KindOverloaded, message: "overloaded", retryable: true,
+			Name:  "a 503 is overload",
+			Reply: reply{Status: 503, Body: errorBody("server_error", "overloaded")},
+			Kind:  events.KindOverloaded, Status: 503, Message: "overloaded", Retryable: true,
 		},
 		{
-			name:  "a 502 with an HTML body keeps the status and the body's text",
-			reply: reply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>\n  Bad   Gateway\n</html>"},
-			kind:  events.KindServerError, message: "<html> Bad Gateway </html>", retryable: true,
+			Name:  "a 502 with an HTML body keeps the status and the body's text",
+			Reply: reply{Status: 502, Header: map[string]string{"Content-Type": "text/html"}, Body: "<html>\n  Bad   Gateway\n</html>"},
+			Kind:  events.KindServerError, Status: 502, Message: "<html> Bad Gateway </html>", Retryable: true,
 		},
 		{
-			name:  "a 400 is a bad request that is never retried",
-			reply: reply{Status: 400, Body: errorBody("invalid_request_error", "Invalid 'messages'")},
-			kind:  events.KindBadRequest, message: "Invalid 'messages'", retryable: false,
+			Name:  "a 400 is a bad request that is never retried",
+			Reply: reply{Status: 400, Body: errorBody("invalid_request_error", "Invalid 'messages'")},
+			Kind:  events.KindBadRequest, Status: 400, Message: "Invalid 'messages'", Retryable: false,
 		},
 		{
-			name:  "a 401 is an auth failure",
-			reply: reply{Status: 401, Body: errorBody("invalid_request_error", "Incorrect API key provided")},
-			kind:  events.KindAuth, message: "Incorrect API key provided", retryable: false,
+			Name:  "a 401 is an auth failure",
+			Reply: reply{Status: 401, Body: errorBody("invalid_request_error", "Incorrect API key provided")},
+			Kind:  events.KindAuth, Status: 401, Message: "Incorrect API key provided", Retryable: false,
 		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t, tt.reply)
-			// The client asks for SDK retries; the adapter must still send once.
-			m := New(srv.client(option.WithMaxRetries(3)), "gpt-4o-mini")
-			_, err := m.Generate(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}})
+	}, isSDKError)
+}
 
-			var pe *agent.ProviderError
-			if !errors.As(err, &pe) {
-				t.Fatalf("err = %v (%T), want *agent.ProviderError", err, err)
-			}
-			if got, want := pe.System, "openai"; got != want {
-				t.Errorf("System = %q, want %q", got, want)
-			}
-			if got, want := pe.Kind, tt.kind; got != want {
-				t.Errorf("Kind = %q, want %q", got, want)
-			}
-			if got, want := pe.HTTPStatus, tt.reply.Status; got != want {
-				t.Errorf("HTTPStatus = %d, want %d", got, want)
-			}
-			if got, want := pe.RetryAfter, tt.retryAfter; got != want {
-				t.Errorf("RetryAfter = %v, want %v", got, want)
-			}
-			if got, want := pe.Message, tt.message; got != want {
-				t.Errorf("Message = %q, want %q", got, want)
-			}
-			if got, want := pe.Retryable(), tt.retryable; got != want {
-				t.Errorf("Retryable() = %v, want %v", got, want)
-			}
-			if pe.Err == nil {
-				t.Error("Err is nil, want the SDK's error")
-			}
-			if got := len(srv.requests()); got != 1 {
-				t.Errorf("server saw %d requests, want exactly 1: the SDK must not retry", got)
-			}
-		})
-	}
+func isSDKError(err error) bool {
+	var apiErr *sdk.Error
+	return errors.As(err, &apiErr)
 }
 
 func TestAnAPIErrorUnwrapsToTheSDKError(t *testing.T) {
@@ -275,99 +234,16 @@ func TestAnAPIErrorUnwrapsToTheSDKError(t *testing.T) {
 }
 
 func TestMalformedResponsesAreErrorsNotPanics(t *testing.T) {
-	tests := []struct {
-		name string
-		body string
-	}{
-		{"a body that is not JSON", `{"choices": [ this is not json`},
-		{"a body with no choices", `{"id":"x","object":"chat.completion","choices":[]}`},
-		{"a body that is a JSON string", `"hello"`},
-		{"a tool call of a type never declared", `{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c","type":"custom","custom":{"name":"x","input":"y"}}]}}]}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t, okReply(tt.body))
-			_, err := New(srv.client(), "gpt-4o-mini").Generate(context.Background(), agent.Request{})
-			var pe *agent.ProviderError
-			if !errors.As(err, &pe) {
-				t.Fatalf("err = %v (%T), want *agent.ProviderError", err, err)
-			}
-			if got, want := pe.Kind, events.KindUnknown; got != want {
-				t.Errorf("Kind = %q, want %q", got, want)
-			}
-			if pe.Retryable() {
-				t.Error("a malformed body is retryable, want not")
-			}
-			if got := len(srv.requests()); got != 1 {
-				t.Errorf("server saw %d requests, want 1", got)
-			}
-		})
-	}
+	wiretest.MalformedResponses(t, adapter, []wiretest.Body{
+		{Name: "a body that is not JSON", Body: `{"choices": [ this is not json`},
+		{Name: "a body with no choices", Body: `{"id":"x","object":"chat.completion","choices":[]}`},
+		{Name: "a body that is a JSON string", Body: `"hello"`},
+		{Name: "a tool call of a type never declared", Body: `{"choices":[{"message":{"role":"assistant","tool_calls":[{"id":"c","type":"custom","custom":{"name":"x","input":"y"}}]}}]}`},
+	})
 }
 
 func TestTransportFailures(t *testing.T) {
-	t.Run("a refused connection is a retryable connection error", func(t *testing.T) {
-		srv := httptest.NewServer(http.NotFoundHandler())
-		url := srv.URL
-		srv.Close()
-		client := sdk.NewClient(option.WithBaseURL(url+"/v1/"), option.WithAPIKey("k"))
-		_, err := New(client, "gpt-4o-mini").Generate(context.Background(), agent.Request{})
-		var pe *agent.ProviderError
-		if !errors.As(err, &pe) || pe.Kind != events.KindConnection || pe.HTTPStatus != 0 || !pe.Retryable() {
-			t.Fatalf("err = %#v, want a retryable ProviderError of kind connection without status", err)
-		}
-	})
-	t.Run("a request timeout is a retryable timeout", func(t *testing.T) {
-		srv := httptest.NewServer(hang(func() {}))
-		defer srv.Close()
-		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("k"))
-		m := New(client, "gpt-4o-mini", WithRequestOptions(option.WithRequestTimeout(20*time.Millisecond)))
-		_, err := m.Generate(context.Background(), agent.Request{})
-		var pe *agent.ProviderError
-		if !errors.As(err, &pe) || pe.Kind != events.KindTimeout || !pe.Retryable() {
-			t.Fatalf("err = %v, want a retryable ProviderError of kind timeout", err)
-		}
-	})
-	t.Run("a body cut off mid-stream is a retryable connection error", func(t *testing.T) {
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Content-Length", "1000")
-			io.WriteString(w, `{"id":"x","choices":[`)
-		}))
-		defer srv.Close()
-		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("k"))
-		_, err := New(client, "gpt-4o-mini").Generate(context.Background(), agent.Request{})
-		var pe *agent.ProviderError
-		if !errors.As(err, &pe) || pe.Kind != events.KindConnection || !pe.Retryable() {
-			t.Fatalf("err = %v, want a retryable ProviderError of kind connection", err)
-		}
-	})
-	t.Run("a cancelled context returns its cause, not a provider error", func(t *testing.T) {
-		stop := errors.New("user went away")
-		ctx, cancel := context.WithCancelCause(context.Background())
-		srv := httptest.NewServer(hang(func() { cancel(stop) }))
-		defer srv.Close()
-		client := sdk.NewClient(option.WithBaseURL(srv.URL+"/v1/"), option.WithAPIKey("k"))
-		_, err := New(client, "gpt-4o-mini").Generate(ctx, agent.Request{})
-		if !errors.Is(err, stop) {
-			t.Fatalf("err = %v, want the context's cause", err)
-		}
-		var pe *agent.ProviderError
-		if errors.As(err, &pe) {
-			t.Errorf("err is a ProviderError (%v), want the cause alone", pe)
-		}
-	})
-}
-
-// hang is a handler that calls arrived and then never answers: it returns
-// once the client has gone. It reads the body first, so that the server
-// notices the client closing the connection.
-func hang(arrived func()) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		arrived()
-		<-r.Context().Done()
-	})
+	wiretest.TransportFailures(t, adapter)
 }
 
 func TestWithClientRetriesLeavesTheSDKRetrying(t *testing.T) {
@@ -460,59 +336,19 @@ func TestWithParamsAdjustsTheRequest(t *testing.T) {
 }
 
 func TestInvalidConfigurationFailsEveryCall(t *testing.T) {
-	tests := []struct {
-		name  string
-		model string
-		opts  []Option
-	}{
-		{"an empty model name", "", nil},
-		{"a nil params func", "gpt-4o-mini", []Option{WithParams(nil)}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m := New(sdk.NewClient(option.WithAPIKey("k"), option.WithBaseURL("http://127.0.0.1:1/")), tt.model, tt.opts...)
-			_, err := m.Generate(context.Background(), agent.Request{})
-			if !errors.Is(err, agent.ErrInvalidOption) {
-				t.Errorf("err = %v, want agent.ErrInvalidOption", err)
-			}
-		})
-	}
+	client := sdk.NewClient(option.WithAPIKey("k"), option.WithBaseURL("http://127.0.0.1:1/"))
+	wiretest.InvalidOptions(t, []wiretest.Configured{
+		{Name: "an empty model name", Model: New(client, "")},
+		{Name: "a nil params func", Model: New(client, "gpt-4o-mini", WithParams(nil))},
+	})
 }
 
 func TestBadRequestInputIsRefusedBeforeSending(t *testing.T) {
-	tests := []struct {
-		name string
-		req  agent.Request
-	}{
-		{"an unknown role", agent.Request{Messages: []agent.Message{{Role: "narrator", Content: "x"}}}},
-		{"tool parameters that are not a JSON object", agent.Request{Tools: []agent.ToolSpec{{Name: "t", Parameters: json.RawMessage(`[1]`)}}}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv := newFakeServer(t)
-			if _, err := New(srv.client(), "gpt-4o-mini").Generate(context.Background(), tt.req); err == nil {
-				t.Error("err = nil, want an error")
-			}
-		})
-	}
+	wiretest.BadInputIsRefused(t, adapter)
 }
 
 func TestAStatusOutsideHTTPsRangeIsAnUnknownFailureWithoutTheStatus(t *testing.T) {
-	srv := newFakeServer(t, reply{Status: 999, Body: errorBody("api_error", "odd")})
-	_, err := New(srv.client(), "gpt-4o-mini").Generate(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}})
-	var pe *agent.ProviderError
-	if !errors.As(err, &pe) {
-		t.Fatalf("err = %v (%T), want *agent.ProviderError", err, err)
-	}
-	if got, want := pe.Kind, events.KindUnknown; got != want {
-		t.Errorf("Kind = %q, want %q", got, want)
-	}
-	if got, want := pe.HTTPStatus, 0; got != want {
-		t.Errorf("HTTPStatus = %d, want %d: 999 is no HTTP status", got, want)
-	}
-	if pe.Retryable() {
-		t.Error("Retryable() = true, want false for an unknown failure")
-	}
+	wiretest.AStatusOutsideHTTP(t, adapter, errorBody("api_error", "odd"))
 }
 
 func TestModelNameIsTheModelGivenToNew(t *testing.T) {

@@ -1,16 +1,14 @@
 package openai
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
-	"path/filepath"
 	"testing"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
@@ -92,10 +90,82 @@ func streamOf(body string) []string {
 
 // client is configured as a user would, against the fake server.
 func (f *fakeServer) client(opts ...option.RequestOption) sdk.Client {
+	return clientAt(f.URL, opts...)
+}
+
+// clientAt is a client of the server at url, configured as a user would.
+func clientAt(url string, opts ...option.RequestOption) sdk.Client {
 	return sdk.NewClient(append([]option.RequestOption{
-		option.WithBaseURL(f.URL + "/v1/"),
+		option.WithBaseURL(url + "/v1/"),
 		option.WithAPIKey("test-key"),
 	}, opts...)...)
+}
+
+// adapter is the adapter under test, as wiretest's scenarios drive it.
+var adapter = wiretest.Adapter{
+	System:  System,
+	Streams: streamOf,
+	New: func(t *testing.T, c wiretest.Client) agent.StreamingModel {
+		var opts []option.RequestOption
+		if c.Retries {
+			opts = append(opts, option.WithMaxRetries(3))
+		}
+		var mopts []Option
+		if c.Timeout > 0 {
+			mopts = append(mopts, WithRequestOptions(option.WithRequestTimeout(c.Timeout)))
+		}
+		return New(clientAt(c.URL, opts...), "gpt-4o-mini", mopts...)
+	},
+	Read: readRequest,
+}
+
+// readRequest reads a chat completions request into wiretest's terms:
+// a message's content is a string or null, a tool message one result, a
+// tool call or a tool a function.
+func readRequest(t *testing.T, body []byte) wiretest.Sent {
+	t.Helper()
+	req, keys := decodeRequest(t, body)
+	var sent wiretest.Sent
+	for i, m := range req.Messages {
+		msg := wiretest.Message{Role: m.Role}
+		var text *string
+		if len(m.Content) > 0 && string(m.Content) != "null" {
+			text = new(string)
+			if err := json.Unmarshal(m.Content, text); err != nil {
+				t.Fatalf("message %d: content %s, want a string", i, m.Content)
+			}
+		}
+		switch m.Role {
+		case "tool":
+			if text == nil || len(m.ToolCalls) > 0 {
+				t.Fatalf("message %d: a tool message %+v, want its content and no calls", i, m)
+			}
+			msg.Parts = []wiretest.Part{{Kind: "result", ID: m.ToolCallID, Text: *text}}
+		case "system", "user", "assistant":
+			if text != nil {
+				msg.Parts = append(msg.Parts, wiretest.Part{Kind: "text", Text: *text})
+			}
+			for _, c := range m.ToolCalls {
+				if c.Type != "function" {
+					t.Fatalf("message %d: a tool call of type %q", i, c.Type)
+				}
+				msg.Parts = append(msg.Parts, wiretest.Part{Kind: "call", ID: c.ID, Name: c.Function.Name, Args: c.Function.Arguments})
+			}
+		default:
+			t.Fatalf("message %d: role %q", i, m.Role)
+		}
+		sent.Messages = append(sent.Messages, msg)
+	}
+	for _, tool := range req.Tools {
+		if tool.Type != "function" {
+			t.Fatalf("a tool of type %q", tool.Type)
+		}
+		sent.Tools = append(sent.Tools, wiretest.Tool{Name: tool.Function.Name, Description: tool.Function.Description, Schema: tool.Function.Parameters})
+	}
+	sent.ToolChoice = wiretest.Field(keys, "tool_choice")
+	sent.CallRequired = string(sent.ToolChoice) == `"required"`
+	sent.Format = wiretest.Field(keys, "response_format")
+	return sent
 }
 
 // requests returns the request bodies received so far.
@@ -158,27 +228,9 @@ func (r wireRequest) roles() []string {
 	return out
 }
 
-// checkGolden compares a request body with testdata/name, both indented
-// the same way; -update rewrites the file.
+// checkGolden compares a request body with testdata/name; -update
+// rewrites the file.
 func checkGolden(t *testing.T, name string, body []byte) {
 	t.Helper()
-	var got bytes.Buffer
-	if err := json.Indent(&got, body, "", "  "); err != nil {
-		t.Fatal(err)
-	}
-	got.WriteByte('\n')
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got.Bytes(), want) {
-		t.Errorf("request body differs from %s:\ngot:\n%s\nwant:\n%s", path, got.Bytes(), want)
-	}
+	wiretest.Golden(t, name, body, *update)
 }

@@ -38,6 +38,17 @@ func Collect(seq iter.Seq2[agent.Chunk, error]) (agent.Response, error) {
 	return b.Response(), nil
 }
 
+// CollectChunks is [Collect] of chunks already read, in order.
+func CollectChunks(chunks []agent.Chunk) (agent.Response, error) {
+	return Collect(func(yield func(agent.Chunk, error) bool) {
+		for _, c := range chunks {
+			if !yield(c, nil) {
+				return
+			}
+		}
+	})
+}
+
 // Pieces splits s into pieces of about n bytes, never inside a UTF-8
 // character, as a provider streams a reply's text in small deltas.
 func Pieces(s string, n int) []string {

@@ -4,6 +4,21 @@
 // that may be cut or held open until the client goes — and keeps every
 // request it received, so a test asserts on what the adapter sent. It fails the test on a request past
 // the script's end and, at cleanup, on replies left unused.
+//
+// It also holds the scenarios every adapter runs, as testing/slogtest
+// does for slog handlers: each checks one behaviour the adapters document
+// alike against an [Adapter] — the adapter under test, its provider's
+// stream format, a reader of the requests it sends — and takes the
+// replies in the provider's wire format from its caller. An adapter's
+// test names the behaviour and calls the scenario:
+//
+//	func TestTransportFailures(t *testing.T) {
+//		wiretest.TransportFailures(t, adapter)
+//	}
+//
+// What differs between the providers in substance (their documented
+// stop reasons, error types, request shapes) stays in each adapter's own
+// tests.
 package wiretest
 
 import (
