@@ -111,6 +111,10 @@ func TestCompileSchemaRefuses(t *testing.T) {
 		{"a $ref to a subschema's $id outside the document is refused", `{"$id": "http://example.com/root.json", "properties": {"a": {"$ref": "other.json"}}}`, "$ref", "/properties/a"},
 		{"a non-string $ref is refused", `{"$ref": 1}`, "$ref", ""},
 		{"2020-12 items as an array is refused", `{` + d2020 + `"items": [{}]}`, "items", ""},
+		// Counts are checked by what they bound (items, length,
+		// properties), max before min: the first bad one is named.
+		{"of two bad counts, the items bound is named", `{"maxLength": -1, "minItems": -1}`, "minItems", ""},
+		{"of two bad counts, the length bound is named", `{"maxProperties": -1, "minLength": 1.5}`, "minLength", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,5 +1,7 @@
 package engine
 
+import "sort"
+
 // valueKind is what a keyword's value holds.
 type valueKind int
 
@@ -133,12 +135,15 @@ var ScalarKeywords = func() []string {
 	return ks
 }()
 
-// countKeywords are the keywords whose value is a count, in order.
+// countKeywords are the keywords whose value is a count, in the order
+// the audit checks them: by what they bound (items, length, properties),
+// max before min.
 var countKeywords = func() (ks []string) {
 	for _, k := range SortedKeys(keywords) {
 		if keywords[k].count {
 			ks = append(ks, k)
 		}
 	}
+	sort.SliceStable(ks, func(i, j int) bool { return ks[i][3:] < ks[j][3:] })
 	return ks
 }()
