@@ -107,7 +107,7 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 		a.record(events.SchemaExhausted{
 			TurnID: turn, Attempt: row.Attempt, Iteration: row.Iteration,
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, BrokenBy: row.BrokenBy,
-			Reason: row.Reason, InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
+			Reason: events.ExhaustReason(row.Reason), InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
 			CachedTokens: row.CachedTokens, ReasoningTokens: row.ReasoningTokens, Repaired: repairNames(row.Repaired),
 		})
 	}

@@ -212,7 +212,7 @@ func TestEveryExhaustReasonIsRecorded(t *testing.T) {
 	// stream refused would leave the row off it.
 	for _, r := range []enforce.Reason{enforce.ReasonRepeated, enforce.ReasonBeyondRepair, enforce.ReasonValidatorFailed, enforce.ReasonBudget} {
 		s := newStream(t)
-		if _, err := s.Append(events.SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Reason: r}); err != nil {
+		if _, err := s.Append(events.SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Reason: events.ExhaustReason(r)}); err != nil {
 			t.Errorf("reason %q: %v", r, err)
 		}
 	}

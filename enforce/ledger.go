@@ -27,9 +27,9 @@ const (
 
 // Reason says why an answer was exhausted other than by running out of
 // retries, where no other field of its row (BrokenBy, Truncated,
-// Withheld) says so. The session stream's events.ExhaustReason is the
-// same type.
-type Reason = exhaust.Reason
+// Withheld) says so. Its values are those of the session stream's
+// events.ExhaustReason.
+type Reason string
 
 const (
 	// ReasonRepeated ("repeated"): the answer failed with the same issues as the

@@ -44,9 +44,9 @@ type SchemaExhausted struct {
 }
 
 // ExhaustReason is why a [SchemaExhausted] answer stands with retries
-// left: the row's reason, the same type as enforce.Reason. The set is
+// left: the row's reason, with the values of enforce.Reason. The set is
 // closed: Append refuses any other non-empty reason.
-type ExhaustReason = exhaust.Reason
+type ExhaustReason string
 
 // The exhaust reasons.
 const (
@@ -70,7 +70,7 @@ func (e SchemaExhausted) check() (Event, error) {
 	if err := checkLedger("output_schema_exhausted", e.TurnID, e.Attempt, e.Iteration, e.Stage, e.Error); err != nil {
 		return nil, err
 	}
-	if e.Reason != "" && !slices.Contains(exhaust.Reasons, e.Reason) {
+	if e.Reason != "" && !slices.Contains(exhaust.Reasons, string(e.Reason)) {
 		return nil, invalid("output_schema_exhausted: reason %q is not repeated, beyond-repair, validator-failed or budget", e.Reason)
 	}
 	if err := checkRepaired("output_schema_exhausted", e.Repaired); err != nil {
@@ -105,7 +105,7 @@ func (e SchemaExhausted) describe(time.Duration) string {
 	case e.BrokenBy != "":
 		why = "broken by " + e.BrokenBy
 	case e.Reason != "":
-		why = exhaustWords(e.Reason)
+		why = e.Reason.words()
 	}
 	return "output rejected (" + stageWords(e.Stage) + ") · " + why
 }
@@ -118,9 +118,8 @@ var exhaustReasons = map[ExhaustReason]string{
 	ExhaustBudget:          "over budget",
 }
 
-// exhaustWords is r for people; a newer producer's reason reads "answer
-// stands".
-func exhaustWords(r ExhaustReason) string {
+// words is r for people; a newer producer's reason reads "answer stands".
+func (r ExhaustReason) words() string {
 	if w, ok := exhaustReasons[r]; ok {
 		return w
 	}

@@ -1,19 +1,15 @@
 // Package exhaust is the one vocabulary of why an answer stands with
-// retries left: enforce.Reason on a ledger row and events.ExhaustReason
-// on the session stream are both its Reason.
+// retries left: the values of enforce.Reason on a ledger row and of
+// events.ExhaustReason on the session stream.
 package exhaust
-
-// Reason is why an answer was exhausted other than by running out of
-// retries.
-type Reason string
 
 // The reasons; enforce and events document each.
 const (
-	Repeated        Reason = "repeated"
-	BeyondRepair    Reason = "beyond-repair"
-	ValidatorFailed Reason = "validator-failed"
-	Budget          Reason = "budget"
+	Repeated        = "repeated"
+	BeyondRepair    = "beyond-repair"
+	ValidatorFailed = "validator-failed"
+	Budget          = "budget"
 )
 
 // Reasons are all of them, in the order above.
-var Reasons = []Reason{Repeated, BeyondRepair, ValidatorFailed, Budget}
+var Reasons = []string{Repeated, BeyondRepair, ValidatorFailed, Budget}
