@@ -47,9 +47,8 @@
 // [Response.StopRaw]), and the loop acts on it:
 //
 //   - [StopLength], a final answer: judged as usual, but its row and
-//     *enforce.OutputError say Truncated, the corrective turn asks for a
-//     shorter answer, and a second truncated answer in a row is exhausted at
-//     once (see [WithOutputRetries]).
+//     *enforce.OutputError say Truncated, and the ledger treats it as
+//     enforce.Answer.Truncated says.
 //   - [StopLength], tool calls: none is run, since their arguments may be
 //     incomplete; each is answered with a tool error saying so.
 //   - [StopRefusal], [StopContentFilter]: nothing is judged or run; the run
@@ -73,11 +72,7 @@
 // with [WithOutputTool] the answer is the output tool's call, whose
 // arguments are judged, and cut, from the moment that call begins.
 // With or without retries, no streamed reply is read past a bound (see
-// [StreamingModel]): an answer nothing can follow or change is cut at the
-// byte past the contract's answer size bound, which fails it whatever
-// follows, and a whole reply past the larger of that bound and
-// [enforce.MaxAnswerBytes], or past 65,536 chunks that add no bytes,
-// fails the model call.
+// Bounds).
 //
 // [RunTypedStream] is [RunTyped] whose answer can be watched as it forms:
 // a range loop over its Partials sees the value decoded so far and the
@@ -115,6 +110,11 @@
 //     backoff 500ms doubling to 30s, Retry-After capped at 30s.
 //   - Parallel tools: 16 calls of one reply at once by default, 1..1024
 //     ([WithParallelTools]).
+//   - A streamed reply: an answer nothing can follow or change is cut at
+//     the byte past the contract's size bound (a json-parse failure,
+//     whatever follows); a whole reply past the larger of that bound and
+//     [enforce.MaxAnswerBytes], or past 65,536 chunks that add no bytes,
+//     fails the model call with [ErrModel].
 //
 // # Cancellation
 //

@@ -18,11 +18,7 @@ import (
 // implementation must stop reading and release the connection. A stream
 // the provider breaks off is an error, never a short reply.
 //
-// The loop reads no reply past a bound (see Bounds in the package doc):
-// an answer nothing can follow or change stops at the byte past the
-// contract's size bound (a json-parse failure); a whole reply past the
-// larger of that and [enforce.MaxAnswerBytes], or with more than 65,536
-// chunks that add no bytes, fails the call with [ErrModel].
+// The loop reads no reply past a bound (see Bounds in the package doc).
 type StreamingModel interface {
 	Model
 	// Bounds, in detail: an answer nothing can follow or change is the

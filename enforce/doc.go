@@ -96,11 +96,9 @@
 // what the model wrote, not the rewrite. Our words come first; the message
 // ends with the issues, quoted as data.
 //
-// Tell the ledger why an answer ended when it ended early: a truncated
-// answer ([Answer.Truncated]) is corrected with a request for a shorter
-// one, and exhausted at once when the answer before it was truncated too; a
-// withheld one ([Answer.Withheld]: a refusal, a content filter) is not
-// judged and ends the run. Both rows say so.
+// Tell the ledger why an answer ended when it ended early: truncated at
+// the output limit ([Answer.Truncated]) or withheld ([Answer.Withheld]: a
+// refusal, a content filter). Both rows say so.
 //
 // # Bounds
 //

@@ -132,8 +132,7 @@ type Answer struct {
 	// (a provider's "length" or "max_tokens"). A failing answer's row and
 	// error say so, and its corrective message asks for a shorter answer;
 	// when the answer before it was truncated too, it is exhausted at
-	// once, retries unspent, since asking again under the same limit
-	// would most likely be truncated again.
+	// once, retries unspent.
 	Truncated bool
 	// Withheld, when not empty, says why the model gave no answer at all
 	// (a refusal, a content filter: the caller's word for it). Nothing is
@@ -242,7 +241,7 @@ func WithRepeatLimit(n int) LedgerOption {
 	// long, too many values). Prose and then a fence is progress; the same
 	// fence twice is not. An answer truncated at the output limit fails for
 	// the limit, so it is never the same failure as one the model ended
-	// itself (two truncated in a row end the run anyway).
+	// itself.
 	return ledgerOption(func(l *Ledger) error {
 		if n != 0 && (n < 2 || n > MaxRetries+1) {
 			return fmt.Errorf("enforce: WithRepeatLimit(%d): want 0 (off) or 2..%d", n, MaxRetries+1)
@@ -323,7 +322,7 @@ func (l *Ledger) RetriesLeft() int {
 // fails, exhausted at once, retries unspent, if a rewrite broke the
 // model's passing answer (BrokenBy), a validator says [ErrBeyondRepair],
 // the repeat limit or the budget is reached ([WithRepeatLimit],
-// [WithFailedCostBudget]), or it is the second truncated answer in a row;
+// [WithFailedCostBudget]), or it is truncated again ([Answer.Truncated]);
 // else retried, with [Verdict.Corrective], while retries are left, and
 // exhausted when none are. A withheld answer is not judged, nor is a cut
 // one ([Answer.Withheld], [Answer.Cut]). When act-output rewrote an
@@ -335,8 +334,9 @@ func (l *Ledger) RetriesLeft() int {
 func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	// The model's own answer (Given) is judged again only on the failure
 	// path, and only when rewrites changed it: the model can see and fix
-	// its own text, not the rewrite. Truncated answers never loop: a
-	// second in a row would most likely be truncated again.
+	// its own text, not the rewrite. Truncated answers never loop: asked
+	// again under the same limit, a second in a row would most likely be
+	// truncated again.
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
 	if len(a.ReadBack) > 0 {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}

@@ -76,7 +76,7 @@ func TestRepeatLimitTellsCutAnswersApartByTheirForm(t *testing.T) {
 				return enforce.Answer{Given: answer[:i+1], Cut: &enforce.Cut{Verdict: ce, Bytes: i + 1}}
 			}
 		}
-		t.Fatalf("the Stream gave no early verdict on %q", answer)
+		t.Fatalf("the incremental judge gave no early verdict on %q", answer)
 		return enforce.Answer{}
 	}
 	l, _ := enforce.NewLedger(s, 3, enforce.WithRepeatLimit(2))

@@ -61,14 +61,14 @@ type partialTape struct {
 }
 
 // pdoc is a value of the answer whose container has not ended, as
-// parseJSON gives it, with its member name.
+// jsonvalue.Parse gives it, with its member name.
 type pdoc struct {
 	key string
 	v   any
 }
 
 // ended records that a value ended just before end, and is doc as
-// parseJSON gives it.
+// jsonvalue.Parse gives it.
 func (st *Incremental) ended(end int, doc any) {
 	key := ""
 	if d := len(st.stack); d > 0 {
@@ -137,7 +137,7 @@ func (st *Incremental) lazy(start, end, n int) any {
 	return &lazyDoc{start, end}
 }
 
-// built returns v as parseJSON gives it: v, or the value a lazyDoc stands
+// built returns v as jsonvalue.Parse gives it: v, or the value a lazyDoc stands
 // for. Should that text not parse, which it does, the Incremental breaks:
 // Close then judges the text (see Incremental.isWhole).
 func (st *Incremental) built(v any) any {
@@ -158,7 +158,7 @@ func (st *Incremental) isWhole() bool {
 	return st.verdict == nil && !st.broken && st.state == stAfter && len(st.stack) == 0 && len(st.docs) == 1 && st.read == st.buf.Len()
 }
 
-// whole returns the answer as parseJSON gives it, once the Incremental read
+// whole returns the answer as jsonvalue.Parse gives it, once the Incremental read
 // exactly one whole value and no verdict.
 func (st *Incremental) whole() (any, bool) {
 	if !st.isWhole() {

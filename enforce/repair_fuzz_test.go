@@ -71,7 +71,7 @@ func FuzzRepairs(f *testing.F) {
 				continue
 			}
 			if n, err := feed(m.Stream(), text, size); err != nil {
-				t.Fatalf("schema %s, repairs %s: %q passes, but the Stream failed it after %d bytes: %v", s.source, rs, text, n, err)
+				t.Fatalf("schema %s, repairs %s: %q passes, but the incremental judge failed it after %d bytes: %v", s.source, rs, text, n, err)
 			}
 		}
 	})

@@ -3,6 +3,7 @@ package enforce
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -107,12 +108,13 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	}, nil
 }
 
-// refused is the engine's refusal err as a *SchemaError.
+// refused is the engine's refusal err as a *SchemaError, whatever the
+// engine returned.
 func refused(err error) error {
-	if e, ok := err.(*engine.Error); ok {
+	if e := (*engine.Error)(nil); errors.As(err, &e) {
 		return &SchemaError{Keyword: e.Keyword, Location: e.Location, Reason: e.Reason, Err: e.Err}
 	}
-	return err
+	return &SchemaError{Reason: "the schema engine failed", Err: err}
 }
 
 func ignored(ks []engine.IgnoredKeyword) []IgnoredKeyword {

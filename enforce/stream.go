@@ -67,7 +67,7 @@ type Incremental struct {
 	// value about to close, and the values whose subschema is known.
 	rootStart, rootEnd int
 	tape               partialTape
-	// The answer as parseJSON gives it, built as values end: the values
+	// The answer as jsonvalue.Parse gives it, built as values end: the values
 	// whose container has not ended, and the values and member names
 	// begun, for Close.
 	docs          []pdoc
@@ -179,7 +179,7 @@ var kindValue = map[engine.Kinds]any{
 	engine.KindArray: []any{}, engine.KindObject: map[string]any{},
 }
 
-var errStreamClosed = errors.New("enforce: write to a closed Stream")
+var errStreamClosed = errors.New("enforce: write to a closed Incremental")
 
 // Write judges the next bytes of the answer. While the answer can still
 // pass it returns len(p), nil. Once it cannot, it returns the early

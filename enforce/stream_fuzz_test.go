@@ -97,12 +97,12 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 		if doc, ok := st.whole(); ok {
 			want, values, names, perr := jsonvalue.ParseCounting(text)
 			if perr != nil || !reflect.DeepEqual(doc, want) || values != st.values || names != st.names {
-				t.Fatalf("schema %s, answer %q: the Stream built %#v (%d values, %d names), the parser %#v (%d, %d, %v)", s.source, text, doc, st.values, st.names, want, values, names, perr)
+				t.Fatalf("schema %s, answer %q: the incremental judge built %#v (%d values, %d names), the parser %#v (%d, %d, %v)", s.source, text, doc, st.values, st.names, want, values, names, perr)
 			}
 			// What the Incremental checked as it read is the fast path's
 			// verdict on the whole tree, where it knew every subschema.
 			if st.inc && st.rootOK && !s.passesFast(want) {
-				t.Fatalf("schema %s, answer %q: the Stream passed each value as it ended, the fast path fails the whole", s.source, text)
+				t.Fatalf("schema %s, answer %q: the incremental judge passed each value as it ended, the fast path fails the whole", s.source, text)
 			}
 		}
 		if got, want := st.Close(), s.Check(text); !sameVerdict(got, want) {

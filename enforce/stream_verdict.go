@@ -159,7 +159,7 @@ func (st *Incremental) shapePasses(c *engine.Node, f *frame) bool {
 	return c.ShapePasses(f.obj, f.n, func(name string) bool { return st.has(f, name) })
 }
 
-// ownPasses is c.checkOwn(doc), false should it panic.
+// ownPasses is c.CheckOwn(doc), false should it panic.
 func ownPasses(c *engine.Node, doc any) (ok bool) {
 	defer func() {
 		if recover() != nil {

@@ -108,7 +108,7 @@ func TestAMemberValidatorReadsTheSameTextStreamedAndAtTheEnd(t *testing.T) {
 	judged := s.Judge(t.Context(), enforce.Answer{Given: answer})
 	_, streamed := s.StreamValidating(t.Context(), enforce.Try{Attempt: 1}).WriteString(answer)
 	if (judged == nil) != (streamed == nil) {
-		t.Errorf("Judge = %v, the Stream = %v: the validator read different texts", judged, streamed)
+		t.Errorf("Judge = %v, the incremental judge = %v: the validator read different texts", judged, streamed)
 	}
 }
 

@@ -3,7 +3,8 @@ package events
 import "fmt"
 
 // Event decodes the notification's params into the event value it was
-// folded from, every field intact (the envelope aside: see
+// folded from ([TurnStarted], [TurnRetry], …), every field intact
+// (durations from their *Ms members; the envelope aside: see
 // [Notification.Cursor]), without checking the producer contract. An
 // unknown method fails with [ErrUnknownMethod], params that do not
 // decode with the decoder's error, each in an [*Error] with Op "decode".

@@ -21,11 +21,13 @@ const maxLine = 16 << 20
 
 // OpenFile opens the file log at name, creating it when absent: one JSON
 // [Record] per line, locked (flock, where there is one) until Close, so a
-// second OpenFile fails with [ErrLocked]. Once the name no longer names
-// the locked file, or its size is not its records', appends fail with
-// [ErrClosed]. A torn last line is truncated away; other damage, a
-// sequence gap or a line over 16 MiB is [ErrCorrupt], the file left as
-// it is. Each Append fsyncs unless [SyncEvery] batches.
+// second OpenFile, in this process or another, fails with [ErrLocked].
+// Once the name no longer names the locked file, or its size is not its
+// records', appends fail with an error matching [ErrClosed]. Opening
+// recovers from a crash: a torn last line is truncated away; other
+// damage, a sequence gap or a line over 16 MiB is [ErrCorrupt], the file
+// left as it is. Each Append fsyncs before it returns unless [SyncEvery]
+// batches.
 func OpenFile(name string, opts ...FileOption) (Log, error) {
 	// Details. Elsewhere than flock's systems no lock is taken and two
 	// writers would damage the log. The lock belongs to the file, not its

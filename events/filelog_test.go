@@ -25,42 +25,6 @@ func withTicker(tick <-chan time.Time, synced chan<- struct{}) FileOption {
 	})
 }
 
-func openStream(t testing.TB, path string, opts ...FileOption) *Stream {
-	t.Helper()
-	l, err := OpenFile(path, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewStream(testSession, l, WithClock(fixedClock()))
-	if err != nil {
-		l.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// writeLog writes the transcript to a new file log and returns its path
-// and the bytes of each line.
-func writeLog(t testing.TB) (string, [][]byte) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "session.ndjson")
-	s := openStream(t, path)
-	for _, ev := range transcript() {
-		if _, err := s.Append(ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return path, bytes.SplitAfter(b, []byte("\n"))[:len(transcript())]
-}
-
 func readAll(t *testing.T, l Log) []Record {
 	t.Helper()
 	var recs []Record

@@ -19,66 +19,6 @@ var update = flag.Bool("update", false, "rewrite golden files under testdata/")
 
 const testSession = "0198f0aa-1111-7000-8000-0000000000aa"
 
-// fixedClock returns a clock that starts at a fixed instant and advances
-// 250ms per call, so records get distinct, deterministic times and IDs.
-func fixedClock() func() time.Time {
-	t := time.UnixMilli(1754590940000).UTC()
-	return func() time.Time {
-		t = t.Add(250 * time.Millisecond)
-		return t
-	}
-}
-
-// transcript is one session with every kind of event: a turn that retries
-// twice and fails its output contract once, a failed turn, a reclaimed one.
-func transcript() []Event {
-	return []Event{
-		TurnStarted{TurnID: "t1"},
-		ModelRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 4 * time.Second, ErrorKind: KindRateLimit, HTTPStatus: 429, System: "meta"},
-		TurnRetry{TurnID: "t1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, RetryDelay: 2 * time.Second, Reason: "  provider stream\n\tdisconnected \x00", Kind: RetryTurn},
-		SchemaRetry{TurnID: "t1", Attempt: 1, RetriesRemaining: 1, Iteration: 2, Stage: "schema-validate", Error: "city: city is required", Path: "/city", CorrectiveMessageHash: "0c1f2e3d",
-			InputTokens: 1830, OutputTokens: 42},
-		SchemaExhausted{TurnID: "t1", Attempt: 2, Iteration: 3, Stage: "json-parse", Error: "invalid character 'x' at 1:1",
-			Reason: ExhaustRepeated, InputTokens: 1902, OutputTokens: 17},
-		TurnCompleted{TurnID: "t1", Terminal: "completed", Duration: 48211 * time.Millisecond, TimeToFirstToken: 902 * time.Millisecond,
-			Usage: &Usage{InputTokens: 48210, OutputTokens: 1211, CachedTokens: 40100, ReasoningTokens: 384}},
-		TurnStarted{TurnID: "t2", CommandID: "c2"},
-		ModelRetry{TurnID: "t2", Attempt: 2, NextAttempt: 3, MaxAttempts: 3, RetryDelay: 0},
-		TurnCompleted{TurnID: "t2", Terminal: "failed", Reason: "model gave up",
-			Error: &TurnError{Kind: "modelError", Message: "provider returned 503", Retryable: true}},
-		TurnUnqueued{TurnID: "t3", CommandID: "c3"},
-		TurnCompleted{TurnID: "t4", Terminal: "cancelled"},
-	}
-}
-
-// appendAll appends evs to a fresh in-memory stream with a fixed clock.
-func appendAll(t testing.TB, evs []Event) (*Stream, []Notification) {
-	t.Helper()
-	s, err := NewStream(testSession, NewMemoryLog(), WithClock(fixedClock()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	var ns []Notification
-	for _, ev := range evs {
-		n, err := s.Append(ev)
-		if err != nil {
-			t.Fatalf("Append(%#v): %v", ev, err)
-		}
-		ns = append(ns, n)
-	}
-	return s, ns
-}
-
-func frameBytes(t testing.TB, n Notification) []byte {
-	t.Helper()
-	b, err := json.Marshal(n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // wireSchemas loads the wire contract (the spec's excerpt plus this
 // package's additions) and returns, per method, a compiled schema for its
 // params and the names of the params' properties.

@@ -16,26 +16,6 @@ import (
 	"time"
 )
 
-// get opens the event stream with the given Last-Event-ID.
-func get(t *testing.T, url, lastID string) *http.Response {
-	t.Helper()
-	req, err := http.NewRequest("GET", url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "text/event-stream" {
-		t.Fatalf("got %s %q", resp.Status, resp.Header.Get("Content-Type"))
-	}
-	return resp
-}
-
 func TestServeHTTPResumesAfterTheLastEventIDExactlyOnce(t *testing.T) {
 	s, _ := appendAll(t, nil)
 	srv := httptest.NewServer(s)

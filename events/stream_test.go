@@ -17,40 +17,6 @@ type yielded struct {
 	err error
 }
 
-func collect(ctx context.Context, s *Stream, after string) <-chan yielded {
-	out := make(chan yielded)
-	go func() {
-		defer close(out)
-		for n, err := range s.Subscribe(ctx, after) {
-			out <- yielded{n, err}
-		}
-	}()
-	return out
-}
-
-// seqOf returns the sequence number a notification was folded from.
-func seqOf(t testing.TB, n Notification) int64 {
-	t.Helper()
-	pos, err := parseCursor(testSession, n.Cursor())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pos
-}
-
-func appendStarts(t testing.TB, s *Stream, n int) []Notification {
-	t.Helper()
-	var ns []Notification
-	for i := range n {
-		got, err := s.Append(TurnStarted{TurnID: fmt.Sprint("t", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ns = append(ns, got)
-	}
-	return ns
-}
-
 func TestSubscribeReplaysThenGoesLiveWithoutGapsOrDuplicates(t *testing.T) {
 	s, _ := appendAll(t, nil)
 	ns := appendStarts(t, s, 5)
@@ -360,14 +326,4 @@ func TestNoGoroutineOutlivesItsSubscriptionOrWait(t *testing.T) {
 	if len(s.subs) != 0 || len(s.waiters) != 0 {
 		t.Errorf("%d subscribers and %d waiters left registered", len(s.subs), len(s.waiters))
 	}
-}
-
-func newTestStream(t *testing.T) *Stream {
-	t.Helper()
-	s, err := NewStream(testSession, NewMemoryLog())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
 }

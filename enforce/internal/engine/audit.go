@@ -41,7 +41,7 @@ type Auditor struct {
 	// at its target's place in the rewrite once the walk is done.
 	refNodes []refNode
 	moved    map[string]string
-	// compares is set when a keyword compares instance values by their
+	// Compares is set when a keyword compares instance values by their
 	// JSON text (uniqueItems, or an enum or const holding a number): only
 	// then must an answer's numbers be canonicalized before validation.
 	Compares bool
@@ -50,16 +50,16 @@ type Auditor struct {
 	// steps maps a subschema's location to the subschemas it applies to a
 	// part of its instance, and to which part, for the fan-out bound.
 	steps map[string][]step
-	// perValue is the most subschemas checkFanOut found one value of an
-	// answer checked against, and perName one member's name (propertyNames):
+	// PerValue is the most subschemas checkFanOut found one value of an
+	// answer checked against, and PerName one member's name (propertyNames):
 	// more, never fewer. Check holds an answer's
 	// values and names times these to MaxCheckWork.
 	PerValue, PerName int
 	// fans: recursion fans out, or the ways to nest are too many for
 	// checkFanOut to follow: Check counts each answer's checks instead.
 	fans bool
-	// ignored are the keywords the walk met where their subschema's
-	// dialect does not define them (see [Schema.Ignored]).
+	// Ignored are the keywords the walk met where their subschema's
+	// dialect does not define them (enforce.Schema.Ignored).
 	Ignored []IgnoredKeyword
 }
 

@@ -489,7 +489,7 @@ func (n *Node) ShapePasses(obj bool, size int, has func(name string) bool) bool 
 	return !(n.minItems >= 0 && size < n.minItems || n.maxItems >= 0 && size > n.maxItems)
 }
 
-// ShapeOnly reports whether checkOwn needs no more of an object or array
+// ShapeOnly reports whether CheckOwn needs no more of an object or array
 // than its member names and size: no enum, const, propertyNames,
 // dependencies, uniqueItems or applicator, and not the schema false.
 func (n *Node) ShapeOnly() bool {

@@ -11,7 +11,7 @@ import (
 	"github.com/xeipuuv/gojsonschema"
 )
 
-// formatPrefix namespaces the format checkers registered below, so that
+// FormatPrefix namespaces the format checkers registered below, so that
 // gojsonschema's own global checkers stay as they are for any other user
 // of it in the same program.
 const FormatPrefix = "enforcer/"

@@ -35,7 +35,7 @@ import (
 // Plan is the part of a schema an enforce.Incremental may judge before the
 // answer ends. Each subschema gojsonschema reaches through properties,
 // additionalProperties, items (one schema) and $ref alone, and that uses
-// only the keywords below, becomes a PlanNode; any other subschema, and
+// only keywords the table plans (keywords.go), becomes a PlanNode; any other subschema, and
 // all below it, gives no early verdict.
 type Plan struct {
 	Tree  any // the audited schema, as gojsonschema compiled it
@@ -75,8 +75,8 @@ var kindNames = map[string]Kinds{
 }
 
 // PlanNode is one subschema of the plan. Its checks are a filter: when one
-// says a value may fail, gojsonschema itself decides (see
-// [Incremental.confirm]), so a check that is too eager costs time, never a
+// says a value may fail, gojsonschema itself decides (enforce's
+// Incremental.ask), so a check that is too eager costs time, never a
 // wrong verdict.
 type PlanNode struct {
 	opaque bool // uses something whose verdict a prefix cannot decide
@@ -277,8 +277,8 @@ func boundOf(m map[string]any, key string, ok bool) (bool, float64, bool) {
 	return true, f, ok && isNum && err == nil
 }
 
-// Admits reports whether a value of kind k (never kindInteger: a number
-// is kindNumber) can pass n's type. A number's exactness waits for its
+// Admits reports whether a value of kind k (never KindInteger: a number
+// is KindNumber) can pass n's type. A number's exactness waits for its
 // end.
 func (n *PlanNode) Admits(k Kinds) bool {
 	if n.Never {

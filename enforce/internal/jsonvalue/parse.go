@@ -105,7 +105,7 @@ func (p *Parser) fail(off int, format string, args ...any) {
 	}
 }
 
-// describe names the input at off for an error message without echoing
+// Describe names the input at off for an error message without echoing
 // more than one character of it.
 func (p *Parser) Describe(off int) string {
 	if off >= len(p.S) {
