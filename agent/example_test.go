@@ -214,7 +214,7 @@ func stoppedModel(resps ...agent.Response) agent.Model {
 	})
 }
 
-// An answer cut off at the output limit is judged and corrected like any
+// An answer truncated at the output limit is judged and corrected like any
 // other, but its row says truncated and the corrective turn asks for a
 // shorter answer; a second cut in a row would end the run at once.
 func ExampleStopReason() {

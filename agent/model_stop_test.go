@@ -28,7 +28,7 @@ func truncatedRows(as []enforce.Attempt) []bool {
 }
 
 func TestATruncatedAnswer(t *testing.T) {
-	t.Run("cut off twice in a row, it is exhausted with retries left", func(t *testing.T) {
+	t.Run("truncated twice in a row, it is exhausted with retries left", func(t *testing.T) {
 		s := newStream(t)
 		m := agenttest.NewModel(t,
 			agenttest.Reply(cut).WithStop(agent.StopLength),
@@ -61,7 +61,7 @@ func TestATruncatedAnswer(t *testing.T) {
 		}
 	})
 
-	t.Run("the corrective turn says it was cut off, and a fixed answer passes", func(t *testing.T) {
+	t.Run("the corrective turn says it was truncated, and a fixed answer passes", func(t *testing.T) {
 		m := agenttest.NewModel(t,
 			agenttest.Reply(cut).WithStop(agent.StopLength),
 			agenttest.Reply(valid),
@@ -89,7 +89,7 @@ func TestATruncatedAnswer(t *testing.T) {
 		}
 	})
 
-	t.Run("without retries the OutputError says it was cut off", func(t *testing.T) {
+	t.Run("without retries the OutputError says it was truncated", func(t *testing.T) {
 		m := agenttest.NewModel(t, agenttest.Reply(cut).WithStop(agent.StopLength))
 		_, res, err := agent.RunTyped[Weather](t.Context(), agent.New(m), "Weather in Paris?")
 		var oe *enforce.OutputError
@@ -198,8 +198,8 @@ func TestACutToolCallIsNotRun(t *testing.T) {
 	msgs := m.Requests()[1].Messages
 	tools := msgs[len(msgs)-2:]
 	for i, id := range []string{"c1", "c2"} {
-		if got := tools[i]; got.Role != agent.RoleTool || got.ToolCallID != id || !strings.Contains(got.Content, "cut off") {
-			t.Errorf("message for %s = %+v, want a tool error saying the call was cut off", id, got)
+		if got := tools[i]; got.Role != agent.RoleTool || got.ToolCallID != id || !strings.Contains(got.Content, "truncated") {
+			t.Errorf("message for %s = %+v, want a tool error saying the call was truncated", id, got)
 		}
 	}
 }

@@ -90,7 +90,7 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 				reason += " " + row.Path
 			}
 			if row.Truncated {
-				reason = "answer cut off at the output limit; " + reason
+				reason = "answer truncated at the output limit; " + reason
 			}
 			a.record(events.TurnRetry{
 				TurnID: turn, Attempt: row.Attempt, NextAttempt: row.Attempt + 1,

@@ -204,7 +204,7 @@ func (st *runState) toolNames() string {
 // without running them: the last one's arguments are incomplete, and
 // which others are whole cannot be told.
 func (st *runState) truncatedToolCalls(calls []ToolCall) {
-	st.a.cfg.logger.Debug("tool calls cut off at the output limit; not run", "turn", st.turn, "calls", len(calls))
+	st.a.cfg.logger.Debug("tool calls truncated at the output limit; not run", "turn", st.turn, "calls", len(calls))
 	for _, c := range calls {
 		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: truncatedToolCall, ToolCallID: c.ID})
 	}
@@ -212,5 +212,5 @@ func (st *runState) truncatedToolCalls(calls []ToolCall) {
 
 // truncatedToolCall is the tool message for a call of a reply truncated at the
 // output limit.
-const truncatedToolCall = "error: your reply was cut off at the output length limit before this tool call was complete, " +
+const truncatedToolCall = "error: your reply was truncated at the output length limit before this tool call was complete, " +
 	"so the tool was not run. Call it again, with shorter arguments if you can, and fewer calls per reply."

@@ -160,7 +160,7 @@ func TestCutQuotesSayTheyWereCut(t *testing.T) {
 	key := strings.Repeat("é", enforce.MaxQuote) // 2 bytes a rune: the cut must fall between runes
 	ce := checkError(t, s.Check(`{"city": "Oslo", "`+key+`": 1}`))
 	path := ce.Path()
-	if !strings.Contains(path, "…[cut: ") {
+	if !strings.Contains(path, "…[clipped: ") {
 		t.Errorf("Path = %q, want a marker saying it was cut", path)
 	}
 	if !utf8.ValidString(path) || !utf8.ValidString(ce.Issues[0].Message) {

@@ -36,7 +36,7 @@ func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stoppe
 		fmt.Fprintf(&b, "We stopped reading your previous answer after its first %d bytes: at that point it could no longer satisfy the required output format, so the rest was not read.\n", stopped.Bytes)
 	}
 	if truncated {
-		b.WriteString("Your previous answer was cut off at the output length limit before it was complete. " +
+		b.WriteString("Your previous answer was truncated at the output length limit before it was complete. " +
 			"Give a shorter answer that fits: keep every required field, keep text values brief, leave out optional detail.\n")
 	}
 	fmt.Fprintf(&b, "Your previous answer did not satisfy the required output format. This was attempt %d of %d.\n", attempt, maxAttempts)

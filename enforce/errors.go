@@ -180,7 +180,7 @@ func (e *OutputError) Error() string {
 		fmt.Fprintf(&b, " after %d attempt(s)", len(e.Attempts))
 	}
 	if e.Truncated {
-		b.WriteString(" (cut off at the output limit)")
+		b.WriteString(" (truncated at the output limit)")
 	}
 	switch e.Reason {
 	case ReasonRepeated:

@@ -91,7 +91,7 @@ func TestRepeatLimitTellsCutAnswersApartByTheirForm(t *testing.T) {
 	}
 }
 
-// An answer cut off at the output limit fails for the limit, and its
+// An answer truncated at the output limit fails for the limit, and its
 // correction asks for a shorter answer: it is not the same failure as an
 // answer the model left unfinished on its own, before or after it. A
 // shorter answer that forgot its closing brace is progress, not a repeat.
@@ -101,10 +101,10 @@ func TestRepeatLimitTellsAnAnswerCutOffAtTheOutputLimitApart(t *testing.T) {
 		first  enforce.Answer
 		second enforce.Answer
 	}{
-		{"cut off at the limit, then unfinished on its own",
+		{"truncated at the limit, then unfinished on its own",
 			enforce.Answer{Given: `{"sku": "A-1", "qty": 1, "amount": 12`, Truncated: true},
 			enforce.Answer{Given: `{"sku": "A-1", "qty": 1`}},
-		{"unfinished on its own, then cut off at the limit",
+		{"unfinished on its own, then truncated at the limit",
 			enforce.Answer{Given: `{"sku": "A-1", "qty": 1`},
 			enforce.Answer{Given: `{"sku": "A-1", "qty": 1, "amount": 12`, Truncated: true}},
 	}

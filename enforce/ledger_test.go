@@ -510,7 +510,7 @@ func TestCorrectiveMessageCutsEachPointerAndMessage(t *testing.T) {
 	if got, max := len(line), 600; got == 0 || got > max {
 		t.Errorf("the issue line is %d bytes, want 1..%d:\n%s", got, max, line)
 	}
-	if got, want := strings.Count(line, "…[cut: "), 2; got != want {
+	if got, want := strings.Count(line, "…[clipped: "), 2; got != want {
 		t.Errorf("the issue line has %d cut markers, want %d (pointer and message):\n%s", got, want, line)
 	}
 }

@@ -23,7 +23,7 @@ func TestLedgerTruncatedAnswers(t *testing.T) {
 		left    int
 	}{
 		{
-			name:    "an answer cut off twice in a row is exhausted with retries left",
+			name:    "an answer truncated twice in a row is exhausted with retries left",
 			retries: 3,
 			answers: []enforce.Answer{
 				{Iteration: 1, Given: cut, Truncated: true},
@@ -123,7 +123,7 @@ func TestCorrectiveMessageOfATruncatedAnswerAsksForAShorterOne(t *testing.T) {
 	if !strings.HasSuffix(cutOff.Corrective, plain.Corrective) || cutOff.Corrective == plain.Corrective {
 		t.Errorf("the truncated answer's message is not the usual one with words before it:\n%s", cutOff.Corrective)
 	}
-	for _, want := range []string{"cut off", "output length limit", "shorter"} {
+	for _, want := range []string{"truncated", "output length limit", "shorter"} {
 		if !strings.Contains(cutOff.Corrective, want) {
 			t.Errorf("the message does not contain %q:\n%s", want, cutOff.Corrective)
 		}
@@ -159,7 +159,7 @@ func TestTruncatedRowAndErrorSayTruncated(t *testing.T) {
 		t.Errorf("Judge = %#v, want an *OutputError at json-parse with Truncated", err)
 	}
 	if err := s.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: cut}); errors.As(err, &oe) && oe.Truncated {
-		t.Errorf("an answer not cut off gives Truncated")
+		t.Errorf("an answer not truncated gives Truncated")
 	}
 	r := newLedger(t, 1).Judge(context.Background(), enforce.Answer{Iteration: 1, Given: cut, Truncated: true}).Row
 	if got, want := jsonKeys(t, r), []string{"attempt", "correctiveMessageHash", "error", "iteration", "outcome", "stage", "truncated"}; !reflect.DeepEqual(got, want) {

@@ -608,7 +608,7 @@ func TestCorrectiveMessageEndsWithTheIssues(t *testing.T) {
 		t.Fatalf("no issue line:\n%s", msg)
 	}
 	ours := msg[:first]
-	for _, want := range []string{"cut off at the output length limit", "attempt 1 of 3", "Reply with only the corrected JSON value", "schema-validate"} {
+	for _, want := range []string{"truncated at the output length limit", "attempt 1 of 3", "Reply with only the corrected JSON value", "schema-validate"} {
 		if !strings.Contains(ours, want) {
 			t.Errorf("%q is not before the issues:\n%s", want, msg)
 		}

@@ -183,7 +183,7 @@ func TestConsecutiveMessagesOfOneRoleAreMerged(t *testing.T) {
 	if got := req.roles(); !slices.Equal(got, want) {
 		t.Errorf("messages = %v, want %v", got, want)
 	}
-	for i, what := range []string{"", "a call without arguments", "a call cut off mid-object", "a call whose arguments are no object"} {
+	for i, what := range []string{"", "a call without arguments", "a call truncated mid-object", "a call whose arguments are no object"} {
 		if got := string(req.Messages[1].Content[i].Input); i > 0 && got != `{}` {
 			t.Errorf("input of %s = %s, want {}", what, got)
 		}

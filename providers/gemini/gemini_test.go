@@ -229,7 +229,7 @@ func TestTransportFailures(t *testing.T) {
 			t.Errorf("err = %v, want a retryable connection error", err)
 		}
 	})
-	t.Run("an error body cut off keeps its status", func(t *testing.T) {
+	t.Run("an error body that ends early keeps its status", func(t *testing.T) {
 		// Events flush the start of the body before the cut.
 		srv := newFakeServer(t, reply{Status: 429, Events: []string{`{"error":{"code":429,"mess`}, Cut: true})
 		_, err := New(srv.client(t), "gemini-test").Generate(t.Context(), plain())

@@ -41,7 +41,7 @@ func TestGenerateStreamAddsUpToWhatGenerateReturns(t *testing.T) {
 			text("Looking up."),
 			`{"functionCall":{"id":"fc-1","name":"lookup","args":{"city":"Paris"}},"thoughtSignature":"c2ln"}`,
 			funcCall("", "clock", `{}`))},
-		{Name: "cut off at the output limit", Body: response("MAX_TOKENS", `{"promptTokenCount":10,"candidatesTokenCount":64,"totalTokenCount":74}`, text(`{"city":"Par`))},
+		{Name: "truncated at the output limit", Body: response("MAX_TOKENS", `{"promptTokenCount":10,"candidatesTokenCount":64,"totalTokenCount":74}`, text(`{"city":"Par`))},
 		{Name: "stopped by the safety filter", Body: response("SAFETY", "", text(`{"ci`))},
 	})
 }

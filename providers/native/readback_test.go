@@ -60,7 +60,7 @@ func TestReadBackRemovesOnlyTheNullsTheLoweringIntroduced(t *testing.T) {
 		{"a trailing comma after a removed first member stays not JSON",
 			`{"nick":null,}`, `{"nick":null,}`, nil},
 		{"nullx is not null", `{"nick":nullx}`, `{"nick":nullx}`, nil},
-		{"an answer cut off keeps what it held", `{"name":"Ada","nick":nu`, `{"name":"Ada","nick":nu`, nil},
+		{"a truncated answer keeps what it held", `{"name":"Ada","nick":nu`, `{"name":"Ada","nick":nu`, nil},
 		{"text after the answer passes", `{"nick":null} and more`, `{} and more`, []string{"/nick"}},
 	}
 	for _, tt := range tests {

@@ -484,5 +484,5 @@ func Clip(s string, n int) string {
 	for i > 0 && !utf8.RuneStart(s[i]) {
 		i--
 	}
-	return s[:i] + "…[cut: " + strconv.Itoa(i) + " of " + strconv.Itoa(len(s)) + " bytes]"
+	return s[:i] + "…[clipped: " + strconv.Itoa(i) + " of " + strconv.Itoa(len(s)) + " bytes]"
 }

@@ -74,7 +74,7 @@ func TestFailure(t *testing.T) {
 			agent.ProviderError{System: "sys", Kind: events.KindTimeout}},
 		{"a refused connection", &url.Error{Op: "Post", URL: "http://127.0.0.1:1", Err: errors.New("connection refused")}, nil, "",
 			agent.ProviderError{System: "sys", Kind: events.KindConnection}},
-		{"a body cut off", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), nil, "",
+		{"a body that ends early", fmt.Errorf("read: %w", io.ErrUnexpectedEOF), nil, "",
 			agent.ProviderError{System: "sys", Kind: events.KindConnection}},
 		{"a success whose body did not decode", errors.New("json: bad"), response(200, nil, ""), "",
 			agent.ProviderError{System: "sys", Kind: events.KindUnknown, HTTPStatus: 200, Message: "malformed response body"}},
@@ -150,6 +150,6 @@ func TestStreamEndedIsALostConnection(t *testing.T) {
 		t.Fatalf("err = %v, want a retryable ProviderError of kind connection", err)
 	}
 	if !errors.Is(pe, io.ErrUnexpectedEOF) {
-		t.Errorf("err = %v, want it to match io.ErrUnexpectedEOF, as a body cut off does", pe)
+		t.Errorf("err = %v, want it to match io.ErrUnexpectedEOF, as a body that ends early does", pe)
 	}
 }

@@ -166,7 +166,7 @@ func AgentCutsADoomedAnswer(t *testing.T, a Adapter, opening []string, answer Re
 // truncated at the output limit (truncated, a reply of a Weather's JSON
 // short of its end, its stop the provider's for the limit): truncated
 // twice, the run is exhausted with a retry left, and the correction says
-// the answer was cut off at the limit; truncated, then whole (answer),
+// the answer was truncated at the limit; truncated, then whole (answer),
 // the run passes.
 func AgentTruncatedAnswers(t *testing.T, a Adapter, truncated, answer Reply) {
 	t.Run("an answer truncated twice is exhausted with a retry left", func(t *testing.T) {
@@ -184,8 +184,8 @@ func AgentTruncatedAnswers(t *testing.T, a Adapter, truncated, answer Reply) {
 		}
 		last := a.Sent(t, srv, 1).Last(t)
 		if n := len(last.Parts); last.Role != "user" || n == 0 || last.Parts[n-1].Kind != "text" ||
-			!strings.Contains(last.Parts[n-1].Text, "cut off at the output length limit") {
-			t.Errorf("last message = %+v, want the user's correction saying the answer was cut off", last)
+			!strings.Contains(last.Parts[n-1].Text, "truncated at the output length limit") {
+			t.Errorf("last message = %+v, want the user's correction saying the answer was truncated", last)
 		}
 	})
 	t.Run("an answer truncated, then complete, passes", func(t *testing.T) {
@@ -206,7 +206,7 @@ func AgentTruncatedAnswers(t *testing.T, a Adapter, truncated, answer Reply) {
 // AgentTruncatedCall checks that a call of the weather tool truncated
 // at the output limit (truncated, the call's wire ID id) is not run, and
 // that the model is told: the next request's last message is the call's
-// result alone, saying it was cut off. The run passes on answer.
+// result alone, saying it was truncated. The run passes on answer.
 func AgentTruncatedCall(t *testing.T, a Adapter, truncated Reply, id string, answer Reply) {
 	t.Run("a tool call truncated at the output limit is not run, and the model is told", func(t *testing.T) {
 		srv := a.Server(t, truncated, answer)
@@ -219,8 +219,8 @@ func AgentTruncatedCall(t *testing.T, a Adapter, truncated Reply, id string, ans
 			t.Error("the tool ran with truncated arguments")
 		}
 		r := a.Sent(t, srv, 1).Last(t).Result(t)
-		if r.ID != id || !strings.Contains(r.Text, "cut off") || (a.NamesResults && r.Name != "weather") {
-			t.Errorf("last message's result = %+v, want one for %s saying it was cut off", r, id)
+		if r.ID != id || !strings.Contains(r.Text, "truncated") || (a.NamesResults && r.Name != "weather") {
+			t.Errorf("last message's result = %+v, want one for %s saying it was truncated", r, id)
 		}
 	})
 }
