@@ -59,31 +59,16 @@ func TestStreamedToolCallFragmentsAreJoinedByIndex(t *testing.T) {
 		{Role: schema.Assistant, ResponseMeta: &schema.ResponseMeta{FinishReason: "tool_calls", Usage: &schema.TokenUsage{PromptTokens: 9, CompletionTokens: 4}}},
 	}
 	m := newScripted(reply)
-	var got agent.Response
+	var b agent.ReplyBuilder
 	for c, err := range eino.NewModel(m).GenerateStream(t.Context(), agent.Request{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Text != "" {
-			got.Message.Content += c.Text
-		}
-		if d := c.Call; d != nil {
-			for len(got.Message.ToolCalls) <= d.Index {
-				got.Message.ToolCalls = append(got.Message.ToolCalls, agent.ToolCall{})
-			}
-			tc := &got.Message.ToolCalls[d.Index]
-			if d.ID != "" {
-				tc.ID, tc.Name = d.ID, d.Name
-			}
-			tc.Arguments = append(tc.Arguments, d.Arguments...)
-		}
-		if c.Usage != (agent.Usage{}) {
-			got.Usage = c.Usage
-		}
-		if c.Stop != "" {
-			got.Stop = c.Stop
+		if err := b.Add(c); err != nil {
+			t.Fatal(err)
 		}
 	}
+	got := b.Response()
 	want := []agent.ToolCall{{ID: "a", Name: "lookup", Arguments: []byte(`{"city":"Paris"}`)}, {ID: "b", Name: "lookup", Arguments: []byte(`{}`)}}
 	for i := range want {
 		if g, w := got.Message.ToolCalls[i], want[i]; g.ID != w.ID || g.Name != w.Name || string(g.Arguments) != string(w.Arguments) {

@@ -69,7 +69,9 @@ func TestCancellationReachesLangchaingosStream(t *testing.T) {
 	}
 }
 
-// collect puts a stream's chunks together as the agent does.
+// collect puts a stream's chunks together as the agent does, keeping
+// the usage as the model reported it (agent.ReplyBuilder takes a negative
+// count as unknown), so that FuzzReply can hold it to Generate's.
 func collect(t *testing.T, m *langchaingo.Model, req agent.Request) (agent.Response, error) {
 	t.Helper()
 	r := agent.Response{Message: agent.Message{Role: agent.RoleAssistant}}
