@@ -102,7 +102,9 @@ func TestTheSchemaRetryEventCarriesTheAttemptsUsage(t *testing.T) {
 		agenttest.Reply(prose).WithDetailedUsage(100, 10, 60, 4),
 		agenttest.Reply(valid).WithDetailedUsage(130, 13, 90, 0),
 	)
-	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1))
+	// A clock that stands still: the tokens are under test, not the latency.
+	a := agent.New(m, agent.WithEvents(s), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1),
+		agent.WithClock(func() time.Time { return time.Unix(0, 0) }))
 	res, err := a.Run(t.Context(), "Weather in Paris?")
 	if err != nil {
 		t.Fatal(err)
