@@ -1,6 +1,9 @@
 package jsonvalue
 
-import "math/bits"
+import (
+	"cmp"
+	"math/bits"
+)
 
 // Dec is a JSON number as an exact decimal, mant × 10^exp with no
 // trailing zeros in mant (mant 0 is zero, whatever its sign), for the
@@ -113,7 +116,7 @@ var pow10 = func() (p [20]uint64) {
 func (d Dec) Cmp(o Dec) int {
 	sd, so := d.sign(), o.sign()
 	if sd != so || sd == 0 {
-		return cmpInt(sd, so)
+		return cmp.Compare(sd, so)
 	}
 	m := d.cmpMag(o)
 	if sd < 0 {
@@ -122,21 +125,11 @@ func (d Dec) Cmp(o Dec) int {
 	return m
 }
 
-func cmpInt(a, b int) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 // cmpMag compares the magnitudes of two non-zero decimals.
 func (d Dec) cmpMag(o Dec) int {
 	da, db := ndigits(d.mant)+d.exp, ndigits(o.mant)+o.exp
 	if da != db {
-		return cmpInt(da, db)
+		return cmp.Compare(da, db)
 	}
 	// Same order of magnitude: scaled to the smaller exponent, both have
 	// the same digits, at most 19.
@@ -146,13 +139,7 @@ func (d Dec) cmpMag(o Dec) int {
 	} else if o.exp > d.exp {
 		b *= pow10[o.exp-d.exp]
 	}
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
+	return cmp.Compare(a, b)
 }
 
 // MultipleOf reports whether d / m is an integer; m > 0.
