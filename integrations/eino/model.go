@@ -12,6 +12,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/integrations/internal/glue"
+	"github.com/enforcer-go/enforcer/internal/toolcall"
 	"github.com/enforcer-go/enforcer/internal/wireschema"
 )
 
@@ -159,7 +160,7 @@ func parameters(raw json.RawMessage) (*jsonschema.Schema, error) {
 func fromMessage(msg *schema.Message) agent.Response {
 	out := agent.Message{Role: agent.RoleAssistant, Content: msg.Content}
 	for i, tc := range msg.ToolCalls {
-		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: glue.CallID(tc.ID, i), Name: tc.Function.Name, Arguments: glue.Arguments(tc.Function.Arguments)})
+		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: toolcall.ID(tc.ID, i), Name: tc.Function.Name, Arguments: toolcall.Arguments(tc.Function.Arguments)})
 	}
 	resp := agent.Response{Message: out}
 	if rm := msg.ResponseMeta; rm != nil {

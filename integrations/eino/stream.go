@@ -10,6 +10,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/integrations/internal/glue"
+	"github.com/enforcer-go/enforcer/internal/toolcall"
 )
 
 // GenerateStream streams req from the eino model (its Stream method) and
@@ -101,7 +102,7 @@ func (r *chunkReader) read(msg *schema.Message) []agent.Chunk {
 				r.calls[*tc.Index] = i
 			}
 			r.argless = append(r.argless, true)
-			r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: glue.CallID(tc.ID, i), Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
+			r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: toolcall.ID(tc.ID, i), Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
 		} else if tc.Function.Arguments != "" {
 			r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, Arguments: tc.Function.Arguments}})
 		}

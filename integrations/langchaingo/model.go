@@ -10,6 +10,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/integrations/internal/glue"
+	"github.com/enforcer-go/enforcer/internal/toolcall"
 	"github.com/enforcer-go/enforcer/internal/wireschema"
 )
 
@@ -177,7 +178,7 @@ func fromResponse(cr *llms.ContentResponse) (agent.Response, error) {
 				return agent.Response{}, glue.Malformed(System, "tool call without a function")
 			}
 			i := len(resp.Message.ToolCalls)
-			resp.Message.ToolCalls = append(resp.Message.ToolCalls, agent.ToolCall{ID: glue.CallID(tc.ID, i), Name: tc.FunctionCall.Name, Arguments: glue.Arguments(tc.FunctionCall.Arguments)})
+			resp.Message.ToolCalls = append(resp.Message.ToolCalls, agent.ToolCall{ID: toolcall.ID(tc.ID, i), Name: tc.FunctionCall.Name, Arguments: toolcall.Arguments(tc.FunctionCall.Arguments)})
 		}
 		if c.StopReason != "" {
 			resp.Stop, resp.StopRaw = stopReason(c.StopReason), c.StopReason

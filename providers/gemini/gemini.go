@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"google.golang.org/genai"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/internal/toolcall"
 	"github.com/enforcer-go/enforcer/internal/wireschema"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -297,14 +297,12 @@ func callArgs(args json.RawMessage) map[string]any {
 // conversation stays the agent's: no state is kept between requests.
 const signatureMark = "|ts:"
 
+// madeUpID matches the ids toolcall.ID makes up for calls that had none.
 var madeUpID = regexp.MustCompile(`^call_[0-9]+$`)
 
 // callID is the ID of the reply's call i.
 func callID(fc *genai.FunctionCall, signature []byte, i int) string {
-	id := fc.ID
-	if id == "" {
-		id = "call_" + strconv.Itoa(i)
-	}
+	id := toolcall.ID(fc.ID, i)
 	if len(signature) > 0 {
 		id += signatureMark + base64.RawURLEncoding.EncodeToString(signature)
 	}

@@ -2,15 +2,14 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/internal/toolcall"
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
 	sdk "github.com/openai/openai-go/v3"
@@ -273,7 +272,7 @@ func fromCompletion(cc *sdk.ChatCompletion, raw *http.Response) (agent.Response,
 		if err := checkToolType(status, i, tc.Type); err != nil {
 			return agent.Response{}, err
 		}
-		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: callID(tc.ID, i), Name: tc.Function.Name, Arguments: arguments(tc.Function.Arguments)})
+		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: toolcall.ID(tc.ID, i), Name: tc.Function.Name, Arguments: toolcall.Arguments(tc.Function.Arguments)})
 	}
 	return agent.Response{
 		Message: out,
@@ -310,34 +309,12 @@ func stopReason(finish string) agent.StopReason {
 	return agent.StopUnknown
 }
 
-// arguments keeps ToolCall.Arguments valid JSON: models do emit broken
-// arguments, which then reach the tool as a JSON string it can refuse.
-func arguments(s string) json.RawMessage {
-	if s == "" {
-		return json.RawMessage("{}")
-	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	b, _ := json.Marshal(s)
-	return b
-}
-
 // checkToolType refuses a tool call of a type the adapter never declares.
 func checkToolType(status, i int, typ string) error {
 	if typ != "" && typ != "function" {
 		return malformed(status, fmt.Sprintf("tool call %d has type %q; only function tools are sent", i, typ))
 	}
 	return nil
-}
-
-// callID is the id of tool call i. Some OpenAI-compatible servers leave
-// ids out; the tool result still needs one to refer to.
-func callID(id string, i int) string {
-	if id == "" {
-		return "call_" + strconv.Itoa(i)
-	}
-	return id
 }
 
 // malformed is the failure of a reply that decoded but makes no sense.

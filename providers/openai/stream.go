@@ -8,6 +8,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/internal/toolcall"
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -112,7 +113,7 @@ func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chun
 				}
 				r.calls[tc.Index] = i
 				r.argless = append(r.argless, true)
-				r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: callID(tc.ID, i), Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
+				r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: toolcall.ID(tc.ID, i), Name: tc.Function.Name, Arguments: tc.Function.Arguments}})
 			} else if tc.Function.Arguments != "" {
 				r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, Arguments: tc.Function.Arguments}})
 			}

@@ -1,16 +1,14 @@
 // Package glue holds what the framework integrations share: classifying
-// a framework's failed call into *agent.ProviderError, and keeping tool
-// calls well formed. It is internal to the integrations.
+// a framework's failed call into *agent.ProviderError. It is internal to
+// the integrations.
 package glue
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/url"
-	"strconv"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
@@ -49,27 +47,4 @@ func Failure(ctx context.Context, system string, err error) error {
 // Malformed is the failure of a reply that arrived but makes no sense.
 func Malformed(system, what string) error {
 	return &agent.ProviderError{System: system, Kind: events.KindUnknown, Message: "malformed response: " + what, Err: ErrMalformed}
-}
-
-// Arguments keeps ToolCall.Arguments valid JSON: models do emit broken
-// arguments, which then reach the tool as a JSON string it can refuse;
-// none become "{}".
-func Arguments(s string) json.RawMessage {
-	if s == "" {
-		return json.RawMessage("{}")
-	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	b, _ := json.Marshal(s)
-	return b
-}
-
-// CallID is the id of tool call i: a tool result needs one to refer to,
-// and some providers leave it out.
-func CallID(id string, i int) string {
-	if id == "" {
-		return "call_" + strconv.Itoa(i)
-	}
-	return id
 }

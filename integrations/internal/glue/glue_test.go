@@ -55,24 +55,3 @@ func TestFailureIsClassifiedByTheErrorsShape(t *testing.T) {
 		}
 	})
 }
-
-func TestArgumentsStayValidJSON(t *testing.T) {
-	tests := []struct{ name, args, want string }{
-		{"none become an empty object", "", "{}"},
-		{"valid ones are kept", `{"a":1}`, `{"a":1}`},
-		{"broken ones become a JSON string", `{"a":`, `"{\"a\":"`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := string(glue.Arguments(tt.args)); got != tt.want {
-				t.Errorf("Arguments(%q) = %s, want %s", tt.args, got, tt.want)
-			}
-		})
-	}
-}
-
-func TestACallWithoutAnIDGetsOne(t *testing.T) {
-	if got, want := [2]string{glue.CallID("", 2), glue.CallID("x", 2)}, [2]string{"call_2", "x"}; got != want {
-		t.Errorf("CallID = %q, want %q", got, want)
-	}
-}
