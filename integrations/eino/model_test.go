@@ -7,6 +7,7 @@ import (
 	"net"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/schema"
@@ -38,15 +39,9 @@ func weatherSchema(t *testing.T) *enforce.Schema {
 	return s
 }
 
-// withoutLatency drops what the clock adds to the rows, so the rows of
-// two runs can be compared.
-func withoutLatency(rows []enforce.Attempt) []enforce.Attempt {
-	out := append([]enforce.Attempt(nil), rows...)
-	for i := range out {
-		out[i].LatencyMs = 0
-	}
-	return out
-}
+// stillClock stops time for both runs compared, so their rows carry no
+// latency and can be compared whole.
+var stillClock = agent.WithClock(func() time.Time { return time.Unix(0, 0) })
 
 // ensureCorrected checks the second input the eino model saw: the
 // failed answer as an assistant message, then the corrective turn as a
@@ -100,7 +95,7 @@ func TestAFailingAnswerIsCorrectedThroughTheEinoModel(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newScripted(text(fenced), text(valid))
-			a := agent.New(tt.model(eino.NewModel(m)), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2))
+			a := agent.New(tt.model(eino.NewModel(m)), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), stillClock)
 			w, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
 			if err != nil {
 				t.Fatal(err)
@@ -116,12 +111,12 @@ func TestAFailingAnswerIsCorrectedThroughTheEinoModel(t *testing.T) {
 			}
 			ensureCorrected(t, m.inputs[1], tt.failed, res.Attempts[0])
 
-			own := agent.New(tt.own(t), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2))
+			own := agent.New(tt.own(t), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), stillClock)
 			_, want, err := agent.RunTyped[Weather](t.Context(), own, "Weather in Paris?")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := withoutLatency(res.Attempts), withoutLatency(want.Attempts); !reflect.DeepEqual(got, want) {
+			if got, want := res.Attempts, want.Attempts; !reflect.DeepEqual(got, want) {
 				t.Errorf("rows through eino = %+v, want the agent's own %+v", got, want)
 			}
 		})

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tmc/langchaingo/llms"
 	"github.com/tmc/langchaingo/llms/fake"
@@ -38,13 +39,9 @@ func weatherSchema(t *testing.T) *enforce.Schema {
 	return s
 }
 
-func withoutLatency(rows []enforce.Attempt) []enforce.Attempt {
-	out := append([]enforce.Attempt(nil), rows...)
-	for i := range out {
-		out[i].LatencyMs = 0
-	}
-	return out
-}
+// stillClock stops time for both runs compared, so their rows carry no
+// latency and can be compared whole.
+var stillClock = agent.WithClock(func() time.Time { return time.Unix(0, 0) })
 
 // recorded is a langchaingo model that keeps what it was asked.
 type recorded struct {
@@ -109,7 +106,7 @@ func TestAFailingAnswerIsCorrectedThroughLangchaingosFakeLLM(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			llm := &recorded{Model: fake.NewFakeLLM([]string{fenced, valid})}
-			a := agent.New(tt.model(langchaingo.NewModel(llm)), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2))
+			a := agent.New(tt.model(langchaingo.NewModel(llm)), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), stillClock)
 			w, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
 			if err != nil {
 				t.Fatal(err)
@@ -122,12 +119,12 @@ func TestAFailingAnswerIsCorrectedThroughLangchaingosFakeLLM(t *testing.T) {
 			}
 			ensureCorrected(t, llm.inputs[1], tt.failed, res.Attempts[0])
 
-			own := agent.New(tt.own(t), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2))
+			own := agent.New(tt.own(t), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), stillClock)
 			_, want, err := agent.RunTyped[Weather](t.Context(), own, "Weather in Paris?")
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := withoutLatency(res.Attempts), withoutLatency(want.Attempts); !reflect.DeepEqual(got, want) {
+			if got, want := res.Attempts, want.Attempts; !reflect.DeepEqual(got, want) {
 				t.Errorf("rows through langchaingo = %+v, want the agent's own %+v", got, want)
 			}
 		})
