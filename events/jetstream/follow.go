@@ -109,10 +109,8 @@ func (l *Log) follow(ctx context.Context, w *watch, cons jetstream.Consumer, sta
 		if l.js.Conn().IsClosed() {
 			l.watchFailed(jetstream.ErrConnectionClosed)
 		}
-		if cons != nil && l.js.Conn().IsConnected() { // else the server removes it once idle
-			dctx, cancel := context.WithTimeout(context.Background(), l.o.timeout)
-			l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name) // else the server removes it once idle
-			cancel()
+		if cons != nil && l.js.Conn().IsConnected() {
+			l.dropConsumer(context.Background(), cons)
 		}
 	}()
 	for ctx.Err() == nil && !l.watchEnded() && !l.js.Conn().IsClosed() {
@@ -169,9 +167,7 @@ func (l *Log) follow(ctx context.Context, w *watch, cons jetstream.Consumer, sta
 			return
 		}
 		if l.js.Conn().IsConnected() {
-			dctx, cancel := context.WithTimeout(ctx, l.o.timeout)
-			l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
-			cancel()
+			l.dropConsumer(ctx, cons)
 		}
 		cons, pause = nil, min(max(2*pause, 50*time.Millisecond), time.Second)
 	}

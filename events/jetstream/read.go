@@ -111,25 +111,11 @@ func asError(err error, op string, seq int64, subject string) error {
 // the read; a message the client kept from it (see swallowed) is
 // ErrCorrupt.
 func (l *Log) read(ctx context.Context, start, limit uint64, each func(data []byte, seq uint64) (bool, error)) error {
-	cctx, cancel := context.WithTimeout(ctx, l.o.timeout)
-	cons, err := l.stream.CreateConsumer(cctx, jetstream.ConsumerConfig{
-		FilterSubject:     l.subject,
-		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:       start,
-		AckPolicy:         jetstream.AckNonePolicy,
-		MemoryStorage:     true,
-		Replicas:          1,
-		InactiveThreshold: max(2*l.o.timeout, 10*time.Second),
-	})
-	cancel()
+	cons, err := l.consumer(ctx, start, 0)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		dctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), l.o.timeout)
-		l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name) // else the server removes it once idle
-		cancel()
-	}()
+	defer l.dropConsumer(context.WithoutCancel(ctx), cons)
 	pending := cons.CachedInfo().NumPending
 	if limit > 0 {
 		pending = min(pending, limit)
@@ -366,4 +352,30 @@ func (l *Log) record(seq int64, at, sum uint64) (events.Record, error) {
 // message other than record seq as this log first saw it.
 func (l *Log) another(op string, seq int64, at uint64) error {
 	return &events.Error{Op: op, Seq: seq, Detail: fmt.Sprintf("stream %s message %d is no longer the record read there: the stream holds another history (deleted and created again?)", l.name, at), Err: events.ErrCorrupt}
+}
+
+// consumer creates an ephemeral consumer on the subject from stream
+// sequence start, bounded by the timeout: memory storage, no acks, one
+// replica, removed by the server once idle for the longest of twice the
+// timeout, 10s and idle (so a crash leaves none behind).
+func (l *Log) consumer(ctx context.Context, start uint64, idle time.Duration) (jetstream.Consumer, error) {
+	cctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	defer cancel()
+	return l.stream.CreateConsumer(cctx, jetstream.ConsumerConfig{
+		FilterSubject:     l.subject,
+		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
+		OptStartSeq:       start,
+		AckPolicy:         jetstream.AckNonePolicy,
+		MemoryStorage:     true,
+		Replicas:          1,
+		InactiveThreshold: max(2*l.o.timeout, 10*time.Second, idle),
+	})
+}
+
+// dropConsumer deletes cons, bounded by ctx and the timeout (else the
+// server removes it once idle).
+func (l *Log) dropConsumer(ctx context.Context, cons jetstream.Consumer) {
+	dctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+	defer cancel()
+	l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -172,38 +171,13 @@ func (l *Log) checkedConsumer(ctx context.Context, start uint64) (jetstream.Cons
 	if err := l.sameStream(ctx); err != nil {
 		return nil, err
 	}
-	cons, err := l.watchConsumer(ctx, start)
+	cons, err := l.consumer(ctx, start, 4*watchIdle)
 	if err != nil {
 		return nil, err
 	}
 	if err := l.sameStream(ctx); err != nil {
-		l.dropConsumer(cons)
+		l.dropConsumer(context.Background(), cons)
 		return nil, err
 	}
 	return cons, nil
-}
-
-// dropConsumer deletes a consumer the watch will not use (else the server
-// removes it once idle).
-func (l *Log) dropConsumer(cons jetstream.Consumer) {
-	dctx, cancel := context.WithTimeout(context.Background(), l.o.timeout)
-	defer cancel()
-	l.stream.DeleteConsumer(dctx, cons.CachedInfo().Name)
-}
-
-// watchConsumer creates the watch's consumer on the subject from stream
-// sequence start: ephemeral, memory storage, no acks, one replica, and
-// removed by the server once idle if this process dies.
-func (l *Log) watchConsumer(ctx context.Context, start uint64) (jetstream.Consumer, error) {
-	cctx, cancel := context.WithTimeout(ctx, l.o.timeout)
-	defer cancel()
-	return l.stream.CreateConsumer(cctx, jetstream.ConsumerConfig{
-		FilterSubject:     l.subject,
-		DeliverPolicy:     jetstream.DeliverByStartSequencePolicy,
-		OptStartSeq:       start,
-		AckPolicy:         jetstream.AckNonePolicy,
-		MemoryStorage:     true,
-		Replicas:          1,
-		InactiveThreshold: max(2*l.o.timeout, 10*time.Second, 4*watchIdle),
-	})
 }
