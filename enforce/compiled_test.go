@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -36,13 +35,7 @@ func fastAgrees(t *testing.T, s *Schema, text, what string) bool {
 // expected verdict: the fast path must give its verdict exactly. Every
 // schema that compiles must also lie in the compiled subset.
 func TestFastAgreesOnSuite(t *testing.T) {
-	root := os.Getenv("ENFORCER_JSON_SCHEMA_TEST_SUITE")
-	if root == "" {
-		root = filepath.Join("..", "..", "shared", "jsonschema-test-suite")
-	}
-	if _, err := os.Stat(root); err != nil {
-		t.Skipf("JSON-Schema-Test-Suite not found at %s; set ENFORCER_JSON_SCHEMA_TEST_SUITE to run it", root)
-	}
+	root := suiteDir(t)
 	for _, draft := range []string{"draft4", "draft6", "draft7", "draft2020-12"} {
 		var files []string
 		for _, pat := range []string{"*.json", "optional/*.json", "optional/format/*.json"} {
@@ -59,22 +52,7 @@ func TestFastAgreesOnSuite(t *testing.T) {
 				if strings.HasSuffix(file, "refRemote.json") {
 					continue
 				}
-				raw, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var groups []struct {
-					Description string          `json:"description"`
-					Schema      json.RawMessage `json:"schema"`
-					Tests       []struct {
-						Description string          `json:"description"`
-						Data        json.RawMessage `json:"data"`
-					} `json:"tests"`
-				}
-				if err := json.Unmarshal(raw, &groups); err != nil {
-					t.Fatalf("%s: %v", file, err)
-				}
-				for _, g := range groups {
+				for _, g := range readSuite(t, file) {
 					schema := string(g.Schema)
 					if draft == "draft4" || draft == "draft6" {
 						if m, ok := decodeObject(schema); ok && m["$schema"] == nil {

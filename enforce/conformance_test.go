@@ -1,9 +1,7 @@
 package enforce_test
 
 import (
-	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"sort"
 	"testing"
@@ -11,37 +9,12 @@ import (
 	"github.com/enforcer-go/enforcer/enforce"
 )
 
-// suiteDir finds the official JSON-Schema-Test-Suite, which is data beside
-// the repository, never part of it. ENFORCER_JSON_SCHEMA_TEST_SUITE
-// overrides the default location.
-func suiteDir(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("ENFORCER_JSON_SCHEMA_TEST_SUITE")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "jsonschema-test-suite")
-	}
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("JSON-Schema-Test-Suite not found at %s; set ENFORCER_JSON_SCHEMA_TEST_SUITE to run it", dir)
-	}
-	return dir
-}
-
-type suiteGroup struct {
-	Description string          `json:"description"`
-	Schema      json.RawMessage `json:"schema"`
-	Tests       []struct {
-		Description string          `json:"description"`
-		Data        json.RawMessage `json:"data"`
-		Valid       bool            `json:"valid"`
-	} `json:"tests"`
-}
-
 // TestConformance runs the suite's required tests (not optional/, and not
 // refRemote, which needs a network). Every case must be judged correctly
 // or have its schema refused at compile time: a refusal is a clear error,
 // a wrong verdict is a silent lie.
 func TestConformance(t *testing.T) {
-	root := suiteDir(t)
+	root := enforce.SuiteDir(t)
 	for _, draft := range []string{"draft7", "draft2020-12"} {
 		t.Run(draft, func(t *testing.T) {
 			files, err := filepath.Glob(filepath.Join(root, draft, "*.json"))
@@ -56,15 +29,7 @@ func TestConformance(t *testing.T) {
 				if name == "refRemote.json" {
 					continue
 				}
-				raw, err := os.ReadFile(file)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var groups []suiteGroup
-				if err := json.Unmarshal(raw, &groups); err != nil {
-					t.Fatalf("%s: %v", name, err)
-				}
-				for _, g := range groups {
+				for _, g := range enforce.ReadSuite(t, file) {
 					s, err := enforce.CompileSchema(g.Schema)
 					if err != nil {
 						var se *enforce.SchemaError
@@ -100,7 +65,7 @@ func TestConformance(t *testing.T) {
 // draft-07, where format is asserted. A schema with a format that cannot
 // be checked exactly is refused; every other case must be judged right.
 func TestConformanceFormats(t *testing.T) {
-	root := suiteDir(t)
+	root := enforce.SuiteDir(t)
 	files, err := filepath.Glob(filepath.Join(root, "draft7", "optional", "format", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Skip("no optional format tests for draft7")
@@ -109,15 +74,7 @@ func TestConformanceFormats(t *testing.T) {
 	var judged, refused, wrong int
 	for _, file := range files {
 		name := filepath.Base(file)
-		raw, err := os.ReadFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var groups []suiteGroup
-		if err := json.Unmarshal(raw, &groups); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		for _, g := range groups {
+		for _, g := range enforce.ReadSuite(t, file) {
 			s, err := enforce.CompileSchema(g.Schema)
 			if err != nil {
 				var se *enforce.SchemaError
