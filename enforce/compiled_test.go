@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+	"github.com/enforcer-go/enforcer/internal/corpus"
 )
 
 // fastAgrees judges text with the fast path and with gojsonschema, on
@@ -35,7 +36,7 @@ func fastAgrees(t *testing.T, s *Schema, text, what string) bool {
 // expected verdict: the fast path must give its verdict exactly. Every
 // schema that compiles must also lie in the compiled subset.
 func TestFastAgreesOnSuite(t *testing.T) {
-	root := suiteDir(t)
+	root := corpus.Suite(t)
 	for _, draft := range []string{"draft4", "draft6", "draft7", "draft2020-12"} {
 		var files []string
 		for _, pat := range []string{"*.json", "optional/*.json", "optional/format/*.json"} {
@@ -52,7 +53,7 @@ func TestFastAgreesOnSuite(t *testing.T) {
 				if strings.HasSuffix(file, "refRemote.json") {
 					continue
 				}
-				for _, g := range readSuite(t, file) {
+				for _, g := range corpus.SuiteFile(t, file) {
 					schema := string(g.Schema)
 					if draft == "draft4" || draft == "draft6" {
 						if m, ok := decodeObject(schema); ok && m["$schema"] == nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/internal/corpus"
 )
 
 // TestConformance runs the suite's required tests (not optional/, and not
@@ -14,7 +15,7 @@ import (
 // or have its schema refused at compile time: a refusal is a clear error,
 // a wrong verdict is a silent lie.
 func TestConformance(t *testing.T) {
-	root := enforce.SuiteDir(t)
+	root := corpus.Suite(t)
 	for _, draft := range []string{"draft7", "draft2020-12"} {
 		t.Run(draft, func(t *testing.T) {
 			files, err := filepath.Glob(filepath.Join(root, draft, "*.json"))
@@ -29,7 +30,7 @@ func TestConformance(t *testing.T) {
 				if name == "refRemote.json" {
 					continue
 				}
-				for _, g := range enforce.ReadSuite(t, file) {
+				for _, g := range corpus.SuiteFile(t, file) {
 					s, err := enforce.CompileSchema(g.Schema)
 					if err != nil {
 						var se *enforce.SchemaError
@@ -65,7 +66,7 @@ func TestConformance(t *testing.T) {
 // draft-07, where format is asserted. A schema with a format that cannot
 // be checked exactly is refused; every other case must be judged right.
 func TestConformanceFormats(t *testing.T) {
-	root := enforce.SuiteDir(t)
+	root := corpus.Suite(t)
 	files, err := filepath.Glob(filepath.Join(root, "draft7", "optional", "format", "*.json"))
 	if err != nil || len(files) == 0 {
 		t.Skip("no optional format tests for draft7")
@@ -74,7 +75,7 @@ func TestConformanceFormats(t *testing.T) {
 	var judged, refused, wrong int
 	for _, file := range files {
 		name := filepath.Base(file)
-		for _, g := range enforce.ReadSuite(t, file) {
+		for _, g := range corpus.SuiteFile(t, file) {
 			s, err := enforce.CompileSchema(g.Schema)
 			if err != nil {
 				var se *enforce.SchemaError

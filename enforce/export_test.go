@@ -7,9 +7,3 @@ func WithoutFastPath(s *Schema) *Schema {
 	c.fast = nil
 	return &c
 }
-
-// The JSON-Schema-Test-Suite, for the conformance tests.
-var (
-	SuiteDir  = suiteDir
-	ReadSuite = readSuite
-)

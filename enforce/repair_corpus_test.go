@@ -1,60 +1,20 @@
 package enforce_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/internal/corpus"
 )
-
-// modelOutputs is one record of the real-world model outputs corpus
-// (shared/realworld/model-outputs.jsonl beside the repository): a real
-// model's completion and the schema its prompt asked for.
-type modelOutput struct {
-	Source string          `json:"source"`
-	Model  string          `json:"model"`
-	Schema json.RawMessage `json:"schema"`
-	Output string          `json:"output"`
-}
-
-func readModelOutputs(t *testing.T) []modelOutput {
-	t.Helper()
-	path := os.Getenv("ENFORCER_MODEL_OUTPUTS")
-	if path == "" {
-		path = filepath.Join("..", "..", "shared", "realworld", "model-outputs.jsonl")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Skipf("the model outputs corpus is not at %s (set ENFORCER_MODEL_OUTPUTS): %v", path, err)
-	}
-	defer f.Close()
-	var recs []modelOutput
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<24)
-	for sc.Scan() {
-		var r modelOutput
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		recs = append(recs, r)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
 
 // TestRepairsOnRealModelOutputs: with every repair chosen, at least 85%
 // of the real completions that fail as written pass with no model call,
 // and none that passes as written fails. Each repair set's share is
 // logged.
 func TestRepairsOnRealModelOutputs(t *testing.T) {
-	recs := readModelOutputs(t)
+	recs := corpus.ModelOutputs(t)
 	sets := []enforce.Repairs{
 		enforce.RepairFence, enforce.RepairFence | enforce.RepairProse,
 		enforce.RepairFence | enforce.RepairSyntax | enforce.RepairProse,

@@ -1,84 +1,15 @@
 package enforce_test
 
 import (
-	"archive/tar"
-	"compress/gzip"
-	"encoding/json"
 	"errors"
-	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/internal/corpus"
 )
-
-// benchFile is one file of JSONSchemaBench's corpus: a schema and
-// labelled documents.
-type benchFile struct {
-	Name   string
-	Schema json.RawMessage `json:"schema"`
-	Tests  []struct {
-		Valid bool            `json:"valid"`
-		Data  json.RawMessage `json:"data"`
-	} `json:"tests"`
-}
 
 // underRace is set under the race detector (race_on_test.go).
 var underRace bool
-
-// mainCategories are the paper's ten categories of real-world schemas.
-var mainCategories = []string{"Github_trivial", "Github_easy", "Github_medium", "Github_hard", "Github_ultra",
-	"Glaiveai2K", "Kubernetes", "Snowplow", "WashingtonPost", "JsonSchemaStore"}
-
-// readBench reads the corpus from shared/realworld beside the repository
-// (ENFORCER_SCHEMA_BENCH names another copy), skipping t when absent.
-func readBench(t *testing.T) []benchFile {
-	t.Helper()
-	path := os.Getenv("ENFORCER_SCHEMA_BENCH")
-	if path == "" {
-		path = filepath.Join("..", "..", "shared", "realworld", "jsonschemabench-maskbench.tar.gz")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Skipf("JSONSchemaBench is not at %s (set ENFORCER_SCHEMA_BENCH): %v", path, err)
-	}
-	defer f.Close()
-	gz, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	var out []benchFile
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		name := filepath.Base(h.Name)
-		main := false
-		for _, c := range mainCategories {
-			main = main || strings.HasPrefix(name, c+"---")
-		}
-		if h.Typeflag != tar.TypeReg || !main {
-			continue
-		}
-		raw, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bf := benchFile{Name: name}
-		if json.Unmarshal(raw, &bf) != nil {
-			continue
-		}
-		out = append(out, bf)
-	}
-	return out
-}
 
 // TestStreamReachOnRealSchemas feeds every labelled document of the
 // real-world corpus whose schema compiles to an Incremental, in 16-byte chunks,
@@ -90,7 +21,7 @@ func TestStreamReachOnRealSchemas(t *testing.T) {
 	if testing.Short() {
 		t.Skip("reads the whole real-world corpus")
 	}
-	files := readBench(t)
+	files := corpus.Bench(t, corpus.Main)
 	failing, early, violations := 0, 0, 0
 	var failBytes, unread int64
 	for i, bf := range files {

@@ -1,14 +1,8 @@
 package oracle_test
 
 import (
-	"archive/tar"
-	"compress/gzip"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -16,85 +10,21 @@ import (
 	"time"
 
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/internal/corpus"
 	"github.com/xeipuuv/gojsonschema"
 )
-
-// mainCategories are JSONSchemaBench's ten categories of schemas written
-// by real projects; the corpus holds five more.
-var mainCategories = []string{
-	"Github_trivial", "Github_easy", "Github_medium", "Github_hard", "Github_ultra",
-	"Glaiveai2K", "Kubernetes", "Snowplow", "WashingtonPost", "JsonSchemaStore",
-}
-
-type corpusFile struct {
-	name, category string
-	Schema         json.RawMessage `json:"schema"`
-	Tests          []struct {
-		Description string          `json:"description"`
-		Valid       bool            `json:"valid"`
-		Data        json.RawMessage `json:"data"`
-	} `json:"tests"`
-}
-
-// readCorpus reads JSONSchemaBench's schemas and labelled documents from
-// the real-world corpora beside the repository, or skips.
-func readCorpus(t *testing.T) []corpusFile {
-	t.Helper()
-	path := os.Getenv("ENFORCER_JSONSCHEMABENCH")
-	if path == "" {
-		path = filepath.Join(repoRoot(t), "..", "shared", "realworld", "jsonschemabench-maskbench.tar.gz")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Skipf("JSONSchemaBench corpus not found at %s; set ENFORCER_JSONSCHEMABENCH to run it", path)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(zr)
-	var files []corpusFile
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Typeflag != tar.TypeReg || !strings.HasSuffix(h.Name, ".json") {
-			continue
-		}
-		raw, err := io.ReadAll(tr)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cf := corpusFile{name: filepath.Base(h.Name)}
-		if err := json.Unmarshal(raw, &cf); err != nil {
-			t.Fatalf("%s: %v", cf.name, err)
-		}
-		cf.category, _, _ = strings.Cut(cf.name, "---")
-		if cf.category == cf.name {
-			cf.category, _, _ = strings.Cut(cf.name, "_")
-		}
-		files = append(files, cf)
-	}
-	sort.Slice(files, func(i, j int) bool { return files[i].name < files[j].name })
-	return files
-}
 
 type tally struct{ total, accepted int }
 
 // TestJSONSchemaBench compiles every schema of the corpus and judges every
 // labelled document of each schema enforce accepts, beside the oracle.
 func TestJSONSchemaBench(t *testing.T) {
-	files := readCorpus(t)
+	files := corpus.Bench(t, nil)
 	if sampleEvery > 1 {
 		// Under the race detector the whole corpus takes minutes: a fixed
 		// sample keeps CI's time, and the acceptance asked of it allows for
 		// its size.
-		var sample []corpusFile
+		var sample []corpus.BenchFile
 		for i := 0; i < len(files); i += sampleEvery {
 			sample = append(sample, files[i])
 		}
@@ -106,10 +36,10 @@ func TestJSONSchemaBench(t *testing.T) {
 	var wrong, crashes, documents, oracleRefused int
 	times := make([]compileTime, 0, len(files))
 	for _, cf := range files {
-		c := byCategory[cf.category]
+		c := byCategory[cf.Category]
 		if c == nil {
 			c = &tally{}
-			byCategory[cf.category] = c
+			byCategory[cf.Category] = c
 		}
 		c.total++
 		start := time.Now()
@@ -117,13 +47,13 @@ func TestJSONSchemaBench(t *testing.T) {
 		times = append(times, compileTime{time.Since(start), cf})
 		if crash != nil {
 			crashes++
-			t.Errorf("%s: %v", cf.name, crash)
+			t.Errorf("%s: %v", cf.Name, crash)
 			continue
 		}
 		if err != nil {
 			var se *enforce.SchemaError
 			if !errors.As(err, &se) {
-				t.Errorf("%s: CompileSchema returned %T, want *enforce.SchemaError", cf.name, err)
+				t.Errorf("%s: CompileSchema returned %T, want *enforce.SchemaError", cf.Name, err)
 			}
 			key := se.Keyword + ": " + se.Reason
 			if len(key) > 90 {
@@ -131,7 +61,7 @@ func TestJSONSchemaBench(t *testing.T) {
 			}
 			refusedBy[key]++
 			if testing.Verbose() {
-				t.Logf("refused %s: %v", cf.name, err)
+				t.Logf("refused %s: %v", cf.Name, err)
 			}
 			continue
 		}
@@ -139,7 +69,7 @@ func TestJSONSchemaBench(t *testing.T) {
 		o, err := compileOracle(cf.Schema)
 		if err != nil {
 			oracleRefused++
-			t.Logf("%s: enforce accepts a schema the oracle refuses: %v", cf.name, err)
+			t.Logf("%s: enforce accepts a schema the oracle refuses: %v", cf.Name, err)
 			continue
 		}
 		for _, tc := range cf.Tests {
@@ -151,17 +81,17 @@ func TestJSONSchemaBench(t *testing.T) {
 			got, crash := enforceVerdict(s, tc.Data)
 			if crash != nil {
 				crashes++
-				t.Errorf("%s / %s: %v", cf.name, tc.Description, crash)
+				t.Errorf("%s / %s: %v", cf.Name, tc.Description, crash)
 				continue
 			}
 			if got != want {
 				wrong++
-				t.Errorf("%s / %s: enforce says valid = %v, the oracle %v; document %s", cf.name, tc.Description, got, want, cut(string(tc.Data), 300))
+				t.Errorf("%s / %s: enforce says valid = %v, the oracle %v; document %s", cf.Name, tc.Description, got, want, cut(string(tc.Data), 300))
 			}
 		}
 	}
 	var main tally
-	for _, name := range mainCategories {
+	for _, name := range corpus.MainCategories {
 		if c := byCategory[name]; c != nil {
 			main.total += c.total
 			main.accepted += c.accepted
@@ -185,7 +115,7 @@ func TestJSONSchemaBench(t *testing.T) {
 
 type compileTime struct {
 	d  time.Duration
-	cf corpusFile
+	cf corpus.BenchFile
 }
 
 // maxCompile is the most processor time CompileSchema may take on a
@@ -210,7 +140,7 @@ func checkCompileTimes(t *testing.T, times []compileTime) {
 	pick := append([]compileTime(nil), times[:min(12/sampleEvery+2, len(times))]...)
 	sort.Slice(times, func(i, j int) bool { return times[i].d > times[j].d })
 	for _, ct := range times[:min(6/sampleEvery+2, len(times))] {
-		if !slices.ContainsFunc(pick, func(p compileTime) bool { return p.cf.name == ct.cf.name }) {
+		if !slices.ContainsFunc(pick, func(p compileTime) bool { return p.cf.Name == ct.cf.Name }) {
 			pick = append(pick, ct)
 		}
 	}
@@ -219,12 +149,12 @@ func checkCompileTimes(t *testing.T, times []compileTime) {
 	for _, ct := range pick {
 		ours := cpuTime(func() { _, _ = enforce.CompileSchema(ct.cf.Schema) })
 		alone := cpuTime(func() { _, _ = gojsonschema.NewSchema(gojsonschema.NewBytesLoader(ct.cf.Schema)) })
-		lines = append(lines, fmt.Sprintf("%s %v (gojsonschema alone %v)", ct.cf.name, ours.Round(100*time.Microsecond), alone.Round(100*time.Microsecond)))
+		lines = append(lines, fmt.Sprintf("%s %v (gojsonschema alone %v)", ct.cf.Name, ours.Round(100*time.Microsecond), alone.Round(100*time.Microsecond)))
 		if ours > maxCompile {
 			over++
 		}
 		if ours > max(maxCompile, 4*alone) {
-			t.Errorf("compiling %s took %v of processor time, want at most %v or four times gojsonschema's own %v", ct.cf.name, ours, maxCompile, alone)
+			t.Errorf("compiling %s took %v of processor time, want at most %v or four times gojsonschema's own %v", ct.cf.Name, ours, maxCompile, alone)
 		}
 	}
 	t.Logf("slowest compiles in processor time, the fastest of five (%d over %v): %s", over, maxCompile, strings.Join(lines, ", "))

@@ -2,14 +2,10 @@ package oracle_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
-	"testing"
 
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -116,29 +112,4 @@ func compileEnforce(schema []byte) (s *enforce.Schema, err error, crash error) {
 	}()
 	s, err = enforce.CompileSchema(schema)
 	return s, err, nil
-}
-
-// repoRoot is the directory holding go.work, found from this module's
-// directory upward.
-func repoRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("the repository root (go.work) was not found")
-		}
-		dir = parent
-	}
-}
-
-func jsonText(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }

@@ -1,14 +1,9 @@
 package native_test
 
 import (
-	"archive/tar"
 	"bytes"
-	"compress/gzip"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -18,6 +13,7 @@ import (
 	"time"
 
 	"github.com/enforcer-go/enforcer/enforce"
+	realworld "github.com/enforcer-go/enforcer/internal/corpus"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -207,38 +203,12 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("reads a corpus of 11,305 schemas: run it without -short and -race")
 	}
-	f, err := os.Open("../../../shared/realworld/jsonschemabench-maskbench.tar.gz")
-	if errors.Is(err, os.ErrNotExist) {
-		t.Skip("../shared/realworld/ is absent")
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(zr)
 	compiled := 0
 	strict := map[native.Profile]int{}
 	dropped := map[native.Profile]int{}
 	refused := map[native.Profile][]string{}
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasSuffix(h.Name, ".json") {
-			continue
-		}
-		var doc struct {
-			Schema json.RawMessage `json:"schema"`
-		}
-		if err := json.NewDecoder(tr).Decode(&doc); err != nil || len(doc.Schema) == 0 {
+	for _, doc := range realworld.Bench(t, nil) {
+		if len(doc.Schema) == 0 {
 			continue
 		}
 		if _, err := enforce.CompileSchema(doc.Schema); err != nil {
@@ -248,14 +218,14 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 		for _, p := range checked {
 			l, err := native.Lower(doc.Schema, p)
 			if err != nil {
-				t.Fatalf("%s, %s: %v", h.Name, p, err)
+				t.Fatalf("%s, %s: %v", doc.Name, p, err)
 			}
 			if l.Report.Mode == native.ModeStrict {
 				strict[p]++
 				dropped[p] += l.Report.Dropped()
 			}
 			if err := sent(l, p); err != nil {
-				refused[p] = append(refused[p], fmt.Sprintf("%s: %v", filepath.Base(h.Name), err))
+				refused[p] = append(refused[p], fmt.Sprintf("%s: %v", doc.Name, err))
 			}
 		}
 	}

@@ -1,0 +1,203 @@
+// Package corpus reads, for tests, the data kept in a folder shared
+// beside the repository's root and never in it: the official
+// JSON-Schema-Test-Suite and the real-world corpora of shared/realworld
+// (its README says what and whence). Each reader skips its test when its
+// data is absent, and an environment variable names another copy. It is
+// internal to this repository.
+package corpus
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"encoding/json"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The environment variables that name another copy of each corpus.
+const (
+	SuiteEnv        = "ENFORCER_JSON_SCHEMA_TEST_SUITE" // a folder
+	BenchEnv        = "ENFORCER_SCHEMA_BENCH"           // jsonschemabench-maskbench.tar.gz
+	ModelOutputsEnv = "ENFORCER_MODEL_OUTPUTS"          // model-outputs.jsonl
+)
+
+// locate is the path env names, else rel below the shared folder beside
+// the repository's root (the folder holding go.work, found from the
+// working directory up). It skips t when neither is there.
+func locate(t testing.TB, env, rel, what string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			t.Skipf("%s is not at %s (%s): %v", what, p, env, err)
+		}
+		return p
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skipf("%s: the repository's root (go.work) was not found; set %s", what, env)
+		}
+		dir = parent
+	}
+	p := filepath.Join(dir, "..", "shared", rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s is not at %s (set %s): %v", what, p, env, err)
+	}
+	return p
+}
+
+// Suite is the JSON-Schema-Test-Suite's folder.
+func Suite(t testing.TB) string {
+	t.Helper()
+	return locate(t, SuiteEnv, "jsonschema-test-suite", "the JSON-Schema-Test-Suite")
+}
+
+// SuiteGroup is one schema of a suite file with its cases.
+type SuiteGroup struct {
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"schema"`
+	Tests       []Case          `json:"tests"`
+}
+
+// Case is a labelled document: one of a suite group's or a bench file's
+// tests.
+type Case struct {
+	Description string          `json:"description"`
+	Data        json.RawMessage `json:"data"`
+	Valid       bool            `json:"valid"`
+}
+
+// SuiteFile reads the groups of one suite file.
+func SuiteFile(t testing.TB, file string) []SuiteGroup {
+	t.Helper()
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var groups []SuiteGroup
+	if err := json.Unmarshal(raw, &groups); err != nil {
+		t.Fatalf("%s: %v", filepath.Base(file), err)
+	}
+	return groups
+}
+
+// MainCategories are JSONSchemaBench's ten categories of schemas written
+// by real projects (the paper's); the corpus holds five more.
+var MainCategories = []string{
+	"Github_trivial", "Github_easy", "Github_medium", "Github_hard", "Github_ultra",
+	"Glaiveai2K", "Kubernetes", "Snowplow", "WashingtonPost", "JsonSchemaStore",
+}
+
+// Main reports whether category is one of MainCategories.
+func Main(category string) bool { return slices.Contains(MainCategories, category) }
+
+// BenchFile is one file of JSONSchemaBench: a schema and labelled
+// documents.
+type BenchFile struct {
+	Name     string          `json:"-"` // the file's name
+	Category string          `json:"-"` // its name's prefix: Github_easy, Kubernetes, BFCL, …
+	Schema   json.RawMessage `json:"schema"`
+	Tests    []Case          `json:"tests"`
+}
+
+// category is a bench file's category: what its name holds before "---",
+// or for the five extra ones (BFCL_java_0.json) before "_".
+func category(name string) string {
+	if c, _, ok := strings.Cut(name, "---"); ok {
+		return c
+	}
+	c, _, _ := strings.Cut(name, "_")
+	return c
+}
+
+// Bench reads the JSONSchemaBench files whose category keep accepts (nil:
+// all), in the order of their names. The others are not decoded.
+func Bench(t testing.TB, keep func(category string) bool) []BenchFile {
+	t.Helper()
+	path := locate(t, BenchEnv, filepath.Join("realworld", "jsonschemabench-maskbench.tar.gz"), "JSONSchemaBench")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(zr)
+	var files []BenchFile
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := filepath.Base(h.Name)
+		if h.Typeflag != tar.TypeReg || !strings.HasSuffix(name, ".json") {
+			continue
+		}
+		bf := BenchFile{Name: name, Category: category(name)}
+		if keep != nil && !keep(bf.Category) {
+			continue
+		}
+		raw, err := io.ReadAll(tr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &bf); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		files = append(files, bf)
+	}
+	slices.SortFunc(files, func(a, b BenchFile) int { return strings.Compare(a.Name, b.Name) })
+	return files
+}
+
+// ModelOutput is one record of the real model outputs corpus: a real
+// model's completion and the schema its prompt asked for.
+type ModelOutput struct {
+	Source string          `json:"source"`
+	Model  string          `json:"model"`
+	Schema json.RawMessage `json:"schema"`
+	Output string          `json:"output"`
+}
+
+// ModelOutputs reads the real model outputs corpus.
+func ModelOutputs(t testing.TB) []ModelOutput {
+	t.Helper()
+	path := locate(t, ModelOutputsEnv, filepath.Join("realworld", "model-outputs.jsonl"), "the model outputs corpus")
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var recs []ModelOutput
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var r ModelOutput
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		recs = append(recs, r)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
