@@ -1,0 +1,177 @@
+package proc_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/enforcer-go/enforcer/internal/proc"
+)
+
+// The test binary plays the processes of a tree when PROC_TEST_ROLE says
+// which: "parent" starts a grandchild, prints both pids and waits for a
+// signal that never comes (or exits at once with PROC_TEST_EXIT set);
+// "grandchild" only waits.
+func TestMain(m *testing.M) {
+	switch os.Getenv("PROC_TEST_ROLE") {
+	case "parent":
+		gc := exec.Command(os.Args[0]) // in the parent's group
+		gc.Env = append(os.Environ(), "PROC_TEST_ROLE=grandchild")
+		if err := gc.Start(); err != nil {
+			fmt.Println("start:", err)
+			os.Exit(2)
+		}
+		fmt.Println(os.Getpid(), gc.Process.Pid)
+		if os.Getenv("PROC_TEST_EXIT") != "" {
+			os.Exit(0)
+		}
+		waitForever()
+	case "grandchild":
+		waitForever()
+	}
+	os.Exit(m.Run())
+}
+
+func waitForever() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGUSR2)
+	<-c
+	os.Exit(3)
+}
+
+// tree starts the parent and returns the pids it printed.
+func tree(t *testing.T, cmd *proc.Cmd, exit bool) (parent, grandchild int) {
+	t.Helper()
+	cmd.Env = append(os.Environ(), "PROC_TEST_ROLE=parent")
+	if exit {
+		cmd.Env = append(cmd.Env, "PROC_TEST_EXIT=1")
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("reading the pids: %v", err)
+	}
+	f := strings.Fields(line)
+	if len(f) != 2 {
+		t.Fatalf("the parent printed %q, want two pids", line)
+	}
+	parent, _ = strconv.Atoi(f[0])
+	grandchild, _ = strconv.Atoi(f[1])
+	return parent, grandchild
+}
+
+// gone waits, for at most ten seconds, until no live process is left in
+// the group pgid nor among pids, and fails the test if one is. A killed
+// process may stay a zombie until whoever adopted it reaps it; a zombie
+// runs nothing, so it counts as gone.
+func gone(t *testing.T, pgid int, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left := live(t, pgid, pids)
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %v of group %d outlived their command", left, pgid)
+		}
+		time.Sleep(10 * time.Millisecond) // polling the kernel, not waiting for the code under test
+	}
+}
+
+// live returns the processes, read from /proc, that are in the group
+// pgid or among pids and are not zombies.
+func live(t *testing.T, pgid int, pids []int) []int {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var left []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue // it ended while we looked
+		}
+		// pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(f) < 3 || f[0] == "Z" {
+			continue
+		}
+		if group, _ := strconv.Atoi(f[2]); group == pgid || slices.Contains(pids, pid) {
+			left = append(left, pid)
+		}
+	}
+	return left
+}
+
+func TestACommandStoppedByItsBudgetLeavesNoProcess(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	cmd := proc.Command(ctx, os.Args[0])
+	parent, grandchild := tree(t, cmd, false)
+	err := cmd.Wait()
+	var stopped *proc.StoppedError
+	if !errors.As(err, &stopped) {
+		t.Fatalf("Wait = %v, want a *proc.StoppedError", err)
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Wait = %v, want it to wrap context.DeadlineExceeded", err)
+	}
+	if stopped.Ran < time.Second {
+		t.Errorf("it says it ran %s, less than its budget of 1s", stopped.Ran)
+	}
+	gone(t, parent, parent, grandchild)
+}
+
+func TestWhatAnExitedCommandLeftBehindIsKilled(t *testing.T) {
+	cmd := proc.Command(t.Context(), os.Args[0])
+	parent, grandchild := tree(t, cmd, true)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("Wait = %v, want nil: the parent exited 0", err)
+	}
+	gone(t, parent, parent, grandchild)
+}
+
+func TestCombinedOutputOfAStoppedCommandEndsWithWhatItPrinted(t *testing.T) {
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	cmd := proc.Command(ctx, "sh", "-c", "echo compiling the world; exec sleep 60")
+	_, err := cmd.CombinedOutput()
+	var stopped *proc.StoppedError
+	if !errors.As(err, &stopped) {
+		t.Fatalf("CombinedOutput = %v, want a *proc.StoppedError", err)
+	}
+	if got, want := stopped.Last, "compiling the world"; got != want {
+		t.Errorf("Last = %q, want %q", got, want)
+	}
+	gone(t, cmd.Process.Pid, cmd.Process.Pid)
+}
+
+func TestForTestStopsTheChildWhenTheTestEnds(t *testing.T) {
+	var parent, grandchild int
+	t.Run("a test that leaves its child running", func(t *testing.T) {
+		parent, grandchild = tree(t, proc.ForTest(t, os.Args[0]), false)
+	})
+	gone(t, parent, parent, grandchild)
+}
