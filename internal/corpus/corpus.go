@@ -18,6 +18,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/enforcer-go/enforcer/internal/gowork"
 )
 
 // The environment variables that name another copy of each corpus.
@@ -28,7 +30,7 @@ const (
 )
 
 // locate is the path env names, else rel below the shared folder beside
-// the repository's root (the folder holding go.work, found from the
+// the repository's root (the folder holding all.work, found from the
 // working directory up). It skips t when neither is there.
 func locate(t testing.TB, env, rel, what string) string {
 	t.Helper()
@@ -38,19 +40,9 @@ func locate(t testing.TB, env, rel, what string) string {
 		}
 		return p
 	}
-	dir, err := os.Getwd()
+	dir, err := gowork.Root(".")
 	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.work")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("%s: the repository's root (go.work) was not found; set %s", what, env)
-		}
-		dir = parent
+		t.Skipf("%s: %v; set %s", what, err, env)
 	}
 	p := filepath.Join(dir, "..", "shared", rel)
 	if _, err := os.Stat(p); err != nil {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -76,53 +75,13 @@ func tree(t *testing.T, cmd *proc.Cmd, exit bool) (parent, grandchild int) {
 	return parent, grandchild
 }
 
-// gone waits, for at most ten seconds, until no live process is left in
-// the group pgid nor among pids, and fails the test if one is. A killed
-// process may stay a zombie until whoever adopted it reaps it; a zombie
-// runs nothing, so it counts as gone.
+// gone fails the test if a process of the group pgid, or one of pids,
+// still runs ten seconds on.
 func gone(t *testing.T, pgid int, pids ...int) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		left := live(t, pgid, pids)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("processes %v of group %d outlived their command", left, pgid)
-		}
-		time.Sleep(10 * time.Millisecond) // polling the kernel, not waiting for the code under test
-	}
-}
-
-// live returns the processes, read from /proc, that are in the group
-// pgid or among pids and are not zombies.
-func live(t *testing.T, pgid int, pids []int) []int {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
+	if err := proc.Gone(10*time.Second, pgid, pids...); err != nil {
 		t.Fatal(err)
 	}
-	var left []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + e.Name() + "/stat")
-		if err != nil {
-			continue // it ended while we looked
-		}
-		// pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
-		if len(f) < 3 || f[0] == "Z" {
-			continue
-		}
-		if group, _ := strconv.Atoi(f[2]); group == pgid || slices.Contains(pids, pid) {
-			left = append(left, pid)
-		}
-	}
-	return left
 }
 
 func TestACommandStoppedByItsBudgetLeavesNoProcess(t *testing.T) {

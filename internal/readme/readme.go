@@ -1,8 +1,9 @@
-// Package readme holds the repository's README.md to what the code does.
-// Its test compiles and vets every ```go block of the README (see
-// [GoFile] for what it fills in), and [Parse] lets other tests find a
-// block — examples/quickstart compares its output with the block the
-// README shows.
+// Package readme holds the repository's README.md and guides to what the
+// code does. [WriteModule] turns every ```go block into a module (see
+// [GoFile] for what it fills in) that the test command (internal/testall)
+// compiles, vets and tests with every other module, and [Parse] lets
+// other tests find a block — examples/quickstart compares its output with
+// the block the README shows.
 package readme
 
 import (

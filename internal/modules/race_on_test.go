@@ -1,5 +1,0 @@
-//go:build race
-
-package modules_test
-
-func init() { raceFlag = []string{"-race"} }

@@ -1,0 +1,112 @@
+// Command testall is the repository's test command. It runs the tests of
+// every module — the core, the provider adapters, the framework
+// integrations, the JetStream log, traces, the test-only modules, the
+// examples — and the Go blocks of the README and the guides, in one go
+// command, with the race detector:
+//
+//	go run ./internal/testall [go test flags]
+//
+// It writes a workspace of every module all.work lists, and of a module
+// made of the Markdown files' Go blocks (internal/readme), into a
+// temporary folder, and runs, with GOWORK set to it:
+//
+//	go vet -race <every package>
+//	go test -race [go test flags] <every package>
+//
+// One build graph compiles each package once, on every core, and no go
+// command runs inside a test, so no test's -timeout counts a cold
+// machine's downloads and compiles. When it returns — passing, failing
+// or interrupted — the folder is removed and every process it started
+// has ended. Its exit status is the go command's.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	"github.com/enforcer-go/enforcer/internal/gowork"
+	"github.com/enforcer-go/enforcer/internal/proc"
+	"github.com/enforcer-go/enforcer/internal/readme"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := 2
+	goCmd, err := gowork.GoTool()
+	if err == nil {
+		code, err = run(ctx, goCmd, ".", os.Args[1:], os.Stdout, os.Stderr)
+	}
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testall:", err)
+	}
+	os.Exit(code)
+}
+
+// run runs go vet, then go test with args, over every package of the
+// workspace of the repository that holds dir. It returns the exit status
+// of the go command that failed (0 when both passed), and an error when
+// it could not run them or was stopped.
+func run(ctx context.Context, goCmd, dir string, args []string, stdout, stderr io.Writer) (int, error) {
+	root, err := gowork.Root(dir)
+	if err != nil {
+		return 2, err
+	}
+	work, err := gowork.Read(goCmd, root)
+	if err != nil {
+		return 2, err
+	}
+	tmp, err := os.MkdirTemp("", "enforcer-testall-")
+	if err != nil {
+		return 2, err
+	}
+	defer os.RemoveAll(tmp)
+	blocks := filepath.Join(tmp, readme.ModulePath)
+	if err := os.Mkdir(blocks, 0o755); err != nil {
+		return 2, err
+	}
+	if err := readme.WriteModule(root, blocks, work.Go); err != nil {
+		return 2, err
+	}
+	goWork, err := work.Write(tmp, blocks)
+	if err != nil {
+		return 2, err
+	}
+	pkgs := []string{readme.ModulePath + "/..."}
+	for _, u := range work.Use {
+		if u == "." {
+			pkgs = append(pkgs, "./...")
+		} else {
+			pkgs = append(pkgs, "./"+u+"/...")
+		}
+	}
+	steps := [][]string{
+		append([]string{"vet", "-race"}, pkgs...),
+		append(append([]string{"test", "-race"}, args...), pkgs...),
+	}
+	for _, step := range steps {
+		cmd := proc.Command(ctx, goCmd, step...)
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), "GOWORK="+goWork)
+		cmd.Stdout, cmd.Stderr = stdout, stderr
+		err := cmd.Run()
+		var exit *exec.ExitError
+		switch {
+		case err == nil:
+		case errors.As(err, new(*proc.StoppedError)):
+			return 2, err
+		case errors.As(err, &exit) && exit.ExitCode() > 0:
+			return exit.ExitCode(), nil // the go command said what failed
+		default:
+			return 2, fmt.Errorf("go %s: %w", step[0], err)
+		}
+	}
+	return 0, nil
+}

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/enforcer-go/enforcer/internal/proc"
+	"github.com/enforcer-go/enforcer/internal/readme"
+)
+
+// The test binary stands in for the go command when FAKE_GO names a
+// file: it answers `go work edit -json` as the real one would, and for
+// vet and test appends its arguments and GOWORK's use list to that file
+// as one JSON line, then does what FAKE_GO_DO says: "pass", "fail" (exit
+// status 3), or "hang" (start a grandchild, write both pids, wait).
+func TestMain(m *testing.M) {
+	if log := os.Getenv("FAKE_GO"); log != "" {
+		fakeGo(log, os.Args[1:])
+		return
+	}
+	if os.Getenv("FAKE_GO_GRANDCHILD") != "" {
+		waitForever()
+	}
+	os.Exit(m.Run())
+}
+
+type call struct {
+	Args []string
+	Use  []string // the go.work's use lines, as GOWORK names it
+}
+
+func fakeGo(log string, args []string) {
+	if len(args) >= 2 && args[0] == "work" && args[1] == "edit" {
+		real := exec.Command(filepath.Join(runtime.GOROOT(), "bin", "go"), args...)
+		real.Stdout, real.Stderr, real.Env = os.Stdout, os.Stderr, os.Environ()
+		if err := real.Run(); err != nil {
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	c := call{Args: args}
+	if work, err := os.ReadFile(os.Getenv("GOWORK")); err == nil {
+		for line := range strings.Lines(string(work)) {
+			if line = strings.TrimSpace(line); strings.HasPrefix(line, `"`) {
+				c.Use = append(c.Use, strings.Trim(line, `"`))
+			}
+		}
+	}
+	line, _ := json.Marshal(c)
+	f, err := os.OpenFile(log, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		os.Exit(2)
+	}
+	fmt.Fprintln(f, string(line))
+	switch os.Getenv("FAKE_GO_DO") {
+	case "fail":
+		if args[0] == "test" {
+			os.Exit(3)
+		}
+	case "hang":
+		gc := exec.Command(os.Args[0])
+		gc.Env = append(os.Environ(), "FAKE_GO=", "FAKE_GO_GRANDCHILD=1")
+		if err := gc.Start(); err != nil {
+			os.Exit(2)
+		}
+		fmt.Fprintf(f, "%d %d\n", os.Getpid(), gc.Process.Pid)
+		f.Close()
+		waitForever()
+	}
+	f.Close()
+	os.Exit(0)
+}
+
+func waitForever() {
+	c := make(chan os.Signal, 1)
+	signal.Notify(c, syscall.SIGUSR2)
+	<-c
+	os.Exit(4)
+}
+
+// fake sets the test binary up as the go command and TMPDIR to a folder
+// of its own; it returns the log of calls and that folder.
+func fake(t *testing.T, do string) (log, tmp string) {
+	log = filepath.Join(t.TempDir(), "calls")
+	tmp = t.TempDir()
+	t.Setenv("FAKE_GO", log)
+	t.Setenv("FAKE_GO_DO", do)
+	t.Setenv("TMPDIR", tmp)
+	return log, tmp
+}
+
+func calls(t *testing.T, log string) []call {
+	t.Helper()
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cs []call
+	for line := range strings.Lines(string(data)) {
+		var c call
+		if json.Unmarshal([]byte(line), &c) == nil {
+			cs = append(cs, c)
+		}
+	}
+	return cs
+}
+
+// empty fails the test unless dir holds nothing: run removes its folder.
+func empty(t *testing.T, dir string) {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) > 0 {
+		t.Errorf("run left %v in the temporary folder", entries)
+	}
+}
+
+func TestRunVetsThenTestsEveryModuleAndTheREADMEInOneGoCommandEach(t *testing.T) {
+	log, tmp := fake(t, "pass")
+	var out bytes.Buffer
+	code, err := run(t.Context(), os.Args[0], ".", []string{"-short"}, &out, &out)
+	if err != nil || code != 0 {
+		t.Fatalf("run = %d, %v, want 0, nil\n%s", code, err, out.String())
+	}
+	cs := calls(t, log)
+	if len(cs) != 2 {
+		t.Fatalf("the go command was called %d times for vet and test, want 2: %+v", len(cs), cs)
+	}
+	vet, test := cs[0], cs[1]
+	if got, want := vet.Args[:2], []string{"vet", "-race"}; !slices.Equal(got, want) {
+		t.Errorf("first call = go %v, want go vet -race …", vet.Args)
+	}
+	if got, want := test.Args[:3], []string{"test", "-race", "-short"}; !slices.Equal(got, want) {
+		t.Errorf("second call = go %v, want go test -race -short …", test.Args)
+	}
+	if got, want := test.Args[3:], vet.Args[2:]; !slices.Equal(got, want) {
+		t.Errorf("test's packages %v differ from vet's %v", got, want)
+	}
+	pkgs := test.Args[3:]
+	for _, want := range []string{readme.ModulePath + "/...", "./...", "./providers/openai/...", "./events/jetstream/...", "./internal/browsertest/..."} {
+		if !slices.Contains(pkgs, want) {
+			t.Errorf("the packages %v leave out %s", pkgs, want)
+		}
+	}
+	if n := len(test.Use); n != len(pkgs) {
+		t.Errorf("GOWORK uses %d folders for %d package patterns: %v", n, len(pkgs), test.Use)
+	}
+	if blocks := test.Use[len(test.Use)-1]; filepath.Base(blocks) != readme.ModulePath || !strings.HasPrefix(blocks, tmp) {
+		t.Errorf("the last folder GOWORK uses is %s, want the README's module in %s", blocks, tmp)
+	}
+	empty(t, tmp)
+}
+
+func TestRunReturnsTheGoCommandsExitStatus(t *testing.T) {
+	_, tmp := fake(t, "fail")
+	code, err := run(t.Context(), os.Args[0], ".", nil, new(bytes.Buffer), new(bytes.Buffer))
+	if err != nil || code != 3 {
+		t.Errorf("run = %d, %v, want 3, nil: the status go test exited with", code, err)
+	}
+	empty(t, tmp)
+}
+
+// TestRunStoppedByItsBudgetLeavesNoProcessAndNoFolder: the README-blocks
+// check and the tests, stopped one second in while the go command and a
+// child of its run, end every process and remove the workspace.
+func TestRunStoppedByItsBudgetLeavesNoProcessAndNoFolder(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc")
+	}
+	log, tmp := fake(t, "hang")
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	code, err := run(ctx, os.Args[0], ".", nil, new(bytes.Buffer), new(bytes.Buffer))
+	if code == 0 || !errors.As(err, new(*proc.StoppedError)) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("run = %d, %v, want a non-zero status and a *proc.StoppedError for the deadline", code, err)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var goPid, child int
+	for line := range strings.Lines(string(data)) {
+		fmt.Sscanf(line, "%d %d", &goPid, &child)
+	}
+	if goPid == 0 || child == 0 {
+		t.Fatalf("the fake go command wrote no pids:\n%s", data)
+	}
+	if err := proc.Gone(10*time.Second, goPid, goPid, child); err != nil {
+		t.Error(err)
+	}
+	empty(t, tmp)
+}
