@@ -8,11 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/enforcer-go/enforcer/internal/proc"
 )
 
 // benchDeliver appends b.N retry events to a stream over l while one
@@ -120,7 +121,7 @@ func BenchmarkCrossProcessLatencyFile(b *testing.B) {
 			next, stop := iter.Pull2(ReadSSE(resp.Body))
 			defer stop()
 
-			cmd := exec.Command(os.Args[0], "-test.run=^TestSSEOverAFollowedFileDeliversAnotherProcesssTurns$")
+			cmd := proc.ForTest(b, os.Args[0], "-test.run=^TestSSEOverAFollowedFileDeliversAnotherProcesssTurns$")
 			cmd.Env = append(os.Environ(), "EVENTS_FOLLOW_WRITER="+path, "EVENTS_FOLLOW_STEP=1")
 			in, _ := cmd.StdinPipe()
 			out, _ := cmd.StdoutPipe()

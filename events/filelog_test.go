@@ -7,13 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/enforcer-go/enforcer/internal/proc"
 )
 
 // withTicker replaces the interval ticker of SyncEvery and reports each
@@ -298,7 +299,7 @@ func TestFileLogKeepsAcknowledgedRecordsWhenTheProcessIsKilled(t *testing.T) {
 		t.Skip("starts a child process")
 	}
 	path := filepath.Join(t.TempDir(), "session.ndjson")
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFileLogKeepsAcknowledgedRecordsWhenTheProcessIsKilled$")
+	cmd := proc.ForTest(t, os.Args[0], "-test.run=^TestFileLogKeepsAcknowledgedRecordsWhenTheProcessIsKilled$")
 	cmd.Env = append(os.Environ(), "EVENTS_CRASH_CHILD="+path)
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -9,13 +9,14 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/enforcer-go/enforcer/internal/proc"
 )
 
 // withPollTick replaces the poll ticker of a waiting FollowFile reader.
@@ -206,7 +207,7 @@ func TestSSEOverAFollowedFileDeliversAnotherProcesssTurns(t *testing.T) {
 	}
 	defer resp.Body.Close()
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSSEOverAFollowedFileDeliversAnotherProcesssTurns$")
+	cmd := proc.ForTest(t, os.Args[0], "-test.run=^TestSSEOverAFollowedFileDeliversAnotherProcesssTurns$")
 	cmd.Env = append(os.Environ(), "EVENTS_FOLLOW_WRITER="+path)
 	out, err := cmd.CombinedOutput() // the child has written every turn when it exits
 	if err != nil {

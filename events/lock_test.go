@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/enforcer-go/enforcer/internal/proc"
 )
 
 func skipWithoutFlock(t *testing.T) {
@@ -80,7 +82,7 @@ func TestASecondProcessCannotOpenAFileLogInUse(t *testing.T) {
 	if _, err := s.Append(TurnStarted{TurnID: "t"}); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestASecondProcessCannotOpenAFileLogInUse$")
+	cmd := proc.ForTest(t, os.Args[0], "-test.run=^TestASecondProcessCannotOpenAFileLogInUse$")
 	cmd.Env = append(os.Environ(), "EVENTS_LOCK_CHILD="+path)
 	err := cmd.Run()
 	var ee *exec.ExitError

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +18,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
 	enforcerjs "github.com/enforcer-go/enforcer/events/jetstream"
+	"github.com/enforcer-go/enforcer/internal/proc"
 )
 
 // writerEnv names the server a re-run of this test binary writes turns
@@ -111,7 +111,7 @@ func writer(url string) int {
 // crossProcess is a writer process on the server at url and an SSE
 // client of a stream in this process that follows the session.
 type crossProcess struct {
-	cmd   *exec.Cmd
+	cmd   *proc.Cmd
 	in    io.WriteCloser
 	acks  *bufio.Scanner
 	next  func() (events.Notification, error, bool)
@@ -136,7 +136,7 @@ func startCrossProcess(t testing.TB, url string, js jetstream.JetStream, env ...
 		t.Fatal(err)
 	}
 	next, stop := iter.Pull2(events.ReadSSE(resp.Body))
-	cmd := exec.Command(os.Args[0])
+	cmd := proc.ForTest(t, os.Args[0])
 	cmd.Env = append(append(os.Environ(), writerEnv+"="+url), env...)
 	in, _ := cmd.StdinPipe()
 	out, _ := cmd.StdoutPipe()

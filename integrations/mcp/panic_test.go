@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/agent/agenttest"
 	enforcermcp "github.com/enforcer-go/enforcer/integrations/mcp"
+	"github.com/enforcer-go/enforcer/internal/proc"
 )
 
 // serverEnv makes the test binary, started again with it set, an MCP
@@ -35,12 +35,12 @@ func TestMain(m *testing.M) {
 }
 
 func TestAServerThatPanicsIsAToolErrorTheModelSees(t *testing.T) {
-	cmd := exec.CommandContext(t.Context(), os.Args[0])
+	cmd := proc.ForTest(t, os.Args[0])
 	cmd.Env = append(os.Environ(), serverEnv+"=panics")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).
-		Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, nil)
+		Connect(t.Context(), &mcp.CommandTransport{Command: cmd.Cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/enforcer-go/enforcer/internal/proc"
 )
 
 // browsers are the names a Chromium or Chrome goes by on PATH, the
@@ -21,27 +22,20 @@ var browsers = []string{"chromium-headless-shell", "headless_shell", "headless-s
 // launches are the ways each browser is tried, in order: the second keeps
 // shared memory in /dev/shm and runs without the zygote, for machines on
 // which the first fails to start; the third gives the browser a home and
-// config directories it can write (a CI user's HOME may be missing or
-// read-only, and Chromium's crash handler stops the start without one)
+// config directories it can write (home: a CI user's HOME may be missing
+// or read-only, and Chromium's crash handler stops the start without one)
 // and starts no crash handler; the last runs the browser as one process
 // (no renderer, GPU or utility processes to start, for a machine that
 // limits how many processes or threads a user may have).
-var launches = [][]chromedp.ExecAllocatorOption{
-	{},
-	{chromedp.Flag("disable-dev-shm-usage", false), chromedp.Flag("no-zygote", true)},
-	{chromedp.Env(writableHome()...), chromedp.Flag("disable-crashpad-for-testing", true), chromedp.Flag("no-zygote", true)},
-	{chromedp.Env(writableHome()...), chromedp.Flag("disable-crashpad-for-testing", true), chromedp.Flag("no-zygote", true),
-		chromedp.Flag("single-process", true)},
-}
-
-// writableHome is HOME and the XDG directories set to one directory
-// under the temporary one, the same each run.
-func writableHome() []string {
-	dir := filepath.Join(os.TempDir(), "browsertest-home")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil
+func launches(home string) [][]chromedp.ExecAllocatorOption {
+	env := chromedp.Env("HOME="+home, "XDG_CONFIG_HOME="+home+"/.config", "XDG_CACHE_HOME="+home+"/.cache", "XDG_RUNTIME_DIR="+home)
+	return [][]chromedp.ExecAllocatorOption{
+		{},
+		{chromedp.Flag("disable-dev-shm-usage", false), chromedp.Flag("no-zygote", true)},
+		{env, chromedp.Flag("disable-crashpad-for-testing", true), chromedp.Flag("no-zygote", true)},
+		{env, chromedp.Flag("disable-crashpad-for-testing", true), chromedp.Flag("no-zygote", true),
+			chromedp.Flag("single-process", true)},
 	}
-	return []string{"HOME=" + dir, "XDG_CONFIG_HOME=" + dir + "/.config", "XDG_CACHE_HOME=" + dir + "/.cache", "XDG_RUNTIME_DIR=" + dir}
 }
 
 // startBrowser starts a headless browser with a 900×600 window and returns
@@ -69,8 +63,9 @@ func startBrowser(t *testing.T) (context.Context, context.CancelFunc) {
 		t.Skip(msg)
 	}
 	var failures []string
+	home := t.TempDir()
 	for _, path := range found {
-		for i, extra := range launches {
+		for i, extra := range launches(home) {
 			opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
 				chromedp.DisableGPU, chromedp.Flag("disable-quic", true), chromedp.Flag("disable-component-update", true),
 				chromedp.WindowSize(900, 600), chromedp.Flag("lang", "en-US"))
@@ -92,19 +87,19 @@ func startBrowser(t *testing.T) (context.Context, context.CancelFunc) {
 		}
 	}
 	for _, path := range found {
-		failures = append(failures, plainStart(path))
+		failures = append(failures, plainStart(t, path))
 	}
 	t.Fatalf("no browser started:\n%s", strings.Join(failures, "\n\n"))
 	return nil, nil
 }
 
 // plainStart runs the browser once by hand, with the fewest flags, and
-// says how it ended: the exit status or signal chromedp does not report.
-func plainStart(path string) string {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+// says what happened.
+func plainStart(t *testing.T, path string) string {
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, path, "--headless", "--no-sandbox", "--disable-gpu",
-		"--user-data-dir="+os.TempDir()+"/browsertest-plain", "--dump-dom", "about:blank")
+	cmd := proc.Command(ctx, path, "--headless", "--no-sandbox", "--disable-gpu",
+		"--user-data-dir="+t.TempDir(), "--dump-dom", "about:blank")
 	out, err := cmd.CombinedOutput()
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) > 15 {

@@ -2,6 +2,6 @@
 // independent validator (github.com/santhosh-tekuri/jsonschema/v6): a
 // differential fuzz test over generated schemas and answers, and a run
 // over a corpus of real-world schemas. It is a module of its own so that
-// the core module keeps its three dependencies; the root's
-// `go test ./...` runs it through internal/modules.
+// the core module keeps its three dependencies; the test command
+// (internal/testall) runs it.
 package oracle

@@ -82,10 +82,11 @@ func earlier(deadline, now time.Time) time.Time {
 	return deadline.Add(-Margin)
 }
 
-// Start starts the child, as [exec.Cmd.Start] does.
+// Start starts the child, as [exec.Cmd.Start] does; when the context
+// is already done, the error is a *[StoppedError].
 func (c *Cmd) Start() error {
 	c.start = time.Now()
-	return c.Cmd.Start()
+	return c.stopped(c.Cmd.Start(), nil)
 }
 
 // Wait waits for the child to exit, then kills what is left of its

@@ -175,33 +175,85 @@ func TestRunReturnsTheGoCommandsExitStatus(t *testing.T) {
 	empty(t, tmp)
 }
 
-// TestRunStoppedByItsBudgetLeavesNoProcessAndNoFolder: the README-blocks
-// check and the tests, stopped one second in while the go command and a
+// TestRunStoppedWhileItsChildrenRunLeavesNoProcessAndNoFolder: the
+// README-blocks check and the tests, stopped while the go command and a
 // child of its run, end every process and remove the workspace.
-func TestRunStoppedByItsBudgetLeavesNoProcessAndNoFolder(t *testing.T) {
+func TestRunStoppedWhileItsChildrenRunLeavesNoProcessAndNoFolder(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads /proc")
 	}
 	log, tmp := fake(t, "hang")
-	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
-	defer cancel()
-	code, err := run(ctx, os.Args[0], ".", nil, new(bytes.Buffer), new(bytes.Buffer))
-	if code == 0 || !errors.As(err, new(*proc.StoppedError)) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("run = %d, %v, want a non-zero status and a *proc.StoppedError for the deadline", code, err)
-	}
-	data, err := os.ReadFile(log)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, cancel := context.WithCancelCause(t.Context())
+	defer cancel(nil)
 	var goPid, child int
-	for line := range strings.Lines(string(data)) {
-		fmt.Sscanf(line, "%d %d", &goPid, &child)
+	found := make(chan struct{})
+	go func() { // stop run once the go command and its child both run
+		defer close(found)
+		defer cancel(errBudget)
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			data, _ := os.ReadFile(log)
+			for line := range strings.Lines(string(data)) {
+				if n, _ := fmt.Sscanf(line, "%d %d", &goPid, &child); n == 2 {
+					return
+				}
+			}
+		}
+	}()
+	code, err := run(ctx, os.Args[0], ".", nil, new(bytes.Buffer), new(bytes.Buffer))
+	<-found
+	if code == 0 || !errors.As(err, new(*proc.StoppedError)) || !errors.Is(err, errBudget) {
+		t.Fatalf("run = %d, %v, want a non-zero status and a *proc.StoppedError for the budget", code, err)
 	}
 	if goPid == 0 || child == 0 {
-		t.Fatalf("the fake go command wrote no pids:\n%s", data)
+		t.Fatal("the fake go command wrote no pids")
 	}
 	if err := proc.Gone(10*time.Second, goPid, goPid, child); err != nil {
 		t.Error(err)
 	}
 	empty(t, tmp)
+}
+
+var errBudget = errors.New("the budget is spent")
+
+func TestRunWithItsBudgetSpentBeforeItStartsRunsNothing(t *testing.T) {
+	log, tmp := fake(t, "pass")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	cancel(errBudget)
+	code, err := run(ctx, os.Args[0], ".", nil, new(bytes.Buffer), new(bytes.Buffer))
+	if code == 0 || !errors.Is(err, errBudget) {
+		t.Errorf("run = %d, %v, want a non-zero status and the budget's cause", code, err)
+	}
+	if _, err := os.Stat(log); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the go command ran vet or test (%v)", err)
+	}
+	empty(t, tmp)
+}
+
+// TestTheREADMEShowsThisCommandAndCIRunsIt: the README's first commands
+// name this program as the test command, and .ci/run runs it as written.
+func TestTheREADMEShowsThisCommandAndCIRunsIt(t *testing.T) {
+	const command = "go run ./internal/testall"
+	blocks, err := readme.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first readme.Block
+	for _, b := range blocks {
+		if b.Info == "sh" {
+			first = b
+			break
+		}
+	}
+	if !slices.ContainsFunc(strings.Split(first.Text, "\n"), func(line string) bool {
+		return strings.HasPrefix(line, command+" ")
+	}) {
+		t.Errorf("the README's first sh block does not show %q:\n%s", command, first.Text)
+	}
+	ci, err := os.ReadFile(filepath.Join("..", "..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(strings.Split(string(ci), "\n"), command) {
+		t.Errorf(".ci/run has no line %q", command)
+	}
 }
