@@ -448,7 +448,7 @@ func decodeLine(line []byte, seq int64) (Record, error) {
 		return Record{}, err
 	}
 	if rec.Sequence != seq {
-		return Record{}, fmt.Errorf("%w: sequence %d where %d was due", ErrCorrupt, rec.Sequence, seq)
+		return Record{}, errors.Join(ErrCorrupt, fmt.Errorf("sequence %d where %d was due", rec.Sequence, seq))
 	}
 	return rec, nil
 }
