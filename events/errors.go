@@ -56,7 +56,7 @@ type Error struct {
 // <cause>", each part only when there is one ("events" stands for a
 // missing sentinel), as in
 //
-//	events: corrupt log: read record 1: damaged line at byte 0: unexpected end of JSON input
+//	events: corrupt log: read record 1: line 1 at byte 0 is not a record: unexpected end of JSON input
 func (e *Error) Error() string {
 	kind, cause := e.parts()
 	s := "events"

@@ -53,11 +53,13 @@ func TestACorruptLogSaysWhereThenWhy(t *testing.T) {
 		cause   any // what the cause must match with errors.As, if anything
 	}{
 		{"the writer's OpenFile of a damaged line", [][]byte{[]byte("{\n"), lines[0]}, openFile,
-			"events: corrupt log: open record 1: damaged line at byte 0: unexpected end of JSON input", &syntax},
+			"events: corrupt log: open record 1: line 1 at byte 0 is not a record: unexpected end of JSON input", &syntax},
 		{"a reader's FollowFile of a damaged line", [][]byte{[]byte("{\n"), lines[0]}, followFile,
-			"events: corrupt log: read record 1: damaged line at byte 0: unexpected end of JSON input", &syntax},
+			"events: corrupt log: read record 1: line 1 at byte 0 is not a record: unexpected end of JSON input", &syntax},
 		{"the writer's OpenFile of a gap", [][]byte{lines[0], lines[2]}, openFile,
-			fmt.Sprintf("events: corrupt log: open record 2: at byte %d: sequence 3 where 2 was due", len(lines[0])), nil},
+			fmt.Sprintf("events: corrupt log: open record 2: line 2 at byte %d: sequence 3 where 2 was due", len(lines[0])), nil},
+		{"a reader's FollowFile once a record follows a damaged last line", [][]byte{lines[0], []byte("x\n")}, followThenGrow(lines[1]),
+			fmt.Sprintf("events: corrupt log: read record 2: line 2 at byte %d is not a record: invalid character 'x' looking for beginning of value", len(lines[0])), &syntax},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,5 +83,31 @@ func TestACorruptLogSaysWhereThenWhy(t *testing.T) {
 				t.Errorf("error %v: want its cause, a %T", err, tt.cause)
 			}
 		})
+	}
+}
+
+// followThenGrow opens a log with FollowFile, appends more to the file,
+// and returns the error the log then reads.
+func followThenGrow(more []byte) func(string) (Log, error) {
+	return func(p string) (Log, error) {
+		l, err := FollowFile(p)
+		if err != nil {
+			return nil, err
+		}
+		defer l.Close()
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if _, err := f.Write(more); err != nil {
+			return nil, err
+		}
+		for _, err := range l.Records(0) {
+			if err != nil {
+				return nil, err
+			}
+		}
+		return nil, errors.New("no error after the file grew")
 	}
 }

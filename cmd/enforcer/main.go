@@ -36,7 +36,9 @@
 //
 // tail and view read the log as events.FollowFile does, without locking it, so
 // they may watch a session that another process is writing. Bad arguments and files that cannot be read
-// get a one-line error and exit status 2.
+// get a one-line error and exit status 2; so does a damaged log, or a file
+// that is not one, naming its first line that is not a record and why (a
+// last line that is not JSON is taken for a torn write, and waited on).
 package main
 
 import (

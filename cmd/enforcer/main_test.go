@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -342,6 +343,35 @@ func TestTailRefusesBadArgumentsAndDamagedLogs(t *testing.T) {
 			code, stdout, stderr := runCmd(t.Context(), "", tt.args...)
 			wantOneLineError(t, code, stdout, stderr, tt.want)
 		})
+	}
+}
+
+// A file that is not a session log is refused by tail and view alike,
+// as events.FollowFile finds it: naming its first line that is not a
+// record, and why, before anything is printed or served.
+func TestTailAndViewRefuseAFileThatIsNotALog(t *testing.T) {
+	path, s := writeLog(t, session[:1]...)
+	s.Close()
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, content, want string
+	}{
+		{"a JSON document", `{"a":1}` + "\n", `line 1 at byte 0 is not a record: unknown record kind ""`},
+		{"a line of an unknown kind", `{"seq":1,"kind":"bogus"}` + "\n", `line 1 at byte 0 is not a record: unknown record kind "bogus"`},
+		{"a JSON document after a record", string(good) + `{"a":1}` + "\n", fmt.Sprintf(`line 2 at byte %d is not a record: unknown record kind ""`, len(good))},
+		{"a JSON document on several lines", "{\n  \"a\": 1\n}\n", "line 1 at byte 0 is not a record: unexpected end of JSON input"},
+	}
+	for _, tt := range tests {
+		p := write(t, "not-a-log.json", tt.content)
+		for _, args := range [][]string{{"tail", "-follow=false"}, {"tail"}, {"view"}} {
+			t.Run(strings.Join(args, " ")+" refuses "+tt.name, func(t *testing.T) {
+				code, stdout, stderr := runCmd(bounded(t), "", append(args, p)...)
+				wantOneLineError(t, code, stdout, stderr, tt.want)
+			})
+		}
 	}
 }
 
