@@ -213,12 +213,18 @@ func (l *fileLog) Wait(ctx context.Context, after int64) error {
 // deliver them live, in order, each once. The stream owns log; Append is
 // refused with [ErrInvalid]. When the log fails (unreadable, a foreign or
 // out-of-sequence record) the stream closes and waiters end with
-// [ErrClosed] wrapping its error.
+// [ErrClosed] wrapping its error. An empty id follows the session of the
+// log's first record, for a viewer of any log: until one is read the
+// stream holds nothing, and a cursor is [ErrStale].
 func Follow(id string, log Follower, opts ...Option) (*Stream, error) {
 	if log == nil {
 		return nil, &Error{Op: "open", Detail: "nil log", Err: ErrInvalid}
 	}
-	s, err := NewStream(id, log, opts...)
+	o, err := newStreamOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newStream(id, log, o)
 	if err != nil {
 		return nil, err
 	}
@@ -243,8 +249,10 @@ func (s *Stream) pump(ctx context.Context, log Follower) {
 			return
 		}
 		for rec, err := range log.Records(last) {
-			if err == nil && rec.Stream != s.id {
-				err = &Error{Op: "follow", Seq: rec.Sequence, Detail: fmt.Sprintf("record belongs to session %q", rec.Stream), Err: ErrCorrupt}
+			if err == nil {
+				s.mu.Lock()
+				err = s.belongs("follow", rec)
+				s.mu.Unlock()
 			}
 			if err == nil && rec.Sequence != last+1 {
 				err = &Error{Op: "follow", Seq: rec.Sequence, Detail: fmt.Sprintf("sequence must be %d", last+1), Err: ErrCorrupt}

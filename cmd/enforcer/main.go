@@ -24,7 +24,8 @@
 //
 // view serves the live session page for a file log on localhost at /
 // (any other path is 404), prints its URL, and follows the file until interrupted: the records appended
-// to it reach the open page as they land (events.Follow). It answers only
+// to it reach the open page as they land (events.Follow). An empty log is
+// served too: a session whose first record has not landed yet. It answers only
 // requests for localhost or a loopback IP at its port (else 403), so a web
 // page cannot read the session through DNS rebinding.
 //

@@ -31,22 +31,10 @@ func view(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("view: %w", err)
 	}
-	var session string
-	for rec, err := range log.Records(0) {
-		if err != nil {
-			log.Close()
-			return fmt.Errorf("view: %w", err)
-		}
-		session = rec.Stream
-		break
-	}
-	if session == "" {
-		log.Close()
-		return fmt.Errorf("view: %s holds no records yet", fs.Arg(0))
-	}
 	// The stream delivers the records another process appends to the
-	// file as they land, to the page and every event-stream client.
-	s, err := events.Follow(session, log)
+	// file as they land, to the page and every event-stream client; the
+	// session is the one the log's first record names, whenever it lands.
+	s, err := events.Follow("", log)
 	if err != nil {
 		log.Close()
 		return fmt.Errorf("view: %w", err)
