@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -77,12 +76,6 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 
 var errTooLong = errors.New("file is too long")
 
-// helpError is a subcommand's usage, asked for with -h: run prints it and
-// exits 0.
-type helpError string
-
-func (h helpError) Error() string { return string(h) }
-
 // readBounded reads at most limit bytes of the file name ("-" is stdin),
 // and errTooLong with them when the file holds more. A FIFO is refused
 // before it is opened: opening one blocks until something writes to it.
@@ -109,28 +102,6 @@ func readBounded(name string, stdin io.Reader, limit int64) ([]byte, error) {
 		return b[:limit], fmt.Errorf("%s: %w (over %d bytes)", name, errTooLong, limit)
 	}
 	return b, nil
-}
-
-// newFlags is a flag set whose errors run reports as one line.
-func newFlags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return fs
-}
-
-// parse parses args into fs, saying what went wrong in one line.
-func parse(fs *flag.FlagSet, args []string, operands string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			var b strings.Builder
-			fmt.Fprintf(&b, "usage: enforcer %s [flags] %s\n", fs.Name(), operands)
-			fs.SetOutput(&b)
-			fs.PrintDefaults()
-			return helpError(b.String())
-		}
-		return fmt.Errorf("%s: %w", fs.Name(), err)
-	}
-	return nil
 }
 
 // oneLine makes an error message one line of at most 400 bytes.
