@@ -20,12 +20,11 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	attempt := fs.Int("attempt", 1, "the attempt the answer is, for the corrective message (1..retries)")
 	retries := fs.Int("retries", 1, fmt.Sprintf("the output retries of the run (1..%d), as agent.WithOutputRetries", enforce.MaxRetries))
 	repair := fs.String("repair", "", "repairs to apply to an answer that fails as written: fence, syntax, prose, coerce, comma-separated, or all (as enforce.ParseRepairs)")
-	if err := parse(fs, args, "SCHEMA ANSWER"); err != nil {
+	files, err := parse(fs, args, "SCHEMA", "ANSWER")
+	if err != nil {
 		return 0, err
 	}
 	switch {
-	case fs.NArg() != 2:
-		return 0, fmt.Errorf("check: want SCHEMA and ANSWER, got %d arguments", fs.NArg())
 	case *retries < 1 || *retries > enforce.MaxRetries:
 		return 0, fmt.Errorf("check: -retries %d is not in 1..%d", *retries, enforce.MaxRetries)
 	case *attempt < 1 || *attempt > *retries:
@@ -35,18 +34,18 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("check: -repair: %w", err)
 	}
-	schemaText, err := readBounded(fs.Arg(0), nil, maxSchemaBytes)
+	schemaText, err := readBounded(files[0], nil, maxSchemaBytes)
 	if err != nil {
 		return 0, fmt.Errorf("check: schema: %w", err)
 	}
 	schema, err := enforce.CompileSchema(schemaText)
 	if err != nil {
-		return 0, fmt.Errorf("check: schema %s: %w", fs.Arg(0), err)
+		return 0, fmt.Errorf("check: schema %s: %w", files[0], err)
 	}
 	schema = schema.WithRepairs(repairs)
 	// One byte past the size bound is enough for Check to refuse an
 	// answer as too long, without holding all of it.
-	answer, err := readBounded(fs.Arg(1), stdin, enforce.MaxAnswerBytes+1)
+	answer, err := readBounded(files[1], stdin, enforce.MaxAnswerBytes+1)
 	if err != nil && !errors.Is(err, errTooLong) {
 		return 0, fmt.Errorf("check: answer: %w", err)
 	}

@@ -7,6 +7,10 @@
 //	enforcer view [-addr HOST:PORT] LOG
 //	enforcer schema [-provider P] FILE
 //
+// Flags may come before, between or after the operands, as in
+// "enforcer schema FILE -provider anthropic"; -- ends the flags, for a
+// file whose name starts with a dash.
+//
 // check judges ANSWER (a file, or - for standard input) against the JSON
 // Schema in SCHEMA exactly as the library does (enforce.CompileSchema,
 // then Schema.Check): it prints "pass" and exits 0, or prints the
@@ -71,6 +75,7 @@ const usage = `usage:
   enforcer tail [-follow=false] LOG                        print a session log, following it
   enforcer view [-addr HOST:PORT] LOG                      serve the live page for a session log
   enforcer schema [-provider P] FILE                       what a provider's native mode enforces of a schema
+flags may also come after the operands; -- ends the flags
 `
 
 // run is the command: it parses args, runs the subcommand and returns the

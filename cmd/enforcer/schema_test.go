@@ -68,7 +68,7 @@ func TestSchemaRefusesBadArgumentsAndFiles(t *testing.T) {
 		want string
 	}{
 		{"an unknown provider", []string{"-provider", "nope", good}, `unknown profile "nope"`},
-		{"no file", nil, "want FILE, got 0 arguments"},
+		{"no file", nil, "want one FILE, got 0 arguments"},
 		{"a missing file", []string{"/nonexistent/schema.json"}, "no such file"},
 		{"a schema the library refuses", []string{write(t, "bad.json", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "$dynamicRef": "#x"}`)}, "$dynamicRef"},
 	}
