@@ -58,7 +58,7 @@ func writeReport(w io.Writer, r native.Report) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", at, k.Name, by, note)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%d of %d keywords judged by enforcer only\n", r.Dropped(), len(r.Keywords))
+	fmt.Fprintf(w, "%d of %s judged by enforcer only\n", r.Dropped(), count(len(r.Keywords), "keyword"))
 	if len(r.Nullable) > 0 {
 		fmt.Fprintf(w, "sent as nullable, a null read back as left out: %s\n", strings.Join(r.Nullable, ", "))
 	}
