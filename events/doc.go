@@ -89,7 +89,8 @@
 // or line and paragraph separators; others are refused with [ErrInvalid].
 // A file log line is at most 16 MiB: a longer one, or a last line that
 // reached the bound without its newline, is [ErrCorrupt], not a record
-// still being written. [ReadSSE] refuses a line or event over 1 MiB.
+// still being written. So is a line that is JSON but no record, even last:
+// no crash leaves one. [ReadSSE] refuses a line or event over 1 MiB.
 // An HTTP client must accept each event within 10 seconds
 // (a write deadline) or its response ends; the response also ends when
 // the stream closes.

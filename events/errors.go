@@ -42,7 +42,9 @@ var (
 )
 
 // Error is the one error type of this package. Err is one of the sentinels
-// above or an underlying I/O or decoding error.
+// above, an underlying I/O or decoding error, or a sentinel joined with the
+// error that caused it (errors.Join(ErrCorrupt, cause), or
+// fmt.Errorf("%w: %w", ErrClosed, cause)).
 type Error struct {
 	Op     string // what was being done: "append", "open", "read", "subscribe", ...
 	Seq    int64  // the record's sequence number, when one is involved
@@ -50,11 +52,16 @@ type Error struct {
 	Err    error
 }
 
-// Error reads "<sentinel or cause>: <op> [record N]: <detail>".
+// Error reads from the outside in, "<sentinel>: <op> [record N]: <detail>:
+// <cause>", each part only when there is one ("events" stands for a
+// missing sentinel), as in
+//
+//	events: corrupt log: read record 1: line 1 at byte 0 is not a record: unexpected end of JSON input
 func (e *Error) Error() string {
+	kind, cause := e.parts()
 	s := "events"
-	if e.Err != nil {
-		s = e.Err.Error()
+	if kind != nil {
+		s = kind.Error()
 	}
 	s += ": " + e.Op
 	if e.Seq > 0 {
@@ -63,7 +70,36 @@ func (e *Error) Error() string {
 	if e.Detail != "" {
 		s += ": " + e.Detail
 	}
+	for _, c := range cause {
+		s += ": " + c.Error()
+	}
 	return s
+}
+
+// parts splits Err into its sentinel (nil when it has none) and the
+// errors that caused it.
+func (e *Error) parts() (kind error, cause []error) {
+	switch {
+	case e.Err == nil:
+		return nil, nil
+	case isSentinel(e.Err):
+		return e.Err, nil
+	}
+	if j, ok := e.Err.(interface{ Unwrap() []error }); ok {
+		if errs := j.Unwrap(); len(errs) > 1 && isSentinel(errs[0]) {
+			return errs[0], errs[1:]
+		}
+	}
+	return nil, []error{e.Err}
+}
+
+// isSentinel reports whether err is one of the sentinels above.
+func isSentinel(err error) bool {
+	switch err {
+	case ErrInvalid, ErrCorrupt, ErrCursor, ErrStale, ErrClosed, ErrLocked, ErrConflict, ErrUnknownMethod:
+		return true
+	}
+	return false
 }
 
 func (e *Error) Unwrap() error { return e.Err }

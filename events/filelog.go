@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,10 +25,12 @@ const maxLine = 16 << 20
 // second OpenFile, in this process or another, fails with [ErrLocked].
 // Once the name no longer names the locked file, or its size is not its
 // records', appends fail with an error matching [ErrClosed]. Opening
-// recovers from a crash: a torn last line is truncated away; other
-// damage, a sequence gap or a line over 16 MiB is [ErrCorrupt], the file
-// left as it is. Each Append fsyncs before it returns unless [SyncEvery]
-// batches.
+// recovers from a crash: a torn last line (one that is not JSON, as a
+// crash leaves it) is truncated away. Other damage is [ErrCorrupt], naming
+// the first line that is not the record due there, and the file is left
+// as it is: a line that is JSON but no record (a file that is not a log), a
+// sequence gap, a damaged line before the last, a line over 16 MiB. Each
+// Append fsyncs before it returns unless [SyncEvery] batches.
 func OpenFile(name string, opts ...FileOption) (Log, error) {
 	// Details. Elsewhere than flock's systems no lock is taken and two
 	// writers would damage the log. The lock belongs to the file, not its
@@ -113,7 +116,7 @@ func openLog(f *os.File, name string, created bool, o fileOptions) (*fileLog, er
 	if err != nil {
 		return nil, &Error{Op: "open", Err: err}
 	}
-	offsets, good, _, err := scanLog(io.NewSectionReader(f, 0, st.Size()), 0, 0)
+	offsets, good, _, err := scanLog(io.NewSectionReader(f, 0, st.Size()), "open", 0, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +172,7 @@ type fileLog struct {
 	grew     chan struct{}     // closed when records are added; nil while nobody waits
 	lastSum  [sha256.Size]byte // FollowFile: hash of the line of the last record read
 	tail     int64             // FollowFile: bytes after size read already, holding no record yet
-	tailBad  bool              // FollowFile: they hold a complete line that is not a record
+	tailBad  error             // FollowFile: why they hold a complete line that is not a record
 	scanned  int64             // FollowFile: bytes refresh read, for tests
 }
 
@@ -312,23 +315,25 @@ func (l *fileLog) Records(after int64) iter.Seq2[Record, error] {
 		}
 		br := bufio.NewReaderSize(io.NewSectionReader(l.f, start, end-start), 64<<10)
 		var buf []byte
-		for seq := after + 1; seq <= n; seq++ {
-			line, _, complete, err := readLine(br, buf)
+		for seq, off := after+1, start; seq <= n; seq++ {
+			line, size, complete, err := readLine(br, buf)
 			buf = line
 			if err == nil && !complete {
 				err = io.ErrUnexpectedEOF
-			}
-			var rec Record
-			if err == nil {
-				rec, err = decodeLine(line, seq)
 			}
 			if err != nil {
 				yield(Record{}, &Error{Op: "read", Seq: seq, Err: err})
 				return
 			}
+			rec, err := decodeLine(line, "read", seq, off)
+			if err != nil {
+				yield(Record{}, err)
+				return
+			}
 			if !yield(rec, nil) {
 				return
 			}
+			off += size
 		}
 	}
 }
@@ -361,19 +366,19 @@ func (l *fileLog) Close() error {
 
 // scanLog reads a log file from the start and returns where each record
 // starts, the length of the good prefix (everything up to a damaged last
-// line) and the length of its complete lines (past good when the last
-// complete line is damaged). The first line read must hold record base+1;
-// r starts at byte from of the file, for the offsets errors name.
-// A line that is, or without its newline already is, over maxLine bytes
-// is ErrCorrupt, even last: no write of a log makes one, so it is no line
-// still being written or torn by a crash.
-func scanLog(r io.Reader, base, from int64) (offsets []int64, good, end int64, err error) {
+// line) and, when the last complete line is damaged as a torn write can
+// leave it, why (an error naming it). The first line read must hold
+// record base+1; r starts at byte from of the file, for the offsets
+// errors name; op is theirs. A line that is, or without its newline
+// already is, over maxLine bytes is ErrCorrupt, even last: no write of a
+// log makes one, so it is no line still being written or torn by a crash.
+// Nor is a complete line that is JSON but not the record due (another
+// document, an unknown kind, a record out of sequence): a torn write
+// leaves a part of a record, which is no JSON value.
+func scanLog(r io.Reader, op string, base, from int64) (offsets []int64, good int64, torn, err error) {
 	br := bufio.NewReaderSize(r, 64<<10)
-	var (
-		buf    []byte
-		bad    error // why the previous complete line is damaged
-		badOff int64
-	)
+	var buf []byte
+	var end int64 // bytes of the complete lines read
 	for {
 		line, n, complete, rerr := readLine(br, buf)
 		buf = line
@@ -383,27 +388,27 @@ func scanLog(r io.Reader, base, from int64) (offsets []int64, good, end int64, e
 		seq := base + int64(len(offsets)) + 1
 		switch {
 		case rerr == errLineTooLong || !complete && n >= maxLine:
-			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("the line at byte %d is over the %d-byte line bound", from+end, maxLine), Err: ErrCorrupt}
+			return nil, 0, nil, &Error{Op: op, Seq: seq, Detail: fmt.Sprintf("the line at byte %d is over the %d-byte line bound", from+end, maxLine), Err: ErrCorrupt}
 		case rerr != nil:
-			return nil, 0, 0, &Error{Op: "open", Err: rerr}
-		case bad != nil: // a damaged line with more after it is not a torn write
-			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("damaged line at byte %d", from+badOff), Err: errors.Join(ErrCorrupt, bad)}
+			return nil, 0, nil, &Error{Op: op, Err: rerr}
+		case torn != nil: // a damaged line with more after it is not a torn write
+			return nil, 0, nil, torn
 		case !complete:
-			return offsets, good, end, nil
+			return offsets, good, nil, nil
 		}
-		_, derr := decodeLine(line, seq)
+		_, derr := decodeLine(line, op, seq, from+end)
 		switch {
 		case derr == nil:
 			offsets = append(offsets, end)
 			good = end + n
-		case errors.Is(derr, ErrCorrupt):
-			return nil, 0, 0, &Error{Op: "open", Seq: seq, Detail: fmt.Sprintf("at byte %d", from+end), Err: derr}
+		case json.Valid(line):
+			return nil, 0, nil, derr
 		default:
-			bad, badOff = derr, end
+			torn = derr
 		}
 		end += n
 	}
-	return offsets, good, end, nil
+	return offsets, good, torn, nil
 }
 
 var errLineTooLong = errors.New("line too long")
@@ -439,16 +444,17 @@ func readLine(br *bufio.Reader, buf []byte) (line []byte, n int64, complete bool
 	}
 }
 
-// decodeLine decodes one complete line that should hold record seq. A
-// record that decodes but is out of sequence is ErrCorrupt: no torn write
-// produces one.
-func decodeLine(line []byte, seq int64) (Record, error) {
+// decodeLine decodes line, complete, which should hold record seq and
+// starts at byte off of the file. When it does not, it returns an *Error
+// of op matching ErrCorrupt that names the line and says why; scanLog
+// decides whether a torn write could have left it.
+func decodeLine(line []byte, op string, seq, off int64) (Record, error) {
 	var rec Record
 	if err := rec.UnmarshalJSON(bytes.TrimSuffix(line, []byte("\n"))); err != nil {
-		return Record{}, err
+		return Record{}, &Error{Op: op, Seq: seq, Detail: fmt.Sprintf("line %d at byte %d is not a record", seq, off), Err: errors.Join(ErrCorrupt, err)}
 	}
 	if rec.Sequence != seq {
-		return Record{}, fmt.Errorf("%w: sequence %d where %d was due", ErrCorrupt, rec.Sequence, seq)
+		return Record{}, &Error{Op: op, Seq: seq, Detail: fmt.Sprintf("line %d at byte %d", seq, off), Err: errors.Join(ErrCorrupt, fmt.Errorf("sequence %d where %d was due", rec.Sequence, seq))}
 	}
 	return rec, nil
 }

@@ -150,6 +150,57 @@ func TestOpenFileRefusesDamageBeforeTheLastLine(t *testing.T) {
 	}
 }
 
+// No crash leaves a line that is JSON but no record — a torn write of a
+// record is not JSON — so such a line is damage even last, and a file
+// that is not a log is refused naming its first line, never taken for a
+// log with a torn last line (and truncated by OpenFile).
+func TestLogFilesRefuseALineThatIsJSONButNoRecord(t *testing.T) {
+	_, lines := writeLog(t)
+	tests := []struct {
+		name     string
+		content  [][]byte
+		wantLine int64
+	}{
+		{"a JSON document", [][]byte{[]byte(`{"a":1}` + "\n")}, 1},
+		{"a record of an unknown kind", [][]byte{[]byte(`{"seq":1,"kind":"bogus"}` + "\n")}, 1},
+		{"a JSON array", [][]byte{[]byte("[1,2]\n")}, 1},
+		{"a JSON document after a record", [][]byte{lines[0], []byte(`{"a":1}` + "\n")}, 2},
+		{"a record of an unknown kind after two records", [][]byte{lines[0], lines[1], []byte(`{"seq":3,"id":"x","stream":"s","atMs":0,"kind":"bogus","data":{}}` + "\n")}, 3},
+	}
+	opens := []struct {
+		name string
+		open func(string) (Log, error)
+	}{
+		{"OpenFile", func(p string) (Log, error) { return OpenFile(p) }},
+		{"FollowFile", func(p string) (Log, error) { return FollowFile(p) }},
+	}
+	for _, tt := range tests {
+		for _, o := range opens {
+			t.Run(o.name+" refuses "+tt.name, func(t *testing.T) {
+				p := filepath.Join(t.TempDir(), "session.ndjson")
+				content := bytes.Join(tt.content, nil)
+				if err := os.WriteFile(p, content, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				l, err := o.open(p)
+				if err == nil {
+					l.Close()
+				}
+				var e *Error
+				if !errors.Is(err, ErrCorrupt) || !errors.As(err, &e) {
+					t.Fatalf("%s = %v, want an *Error matching ErrCorrupt", o.name, err)
+				}
+				if got, want := e.Seq, tt.wantLine; got != want {
+					t.Errorf("the error names record (line) %d, want %d", got, want)
+				}
+				if b, _ := os.ReadFile(p); !bytes.Equal(b, content) {
+					t.Errorf("%s changed the file to %q", o.name, b)
+				}
+			})
+		}
+	}
+}
+
 func TestNewStreamRefusesAnotherSessionsLog(t *testing.T) {
 	path, _ := writeLog(t)
 	l, err := OpenFile(path)

@@ -15,9 +15,13 @@ import (
 // writer: it takes no lock, never writes, and refuses Append with
 // [ErrInvalid]. It sees the writer's records on Last, Records and Wait,
 // checking the file's size on each call and every [PollEvery] interval
-// (50ms) while Wait waits. A torn line reaching 16 MiB, a file that
-// shrinks below what was read, or one rewritten with another history is
-// [ErrCorrupt] from then on. Other FileOptions have no effect here.
+// (50ms) while Wait waits. The damage OpenFile refuses is [ErrCorrupt]
+// here too, naming the first line that is not a record (a JSON document
+// that is no log is refused at once); a last line that is not JSON is
+// taken for a torn write, which the writer's next OpenFile truncates,
+// until more follows it. A torn line reaching 16 MiB, a file that shrinks below what
+// was read, or one rewritten with another history is [ErrCorrupt] from
+// then on. Other FileOptions have no effect here.
 func FollowFile(name string, opts ...FileOption) (Follower, error) {
 	// Details. A line still being written is left for the next check,
 	// which reads only the bytes added since. Each check that finds new
@@ -71,7 +75,7 @@ func (l *fileLog) refresh() error {
 	case size < l.size:
 		return &Error{Op: "read", Seq: int64(len(l.offsets)), Detail: fmt.Sprintf("the file shrank to %d bytes, below the %d bytes of records already read", size, l.size), Err: ErrCorrupt}
 	case size < l.size+l.tail: // the writer removed a failed write
-		l.tail, l.tailBad = 0, false
+		l.tail, l.tailBad = 0, nil
 	case size == l.size+l.tail:
 		return nil // nothing new: the bytes after the records were read already
 	}
@@ -80,8 +84,8 @@ func (l *fileLog) refresh() error {
 	}
 	seq := int64(len(l.offsets)) + 1
 	switch {
-	case l.tailBad: // a damaged complete line with more after it is no torn write
-		return &Error{Op: "read", Seq: seq, Detail: fmt.Sprintf("damaged line at byte %d", l.size), Err: ErrCorrupt}
+	case l.tailBad != nil: // a damaged complete line with more after it is no torn write
+		return l.tailBad
 	case l.tail > 0:
 		// A line still being written: read only what was added to it,
 		// for its end, so that a long one costs its length once.
@@ -113,18 +117,15 @@ func (l *fileLog) refresh() error {
 		}
 	}
 	l.scanned += size - l.size
-	offsets, good, end, err := scanLog(io.NewSectionReader(l.f, l.size, size-l.size), int64(len(l.offsets)), l.size)
+	offsets, good, torn, err := scanLog(io.NewSectionReader(l.f, l.size, size-l.size), "read", int64(len(l.offsets)), l.size)
 	if err != nil {
-		if e, ok := err.(*Error); ok {
-			e.Op = "read"
-		}
 		return err
 	}
 	for _, off := range offsets {
 		l.offsets = append(l.offsets, l.size+off)
 	}
 	l.size += good
-	l.tail, l.tailBad = size-l.size, end > good
+	l.tail, l.tailBad = size-l.size, torn
 	if len(offsets) == 0 {
 		return nil
 	}
@@ -212,12 +213,18 @@ func (l *fileLog) Wait(ctx context.Context, after int64) error {
 // deliver them live, in order, each once. The stream owns log; Append is
 // refused with [ErrInvalid]. When the log fails (unreadable, a foreign or
 // out-of-sequence record) the stream closes and waiters end with
-// [ErrClosed] wrapping its error.
+// [ErrClosed] wrapping its error. An empty id follows the session of the
+// log's first record, for a viewer of any log: until one is read the
+// stream holds nothing, and a cursor is [ErrStale].
 func Follow(id string, log Follower, opts ...Option) (*Stream, error) {
 	if log == nil {
 		return nil, &Error{Op: "open", Detail: "nil log", Err: ErrInvalid}
 	}
-	s, err := NewStream(id, log, opts...)
+	o, err := newStreamOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	s, err := newStream(id, log, o)
 	if err != nil {
 		return nil, err
 	}
@@ -242,8 +249,10 @@ func (s *Stream) pump(ctx context.Context, log Follower) {
 			return
 		}
 		for rec, err := range log.Records(last) {
-			if err == nil && rec.Stream != s.id {
-				err = &Error{Op: "follow", Seq: rec.Sequence, Detail: fmt.Sprintf("record belongs to session %q", rec.Stream), Err: ErrCorrupt}
+			if err == nil {
+				s.mu.Lock()
+				err = s.belongs("follow", rec)
+				s.mu.Unlock()
 			}
 			if err == nil && rec.Sequence != last+1 {
 				err = &Error{Op: "follow", Seq: rec.Sequence, Detail: fmt.Sprintf("sequence must be %d", last+1), Err: ErrCorrupt}

@@ -154,6 +154,121 @@ func TestAFollowingStreamClosesWhenItsLogCannotBeRead(t *testing.T) {
 	}
 }
 
+// A viewer of any log follows it without being told its session: the
+// stream over an empty file holds nothing until the writer's first
+// record, then delivers every record as the writer's stream does.
+func TestAFollowingStreamWithNoIDTakesTheSessionOfItsFirstRecord(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session.ndjson")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tick := make(chan time.Time)
+	fl, err := FollowFile(path, withPollTick(tick))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Follow("", fl)
+	if err != nil {
+		fl.Close()
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	_, other := appendAll(t, transcript()[:1]) // another stream's first record
+	for _, err := range r.Subscribe(ctx, other[0].Cursor()) {
+		if !errors.Is(err, ErrStale) {
+			t.Errorf("Subscribe from a cursor before any record = %v, want ErrStale", err)
+		}
+		break
+	}
+
+	evs := transcript()
+	got := make(chan []Notification, 1)
+	go func() {
+		var ns []Notification
+		for n, err := range r.Subscribe(ctx, "") {
+			if err != nil {
+				t.Errorf("subscriber: %v", err)
+				break
+			}
+			if ns = append(ns, n); len(ns) == len(evs) {
+				break
+			}
+		}
+		got <- ns
+	}()
+	writer := openStream(t, path)
+	var want []Notification
+	for _, ev := range evs {
+		n, err := writer.Append(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, n)
+		tick <- time.Now() // the reader's next poll: a blocked send until it waits
+	}
+	ns := <-got
+	if len(ns) != len(want) {
+		t.Fatalf("the follower delivered %d notifications, want %d", len(ns), len(want))
+	}
+	for i := range want {
+		if g, w := frameBytes(t, ns[i]), frameBytes(t, want[i]); string(g) != string(w) {
+			t.Errorf("notification %d:\n got %s\nwant %s", i+1, g, w)
+		}
+	}
+	// Resuming from a cursor works once the session is known.
+	var seqs []int64
+	for n, err := range r.Subscribe(t.Context(), ns[len(ns)-3].Cursor()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seqs = append(seqs, seqOf(t, n)); len(seqs) == 2 {
+			break
+		}
+	}
+	if n := int64(len(ns)); !slices.Equal(seqs, []int64{n - 1, n}) {
+		t.Errorf("resumed with %v, want [%d %d]", seqs, n-1, n)
+	}
+}
+
+// The session taken from the first record is the log's: a record of
+// another one after it is corruption, as it is for a stream told its id.
+func TestAFollowingStreamWithNoIDRefusesALogOfTwoSessions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "session.ndjson")
+	writeTurns(t, path, "t1")
+	other, err := NewStream("another-session", NewMemoryLog())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	appendStarts(t, other, 2)
+	for rec, err := range other.log.Records(1) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		line, err := rec.MarshalJSON()
+		if err != nil {
+			t.Fatal(err)
+		}
+		appendBytes(t, path, append(line, '\n'))
+	}
+	fl, err := FollowFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Follow("", fl)
+	if err == nil {
+		r.Close()
+	} else {
+		fl.Close()
+	}
+	var e *Error
+	if !errors.Is(err, ErrCorrupt) || !errors.As(err, &e) || e.Seq != 2 {
+		t.Errorf("Follow of a log whose record 2 is of another session = %v, want ErrCorrupt naming record 2", err)
+	}
+}
+
 func TestAFollowingStreamRefusesANilLogAndItsCloseStopsFollowing(t *testing.T) {
 	if _, err := Follow(testSession, nil); !errors.Is(err, ErrInvalid) {
 		t.Errorf("Follow(nil) = %v, want ErrInvalid", err)

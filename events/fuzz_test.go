@@ -61,6 +61,7 @@ func FuzzOpenFile(f *testing.F) {
 	f.Add(append(bytes.Clone(all), "garbage"...))
 	f.Add(bytes.Join([][]byte{lines[0], []byte("x\n"), lines[1]}, nil))
 	f.Add([]byte("\n\n"))
+	f.Add([]byte(`{"a":1}` + "\n"))
 	p := filepath.Join(f.TempDir(), "log") // one file, rewritten per input: cheaper than a directory each
 	f.Fuzz(func(t *testing.T, content []byte) {
 		if err := os.WriteFile(p, content, 0o644); err != nil {
@@ -118,6 +119,7 @@ func FuzzFollowFile(f *testing.F) {
 	f.Add(all, uint16(3), uint16(len(all)-1))
 	f.Add(append(bytes.Clone(all), "garbage"...), uint16(len(all)+2), uint16(len(all)+4))
 	f.Add(bytes.Join([][]byte{lines[0], []byte("x\n"), lines[1]}, nil), uint16(len(lines[0])+1), uint16(len(lines[0])+2))
+	f.Add(bytes.Join([][]byte{lines[0], []byte(`{"a":1}` + "\n")}, nil), uint16(len(lines[0])+3), uint16(len(lines[0])+7))
 	dir := f.TempDir()
 	whole, parts := filepath.Join(dir, "whole"), filepath.Join(dir, "parts")
 	f.Fuzz(func(t *testing.T, content []byte, a, b uint16) { followInParts(t, whole, parts, content, a, b) })

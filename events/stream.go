@@ -16,7 +16,7 @@ import (
 // folded notifications out to subscribers and turn-waiters. It is safe for
 // concurrent use. The zero value is not usable; call NewStream.
 type Stream struct {
-	id    string
+	id    string // "" until the first record, for Follow with no id (guarded by mu then)
 	log   Log
 	clock func() time.Time
 	idKey uint32 // mixes the session into record IDs
@@ -58,6 +58,12 @@ func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
 	if id == "" || log == nil {
 		return nil, &Error{Op: "open", Detail: "empty session id or nil log", Err: ErrInvalid}
 	}
+	return newStream(id, log, o)
+}
+
+// newStream is NewStream once the options are read; an empty id (from
+// Follow) is the session of the log's first record.
+func newStream(id string, log Log, o streamOptions) (*Stream, error) {
 	if err := checkID(id); err != nil {
 		return nil, &Error{Op: "open", Detail: fmt.Sprintf("session id %.40q %v", id, err), Err: ErrInvalid}
 	}
@@ -75,8 +81,8 @@ func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
 		if err != nil {
 			return nil, err
 		}
-		if rec.Stream != id {
-			return nil, &Error{Op: "open", Seq: rec.Sequence, Detail: fmt.Sprintf("record belongs to session %q", rec.Stream), Err: ErrCorrupt}
+		if err := s.belongs("open", rec); err != nil {
+			return nil, err
 		}
 		e, err := fold(rec)
 		if err != nil {
@@ -85,6 +91,22 @@ func NewStream(id string, log Log, opts ...Option) (*Stream, error) {
 		s.publish(e)
 	}
 	return s, nil
+}
+
+// belongs checks that rec is of the stream's session, which a stream
+// that Follow was given no id for takes from its first record; s.mu must
+// be held (or s not yet shared).
+func (s *Stream) belongs(op string, rec Record) error {
+	if s.id == "" {
+		if err := checkID(rec.Stream); err != nil {
+			return &Error{Op: op, Seq: rec.Sequence, Detail: fmt.Sprintf("session id %.40q %v", rec.Stream, err), Err: ErrCorrupt}
+		}
+		s.id = rec.Stream
+	}
+	if rec.Stream != s.id {
+		return &Error{Op: op, Seq: rec.Sequence, Detail: fmt.Sprintf("record belongs to session %q", rec.Stream), Err: ErrCorrupt}
+	}
+	return nil
 }
 
 // Append makes ev durable in the log, then delivers its notification to
@@ -232,7 +254,13 @@ func (s *Stream) Subscribe(ctx context.Context, after string) iter.Seq2[Notifica
 // position resolves a cursor against the stream: the cursor must name a
 // record the stream holds, the very record it was issued for.
 func (s *Stream) position(c string) (int64, error) {
-	pos, err := parseCursor(s.id, c)
+	s.mu.Lock()
+	id := s.id
+	s.mu.Unlock()
+	if id == "" && c != "" { // a followed log that holds no record yet
+		return 0, &Error{Op: "subscribe", Detail: fmt.Sprintf("cursor %.80q is ahead of the stream, which holds no record yet", c), Err: ErrStale}
+	}
+	pos, err := parseCursor(id, c)
 	if err != nil || pos == 0 {
 		return pos, err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,12 +20,11 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	attempt := fs.Int("attempt", 1, "the attempt the answer is, for the corrective message (1..retries)")
 	retries := fs.Int("retries", 1, fmt.Sprintf("the output retries of the run (1..%d), as agent.WithOutputRetries", enforce.MaxRetries))
 	repair := fs.String("repair", "", "repairs to apply to an answer that fails as written: fence, syntax, prose, coerce, comma-separated, or all (as enforce.ParseRepairs)")
-	if err := parse(fs, args, "SCHEMA ANSWER"); err != nil {
+	files, err := parse(fs, args, "SCHEMA", "ANSWER")
+	if err != nil {
 		return 0, err
 	}
 	switch {
-	case fs.NArg() != 2:
-		return 0, fmt.Errorf("check: want SCHEMA and ANSWER, got %d arguments", fs.NArg())
 	case *retries < 1 || *retries > enforce.MaxRetries:
 		return 0, fmt.Errorf("check: -retries %d is not in 1..%d", *retries, enforce.MaxRetries)
 	case *attempt < 1 || *attempt > *retries:
@@ -36,18 +34,18 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("check: -repair: %w", err)
 	}
-	schemaText, err := readBounded(fs.Arg(0), nil, maxSchemaBytes)
+	schemaText, err := readBounded(files[0], nil, maxSchemaBytes)
 	if err != nil {
 		return 0, fmt.Errorf("check: schema: %w", err)
 	}
 	schema, err := enforce.CompileSchema(schemaText)
 	if err != nil {
-		return 0, fmt.Errorf("check: schema %s: %w", fs.Arg(0), err)
+		return 0, fmt.Errorf("check: schema %s: %w", files[0], err)
 	}
 	schema = schema.WithRepairs(repairs)
 	// One byte past the size bound is enough for Check to refuse an
 	// answer as too long, without holding all of it.
-	answer, err := readBounded(fs.Arg(1), stdin, enforce.MaxAnswerBytes+1)
+	answer, err := readBounded(files[1], stdin, enforce.MaxAnswerBytes+1)
 	if err != nil && !errors.Is(err, errTooLong) {
 		return 0, fmt.Errorf("check: answer: %w", err)
 	}
@@ -77,12 +75,6 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 
 var errTooLong = errors.New("file is too long")
 
-// helpError is a subcommand's usage, asked for with -h: run prints it and
-// exits 0.
-type helpError string
-
-func (h helpError) Error() string { return string(h) }
-
 // readBounded reads at most limit bytes of the file name ("-" is stdin),
 // and errTooLong with them when the file holds more. A FIFO is refused
 // before it is opened: opening one blocks until something writes to it.
@@ -109,28 +101,6 @@ func readBounded(name string, stdin io.Reader, limit int64) ([]byte, error) {
 		return b[:limit], fmt.Errorf("%s: %w (over %d bytes)", name, errTooLong, limit)
 	}
 	return b, nil
-}
-
-// newFlags is a flag set whose errors run reports as one line.
-func newFlags(name string) *flag.FlagSet {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	return fs
-}
-
-// parse parses args into fs, saying what went wrong in one line.
-func parse(fs *flag.FlagSet, args []string, operands string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			var b strings.Builder
-			fmt.Fprintf(&b, "usage: enforcer %s [flags] %s\n", fs.Name(), operands)
-			fs.SetOutput(&b)
-			fs.PrintDefaults()
-			return helpError(b.String())
-		}
-		return fmt.Errorf("%s: %w", fs.Name(), err)
-	}
-	return nil
 }
 
 // oneLine makes an error message one line of at most 400 bytes.

@@ -7,6 +7,10 @@
 //	enforcer view [-addr HOST:PORT] LOG
 //	enforcer schema [-provider P] FILE
 //
+// Flags may come before, between or after the operands, as in
+// "enforcer schema FILE -provider anthropic"; -- ends the flags, for a
+// file whose name starts with a dash.
+//
 // check judges ANSWER (a file, or - for standard input) against the JSON
 // Schema in SCHEMA exactly as the library does (enforce.CompileSchema,
 // then Schema.Check): it prints "pass" and exits 0, or prints the
@@ -24,7 +28,8 @@
 //
 // view serves the live session page for a file log on localhost at /
 // (any other path is 404), prints its URL, and follows the file until interrupted: the records appended
-// to it reach the open page as they land (events.Follow). It answers only
+// to it reach the open page as they land (events.Follow). An empty log is
+// served too: a session whose first record has not landed yet. It answers only
 // requests for localhost or a loopback IP at its port (else 403), so a web
 // page cannot read the session through DNS rebinding.
 //
@@ -36,7 +41,9 @@
 //
 // tail and view read the log as events.FollowFile does, without locking it, so
 // they may watch a session that another process is writing. Bad arguments and files that cannot be read
-// get a one-line error and exit status 2.
+// get a one-line error and exit status 2; so does a damaged log, or a file
+// that is not one, naming its first line that is not a record and why (a
+// last line that is not JSON is taken for a torn write, and waited on).
 package main
 
 import (
@@ -68,6 +75,7 @@ const usage = `usage:
   enforcer tail [-follow=false] LOG                        print a session log, following it
   enforcer view [-addr HOST:PORT] LOG                      serve the live page for a session log
   enforcer schema [-provider P] FILE                       what a provider's native mode enforces of a schema
+flags may also come after the operands; -- ends the flags
 `
 
 // run is the command: it parses args, runs the subcommand and returns the

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -141,6 +142,15 @@ func TestCheckRefusesBadArgumentsAndFiles(t *testing.T) {
 func writeLog(t testing.TB, evs ...events.Event) (string, *events.Stream) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "session.ndjson")
+	s := openWriter(t, path)
+	appendEvents(t, s, evs...)
+	return path, s
+}
+
+// openWriter opens the writer's stream of session-1 over the file log at
+// path, with a clock that gives the times of sessionLines.
+func openWriter(t testing.TB, path string) *events.Stream {
+	t.Helper()
 	l, err := events.OpenFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -148,11 +158,11 @@ func writeLog(t testing.TB, evs ...events.Event) (string, *events.Stream) {
 	at := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
 	s, err := events.NewStream("session-1", l, events.WithClock(func() time.Time { at = at.Add(250 * time.Millisecond); return at }))
 	if err != nil {
+		l.Close()
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	appendEvents(t, s, evs...)
-	return path, s
+	return s
 }
 
 func appendEvents(t testing.TB, s *events.Stream, evs ...events.Event) {
@@ -345,6 +355,35 @@ func TestTailRefusesBadArgumentsAndDamagedLogs(t *testing.T) {
 	}
 }
 
+// A file that is not a session log is refused by tail and view alike,
+// as events.FollowFile finds it: naming its first line that is not a
+// record, and why, before anything is printed or served.
+func TestTailAndViewRefuseAFileThatIsNotALog(t *testing.T) {
+	path, s := writeLog(t, session[:1]...)
+	s.Close()
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, content, want string
+	}{
+		{"a JSON document", `{"a":1}` + "\n", `line 1 at byte 0 is not a record: unknown record kind ""`},
+		{"a line of an unknown kind", `{"seq":1,"kind":"bogus"}` + "\n", `line 1 at byte 0 is not a record: unknown record kind "bogus"`},
+		{"a JSON document after a record", string(good) + `{"a":1}` + "\n", fmt.Sprintf(`line 2 at byte %d is not a record: unknown record kind ""`, len(good))},
+		{"a JSON document on several lines", "{\n  \"a\": 1\n}\n", "line 1 at byte 0 is not a record: unexpected end of JSON input"},
+	}
+	for _, tt := range tests {
+		p := write(t, "not-a-log.json", tt.content)
+		for _, args := range [][]string{{"tail", "-follow=false"}, {"tail"}, {"view"}} {
+			t.Run(strings.Join(args, " ")+" refuses "+tt.name, func(t *testing.T) {
+				code, stdout, stderr := runCmd(bounded(t), "", append(args, p)...)
+				wantOneLineError(t, code, stdout, stderr, tt.want)
+			})
+		}
+	}
+}
+
 func TestViewServesTheLivePageOfALogInUse(t *testing.T) {
 	path, _ := writeLog(t, session...)
 	ctx, cancel := context.WithCancel(t.Context())
@@ -421,7 +460,6 @@ func TestViewRefusesBadArgumentsAndLogs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	empty := write(t, "empty.ndjson", "")
 	hugeTail := write(t, "huge.ndjson", string(good)+strings.Repeat("x", 16<<20))
 	tests := []struct {
 		name string
@@ -432,7 +470,6 @@ func TestViewRefusesBadArgumentsAndLogs(t *testing.T) {
 		{"an address for other machines", []string{"view", "-addr", "0.0.0.0:0", path}, "not a loopback address"},
 		{"an address without a port", []string{"view", "-addr", "127.0.0.1", path}, "-addr"},
 		{"a missing file", []string{"view", filepath.Join(t.TempDir(), "none.ndjson")}, "no such file"},
-		{"an empty log", []string{"view", empty}, "holds no records yet"},
 		{"a torn last line past the line bound", []string{"view", hugeTail}, "over the 16777216-byte line bound"},
 	}
 	for _, tt := range tests {
@@ -485,6 +522,66 @@ func TestViewFollowsTheLogAsItGrows(t *testing.T) {
 	cancel()
 	if code := <-done; code != exitOK {
 		t.Errorf("interrupted view: status %d", code)
+	}
+}
+
+// An empty log is a session that has not started yet: view serves its
+// page at once and delivers the records as the writer appends them.
+func TestViewServesAnEmptyLogAndFollowsIt(t *testing.T) {
+	fastPoll(t)
+	path := write(t, "session.ndjson", "")
+	ctx, cancel := context.WithCancel(bounded(t))
+	defer cancel()
+	pr, pw := io.Pipe()
+	var errb bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"view", path}, nil, pw, &errb)
+		pw.Close() // a view that ends without serving prints no URL
+	}()
+	url, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatalf("view printed no URL (status %d, stderr %q)", <-done, errb.String())
+	}
+	url = strings.TrimSpace(url)
+
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	req.Header.Set("Accept", "text/html")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), `<main id="turns">`) {
+		t.Errorf("a browser got %s and no live page", resp.Status)
+	}
+
+	req, _ = http.NewRequestWithContext(ctx, "GET", url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	appendEvents(t, openWriter(t, path), session...) // once the event stream is open
+	var got []string
+	for n, err := range events.ReadSSE(resp.Body) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got = append(got, n.Describe(0)); len(got) == len(session) {
+			break
+		}
+	}
+	for i, line := range sessionLines {
+		if want := line[strings.LastIndex(line, "  ")+2:]; i >= len(got) || got[i] != want {
+			t.Errorf("event %d of %q, want %q", i, got, want)
+		}
+	}
+	cancel()
+	if code := <-done; code != exitOK || errb.Len() != 0 {
+		t.Errorf("interrupted view: status %d, stderr %q; want 0", code, errb.String())
 	}
 }
 

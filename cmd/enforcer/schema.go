@@ -15,19 +15,17 @@ import (
 func schemaCmd(args []string, stdout io.Writer) error {
 	fs := newFlags("schema")
 	provider := fs.String("provider", string(native.OpenAI), fmt.Sprintf("the provider's profile: one of %v", native.Profiles))
-	if err := parse(fs, args, "FILE"); err != nil {
+	files, err := parse(fs, args, "FILE")
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("schema: want FILE, got %d arguments", fs.NArg())
-	}
-	text, err := readBounded(fs.Arg(0), nil, maxSchemaBytes)
+	text, err := readBounded(files[0], nil, maxSchemaBytes)
 	if err != nil {
 		return fmt.Errorf("schema: %w", err)
 	}
 	// The report is for a contract the library accepts.
 	if _, err := enforce.CompileSchema(text); err != nil {
-		return fmt.Errorf("schema %s: %w", fs.Arg(0), err)
+		return fmt.Errorf("schema %s: %w", files[0], err)
 	}
 	l, err := native.Lower(text, native.Profile(*provider))
 	if err != nil {
@@ -60,7 +58,7 @@ func writeReport(w io.Writer, r native.Report) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", at, k.Name, by, note)
 	}
 	tw.Flush()
-	fmt.Fprintf(w, "%d of %d keywords judged by enforcer only\n", r.Dropped(), len(r.Keywords))
+	fmt.Fprintf(w, "%d of %s judged by enforcer only\n", r.Dropped(), count(len(r.Keywords), "keyword"))
 	if len(r.Nullable) > 0 {
 		fmt.Fprintf(w, "sent as nullable, a null read back as left out: %s\n", strings.Join(r.Nullable, ", "))
 	}

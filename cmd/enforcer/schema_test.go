@@ -51,6 +51,12 @@ at                keyword   enforced by          note
 			}
 		})
 	}
+	t.Run("a contract of one keyword counts it in the singular", func(t *testing.T) {
+		_, got, _ := runCmd(context.Background(), "", "schema", "-provider", "openai", write(t, "string.json", `{"type":"string"}`))
+		if want := "1 of 1 keyword judged by enforcer only\n"; !strings.HasSuffix(got, want) {
+			t.Errorf("stdout:\n%s\nwant it to end with %q", got, want)
+		}
+	})
 	t.Run("a contract the provider cannot express says why it is not sent", func(t *testing.T) {
 		mapPath := write(t, "map.json", `{"type":"object","additionalProperties":{"type":"string"}}`)
 		_, got, _ := runCmd(context.Background(), "", "schema", "-provider", "anthropic", mapPath)
@@ -68,7 +74,7 @@ func TestSchemaRefusesBadArgumentsAndFiles(t *testing.T) {
 		want string
 	}{
 		{"an unknown provider", []string{"-provider", "nope", good}, `unknown profile "nope"`},
-		{"no file", nil, "want FILE, got 0 arguments"},
+		{"no file", nil, "want one FILE, got 0 arguments"},
 		{"a missing file", []string{"/nonexistent/schema.json"}, "no such file"},
 		{"a schema the library refuses", []string{write(t, "bad.json", `{"$schema": "https://json-schema.org/draft/2020-12/schema", "$dynamicRef": "#x"}`)}, "$dynamicRef"},
 	}

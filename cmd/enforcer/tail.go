@@ -15,13 +15,11 @@ import (
 func tail(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("tail")
 	follow := fs.Bool("follow", true, "keep printing records as they are appended, until interrupted")
-	if err := parse(fs, args, "LOG"); err != nil {
+	files, err := parse(fs, args, "LOG")
+	if err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("tail: want one LOG, got %d arguments", fs.NArg())
-	}
-	log, err := followLog(fs.Arg(0))
+	log, err := followLog(files[0])
 	if err != nil {
 		return fmt.Errorf("tail: %w", err)
 	}

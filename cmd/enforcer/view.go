@@ -18,35 +18,21 @@ import (
 func view(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := newFlags("view")
 	addr := fs.String("addr", "127.0.0.1:0", "the loopback address to listen on (port 0 picks a free one)")
-	if err := parse(fs, args, "LOG"); err != nil {
+	files, err := parse(fs, args, "LOG")
+	if err != nil {
 		return err
-	}
-	if fs.NArg() != 1 {
-		return fmt.Errorf("view: want one LOG, got %d arguments", fs.NArg())
 	}
 	if err := loopback(*addr); err != nil {
 		return fmt.Errorf("view: -addr %q: %w", *addr, err)
 	}
-	log, err := followLog(fs.Arg(0))
+	log, err := followLog(files[0])
 	if err != nil {
 		return fmt.Errorf("view: %w", err)
 	}
-	var session string
-	for rec, err := range log.Records(0) {
-		if err != nil {
-			log.Close()
-			return fmt.Errorf("view: %w", err)
-		}
-		session = rec.Stream
-		break
-	}
-	if session == "" {
-		log.Close()
-		return fmt.Errorf("view: %s holds no records yet", fs.Arg(0))
-	}
 	// The stream delivers the records another process appends to the
-	// file as they land, to the page and every event-stream client.
-	s, err := events.Follow(session, log)
+	// file as they land, to the page and every event-stream client; the
+	// session is the one the log's first record names, whenever it lands.
+	s, err := events.Follow("", log)
 	if err != nil {
 		log.Close()
 		return fmt.Errorf("view: %w", err)
