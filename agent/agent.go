@@ -113,10 +113,20 @@ func (a *Agent) Run(ctx context.Context, input string) (*Result, error) {
 }
 
 // RunTyped runs the agent and decodes the accepted answer into T. Without
-// [WithOutputSchema] the contract is enforce.SchemaFor[T]; a compiled
-// schema is judged together with T ([enforce.Schema.For]), and one
-// reflected from another type is refused before the model is called
-// ([ErrInvalidOption]). Errors are as [Agent.Run]'s.
+// [WithOutputSchema] the contract is enforce.SchemaFor[T].
+//
+// With it, the schema given is the contract the model is sent, and T is
+// held to it as well ([enforce.Schema.For]); where the two disagree, an
+// answer must satisfy both. An answer the schema refuses fails, whatever
+// T would take; one that keeps the schema but holds a value T cannot
+// ("three" for an int field) fails at schema-validate at that value's
+// pointer, as any failing answer does (with [WithOutputRetries], a row
+// and a corrective turn), so a schema no answer of T can keep spends
+// every retry. A member T lacks is dropped
+// when decoding, and one of T's the schema leaves out stays zero. A
+// schema reflected from another type (enforce.SchemaFor[U]) is refused
+// before the model is called, with an error matching [ErrInvalidOption]
+// that carries the *enforce.SchemaError. Errors are as [Agent.Run]'s.
 func RunTyped[T any](ctx context.Context, a *Agent, input string) (T, *Result, error) {
 	return runTyped[T](ctx, a, input, nil)
 }

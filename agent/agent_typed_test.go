@@ -1,6 +1,7 @@
 package agent_test
 
 import (
+	"encoding/json"
 	"errors"
 	"reflect"
 	"testing"
@@ -106,4 +107,46 @@ func TestRunTypedAcceptsTheSchemaOfItsOwnType(t *testing.T) {
 	if got == (Weather{}) {
 		t.Errorf("value = %+v, want the decoded answer", got)
 	}
+}
+
+// unitSchema asks for a member counted lacks.
+const unitSchema = `{"type": "object", "required": ["n", "unit"], "properties": {"n": {"type": "integer"}, "unit": {"type": "string"}}}`
+
+func TestRunTypedHoldsTheAnswerToBothTheSchemaAndT(t *testing.T) {
+	s, err := enforce.CompileSchema([]byte(unitSchema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := agenttest.NewModel(t,
+		agenttest.Reply(`{"n": 3}`),               // T takes it; the schema does not
+		agenttest.Reply(`{"n": 3, "unit": "kg"}`), // both do; T has no unit
+	)
+	a := agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1))
+	got, res, err := agent.RunTyped[counted](t.Context(), a, "Count")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (counted{N: 3}); got != want {
+		t.Errorf("value = %+v, want %+v", got, want)
+	}
+	want := []row{
+		{Attempt: 1, Iteration: 1, Outcome: enforce.OutcomeRetried, Stage: enforce.StageSchemaValidate, Path: "/unit", Hashed: true},
+		{Attempt: 2, Iteration: 2, Outcome: enforce.OutcomePassed},
+	}
+	if got := rows(res.Attempts); !reflect.DeepEqual(got, want) {
+		t.Errorf("rows = %+v, want %+v", got, want)
+	}
+
+	t.Run("the model is sent the schema given, not T's", func(t *testing.T) {
+		var got, want any
+		if err := json.Unmarshal(m.Requests()[0].OutputSchema, &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(unitSchema), &want); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("OutputSchema = %s, want %s", m.Requests()[0].OutputSchema, unitSchema)
+		}
+	})
 }

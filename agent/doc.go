@@ -107,7 +107,8 @@
 //   - Output retries: 0..enforce.MaxRetries ([WithOutputRetries]).
 //   - Model-call and turn retries: 1..100 tries, 3 by default
 //     ([RetryPolicy.MaxAttempts]);
-//     backoff 500ms doubling to 30s, Retry-After capped at 30s.
+//     [DefaultBackoff] waits 500ms doubling to 30s, and a provider's
+//     Retry-After ([ProviderError.RetryAfter]) up to the same 30s.
 //   - Parallel tools: 16 calls of one reply at once by default, 1..1024
 //     ([WithParallelTools]).
 //   - A streamed reply: an answer nothing can follow or change is cut at

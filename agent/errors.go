@@ -67,7 +67,8 @@ type ProviderError struct {
 	HTTPStatus int              // 0 when no HTTP response arrived
 	// RetryAfter is the provider's Retry-After, 0 when absent or
 	// unreadable. The adapters here read any value past 24 h ("1e400"
-	// too) as 24 h.
+	// too) as 24 h, the largest they report; how long a retry then waits
+	// is the policy's ([DefaultBackoff] caps it).
 	RetryAfter time.Duration
 	Message    string
 	Err        error // the underlying error, if any

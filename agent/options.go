@@ -56,7 +56,9 @@ func (c *config) invalid(format string, args ...any) {
 
 // WithOutputSchema sets the output contract the final answer is judged
 // against. Without [WithOutputRetries] a failing answer ends the run with an
-// *enforce.OutputError and no ledger rows.
+// *enforce.OutputError and no ledger rows. Beside [RunTyped], the answer
+// must keep both the schema and T: RunTyped says what happens where they
+// disagree.
 func WithOutputSchema(s *enforce.Schema) Option {
 	return optionFunc(func(c *config) {
 		if s == nil {

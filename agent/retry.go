@@ -34,7 +34,9 @@ const (
 
 // DefaultBackoff is exponential with equal jitter: a random delay in
 // [d/2, d] where d = 500ms·2^(attempt-1), capped at 30s. A provider's
-// Retry-After is honoured as the delay, up to the same 30s.
+// Retry-After ([ProviderError.RetryAfter]) is the delay, up to the same
+// 30s however long the provider asked for: 30s is the longest
+// DefaultBackoff waits. A Backoff of your own may wait longer.
 func DefaultBackoff(attempt int, err error) time.Duration {
 	var pe *ProviderError
 	if errors.As(err, &pe) && pe.RetryAfter > 0 {

@@ -24,7 +24,9 @@ type Issue struct {
 	// whole answer, "/items/0/qty" for a member. A missing required member
 	// or a disallowed extra member is reported at its own pointer
 	// ("/city"), not at its parent's. A pointer longer than [MaxQuote]
-	// bytes is clipped there, with a marker saying so.
+	// bytes is clipped there, with a marker saying so. To name the whole
+	// answer in a message, write "#"+Path, as [SchemaError] writes a
+	// location: "#" is the whole answer, "#/items/0/qty" a member.
 	Path string `json:"path"`
 	// Keyword is the schema keyword that failed ("required", "type", …);
 	// the validator's name for a validator's issue ([NewValidator]); "json"
@@ -148,7 +150,7 @@ var (
 type OutputError struct {
 	Stage  Stage
 	Output string // the final answer as it stood
-	Path   string // JSON Pointer of the first issue
+	Path   string // JSON Pointer of the first issue, "" for the whole answer ([Issue.Path])
 	// BrokenBy names the rewrite (act-output middleware) that first turned
 	// the model's passing answer into a failing one; "" otherwise.
 	BrokenBy string

@@ -276,3 +276,19 @@ func ExampleSchema_WithRepairs() {
 	// true fence,coerce
 	// {"city": "Oslo", "tempC": -3}
 }
+
+// An OutputError's Path is "" when the whole answer failed: written after
+// "#", a log line names the root as it names a member.
+func ExampleOutputError() {
+	s, _ := enforce.SchemaFor[Forecast]()
+	for _, answer := range []string{`It is 21 degrees.`, `{"city": "Oslo", "tempC": "cold"}`} {
+		err := s.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: answer})
+		var oe *enforce.OutputError
+		if errors.As(err, &oe) {
+			fmt.Printf("contract broken at #%s (%s)\n", oe.Path, oe.Stage)
+		}
+	}
+	// Output:
+	// contract broken at # (json-parse)
+	// contract broken at #/tempC (schema-validate)
+}

@@ -2,8 +2,11 @@
 // beside the repository's root and never in it: the official
 // JSON-Schema-Test-Suite and the real-world corpora of shared/realworld
 // (its README says what and whence). Each reader skips its test when its
-// data is absent, and an environment variable names another copy. It is
-// internal to this repository.
+// data is absent, and an environment variable names another copy. A
+// guide that quotes figures from a corpus names where it comes from as
+// the corpus's README states it, "<repository> at revision <rev>", and
+// this package's test holds it to that. It is internal to this
+// repository.
 package corpus
 
 import (
@@ -115,12 +118,17 @@ func category(name string) string {
 	return c
 }
 
+// benchPath is JSONSchemaBench's archive.
+func benchPath(t testing.TB) string {
+	t.Helper()
+	return locate(t, BenchEnv, filepath.Join("realworld", "jsonschemabench-maskbench.tar.gz"), "JSONSchemaBench")
+}
+
 // Bench reads the JSONSchemaBench files whose category keep accepts (nil:
 // all), in the order of their names. The others are not decoded.
 func Bench(t testing.TB, keep func(category string) bool) []BenchFile {
 	t.Helper()
-	path := locate(t, BenchEnv, filepath.Join("realworld", "jsonschemabench-maskbench.tar.gz"), "JSONSchemaBench")
-	f, err := os.Open(path)
+	f, err := os.Open(benchPath(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,10 +177,16 @@ type ModelOutput struct {
 	Output string          `json:"output"`
 }
 
+// modelOutputsPath is the real model outputs corpus's file.
+func modelOutputsPath(t testing.TB) string {
+	t.Helper()
+	return locate(t, ModelOutputsEnv, filepath.Join("realworld", "model-outputs.jsonl"), "the model outputs corpus")
+}
+
 // ModelOutputs reads the real model outputs corpus.
 func ModelOutputs(t testing.TB) []ModelOutput {
 	t.Helper()
-	path := locate(t, ModelOutputsEnv, filepath.Join("realworld", "model-outputs.jsonl"), "the model outputs corpus")
+	path := modelOutputsPath(t)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)

@@ -39,7 +39,8 @@
 // error (*anthropic.Error for API errors).
 // A status outside 100..599, which Go's client accepts, is not kept: the
 // failure has Kind unknown and HTTPStatus 0, and is not retried by default.
-// A Retry-After past 24 h, however large, reads as 24 h.
+// A Retry-After past 24 h, however large, reads as 24 h; how long a retry
+// waits is the retry policy's (agent.DefaultBackoff caps it).
 //
 // Bounds: no response is read past its bound, from the socket up — a
 // whole body 32 MiB, an error body 1 MiB, a stream 256 MiB in all and

@@ -30,9 +30,11 @@
 // An HTTP error becomes a ProviderError whose Kind comes from
 // events.KindForStatus, with the status, the API's message and the retry
 // delay the error carries: RESOURCE_EXHAUSTED's RetryInfo detail
-// ("retryDelay": "38s"), or Retry-After when it has none, capped at 24
-// hours. A timeout or a lost connection has Kind timeout or connection (so
-// does a body that ends mid-stream); a complete body that is not the API's
+// ("retryDelay": "38s"), or Retry-After when it has none; a delay past
+// 24 h, however large, reads as 24 h, and how long a retry waits is the
+// retry policy's (agent.DefaultBackoff caps it). A timeout or a lost
+// connection has Kind timeout or connection (so does a body that ends
+// mid-stream); a complete body that is not the API's
 // JSON has Kind unknown, streamed or not. Err is the SDK's error
 // (genai.APIError for API errors). A status outside 100..599 is not kept:
 // the failure has Kind unknown and HTTPStatus 0.

@@ -18,14 +18,17 @@
 //
 // The answer is still judged against the contract itself. A null the
 // model writes for a member the lowering made nullable means "left out":
-// [Lowering.ReadBack] removes exactly those members from the answer's
-// text, as it streams, before it is judged.
+// the read-back removes exactly those members from the answer's text
+// before it is judged — [Lowering.Text] of a whole answer, or, as the
+// answer streams, the [ReadBack] that [Lowering.ReadBack] returns, fed
+// each piece ([ReadBack.Write]) and then closed ([ReadBack.Close]).
 //
 //	l, err := native.Lower(contract, native.OpenAI)
-//	// send l.Schema with strict: l.Strict(); then, on the answer:
+//	// send l.Schema with strict: l.Strict(); then, on a whole answer:
 //	text, removed := l.Text(answer)
 //
-// The adapters in providers/openai and providers/anthropic do this with
-// their WithNativeSchema option; `enforcer schema --provider` prints the
-// report.
+// The adapters in providers/openai, providers/anthropic and
+// providers/gemini lower the contract with their WithNativeSchema option
+// (only OpenAI's strict mode makes members nullable, so only the OpenAI
+// adapter reads back); `enforcer schema -provider` prints the report.
 package native

@@ -33,3 +33,26 @@ func ExampleLower() {
 	// /properties/nick type true
 	// {"city":"Paris"} [/nick]
 }
+
+// As the answer streams, the read-back holds back only the bytes of a
+// member it may remove until it knows, and passes the rest on.
+func ExampleLowering_ReadBack() {
+	contract := []byte(`{"type":"object","properties":{
+		"city":{"type":"string"},
+		"nick":{"type":"string"}},"required":["city"]}`)
+	l, err := native.Lower(contract, native.OpenAI)
+	if err != nil {
+		panic(err)
+	}
+	rb := l.ReadBack()
+	for _, piece := range []string{`{"city":"Par`, `is","ni`, `ck":nu`, `ll}`} {
+		fmt.Printf("%q\n", rb.Write(piece))
+	}
+	fmt.Printf("%q %v\n", rb.Close(), rb.Removed())
+	// Output:
+	// "{\"city\":\"Par"
+	// "is\""
+	// ""
+	// "}"
+	// "" [/nick]
+}

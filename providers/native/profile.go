@@ -7,7 +7,7 @@ import (
 )
 
 // Profile names a provider's structured-output mode, with the rules its
-// lowering follows. The values are what `enforcer schema --provider`
+// lowering follows. The values are what `enforcer schema -provider`
 // takes.
 type Profile string
 

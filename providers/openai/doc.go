@@ -45,7 +45,8 @@
 // for API errors).
 // A status outside 100..599, which Go's client accepts, is not kept: the
 // failure has Kind unknown and HTTPStatus 0, and is not retried by default.
-// A Retry-After past 24 h, however large, reads as 24 h.
+// A Retry-After past 24 h, however large, reads as 24 h; how long a retry
+// waits is the retry policy's (agent.DefaultBackoff caps it).
 //
 // Bounds: no response is read past its bound, from the socket up — a
 // whole body 32 MiB, an error body 1 MiB, a stream 256 MiB in all and
@@ -53,7 +54,10 @@
 // (an error status keeps its own kind), the Message naming the bound. A
 // success response to a stream that is not a text/event-stream (a
 // proxy's web page) fails as malformed, as the same body does for
-// Generate: Kind unknown, not retried.
+// Generate: Kind unknown, not retried. A whole JSON reply to a streamed
+// request fails so too, its Message saying that the server does not
+// stream, the Content-Type it sent, and that WithoutStreaming asks for
+// whole replies.
 //
 // Why a reply ended (agent.Response.Stop, with finish_reason kept in
 // StopRaw): finish_reason "stop" is agent.StopComplete, "length"
@@ -73,6 +77,8 @@
 // connection is closed once the usage chunk that follows has come. When
 // the agent stops reading (an answer cut early), the stream and its
 // HTTP connection are closed at once, so the endpoint stops generating.
+// Many OpenAI-compatible servers do not stream: with WithoutStreaming,
+// GenerateStream sends Generate's request and yields the reply whole.
 //
 // Usage: prompt_tokens and completion_tokens, with prompt_tokens_details'
 // cached_tokens and completion_tokens_details' reasoning_tokens among them;

@@ -4,11 +4,16 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"mime"
 	"net/http"
+	"strings"
 
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/events"
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
 )
 
@@ -20,6 +25,9 @@ func failure(ctx context.Context, err error, raw *http.Response) error {
 	var se *ssestream.StreamError
 	if errors.As(err, &se) && ctx.Err() == nil {
 		return eventFailure(se)
+	}
+	if ctx.Err() == nil && errors.Is(err, wire.ErrNotEventStream) && raw != nil && isJSON(raw.Header.Get("Content-Type")) {
+		return notStreamed(err, raw)
 	}
 	message := ""
 	var apiErr *sdk.Error
@@ -63,4 +71,23 @@ var errorStatus = map[string]int{
 	"tokens":                http.StatusTooManyRequests,
 	"rate_limit_exceeded":   http.StatusTooManyRequests,
 	"server_error":          http.StatusInternalServerError,
+}
+
+// notStreamed is the failure of a stream the server answered with a whole
+// JSON reply, as many OpenAI-compatible servers do: a malformed response,
+// as for any success body that is not an event stream, whose message says
+// what came and how to ask for whole replies instead.
+func notStreamed(err error, raw *http.Response) error {
+	return &agent.ProviderError{
+		System: System, Kind: events.KindUnknown, HTTPStatus: raw.StatusCode,
+		Message: fmt.Sprintf("this server does not stream: it answered a streamed request with Content-Type %q, not text/event-stream; "+
+			"the adapter's WithoutStreaming option sends every request unstreamed", raw.Header.Get("Content-Type")),
+		Err: err,
+	}
+}
+
+// isJSON reports a JSON media type: application/json, or one ending in +json.
+func isJSON(contentType string) bool {
+	t, _, err := mime.ParseMediaType(contentType)
+	return err == nil && (t == "application/json" || strings.HasSuffix(t, "+json"))
 }

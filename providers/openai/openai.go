@@ -29,6 +29,7 @@ type Model struct {
 	native        native.Profile // "" without WithNativeSchema
 	lowered       lowerings
 	clientRetries bool
+	unstreamed    bool
 	params        []func(*sdk.ChatCompletionNewParams)
 	reqOpts       []option.RequestOption
 	err           error
@@ -111,6 +112,15 @@ func WithNativeSchema(p native.Profile) Option {
 // are not recorded, and they add to the delay of agent.WithModelRetry.
 func WithClientRetries() Option {
 	return optionFunc(func(m *Model) { m.clientRetries = true })
+}
+
+// WithoutStreaming sends every request unstreamed, for an OpenAI-compatible
+// server that answers a streamed request with the whole reply as JSON
+// (GenerateStream fails saying so without it). GenerateStream then makes
+// Generate's request and yields its reply whole once it has come: the
+// agent judges the answer then, and has nothing to cut early.
+func WithoutStreaming() Option {
+	return optionFunc(func(m *Model) { m.unstreamed = true })
 }
 
 // WithParams lets f adjust every request's parameters (temperature,

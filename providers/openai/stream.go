@@ -35,10 +35,26 @@ var _ agent.StreamingModel = (*Model)(nil)
 // arrived, or whose connection breaks, as kind connection. A consumer that
 // stops early, or a done ctx, closes the stream and its connection at
 // once; a done ctx yields context.Cause(ctx).
+//
+// With [WithoutStreaming] it makes Generate's request instead and yields
+// that reply whole, once it has come.
 func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
 	return func(yield func(agent.Chunk, error) bool) {
 		if m.err != nil {
 			yield(agent.Chunk{}, m.err)
+			return
+		}
+		if m.unstreamed {
+			resp, err := m.Generate(ctx, req)
+			if err != nil {
+				yield(agent.Chunk{}, err)
+				return
+			}
+			for _, c := range wholeReply(resp) {
+				if !yield(c, nil) {
+					return
+				}
+			}
 			return
 		}
 		params, err := m.newParams(req, true)
@@ -62,6 +78,19 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 			func(err error) error { return failure(ctx, err, raw) },
 			yield)
 	}
+}
+
+// wholeReply is a reply that came whole (WithoutStreaming) as the chunks
+// that add up to it.
+func wholeReply(resp agent.Response) []agent.Chunk {
+	var out []agent.Chunk
+	if resp.Message.Content != "" {
+		out = append(out, agent.Chunk{Text: resp.Message.Content})
+	}
+	for i, c := range resp.Message.ToolCalls {
+		out = append(out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)}})
+	}
+	return append(out, agent.Chunk{Usage: resp.Usage, Stop: resp.Stop, StopRaw: resp.StopRaw, ReadBack: resp.ReadBack})
 }
 
 // chunkReader turns the stream's chunks into agent.Chunks, keeping what

@@ -3,11 +3,14 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
@@ -207,4 +210,83 @@ func TestBreakingOutOfATypedStreamLeavesNothingBehind(t *testing.T) {
 	wiretest.TypedStreamLeavesNothingBehind(t, adapter, []string{
 		delta(`{"role":"assistant","content":"","refusal":null}`, ""), content(`{"city":"Pa`), content(`ris","te`),
 	})
+}
+
+// Many OpenAI-compatible servers do not stream: they answer a streamed
+// request with the whole reply as JSON. The failure says so, with the
+// Content-Type received and the option that turns streaming off; it is
+// a malformed response (kind unknown, not retried), as the same server
+// would answer every retry alike.
+func TestAServerThatDoesNotStreamIsToldSo(t *testing.T) {
+	for _, contentType := range []string{"application/json", "application/json; charset=utf-8"} {
+		t.Run(contentType, func(t *testing.T) {
+			srv := wiretest.NewServer(t, reply{Status: 200, Header: map[string]string{"Content-Type": contentType}, Body: plainCompletion})
+			_, err := wiretest.Collect(New(clientAt(srv.URL), "gpt-4o-mini").GenerateStream(context.Background(), userTurn))
+			var pe *agent.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("err = %v, want a *agent.ProviderError", err)
+			}
+			type class struct {
+				Kind      events.ErrorKind
+				Status    int
+				Retryable bool
+				Why       bool // the cause is wire.ErrNotEventStream
+			}
+			if got, want := (class{pe.Kind, pe.HTTPStatus, pe.Retryable(), errors.Is(err, wire.ErrNotEventStream)}), (class{events.KindUnknown, 200, false, true}); got != want {
+				t.Errorf("got %+v, want %+v", got, want)
+			}
+			want := `this server does not stream: it answered a streamed request with Content-Type "` + contentType +
+				`", not text/event-stream; the adapter's WithoutStreaming option sends every request unstreamed`
+			if got := pe.Message; got != want {
+				t.Errorf("Message = %q\nwant      %q", got, want)
+			}
+		})
+	}
+}
+
+// With WithoutStreaming, GenerateStream asks for the whole reply, as
+// Generate does, and yields what Generate returns for it.
+func TestWithoutStreamingAsksForWholeReplies(t *testing.T) {
+	for _, tt := range []struct{ name, body string }{
+		{"a text answer", plainCompletion},
+		{"a tool call", toolCallCompletion},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := wiretest.NewServer(t, okReply(tt.body), okReply(tt.body))
+			m := New(clientAt(srv.URL), "gpt-4o-mini", WithoutStreaming())
+			want, err := m.Generate(context.Background(), userTurn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := wiretest.Collect(m.GenerateStream(context.Background(), userTurn))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("GenerateStream gave %+v\nwant what Generate gives, %+v", got, want)
+			}
+			for i, body := range srv.Requests() {
+				var sent map[string]json.RawMessage
+				if err := json.Unmarshal(body, &sent); err != nil {
+					t.Fatal(err)
+				}
+				if s, ok := sent["stream"]; ok {
+					t.Errorf("request %d has \"stream\": %s, want none", i+1, s)
+				}
+			}
+		})
+	}
+}
+
+// Through the agent, a server that does not stream answers a run of a
+// model made WithoutStreaming.
+func TestAnAgentRunsOverAServerThatDoesNotStream(t *testing.T) {
+	srv := wiretest.NewServer(t, okReply(plainCompletion))
+	res, err := agent.New(New(clientAt(srv.URL), "gpt-4o-mini", WithoutStreaming())).Run(context.Background(), "Capital of France?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Output, "Paris."; got != want {
+		t.Errorf("Output = %q, want %q", got, want)
+	}
 }

@@ -48,10 +48,12 @@ func (e *tooLong) Error() string {
 
 func (e *tooLong) Is(target error) bool { return target == ErrTooLong }
 
-// errNotEventStream is the failure of a stream whose success response is
-// not a text/event-stream (a proxy's HTML page, say): it is classified as
-// the same body is for a call that is not streamed, a malformed response.
-var errNotEventStream = errors.New("response is not an event stream")
+// ErrNotEventStream is matched by the failure of a stream whose success
+// response is not a text/event-stream: a proxy's HTML page, say, which is
+// classified as the same body is for a call that is not streamed, a
+// malformed response; or a whole JSON reply from a server that does not
+// stream, which an adapter may tell its caller how to avoid.
+var ErrNotEventStream = errors.New("response is not an event stream")
 
 // Middleware is the SDKs' middleware (both SDKs' option.Middleware) that
 // bounds what is read of each response, as [Bound] does. An adapter adds
@@ -81,7 +83,7 @@ func Bound(res *http.Response, stream bool) {
 	case res.StatusCode >= 400:
 		b.max, b.what = MaxErrorBytes, "error response body"
 	case stream && !eventStream(res.Header.Get("Content-Type")):
-		b.err = fmt.Errorf("%w (Content-Type %q)", errNotEventStream, res.Header.Get("Content-Type"))
+		b.err = fmt.Errorf("%w (Content-Type %q)", ErrNotEventStream, res.Header.Get("Content-Type"))
 	case stream:
 		b.max, b.what, b.eventMax = MaxStreamBytes, "event stream", MaxEventBytes
 	}

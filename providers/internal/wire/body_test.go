@@ -74,7 +74,7 @@ func TestBoundChoosesTheBoundsOfTheResponse(t *testing.T) {
 			Bound(res, tt.stream)
 			b := res.Body.(*bounded)
 			_, err := io.ReadAll(b)
-			if got := errors.Is(err, errNotEventStream); got != tt.malformed {
+			if got := errors.Is(err, ErrNotEventStream); got != tt.malformed {
 				t.Fatalf("err = %v, want malformed: %v", err, tt.malformed)
 			}
 			if !tt.malformed && (b.max != tt.max || b.eventMax != tt.eventMax) {

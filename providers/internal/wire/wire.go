@@ -95,8 +95,10 @@ func bodyText(res *http.Response) string {
 	return strings.Join(strings.Fields(string(b)), " ")
 }
 
-// MaxRetryAfter bounds a provider's Retry-After so that absurd values cannot
-// overflow a time.Duration.
+// MaxRetryAfter is the largest retry delay an adapter reads from a provider
+// (Retry-After, Gemini's RetryInfo), so that absurd values cannot overflow
+// a time.Duration. It bounds what is read, not how long a retry waits:
+// that is the retry policy's (agent.DefaultBackoff caps it).
 const MaxRetryAfter = 24 * time.Hour
 
 // RetryAfter reads retry-after-ms (milliseconds), then Retry-After (seconds
