@@ -2,22 +2,21 @@
 // every module — the core, the provider adapters, the framework
 // integrations, the JetStream log, traces, the test-only modules, the
 // examples — and the Go blocks of the README and the guides, in one go
-// command, with the race detector:
+// command, with the race detector and every vet check:
 //
 //	go run ./internal/testall [go test flags]
 //
 // It writes a workspace of every module all.work lists, and of a module
 // made of the Markdown files' Go blocks (internal/readme), into a
-// temporary folder, and runs, with GOWORK set to it:
+// temporary folder, and runs, with GOWORK set to it,
 //
-//	go vet -race <every package>
-//	go test -race [go test flags] <every package>
+//	go test -race -vet=all [go test flags] <every package>
 //
-// One build graph compiles each package once, on every core, and no go
-// command runs inside a test, so no test's -timeout counts a cold
-// machine's downloads and compiles. When it returns — passing, failing
-// or interrupted — the folder is removed and every process it started
-// has ended. Its exit status is the go command's.
+// One build graph compiles and vets each package once, on every core,
+// and no go command runs inside a test, so no test's -timeout counts a
+// cold machine's downloads and compiles. When it returns — passing,
+// failing or interrupted — the folder is removed and every process it
+// started has ended. Its exit status is the go command's.
 package main
 
 import (
@@ -50,10 +49,9 @@ func main() {
 	os.Exit(code)
 }
 
-// run runs go vet, then go test with args, over every package of the
-// workspace of the repository that holds dir. It returns the exit status
-// of the go command that failed (0 when both passed), and an error when
-// it could not run them or was stopped.
+// run runs go test with args over every package of the workspace of the
+// repository that holds dir. It returns the go command's exit status,
+// and an error when it could not run it or was stopped.
 func run(ctx context.Context, goCmd, dir string, args []string, stdout, stderr io.Writer) (int, error) {
 	root, err := gowork.Root(dir)
 	if err != nil {
@@ -87,26 +85,20 @@ func run(ctx context.Context, goCmd, dir string, args []string, stdout, stderr i
 			pkgs = append(pkgs, "./"+u+"/...")
 		}
 	}
-	steps := [][]string{
-		append([]string{"vet", "-race"}, pkgs...),
-		append(append([]string{"test", "-race"}, args...), pkgs...),
-	}
-	for _, step := range steps {
-		cmd := proc.Command(ctx, goCmd, step...)
-		cmd.Dir = root
-		cmd.Env = append(os.Environ(), "GOWORK="+goWork)
-		cmd.Stdout, cmd.Stderr = stdout, stderr
-		err := cmd.Run()
-		var exit *exec.ExitError
-		switch {
-		case err == nil:
-		case errors.As(err, new(*proc.StoppedError)):
-			return 2, err
-		case errors.As(err, &exit) && exit.ExitCode() > 0:
-			return exit.ExitCode(), nil // the go command said what failed
-		default:
-			return 2, fmt.Errorf("go %s: %w", step[0], err)
-		}
+	cmd := proc.Command(ctx, goCmd, append(append([]string{"test", "-race", "-vet=all"}, args...), pkgs...)...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GOWORK="+goWork)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, new(*proc.StoppedError)):
+		return 2, err
+	case errors.As(err, &exit) && exit.ExitCode() > 0:
+		return exit.ExitCode(), nil // the go command said what failed
+	default:
+		return 2, fmt.Errorf("go test: %w", err)
 	}
 	return 0, nil
 }
