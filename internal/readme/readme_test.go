@@ -79,7 +79,9 @@ func TestABrokenBlockFailsAtItsREADMELine(t *testing.T) {
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "block.go"), string(src))
 	write(t, filepath.Join(dir, "go.mod"), "module readmecheck\n\ngo 1.24\n")
-	vet := proc.ForTest(t, goCmd, "vet", ".")
+	// With the flags this test was built with (-race under the test
+	// command), go vet finds fmt and context already compiled.
+	vet := proc.ForTest(t, goCmd, append(append([]string{"vet"}, buildFlags...), ".")...)
 	vet.Dir = dir
 	vet.Env = append(os.Environ(), "GOWORK=off")
 	out, err := vet.CombinedOutput()
@@ -90,6 +92,11 @@ func TestABrokenBlockFailsAtItsREADMELine(t *testing.T) {
 		t.Errorf("go vet said:\n%s\nwant it to contain %q", out, want)
 	}
 }
+
+// buildFlags are the go command's flags this test binary was built with
+// that change what a child go command compiles: ["-race"] under the race
+// detector.
+var buildFlags []string
 
 // goTool returns the go command, skipping the test under -short or when
 // there is none.

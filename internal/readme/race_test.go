@@ -1,0 +1,5 @@
+//go:build race
+
+package readme
+
+func init() { buildFlags = []string{"-race"} }
