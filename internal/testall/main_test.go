@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -143,11 +142,10 @@ func TestRunTestsAndVetsEveryModuleAndTheREADMEInOneGoCommand(t *testing.T) {
 		t.Fatalf("the go command was called %d times, want once: %+v", len(cs), cs)
 	}
 	test := cs[0]
-	p := "-p=" + strconv.Itoa(2*runtime.GOMAXPROCS(0))
-	if got, want := test.Args[:5], []string{"test", "-race", "-vet=all", p, "-short"}; !slices.Equal(got, want) {
-		t.Errorf("the call = go %v, want go test -race -vet=all %s -short …", test.Args, p)
+	if got, want := test.Args[:4], []string{"test", "-race", "-vet=all", "-short"}; !slices.Equal(got, want) {
+		t.Errorf("the call = go %v, want go test -race -vet=all -short …", test.Args)
 	}
-	pkgs := test.Args[5:]
+	pkgs := test.Args[4:]
 	for _, want := range []string{readme.ModulePath + "/...", "./...", "./providers/openai/...", "./events/jetstream/...", "./internal/browsertest/..."} {
 		if !slices.Contains(pkgs, want) {
 			t.Errorf("the packages %v leave out %s", pkgs, want)
