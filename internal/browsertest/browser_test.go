@@ -63,7 +63,7 @@ func startBrowser(t *testing.T) (context.Context, context.CancelFunc) {
 		t.Skip(msg)
 	}
 	var failures []string
-	home := t.TempDir()
+	home := browserDir(t)
 	for _, path := range found {
 		for i, extra := range launches(home) {
 			opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
@@ -99,7 +99,7 @@ func plainStart(t *testing.T, path string) string {
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	cmd := proc.Command(ctx, path, "--headless", "--no-sandbox", "--disable-gpu",
-		"--user-data-dir="+t.TempDir(), "--dump-dom", "about:blank")
+		"--user-data-dir="+browserDir(t), "--dump-dom", "about:blank")
 	out, err := cmd.CombinedOutput()
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) > 15 {
@@ -107,4 +107,25 @@ func plainStart(t *testing.T, path string) string {
 	}
 	return fmt.Sprintf("%s --headless --dump-dom about:blank by hand: %v (ended: %v), last lines:\n%s",
 		path, err, cmd.ProcessState, strings.Join(lines, "\n"))
+}
+
+// browserDir is a temporary folder for a browser's home or profile,
+// removed when the test ends. A browser's helpers may still write to it
+// for a moment after the browser has exited, so removal is retried for
+// up to five seconds, where t.TempDir would fail the test at once.
+func browserDir(t *testing.T) string {
+	dir, err := os.MkdirTemp("", "browsertest-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		deadline := time.Now().Add(5 * time.Second)
+		for os.RemoveAll(dir) != nil && time.Now().Before(deadline) {
+			time.Sleep(50 * time.Millisecond) // the helpers are exiting
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("the browser's folder %s could not be removed", dir)
+		}
+	})
+	return dir
 }

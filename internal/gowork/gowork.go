@@ -107,7 +107,7 @@ func (w Workspace) Write(dir string, extra ...string) (string, error) {
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 		return "", err
 	}
-	sum, err := os.ReadFile(filepath.Join(w.Root, strings.TrimSuffix(File, ".work")+".work.sum"))
+	sum, err := os.ReadFile(filepath.Join(w.Root, File+".sum"))
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return "", err
 	}

@@ -2,11 +2,18 @@
 
 package proc
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
-// ownGroup does nothing where there are no process groups: only the
-// child itself is killed there.
+var (
+	interrupt = os.Kill // no interrupt to send a process here
+	kill      = os.Kill
+)
+
+// ownGroup does nothing: without process groups only the child itself
+// can be stopped.
 func ownGroup(*exec.Cmd) {}
 
-// killGroup kills the child.
-func killGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }
+func signalGroup(cmd *exec.Cmd, _ os.Signal) error { return cmd.Process.Kill() }

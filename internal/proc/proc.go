@@ -1,8 +1,10 @@
-// Package proc starts child processes that end when their caller does:
-// each runs in a process group of its own, and when its context is done
-// (or its caller cleans up) every process of the group is killed, not
-// only the one that was started — a go command's compilers and test
-// binaries, a browser's helpers.
+// Package proc starts child processes that end when their caller does.
+// Each child leads a process group of its own; when its context is done
+// the group is interrupted (so a go command removes its work folder),
+// and when the child exits, or the test that started it ends, whatever
+// is left of the group is killed: a go command's compilers and test
+// binaries, a browser's helpers. On Linux a child is also killed when
+// the process that started it dies.
 //
 // The test command (internal/testall) runs the go command with it, and
 // every test that starts a process starts it with [ForTest], whose
@@ -12,9 +14,9 @@
 package proc
 
 import (
-	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -22,36 +24,37 @@ import (
 	"time"
 )
 
-// WaitDelay is how long Wait waits, once the group was killed, for the
-// child's output to close before it returns anyway.
-const WaitDelay = 5 * time.Second
+// waitDelay bounds how long a child may take to exit once interrupted
+// before it is killed.
+const waitDelay = 5 * time.Second
 
-// Cmd is an [exec.Cmd] whose process runs in a group of its own. Its
-// Wait, Run, Output and CombinedOutput kill whatever the child left in
-// the group before they return, and say so when the context stopped it.
+// Cmd is an [exec.Cmd] whose process leads a group of its own. Its
+// Wait, Run and CombinedOutput kill what the child left in the group
+// before they return, and return a *[StoppedError] when the context
+// stopped it.
 type Cmd struct {
 	*exec.Cmd
 	ctx   context.Context
 	start time.Time
+
+	mu     sync.Mutex
+	reaped bool // the group was killed after the leader was waited for: its id may be reused
 }
 
-// Command returns a [Cmd] for name and args. When ctx is done the whole
-// group is killed.
+// Command returns a [Cmd] for name and args.
 func Command(ctx context.Context, name string, args ...string) *Cmd {
 	c := &Cmd{Cmd: exec.CommandContext(ctx, name, args...), ctx: ctx}
-	ownGroup(c.Cmd)
-	c.Cancel = func() error { return killGroup(c.Cmd) }
-	c.WaitDelay = WaitDelay
+	c.Cancel = func() error { return signalGroup(c.Cmd, interrupt) }
+	c.WaitDelay = waitDelay
 	return c
 }
 
-// Margin is how long before a test's deadline [ForTest] stops the child:
+// margin is how long before a test's deadline ForTest stops the child:
 // time for the test to report what it was doing and to clean up.
-const Margin = 20 * time.Second
+const margin = 20 * time.Second
 
-// ForTest returns a [Command] whose context ends with the test, or
-// [Margin] before the test binary's -timeout, whichever comes first;
-// when the test ends, whatever is left of the group is killed.
+// ForTest returns a [Command] whose context ends with the test, or 20
+// seconds before the test binary's -timeout, whichever comes first.
 func ForTest(t testing.TB, name string, args ...string) *Cmd {
 	t.Helper()
 	ctx := t.Context()
@@ -63,38 +66,41 @@ func ForTest(t testing.TB, name string, args ...string) *Cmd {
 		}
 	}
 	c := Command(ctx, name, args...)
-	t.Cleanup(func() {
-		c.Reap()
-		if c.Process != nil && c.ProcessState == nil {
-			_ = c.Cmd.Wait() // a child the test started and left: reaped, not a zombie
-		}
-	})
+	t.Cleanup(c.reap) // a child the test started and never waited for
 	return c
 }
 
-// earlier is Margin before deadline, or halfway there when less time
+// earlier is margin before deadline, or halfway there when less time
 // than twice the margin is left.
 func earlier(deadline, now time.Time) time.Time {
 	left := deadline.Sub(now)
-	if left < 2*Margin {
+	if left < 2*margin {
 		return now.Add(left / 2)
 	}
-	return deadline.Add(-Margin)
+	return deadline.Add(-margin)
 }
 
 // Start starts the child, as [exec.Cmd.Start] does; when the context
 // is already done, the error is a *[StoppedError].
 func (c *Cmd) Start() error {
+	ownGroup(c.Cmd) // here, not in Command, so a SysProcAttr set since is kept
 	c.start = time.Now()
 	return c.stopped(c.Cmd.Start(), nil)
 }
 
 // Wait waits for the child to exit, then kills what is left of its
-// group. When the context stopped the child, the error is a
-// *[StoppedError].
+// group.
 func (c *Cmd) Wait() error {
 	err := c.Cmd.Wait()
-	c.Reap()
+	c.mu.Lock()
+	if !c.reaped {
+		// Right after the leader was reaped its pid is not handed out
+		// again (pids are given in turn), so the group id still names
+		// only what the child left.
+		_ = signalGroup(c.Cmd, kill)
+		c.reaped = true
+	}
+	c.mu.Unlock()
 	return c.stopped(err, nil)
 }
 
@@ -106,28 +112,36 @@ func (c *Cmd) Run() error {
 	return c.Wait()
 }
 
-// Output runs the child and returns its standard output.
-func (c *Cmd) Output() ([]byte, error) {
-	var out syncBuffer
-	c.Stdout = &out
-	err := c.Run()
-	return out.Bytes(), c.tail(err, out.Bytes())
-}
-
 // CombinedOutput runs the child and returns its standard output and
-// standard error together.
+// standard error together. They go to a file, not a pipe, so that a
+// process the child left behind holding them open does not keep Wait
+// waiting.
 func (c *Cmd) CombinedOutput() ([]byte, error) {
-	var out syncBuffer
-	c.Stdout, c.Stderr = &out, &out
-	err := c.Run()
-	return out.Bytes(), c.tail(err, out.Bytes())
+	f, err := os.CreateTemp("", "proc-output-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(f.Name())
+	defer f.Close()
+	c.Stdout, c.Stderr = f, f
+	err = c.Run()
+	out, rerr := os.ReadFile(f.Name())
+	if err == nil {
+		err = rerr
+	}
+	if se, ok := err.(*StoppedError); ok {
+		se.Last = lastLines(out, 20)
+	}
+	return out, err
 }
 
-// Reap kills every process still in the child's group. It is safe to
-// call more than once, before the child started and when nothing is left.
-func (c *Cmd) Reap() {
-	if c.Process != nil {
-		_ = killGroup(c.Cmd)
+// reap kills every process still in the child's group, unless Wait
+// already did (the group id may name another group by now).
+func (c *Cmd) reap() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.Process != nil && !c.reaped {
+		_ = signalGroup(c.Cmd, kill)
 	}
 }
 
@@ -138,14 +152,6 @@ func (c *Cmd) stopped(err error, out []byte) error {
 		return err
 	}
 	return &StoppedError{Args: c.Args, Ran: time.Since(c.start).Round(time.Millisecond), Cause: context.Cause(c.ctx), Last: lastLines(out, 20)}
-}
-
-// tail adds the last lines printed to a *StoppedError.
-func (c *Cmd) tail(err error, out []byte) error {
-	if se, ok := err.(*StoppedError); ok {
-		se.Last = lastLines(out, 20)
-	}
-	return err
 }
 
 // StoppedError is what a [Cmd] returns when its context stopped it.
@@ -177,22 +183,4 @@ func lastLines(b []byte, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// syncBuffer is a bytes.Buffer that stdout and stderr may share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) Bytes() []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return bytes.Clone(s.b.Bytes())
 }

@@ -12,8 +12,8 @@ func TestTheDeadlineFallsBeforeTheTestsOwn(t *testing.T) {
 		left time.Duration
 		want time.Duration
 	}{
-		{"ten minutes left: the margin before it", 10 * time.Minute, 10*time.Minute - Margin},
-		{"twice the margin left: the margin before it", 2 * Margin, Margin},
+		{"ten minutes left: the margin before it", 10 * time.Minute, 10*time.Minute - margin},
+		{"twice the margin left: the margin before it", 2 * margin, margin},
 		{"less than twice the margin left: halfway there", 10 * time.Second, 5 * time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -9,11 +9,11 @@ import (
 	"time"
 )
 
-// Running returns the processes, read from /proc, that are in the group
+// running returns the processes, read from /proc, that are in the group
 // pgid or among pids and still run: a zombie, killed and waiting for
 // whoever adopted it to reap it, runs nothing and is not counted. Tests
 // use it to show that nothing they started outlived them.
-func Running(pgid int, pids ...int) ([]int, error) {
+func running(pgid int, pids ...int) ([]int, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err
@@ -40,13 +40,13 @@ func Running(pgid int, pids ...int) ([]int, error) {
 	return left, nil
 }
 
-// Gone waits, for at most within, until [Running] finds nothing of the
+// Gone waits, for at most within, until running finds nothing of the
 // group pgid nor of pids, and says which processes are left if that
 // does not happen: a killed process takes a moment to stop.
 func Gone(within time.Duration, pgid int, pids ...int) error {
 	deadline := time.Now().Add(within)
 	for {
-		left, err := Running(pgid, pids...)
+		left, err := running(pgid, pids...)
 		if err != nil || len(left) == 0 {
 			return err
 		}

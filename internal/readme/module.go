@@ -13,12 +13,17 @@ const ModulePath = "readmecheck"
 
 // WriteModule writes into the folder dir a module of one package, readme,
 // made of every ```go block of the repository's README.md and of its
-// guides in docs/, in that order (README first, then the guides by name;
-// so a block may use what an earlier one declares), each filled in by
-// [GoFile]. Built in a workspace with the repository's modules, its
-// compile errors and vet reports name lines of the Markdown files, and
-// the blocks that declare tests run as tests. goVersion is its go line.
-func WriteModule(root, dir, goVersion string) error {
+// guides in docs/, each filled in by [GoFile] and in a file named for its
+// Markdown file and line; together they are one package, so a block may
+// use what another declares. Built in a workspace with the repository's
+// modules, its compile errors and vet reports name lines of the Markdown
+// files, and the blocks that declare tests run as tests. Its go line is
+// the core module's, so a block holds to the Go the core promises.
+func WriteModule(root, dir string) error {
+	goVersion, err := goLine(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return err
+	}
 	guides, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		return err
@@ -69,4 +74,18 @@ func blockFile(md string, b Block) string {
 		return name + "_test.go"
 	}
 	return name + ".go"
+}
+
+// goLine returns the version on the go line of a go.mod file.
+func goLine(gomod string) (string, error) {
+	data, err := os.ReadFile(gomod)
+	if err != nil {
+		return "", err
+	}
+	for line := range strings.Lines(string(data)) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "go "); ok {
+			return strings.TrimSpace(v), nil
+		}
+	}
+	return "", fmt.Errorf("readme: %s has no go line", gomod)
 }

@@ -15,12 +15,12 @@ import (
 	"github.com/enforcer-go/enforcer/internal/proc"
 )
 
-// TestTheREADMEModuleHoldsEveryGoBlockInOrder: WriteModule writes one
-// file a block, named for its Markdown file and line so that the files
-// sort as the reader meets them (README first, then the guides by name),
-// a block declaring a test in a _test.go file, and a go.mod.
-func TestTheREADMEModuleHoldsEveryGoBlockInOrder(t *testing.T) {
+// TestTheREADMEModuleHoldsEveryGoBlock: WriteModule writes one file a
+// block, named for its Markdown file and line, a block declaring a test
+// in a _test.go file, and a go.mod with the core's go line.
+func TestTheREADMEModuleHoldsEveryGoBlock(t *testing.T) {
 	root := t.TempDir()
+	write(t, filepath.Join(root, "go.mod"), "module example.com/core\n\ngo 1.24\n")
 	write(t, filepath.Join(root, "README.md"), "# R\n\n```go\nvar a = 1\n```\n\n```sh\nls\n```\n")
 	if err := os.Mkdir(filepath.Join(root, "docs"), 0o755); err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestTheREADMEModuleHoldsEveryGoBlockInOrder(t *testing.T) {
 	write(t, filepath.Join(root, "docs", "b.md"), "```go\nvar b = a\n```\n")
 	write(t, filepath.Join(root, "docs", "a-guide.md"), "x\n\n```go\nfunc TestA(t *testing.T) {}\n```\n")
 	dir := t.TempDir()
-	if err := WriteModule(root, dir, "1.24"); err != nil {
+	if err := WriteModule(root, dir); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(dir)
@@ -57,7 +57,7 @@ func TestTheREADMEModuleHoldsEveryGoBlockInOrder(t *testing.T) {
 // vet clean and pass is the test command's to say (internal/testall
 // builds the module with every other).
 func TestTheRepositorysGoBlocksAreWellFormed(t *testing.T) {
-	if err := WriteModule(filepath.Join("..", ".."), t.TempDir(), "1.24"); err != nil {
+	if err := WriteModule(filepath.Join("..", ".."), t.TempDir()); err != nil {
 		t.Fatal(err)
 	}
 }

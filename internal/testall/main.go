@@ -13,10 +13,11 @@
 //	go test -race -vet=all [go test flags] <every package>
 //
 // One build graph compiles and vets each package once, on every core,
-// and no go command runs inside a test, so no test's -timeout counts a
-// cold machine's downloads and compiles. When it returns — passing,
-// failing or interrupted — the folder is removed and every process it
-// started has ended. Its exit status is the go command's.
+// and no test runs another module's tests, so no test's -timeout counts
+// a cold machine's downloads and compiles. When it returns — passing,
+// failing or interrupted — the folder is removed and the go command's
+// process group has ended. It exits non-zero when go test fails (under
+// go run, with status 1).
 package main
 
 import (
@@ -36,7 +37,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	code := 2
 	goCmd, err := gowork.GoTool()
 	if err == nil {
@@ -53,6 +54,9 @@ func main() {
 // repository that holds dir. It returns the go command's exit status,
 // and an error when it could not run it or was stopped.
 func run(ctx context.Context, goCmd, dir string, args []string, stdout, stderr io.Writer) (int, error) {
+	if err := context.Cause(ctx); err != nil {
+		return 2, err
+	}
 	root, err := gowork.Root(dir)
 	if err != nil {
 		return 2, err
@@ -65,12 +69,15 @@ func run(ctx context.Context, goCmd, dir string, args []string, stdout, stderr i
 	if err != nil {
 		return 2, err
 	}
+	if tmp, err = filepath.Abs(tmp); err != nil { // GOWORK must be absolute
+		return 2, err
+	}
 	defer os.RemoveAll(tmp)
 	blocks := filepath.Join(tmp, readme.ModulePath)
 	if err := os.Mkdir(blocks, 0o755); err != nil {
 		return 2, err
 	}
-	if err := readme.WriteModule(root, blocks, work.Go); err != nil {
+	if err := readme.WriteModule(root, blocks); err != nil {
 		return 2, err
 	}
 	goWork, err := work.Write(tmp, blocks)

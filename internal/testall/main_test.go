@@ -13,11 +13,8 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/enforcer-go/enforcer/internal/proc"
 	"github.com/enforcer-go/enforcer/internal/readme"
 )
 
@@ -84,9 +81,10 @@ func fakeGo(log string, args []string) {
 	os.Exit(0)
 }
 
+// waitForever waits until interrupted.
 func waitForever() {
 	c := make(chan os.Signal, 1)
-	signal.Notify(c, syscall.SIGUSR2)
+	signal.Notify(c, os.Interrupt)
 	<-c
 	os.Exit(4)
 }
@@ -165,44 +163,6 @@ func TestRunReturnsTheGoCommandsExitStatus(t *testing.T) {
 	code, err := run(t.Context(), os.Args[0], ".", nil, new(bytes.Buffer), new(bytes.Buffer))
 	if err != nil || code != 3 {
 		t.Errorf("run = %d, %v, want 3, nil: the status go test exited with", code, err)
-	}
-	empty(t, tmp)
-}
-
-// TestRunStoppedWhileItsChildrenRunLeavesNoProcessAndNoFolder: the
-// README-blocks check and the tests, stopped while the go command and a
-// child of its run, end every process and remove the workspace.
-func TestRunStoppedWhileItsChildrenRunLeavesNoProcessAndNoFolder(t *testing.T) {
-	if runtime.GOOS != "linux" {
-		t.Skip("reads /proc")
-	}
-	log, tmp := fake(t, "hang")
-	ctx, cancel := context.WithCancelCause(t.Context())
-	defer cancel(nil)
-	var goPid, child int
-	found := make(chan struct{})
-	go func() { // stop run once the go command and its child both run
-		defer close(found)
-		defer cancel(errBudget)
-		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-			data, _ := os.ReadFile(log)
-			for line := range strings.Lines(string(data)) {
-				if n, _ := fmt.Sscanf(line, "%d %d", &goPid, &child); n == 2 {
-					return
-				}
-			}
-		}
-	}()
-	code, err := run(ctx, os.Args[0], ".", nil, new(bytes.Buffer), new(bytes.Buffer))
-	<-found
-	if code == 0 || !errors.As(err, new(*proc.StoppedError)) || !errors.Is(err, errBudget) {
-		t.Fatalf("run = %d, %v, want a non-zero status and a *proc.StoppedError for the budget", code, err)
-	}
-	if goPid == 0 || child == 0 {
-		t.Fatal("the fake go command wrote no pids")
-	}
-	if err := proc.Gone(10*time.Second, goPid, goPid, child); err != nil {
-		t.Error(err)
 	}
 	empty(t, tmp)
 }

@@ -1,0 +1,8 @@
+//go:build unix && !linux
+
+package proc
+
+import "syscall"
+
+// dieWithParent does nothing: only Linux kills a child with its parent.
+func dieWithParent(*syscall.SysProcAttr) {}
