@@ -401,21 +401,11 @@ func TestViewServesTheLivePageOfALogInUse(t *testing.T) {
 		t.Fatalf("view printed %q, want a loopback URL", url)
 	}
 
-	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Accept", "text/html")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), `<main id="turns">`) {
-		t.Errorf("a browser got %s and no live page", resp.Status)
-	}
+	getLivePage(t, context.Background(), url)
 
-	req, _ = http.NewRequest("GET", url, nil)
+	req, _ := http.NewRequest("GET", url, nil)
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err = http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -545,21 +535,11 @@ func TestViewServesAnEmptyLogAndFollowsIt(t *testing.T) {
 	}
 	url = strings.TrimSpace(url)
 
-	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
-	req.Header.Set("Accept", "text/html")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	page, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), `<main id="turns">`) {
-		t.Errorf("a browser got %s and no live page", resp.Status)
-	}
+	getLivePage(t, ctx, url)
 
-	req, _ = http.NewRequestWithContext(ctx, "GET", url, nil)
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err = http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -712,4 +692,21 @@ func TestCheckAppliesTheRepairsItIsGiven(t *testing.T) {
 		code, stdout, stderr := runCmd(t.Context(), "", "check", "-repair", "fence,magic", schemaPath, fenced)
 		wantOneLineError(t, code, stdout, stderr, "magic")
 	})
+}
+
+// getLivePage asks url for the live page as a browser does and fails the
+// test unless it gets it.
+func getLivePage(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
+	req.Header.Set("Accept", "text/html")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), `<main id="turns">`) {
+		t.Errorf("a browser got %s and no live page", resp.Status)
+	}
 }
