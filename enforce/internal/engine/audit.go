@@ -14,8 +14,11 @@ import (
 // refNode is an output object holding a $ref, with its target in the
 // original document.
 type refNode struct {
-	node   map[string]any
-	target string
+	node        map[string]any
+	loc, target string
+	// alone: the subschema at loc is checked as its target alone (no
+	// siblings, or a dialect where $ref replaces them).
+	alone bool
 }
 
 // Auditor walks a schema document, refuses what gojsonschema would check
@@ -581,8 +584,9 @@ func (a *Auditor) finish(m, out map[string]any, loc string) (any, error) {
 		a.edges[loc] = []string{target}
 		delete(a.steps, loc)
 	}
-	node := out
+	node, alone := out, true
 	if ref, ok := out["$ref"]; ok && a.draft >= draft2019 && len(out) > 1 {
+		alone = false
 		// Since 2019-09 $ref applies beside its siblings, but the
 		// validator stops at $ref: move it into allOf, which means the
 		// same.
@@ -592,7 +596,7 @@ func (a *Auditor) finish(m, out map[string]any, loc string) (any, error) {
 		out["allOf"] = append(all, node)
 	}
 	if isRef {
-		a.refNodes = append(a.refNodes, refNode{node: node, target: target})
+		a.refNodes = append(a.refNodes, refNode{node: node, loc: loc, target: target, alone: alone})
 	}
 	if err := a.translateUnevaluated(m, out, loc); err != nil {
 		return nil, err

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
@@ -78,22 +79,24 @@ func (a *Auditor) checkFanOut() error {
 // FrozenFanOut is, for a schema whose recursion fans out, what counts an
 // answer's checks ([FanOut.Within]): every subschema's steps and
 // subschemas applied in place, computed now, so that answers may be
-// counted concurrently.
+// counted concurrently. Closures are computed as answers ask for them,
+// under a lock: computing every node's now would cost the square of a
+// $ref chain's length.
 func (a *Auditor) FrozenFanOut() *FanOut {
 	if !a.fans {
 		return nil
 	}
 	f := newFanOut(a)
 	f.id("")
-	for node := 0; node < len(f.locs); node++ {
+	for node := 0; node < len(f.locs); node++ { // info gives ids to what node reaches
 		for _, st := range f.stepsOf(node) {
 			if st.kind == stepPattern {
 				f.matches(st.key, "")
 			}
 		}
-		f.closure(node)
 	}
 	f.a = nil // the audit's maps are not needed, nor kept alive
+	f.mu = new(sync.Mutex)
 	return f
 }
 
@@ -199,7 +202,21 @@ type FanOut struct {
 	// nodeSteps are each node's steps, their targets as ids.
 	nodeSteps []*nodeInfo // by node; nil until computed
 	sc        scratch     // take's, in the audit
+	csc       pathScratch // paths'
+	kept      int         // visits in closures
+	spent     int         // the work of paths, for the audit's bound
+	mu        *sync.Mutex // frozen: guards closures and csc
 }
+
+// pathScratch is paths' working space: a mark, then a count, by node,
+// zero where untouched; the nodes reached; the walk's stack.
+type pathScratch struct {
+	mark, order []int
+	stack       []frame
+}
+
+// frame is a node on paths' walk and the next of its edges to follow.
+type frame struct{ node, i int }
 
 // scratch is take's working space: counts by node, zero where untouched,
 // and the nodes touched.
@@ -221,6 +238,7 @@ type nodeInfo struct {
 	all     []nodeStep
 	members map[string][]int
 	rest    []nodeStep
+	edges   []int // the subschemas the node applies in place, as ids
 }
 
 func (f *FanOut) info(node int) *nodeInfo {
@@ -229,6 +247,9 @@ func (f *FanOut) info(node int) *nodeInfo {
 	}
 	steps := f.a.steps[f.locs[node]]
 	in := &nodeInfo{all: make([]nodeStep, len(steps))}
+	for _, e := range f.a.edges[f.locs[node]] {
+		in.edges = append(in.edges, f.id(e))
+	}
 	for i, st := range steps {
 		ns := nodeStep{st, f.id(st.to)}
 		in.all[i] = ns
@@ -264,22 +285,87 @@ func (f *FanOut) id(loc string) int {
 // closure is what gojsonschema checks a value against when it checks it
 // against node: node itself and, with multiplicity, every subschema node
 // applies to the same value ($ref target, allOf, anyOf, …). findCycle
-// has refused a loop among these.
+// has refused a loop among these, so the count of each is the number of
+// paths to it, summed in one pass over what node reaches in topological
+// order: linear in that part of the schema. Only closures asked for are
+// kept, and only up to maxKept visits in all; a $ref chain of n links
+// asked for at its head costs n, not the n²/2 of keeping every link's.
 func (f *FanOut) closure(node int) visits {
+	if f.mu != nil {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+	}
 	if node < len(f.closures) && f.closures[node] != nil {
 		return f.closures[node]
 	}
-	m := map[int]int{node: 1}
-	for _, e := range f.a.edges[f.locs[node]] {
-		for _, x := range f.closure(f.id(e)) {
-			m[x.node] = min(m[x.node]+x.n, fanOutCap)
+	v := f.paths(node)
+	if f.kept+len(v) <= maxKept {
+		f.kept += len(v)
+		for node >= len(f.closures) {
+			f.closures = append(f.closures, nil)
+		}
+		f.closures[node] = v
+	}
+	return v
+}
+
+// maxKept bounds the visits closure keeps (16 bytes each): past it, a
+// closure is computed again each time it is asked for, so that a schema
+// whose many subschemas each reach a long chain costs time the callers
+// bound (take stops past fanOutCap) rather than memory nothing bounds.
+const maxKept = 1 << 20
+
+// paths is closure's count: node's visits, the number of paths by edges
+// from node to each node it reaches. Its work goes to f.spent.
+func (f *FanOut) paths(node int) visits {
+	cs := &f.csc
+	for node >= len(cs.mark) {
+		cs.mark = append(cs.mark, make([]int, len(f.locs)+1-len(cs.mark))...)
+	}
+	// A depth-first walk, without recursion (a chain may be as long as the
+	// schema), lists the nodes reached in postorder; reversed, each comes
+	// before every node its edges lead to.
+	order := cs.order[:0]
+	stack := append(cs.stack[:0], frame{node, 0})
+	cs.mark[node] = 1
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		es := f.info(top.node).edges
+		if top.i == len(es) {
+			order = append(order, top.node)
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		w := es[top.i]
+		top.i++
+		f.spent++
+		for w >= len(cs.mark) {
+			cs.mark = append(cs.mark, make([]int, len(f.locs)+1-len(cs.mark))...)
+		}
+		if cs.mark[w] == 0 {
+			cs.mark[w] = 1
+			stack = append(stack, frame{w, 0})
 		}
 	}
-	v := visitsOf(m)
-	for node >= len(f.closures) {
-		f.closures = append(f.closures, nil)
+	// mark now holds counts: 1 for node, and each edge adds its source's.
+	for _, u := range order {
+		cs.mark[u] = 0
 	}
-	f.closures[node] = v
+	cs.mark[node] = 1
+	for i := len(order) - 1; i >= 0; i-- {
+		u := order[i]
+		for _, w := range f.info(u).edges {
+			cs.mark[w] = min(cs.mark[w]+cs.mark[u], fanOutCap)
+		}
+	}
+	v := make(visits, len(order))
+	for i, u := range order {
+		v[i] = visit{u, cs.mark[u]}
+		cs.mark[u] = 0
+	}
+	slices.SortFunc(v, func(x, y visit) int { return x.node - y.node })
+	f.spent += len(v)
+	cs.order, cs.stack = order, stack
 	return v
 }
 
