@@ -417,19 +417,33 @@ func (f *FanOut) take(v visits, s step, sc *scratch) visits {
 	// The counts gather in sc.acc, by node, zero where untouched: the walk
 	// takes millions of steps, where a map per take would be most of its
 	// time.
+	//
+	// Once the counts pass fanOutCap in all, the rest cannot change what
+	// a caller reads (a total past MaxSchemaExpansion) and are not added:
+	// a value checked against each of n links of a chain, each leading
+	// into the chain again, would otherwise cost n² here.
 	touched := sc.touched[:0]
+	sum := 0
 	add := func(c visits, times int) {
 		for _, x := range c {
+			if sum >= fanOutCap {
+				return
+			}
 			if x.node >= len(sc.acc) {
 				sc.acc = append(sc.acc, make([]int, x.node+1-len(sc.acc)+len(sc.acc))...)
 			}
 			if sc.acc[x.node] == 0 {
 				touched = append(touched, x.node)
 			}
-			sc.acc[x.node] = min(sc.acc[x.node]+capped(x.n, times), fanOutCap)
+			n := capped(x.n, times)
+			sc.acc[x.node] = min(sc.acc[x.node]+n, fanOutCap)
+			sum = min(sum+n, fanOutCap)
 		}
 	}
 	for _, x := range v {
+		if sum >= fanOutCap {
+			break
+		}
 		in := f.info(x.node)
 		steps := in.rest
 		switch s.kind {
