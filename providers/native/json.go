@@ -19,34 +19,69 @@ type member struct {
 	val any
 }
 
-type object struct{ members []member }
+type object struct {
+	members []member
+	// index holds each member's place by its key once the object has more
+	// than indexFrom members, so that get, set and del cost the same for
+	// 100,000 members as for three: scanning, 100,000 properties took
+	// minutes to decode and lower. nil until then; clone leaves it out.
+	index map[string]int
+}
+
+// indexFrom is the most members an object scans for a key.
+const indexFrom = 8
+
+// find is the place of key among o's members, or -1.
+func (o *object) find(key string) int {
+	if len(o.members) <= indexFrom {
+		for i, m := range o.members {
+			if m.key == key {
+				return i
+			}
+		}
+		return -1
+	}
+	if o.index == nil {
+		o.index = make(map[string]int, cap(o.members))
+		for i, m := range o.members {
+			if _, seen := o.index[m.key]; !seen {
+				o.index[m.key] = i // the first, as a scan finds it
+			}
+		}
+	}
+	if i, ok := o.index[key]; ok {
+		return i
+	}
+	return -1
+}
 
 func (o *object) get(key string) (any, bool) {
-	for _, m := range o.members {
-		if m.key == key {
-			return m.val, true
-		}
+	if i := o.find(key); i >= 0 {
+		return o.members[i].val, true
 	}
 	return nil, false
 }
 
 func (o *object) set(key string, val any) {
-	for i, m := range o.members {
-		if m.key == key {
-			o.members[i].val = val
-			return
-		}
+	if i := o.find(key); i >= 0 {
+		o.members[i].val = val
+		return
 	}
 	o.members = append(o.members, member{key, val})
+	if o.index != nil {
+		o.index[key] = len(o.members) - 1
+	}
 }
 
 func (o *object) del(key string) {
-	for i, m := range o.members {
-		if m.key == key {
-			o.members = append(o.members[:i], o.members[i+1:]...)
-			return
-		}
+	i := o.find(key)
+	if i < 0 {
+		return
 	}
+	o.members = append(o.members[:i], o.members[i+1:]...)
+	// The places after i moved; the index is built again when next needed
+	// (del is called a few times per lowering, not per member).
+	o.index = nil
 }
 
 // maxDepth bounds the nesting of a contract read here; CompileSchema
@@ -149,7 +184,7 @@ func writeString(buf *bytes.Buffer, s string) {
 func clone(v any) any {
 	switch v := v.(type) {
 	case *object:
-		o := &object{members: make([]member, len(v.members))}
+		o := &object{members: make([]member, len(v.members))} // index: built on use
 		for i, m := range v.members {
 			o.members[i] = member{m.key, clone(m.val)}
 		}

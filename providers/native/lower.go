@@ -336,11 +336,13 @@ func (l *lowerer) node(v any, ptr string, depth int) (any, *shape) {
 				}
 				k = "$defs"
 			}
-			lowered := &object{}
+			// The keys are distinct, as decode keeps them: appended as
+			// they are, with no search.
+			lowered := &object{members: make([]member, 0, len(defs.members))}
 			for _, d := range defs.members {
 				l.strs += len(d.key)
 				dv, _ := l.node(d.val, p+"/"+escape(d.key), 0)
-				lowered.set(d.key, dv)
+				lowered.members = append(lowered.members, member{d.key, dv})
 			}
 			out.set(k, lowered)
 		case hasRef && r.refAlone && !strings.HasPrefix(k, "$"):
@@ -352,14 +354,14 @@ func (l *lowerer) node(v any, ptr string, depth int) (any, *shape) {
 			if !ok {
 				continue
 			}
-			sh.props = map[string]*shape{}
-			lowered := &object{}
+			sh.props = make(map[string]*shape, len(props.members))
+			lowered := &object{members: make([]member, 0, len(props.members))}
 			for _, pm := range props.members {
 				l.props++
 				l.strs += len(pm.key)
 				pv, psh := l.node(pm.val, p+"/"+escape(pm.key), depth)
 				sh.props[pm.key] = psh
-				lowered.set(pm.key, pv)
+				lowered.members = append(lowered.members, member{pm.key, pv}) // distinct keys, as above
 			}
 			out.set(k, lowered)
 		case assertions[k]:
