@@ -51,9 +51,15 @@ func Lower(contract []byte, p Profile) (*Lowering, error) {
 	default:
 		return nil, fmt.Errorf("%w: the root is neither an object nor a boolean", ErrSchema)
 	}
+	// The root's $schema, read before inlineRoot leaves it out.
+	beside := false
+	if o, ok := src.(*object); ok {
+		d, _ := o.get("$schema")
+		beside = besideRef(d, false)
+	}
 	name, src := inlineRoot(src)
 
-	strict := newLowerer(r, src, true)
+	strict := newLowerer(r, src, true, beside)
 	out, sh := strict.node(src, "", 0)
 	strict.finish(out)
 	// Keywords are recorded as their schemas are left; listed by where
@@ -79,7 +85,7 @@ func Lower(contract []byte, p Profile) (*Lowering, error) {
 	}
 	if r.fallback == ModeNonStrict && isObjectSchema(src) {
 		// A hint, but still a schema OpenAI wants an object at the root of.
-		loose := newLowerer(r, src, false)
+		loose := newLowerer(r, src, false, beside)
 		out, _ := loose.node(src, "", 0)
 		if _, ok := dangling(out); !ok {
 			l.Schema = marshal(out)
@@ -185,6 +191,10 @@ type lowerer struct {
 	r      *rules
 	strict bool // apply the rules that make the schema strict
 	src    any
+	// beside: the schema being lowered is of 2019-09 or later, where
+	// $ref applies beside its siblings (the root's $schema, or the
+	// nearest one above).
+	beside bool
 
 	keywords []Keyword
 	nullable []string
@@ -197,8 +207,19 @@ type lowerer struct {
 
 type refSite struct{ at, target string }
 
-func newLowerer(r *rules, src any, strict bool) *lowerer {
-	return &lowerer{r: r, src: src, strict: strict, shapes: map[string]*shape{}}
+func newLowerer(r *rules, src any, strict, beside bool) *lowerer {
+	return &lowerer{r: r, src: src, strict: strict, beside: beside, shapes: map[string]*shape{}}
+}
+
+// besideRef reports whether $schema v names a dialect where $ref applies
+// beside its siblings (2019-09, 2020-12), or else, when v is not a
+// string, was.
+func besideRef(v any, was bool) bool {
+	s, ok := v.(string)
+	if !ok {
+		return was
+	}
+	return strings.Contains(s, "/draft/2019-09/") || strings.Contains(s, "/draft/2020-12/")
 }
 
 // cannot records why the contract cannot be sent strict.
@@ -292,6 +313,10 @@ func (l *lowerer) node(v any, ptr string, depth int) (any, *shape) {
 	r := l.r
 	out := &object{}
 	_, hasRef := in.get("$ref")
+	if d, ok := in.get("$schema"); ok {
+		defer func(was bool) { l.beside = was }(l.beside)
+		l.beside = besideRef(d, l.beside)
+	}
 	objectish := isObjectSchema(in)
 	if objectish {
 		depth++
@@ -378,6 +403,9 @@ func (l *lowerer) node(v any, ptr string, depth int) (any, *shape) {
 		out.del("allOf")
 		out.set("anyOf", all)
 	}
+	if hasRef && r.refFirst && l.beside {
+		l.refBeside(out, ptr)
+	}
 	if !l.strict {
 		return out, sh
 	}
@@ -396,6 +424,34 @@ func (l *lowerer) node(v any, ptr string, depth int) (any, *shape) {
 		l.unions++
 	}
 	return out, sh
+}
+
+// refBeside keeps the force of what out checks beside its $ref, for a
+// provider that reads $ref as replacing its siblings: the $ref is sent
+// in an anyOf of one schema, which means the same and leaves the
+// siblings beside no $ref. Beside an anyOf already there, the rules
+// cannot say it (a second anyOf would need allOf, which these providers
+// lack).
+func (l *lowerer) refBeside(out *object, ptr string) {
+	ref, ok := out.get("$ref")
+	if !ok {
+		return
+	}
+	asserts := false
+	for _, m := range out.members {
+		if m.key != "$ref" && !strings.HasPrefix(m.key, "$") && !l.r.annotations[m.key] {
+			asserts = true
+		}
+	}
+	if !asserts {
+		return
+	}
+	if hasKey(out, "anyOf") {
+		l.cannot(ptr, "a $ref beside anyOf and other keywords, which the provider reads as the $ref alone")
+		return
+	}
+	out.del("$ref")
+	out.set("anyOf", []any{&object{members: []member{{"$ref", ref}}}})
 }
 
 // says reports whether a lowered schema restricts what it accepts the way

@@ -88,6 +88,11 @@ type rules struct {
 	maxUnions    int  // anyOf and type arrays in all
 	oneOfAsAnyOf bool // oneOf sent as anyOf (exclusivity judged here)
 	defsOnly     bool // definitions sent as $defs
+	// refFirst: the provider reads the schema as draft-07 (no $schema is
+	// sent), where $ref replaces its siblings, and its grammar converter
+	// resolves $ref first; a contract of 2019-09 or later, where they
+	// apply beside it, has its $ref sent in an anyOf of one schema.
+	refFirst bool
 }
 
 type set map[string]bool
@@ -135,6 +140,7 @@ var llamaCpp = &rules{
 	intBounds:    true,
 	oneOfAsAnyOf: true,
 	fallback:     ModeNone,
+	refFirst:     true,
 }
 
 var profiles = map[Profile]*rules{
@@ -196,6 +202,7 @@ var profiles = map[Profile]*rules{
 		recursion:    true,
 		oneOfAsAnyOf: true,
 		fallback:     ModeNone,
+		refFirst:     true,
 	},
 	LlamaCpp: llamaCpp,
 	Ollama:   llamaCpp,
