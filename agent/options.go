@@ -128,12 +128,12 @@ func WithRepairs(rs enforce.Repairs) Option {
 // answers cost more than b ([enforce.WithFailedCostBudget]): the answer
 // that passes it is exhausted with reason budget, retries unspent, and
 // the run returns an *enforce.OutputError matching enforce.ErrBudget.
-// Each member of b that is not zero is a limit: input tokens, output
-// tokens, latency. A negative member makes Run return an error matching
-// [ErrInvalidOption].
+// Each member of b that is not zero is a limit: input, output, cached
+// and reasoning tokens, latency. A negative member makes Run return an
+// error matching [ErrInvalidOption].
 func WithFailedCostBudget(b enforce.Cost) Option {
 	return optionFunc(func(c *config) {
-		if b.InputTokens < 0 || b.OutputTokens < 0 || b.LatencyMs < 0 {
+		if min(int64(b.InputTokens), int64(b.OutputTokens), int64(b.CachedTokens), int64(b.ReasoningTokens), b.LatencyMs) < 0 {
 			c.invalid("WithFailedCostBudget(%+v): a limit is negative", b)
 		}
 		c.budget = b

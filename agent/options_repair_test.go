@@ -124,6 +124,20 @@ func TestAFailedCostBudgetStopsTheRun(t *testing.T) {
 	}
 }
 
+func TestAFailedCostBudgetOnReasoningTokensAloneStopsTheRun(t *testing.T) {
+	m := agenttest.NewModel(t, agenttest.Reply(prose).WithDetailedUsage(100, 50, 0, 40), agenttest.Reply(missing).WithDetailedUsage(100, 50, 0, 40))
+	a := agent.New(m, agent.WithOutputRetries(3), agent.WithFailedCostBudget(enforce.Cost{ReasoningTokens: 60}))
+	_, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
+	if !errors.Is(err, enforce.ErrBudget) || m.Calls() != 2 {
+		t.Errorf("err = %v after %d calls, rows %+v; want ErrBudget on the second", err, m.Calls(), res.Attempts)
+	}
+	for _, b := range []enforce.Cost{{CachedTokens: -1}, {ReasoningTokens: -1}} {
+		if _, _, err := agent.RunTyped[Weather](t.Context(), agent.New(agenttest.NewModel(t), agent.WithFailedCostBudget(b)), "?"); !errors.Is(err, agent.ErrInvalidOption) {
+			t.Errorf("budget %+v: err = %v, want ErrInvalidOption", b, err)
+		}
+	}
+}
+
 func TestRunTypedStreamShowsAFencedValueAsItForms(t *testing.T) {
 	m := agenttest.NewStreamingModel(t, agenttest.Reply("```json\n"+trip+"\n```").InChunks(4))
 	s := agent.RunTypedStream[Trip](t.Context(), agent.New(m, agent.WithRepairs(enforce.RepairFence)), "Plan a trip")

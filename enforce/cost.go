@@ -33,6 +33,12 @@ func FailedCost(rows []Attempt) Cost {
 	return sum
 }
 
+// negative reports whether some member of c is below zero: a budget
+// with one is refused ([WithFailedCostBudget]).
+func (c Cost) negative() bool {
+	return min(int64(c.InputTokens), int64(c.OutputTokens), int64(c.CachedTokens), int64(c.ReasoningTokens), c.LatencyMs) < 0
+}
+
 // addSat adds n (taken as 0 when negative) to sum, stopping at limit.
 func addSat(sum, n, limit int64) int64 {
 	n = max(n, 0)

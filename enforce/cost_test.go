@@ -58,3 +58,47 @@ func TestTheLedgerKeepsEachAnswersCost(t *testing.T) {
 		t.Errorf("Verdict.Err = %#v, want an *OutputError whose FailedCost is %+v", v.Err, cost)
 	}
 }
+
+func TestEveryMemberOfAFailedCostBudgetIsALimit(t *testing.T) {
+	s, err := enforce.CompileSchema([]byte(`{"type":"object","required":["a"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name         string
+		budget, cost enforce.Cost
+	}{
+		{"input tokens", enforce.Cost{InputTokens: 10}, enforce.Cost{InputTokens: 6}},
+		{"output tokens", enforce.Cost{OutputTokens: 10}, enforce.Cost{OutputTokens: 6}},
+		{"cached tokens", enforce.Cost{CachedTokens: 10}, enforce.Cost{InputTokens: 6, CachedTokens: 6}},
+		{"reasoning tokens", enforce.Cost{ReasoningTokens: 10}, enforce.Cost{OutputTokens: 6, ReasoningTokens: 6}},
+		{"latency", enforce.Cost{LatencyMs: 10}, enforce.Cost{LatencyMs: 6}},
+	}
+	for _, tt := range tests {
+		t.Run("a limit on "+tt.name+" alone stops the run", func(t *testing.T) {
+			l, err := enforce.NewLedger(s, 5, enforce.WithFailedCostBudget(tt.budget))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := l.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: `{}`, Cost: tt.cost}); v.Row.Outcome != enforce.OutcomeRetried {
+				t.Fatalf("first row = %+v, want retried: the budget is not yet spent", v.Row)
+			}
+			v := l.Judge(context.Background(), enforce.Answer{Iteration: 2, Given: `{}`, Cost: tt.cost})
+			if v.Row.Outcome != enforce.OutcomeExhausted || v.Row.Reason != enforce.ReasonBudget || !errors.Is(v.Err, enforce.ErrBudget) {
+				t.Errorf("second row = %+v, err %v; want exhausted with reason budget", v.Row, v.Err)
+			}
+		})
+	}
+}
+
+func TestAFailedCostBudgetWithANegativeMemberIsRefused(t *testing.T) {
+	s, err := enforce.CompileSchema([]byte(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []enforce.Cost{{InputTokens: -1}, {OutputTokens: -1}, {CachedTokens: -1}, {ReasoningTokens: -1}, {LatencyMs: -1}} {
+		if _, err := enforce.NewLedger(s, 1, enforce.WithFailedCostBudget(b)); err == nil {
+			t.Errorf("NewLedger with budget %+v: no error, want a negative limit refused", b)
+		}
+	}
+}

@@ -254,11 +254,12 @@ func WithRepeatLimit(n int) LedgerOption {
 // WithFailedCostBudget stops a run whose failed answers cost more than b:
 // the failing answer that takes the failed rows' cost ([FailedCost])
 // past a non-zero member of b is exhausted at once with [ReasonBudget],
-// retries unspent; its *OutputError matches [ErrBudget]. A negative
+// retries unspent; its *OutputError matches [ErrBudget]. Every member is
+// a limit of its own, CachedTokens and ReasoningTokens too. A negative
 // member is an error.
 func WithFailedCostBudget(b Cost) LedgerOption {
 	return ledgerOption(func(l *Ledger) error {
-		if b.InputTokens < 0 || b.OutputTokens < 0 || b.LatencyMs < 0 {
+		if b.negative() {
 			return fmt.Errorf("enforce: WithFailedCostBudget(%+v): a limit is negative", b)
 		}
 		l.budget = b
@@ -276,6 +277,8 @@ func (l *Ledger) overBudget(row Attempt) bool {
 	over := func(spent, limit int64) bool { return limit > 0 && spent > limit }
 	return over(int64(spent.InputTokens), int64(l.budget.InputTokens)) ||
 		over(int64(spent.OutputTokens), int64(l.budget.OutputTokens)) ||
+		over(int64(spent.CachedTokens), int64(l.budget.CachedTokens)) ||
+		over(int64(spent.ReasoningTokens), int64(l.budget.ReasoningTokens)) ||
 		over(spent.LatencyMs, l.budget.LatencyMs)
 }
 

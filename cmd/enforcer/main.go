@@ -44,6 +44,9 @@
 // get a one-line error and exit status 2; so does a damaged log, or a file
 // that is not one, naming its first line that is not a record and why (a
 // last line that is not JSON is taken for a torn write, and waited on).
+// tail prints the records before the damage first: a log torn past its
+// 16 MiB line bound by a crash, or damaged in its middle, shows what was
+// written before.
 package main
 
 import (

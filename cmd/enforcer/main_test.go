@@ -341,11 +341,6 @@ func TestTailRefusesBadArgumentsAndDamagedLogs(t *testing.T) {
 		{"a bad flag value", []string{"tail", "-follow=maybe", path}, "follow"},
 		{"a missing file", []string{"tail", filepath.Join(t.TempDir(), "none.ndjson")}, "no such file"},
 		{"a directory", []string{"tail", t.TempDir()}, "not a regular file"},
-		// Damage is found when the log is opened (events.FollowFile), before
-		// anything is printed.
-		{"a line that is not a record", []string{"tail", "-follow=false", damaged}, "corrupt log"},
-		{"a gap in the sequence", []string{"tail", "-follow=false", gap}, "sequence 3 where 2 was due"},
-		{"a torn last line past the line bound", []string{"tail", hugeTail}, "over the 16777216-byte line bound"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -353,11 +348,72 @@ func TestTailRefusesBadArgumentsAndDamagedLogs(t *testing.T) {
 			wantOneLineError(t, code, stdout, stderr, tt.want)
 		})
 	}
+	// Damage is found when the log is opened (events.FollowFile): what
+	// comes before it is printed, then the error.
+	damagedTests := []struct {
+		name  string
+		args  []string
+		lines int // of sessionLines printed before the error
+		want  string
+	}{
+		{"a line that is not a record", []string{"tail", "-follow=false", damaged}, 1, "read record 2: line 2 at byte"},
+		{"a gap in the sequence", []string{"tail", "-follow=false", gap}, 1, "sequence 3 where 2 was due"},
+		{"a torn last line past the line bound", []string{"tail", "-follow=false", hugeTail}, len(sessionLines), "over the 16777216-byte line bound"},
+		{"a torn last line past the line bound, followed", []string{"tail", hugeTail}, len(sessionLines), "over the 16777216-byte line bound"},
+	}
+	for _, tt := range damagedTests {
+		t.Run(tt.name+" prints the records before it, then its error", func(t *testing.T) {
+			code, stdout, stderr := runCmd(t.Context(), "", tt.args...)
+			if want := strings.Join(sessionLines[:tt.lines], "\n") + "\n"; stdout != want {
+				t.Errorf("stdout:\n%s\nwant:\n%s", stdout, want)
+			}
+			if code != exitUsage || !strings.HasPrefix(stderr, "enforcer: tail: events: corrupt log: ") || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("status %d, stderr %q; want %d and one line that says %q", code, stderr, exitUsage, tt.want)
+			}
+		})
+	}
+}
+
+// Damage the writer appends while tail follows is found with the good
+// records before it in one read: those are printed before the error.
+func TestTailPrintsTheRecordsThatLandWithTheDamage(t *testing.T) {
+	fastPoll(t)
+	path, s := writeLog(t, session[:1]...)
+	s.Close()
+	other, s2 := writeLog(t, session...)
+	s2.Close()
+	all, err := os.ReadFile(other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(all), "\n")
+	ctx := bounded(t)
+	out := newLineWriter()
+	var errb bytes.Buffer
+	done := make(chan int)
+	go func() { done <- run(ctx, []string{"tail", path}, nil, out, &errb) }()
+	out.waitLines(ctx, t, 1)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.WriteString(lines[1] + lines[2] + "not a record\n" + lines[3])
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := <-done; code != exitUsage || !strings.Contains(errb.String(), "read record 4: line 4 at byte") {
+		t.Errorf("status %d, stderr %q; want %d and the damaged line named", code, errb.String(), exitUsage)
+	}
+	if got, want := out.waitLines(ctx, t, 3), strings.Join(sessionLines[:3], "\n")+"\n"; got != want {
+		t.Errorf("stdout:\n%s\nwant:\n%s", got, want)
+	}
 }
 
 // A file that is not a session log is refused by tail and view alike,
 // as events.FollowFile finds it: naming its first line that is not a
-// record, and why, before anything is printed or served.
+// record, and why, before anything is printed or served. (One whose first
+// line is a record is a damaged log: tail prints what precedes the damage.)
 func TestTailAndViewRefuseAFileThatIsNotALog(t *testing.T) {
 	path, s := writeLog(t, session[:1]...)
 	s.Close()
@@ -378,6 +434,14 @@ func TestTailAndViewRefuseAFileThatIsNotALog(t *testing.T) {
 		for _, args := range [][]string{{"tail", "-follow=false"}, {"tail"}, {"view"}} {
 			t.Run(strings.Join(args, " ")+" refuses "+tt.name, func(t *testing.T) {
 				code, stdout, stderr := runCmd(bounded(t), "", append(args, p)...)
+				if args[0] == "tail" && tt.name == "a JSON document after a record" {
+					// A log whose first line is a record is a damaged log:
+					// tail prints the record before the damage.
+					if want := sessionLines[0] + "\n"; stdout != want {
+						t.Errorf("stdout %q, want %q", stdout, want)
+					}
+					stdout = ""
+				}
 				wantOneLineError(t, code, stdout, stderr, tt.want)
 			})
 		}

@@ -118,7 +118,8 @@ func connect(ctx context.Context, s *mcp.Server) (*mcp.ClientSession, error) {
 	if _, err := s.Connect(ctx, st, nil); err != nil {
 		return nil, err
 	}
-	return mcp.NewClient(&mcp.Implementation{Name: "example", Version: "v1"}, nil).Connect(ctx, ct, nil)
+	// Through enforcermcp.Transport, results are judged as the server sent them.
+	return mcp.NewClient(&mcp.Implementation{Name: "example", Version: "v1"}, nil).Connect(ctx, enforcermcp.Transport(ct), nil)
 }
 
 // scripted stands in for a model: it calls the tool until a call

@@ -12,7 +12,8 @@
 //		enforcermcp "github.com/enforcer-go/enforcer/integrations/mcp"
 //	)
 //
-//	cs, err := mcp.NewClient(&mcp.Implementation{Name: "my-agent"}, nil).Connect(ctx, transport, nil)
+//	client := mcp.NewClient(&mcp.Implementation{Name: "my-agent"}, nil)
+//	cs, err := client.Connect(ctx, enforcermcp.Transport(transport), nil)
 //	if err != nil {
 //		return err
 //	}
@@ -47,7 +48,10 @@
 // by enforce.CompileSchema when the tools are listed (a schema that names
 // no dialect is JSON Schema 2020-12, as MCP says), so one it refuses
 // fails [Tools] with [ErrSchemaRefused] instead of passing unjudged; and
-// each result is judged by enforce's Schema.Check. A result that fails,
+// each result is judged by enforce's Schema.Check. Connected through
+// [Transport], a result is judged and shown as the bytes the server sent
+// (a duplicate key fails, an integer past 2^53 keeps its digits); without
+// it, as the SDK decoded it into float64 numbers and maps. A result that fails,
 // or has no structuredContent, is not shown to the model: it gets the
 // issues instead and can call again or do without.
 //

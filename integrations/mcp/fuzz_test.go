@@ -38,7 +38,7 @@ func FuzzResult(f *testing.F) {
 			if !withSchema {
 				s = nil
 			}
-			got, err := result("t", s, &res)
+			got, err := result("t", s, &res, nil)
 			var e *Error
 			switch {
 			case err != nil && !errors.As(err, &e):

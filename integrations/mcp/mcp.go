@@ -82,11 +82,17 @@ func newTool(cs *mcp.ClientSession, t *mcp.Tool) (agent.Tool, error) {
 		Description: t.Description,
 		Parameters:  params,
 		Run: func(ctx context.Context, args json.RawMessage) (string, error) {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+			raw := &rawResult{}
+			res, err := cs.CallTool(context.WithValue(ctx, rawKey{}, raw), &mcp.CallToolParams{Name: name, Arguments: args})
+			raw.done()
 			if err != nil {
 				return "", &Error{Tool: name, Err: err}
 			}
-			return result(name, out, res)
+			sent, err := raw.structured()
+			if err != nil && out != nil {
+				return "", &Error{Tool: name, Result: res, Err: err, kind: ErrOutputContract}
+			}
+			return result(name, out, res, sent)
 		},
 	}, nil
 }
@@ -116,7 +122,10 @@ func outputSchema(declared any) (*enforce.Schema, error) {
 // the part that was judged: text content beside it is free to say
 // anything. A tool without one is shown its content blocks, or its
 // structuredContent when it has no blocks.
-func result(name string, out *enforce.Schema, res *mcp.CallToolResult) (string, error) {
+//
+// sent is the structuredContent as the server sent it, when an exact
+// transport kept it ([Transport]); else it is read as the SDK decoded it.
+func result(name string, out *enforce.Schema, res *mcp.CallToolResult, sent json.RawMessage) (string, error) {
 	switch {
 	case res == nil: // the SDK returns a result or an error; a guard
 		return "", &Error{Tool: name, Err: errors.New("the server sent no result")}
@@ -126,10 +135,14 @@ func result(name string, out *enforce.Schema, res *mcp.CallToolResult) (string, 
 		return "", &Error{Tool: name, Result: res, kind: ErrToolFailed}
 	}
 	var structured string
-	if res.StructuredContent != nil {
-		// The SDK decoded it into Go values (numbers as float64); judged
-		// as they marshal back, which is exact for every number float64
-		// holds exactly.
+	switch {
+	case sent != nil && res.StructuredContent != nil:
+		structured = string(sent)
+	case res.StructuredContent != nil:
+		// No exact transport kept the bytes: the SDK decoded them into Go
+		// values (numbers as float64, objects as maps), judged as they
+		// marshal back, which is exact for every number float64 holds
+		// exactly and keeps the last of a duplicate key.
 		b, err := json.Marshal(res.StructuredContent)
 		if err != nil {
 			return "", &Error{Tool: name, Result: res, Err: err}

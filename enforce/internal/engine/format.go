@@ -184,7 +184,18 @@ func isDateTime(s string) bool {
 	return len(s) >= 20 && (s[10] == 'T' || s[10] == 't') && isDate(s[:10]) && isTime(s[11:])
 }
 
-// isDuration is RFC 3339's duration (Appendix A).
+// isDuration is RFC 3339's duration (Appendix A):
+//
+//	duration  = "P" (dur-date / dur-time / dur-week)
+//	dur-date  = (dur-day / dur-month / dur-year) [dur-time]
+//	dur-time  = "T" (dur-hour / dur-minute / dur-second)
+//	dur-year  = 1*DIGIT "Y" [dur-month]
+//	dur-month = 1*DIGIT "M" [dur-day]
+//	dur-hour  = 1*DIGIT "H" [dur-minute]
+//	dur-minute = 1*DIGIT "M" [dur-second]
+//
+// so the units of the date and of the time are each one contiguous run
+// of Y M D and H M S: P1Y2D and PT1H1S skip a unit and are not durations.
 func isDuration(s string) bool {
 	s, ok := strings.CutPrefix(s, "P")
 	if !ok || s == "" {
@@ -197,24 +208,24 @@ func isDuration(s string) bool {
 	if hasT && clock == "" {
 		return false
 	}
+	// units reads 1*DIGIT unit pairs and reports whether their units, in
+	// the order written, are a contiguous run of order.
 	units := func(s, order string) bool {
+		var run [3]byte
+		n := 0
 		for s != "" {
 			i := 0
 			for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 				i++
 			}
-			if i == 0 || i == len(s) {
+			if i == 0 || i == len(s) || n == len(run) {
 				return false
 			}
-			j := strings.IndexByte(order, s[i])
-			if j < 0 {
-				return false
-			}
-			order, s = order[j+1:], s[i+1:]
+			run[n], n, s = s[i], n+1, s[i+1:]
 		}
-		return true
+		return strings.Contains(order, string(run[:n]))
 	}
-	return units(date, "YMD") && units(clock, "HMS") && !strings.Contains(clock, "T")
+	return units(date, "YMD") && units(clock, "HMS")
 }
 
 // isIPv4 is a dotted quad of decimals without leading zeros.
@@ -248,7 +259,8 @@ func isIPv6(s string) bool {
 }
 
 // isHostname is RFC 1123's host name; a label that is an A-label (RFC
-// 5891) must also decode to a valid U-label.
+// 5890, 5891) must also decode to a valid U-label whose encoding is the
+// label again: xn--a decodes to U+0080, a control, and is refused.
 func isHostname(s string) bool {
 	if s == "" || len(s) > 253 {
 		return false
@@ -267,8 +279,11 @@ func isHostname(s string) bool {
 			if !strings.EqualFold(label[:2], "xn") {
 				return false // reserved for an encoding
 			}
-			u, ok := decodePunycode(strings.ToLower(label[4:]))
-			if !ok || !isULabel(u) {
+			// RFC 5891 section 5.4: decode, check the U-label, and encode
+			// it again, so that only the one encoding of a U-label passes.
+			ace := strings.ToLower(label[4:])
+			u, ok := decodePunycode(ace)
+			if !ok || !isULabel(u) || encodePunycode(u) != ace {
 				return false
 			}
 		}
@@ -278,7 +293,7 @@ func isHostname(s string) bool {
 
 // decodePunycode decodes RFC 3492's Punycode.
 func decodePunycode(s string) ([]rune, bool) {
-	const base, tmin, tmax, skew, damp = 36, 1, 26, 38, 700
+	const base, tmin, tmax = 36, 1, 26
 	var out []rune
 	if i := strings.LastIndexByte(s, '-'); i >= 0 {
 		for _, c := range s[:i] {
@@ -290,20 +305,6 @@ func decodePunycode(s string) ([]rune, bool) {
 		s = s[i+1:]
 	}
 	n, bias, i := 128, 72, 0
-	adapt := func(delta, points int, first bool) int {
-		if first {
-			delta /= damp
-		} else {
-			delta /= 2
-		}
-		delta += delta / points
-		k := 0
-		for delta > ((base-tmin)*tmax)/2 {
-			delta /= base - tmin
-			k += base
-		}
-		return k + (base-tmin+1)*delta/(delta+skew)
-	}
 	for p := 0; p < len(s); {
 		old, w := i, 1
 		for k := base; ; k += base {
@@ -336,7 +337,7 @@ func decodePunycode(s string) ([]rune, bool) {
 			}
 			w *= base - t
 		}
-		bias = adapt(i-old, len(out)+1, old == 0)
+		bias = punycodeAdapt(i-old, len(out)+1, old == 0)
 		n += i / (len(out) + 1)
 		i %= len(out) + 1
 		if n > unicode.MaxRune {
@@ -348,14 +349,98 @@ func decodePunycode(s string) ([]rune, bool) {
 	return out, true
 }
 
+// encodePunycode encodes u in RFC 3492's Punycode (section 6.3), to check
+// that an A-label is the one encoding of what it decodes to.
+func encodePunycode(u []rune) string {
+	const base, tmin, tmax, skew, damp = 36, 1, 26, 38, 700
+	var out []byte
+	for _, r := range u {
+		if r < 0x80 {
+			out = append(out, byte(r))
+		}
+	}
+	b := len(out)
+	if b > 0 {
+		out = append(out, '-')
+	}
+	digit := func(d int) byte {
+		if d < 26 {
+			return byte('a' + d)
+		}
+		return byte('0' + d - 26)
+	}
+	n, delta, bias := rune(128), 0, 72
+	for h := b; h < len(u); {
+		m := rune(unicode.MaxRune + 1)
+		for _, r := range u {
+			if r >= n && r < m {
+				m = r
+			}
+		}
+		delta += int(m-n) * (h + 1)
+		n = m
+		for _, r := range u {
+			if r < n {
+				delta++
+			}
+			if r != n {
+				continue
+			}
+			q := delta
+			for k := base; ; k += base {
+				t := min(max(k-bias, tmin), tmax)
+				if q < t {
+					break
+				}
+				out = append(out, digit(t+(q-t)%(base-t)))
+				q = (q - t) / (base - t)
+			}
+			out = append(out, digit(q))
+			bias = punycodeAdapt(delta, h+1, h == b)
+			delta = 0
+			h++
+		}
+		delta++
+		n++
+	}
+	return string(out)
+}
+
+// punycodeAdapt is RFC 3492's bias adaptation (section 6.1).
+func punycodeAdapt(delta, points int, first bool) int {
+	const base, tmin, tmax, skew, damp = 36, 1, 26, 38, 700
+	if first {
+		delta /= damp
+	} else {
+		delta /= 2
+	}
+	delta += delta / points
+	k := 0
+	for delta > ((base-tmin)*tmax)/2 {
+		delta /= base - tmin
+		k += base
+	}
+	return k + (base-tmin+1)*delta/(delta+skew)
+}
+
 // isULabel checks what RFC 5891 and 5892 say of a U-label that needs no
-// table beyond Unicode's categories: no leading combining mark, no
-// hyphens in the third and fourth positions, none of the code points
-// RFC 5892 lists as DISALLOWED exceptions, and the contextual rules of
-// its Appendix A.
+// table beyond Unicode's categories and properties: some code point not
+// ASCII, each code point one RFC 5892 derives as PVALID or CONTEXT
+// ([idnaAllowed]), no leading combining mark, no hyphens in the third and
+// fourth positions, and the contextual rules of its Appendix A.
 func isULabel(u []rune) bool {
 	if len(u) == 0 || unicode.Is(unicode.M, u[0]) || len(u) >= 4 && u[2] == '-' && u[3] == '-' {
 		return false
+	}
+	ascii := true
+	for _, r := range u {
+		ascii = ascii && r < utf8.RuneSelf
+		if !idnaAllowed(r) {
+			return false
+		}
+	}
+	if ascii {
+		return false // an A-label encodes a label that needs it (RFC 5890 section 2.3.2.1)
 	}
 	arabicIndic, extended := false, false
 	for i, r := range u {
@@ -401,6 +486,39 @@ func isULabel(u []rune) bool {
 		}
 	}
 	return !(arabicIndic && extended)
+}
+
+// idnaAllowed follows RFC 5892 section 3's derivation of a code point's
+// property as far as Unicode's categories and properties carry it: the
+// exceptions (F) first, then ASCII's letters, digits and hyphen (K), the
+// joiners (H), the old Hangul jamo (I, refused), and the letters, digits
+// and marks (A) that are not ignorable (C, D) or changed by case folding
+// (B, taken as having a lower case of their own). Everything else, U+0080
+// and the other controls, spaces, symbols and punctuation among it, is
+// DISALLOWED. What B says of compatibility forms needs NFKC's tables, which
+// std does not hold; those few are let through.
+func idnaAllowed(r rune) bool {
+	switch r {
+	case 0x00DF, 0x03C2, 0x06FD, 0x06FE, 0x0F0B, 0x3007, // PVALID exceptions
+		0x00B7, 0x0375, 0x05F3, 0x05F4, 0x30FB, // CONTEXTO exceptions, checked by isULabel
+		0x200C, 0x200D: // CONTEXTJ, checked by isULabel
+		return true
+	case 0x0640, 0x07FA, 0x302E, 0x302F, 0x3031, 0x3032, 0x3033, 0x3034, 0x3035, 0x303B: // DISALLOWED exceptions
+		return false
+	}
+	switch {
+	case r < utf8.RuneSelf:
+		return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-'
+	case r >= 0x1100 && r <= 0x11FF || r >= 0xA960 && r <= 0xA97F || r >= 0xD7B0 && r <= 0xD7FF: // old Hangul jamo
+		return false
+	case r >= 0x20D0 && r <= 0x20FF || r >= 0x1D100 && r <= 0x1D24F: // ignorable blocks
+		return false
+	case unicode.In(r, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector, unicode.White_Space, unicode.Noncharacter_Code_Point):
+		return false
+	case unicode.ToLower(r) != r:
+		return false
+	}
+	return unicode.In(r, unicode.Ll, unicode.Lu, unicode.Lo, unicode.Nd, unicode.Lm, unicode.Mn, unicode.Mc)
 }
 
 // joinsAround reports whether the ZERO WIDTH NON-JOINER at u[i] stands
