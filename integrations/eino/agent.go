@@ -29,7 +29,7 @@ func Agent[O any](generate func(ctx context.Context, input []*schema.Message, op
 		// the next run sees its answer, not how it got there.
 		out, err := generate(ctx, msgs, opts...)
 		if err != nil {
-			return agent.Response{}, glue.Failure(ctx, System, err)
+			return agent.Response{}, failure(ctx, err)
 		}
 		if out == nil {
 			return agent.Response{}, glue.Malformed(System, "the eino agent returned no message")
@@ -56,7 +56,8 @@ func answerStop(s agent.StopReason) agent.StopReason {
 // model it returns streams, so a failing answer is cut at the first byte
 // that dooms it (agent.WithEarlyAbort): the eino StreamReader is closed
 // there, which stops the graph and its model. Tool call fragments in the
-// final message are dropped, as Agent drops its tool calls.
+// final message are dropped, as Agent drops its tool calls; each still
+// counts toward the agent's bound on chunks that add no bytes.
 func AgentStream[O any](stream func(ctx context.Context, input []*schema.Message, opts ...O) (*schema.StreamReader[*schema.Message], error), opts ...O) agent.StreamingModel {
 	return &streamingAgent[O]{stream: stream, opts: opts}
 }
@@ -95,7 +96,7 @@ func (a *streamingAgent[O]) GenerateStream(ctx context.Context, req agent.Reques
 		}
 		sr, err := a.stream(ctx, msgs, a.opts...)
 		if err != nil {
-			yield(agent.Chunk{}, glue.Failure(ctx, System, err))
+			yield(agent.Chunk{}, failure(ctx, err))
 			return
 		}
 		if sr == nil {
@@ -104,7 +105,10 @@ func (a *streamingAgent[O]) GenerateStream(ctx context.Context, req agent.Reques
 		}
 		readStream(ctx, sr, func(c agent.Chunk, err error) bool {
 			if c.Call != nil {
-				return true
+				// Dropped, but counted: the agent bounds the chunks that
+				// add nothing, and a final message of endless call
+				// fragments would otherwise never reach it.
+				c.Call = nil
 			}
 			c.Stop = answerStop(c.Stop)
 			return yield(c, err)
