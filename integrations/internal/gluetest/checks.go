@@ -3,6 +3,7 @@ package gluetest
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -63,15 +64,18 @@ type EndlessShape struct {
 
 // EndlessShapes are the shapes of an endless stream every integration
 // must stop: chunks that add nothing (empty deltas, a role alone,
-// reasoning a model never ends), and text without end.
+// reasoning a model never ends), and text without end, in pieces of
+// 4 KiB, and 32 KiB with tools (langchaingo's client joins a reply's
+// pieces by string concatenation, so small ones take it quadratic time
+// to reach a bound).
 var EndlessShapes = []EndlessShape{
 	{Name: "empty deltas", Endless: Delta(`{}`, "")},
 	{Name: "empty content", Endless: Delta(`{"content":""}`, "")},
 	{Name: "a role again and again", Endless: Delta(`{"role":"assistant"}`, "")},
-	{Name: "reasoning without end", Endless: Delta(`{"reasoning_content":"hmm"}`, "")},
-	{Name: "text without end", Opening: []string{Content("{\"city\":\"")}, Endless: Content("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa")},
+	{Name: "reasoning without end", Endless: Delta(`{"reasoning_content":"h"}`, "")},
+	{Name: "text without end", Opening: []string{Content("{\"city\":\"")}, Endless: Content(strings.Repeat("a", 4<<10))},
 	{Name: "empty deltas with tools offered", Endless: Delta(`{}`, ""), Tools: true},
-	{Name: "text without end with tools offered", Endless: Content("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"), Tools: true},
+	{Name: "text without end with tools offered", Endless: Content(strings.Repeat("a", 32<<10)), Tools: true},
 }
 
 // StopsEndless runs an agent over the model model makes of a server
