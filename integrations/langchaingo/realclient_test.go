@@ -2,6 +2,7 @@ package langchaingo_test
 
 import (
 	"errors"
+	"strconv"
 	"testing"
 
 	"github.com/tmc/langchaingo/llms/openai"
@@ -53,5 +54,35 @@ func TestLangchaingosEndlessStreamsAreStopped(t *testing.T) {
 				t.Errorf("error = %v, want %v", err, want)
 			}
 		})
+	}
+}
+
+func callDelta(id, name, args string) string {
+	return gluetest.Delta(`{"tool_calls":[{"index":0,"id":"`+id+`","type":"function","function":{"name":"`+name+`","arguments":`+strconv.Quote(args)+`}}]}`, "")
+}
+
+const usageChunk = `{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":30,"completion_tokens":8,"total_tokens":38}}`
+
+// With the output tool forced, langchaingo gives the reply whole when the
+// call returns: an answer the agent judges doomed in the call's
+// arguments still keeps the reply's cost.
+func TestAnOutputToolAnswerKeepsItsCostThroughLangchaingo(t *testing.T) {
+	srv := gluetest.NewServer(t,
+		gluetest.Reply{Events: []string{callDelta("c1", "answer", `{"city":5,"tempC":21}`), gluetest.Delta(`{}`, "tool_calls"), usageChunk}},
+		gluetest.Reply{Events: []string{callDelta("c2", "answer", `{"city":"Paris","tempC":21}`), gluetest.Delta(`{}`, "tool_calls"), usageChunk}})
+	a := agent.New(langchaingo.NewModel(lcOpenAI(t, srv.URL)),
+		agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputTool("answer"), agent.WithOutputRetries(1))
+	res, err := a.Run(t.Context(), "Weather in Paris?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Usage.InputTokens, 60; got != want {
+		t.Errorf("usage input tokens = %d, want %d: both calls' cost", got, want)
+	}
+	if len(res.Attempts) != 2 {
+		t.Fatalf("rows = %+v, want 2", res.Attempts)
+	}
+	if c := res.Attempts[0].Cut; c != nil && c.OutputTokens != 8 {
+		t.Errorf("row 1 cut = %+v, want the reply's 8 output tokens", c)
 	}
 }
