@@ -18,7 +18,10 @@ import (
 // answer, so a failing answer and its corrective turn are the input of
 // its next run. Its tools run inside eino: the agent.Agent must offer
 // none (agent.WithTools, agent.WithOutputTool), or the call fails with
-// agent.ErrInvalidOption. Usage is the final message's.
+// agent.ErrInvalidOption. Usage is the sum of every chat model call the
+// run made, read from eino's callbacks (a handler is set in the ctx
+// generate is called with, replacing the ctx's own; eino's global
+// handlers stay); when no model call reports any, the final message's.
 func Agent[O any](generate func(ctx context.Context, input []*schema.Message, opts ...O) (*schema.Message, error), opts ...O) agent.Model {
 	return agent.ModelFunc(func(ctx context.Context, req agent.Request) (agent.Response, error) {
 		msgs, err := agentInput(generate == nil, req)
@@ -27,7 +30,8 @@ func Agent[O any](generate func(ctx context.Context, input []*schema.Message, op
 		}
 		// The tool calls the eino agent made inside one run stay in eino:
 		// the next run sees its answer, not how it got there.
-		out, err := generate(ctx, msgs, opts...)
+		var s spent
+		out, err := generate(s.watch(ctx), msgs, opts...)
 		if err != nil {
 			return agent.Response{}, failure(ctx, err)
 		}
@@ -39,6 +43,9 @@ func Agent[O any](generate func(ctx context.Context, input []*schema.Message, op
 		resp := fromMessage(out)
 		resp.Message.ToolCalls = nil
 		resp.Stop = answerStop(resp.Stop)
+		if u, ok := s.sum(); ok {
+			resp.Usage = u
+		}
 		return resp, nil
 	})
 }
@@ -57,7 +64,9 @@ func answerStop(s agent.StopReason) agent.StopReason {
 // that dooms it (agent.WithEarlyAbort): the eino StreamReader is closed
 // there, which stops the graph and its model. Tool call fragments in the
 // final message are dropped, as Agent drops its tool calls; each still
-// counts toward the agent's bound on chunks that add no bytes.
+// counts toward the agent's bound on chunks that add no bytes. Usage is
+// summed as for Agent and given once the stream ends; a stream the agent
+// cut keeps what it had read.
 func AgentStream[O any](stream func(ctx context.Context, input []*schema.Message, opts ...O) (*schema.StreamReader[*schema.Message], error), opts ...O) agent.StreamingModel {
 	return &streamingAgent[O]{stream: stream, opts: opts}
 }
@@ -94,7 +103,8 @@ func (a *streamingAgent[O]) GenerateStream(ctx context.Context, req agent.Reques
 			yield(agent.Chunk{}, err)
 			return
 		}
-		sr, err := a.stream(ctx, msgs, a.opts...)
+		var s spent
+		sr, err := a.stream(s.watch(ctx), msgs, a.opts...)
 		if err != nil {
 			yield(agent.Chunk{}, failure(ctx, err))
 			return
@@ -103,6 +113,7 @@ func (a *streamingAgent[O]) GenerateStream(ctx context.Context, req agent.Reques
 			yield(agent.Chunk{}, glue.Malformed(System, "the eino agent returned no stream"))
 			return
 		}
+		more := true // the consumer takes more
 		readStream(ctx, sr, func(c agent.Chunk, err error) bool {
 			if c.Call != nil {
 				// Dropped, but counted: the agent bounds the chunks that
@@ -111,8 +122,15 @@ func (a *streamingAgent[O]) GenerateStream(ctx context.Context, req agent.Reques
 				c.Call = nil
 			}
 			c.Stop = answerStop(c.Stop)
-			return yield(c, err)
+			more = yield(c, err) && err == nil
+			return more
 		})
+		if !more || ctx.Err() != nil {
+			return // cut or failed: the cost is what the agent has read
+		}
+		if u, ok := s.sum(); ok {
+			yield(agent.Chunk{Usage: u}, nil)
+		}
 	}
 }
 
