@@ -32,6 +32,7 @@ func Agent[O any](generate func(ctx context.Context, input []*schema.Message, op
 		// the next run sees its answer, not how it got there.
 		var s spent
 		out, err := generate(s.watch(ctx), msgs, opts...)
+		total, counted := s.sum(err == nil && ctx.Err() == nil)
 		if err != nil {
 			return agent.Response{}, failure(ctx, err)
 		}
@@ -43,8 +44,8 @@ func Agent[O any](generate func(ctx context.Context, input []*schema.Message, op
 		resp := fromMessage(out)
 		resp.Message.ToolCalls = nil
 		resp.Stop = answerStop(resp.Stop)
-		if u, ok := s.sum(); ok {
-			resp.Usage = u
+		if counted {
+			resp.Usage = total
 		}
 		return resp, nil
 	})
@@ -105,6 +106,9 @@ func (a *streamingAgent[O]) GenerateStream(ctx context.Context, req agent.Reques
 		}
 		var s spent
 		sr, err := a.stream(s.watch(ctx), msgs, a.opts...)
+		if err != nil || sr == nil {
+			s.sum(false)
+		}
 		if err != nil {
 			yield(agent.Chunk{}, failure(ctx, err))
 			return
@@ -125,10 +129,12 @@ func (a *streamingAgent[O]) GenerateStream(ctx context.Context, req agent.Reques
 			more = yield(c, err) && err == nil
 			return more
 		})
-		if !more || ctx.Err() != nil {
+		whole := more && ctx.Err() == nil
+		u, ok := s.sum(whole)
+		if !whole {
 			return // cut or failed: the cost is what the agent has read
 		}
-		if u, ok := s.sum(); ok {
+		if ok {
 			yield(agent.Chunk{Usage: u}, nil)
 		}
 	}

@@ -16,10 +16,10 @@ import (
 // or graph makes, read from eino's callbacks: the final message carries
 // only its own call's, and the calls that chose tools cost as much.
 type spent struct {
-	mu    sync.Mutex
-	total agent.Usage
-	calls int // model calls that reported usage
-	wg    sync.WaitGroup
+	mu      sync.Mutex
+	total   agent.Usage
+	calls   int // model calls that reported usage
+	streams []*schema.StreamReader[callbacks.CallbackOutput]
 }
 
 // watch is ctx with a handler that tells s of each chat model call. It
@@ -38,24 +38,12 @@ func (s *spent) watch(ctx context.Context) context.Context {
 				out.Close() // a copy of its own, which nobody else reads
 				return ctx
 			}
-			// The copy is read beside the graph's, to its end, which the
-			// model's stream reaches when it ends or its ctx does.
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
-				defer out.Close()
-				var u agent.Usage
-				for {
-					o, err := out.Recv()
-					if err != nil {
-						break
-					}
-					c := callUsage(model.ConvCallbackOutput(o))
-					u.InputTokens = max(u.InputTokens, c.InputTokens)
-					u.OutputTokens = max(u.OutputTokens, c.OutputTokens)
-				}
-				s.add(u)
-			}()
+			// Kept unread until the run ends: reading a copy pulls the
+			// model's stream, which must go only as fast as the graph
+			// reads it, so that a cut closes it there.
+			s.mu.Lock()
+			s.streams = append(s.streams, out)
+			s.mu.Unlock()
 			return ctx
 		}).Build()
 	return callbacks.InitCallbacks(ctx, &callbacks.RunInfo{Name: "enforcer"}, h)
@@ -75,10 +63,29 @@ func (s *spent) add(u agent.Usage) {
 	s.calls++
 }
 
-// sum waits for the streams being read and gives the total, with false
-// when no model call reported usage.
-func (s *spent) sum() (agent.Usage, bool) {
-	s.wg.Wait()
+// sum reads the kept streams, which the graph has read to their end, and
+// gives the total, with false when no model call reported usage. After
+// a run that was cut or failed, whole is false: the streams are closed
+// unread, and the total is of no use.
+func (s *spent) sum(whole bool) (agent.Usage, bool) {
+	s.mu.Lock()
+	streams := s.streams
+	s.streams = nil
+	s.mu.Unlock()
+	for _, sr := range streams {
+		var u agent.Usage
+		for whole {
+			o, err := sr.Recv()
+			if err != nil {
+				break
+			}
+			c := callUsage(model.ConvCallbackOutput(o))
+			u.InputTokens = max(u.InputTokens, c.InputTokens)
+			u.OutputTokens = max(u.OutputTokens, c.OutputTokens)
+		}
+		sr.Close()
+		s.add(u)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.total, s.calls > 0
