@@ -18,7 +18,10 @@ import (
 // answer, so a failing answer and its corrective turn are the input of
 // its next run. Its tools run inside eino: the agent.Agent must offer
 // none (agent.WithTools, agent.WithOutputTool), or the call fails with
-// agent.ErrInvalidOption. Usage is the final message's.
+// agent.ErrInvalidOption. Usage is the sum of every chat model call the
+// run made, read from eino's callbacks (a handler is set in the ctx
+// generate is called with, replacing the ctx's own; eino's global
+// handlers stay); when no model call reports any, the final message's.
 func Agent[O any](generate func(ctx context.Context, input []*schema.Message, opts ...O) (*schema.Message, error), opts ...O) agent.Model {
 	return agent.ModelFunc(func(ctx context.Context, req agent.Request) (agent.Response, error) {
 		msgs, err := agentInput(generate == nil, req)
@@ -27,9 +30,11 @@ func Agent[O any](generate func(ctx context.Context, input []*schema.Message, op
 		}
 		// The tool calls the eino agent made inside one run stay in eino:
 		// the next run sees its answer, not how it got there.
-		out, err := generate(ctx, msgs, opts...)
+		var s spent
+		out, err := generate(s.watch(ctx), msgs, opts...)
+		total, counted := s.sum(err == nil && ctx.Err() == nil)
 		if err != nil {
-			return agent.Response{}, glue.Failure(ctx, System, err)
+			return agent.Response{}, failure(ctx, err)
 		}
 		if out == nil {
 			return agent.Response{}, glue.Malformed(System, "the eino agent returned no message")
@@ -39,6 +44,9 @@ func Agent[O any](generate func(ctx context.Context, input []*schema.Message, op
 		resp := fromMessage(out)
 		resp.Message.ToolCalls = nil
 		resp.Stop = answerStop(resp.Stop)
+		if counted {
+			resp.Usage = total
+		}
 		return resp, nil
 	})
 }
@@ -56,7 +64,10 @@ func answerStop(s agent.StopReason) agent.StopReason {
 // model it returns streams, so a failing answer is cut at the first byte
 // that dooms it (agent.WithEarlyAbort): the eino StreamReader is closed
 // there, which stops the graph and its model. Tool call fragments in the
-// final message are dropped, as Agent drops its tool calls.
+// final message are dropped, as Agent drops its tool calls; each still
+// counts toward the agent's bound on chunks that add no bytes. Usage is
+// summed as for Agent and given once the stream ends; a stream the agent
+// cut keeps what it had read.
 func AgentStream[O any](stream func(ctx context.Context, input []*schema.Message, opts ...O) (*schema.StreamReader[*schema.Message], error), opts ...O) agent.StreamingModel {
 	return &streamingAgent[O]{stream: stream, opts: opts}
 }
@@ -93,22 +104,39 @@ func (a *streamingAgent[O]) GenerateStream(ctx context.Context, req agent.Reques
 			yield(agent.Chunk{}, err)
 			return
 		}
-		sr, err := a.stream(ctx, msgs, a.opts...)
+		var s spent
+		sr, err := a.stream(s.watch(ctx), msgs, a.opts...)
+		if err != nil || sr == nil {
+			s.sum(false)
+		}
 		if err != nil {
-			yield(agent.Chunk{}, glue.Failure(ctx, System, err))
+			yield(agent.Chunk{}, failure(ctx, err))
 			return
 		}
 		if sr == nil {
 			yield(agent.Chunk{}, glue.Malformed(System, "the eino agent returned no stream"))
 			return
 		}
+		more := true // the consumer takes more
 		readStream(ctx, sr, func(c agent.Chunk, err error) bool {
 			if c.Call != nil {
-				return true
+				// Dropped, but counted: the agent bounds the chunks that
+				// add nothing, and a final message of endless call
+				// fragments would otherwise never reach it.
+				c.Call = nil
 			}
 			c.Stop = answerStop(c.Stop)
-			return yield(c, err)
+			more = yield(c, err) && err == nil
+			return more
 		})
+		whole := more && ctx.Err() == nil
+		u, ok := s.sum(whole)
+		if !whole {
+			return // cut or failed: the cost is what the agent has read
+		}
+		if ok {
+			yield(agent.Chunk{Usage: u}, nil)
+		}
 	}
 }
 

@@ -3,6 +3,7 @@ package eino_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -219,5 +220,41 @@ func TestAStreamingEinoAgentGeneratesTheWholeAnswer(t *testing.T) {
 	}
 	if got, want := resp.Message.Content, valid; got != want {
 		t.Errorf("answer = %q, want %q", got, want)
+	}
+}
+
+func withUsage(msgs []*schema.Message, in, out int) []*schema.Message {
+	last := msgs[len(msgs)-1]
+	last.ResponseMeta = &schema.ResponseMeta{Usage: &schema.TokenUsage{PromptTokens: in, CompletionTokens: out}}
+	return msgs
+}
+
+// A ReAct agent's run costs every model call it made, the one that chose
+// the tool too, generated or streamed.
+func TestAnEinoAgentsUsageCountsEveryModelCall(t *testing.T) {
+	for _, streamed := range []bool{false, true} {
+		t.Run(fmt.Sprintf("streamed %v", streamed), func(t *testing.T) {
+			ctx := t.Context()
+			cm := newScripted(withUsage(callLookup("c1"), 5, 2), withUsage(text(valid), 30, 8))
+			var asked []string
+			ra, err := react.NewAgent(ctx, &react.AgentConfig{
+				ToolCallingModel: cm,
+				ToolsConfig:      compose.ToolsNodeConfig{Tools: []tool.BaseTool{lookupTool(t, &asked)}},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := eino.Agent(ra.Generate)
+			if streamed {
+				m = eino.AgentStream(ra.Stream)
+			}
+			res, err := agent.New(m, agent.WithOutputSchema(weatherSchema(t))).Run(ctx, "Weather in Paris?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := res.Usage, (agent.Usage{InputTokens: 35, OutputTokens: 10}); got != want {
+				t.Errorf("usage = %+v, want %+v: both model calls", got, want)
+			}
+		})
 	}
 }

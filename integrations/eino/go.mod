@@ -3,11 +3,18 @@ module github.com/enforcer-go/enforcer/integrations/eino
 go 1.24
 
 require (
+	github.com/cloudwego/eino-ext/components/model/openai v0.1.7
 	github.com/eino-contrib/jsonschema v1.0.3
 	github.com/enforcer-go/enforcer v0.0.0
+	github.com/meguminnnnnnnnn/go-openai v0.1.1
 )
 
-require github.com/google/uuid v1.6.0 // indirect
+require (
+	github.com/cloudwego/eino-ext/libs/acl/openai v0.1.11 // indirect
+	github.com/evanphx/json-patch v0.5.2 // indirect
+	github.com/google/uuid v1.6.0 // indirect
+	golang.org/x/term v0.27.0 // indirect
+)
 
 require (
 	github.com/bahlo/generic-list-go v0.2.0 // indirect
@@ -44,7 +51,7 @@ require (
 	go.yaml.in/yaml/v4 v4.0.0-rc.2 // indirect
 	golang.org/x/arch v0.11.0 // indirect
 	golang.org/x/exp v0.0.0-20230713183714-613f0c0eb8a1 // indirect
-	golang.org/x/sys v0.26.0 // indirect
+	golang.org/x/sys v0.28.0 // indirect
 	gopkg.in/yaml.v3 v3.0.1 // indirect
 )
 

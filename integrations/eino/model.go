@@ -52,7 +52,7 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 	}
 	out, err := cm.Generate(ctx, msgs, opts...)
 	if err != nil {
-		return agent.Response{}, glue.Failure(ctx, System, err)
+		return agent.Response{}, failure(ctx, err)
 	}
 	if out == nil {
 		return agent.Response{}, glue.Malformed(System, "the model returned no message")
@@ -76,7 +76,7 @@ func (m *Model) prepare(req agent.Request) (model.ToolCallingChatModel, []*schem
 			return nil, nil, nil, err
 		}
 		if cm, err = cm.WithTools(infos); err != nil {
-			return nil, nil, nil, glue.Failure(context.Background(), System, err)
+			return nil, nil, nil, failure(context.Background(), err)
 		}
 		if req.RequireToolCall {
 			opts = append(opts[:len(opts):len(opts)], model.WithToolChoice(schema.ToolChoiceForced))

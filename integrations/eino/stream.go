@@ -20,6 +20,11 @@ import (
 // schema.ConcatMessages joins them; a call without an Index is whole. A
 // call without arguments gets "{}".
 //
+// Each message yields at least one chunk, an empty one for a message
+// that adds nothing (empty, or reasoning alone), so that the agent's
+// bound on chunks that add no bytes stops a model that sends such
+// messages without end.
+//
 // A consumer that stops early, or a done ctx, closes the eino
 // StreamReader at once, which tells the eino model (and the graph or
 // provider behind it) to stop; a done ctx yields context.Cause(ctx).
@@ -33,7 +38,7 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 		}
 		sr, err := cm.Stream(ctx, msgs, opts...)
 		if err != nil {
-			yield(agent.Chunk{}, glue.Failure(ctx, System, err))
+			yield(agent.Chunk{}, failure(ctx, err))
 			return
 		}
 		if sr == nil {
@@ -64,10 +69,17 @@ func readStream(ctx context.Context, sr *schema.StreamReader[*schema.Message], y
 			return
 		}
 		if err != nil {
-			yield(agent.Chunk{}, glue.Failure(ctx, System, err))
+			yield(agent.Chunk{}, failure(ctx, err))
 			return
 		}
-		for _, c := range r.read(msg) {
+		chunks := r.read(msg)
+		if len(chunks) == 0 {
+			// A message that adds nothing (empty, reasoning alone) is still
+			// a chunk to the agent, which bounds how many such a reply may
+			// hold: dropped here, endless ones would never reach it.
+			chunks = append(chunks, agent.Chunk{})
+		}
+		for _, c := range chunks {
 			if !yield(c, nil) {
 				return
 			}

@@ -137,3 +137,47 @@ func (s streamOnce) Stream(context.Context, []*schema.Message, ...model.Option) 
 }
 
 func (s streamOnce) WithTools([]*schema.ToolInfo) (model.ToolCallingChatModel, error) { return s, nil }
+
+// endless is an eino model whose Stream sends msg until its reader
+// closes.
+type endless struct{ msg *schema.Message }
+
+func (e endless) Generate(context.Context, []*schema.Message, ...model.Option) (*schema.Message, error) {
+	return nil, errors.New("endless: Generate")
+}
+
+func (e endless) Stream(ctx context.Context, _ []*schema.Message, _ ...model.Option) (*schema.StreamReader[*schema.Message], error) {
+	sr, sw := schema.Pipe[*schema.Message](0)
+	go func() {
+		defer sw.Close()
+		for ctx.Err() == nil && !sw.Send(e.msg, nil) {
+		}
+	}()
+	return sr, nil
+}
+
+func (e endless) WithTools([]*schema.ToolInfo) (model.ToolCallingChatModel, error) { return e, nil }
+
+// A model or an eino agent that streams messages adding nothing without
+// end is stopped by the agent's bound on such chunks.
+func TestEndlessEmptyEinoMessagesAreStopped(t *testing.T) {
+	idx := 0
+	tests := []struct {
+		name  string
+		model agent.Model
+	}{
+		{"a model's empty messages", eino.NewModel(endless{&schema.Message{Role: schema.Assistant}})},
+		{"a model's reasoning alone", eino.NewModel(endless{&schema.Message{Role: schema.Assistant, ReasoningContent: "hmm"}})},
+		{"an agent's empty messages", eino.AgentStream(endless{&schema.Message{Role: schema.Assistant}}.Stream)},
+		{"an agent's tool call fragments", eino.AgentStream(endless{&schema.Message{Role: schema.Assistant,
+			ToolCalls: []schema.ToolCall{{Index: &idx, Function: schema.FunctionCall{Arguments: "{}"}}}}}.Stream)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := agent.New(tt.model).Run(t.Context(), "Weather in Paris?")
+			if !errors.Is(err, agent.ErrModel) {
+				t.Errorf("error = %v, want agent.ErrModel", err)
+			}
+		})
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"github.com/tmc/langchaingo/memory"
 
 	"github.com/enforcer-go/enforcer/agent"
-	"github.com/enforcer-go/enforcer/integrations/internal/glue"
 )
 
 // Chain makes an agent.Model of a chain or agent executor that takes one
@@ -34,7 +33,7 @@ func Chain(c chains.Chain, opts ...chains.ChainCallOption) agent.Model {
 		}
 		out, err := chains.Run(ctx, c, chainInput(req.Messages, hasMemory(c)), opts...)
 		if err != nil {
-			return agent.Response{}, glue.Failure(ctx, System, err)
+			return agent.Response{}, failure(ctx, err)
 		}
 		return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: out}}, nil
 	})

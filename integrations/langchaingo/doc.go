@@ -5,7 +5,13 @@
 // langchaingo llms.Model, so each of its providers runs under the agent
 // package's loop: tools, tool calls, stop reasons, usage and errors
 // mapped as the provider adapters map them, and the reply streamed
-// through langchaingo's streaming callback.
+// through langchaingo's streaming callback. langchaingo's providers
+// return errors as text: the HTTP status is read from it where a
+// provider writes it ("API returned unexpected status code: 429", as
+// OpenAI's, Anthropic's and ERNIE's clients do), so a 429 or 503 is
+// retried under agent.WithModelRetry. What langchaingo drops cannot be
+// known: the Retry-After header, and the status of a provider whose text
+// does not say it.
 //
 //	a := agent.New(langchaingo.NewModel(llm), agent.WithOutputSchema(s), agent.WithOutputRetries(2))
 //	w, res, err := agent.RunTyped[Weather](ctx, a, "Weather in Paris?")

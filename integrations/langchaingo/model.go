@@ -50,7 +50,7 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 	}
 	cr, err := m.m.GenerateContent(ctx, msgs, opts...)
 	if err != nil {
-		return agent.Response{}, glue.Failure(ctx, System, err)
+		return agent.Response{}, failure(ctx, err)
 	}
 	return fromResponse(cr)
 }

@@ -3,18 +3,33 @@ package langchaingo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/events"
 	"github.com/enforcer-go/enforcer/integrations/internal/glue"
 )
 
 // errStopped is what the streaming callback returns to make langchaingo's
 // provider stop reading the reply once the consumer stopped.
 var errStopped = errors.New("langchaingo: the reply's reader stopped")
+
+// MaxToolReplyBytes bounds what the streaming callback is given of a
+// reply to a request with tools, which it cannot pass on as it comes
+// (see [Model.GenerateStream]) and the agent's bounds therefore do not
+// see: twice enforce.MaxAnswerBytes, room for a reply of the default
+// answer bound with its tool calls' JSON. Reaching it costs time
+// quadratic in its pieces' count (langchaingo's OpenAI client joins the
+// reply by string concatenation), so it is no larger.
+const MaxToolReplyBytes = 8 << 20
+
+// ErrReplyTooLong is matched by the failure of a reply to a request with
+// tools that ran past [MaxToolReplyBytes].
+var ErrReplyTooLong = errors.New("langchaingo: reply longer than its bound")
 
 // GenerateStream makes Generate's call with llms.WithStreamingFunc and
 // yields each piece the callback is given as text; the rest of the reply
@@ -23,6 +38,16 @@ var errStopped = errors.New("langchaingo: the reply's reader stopped")
 // callback return an error, which ends the provider's stream. A request
 // with tools streams nothing before the call returns, and a reply whose
 // text does not begin with what streamed is malformed.
+//
+// The reply is read no further than the agent's bounds allow: each empty
+// piece the callback is given is yielded as an empty chunk, which the
+// agent's bound on chunks that add no bytes counts; with tools, where
+// nothing is yielded until the call returns, the pieces' bytes are
+// counted here, and past [MaxToolReplyBytes] the callback stops the
+// provider's stream and the call fails with a *agent.ProviderError
+// matching [ErrReplyTooLong]. When the call returns, usage and the stop
+// reason come before the tool calls, so that an answer the agent cuts
+// there keeps the reply's cost.
 func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
 	return func(yield func(agent.Chunk, error) bool) {
 		msgs, opts, err := m.prepare(req)
@@ -32,6 +57,8 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 		}
 		var streamed strings.Builder
 		stopped := false // yield returned false: never call it again
+		unstreamed := 0  // bytes given to the callback with tools
+		tooLong := false
 		// With tools, langchaingo gives the callback text and, for some
 		// providers (OpenAI), tool call fragments as JSON in the same
 		// bytes, which cannot be told apart.
@@ -43,11 +70,19 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 			if err := context.Cause(ctx); err != nil {
 				return err
 			}
-			if !streams || len(chunk) == 0 {
+			var c agent.Chunk
+			switch {
+			case !streams && len(chunk) > 0:
+				if unstreamed += len(chunk); unstreamed > MaxToolReplyBytes {
+					tooLong = true
+					return ErrReplyTooLong
+				}
 				return nil
+			case len(chunk) > 0:
+				streamed.Write(chunk)
+				c.Text = string(chunk)
 			}
-			streamed.Write(chunk)
-			if !yield(agent.Chunk{Text: string(chunk)}, nil) {
+			if !yield(c, nil) {
 				stopped = true
 				return errStopped
 			}
@@ -57,8 +92,13 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 		if stopped {
 			return
 		}
+		if err != nil && tooLong && ctx.Err() == nil {
+			yield(agent.Chunk{}, &agent.ProviderError{System: System, Kind: events.KindUnknown,
+				Message: fmt.Sprintf("reply to a request with tools longer than %d MiB", MaxToolReplyBytes>>20), Err: err})
+			return
+		}
 		if err != nil {
-			yield(agent.Chunk{}, glue.Failure(ctx, System, err))
+			yield(agent.Chunk{}, failure(ctx, err))
 			return
 		}
 		if err := context.Cause(ctx); err != nil {
@@ -89,14 +129,13 @@ func endChunks(rest string, resp agent.Response) []agent.Chunk {
 	if rest != "" {
 		out = append(out, agent.Chunk{Text: rest})
 	}
+	// Usage and stop first: the whole reply is here, and an answer cut in
+	// a call's arguments would otherwise never reach them.
+	if resp.Usage != (agent.Usage{}) || resp.Stop != "" {
+		out = append(out, agent.Chunk{Usage: resp.Usage, Stop: resp.Stop, StopRaw: resp.StopRaw})
+	}
 	for i, c := range resp.Message.ToolCalls {
 		out = append(out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)}})
-	}
-	if resp.Usage != (agent.Usage{}) {
-		out = append(out, agent.Chunk{Usage: resp.Usage})
-	}
-	if resp.Stop != "" {
-		out = append(out, agent.Chunk{Stop: resp.Stop, StopRaw: resp.StopRaw})
 	}
 	return out
 }
