@@ -210,8 +210,9 @@ func WithLatestRetryOnly() Option {
 // and, in prompted output, no tools are offered; with [WithOutputTool],
 // the output tool's arguments are cut whatever tools are offered, the
 // corrective turn is that call's result, and the reply's other calls are
-// answered unrun. A reply marked [StopRefusal] or [StopContentFilter] is
-// judged no further. Whatever this says, no streamed answer is read past
+// answered unrun. A reply that has said why it ended (a chunk with Stop)
+// has come whole and is judged whole, not cut. A reply marked
+// [StopRefusal] or [StopContentFilter] is judged no further. Whatever this says, no streamed answer is read past
 // the byte after the contract's size bound.
 func WithEarlyAbort(on bool) Option {
 	// Why not with tools in prompted output: a reply may write text, even

@@ -143,7 +143,11 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			} else {
 				ce, n = j.read(r.args[j.call].String())
 			}
-			if ce != nil && j.cut {
+			// A reply that has said why it ended has come whole (a server
+			// that does not stream, a framework that gives the reply at
+			// its end): a cut would save nothing and say falsely that the
+			// rest was not read, so the answer is judged whole instead.
+			if ce != nil && j.cut && r.stop == "" {
 				cancel() // before stopping: the provider sees the connection close at once
 				st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
 				r.keepAnswer(j.call, n)

@@ -9,12 +9,12 @@ import (
 	"github.com/enforcer-go/enforcer/agent/agenttest"
 )
 
-// A reply the loop cut at its own verdict (early abort, or the answer size
-// bound) never reached the stop reason its last chunk carried: its row is
-// the same however the reply was chunked, and a StopLength in the chunk
-// that was cut does not mark the cut answer Truncated.
+// A reply the loop cut at the answer size bound never reached the stop
+// reason its last chunk carried: its row is the same however the reply
+// was chunked, and a StopLength in the chunk that was cut does not mark
+// the cut answer Truncated. (An early verdict in the chunk that carries
+// the stop cuts nothing: see TestAReplyThatCameWholeIsJudgedWholeNotCut.)
 func TestACutReplyIsNotTruncatedByTheStopOfTheChunkItWasCutIn(t *testing.T) {
-	answer := "Sure! " + valid
 	long := hugeAnswer[:4*replyBound]
 	tests := []struct {
 		name string
@@ -24,10 +24,6 @@ func TestACutReplyIsNotTruncatedByTheStopOfTheChunkItWasCutIn(t *testing.T) {
 		together, apart agenttest.Step
 		next            agenttest.Step // the answer that passes
 	}{
-		{"cut early", nil,
-			agenttest.Chunks(agent.Chunk{Text: answer, Stop: agent.StopLength, StopRaw: "length"}),
-			agenttest.Chunks(agent.Chunk{Text: answer}, agent.Chunk{Stop: agent.StopLength, StopRaw: "length"}),
-			agenttest.Reply(valid)},
 		{"cut at the size bound", []agent.Option{agent.WithOutputSchema(weatherSchema(t).WithMaxAnswerBytes(replyBound)), agent.WithEarlyAbort(false)},
 			agenttest.Chunks(agent.Chunk{Text: long, Stop: agent.StopLength, StopRaw: "length"}),
 			agenttest.Chunks(agent.Chunk{Text: long}, agent.Chunk{Stop: agent.StopLength, StopRaw: "length"}),

@@ -83,14 +83,14 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 // wholeReply is a reply that came whole (WithoutStreaming) as the chunks
 // that add up to it.
 func wholeReply(resp agent.Response) []agent.Chunk {
-	var out []agent.Chunk
-	if resp.Message.Content != "" {
-		out = append(out, agent.Chunk{Text: resp.Message.Content})
-	}
+	// Why it ended comes first, with the text: the agent then knows the
+	// reply is whole and judges it whole, where it would cut an answer
+	// still streaming.
+	out := []agent.Chunk{{Text: resp.Message.Content, Usage: resp.Usage, Stop: resp.Stop, StopRaw: resp.StopRaw, ReadBack: resp.ReadBack}}
 	for i, c := range resp.Message.ToolCalls {
 		out = append(out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)}})
 	}
-	return append(out, agent.Chunk{Usage: resp.Usage, Stop: resp.Stop, StopRaw: resp.StopRaw, ReadBack: resp.ReadBack})
+	return out
 }
 
 // chunkReader turns the stream's chunks into agent.Chunks, keeping what
