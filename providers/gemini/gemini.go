@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"google.golang.org/genai"
@@ -297,9 +296,6 @@ func callArgs(args json.RawMessage) map[string]any {
 // conversation stays the agent's: no state is kept between requests.
 const signatureMark = "|ts:"
 
-// madeUpID matches the ids toolcall.ID makes up for calls that had none.
-var madeUpID = regexp.MustCompile(`^call_[0-9]+$`)
-
 // callID is the ID of the reply's call i.
 func callID(fc *genai.FunctionCall, signature []byte, i int) string {
 	id := toolcall.ID(fc.ID, i)
@@ -318,7 +314,7 @@ func splitCallID(s string) (id string, signature []byte) {
 			id, signature = s[:i], b
 		}
 	}
-	if madeUpID.MatchString(id) {
+	if toolcall.MadeUp(id) {
 		id = ""
 	}
 	return id, signature
