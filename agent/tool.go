@@ -76,17 +76,7 @@ func (t Tool) call(ctx context.Context, args json.RawMessage) (out string, err e
 // uniqueIDs gives each of a reply's calls an ID of its own, by
 // toolcall.Unique's rule, which owns the form of the IDs it makes up.
 func uniqueIDs(calls []ToolCall, iteration int) {
-	if len(calls) == 0 {
-		return
-	}
-	ids := make([]string, len(calls))
-	for i, c := range calls {
-		ids[i] = c.ID
-	}
-	toolcall.Unique(ids, iteration)
-	for i := range calls {
-		calls[i].ID = ids[i]
-	}
+	toolcall.Unique(calls, func(c *ToolCall) *string { return &c.ID }, iteration)
 }
 
 // runTools runs the calls and appends one tool message per call, in order.

@@ -60,30 +60,31 @@ func MadeUp(id string) bool {
 
 // Unique gives each of a reply's calls an ID of its own, since each
 // result must name the call it answers and providers refuse a
-// conversation in which two calls share one; ids holds the calls' IDs in
-// order and is rewritten in place. A call keeps its ID unless a call
-// before it has that ID; a call without one (or with a repeated one) gets
-// "call_<iteration>_<n>", n its place from 1, with "_2", "_3", … added
-// while that too is taken.
-func Unique(ids []string, iteration int) {
-	if len(ids) == 0 {
+// conversation in which two calls share one; id is where a call keeps
+// its ID, which Unique rewrites. A call keeps its ID unless a call
+// before it has that ID; a call without one (or with a repeated one)
+// gets "call_<iteration>_<n>", n its place from 1, with "_2", "_3", …
+// added while that too is taken.
+func Unique[C any](calls []C, id func(*C) *string, iteration int) {
+	if len(calls) == 0 {
 		return
 	}
-	taken := make(map[string]bool, len(ids))
-	renamed := make([]bool, len(ids))
-	for i, id := range ids {
-		renamed[i] = id == "" || taken[id]
-		taken[id] = true
+	taken := make(map[string]bool, len(calls))
+	renamed := make([]bool, len(calls))
+	for i := range calls {
+		c := *id(&calls[i])
+		renamed[i] = c == "" || taken[c]
+		taken[c] = true
 	}
-	for i := range ids {
+	for i := range calls {
 		if !renamed[i] {
 			continue
 		}
-		id := fmt.Sprintf(madeUp+"%d_%d", iteration, i+1)
-		for k := 2; taken[id]; k++ {
-			id = fmt.Sprintf(madeUp+"%d_%d_%d", iteration, i+1, k)
+		made := fmt.Sprintf(madeUp+"%d_%d", iteration, i+1)
+		for k := 2; taken[made]; k++ {
+			made = fmt.Sprintf(madeUp+"%d_%d_%d", iteration, i+1, k)
 		}
-		taken[id] = true
-		ids[i] = id
+		taken[made] = true
+		*id(&calls[i]) = made
 	}
 }

@@ -59,7 +59,7 @@ func TestUniqueRenamesEmptyAndRepeatedIDs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := slices.Clone(tt.ids)
-			toolcall.Unique(got, tt.iteration)
+			toolcall.Unique(got, func(id *string) *string { return id }, tt.iteration)
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("Unique(%q, %d) = %q, want %q", tt.ids, tt.iteration, got, tt.want)
 			}
