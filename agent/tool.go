@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/internal/toolcall"
 )
 
 // Tool is a function the model may call. Run receives the arguments the
@@ -72,33 +73,10 @@ func (t Tool) call(ctx context.Context, args json.RawMessage) (out string, err e
 	return t.Run(ctx, args)
 }
 
-// uniqueIDs gives each of a reply's calls an ID of its own, since each
-// result must name the call it answers and providers refuse a
-// conversation in which two calls share one. A call keeps the ID the
-// model gave it unless a call before it has that ID; a call without one
-// (or with a repeated one) gets "call_<iteration>_<n>", n its place from
-// 1, with "_2", "_3", … added while that too is taken.
+// uniqueIDs gives each of a reply's calls an ID of its own, by
+// toolcall.Unique's rule, which owns the form of the IDs it makes up.
 func uniqueIDs(calls []ToolCall, iteration int) {
-	if len(calls) == 0 {
-		return
-	}
-	taken := make(map[string]bool, len(calls))
-	renamed := make([]bool, len(calls))
-	for i, c := range calls {
-		renamed[i] = c.ID == "" || taken[c.ID]
-		taken[c.ID] = true
-	}
-	for i := range calls {
-		if !renamed[i] {
-			continue
-		}
-		id := fmt.Sprintf("call_%d_%d", iteration, i+1)
-		for k := 2; taken[id]; k++ {
-			id = fmt.Sprintf("call_%d_%d_%d", iteration, i+1, k)
-		}
-		taken[id] = true
-		calls[i].ID = id
-	}
+	toolcall.Unique(calls, func(c *ToolCall) *string { return &c.ID }, iteration)
 }
 
 // runTools runs the calls and appends one tool message per call, in order.

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/enforcer-go/enforcer/agent"
-	"github.com/enforcer-go/enforcer/events"
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -27,14 +25,12 @@ const DefaultMaxTokens = 4096
 // Model is an agent.Model over the Anthropic Messages API. It is immutable
 // after New and safe for concurrent use.
 type Model struct {
-	client        sdk.Client
-	model         string
-	maxTokens     int64
-	native        bool
-	clientRetries bool
-	params        []func(*sdk.MessageNewParams)
-	reqOpts       []option.RequestOption
-	err           error
+	client    sdk.Client
+	model     string
+	maxTokens int64
+	native    bool
+	opts      wire.Options[sdk.MessageNewParams]
+	reqOpts   []option.RequestOption
 }
 
 var _ agent.Model = (*Model)(nil)
@@ -59,14 +55,14 @@ func (f optionFunc) apply(m *Model) { f(m) }
 // Invalid options (and an empty model name) do not panic: they make every
 // Generate return an error matching agent.ErrInvalidOption.
 func New(client sdk.Client, model string, opts ...Option) *Model {
-	m := &Model{client: client, model: model, maxTokens: DefaultMaxTokens}
+	m := &Model{client: client, model: model, maxTokens: DefaultMaxTokens, opts: wire.Options[sdk.MessageNewParams]{System: System}}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(m)
 		}
 	}
 	if model == "" {
-		m.invalid("New: empty model name")
+		m.opts.Invalid("New: empty model name")
 	}
 	return m
 }
@@ -78,12 +74,6 @@ func (m *Model) ModelName() string { return m.model }
 // ProviderName is [System]: what a tracer names as gen_ai.provider.name.
 func (m *Model) ProviderName() string { return System }
 
-func (m *Model) invalid(format string, args ...any) {
-	if m.err == nil {
-		m.err = fmt.Errorf("%w: anthropic: "+format, append([]any{agent.ErrInvalidOption}, args...)...)
-	}
-}
-
 // WithMaxTokens sets max_tokens, the bound on each reply (default
 // DefaultMaxTokens). The SDK refuses non-streaming requests it expects to
 // run past ten minutes (about 21,000 tokens, less for some models), for
@@ -91,7 +81,7 @@ func (m *Model) invalid(format string, args ...any) {
 func WithMaxTokens(n int) Option {
 	return optionFunc(func(m *Model) {
 		if n < 1 {
-			m.invalid("WithMaxTokens(%d): want at least 1", n)
+			m.opts.Invalid("WithMaxTokens(%d): want at least 1", n)
 			return
 		}
 		m.maxTokens = int64(n)
@@ -118,20 +108,14 @@ func WithNativeSchema() Option {
 // option.WithMaxRetries(0). Those retries are invisible to the agent: they
 // are not recorded, and they add to the delay of agent.WithModelRetry.
 func WithClientRetries() Option {
-	return optionFunc(func(m *Model) { m.clientRetries = true })
+	return optionFunc(func(m *Model) { m.opts.ClientRetries = true })
 }
 
 // WithParams lets f adjust every request's parameters (tool_choice, stop
 // sequences, metadata, …) after the adapter has set the model,
 // max_tokens, system prompt, messages, tools and output format.
 func WithParams(f func(*sdk.MessageNewParams)) Option {
-	return optionFunc(func(m *Model) {
-		if f == nil {
-			m.invalid("WithParams(nil)")
-			return
-		}
-		m.params = append(m.params, f)
-	})
+	return optionFunc(func(m *Model) { m.opts.Adjust("WithParams", f) })
 }
 
 // WithRequestOptions adds per-request options (headers, timeouts, …),
@@ -146,8 +130,8 @@ func WithRequestOptions(opts ...option.RequestOption) Option {
 // (agent.WithOutputTool) and tools is sent with tool_choice {"type":
 // "any"}.
 func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
-	if m.err != nil {
-		return agent.Response{}, m.err
+	if err := m.opts.Err(); err != nil {
+		return agent.Response{}, err
 	}
 	params, err := m.newParams(req)
 	if err != nil {
@@ -161,17 +145,15 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 	return fromMessage(msg, raw)
 }
 
-// requestOptions are the options of every request: the HTTP response kept
-// in raw for the failure's status, the SDK's retries off unless
-// WithClientRetries, then the user's, and last the bounds on what is read
-// of the response (see wire.Bound), nearest the socket.
+// requestOptions are the options of every request (see
+// wire.SDK.RequestOptions): the SDK's retries off unless
+// WithClientRetries, the caller's WithRequestOptions among them.
 func (m *Model) requestOptions(raw **http.Response, stream bool) []option.RequestOption {
-	opts := []option.RequestOption{option.WithResponseInto(raw)}
-	if !m.clientRetries {
-		opts = append(opts, option.WithMaxRetries(0))
-	}
-	opts = append(opts, m.reqOpts...)
-	return append(opts, option.WithMiddleware(wire.Middleware(stream)))
+	return sdkOptions.RequestOptions(raw, m.opts.ClientRetries, m.reqOpts, stream)
+}
+
+var sdkOptions = wire.SDK[option.RequestOption]{
+	ResponseInto: option.WithResponseInto, MaxRetries: option.WithMaxRetries, Middleware: option.WithMiddleware,
 }
 
 // newParams maps the conversation. The system messages become the
@@ -263,9 +245,7 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 			p.OutputConfig.Format = sdk.JSONOutputFormatParam{Schema: schema}
 		}
 	}
-	for _, f := range m.params {
-		f(&p)
-	}
+	m.opts.Apply(&p)
 	return p, nil
 }
 
@@ -363,15 +343,7 @@ func noInput(b []byte) bool { return len(b) == 0 || string(b) == "null" }
 
 // notAssistant is the failure of a reply that is not an assistant message.
 func notAssistant(raw *http.Response) error {
-	status := 0
-	if raw != nil {
-		status = raw.StatusCode
-	}
-	return &agent.ProviderError{
-		System: System, Kind: events.KindUnknown, HTTPStatus: status,
-		Message: "malformed response: not an assistant message",
-		Err:     errMalformed,
-	}
+	return wire.Malformed(System, wire.Status(raw), "not an assistant message")
 }
 
 // stopReason maps a Messages API stop_reason.
@@ -388,5 +360,3 @@ func stopReason(r sdk.StopReason) agent.StopReason {
 	}
 	return agent.StopUnknown
 }
-
-var errMalformed = errors.New("malformed response")

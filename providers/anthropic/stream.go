@@ -31,8 +31,8 @@ var _ agent.StreamingModel = (*Model)(nil)
 // early or ctx is done (which yields context.Cause(ctx)).
 func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
 	return func(yield func(agent.Chunk, error) bool) {
-		if m.err != nil {
-			yield(agent.Chunk{}, m.err)
+		if err := m.opts.Err(); err != nil {
+			yield(agent.Chunk{}, err)
 			return
 		}
 		params, err := m.newParams(req)

@@ -38,7 +38,7 @@ var ErrReplyTooLarge = errors.New("gemini: reply larger than its bound")
 func WithMaxReplyBytes(n int) Option {
 	return optionFunc(func(m *Model) {
 		if n < 1<<10 {
-			m.invalid("WithMaxReplyBytes(%d): want at least 1024", n)
+			m.opts.Invalid("WithMaxReplyBytes(%d): want at least 1024", n)
 			return
 		}
 		m.maxReply = int64(n)

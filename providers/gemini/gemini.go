@@ -4,17 +4,15 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"google.golang.org/genai"
 
 	"github.com/enforcer-go/enforcer/agent"
-	"github.com/enforcer-go/enforcer/events"
 	"github.com/enforcer-go/enforcer/internal/toolcall"
 	"github.com/enforcer-go/enforcer/internal/wireschema"
+	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
 
@@ -25,14 +23,12 @@ const System = "gemini"
 // API (or Vertex AI). It is immutable after New and safe for concurrent
 // use.
 type Model struct {
-	client        *genai.Client
-	model         string
-	provider      string
-	native        bool
-	clientRetries bool
-	maxReply      int64
-	config        []func(*genai.GenerateContentConfig)
-	err           error
+	client   *genai.Client
+	model    string
+	provider string
+	native   bool
+	maxReply int64
+	opts     wire.Options[genai.GenerateContentConfig]
 }
 
 var _ agent.Model = (*Model)(nil)
@@ -62,7 +58,7 @@ func (f optionFunc) apply(m *Model) { f(m) }
 // they make every Generate return an error matching
 // agent.ErrInvalidOption.
 func New(client *genai.Client, model string, opts ...Option) *Model {
-	m := &Model{model: model, provider: "gcp.gemini", maxReply: DefaultMaxReplyBytes}
+	m := &Model{model: model, provider: "gcp.gemini", maxReply: DefaultMaxReplyBytes, opts: wire.Options[genai.GenerateContentConfig]{System: System}}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(m)
@@ -70,11 +66,11 @@ func New(client *genai.Client, model string, opts ...Option) *Model {
 	}
 	switch {
 	case client == nil:
-		m.invalid("New: nil client")
+		m.opts.Invalid("New: nil client")
 	case model == "":
-		m.invalid("New: empty model name")
+		m.opts.Invalid("New: empty model name")
 	}
-	if m.err != nil {
+	if m.opts.Err() != nil {
 		return m
 	}
 	cfg := client.ClientConfig()
@@ -83,7 +79,7 @@ func New(client *genai.Client, model string, opts ...Option) *Model {
 	}
 	bounded, err := boundedClient(cfg, m.maxReply)
 	if err != nil {
-		m.invalid("New: %v", err)
+		m.opts.Invalid("New: %v", err)
 		return m
 	}
 	m.client = bounded
@@ -98,12 +94,6 @@ func (m *Model) ModelName() string { return m.model }
 // GenAI conventions name it: "gcp.gemini" for the Gemini API,
 // "gcp.vertex_ai" for a Vertex AI client.
 func (m *Model) ProviderName() string { return m.provider }
-
-func (m *Model) invalid(format string, args ...any) {
-	if m.err == nil {
-		m.err = fmt.Errorf("%w: gemini: "+format, append([]any{agent.ErrInvalidOption}, args...)...)
-	}
-}
 
 // WithNativeSchema asks the model to constrain its answer to the
 // request's output schema (agent.Request.OutputSchema) with Gemini's
@@ -135,7 +125,7 @@ func NativeReport(contract []byte) (native.Report, error) {
 // continuation stays off either way: a reply truncated at the per-request
 // limit (finish reason CONTINUATION) is agent.StopLength.
 func WithClientRetries() Option {
-	return optionFunc(func(m *Model) { m.clientRetries = true })
+	return optionFunc(func(m *Model) { m.opts.ClientRetries = true })
 }
 
 // WithConfig lets f adjust every request's configuration (temperature,
@@ -144,13 +134,7 @@ func WithClientRetries() Option {
 // tools, tool config and response schema. Retry options and automatic
 // continuation f leaves unset are the adapter's (one try, off).
 func WithConfig(f func(*genai.GenerateContentConfig)) Option {
-	return optionFunc(func(m *Model) {
-		if f == nil {
-			m.invalid("WithConfig(nil)")
-			return
-		}
-		m.config = append(m.config, f)
-	})
+	return optionFunc(func(m *Model) { m.opts.Adjust("WithConfig", f) })
 }
 
 // Generate sends req as one generateContent request and returns the first
@@ -159,8 +143,8 @@ func WithConfig(f func(*genai.GenerateContentConfig)) Option {
 // request with RequireToolCall (agent.WithOutputTool) and tools is sent
 // with function calling mode ANY.
 func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
-	if m.err != nil {
-		return agent.Response{}, m.err
+	if err := m.opts.Err(); err != nil {
+		return agent.Response{}, err
 	}
 	contents, config, err := m.newRequest(req)
 	if err != nil {
@@ -261,15 +245,13 @@ func (m *Model) newRequest(req agent.Request) ([]*genai.Content, *genai.Generate
 			config.ResponseJsonSchema = l.Schema
 		}
 	}
-	for _, f := range m.config {
-		f(config)
-	}
+	m.opts.Apply(config)
 	// A WithConfig that replaced the HTTP options or the continuation
 	// setting without saying otherwise gets the adapter's again.
 	if config.HTTPOptions == nil {
 		config.HTTPOptions = &genai.HTTPOptions{}
 	}
-	if config.HTTPOptions.RetryOptions == nil && !m.clientRetries {
+	if config.HTTPOptions.RetryOptions == nil && !m.opts.ClientRetries {
 		config.HTTPOptions.RetryOptions = &genai.HTTPRetryOptions{Attempts: genai.Ptr[int32](1)}
 	}
 	if config.AutomaticContinuation == nil {
@@ -297,9 +279,6 @@ func callArgs(args json.RawMessage) map[string]any {
 // conversation stays the agent's: no state is kept between requests.
 const signatureMark = "|ts:"
 
-// madeUpID matches the ids toolcall.ID makes up for calls that had none.
-var madeUpID = regexp.MustCompile(`^call_[0-9]+$`)
-
 // callID is the ID of the reply's call i.
 func callID(fc *genai.FunctionCall, signature []byte, i int) string {
 	id := toolcall.ID(fc.ID, i)
@@ -318,7 +297,7 @@ func splitCallID(s string) (id string, signature []byte) {
 			id, signature = s[:i], b
 		}
 	}
-	if madeUpID.MatchString(id) {
+	if toolcall.MadeUp(id) {
 		id = ""
 	}
 	return id, signature
@@ -343,7 +322,7 @@ func arguments(args map[string]any) json.RawMessage {
 // agent.StopContentFilter; a body with neither is a malformed response.
 func fromResponse(resp *genai.GenerateContentResponse, status int) (agent.Response, error) {
 	if resp == nil {
-		return agent.Response{}, malformed(status, "empty response")
+		return agent.Response{}, wire.Malformed(System, status, "empty response")
 	}
 	u := usage(resp.UsageMetadata)
 	if len(resp.Candidates) == 0 || resp.Candidates[0] == nil {
@@ -353,7 +332,7 @@ func fromResponse(resp *genai.GenerateContentResponse, status int) (agent.Respon
 				Usage:   u, Stop: agent.StopContentFilter, StopRaw: string(pf.BlockReason),
 			}, nil
 		}
-		return agent.Response{}, malformed(status, "no candidates")
+		return agent.Response{}, wire.Malformed(System, status, "no candidates")
 	}
 	cand := resp.Candidates[0]
 	out := agent.Message{Role: agent.RoleAssistant}
@@ -414,14 +393,3 @@ func usage(u *genai.GenerateContentResponseUsageMetadata) agent.Usage {
 		Detailed:        true,
 	}
 }
-
-// malformed is the failure of a reply that decoded but makes no sense.
-func malformed(status int, what string) error {
-	return &agent.ProviderError{
-		System: System, Kind: events.KindUnknown, HTTPStatus: status,
-		Message: "malformed response: " + what,
-		Err:     errMalformed,
-	}
-}
-
-var errMalformed = errors.New("malformed response")

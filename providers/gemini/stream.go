@@ -28,8 +28,8 @@ var _ agent.StreamingModel = (*Model)(nil)
 // connection at once; a done ctx yields context.Cause(ctx).
 func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
 	return func(yield func(agent.Chunk, error) bool) {
-		if m.err != nil {
-			yield(agent.Chunk{}, m.err)
+		if err := m.opts.Err(); err != nil {
+			yield(agent.Chunk{}, err)
 			return
 		}
 		contents, config, err := m.newRequest(req)
@@ -82,7 +82,7 @@ type chunkReader struct {
 func (r *chunkReader) read(resp *genai.GenerateContentResponse, status int) ([]agent.Chunk, error) {
 	r.out = r.out[:0]
 	if resp == nil {
-		return nil, malformed(status, "empty chunk")
+		return nil, wire.Malformed(System, status, "empty chunk")
 	}
 	if resp.UsageMetadata != nil {
 		// Each chunk's usage is the running total.

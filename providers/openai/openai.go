@@ -2,13 +2,11 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 
 	"github.com/enforcer-go/enforcer/agent"
-	"github.com/enforcer-go/enforcer/events"
 	"github.com/enforcer-go/enforcer/internal/toolcall"
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
@@ -24,15 +22,13 @@ const System = "openai"
 // OpenAI-compatible endpoint. It is immutable after New and safe for
 // concurrent use.
 type Model struct {
-	client        sdk.Client
-	model         string
-	native        native.Profile // "" without WithNativeSchema
-	lowered       lowerings
-	clientRetries bool
-	unstreamed    bool
-	params        []func(*sdk.ChatCompletionNewParams)
-	reqOpts       []option.RequestOption
-	err           error
+	client     sdk.Client
+	model      string
+	native     native.Profile // "" without WithNativeSchema
+	lowered    lowerings
+	unstreamed bool
+	opts       wire.Options[sdk.ChatCompletionNewParams]
+	reqOpts    []option.RequestOption
 }
 
 var _ agent.Model = (*Model)(nil)
@@ -57,14 +53,14 @@ func (f optionFunc) apply(m *Model) { f(m) }
 // Invalid options (and an empty model name) do not panic: they make every
 // Generate return an error matching agent.ErrInvalidOption.
 func New(client sdk.Client, model string, opts ...Option) *Model {
-	m := &Model{client: client, model: model}
+	m := &Model{client: client, model: model, opts: wire.Options[sdk.ChatCompletionNewParams]{System: System}}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(m)
 		}
 	}
 	if model == "" {
-		m.invalid("New: empty model name")
+		m.opts.Invalid("New: empty model name")
 	}
 	return m
 }
@@ -75,12 +71,6 @@ func (m *Model) ModelName() string { return m.model }
 
 // ProviderName is [System]: what a tracer names as gen_ai.provider.name.
 func (m *Model) ProviderName() string { return System }
-
-func (m *Model) invalid(format string, args ...any) {
-	if m.err == nil {
-		m.err = fmt.Errorf("%w: openai: "+format, append([]any{agent.ErrInvalidOption}, args...)...)
-	}
-}
 
 // WithNativeSchema asks the endpoint to constrain its answer to the
 // request's output schema (agent.Request.OutputSchema) with
@@ -99,7 +89,7 @@ func (m *Model) invalid(format string, args ...any) {
 func WithNativeSchema(p native.Profile) Option {
 	return optionFunc(func(m *Model) {
 		if !slices.Contains(native.Profiles, p) {
-			m.invalid("WithNativeSchema(%q): want one of %v", string(p), native.Profiles)
+			m.opts.Invalid("WithNativeSchema(%q): want one of %v", string(p), native.Profiles)
 			return
 		}
 		m.native = p
@@ -111,7 +101,7 @@ func WithNativeSchema(p native.Profile) Option {
 // option.WithMaxRetries(0). Those retries are invisible to the agent: they
 // are not recorded, and they add to the delay of agent.WithModelRetry.
 func WithClientRetries() Option {
-	return optionFunc(func(m *Model) { m.clientRetries = true })
+	return optionFunc(func(m *Model) { m.opts.ClientRetries = true })
 }
 
 // WithoutStreaming sends every request unstreamed, for an OpenAI-compatible
@@ -127,13 +117,7 @@ func WithoutStreaming() Option {
 // max_completion_tokens, tool_choice, …) after the adapter has set the
 // model, messages, tools and response format.
 func WithParams(f func(*sdk.ChatCompletionNewParams)) Option {
-	return optionFunc(func(m *Model) {
-		if f == nil {
-			m.invalid("WithParams(nil)")
-			return
-		}
-		m.params = append(m.params, f)
-	})
+	return optionFunc(func(m *Model) { m.opts.Adjust("WithParams", f) })
 }
 
 // WithRequestOptions adds per-request options (headers, timeouts, …),
@@ -148,8 +132,8 @@ func WithRequestOptions(opts ...option.RequestOption) Option {
 // RequireToolCall (agent.WithOutputTool) and tools is sent with
 // tool_choice "required".
 func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
-	if m.err != nil {
-		return agent.Response{}, m.err
+	if err := m.opts.Err(); err != nil {
+		return agent.Response{}, err
 	}
 	params, err := m.newParams(req, false)
 	if err != nil {
@@ -168,17 +152,15 @@ func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response
 	return resp, err
 }
 
-// requestOptions are the options of every request: the HTTP response kept
-// in raw for the failure's status, the SDK's retries off unless
-// WithClientRetries, then the user's, and last the bounds on what is read
-// of the response (see wire.Bound), nearest the socket.
+// requestOptions are the options of every request (see
+// wire.SDK.RequestOptions): the SDK's retries off unless
+// WithClientRetries, the caller's WithRequestOptions among them.
 func (m *Model) requestOptions(raw **http.Response, stream bool) []option.RequestOption {
-	opts := []option.RequestOption{option.WithResponseInto(raw)}
-	if !m.clientRetries {
-		opts = append(opts, option.WithMaxRetries(0))
-	}
-	opts = append(opts, m.reqOpts...)
-	return append(opts, option.WithMiddleware(wire.Middleware(stream)))
+	return sdkOptions.RequestOptions(raw, m.opts.ClientRetries, m.reqOpts, stream)
+}
+
+var sdkOptions = wire.SDK[option.RequestOption]{
+	ResponseInto: option.WithResponseInto, MaxRetries: option.WithMaxRetries, Middleware: option.WithMiddleware,
 }
 
 // newParams maps req. A streamed request asks for usage at the end of the
@@ -252,21 +234,16 @@ func (m *Model) newParams(req agent.Request, stream bool) (sdk.ChatCompletionNew
 			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema, Strict: sdk.Bool(l.Strict())},
 		}
 	}
-	for _, f := range m.params {
-		f(&p)
-	}
+	m.opts.Apply(&p)
 	return p, nil
 }
 
 // fromCompletion maps the first choice. A body that decoded but carries no
 // choice is a malformed response, not an empty answer.
 func fromCompletion(cc *sdk.ChatCompletion, raw *http.Response) (agent.Response, error) {
-	status := 0
-	if raw != nil {
-		status = raw.StatusCode
-	}
+	status := wire.Status(raw)
 	if cc == nil || len(cc.Choices) == 0 {
-		return agent.Response{}, malformed(status, "no choices")
+		return agent.Response{}, wire.Malformed(System, status, "no choices")
 	}
 	choice := cc.Choices[0]
 	msg := choice.Message
@@ -322,18 +299,7 @@ func stopReason(finish string) agent.StopReason {
 // checkToolType refuses a tool call of a type the adapter never declares.
 func checkToolType(status, i int, typ string) error {
 	if typ != "" && typ != "function" {
-		return malformed(status, fmt.Sprintf("tool call %d has type %q; only function tools are sent", i, typ))
+		return wire.Malformed(System, status, fmt.Sprintf("tool call %d has type %q; only function tools are sent", i, typ))
 	}
 	return nil
 }
-
-// malformed is the failure of a reply that decoded but makes no sense.
-func malformed(status int, what string) error {
-	return &agent.ProviderError{
-		System: System, Kind: events.KindUnknown, HTTPStatus: status,
-		Message: "malformed response: " + what,
-		Err:     errMalformed,
-	}
-}
-
-var errMalformed = errors.New("malformed response")

@@ -40,8 +40,8 @@ var _ agent.StreamingModel = (*Model)(nil)
 // that reply whole, once it has come.
 func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2[agent.Chunk, error] {
 	return func(yield func(agent.Chunk, error) bool) {
-		if m.err != nil {
-			yield(agent.Chunk{}, m.err)
+		if err := m.opts.Err(); err != nil {
+			yield(agent.Chunk{}, err)
 			return
 		}
 		if m.unstreamed {
@@ -67,13 +67,7 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 		stream := m.client.Chat.Completions.NewStreaming(ctx, params, m.requestOptions(&raw, true)...)
 		r := chunkReader{calls: map[int64]int{}, readBack: l.ReadBack()}
 		wire.ReadStream(ctx, System, stream,
-			func(cc sdk.ChatCompletionChunk) ([]agent.Chunk, error) {
-				status := 0
-				if raw != nil {
-					status = raw.StatusCode
-				}
-				return r.read(cc, status)
-			},
+			func(cc sdk.ChatCompletionChunk) ([]agent.Chunk, error) { return r.read(cc, wire.Status(raw)) },
 			func() bool { return r.finished }, func() bool { return r.done },
 			func(err error) error { return failure(ctx, err, raw) },
 			yield)

@@ -213,3 +213,26 @@ func ReadStream[T any](ctx context.Context, system string, s Events[T],
 		yield(agent.Chunk{}, StreamEnded(system))
 	}
 }
+
+// errMalformed is inside the failure of a reply that decoded but makes no
+// sense.
+var errMalformed = errors.New("malformed response")
+
+// Malformed is the failure of a reply of system that decoded but makes no
+// sense (what says how: "no choices"), status its HTTP status (0 when
+// none is known), of kind unknown.
+func Malformed(system string, status int, what string) error {
+	return &agent.ProviderError{
+		System: system, Kind: events.KindUnknown, HTTPStatus: status,
+		Message: "malformed response: " + what,
+		Err:     errMalformed,
+	}
+}
+
+// Status is res's HTTP status, 0 for no response.
+func Status(res *http.Response) int {
+	if res == nil {
+		return 0
+	}
+	return res.StatusCode
+}

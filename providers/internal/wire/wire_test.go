@@ -153,3 +153,20 @@ func TestStreamEndedIsALostConnection(t *testing.T) {
 		t.Errorf("err = %v, want it to match io.ErrUnexpectedEOF, as a body that ends early does", pe)
 	}
 }
+
+func TestMalformedIsOfKindUnknownWithTheStatusItCameWith(t *testing.T) {
+	for _, res := range []*http.Response{nil, {StatusCode: 200}} {
+		err := Malformed("acme", Status(res), "no choices")
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) {
+			t.Fatalf("Malformed = %T, want *agent.ProviderError", err)
+		}
+		want := agent.ProviderError{System: "acme", Kind: events.KindUnknown, HTTPStatus: Status(res), Message: "malformed response: no choices", Err: errMalformed}
+		if *pe != want {
+			t.Errorf("Malformed = %+v, want %+v", *pe, want)
+		}
+	}
+	if got := Status(&http.Response{StatusCode: 201}); got != 201 {
+		t.Errorf("Status = %d, want 201", got)
+	}
+}
