@@ -157,3 +157,40 @@ func TestANilChainIsAnInvalidOption(t *testing.T) {
 		t.Errorf("error = %v, want agent.ErrInvalidOption", err)
 	}
 }
+
+// An executor with memory over a one-shot agent keeps the conversation in
+// its memory, but the agent's prompt never shows it: the corrected run's
+// prompt must still hold the question and the failed answer. A
+// conversational agent's prompt shows its memory, so it is given only the
+// correction, as a conversation chain is.
+func TestACorrectedChainSeesTheQuestionAndTheFailedAnswer(t *testing.T) {
+	tests := []struct {
+		name   string
+		agent  func(llms.Model, []tools.Tool) agents.Agent
+		final  string // how the agent's model marks its final answer
+		resent bool   // whether the chain is given its failed answer again
+	}{
+		{"a one-shot agent, whose prompt shows no memory", func(m llms.Model, ts []tools.Tool) agents.Agent { return agents.NewOneShotAgent(m, ts) }, "Final Answer: ", true},
+		{"a conversational agent, whose prompt shows its memory", func(m llms.Model, ts []tools.Tool) agents.Agent { return agents.NewConversationalAgent(m, ts) }, "AI: ", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			llm := &recorded{Model: fake.NewFakeLLM([]string{tt.final + fenced, tt.final + valid})}
+			exec := agents.NewExecutor(tt.agent(llm, []tools.Tool{&lookup{}}), agents.WithMemory(memory.NewConversationBuffer()))
+			a := agent.New(langchaingo.Chain(exec), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1))
+			_, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			second := prompt(t, llm, 1)
+			for _, want := range []string{"Weather in Paris?", fenced, corrective(t, res)} {
+				if !strings.Contains(second, want) {
+					t.Errorf("the corrected run's prompt lacks %q:\n%s", want, second)
+				}
+			}
+			if got := strings.Contains(second, "Your previous answer:\n"+fenced); got != tt.resent {
+				t.Errorf("the chain was given its failed answer again: %v, want %v:\n%s", got, tt.resent, second)
+			}
+		})
+	}
+}

@@ -19,8 +19,11 @@
 // [Chain] keeps the chain or agent executor a program already has and
 // runs it as the model of an agent.Agent: each call of the chain is one
 // final answer, judged against the contract, and a failing answer's
-// corrective turn is the chain's next input, after the failed answer, in
-// its memory. Rows, corrective hashes, session events (agent.WithEvents)
+// corrective turn is the chain's next input: alone when the chain's
+// memory holds the failed answer and its prompt shows that memory (a
+// conversation chain, a conversational agent), else after the question
+// and the failed answer (no memory, or a one-shot agent, whose prompt
+// never shows it). Rows, corrective hashes, session events (agent.WithEvents)
 // and traces (agent.WithObserver) are those of the agent package's own
 // loop.
 //
