@@ -42,3 +42,11 @@ func SetWatchIdle(d time.Duration) (restore func()) {
 	watchIdle = d
 	return func() { watchIdle = old }
 }
+
+// Stalled says whether the publisher of l, an Async log, is trying a
+// record again.
+func Stalled(l *Log) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b != nil && l.b.stalled
+}
