@@ -178,6 +178,10 @@ func (s *Stream) Append(ev Event) (Notification, error) {
 // passes; each pass is itself bounded by the log's own retries.
 const heldRetryWait = 2 * time.Second
 
+// closePasses is how many more times Close appends the kept records,
+// heldRetryWait apart, while the log is unavailable: about a minute.
+const closePasses = 30
+
 // heldMax is how many kept records may wait for a log that is
 // unavailable, and heldMax more for terminal events.
 const heldMax = 64
@@ -551,9 +555,9 @@ func (s *Stream) readEntry(seq int64) (entry, error) {
 // Close ends every subscription and wait with ErrClosed and closes the log.
 // Appends after Close fail with ErrClosed. Close waits for an Append in
 // progress. It first appends the records kept for an unavailable log
-// (see Append) once more; those the log still refuses are reported by an
-// error matching ErrUnavailable that names them (they were not stored,
-// or not acknowledged). It also closes the log of a stream that a failed
+// (see Append), trying for about a minute; those the log still refuses
+// are reported by an error matching ErrUnavailable that names them (they
+// were not stored, or not acknowledged). It also closes the log of a stream that a failed
 // log append closed.
 func (s *Stream) Close() error {
 	if s.stopFollow != nil {
@@ -566,11 +570,17 @@ func (s *Stream) Close() error {
 	closed := s.closed
 	s.mu.Unlock()
 	var lost error
-	if !closed && len(s.held) > 0 {
-		if err := s.appendHeld(); err != nil && len(s.held) > 0 {
+	for pass := 0; !closed && len(s.held) > 0; pass++ {
+		err := s.appendHeld()
+		if err != nil && errors.Is(err, ErrUnavailable) && pass < closePasses {
+			<-s.after(s.retryWait) // an election takes seconds
+			continue
+		}
+		if err != nil && len(s.held) > 0 {
 			first, last := s.held[0].e.seq, s.held[len(s.held)-1].e.seq
 			lost = &Error{Op: "close", Seq: first, Detail: fmt.Sprintf("records %d to %d were not acknowledged by the log", first, last), Err: err}
 		}
+		break
 	}
 	s.mu.Lock()
 	if !s.closed {

@@ -155,7 +155,11 @@ func TestCloseReportsTheRecordsTheLogStillRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.after = func(time.Duration) <-chan time.Time { return nil } // never a background pass
+	s.after = func(time.Duration) <-chan time.Time { // no wait
+		c := make(chan time.Time, 1)
+		c <- time.Time{}
+		return c
+	}
 	l.setDown(true)
 	for range 2 {
 		if _, err := s.Append(TurnStarted{TurnID: "t1"}); !errors.Is(err, ErrUnavailable) {
@@ -169,6 +173,9 @@ func TestCloseReportsTheRecordsTheLogStillRefuses(t *testing.T) {
 	}
 	if s.retrying != nil {
 		t.Error("the retrier of kept records is still registered after Close")
+	}
+	if l.refused < closePasses {
+		t.Errorf("the log was asked %d times, want Close to keep trying %d passes", l.refused, closePasses)
 	}
 	if _, err := s.Append(TurnStarted{TurnID: "t2"}); !errors.Is(err, ErrClosed) {
 		t.Errorf("Append after Close = %v, want ErrClosed", err)
