@@ -214,5 +214,8 @@ func TestAFullAsyncQueueBehindAStalledPublisherRefusesAtOnce(t *testing.T) {
 		t.Fatalf("Flush once the stream answers = %v", err)
 	}
 	appendTagged(t, l, "w", 3, 3)
+	if err := l.Flush(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	checkTagged(t, reopen(t, js, session), "w", 3)
 }
