@@ -63,9 +63,13 @@ func (a *Agent) record(ev events.Event) (err error) {
 // the least it can be: the same terminal, and for a failed turn its error
 // kind with words of ours instead of the error's text; no reason, usage or
 // timings. A recorder that refuses that too (a closed stream, a broken
-// log) leaves the turn open there: the failure is logged.
+// log) leaves the turn open there: the failure is logged. A refusal
+// matching [events.ErrUnavailable] is not retried here: an
+// *events.Stream keeps that event and appends it itself once the log
+// answers, and a second terminal would follow it.
 func (a *Agent) recordTerminal(ev events.TurnCompleted) {
-	if a.record(ev) == nil {
+	err := a.record(ev)
+	if err == nil || errors.Is(err, events.ErrUnavailable) {
 		return
 	}
 	least := events.TurnCompleted{TurnID: ev.TurnID, Terminal: ev.Terminal}

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
@@ -230,5 +231,56 @@ func TestATurnIDTheStreamRefusesStopsTheRunBeforeTheModel(t *testing.T) {
 				t.Errorf("recorded %v, want nothing before the probe's turn/completed", got)
 			}
 		})
+	}
+}
+
+// unreachableLog refuses the appends of turn/completed records with
+// ErrUnavailable while down, storing nothing, as a log electing its
+// leader does.
+type unreachableLog struct {
+	events.Log
+	down atomic.Bool
+}
+
+func (l *unreachableLog) Append(rec events.Record) error {
+	if _, ok := rec.Event.(events.TurnCompleted); ok && l.down.Load() {
+		return &events.Error{Op: "append", Seq: rec.Sequence, Err: events.ErrUnavailable}
+	}
+	return l.Log.Append(rec)
+}
+
+// A terminal the stream kept for an unavailable log is not recorded a
+// second time by the agent: once the log answers, the turn has one
+// turn/completed, the run's own.
+func TestATerminalKeptForAnUnavailableLogIsRecordedOnce(t *testing.T) {
+	l := &unreachableLog{Log: events.NewMemoryLog()}
+	l.down.Store(true)
+	s, err := events.NewStream("s1", l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	a := agent.New(agenttest.NewModel(t, agenttest.Reply("ok")), agent.WithEvents(s))
+	if _, err := a.Run(context.Background(), "hi"); err != nil {
+		t.Fatal(err)
+	}
+	l.down.Store(false)
+	if _, err := s.Append(events.TurnStarted{TurnID: "next"}); err != nil {
+		t.Fatal(err)
+	}
+	terminals := 0
+	for rec, err := range l.Records(0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev, ok := rec.Event.(events.TurnCompleted); ok {
+			terminals++
+			if ev.Usage == nil && ev.Error == nil && terminals > 1 {
+				t.Errorf("record %d is a second, least terminal of the turn", rec.Sequence)
+			}
+		}
+	}
+	if terminals != 1 {
+		t.Errorf("the log holds %d turn/completed records, want 1", terminals)
 	}
 }

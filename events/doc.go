@@ -61,6 +61,14 @@
 // Terminal [TerminalFailed] with Kind [FailureLogError]), so that
 // WaitTurn and clients still see the turn end.
 //
+// An error matching [ErrUnavailable] means the log could not be reached
+// in time (a shared log electing its leader): the stream stays open,
+// keeps the event and appends it again before the next one, in the
+// background and at Close, so a turn that started still ends in the log,
+// in order; see [Stream.Append]. A producer does nothing more: its
+// TurnCompleted is kept too, and one appended in its place would be a
+// second terminal.
+//
 // Any other error means the log could not store the record (an I/O error,
 // a failed fsync, a file log whose file was moved — see [OpenFile]), and a
 // log that failed once may refuse every later append, so the turn's end

@@ -35,6 +35,13 @@ var (
 	// this append was refused and nothing was written (a shared log,
 	// such as one on NATS JetStream, that two processes write to).
 	ErrConflict = errors.New("events: another writer appended first")
+	// ErrUnavailable: the log could not be reached in time (a leader
+	// election, a lost connection, a full queue). Nothing is known to be
+	// lost: the record may or may not be stored, and a resend of the same
+	// record is recognised, not stored twice. A [Stream] keeps the event
+	// and appends it again; a caller of a Log retries the same record or
+	// reopens the log.
+	ErrUnavailable = errors.New("events: log unavailable")
 	// ErrUnknownMethod: a notification's method is none of this
 	// package's (see the Method constants), so [Notification.Event]
 	// cannot decode it; a client can skip a newer server's notification.
@@ -96,7 +103,7 @@ func (e *Error) parts() (kind error, cause []error) {
 // isSentinel reports whether err is one of the sentinels above.
 func isSentinel(err error) bool {
 	switch err {
-	case ErrInvalid, ErrCorrupt, ErrCursor, ErrStale, ErrClosed, ErrLocked, ErrConflict, ErrUnknownMethod:
+	case ErrInvalid, ErrCorrupt, ErrCursor, ErrStale, ErrClosed, ErrLocked, ErrConflict, ErrUnavailable, ErrUnknownMethod:
 		return true
 	}
 	return false

@@ -15,7 +15,9 @@ type Log interface {
 	// record is as durable as the log promises. When it returns an error,
 	// Last and Records do not show the record; a log that cannot be sure of
 	// that (the file log after a failed write or fsync) refuses every later
-	// append until it is reopened.
+	// append until it is reopened — unless its error matches
+	// ErrUnavailable: then the record may be stored, and the log takes
+	// the same record again, storing it once.
 	Append(rec Record) error
 	// Last returns the sequence number of the last record, 0 when empty.
 	Last() int64

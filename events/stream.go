@@ -27,6 +27,14 @@ type Stream struct {
 	ticker func(time.Duration) (<-chan time.Time, func())
 
 	wmu sync.Mutex // serializes appends; held across the log write
+	// held are the records the log refused with ErrUnavailable, oldest
+	// first, numbered after last; they are appended again, in order,
+	// before any later record (guarded by wmu).
+	held      []heldRecord
+	retrying  chan struct{} // closed when the retrier of held has stopped; nil when none runs (guarded by wmu)
+	retryWait time.Duration // test hook: how long the retrier waits between passes (default heldRetryWait)
+	// test hook: the timer of the retrier (default time.After)
+	after func(time.Duration) <-chan time.Time
 
 	mu        sync.Mutex // guards the rest
 	last      int64      // last published sequence number
@@ -76,6 +84,7 @@ func newStream(id string, log Log, o streamOptions) (*Stream, error) {
 		terminals: map[string]int64{},
 		waiters:   map[string][]chan entry{},
 		done:      make(chan struct{}),
+		retryWait: heldRetryWait, after: time.After,
 	}
 	for rec, err := range log.Records(0) {
 		if err != nil {
@@ -112,12 +121,21 @@ func (s *Stream) belongs(op string, rec Record) error {
 // Append makes ev durable in the log, then delivers its notification to
 // subscribers and, for turn/completed and turn/unqueued, to WaitTurn. It
 // returns the notification. An event that breaks its producer contract is
-// refused with ErrInvalid and nothing is recorded. Any other error is the
-// log's: the record was not stored, and the stream closes itself, so that
-// waiters and subscribers end with an error matching ErrClosed and
-// wrapping the log's error (see Producers in the package doc). Record IDs
-// are unique within a session, and deterministic with a fixed clock
-// ([WithClock]).
+// refused with ErrInvalid and nothing is recorded.
+//
+// An error matching [ErrUnavailable] means the log could not be reached
+// in time; the stream stays open and keeps the record: it is appended
+// again, before any later one, by the next Append, by a retry in the
+// background every few seconds, or by Close, so the log holds every
+// record in order, once. At most 64 kept records wait so, and 64 more
+// for terminal events, so that every turn that started can still end;
+// past that an event is refused with ErrUnavailable and not kept (the
+// error says so). WaitTurn and subscribers see a kept record once it is
+// stored. Any other error is the log's: the record was not stored, and
+// the stream closes itself, so that waiters and subscribers end with an
+// error matching ErrClosed and wrapping the log's error (see Producers
+// in the package doc). Record IDs are unique within a session, and
+// deterministic with a fixed clock ([WithClock]).
 func (s *Stream) Append(ev Event) (Notification, error) {
 	// The record's ID is a UUIDv7 layout whose 48-bit timestamp comes from
 	// the clock, whose random bits are a hash of the session ID, and whose
@@ -133,7 +151,7 @@ func (s *Stream) Append(ev Event) (Notification, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.mu.Lock()
-	closed, seq := s.closed, s.last+1
+	closed, seq := s.closed, s.last+1+int64(len(s.held))
 	s.mu.Unlock()
 	if closed {
 		return Notification{}, s.closedErr("append")
@@ -144,16 +162,106 @@ func (s *Stream) Append(ev Event) (Notification, error) {
 	if err != nil {
 		return Notification{}, err
 	}
+	if err := s.appendHeld(); err != nil {
+		return Notification{}, s.keep(rec, e, err)
+	}
 	if err := s.log.Append(rec); err != nil {
-		if !errors.Is(err, ErrInvalid) {
-			s.fail(err)
-		}
-		return Notification{}, err
+		return Notification{}, s.keep(rec, e, err)
 	}
 	s.mu.Lock()
 	s.publish(e)
 	s.mu.Unlock()
 	return e.n, nil
+}
+
+// heldRetryWait is how long the retrier of kept records waits between
+// passes; each pass is itself bounded by the log's own retries.
+const heldRetryWait = 2 * time.Second
+
+// closePasses is how many more times Close appends the kept records,
+// heldRetryWait apart, while the log is unavailable: about a minute.
+const closePasses = 30
+
+// heldMax is how many kept records may wait for a log that is
+// unavailable, and heldMax more for terminal events.
+const heldMax = 64
+
+// heldRecord is a record kept for an unavailable log, with its fold.
+type heldRecord struct {
+	rec Record
+	e   entry
+}
+
+// appendHeld appends the kept records, in order, until one fails;
+// s.wmu must be held. A failure other than ErrUnavailable closes the
+// stream.
+func (s *Stream) appendHeld() error {
+	for len(s.held) > 0 {
+		h := s.held[0]
+		if err := s.log.Append(h.rec); err != nil {
+			if !errors.Is(err, ErrUnavailable) {
+				s.fail(err)
+			}
+			return err
+		}
+		s.held[0] = heldRecord{}
+		s.held = s.held[1:]
+		s.mu.Lock()
+		s.publish(h.e)
+		s.mu.Unlock()
+	}
+	s.held = nil // drop the emptied array
+	return nil
+}
+
+// keep handles the log's refusal err of rec (folded as e), which follows
+// the kept records: it keeps rec when the log was unavailable and there is room, and
+// closes the stream when the log failed otherwise; s.wmu must be held.
+// It returns the error for Append.
+func (s *Stream) keep(rec Record, e entry, err error) error {
+	switch {
+	case errors.Is(err, ErrInvalid):
+		return err
+	case !errors.Is(err, ErrUnavailable):
+		s.fail(err)
+		return err
+	case len(s.held) >= heldMax && !(e.terminal && len(s.held) < 2*heldMax):
+		return &Error{Op: "append", Seq: e.seq, Detail: fmt.Sprintf("%d records wait for the log already; this event was not kept", len(s.held)), Err: err}
+	}
+	s.held = append(s.held, heldRecord{rec, e})
+	if s.retrying == nil {
+		s.retrying = make(chan struct{})
+		go s.retryHeld(s.retrying)
+	}
+	return &Error{Op: "append", Seq: e.seq, Detail: "the event is kept and will be appended again before the next one", Err: err}
+}
+
+// retryHeld appends the kept records again every retryWait until none is
+// left or the stream closes; it closes stopped when it returns.
+func (s *Stream) retryHeld(stopped chan struct{}) {
+	defer close(stopped)
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-s.after(s.retryWait):
+		}
+		s.wmu.Lock()
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			s.wmu.Unlock()
+			return
+		}
+		err := s.appendHeld()
+		if err == nil || !errors.Is(err, ErrUnavailable) {
+			s.retrying = nil
+			s.wmu.Unlock()
+			return
+		}
+		s.wmu.Unlock()
+	}
 }
 
 // fail closes the stream because the log could not store a record (the
@@ -446,8 +554,11 @@ func (s *Stream) readEntry(seq int64) (entry, error) {
 
 // Close ends every subscription and wait with ErrClosed and closes the log.
 // Appends after Close fail with ErrClosed. Close waits for an Append in
-// progress. It also closes the log of a stream that a failed log append
-// closed (see Append).
+// progress. It first appends the records kept for an unavailable log
+// (see Append), trying for about a minute; those the log still refuses
+// are reported by an error matching ErrUnavailable that names them (they
+// were not stored, or not acknowledged). It also closes the log of a stream that a failed
+// log append closed.
 func (s *Stream) Close() error {
 	if s.stopFollow != nil {
 		s.stopFollow()
@@ -456,6 +567,22 @@ func (s *Stream) Close() error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	var lost error
+	for pass := 0; !closed && len(s.held) > 0; pass++ {
+		err := s.appendHeld()
+		if err != nil && errors.Is(err, ErrUnavailable) && pass < closePasses {
+			<-s.after(s.retryWait) // an election takes seconds
+			continue
+		}
+		if err != nil && len(s.held) > 0 {
+			first, last := s.held[0].e.seq, s.held[len(s.held)-1].e.seq
+			lost = &Error{Op: "close", Seq: first, Detail: fmt.Sprintf("records %d to %d were not acknowledged by the log", first, last), Err: err}
+		}
+		break
+	}
+	s.mu.Lock()
 	if !s.closed {
 		s.closed = true
 		close(s.done)
@@ -463,8 +590,16 @@ func (s *Stream) Close() error {
 	logClosed := s.logClosed
 	s.logClosed = true
 	s.mu.Unlock()
-	if logClosed {
-		return nil
+	if r := s.retrying; r != nil {
+		// The retrier wakes on done and stops without the lock once it
+		// sees the stream closed; it takes wmu only after done.
+		s.wmu.Unlock()
+		<-r
+		s.wmu.Lock()
+		s.retrying = nil
 	}
-	return s.log.Close()
+	if logClosed {
+		return lost
+	}
+	return errors.Join(lost, s.log.Close())
 }

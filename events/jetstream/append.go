@@ -11,10 +11,15 @@ import (
 )
 
 // Append publishes rec (Sequence Last()+1) and returns once the stream
-// acknowledged it: events.ErrConflict when another writer got there
-// first, events.ErrClosed for a publish without an answer (stored or
-// not), events.ErrInvalid, unpublished, for a record too large. After a
-// conflict or an unanswered publish, open the log again. See [Async].
+// acknowledged it. A publish that gets no answer or meets a leader
+// election is sent again, the same message, until [WithRetry] passes;
+// the stream stores it once (see the package doc). Errors:
+// events.ErrUnavailable when no answer came in time (the record may be
+// stored: append the same record again, as an events.Stream does, or
+// open the log again); events.ErrConflict when another writer got there
+// first; events.ErrClosed when the connection is closed or the outcome
+// cannot be known; events.ErrInvalid, unpublished, for a record too
+// large. After a conflict or ErrClosed, open the log again. See [Async].
 func (l *Log) Append(rec events.Record) error {
 	if rec.Event == nil {
 		return &events.Error{Op: "append", Seq: rec.Sequence, Detail: "record has no event", Err: events.ErrInvalid}
@@ -46,37 +51,34 @@ func (l *Log) Append(rec events.Record) error {
 	case rec.Sequence != last+1:
 		return &events.Error{Op: "append", Seq: rec.Sequence, Detail: fmt.Sprintf("sequence must be %d", last+1), Err: events.ErrCorrupt}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), l.o.timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), max(l.o.retry, l.o.timeout))
 	defer cancel()
-	ack, err := l.js.Publish(ctx, l.subject, data, jetstream.WithExpectLastSequencePerSubject(expect))
+	at, err := l.store(ctx, rec.Sequence, data, expect, nil)
 	if err != nil {
-		return l.failed(rec.Sequence, err)
+		return err
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if int64(len(l.seqs)) < rec.Sequence { // the watch may have seen it first
-		l.remember(rec, data, ack.Sequence)
+		l.remember(rec, data, at)
 	}
 	return nil
 }
 
-// failed turns a failed publish of record seq into the error Append
-// returns, and breaks the log when the record may have been stored.
+// failed turns a publish of record seq that failed for good into the
+// error Append returns, and breaks the log when the subject holds
+// another writer's record or the record may have been stored.
 func (l *Log) failed(seq int64, err error) error {
 	var api *jetstream.APIError
-	if errors.As(err, &api) {
-		switch api.ErrorCode {
-		case jetstream.JSErrCodeStreamWrongLastSequence, jetstream.JSErrCodeStreamWrongLastSequenceConstant:
-			e := &events.Error{Op: "append", Seq: seq, Detail: "subject " + l.subject + " has records this log has not seen; open the log again", Err: fmt.Errorf("%w: %w", events.ErrConflict, err)}
-			l.mu.Lock()
-			l.broken = e
-			l.mu.Unlock()
-			return e
-		}
+	var e *events.Error
+	switch {
+	case errors.Is(err, events.ErrConflict) && errors.As(err, &e):
+	case errors.As(err, &api):
 		// The stream answered and refused: nothing was written.
 		return &events.Error{Op: "append", Seq: seq, Detail: "stream " + l.name + " refused the record", Err: err}
+	default:
+		e = &events.Error{Op: "append", Seq: seq, Detail: "no acknowledgement from stream " + l.name + "; the record may be stored: open the log again", Err: fmt.Errorf("%w: %w", events.ErrClosed, err)}
 	}
-	e := &events.Error{Op: "append", Seq: seq, Detail: "no acknowledgement from stream " + l.name + "; the record may be stored: open the log again", Err: fmt.Errorf("%w: %w", events.ErrClosed, err)}
 	l.mu.Lock()
 	l.broken = e
 	l.mu.Unlock()

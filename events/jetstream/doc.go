@@ -35,6 +35,21 @@
 // once the stream acknowledged the record, that is once it is stored on
 // the stream's replicas as configured (a majority of three for R3).
 //
+// # Failover
+//
+// A publish that gets no answer, or meets a stream electing its leader,
+// is sent again, the same message, until [WithRetry] passes. Each
+// carries the expected subject sequence and a Nats-Msg-Id of subject and
+// record number, so a resend of a record whose first publish was stored
+// meets "wrong last sequence" (or a duplicate acknowledgement); the
+// subject's last message is then read back and taken as this record when
+// its digest is the record's, and as another writer's (ErrConflict)
+// otherwise. [Open] retries the same way within its context. What is
+// still unanswered fails with events.ErrUnavailable: the record may be
+// stored, and Append takes the same record again (an events.Stream does
+// that by itself). The log closes only on what cannot heal: another
+// writer, a closed connection, a record it cannot publish.
+//
 // # Durability
 //
 // An acknowledged record survives a crash or restart of any nats-server.

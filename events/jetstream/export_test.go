@@ -1,17 +1,20 @@
 package jetstream
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // WaitPublished waits until the queue of l, an Async log, is empty, or
-// returns the error that stopped it. Each publish is bounded by the log's
-// timeout, so the wait is too.
-func WaitPublished(l *Log) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for l.b != nil && len(l.b.pending) > 0 && l.broken == nil {
-		l.b.cond.Wait()
-	}
-	return l.broken
+// returns the error that stopped it.
+func WaitPublished(l *Log) error { return l.Flush(context.Background()) }
+
+// NoBackoff makes retries of a request follow at once, until the
+// returned func restores the default.
+func NoBackoff() (restore func()) {
+	old := backoff
+	backoff = func(int) time.Duration { return 0 }
+	return func() { backoff = old }
 }
 
 // Waiting says whether a Wait of l is blocked for a record to come.
@@ -38,4 +41,12 @@ func SetWatchIdle(d time.Duration) (restore func()) {
 	old := watchIdle
 	watchIdle = d
 	return func() { watchIdle = old }
+}
+
+// Stalled says whether the publisher of l, an Async log, is trying a
+// record again.
+func Stalled(l *Log) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b != nil && l.b.stalled
 }

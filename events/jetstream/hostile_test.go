@@ -71,19 +71,23 @@ func TestAForeignMessageOnTheSubjectIsCorrupt(t *testing.T) {
 }
 
 // The server goes away in the middle of a session. An Append over a
-// connection that buffers while it reconnects (nats.go's default) returns
-// within the log's timeout, with ErrClosed: the record may or may not be
-// stored, and the log refuses further appends. An Async log reports the
-// same from Close.
-func TestAnAppendToAServerThatWentAwayEndsWithinTheTimeout(t *testing.T) {
-	for _, opts := range [][]enforcerjs.Option{nil, {enforcerjs.Async(4)}} {
+// connection that buffers while it reconnects (nats.go's default) keeps
+// trying for WithRetry and returns with ErrUnavailable, not ErrClosed:
+// the record may or may not be stored, and the log takes the same record
+// again. An Async log reports the same from Close, naming the record.
+func TestAnAppendToAServerThatWentAwayEndsWithinItsRetryBound(t *testing.T) {
+	for _, async := range []bool{false, true} {
+		opts := []enforcerjs.Option{enforcerjs.WithTimeout(200 * time.Millisecond), enforcerjs.WithRetry(500 * time.Millisecond)}
+		if async {
+			opts = append(opts, enforcerjs.Async(4))
+		}
 		s := startServer(t, t.TempDir(), -1)
 		nc, js, err := dial(s.ClientURL()) // nats.go's defaults: publishes are buffered while away
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer nc.Close()
-		l := open(t, js, session, append(opts, enforcerjs.WithTimeout(200*time.Millisecond))...)
+		l := open(t, js, session, opts...)
 		appendTagged(t, l, "w", 1, 1)
 		if err := enforcerjs.WaitPublished(l); err != nil {
 			t.Fatal(err)
@@ -100,14 +104,19 @@ func TestAnAppendToAServerThatWentAwayEndsWithinTheTimeout(t *testing.T) {
 		}()
 		select {
 		case err := <-done:
-			if !errors.Is(err, events.ErrClosed) {
-				t.Errorf("Append (or, with Async, Close) with the server gone = %v, want ErrClosed", err)
+			var e *events.Error
+			if !errors.Is(err, events.ErrUnavailable) || errors.Is(err, events.ErrClosed) || !errors.As(err, &e) || e.Seq != 2 {
+				t.Errorf("Append (or, with Async, Close) with the server gone = %v, want an *events.Error for record 2 matching ErrUnavailable", err)
 			}
 		case <-time.After(30 * time.Second): // a bound on a hang, never reached when it works
 			t.Fatal("Append with the server gone did not return")
 		}
-		if err := l.Append(tagged("w", 2)); !errors.Is(err, events.ErrClosed) {
-			t.Errorf("a later Append = %v, want ErrClosed", err)
+		want := events.ErrUnavailable // the log takes the record again
+		if async {
+			want = events.ErrClosed // Close closed it
+		}
+		if err := l.Append(tagged("w", 2)); !errors.Is(err, want) {
+			t.Errorf("a later Append = %v, want %v", err, want)
 		}
 	}
 }

@@ -56,7 +56,11 @@ type Log struct {
 // [WithStream]), reading its records once: ones not numbered 1, 2, …
 // are events.ErrCorrupt. Unless [CreateStream] is given the stream must
 // exist, take the session's subject and keep limits retention (else
-// events.ErrInvalid). Close releases the log, not js's connection.
+// events.ErrInvalid). A cluster that does not answer, or is electing a
+// leader, is tried again until ctx ends or [WithRetry] passes; then Open
+// fails with an error matching events.ErrUnavailable: nothing is wrong
+// with the log, so open it again later. Close releases the log, not js's
+// connection.
 func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...Option) (*Log, error) {
 	o, err := newOptions(opts)
 	if err != nil {
@@ -65,6 +69,29 @@ func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...O
 	if js == nil || session == "" {
 		return nil, &events.Error{Op: "open", Detail: "nil JetStream or empty session", Err: events.ErrInvalid}
 	}
+	// Each try is a whole open, its requests each bounded by the timeout
+	// (a long session takes as long as it takes to read); WithRetry
+	// bounds when a try may start again, not how long one takes.
+	deadline := time.Now().Add(o.retry)
+	for n := 0; ; n++ {
+		l, err := open(ctx, js, session, o)
+		if err == nil || !transient(err) {
+			return l, err
+		}
+		if ctx.Err() != nil || !time.Now().Before(deadline) {
+			return nil, &events.Error{Op: "open", Detail: "stream " + o.stream + " could not be reached in time; open the log again later", Err: fmt.Errorf("%w: %w", events.ErrUnavailable, err)}
+		}
+		t := time.NewTimer(backoff(n))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+		case <-t.C:
+		}
+	}
+}
+
+// open is one try of Open, with its options read.
+func open(ctx context.Context, js jetstream.JetStream, session string, o options) (*Log, error) {
 	cctx, cancel := context.WithTimeout(ctx, o.timeout)
 	st, err := js.Stream(cctx, o.stream)
 	cancel()

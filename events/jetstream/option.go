@@ -16,7 +16,8 @@ type options struct {
 	prefix   string
 	replicas int // > 0: create the stream with this many replicas
 	timeout  time.Duration
-	async    int // > 0: Append queues, at most this many records (Async)
+	retry    time.Duration // how long Open and an Append keep trying (WithRetry)
+	async    int           // > 0: Append queues, at most this many records (Async)
 	errs     []error
 }
 
@@ -33,7 +34,7 @@ const DefaultStream = "ENFORCER_SESSIONS"
 const DefaultSubjectPrefix = "enforcer.session"
 
 func newOptions(opts []Option) (options, error) {
-	o := options{stream: DefaultStream, prefix: DefaultSubjectPrefix, timeout: 5 * time.Second}
+	o := options{stream: DefaultStream, prefix: DefaultSubjectPrefix, timeout: 5 * time.Second, retry: 15 * time.Second}
 	for _, opt := range opts {
 		if opt != nil {
 			opt.apply(&o)
@@ -83,9 +84,8 @@ func CreateStream(replicas int) Option {
 	})
 }
 
-// WithTimeout bounds each request to the server (default 5s). An Append
-// that times out may be stored, so the log refuses further appends until
-// it is opened again.
+// WithTimeout bounds each request to the server (default 5s); a request
+// that times out is tried again within [WithRetry].
 func WithTimeout(d time.Duration) Option {
 	return option(func(o *options) {
 		if d <= 0 {
@@ -93,5 +93,22 @@ func WithTimeout(d time.Duration) Option {
 			return
 		}
 		o.timeout = d
+	})
+}
+
+// WithRetry bounds how long [Open], and [Log.Append] for each record, keep
+// trying a request that got no answer or met a cluster electing a stream
+// leader (default 15s; 0 tries once). An Append resends the same message,
+// which the stream recognises when the first one was stored. What is
+// still unanswered then fails with an error matching
+// events.ErrUnavailable. An [Async] log's publisher keeps trying until
+// Close; Close waits this long for the queue.
+func WithRetry(d time.Duration) Option {
+	return option(func(o *options) {
+		if d < 0 {
+			o.errs = append(o.errs, badOption("WithRetry", "d = %v, want >= 0", d))
+			return
+		}
+		o.retry = d
 	})
 }

@@ -78,10 +78,19 @@ func connect(t testing.TB, urls string) (*nats.Conn, jetstream.JetStream) {
 // on new ports, three times at most.
 func startCluster(t *testing.T) []*server.Server {
 	t.Helper()
+	servers, _ := startClusterWith(t)
+	return servers
+}
+
+// startClusterWith is startCluster that also returns each server's
+// options, to start a stopped one again (on the same store and route).
+func startClusterWith(t *testing.T) ([]*server.Server, []*server.Options) {
+	t.Helper()
 	var servers []*server.Server
+	var opts []*server.Options
 	var err error
 	for range 3 {
-		if servers, err = tryStartCluster(t); err == nil {
+		if servers, opts, err = tryStartCluster(t); err == nil {
 			break
 		}
 		t.Logf("starting the cluster again: %v", err)
@@ -100,7 +109,7 @@ func startCluster(t *testing.T) []*server.Server {
 	for {
 		for _, s := range servers {
 			if s.JetStreamIsLeader() {
-				return servers
+				return servers, opts
 			}
 		}
 		select {
@@ -113,12 +122,12 @@ func startCluster(t *testing.T) []*server.Server {
 
 // tryStartCluster starts three servers routed to each other on route
 // ports reserved just before; on a failure it stops those it started.
-func tryStartCluster(t *testing.T) ([]*server.Server, error) {
+func tryStartCluster(t *testing.T) ([]*server.Server, []*server.Options, error) {
 	ln := make([]net.Listener, 3) // reserve three route ports
 	for i := range ln {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ln[i] = l
 	}
@@ -130,21 +139,24 @@ func tryStartCluster(t *testing.T) ([]*server.Server, error) {
 		l.Close()
 	}
 	servers := make([]*server.Server, 0, 3)
+	var opts []*server.Options
 	for i := range 3 {
-		s, err := tryStartServer(&server.Options{
+		o := &server.Options{
 			Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true,
 			ServerName: fmt.Sprintf("n%d", i+1),
 			Cluster:    server.ClusterOpts{Name: "enforcer", Host: "127.0.0.1", Port: ports[i]},
 			Routes:     server.RoutesFromStr(routes[1:]),
-		})
+		}
+		s, err := tryStartServer(o)
 		if err != nil {
 			for _, s := range servers {
 				s.Shutdown()
 				s.WaitForShutdown()
 			}
-			return nil, err
+			return nil, nil, err
 		}
 		servers = append(servers, s)
+		opts = append(opts, o)
 	}
-	return servers, nil
+	return servers, opts, nil
 }

@@ -1,0 +1,140 @@
+package jetstream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/enforcer-go/enforcer/events"
+)
+
+// The server's error codes of a cluster that cannot serve a request for
+// now (nats.go names neither): JSClusterNotAvailErr ("JetStream system
+// temporarily unavailable") and JSClusterNotLeaderErr.
+const (
+	codeClusterNotAvailable jetstream.ErrorCode = 10008
+	codeClusterNotLeader    jetstream.ErrorCode = 10009
+)
+
+// backoff is the wait before retry n (0, 1, …) of a request: 25ms
+// doubling to 1s. A test sets it to zero.
+var backoff = func(n int) time.Duration {
+	return min(25*time.Millisecond<<min(n, 6), time.Second)
+}
+
+// transient says whether err, of a request to the server, may heal by
+// itself: no answer in time, nobody to answer (a stream electing its
+// leader, a server going down), a connection being re-established, or a
+// cluster that says it cannot serve the request now. A closed
+// connection, a refusal and anything this package found wrong do not.
+func transient(err error) bool {
+	var api *jetstream.APIError
+	switch {
+	case errors.Is(err, events.ErrCorrupt), errors.Is(err, events.ErrInvalid), errors.Is(err, events.ErrConflict),
+		errors.Is(err, nats.ErrConnectionClosed), errors.Is(err, jetstream.ErrConnectionClosed):
+		return false
+	case errors.As(err, &api):
+		return api.ErrorCode == codeClusterNotAvailable || api.ErrorCode == codeClusterNotLeader || api.Code == 503
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
+		errors.Is(err, nats.ErrReconnectBufExceeded) || errors.Is(err, nats.ErrConnectionReconnecting) ||
+		errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrNoServers)
+}
+
+// retrying calls op until it succeeds, fails for good (not [transient])
+// or ctx ends, waiting backoff between tries; each try gets a context
+// bounded by the timeout and ctx. It calls stalled, when not nil, after
+// each transient failure. It returns the last error, and whether it was
+// transient (then ctx ended).
+func (l *Log) retrying(ctx context.Context, stalled func(), op func(context.Context) error) (err error, gaveUp bool) {
+	for n := 0; ; n++ {
+		tctx, cancel := context.WithTimeout(ctx, l.o.timeout)
+		err = op(tctx)
+		cancel()
+		switch {
+		case err == nil:
+			return nil, false
+		case errors.Is(err, events.ErrConflict):
+			return err, false
+		case ctx.Err() != nil: // the caller gave up, whatever the try met
+			return err, true
+		case !transient(err):
+			return err, false
+		}
+		if stalled != nil {
+			stalled()
+		}
+		t := time.NewTimer(backoff(n))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err, true
+		case <-t.C:
+		}
+	}
+}
+
+// msgID is the Nats-Msg-Id of record seq: the server drops a second
+// message with it within the stream's duplicate window, a second guard
+// beside the expected subject sequence.
+func (l *Log) msgID(seq int64) string {
+	return l.subject + ":" + strconv.FormatInt(seq, 10)
+}
+
+// store publishes data, record seq, after the subject's message at stream
+// sequence expect, retrying what may heal until ctx ends, and returns the
+// record's stream sequence. A resend of a record whose first publish was
+// stored without an answer is recognised, not stored twice: it meets
+// "wrong last sequence" (or a duplicate acknowledgement), and the
+// subject's message is then read back and taken as ours when its digest
+// is our data's; another writer's is a conflict.
+// stalled is retrying's.
+func (l *Log) store(ctx context.Context, seq int64, data []byte, expect uint64, stalled func()) (uint64, error) {
+	var at uint64
+	err, gaveUp := l.retrying(ctx, stalled, func(ctx context.Context) error {
+		ack, err := l.js.Publish(ctx, l.subject, data,
+			jetstream.WithExpectLastSequencePerSubject(expect), jetstream.WithMsgID(l.msgID(seq)))
+		var api *jetstream.APIError
+		switch {
+		case err == nil && !ack.Duplicate:
+			at = ack.Sequence
+			return nil
+		case err == nil: // a message of our ID is stored: is it ours?
+			msg, err := l.stream.GetMsg(ctx, ack.Sequence)
+			if err != nil {
+				return err
+			}
+			return l.ours(seq, msg, data, &at)
+		case errors.As(err, &api) && (api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || api.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant):
+			msg, gerr := l.stream.GetLastMsgForSubject(ctx, l.subject)
+			if gerr != nil {
+				return gerr
+			}
+			return l.ours(seq, msg, data, &at)
+		}
+		return err
+	})
+	switch {
+	case err == nil:
+		return at, nil
+	case gaveUp:
+		return 0, &events.Error{Op: "append", Seq: seq, Detail: fmt.Sprintf("stream %s did not acknowledge the record in time; it may be stored: append the same record again", l.name), Err: fmt.Errorf("%w: %w", events.ErrUnavailable, err)}
+	}
+	return 0, l.failed(seq, err)
+}
+
+// ours sets *at to msg's stream sequence when msg is data, record seq as
+// this log published it; else the subject holds another writer's record.
+func (l *Log) ours(seq int64, msg *jetstream.RawStreamMsg, data []byte, at *uint64) error {
+	if digest(msg.Data) != digest(data) {
+		return &events.Error{Op: "append", Seq: seq, Detail: "subject " + l.subject + " has records this log has not seen; open the log again", Err: events.ErrConflict}
+	}
+	*at = msg.Sequence
+	return nil
+}
