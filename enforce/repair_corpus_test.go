@@ -92,3 +92,35 @@ func clip(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
+
+// BenchmarkRepairsOnRealModelOutputs is Check with every repair chosen
+// over each real completion in turn, passing and failing alike; ns/op is
+// per output.
+func BenchmarkRepairsOnRealModelOutputs(b *testing.B) {
+	recs := corpus.ModelOutputs(b)
+	type job struct {
+		s      *enforce.Schema
+		output string
+	}
+	var jobs []job
+	schemas := map[string]*enforce.Schema{}
+	for _, r := range recs {
+		s, ok := schemas[string(r.Schema)]
+		if !ok {
+			if c, err := enforce.CompileSchema(r.Schema); err == nil {
+				s = c.WithRepairs(enforce.AllRepairs)
+			}
+			schemas[string(r.Schema)] = s
+		}
+		if s != nil {
+			jobs = append(jobs, job{s, r.Output})
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		j := jobs[i%len(jobs)]
+		_ = j.s.Check(j.output)
+		i++
+	}
+}
