@@ -83,16 +83,10 @@ func pointerLabel(p string) string {
 
 // repairWords says in our words what the repairs of rs did.
 func repairWords(rs Repairs) string {
-	words := [...]string{
-		"removed a markdown fence",
-		"rewrote relaxed syntax as JSON",
-		"took the JSON value out of the text around it",
-		"read strings as the numbers or booleans they spell, or a value as an array of it",
-	}
 	var list []string
-	for i, w := range words {
+	for i, k := range repairKinds {
 		if rs&(1<<i) != 0 {
-			list = append(list, w)
+			list = append(list, k.words)
 		}
 	}
 	return strings.Join(list, "; ")

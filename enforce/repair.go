@@ -23,12 +23,22 @@ const (
 	// whitespace outside it.
 	RepairFence Repairs = 1 << iota
 	// RepairSyntax: trailing commas, // and /* */ comments, single-quoted
-	// strings, unquoted member names, and Python's True, False and None.
+	// strings, unquoted member names, Python's True, False and None, and
+	// a missing comma between an object's members on separate lines.
 	RepairSyntax
+	// RepairQuote: an unquoted string value (day: Monday) where the
+	// schema admits a string there; never NaN, Infinity or undefined.
+	RepairQuote
 	// RepairProse: exactly one JSON object or array inside text before
-	// and/or after it. Text that holds two such values is left alone: the
-	// model was ambiguous.
+	// and/or after it. Text that holds two such values is left alone (the
+	// model was ambiguous), unless exactly one of them is the content of
+	// a fence and only that one passes.
 	RepairProse
+	// RepairGather: where the root schema admits an array and no object,
+	// several complete values — fenced blocks, or values in or between
+	// text — gathered in their order into one array: an object is an
+	// item, an array's items are items (unless the items may be arrays).
+	RepairGather
 	// RepairCoerce: where no subschema that may apply admits a string, a
 	// string that spells a JSON number (an integer, where only integers
 	// are admitted) becomes that number, and "true" or "false" that
@@ -37,10 +47,20 @@ const (
 	RepairCoerce
 
 	// AllRepairs is every repair.
-	AllRepairs = RepairFence | RepairSyntax | RepairProse | RepairCoerce
+	AllRepairs = RepairFence | RepairSyntax | RepairQuote | RepairProse | RepairGather | RepairCoerce
 )
 
-var repairNames = [...]string{"fence", "syntax", "prose", "coerce"}
+// repairKinds names each repair (bit i is entry i) and says in our words
+// what it did, for the corrective message: adding a repair adds a
+// constant above and a line here.
+var repairKinds = [...]struct{ name, words string }{
+	{"fence", "removed a markdown fence"},
+	{"syntax", "rewrote relaxed syntax as JSON"},
+	{"quote", "quoted unquoted words where a string belongs"},
+	{"prose", "took the JSON value out of the text around it"},
+	{"gather", "gathered separate values into one array, in order"},
+	{"coerce", "read strings as the numbers or booleans they spell, or a value as an array of it"},
+}
 
 // ParseRepairs reads a comma-separated list of repair names ("fence,prose";
 // "all" for [AllRepairs]; "" for none).
@@ -52,9 +72,9 @@ func ParseRepairs(names string) (Repairs, error) {
 		case "all":
 			rs |= AllRepairs
 		default:
-			i := slices.Index(repairNames[:], name)
+			i := slices.IndexFunc(repairKinds[:], func(k struct{ name, words string }) bool { return k.name == name })
 			if i < 0 {
-				return 0, fmt.Errorf("enforce: unknown repair %q (want fence, syntax, prose, coerce or all)", name)
+				return 0, fmt.Errorf("enforce: unknown repair %q (want %s or all)", name, AllRepairs)
 			}
 			rs |= 1 << i
 		}
@@ -66,12 +86,12 @@ func ParseRepairs(names string) (Repairs, error) {
 // commas.
 func (rs Repairs) String() string {
 	var b strings.Builder
-	for i, name := range repairNames {
+	for i, k := range repairKinds {
 		if rs&(1<<i) != 0 {
 			if b.Len() > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(name)
+			b.WriteString(k.name)
 		}
 	}
 	return b.String()
@@ -191,21 +211,26 @@ func (s *Schema) mend(answer string, strict error, judged bool) (string, Repairs
 	if !judged {
 		err = s.checkStrict(text)
 	}
-	if unparsed(err) && s.repairs&RepairSyntax != 0 {
-		if fixed, ok := relax(text); ok {
-			if ferr := s.checkStrict(fixed); !unparsed(ferr) {
-				text, err = fixed, ferr
-				applied |= RepairSyntax
+	if unparsed(err) && s.repairs&(RepairSyntax|RepairQuote) != 0 {
+		if fixed, ok := relax(text, s.repairs&(RepairSyntax|RepairQuote)); ok {
+			if ferr := s.checkStrict(fixed.json); !unparsed(ferr) && s.stringsAdmitted(fixed) {
+				text, err = fixed.json, ferr
+				applied |= fixed.used
 			}
 		}
 	}
-	if unparsed(err) && s.repairs&RepairProse != 0 {
-		if value, relaxed, ok := extract(text, s.repairs&RepairSyntax != 0, s.rootKinds()); ok {
-			if relaxed {
-				applied |= RepairSyntax
+	if unparsed(err) && s.repairs&(RepairProse|RepairGather) != 0 {
+		value, used, ok := s.fromText(text)
+		if !ok && applied&RepairFence != 0 && s.repairs&RepairProse != 0 {
+			// The fence did not hold the whole answer: read the answer
+			// as written, fences and text, for the value among them.
+			if value, used, ok = s.fromText(answer); ok {
+				applied &^= RepairFence
 			}
+		}
+		if ok {
 			text, err = value, s.checkStrict(value)
-			applied |= RepairProse
+			applied |= used
 		}
 	}
 	if err != nil && !unparsed(err) && s.repairs&RepairCoerce != 0 {
@@ -282,17 +307,197 @@ func unfence(text string) (string, bool) {
 	return inner, true
 }
 
-// extract returns the one JSON object or array that text holds among
-// other text. A candidate begins at a bracket outside any other bracket
-// of the text (so a value inside a broken one is not taken for the
-// answer), and is of a kind the schema's root admits (so "[1]" citing a
-// source is no object's rival); with relaxed, the syntax repairs apply
-// to it too (relaxedUsed says they were needed). Two candidates, or none,
-// and it gives up, as it does when the search would read the text more
-// than a few times over.
-func extract(text string, relaxed bool, admit engine.Kinds) (value string, relaxedUsed bool, ok bool) {
+// maxCandidates bounds the values fromText weighs in one text; past it,
+// the text is not mended.
+const maxCandidates = 64
+
+// A candidate is a complete value among other text: text[start:end],
+// written as JSON in v, of kind object or array.
+type candidate struct {
+	start, end int
+	v          relaxed
+	kind       engine.Kinds
+}
+
+// fromText mends text that holds values among other text, or several
+// values: it returns the value the prose repair takes out of it, or the
+// array the gather repair makes of them, and the repairs used.
+//
+// The prose repair takes the one candidate there is; of several, the
+// one that is a fence's whole content, when every other is an array
+// (one quoted in the explanation around it) and only the fenced one
+// passes. The gather repair takes every candidate, in order, when the
+// root admits an array and no object and no bracket outside the
+// candidates begins a value that is not whole (it would be dropped).
+func (s *Schema) fromText(text string) (string, Repairs, bool) {
+	root := s.rootKinds()
+	admit := root
+	gather := s.repairs&RepairGather != 0 && root&engine.KindArray != 0 && root&engine.KindObject == 0
+	if gather {
+		admit |= engine.KindObject // an item
+	}
+	cands, broken, ok := candidates(text, s.repairs&(RepairSyntax|RepairQuote), admit)
+	if !ok || len(cands) == 0 {
+		return "", 0, false
+	}
+	if s.repairs&RepairProse != 0 {
+		own := slices.DeleteFunc(slices.Clone(cands), func(c candidate) bool { return c.kind&root == 0 })
+		if len(own) == 1 && s.stringsAdmitted(own[0].v) {
+			return own[0].v.json, own[0].v.used | RepairProse, true
+		}
+		if c, ok := s.preferFenced(text, own); len(own) > 1 && ok {
+			return c.v.json, c.v.used | RepairProse, true
+		}
+	}
+	if !gather || broken || len(cands) < 2 {
+		return "", 0, false
+	}
+	g, ok := s.gather(text, cands)
+	if !ok || (g.used&RepairProse != 0 && s.repairs&RepairProse == 0) || !s.stringsAdmitted(g) {
+		return "", 0, false
+	}
+	return g.json, g.used, true
+}
+
+// preferFenced returns, of several candidates, the one that is the whole
+// content of a fence, when it is the only one that is, every other is an
+// array, and it alone passes.
+func (s *Schema) preferFenced(text string, cands []candidate) (candidate, bool) {
+	spans := fenceContents(text)
+	pick := -1
+	for i, c := range cands {
+		if spans[c.start] == c.end && c.end > 0 {
+			if pick >= 0 {
+				return candidate{}, false
+			}
+			pick = i
+		} else if c.kind != engine.KindArray {
+			return candidate{}, false
+		}
+	}
+	if pick < 0 || !s.passes(cands[pick].v) {
+		return candidate{}, false
+	}
+	for i, c := range cands {
+		if i != pick && s.passes(c.v) {
+			return candidate{}, false
+		}
+	}
+	return cands[pick], true
+}
+
+// passes reports whether v passes as written, or as the coerce repair
+// mends it when s has it.
+func (s *Schema) passes(v relaxed) bool {
+	if !s.stringsAdmitted(v) {
+		return false
+	}
+	if s.checkStrict(v.json) == nil {
+		return true
+	}
+	if s.repairs&RepairCoerce == 0 {
+		return false
+	}
+	coerced, ok := s.coerce(v.json)
+	return ok && s.checkStrict(coerced) == nil
+}
+
+// gather writes the candidates as one array, in order: an object is an
+// item; an array of objects (one tool call in each block) gives its items,
+// unless the schema's first item may itself be an array. Arrays of
+// anything else, or objects beside arrays, are not gathered: [1, 2] and
+// [3, 4] may as well be two answers as two halves of one. Its used names
+// prose when text holds more than the candidates and whitespace.
+func (s *Schema) gather(text string, cands []candidate) (relaxed, bool) {
+	c := coercer{s: s}
+	ik, ok := c.kinds(c.item(s.plan.Tree, 0), 0)
+	if !ok {
+		return relaxed{}, false
+	}
+	splice := ik&engine.KindArray == 0
+	for _, c := range cands[1:] {
+		if c.kind != cands[0].kind {
+			return relaxed{}, false // objects beside arrays: an array quoted in the explanation, or two answers
+		}
+	}
+	g := relaxed{used: RepairGather}
+	var b strings.Builder
+	b.WriteByte('[')
+	at := 0
+	for _, c := range cands {
+		if strings.TrimSpace(text[at:c.start]) != "" {
+			g.used |= RepairProse
+		}
+		at = c.end
+		seg, from := c.v.json, 0
+		if c.kind == engine.KindArray && !(splice && itemsAreObjects(seg)) {
+			return relaxed{}, false // [1, 2] and [3, 4]: alternatives as likely as parts
+		}
+		if c.kind == engine.KindArray {
+			inner := seg[1 : len(seg)-1]
+			from = 1 + len(inner) - len(strings.TrimLeft(inner, " \t\r\n"))
+			seg = strings.TrimSpace(inner)
+			if seg == "" {
+				continue
+			}
+		}
+		if b.Len() > 1 {
+			b.WriteString(", ")
+		}
+		for _, o := range c.v.bare {
+			g.bare = append(g.bare, b.Len()+o-from)
+		}
+		b.WriteString(seg)
+		g.used |= c.v.used
+	}
+	if strings.TrimSpace(text[at:]) != "" {
+		g.used |= RepairProse
+	}
+	b.WriteByte(']')
+	g.json = b.String()
+	return g, true
+}
+
+// itemsAreObjects reports whether every item of the JSON array a is an
+// object.
+func itemsAreObjects(a string) bool {
+	depth, inStr, esc := 0, false, false
+	for i := 0; i < len(a); i++ {
+		c := a[i]
+		switch {
+		case inStr:
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr = false
+			}
+		case c == '"':
+			inStr = true
+		case depth == 1 && c != '{' && c != ']' && c != ',' && !isSpace(c):
+			return false
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return true
+}
+
+// candidates returns the complete JSON objects and arrays that text
+// holds, in order. A candidate begins at a bracket outside any other
+// bracket of the text (so a value inside a broken one is not taken for
+// the answer), and is of a kind the schema's root admits (so "[1]"
+// citing a source is no object's rival); the liberties of allow apply to
+// it too. broken says a bracket outside the candidates began no whole
+// value. Past maxCandidates, or when the search would read the text more
+// than a few times over, it gives up.
+func candidates(text string, allow Repairs, admit engine.Kinds) (cands []candidate, broken bool, ok bool) {
 	budget := 8*len(text) + 1<<16
-	depth, found := 0, 0
+	depth := 0
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
 		case '{', '[':
@@ -300,18 +505,18 @@ func extract(text string, relaxed bool, admit engine.Kinds) (value string, relax
 				depth++
 				continue
 			}
-			end, v, read := valueAt(text, i)
-			usedRelax := false
-			if end < 0 && relaxed {
+			end, strict, read := valueAt(text, i)
+			v := relaxed{json: strict}
+			if end < 0 && allow != 0 {
 				var more int
-				end, v, more = relaxAt(text, i)
+				end, v, more = relaxAt(text, i, allow)
 				read += more
-				usedRelax = end >= 0
 			}
 			if budget -= read; budget < 0 {
-				return "", false, false
+				return nil, false, false
 			}
 			if end < 0 {
+				broken = true
 				depth++
 				continue
 			}
@@ -323,10 +528,10 @@ func extract(text string, relaxed bool, admit engine.Kinds) (value string, relax
 				i = end - 1 // whole, but it could never pass
 				continue
 			}
-			if found++; found > 1 {
-				return "", false, false
+			if len(cands) == maxCandidates {
+				return nil, false, false
 			}
-			value, relaxedUsed = v, usedRelax
+			cands = append(cands, candidate{start: i, end: end, v: v, kind: kind})
 			i = end - 1
 		case '}', ']':
 			if depth > 0 {
@@ -334,7 +539,60 @@ func extract(text string, relaxed bool, admit engine.Kinds) (value string, relax
 			}
 		}
 	}
-	return value, relaxedUsed, found == 1
+	return cands, broken, true
+}
+
+// fenceContents maps where each markdown fence's content begins, past
+// leading whitespace, to where it ends before trailing whitespace. A
+// fence opens on a line that begins with three or more backticks or
+// tildes and closes on the next line that begins with at least as many
+// of the same character and holds nothing else; one never closed holds
+// the rest of the text.
+func fenceContents(text string) map[int]int {
+	spans := map[int]int{}
+	open, run, from := byte(0), 0, 0
+	for line := 0; line < len(text); {
+		next := strings.IndexByte(text[line:], '\n')
+		if next < 0 {
+			next = len(text)
+		} else {
+			next += line + 1
+		}
+		l := strings.TrimLeft(text[line:next], " ")
+		c, n := byte(0), 0
+		if len(l) > 0 && (l[0] == '`' || l[0] == '~') {
+			c = l[0]
+			for n < len(l) && l[n] == c {
+				n++
+			}
+		}
+		switch {
+		case open == 0 && n >= 3:
+			open, run, from = c, n, next
+		case open != 0 && c == open && n >= run && strings.TrimSpace(l[n:]) == "":
+			addSpan(spans, text, from, line)
+			open = 0
+		}
+		if len(spans) > maxCandidates {
+			return nil // no candidate is then a fence's content: no preference
+		}
+		line = next
+	}
+	if open != 0 {
+		addSpan(spans, text, from, len(text))
+	}
+	return spans
+}
+
+// addSpan notes text[from:to], trimmed of whitespace, as a fence's
+// content.
+func addSpan(spans map[int]int, text string, from, to int) {
+	inner := text[from:to]
+	lead := len(inner) - len(strings.TrimLeft(inner, " \t\r\n"))
+	trimmed := strings.TrimSpace(inner)
+	if trimmed != "" {
+		spans[from+lead] = from + lead + len(trimmed)
+	}
 }
 
 // valueAt parses one strict JSON value at text[i:] and returns where it

@@ -32,6 +32,11 @@ type coercer struct {
 	text  string
 	work  int
 	edits []textEdit
+	// bare is where the strings the quote repair wrote begin, ascending,
+	// those not yet reached; misplaced, one was where the schema admits
+	// no string.
+	bare      []int
+	misplaced bool
 }
 
 type textEdit struct {
@@ -63,6 +68,23 @@ func (s *Schema) coerce(text string) (string, bool) {
 	return b.String(), true
 }
 
+// stringsAdmitted reports whether the schema admits a string at every
+// place v's bare words were quoted (the quote repair's condition); true
+// when there are none.
+func (s *Schema) stringsAdmitted(v relaxed) bool {
+	if len(v.bare) == 0 {
+		return true
+	}
+	if s.plan == nil {
+		return false
+	}
+	c := coercer{s: s, text: v.json, bare: v.bare}
+	p := jsonvalue.Parser{S: v.json}
+	p.SkipSpace()
+	_, ok := c.walk(p.I, s.plan.Tree)
+	return ok && !c.misplaced && len(c.bare) == 0
+}
+
 // walk visits the value at text[i:] under schema and returns where it
 // ends; false when the work bound was passed.
 func (c *coercer) walk(i int, schema any) (int, bool) {
@@ -71,6 +93,10 @@ func (c *coercer) walk(i int, schema any) (int, bool) {
 		return 0, false
 	}
 	t := c.text[i]
+	if len(c.bare) > 0 && c.bare[0] == i {
+		c.bare = c.bare[1:]
+		c.misplaced = c.misplaced || k&engine.KindString == 0
+	}
 	if k == engine.KindArray && t != '[' {
 		// A lone value where only an array is admitted: [value].
 		c.edits = append(c.edits, textEdit{start: i, end: i, with: "["})

@@ -6,9 +6,10 @@ import "strings"
 // the repairs will make of the answer, so an early verdict stays one no
 // completion and no repair can avoid, and Close gives what Check gives.
 //
-//   - With prose or syntax, any text may still become a passing answer
-//     (a value after a preamble, a quote mended later), so the only early
-//     verdict is the size bound.
+//   - With prose, syntax, quote or gather, any text may still become a
+//     passing answer (a value after a preamble, a quote mended later, a
+//     second value gathered with the first), so the only early verdict is
+//     the size bound.
 //   - With fence, an opening fence is read past, and the fence's content
 //     is judged as the answer; a fence character outside a string is held
 //     back, since a closing fence at the end is removed, until something
@@ -46,7 +47,7 @@ const (
 
 func newMendStream(s *Schema) *mendStream {
 	m := &mendStream{s: s, limit: s.maxAnswerBytes(), heldFrom: -1}
-	if s.repairs&(RepairProse|RepairSyntax) != 0 {
+	if s.repairs&(RepairProse|RepairSyntax|RepairQuote|RepairGather) != 0 {
 		return m // mendHold
 	}
 	strict := *s

@@ -12,38 +12,55 @@ import (
 // order and number text. Only the spelling changes: a single-quoted
 // string is the same string double-quoted, an unquoted member name the
 // same name quoted, True/False/None are true/false/null, and a trailing
-// comma or a comment is dropped.
+// comma or a comment is dropped, and a comma missing between members on
+// separate lines is written.
+//
+// The quote repair ([RepairQuote]) rides on the same reader: a bare word
+// where a value belongs (day: Monday, "unit": celsius) is written as the
+// same word quoted, and its place in the output is noted, so that the
+// caller keeps the result only where the schema admits a string at every
+// such place ([Schema.stringsAdmitted]).
+
+// relaxed is what the relaxer made of a value: its JSON, the repairs it
+// used (of those allowed), and where in it each bare word it quoted
+// begins (ascending).
+type relaxed struct {
+	json string
+	used Repairs
+	bare []int
+}
 
 // relax returns text, one value in relaxed syntax with whitespace and
-// comments around it, written in JSON's syntax (its strings are copied
-// as written: the caller checks that the result parses).
-func relax(text string) (string, bool) {
-	r := relaxer{s: text}
+// comments around it, written in JSON's syntax, taking only the liberties
+// of allow (RepairSyntax, RepairQuote). Its strings are copied as written:
+// the caller checks that the result parses.
+func relax(text string, allow Repairs) (relaxed, bool) {
+	r := relaxer{s: text, allow: allow}
 	r.b.Grow(len(text) + 16)
 	r.space()
 	if !r.value() {
-		return "", false
+		return relaxed{}, false
 	}
 	r.space()
 	if r.fail || r.i != len(text) {
-		return "", false
+		return relaxed{}, false
 	}
-	return r.b.String(), true
+	return relaxed{r.b.String(), r.used, r.bare}, true
 }
 
 // relaxAt reads one value in relaxed syntax at text[i:]: where it ends
 // (-1 when it is not one, or what it writes is not JSON: an escape or a
 // byte no JSON string holds), the value written as JSON, and how many
 // bytes were read.
-func relaxAt(text string, i int) (end int, value string, read int) {
-	r := relaxer{s: text, i: i}
+func relaxAt(text string, i int, allow Repairs) (end int, value relaxed, read int) {
+	r := relaxer{s: text, i: i, allow: allow}
 	if !r.value() || r.fail {
-		return -1, "", r.i - i + 1
+		return -1, relaxed{}, r.i - i + 1
 	}
 	if v := r.b.String(); validJSON(v) {
-		return r.i, v, 2 * (r.i - i)
+		return r.i, relaxed{v, r.used, r.bare}, 2 * (r.i - i)
 	}
-	return -1, "", 2 * (r.i - i)
+	return -1, relaxed{}, 2 * (r.i - i)
 }
 
 type relaxer struct {
@@ -52,6 +69,20 @@ type relaxer struct {
 	depth int
 	fail  bool
 	b     strings.Builder
+	// allow is the liberties the reader may take; used, those it took;
+	// bare, where each bare word it quoted begins in b.
+	allow, used Repairs
+	bare        []int
+}
+
+// take reports whether the reader may take the liberty of repair rs, and
+// notes it as taken when it may.
+func (r *relaxer) take(rs Repairs) bool {
+	if r.allow&rs == 0 {
+		return false
+	}
+	r.used |= rs
+	return true
 }
 
 // space copies whitespace and drops comments.
@@ -71,6 +102,9 @@ func (r *relaxer) skip() string {
 			r.i++
 			continue
 		case c == '/' && r.at(r.i+1) == '/':
+			if !r.take(RepairSyntax) {
+				break
+			}
 			if kept == nil {
 				kept = append([]byte{}, r.s[start:r.i]...)
 			}
@@ -82,6 +116,9 @@ func (r *relaxer) skip() string {
 			r.i += end // the newline is whitespace
 			continue
 		case c == '/' && r.at(r.i+1) == '*':
+			if !r.take(RepairSyntax) {
+				break
+			}
 			if kept == nil {
 				kept = append([]byte{}, r.s[start:r.i]...)
 			}
@@ -120,12 +157,48 @@ func (r *relaxer) value() bool {
 		{"True", "true"}, {"False", "false"}, {"None", "null"},
 	} {
 		if strings.HasPrefix(r.s[r.i:], lit.in) && !identByte(r.at(r.i+len(lit.in))) {
+			if lit.in != lit.out && !r.take(RepairSyntax) {
+				return false
+			}
 			r.b.WriteString(lit.out)
 			r.i += len(lit.in)
 			return true
 		}
 	}
-	return false
+	return r.bareWord()
+}
+
+// bareWord reads words of identifier bytes, one space between words, that
+// begin with a letter or '_', and writes them as a string. A word JSON5
+// or JavaScript reads as something else (NaN, Infinity, undefined) is no
+// string; nor is anything with other bytes in it (Math.PI, 2 * x, f(x)),
+// which the caller then finds where a ',' belongs.
+func (r *relaxer) bareWord() bool {
+	if c := r.at(r.i); !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) || r.allow&RepairQuote == 0 {
+		return false
+	}
+	start := r.i
+	for {
+		for r.i < len(r.s) && identByte(r.s[r.i]) {
+			r.i++
+		}
+		if r.at(r.i) != ' ' || !identByte(r.at(r.i+1)) {
+			break
+		}
+		r.i++
+	}
+	switch word := r.s[start:r.i]; word {
+	case "NaN", "Infinity", "undefined":
+		r.i = start
+		return false
+	default:
+		r.take(RepairQuote)
+		r.bare = append(r.bare, r.b.Len())
+		r.b.WriteByte('"')
+		r.b.WriteString(word)
+		r.b.WriteByte('"')
+		return true
+	}
 }
 
 func (r *relaxer) at(i int) byte {
@@ -179,9 +252,18 @@ func (r *relaxer) container(close byte) bool {
 			after := r.skip()
 			r.b.WriteString(ws)
 			if r.at(r.i) != close {
-				r.b.WriteByte(',') // a trailing comma is dropped
+				r.b.WriteByte(',')
+			} else if !r.take(RepairSyntax) { // a trailing comma is dropped
+				return false
 			}
 			r.b.WriteString(after)
+			continue
+		}
+		if close == '}' && strings.IndexByte(ws, '\n') >= 0 && nameStart(r.at(r.i)) && r.take(RepairSyntax) {
+			// The next member on a line of its own, the comma before it
+			// forgotten: a name cannot follow a value in any other reading.
+			r.b.WriteByte(',')
+			r.b.WriteString(ws)
 			continue
 		}
 		r.b.WriteString(ws)
@@ -200,13 +282,18 @@ func (r *relaxer) name() bool {
 	for r.i < len(r.s) && identByte(r.s[r.i]) {
 		r.i++
 	}
-	if r.i == start || (r.s[start] >= '0' && r.s[start] <= '9') || r.s[start] == '-' {
+	if r.i == start || (r.s[start] >= '0' && r.s[start] <= '9') || r.s[start] == '-' || !r.take(RepairSyntax) {
 		return false
 	}
 	r.b.WriteByte('"')
 	r.b.WriteString(r.s[start:r.i])
 	r.b.WriteByte('"')
 	return true
+}
+
+// nameStart reports whether c can begin a member name.
+func nameStart(c byte) bool {
+	return c == '"' || c == '\'' || (identByte(c) && c != '-' && (c < '0' || c > '9'))
 }
 
 func identByte(c byte) bool {
@@ -218,6 +305,9 @@ func identByte(c byte) bool {
 // but for \' , which JSON spells as a plain quote.
 func (r *relaxer) str() bool {
 	q := r.s[r.i]
+	if q == '\'' && !r.take(RepairSyntax) {
+		return false
+	}
 	r.i++
 	r.b.WriteByte('"')
 	for r.i < len(r.s) {
@@ -234,6 +324,9 @@ func (r *relaxer) str() bool {
 				return false
 			}
 			if r.s[r.i+1] == '\'' {
+				if !r.take(RepairSyntax) {
+					return false
+				}
 				r.b.WriteByte('\'')
 			} else {
 				r.b.WriteString(r.s[r.i : r.i+2])

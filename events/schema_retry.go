@@ -105,8 +105,8 @@ func checkLedger(name, turnID string, attempt, iteration int, stage, msg string)
 }
 
 // checkRepaired refuses repairs that are not names: at most 8, each 1 to
-// 32 of a-z and '-' (enforce's names are fence, syntax, prose, coerce; a
-// newer producer's may follow).
+// 32 of a-z and '-' (enforce's names are fence, syntax, quote, prose,
+// gather, coerce; a newer producer's may follow).
 func checkRepaired(name string, repaired []string) error {
 	if len(repaired) > 8 {
 		return invalid("%s: %d repairs, at most 8", name, len(repaired))

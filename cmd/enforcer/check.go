@@ -19,7 +19,7 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	fs := newFlags("check")
 	attempt := fs.Int("attempt", 1, "the attempt the answer is, for the corrective message (1..retries)")
 	retries := fs.Int("retries", 1, fmt.Sprintf("the output retries of the run (1..%d), as agent.WithOutputRetries", enforce.MaxRetries))
-	repair := fs.String("repair", "", "repairs to apply to an answer that fails as written: fence, syntax, prose, coerce, comma-separated, or all (as enforce.ParseRepairs)")
+	repair := fs.String("repair", "", "repairs to apply to an answer that fails as written: fence, syntax, quote, prose, gather, coerce, comma-separated, or all (as enforce.ParseRepairs)")
 	files, err := parse(fs, args, "SCHEMA", "ANSWER")
 	if err != nil {
 		return 0, err

@@ -15,7 +15,7 @@
 // Schema in SCHEMA exactly as the library does (enforce.CompileSchema,
 // then Schema.Check): it prints "pass" and exits 0, or prints the
 // corrective message a run would send the model and exits 1. With
-// -repair (fence, syntax, prose, coerce or all, comma-separated), an
+// -repair (fence, syntax, quote, prose, gather, coerce or all, comma-separated), an
 // answer that fails as written is judged as those repairs mend it
 // (Schema.WithRepairs): it prints "repaired: …" first, and the mended
 // answer before "pass". A FIFO is refused as either file, since opening
