@@ -366,7 +366,7 @@ func (s *Schema) preferFenced(text string, cands []candidate) (candidate, bool) 
 	spans := fenceContents(text)
 	pick := -1
 	for i, c := range cands {
-		if spans[c.start] == c.end && c.end > 0 {
+		if end, ok := spans[c.start]; ok && end == c.end {
 			if pick >= 0 {
 				return candidate{}, false
 			}

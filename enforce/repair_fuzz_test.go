@@ -3,6 +3,7 @@ package enforce
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -15,7 +16,7 @@ import (
 // with repairs to Check with them. From the fuzz bytes it builds a schema
 // and an answer that tries to pass it (as FuzzStream does), wraps that
 // answer the ways models do (a fence, prose, relaxed syntax, quoted
-// scalars) and judges those and the given answer under the repairs the
+// scalars, an array's objects one by one among prose) and judges those and the given answer under the repairs the
 // mask chooses. It asserts:
 //
 //   - an answer that passes as written is not mended;
@@ -23,6 +24,7 @@ import (
 //     what the model wrote; with syntax alone, the same tokens; with
 //     coerce alone, the same JSON value but where a string became the
 //     number or boolean it spells, or a value an array of it;
+//   - a gather makes one array;
 //   - what a mend other than the fence alone made parses, and Check
 //     judges it: Check(answer) is Check of the mended text, repairs
 //     named;
@@ -59,6 +61,9 @@ func FuzzRepairs(f *testing.F) {
 		wrapped := []string{
 			"```json\n" + valid + "\n```", "```\n" + valid, "Here it is:\n" + valid + "\nDone.",
 			relaxedSpelling(valid), quotedScalars(valid),
+		}
+		if split := splitItems(valid); split != "" {
+			wrapped = append(wrapped, split)
 		}
 		for _, text := range append([]string{answer, valid}, wrapped...) {
 			holdRepairLaws(t, s, m, text)
@@ -104,6 +109,9 @@ func holdRepairLaws(t *testing.T, strict, s *Schema, answer string) {
 	if want := strict.Check(mended); !sameVerdict(got, want) {
 		t.Fatalf("schema %s: %q mended to %q: Check = %v, the strict Check of the mended text = %v", s.source, answer, mended, got, want)
 	}
+	if applied&RepairGather != 0 && (!validJSON(mended) || !strings.HasPrefix(mended, "[")) {
+		t.Fatalf("schema %s: %q gathered into %q, which is not one array", s.source, answer, mended)
+	}
 	switch {
 	case applied&(RepairSyntax|RepairQuote|RepairGather|RepairCoerce) == 0:
 		if !strings.Contains(answer, strings.TrimSpace(mended)) {
@@ -115,7 +123,7 @@ func holdRepairLaws(t *testing.T, strict, s *Schema, answer string) {
 		}
 	case applied == RepairCoerce:
 		var was, is any
-		if json.Unmarshal([]byte(answer), &was) != nil || json.Unmarshal([]byte(mended), &is) != nil || !coercedFrom(was, is) {
+		if decodeNumbers(answer, &was) != nil || decodeNumbers(mended, &is) != nil || !coercedFrom(was, is) {
 			t.Fatalf("schema %s: the coerce repair turned %q into %q", s.source, answer, mended)
 		}
 	}
@@ -182,6 +190,23 @@ func holdMendedStream(t *testing.T, s *Schema, text string, size int) {
 // relaxedSpelling writes a JSON text the way the syntax repair mends:
 // member names unquoted where they can be, single quotes, a trailing
 // comma in each container, a comment.
+// splitItems writes an array of objects as its items, each after a line
+// of prose, as models write several tool calls; "" for anything else.
+func splitItems(text string) string {
+	var items []json.RawMessage
+	if json.Unmarshal([]byte(text), &items) != nil || len(items) < 2 {
+		return ""
+	}
+	var b strings.Builder
+	for i, item := range items {
+		if item[0] != '{' {
+			return ""
+		}
+		fmt.Fprintf(&b, "Call %d:\n%s\n", i+1, item)
+	}
+	return b.String()
+}
+
 func relaxedSpelling(text string) string {
 	var b strings.Builder
 	b.WriteString("/* answer */ ")
@@ -349,6 +374,14 @@ func relaxedTokens(text string) []string {
 	return toks
 }
 
+// decodeNumbers decodes text into v with numbers as written, so that one
+// past float64 (1E1000) is still a number.
+func decodeNumbers(text string, v *any) error {
+	d := json.NewDecoder(strings.NewReader(text))
+	d.UseNumber()
+	return d.Decode(v)
+}
+
 // coercedFrom reports whether is is was with some strings read as the
 // number or boolean they spell, and some values wrapped in an array.
 func coercedFrom(was, is any) bool {
@@ -356,13 +389,13 @@ func coercedFrom(was, is any) bool {
 		return true
 	}
 	switch is := is.(type) {
-	case float64, bool:
+	case json.Number, bool:
 		s, ok := was.(string)
 		if !ok {
 			return false
 		}
 		var v any
-		return json.Unmarshal([]byte(s), &v) == nil && reflect.DeepEqual(v, is)
+		return decodeNumbers(s, &v) == nil && reflect.DeepEqual(v, is)
 	case []any:
 		if w, ok := was.([]any); ok {
 			if len(w) != len(is) {

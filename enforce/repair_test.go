@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/enforcer-go/enforcer/enforce"
 )
@@ -317,5 +318,55 @@ func TestAMendPastTheSizeBoundIsNotMade(t *testing.T) {
 func TestUnknownRepairBitsMarshalAsNoRepair(t *testing.T) {
 	if b, err := json.Marshal(enforce.Repairs(0x80)); err != nil || string(b) != "[]" {
 		t.Errorf("Marshal(0x80) = %s, %v; want []", b, err)
+	}
+}
+
+// TestRepairsStayLinearOnHostileAnswers: answers built to make the
+// repairs search — many values, many fences, brackets that never close,
+// bare words, forgotten commas — are judged in time linear in their
+// size: 4 MiB takes no more than 8 times 1 MiB (4 times when linear; 16
+// when quadratic), and each ends in a verdict.
+func TestRepairsStayLinearOnHostileAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("judges answers of 4 MiB")
+	}
+	calls := mustCompile(t, `{"type": "array", "items": {"type": "object"}}`).WithRepairs(enforce.AllRepairs)
+	object := mustCompile(t, repairSchema).WithRepairs(enforce.AllRepairs)
+	fill := func(prefix, unit, suffix string, n int) string {
+		return prefix + strings.Repeat(unit, (n-len(prefix)-len(suffix))/len(unit)) + suffix
+	}
+	for _, tt := range []struct {
+		name                 string
+		s                    *enforce.Schema
+		prefix, unit, suffix string
+	}{
+		{"objects one after another, for an array", calls, "", "{\"a\": 1}\n", ""},
+		{"fenced objects among prose, for an array", calls, "", "Call:\n```json\n{\"a\": 1}\n```\n", ""},
+		{"bare words in arrays, for an array", calls, "", "see [x] ", ""},
+		{"braces that never close, with bare words", object, "", "{sku: a\n", ""},
+		{"one object of members with no commas", object, "{", "sku: a\n", "}"},
+		{"an apostrophe before each bracket", calls, "", "it's [", ""},
+		{"a fenced array beside many quoted ones", calls, "```json\n[{}]\n```\n", "[1] ", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			took := func(n int) time.Duration {
+				answer := fill(tt.prefix, tt.unit, tt.suffix, n)
+				best := time.Duration(1<<63 - 1)
+				for range 3 {
+					start := time.Now()
+					err := tt.s.Check(answer)
+					best = min(best, time.Since(start))
+					var ce *enforce.CheckError
+					if !errors.As(err, &ce) {
+						t.Fatalf("Check of %d bytes = %v, want a *CheckError", len(answer), err)
+					}
+				}
+				return best
+			}
+			small, large := took(enforce.MaxAnswerBytes/4), took(enforce.MaxAnswerBytes)
+			if large > 8*small+50*time.Millisecond {
+				t.Errorf("4 MiB took %v, 1 MiB %v: more than 8 times", large, small)
+			}
+		})
 	}
 }
