@@ -220,13 +220,16 @@ func (s *Schema) mend(answer string, strict error, judged bool) (string, Repairs
 		}
 	}
 	if unparsed(err) && s.repairs&(RepairProse|RepairGather) != 0 {
-		value, used, ok := s.fromText(text)
-		if !ok && applied&RepairFence != 0 && s.repairs&RepairProse != 0 {
-			// The fence did not hold the whole answer: read the answer
-			// as written, fences and text, for the value among them.
-			if value, used, ok = s.fromText(answer); ok {
-				applied &^= RepairFence
-			}
+		from := text
+		if applied&RepairFence != 0 && s.repairs&RepairProse != 0 {
+			// The fence did not hold one value: the answer as written,
+			// fences and text, tells which fence holds what (and that
+			// a value quoted after the fence closed is no piece of it).
+			from = answer
+		}
+		value, used, ok := s.fromText(from)
+		if ok && from == answer {
+			applied &^= RepairFence
 		}
 		if ok {
 			text, err = value, s.checkStrict(value)
@@ -327,8 +330,9 @@ type candidate struct {
 // one that is a fence's whole content, when every other is an array
 // (one quoted in the explanation around it) and only the fenced one
 // passes. The gather repair takes every candidate, in order, when the
-// root admits an array and no object and no bracket outside the
-// candidates begins a value that is not whole (it would be dropped).
+// root admits an array and no object, no bracket outside the candidates
+// begins a value that is not whole (it would be dropped), and the
+// candidates all lie in fences or none do.
 func (s *Schema) fromText(text string) (string, Repairs, bool) {
 	root := s.rootKinds()
 	admit := root
@@ -340,17 +344,33 @@ func (s *Schema) fromText(text string) (string, Repairs, bool) {
 	if !ok || len(cands) == 0 {
 		return "", 0, false
 	}
+	var spans []span // the fences' contents, once there are rivals
 	if s.repairs&RepairProse != 0 {
 		own := slices.DeleteFunc(slices.Clone(cands), func(c candidate) bool { return c.kind&root == 0 })
 		if len(own) == 1 && s.stringsAdmitted(own[0].v) {
 			return own[0].v.json, own[0].v.used | RepairProse, true
 		}
-		if c, ok := s.preferFenced(text, own); len(own) > 1 && ok {
-			return c.v.json, c.v.used | RepairProse, true
+		if len(own) > 1 {
+			spans = fenceContents(text)
+			if c, ok := s.preferFenced(spans, own); ok {
+				return c.v.json, c.v.used | RepairProse, true
+			}
 		}
 	}
 	if !gather || broken || len(cands) < 2 {
 		return "", 0, false
+	}
+	if spans == nil {
+		spans = fenceContents(text)
+	}
+	fenced := 0
+	for _, c := range cands {
+		if inFence(spans, c) {
+			fenced++
+		}
+	}
+	if fenced > 0 && fenced < len(cands) {
+		return "", 0, false // one in a fence, one not: an answer and what the text around it quotes, or two answers
 	}
 	g, ok := s.gather(text, cands)
 	if !ok || (g.used&RepairProse != 0 && s.repairs&RepairProse == 0) || !s.stringsAdmitted(g) {
@@ -362,11 +382,10 @@ func (s *Schema) fromText(text string) (string, Repairs, bool) {
 // preferFenced returns, of several candidates, the one that is the whole
 // content of a fence, when it is the only one that is, every other is an
 // array, and it alone passes.
-func (s *Schema) preferFenced(text string, cands []candidate) (candidate, bool) {
-	spans := fenceContents(text)
+func (s *Schema) preferFenced(spans []span, cands []candidate) (candidate, bool) {
 	pick := -1
 	for i, c := range cands {
-		if end, ok := spans[c.start]; ok && end == c.end {
+		if isFenced(spans, c) {
 			if pick >= 0 {
 				return candidate{}, false
 			}
@@ -384,6 +403,35 @@ func (s *Schema) preferFenced(text string, cands []candidate) (candidate, bool) 
 		}
 	}
 	return cands[pick], true
+}
+
+// isFenced reports whether c is the whole content of a fence of spans.
+func isFenced(spans []span, c candidate) bool {
+	f, ok := fenceOf(spans, c)
+	return ok && f.start == c.start && f.end == c.end
+}
+
+// inFence reports whether c lies inside a fence of spans.
+func inFence(spans []span, c candidate) bool {
+	_, ok := fenceOf(spans, c)
+	return ok
+}
+
+// fenceOf is the fence of spans (ascending, apart) whose content holds c.
+func fenceOf(spans []span, c candidate) (span, bool) {
+	i, _ := slices.BinarySearchFunc(spans, c.start, func(f span, at int) int {
+		switch {
+		case f.end <= at:
+			return -1
+		case f.start > at:
+			return 1
+		}
+		return 0
+	})
+	if i < len(spans) && spans[i].start <= c.start && c.end <= spans[i].end {
+		return spans[i], true
+	}
+	return span{}, false
 }
 
 // passes reports whether v passes as written, or as the coerce repair
@@ -542,14 +590,18 @@ func candidates(text string, allow Repairs, admit engine.Kinds) (cands []candida
 	return cands, broken, true
 }
 
-// fenceContents maps where each markdown fence's content begins, past
-// leading whitespace, to where it ends before trailing whitespace. A
-// fence opens on a line that begins with three or more backticks or
-// tildes and closes on the next line that begins with at least as many
+// A span is where a fence's content begins, past leading whitespace, and
+// ends, before trailing whitespace.
+type span struct{ start, end int }
+
+// fenceContents returns the contents of text's markdown fences, in order.
+// A fence opens on a line that begins (after a list marker, if any) with
+// three or more backticks or tildes and closes on the next line that begins with at least as many
 // of the same character and holds nothing else; one never closed holds
-// the rest of the text.
-func fenceContents(text string) map[int]int {
-	spans := map[int]int{}
+// the rest of the text. Past maxCandidates fences it gives none: no
+// candidate is then taken for a fence's.
+func fenceContents(text string) []span {
+	var spans []span
 	open, run, from := byte(0), 0, 0
 	for line := 0; line < len(text); {
 		next := strings.IndexByte(text[line:], '\n')
@@ -559,6 +611,9 @@ func fenceContents(text string) map[int]int {
 			next += line + 1
 		}
 		l := strings.TrimLeft(text[line:next], " ")
+		if open == 0 {
+			l = strings.TrimLeft(trimListMarker(l), " ")
+		}
 		c, n := byte(0), 0
 		if len(l) > 0 && (l[0] == '`' || l[0] == '~') {
 			c = l[0]
@@ -570,29 +625,50 @@ func fenceContents(text string) map[int]int {
 		case open == 0 && n >= 3:
 			open, run, from = c, n, next
 		case open != 0 && c == open && n >= run && strings.TrimSpace(l[n:]) == "":
-			addSpan(spans, text, from, line)
+			spans = addSpan(spans, text, from, line)
 			open = 0
 		}
 		if len(spans) > maxCandidates {
-			return nil // no candidate is then a fence's content: no preference
+			return nil
 		}
 		line = next
 	}
 	if open != 0 {
-		addSpan(spans, text, from, len(text))
+		spans = addSpan(spans, text, from, len(text))
 	}
 	return spans
 }
 
-// addSpan notes text[from:to], trimmed of whitespace, as a fence's
+// trimListMarker returns l without the list marker it begins with ("1. ",
+// "2) ", "- ", "* ", "+ "), where a fence may open as a list item's
 // content.
-func addSpan(spans map[int]int, text string, from, to int) {
+func trimListMarker(l string) string {
+	i := 0
+	for i < len(l) && l[i] >= '0' && l[i] <= '9' {
+		i++
+	}
+	switch {
+	case i > 0 && i < len(l) && (l[i] == '.' || l[i] == ')'):
+		i++
+	case i == 0 && len(l) > 0 && (l[0] == '-' || l[0] == '*' || l[0] == '+'):
+		i++
+	default:
+		return l
+	}
+	if i < len(l) && l[i] == ' ' {
+		return l[i:]
+	}
+	return l
+}
+
+// addSpan appends text[from:to], trimmed of whitespace, unless blank.
+func addSpan(spans []span, text string, from, to int) []span {
 	inner := text[from:to]
 	lead := len(inner) - len(strings.TrimLeft(inner, " \t\r\n"))
-	trimmed := strings.TrimSpace(inner)
-	if trimmed != "" {
-		spans[from+lead] = from + lead + len(trimmed)
+	if trimmed := strings.TrimSpace(inner); trimmed != "" {
+		spans = append(spans, span{from + lead, from + lead + len(trimmed)})
 	}
+	return spans
 }
 
 // valueAt parses one strict JSON value at text[i:] and returns where it

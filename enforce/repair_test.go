@@ -43,6 +43,10 @@ func TestRepairsMendWhatTheyName(t *testing.T) {
 		{"a quoted number and boolean", enforce.RepairCoerce, `{"sku": "A", "qty": 1, "price": "-2.5e3", "gift": "false"}`, `{"sku": "A", "qty": 1, "price": -2.5e3, "gift": false}`, "coerce"},
 		{"a single value where an array is wanted", enforce.RepairCoerce, `{"sku": "A", "qty": 1, "tags": "red"}`, `{"sku": "A", "qty": 1, "tags": ["red"]}`, "coerce"},
 		{"a fence, relaxed syntax and a quoted number", 0, "```json\n{sku: 'A', qty: '3',}\n```", "{\"sku\": \"A\", \"qty\": 3}\n", "fence,syntax,coerce"},
+		{"an unquoted string value", enforce.RepairQuote, `{"sku": A-1, "qty": 1, "size": M}`, `{"sku": "A-1", "qty": 1, "size": "M"}`, "quote"},
+		{"unquoted words where a string or a number may be", enforce.RepairQuote, `{"sku": "A", "qty": 1, "note": gift wrap}`, `{"sku": "A", "qty": 1, "note": "gift wrap"}`, "quote"},
+		{"unquoted names and values", 0, "{sku: A, qty: 1, tags: [red, light blue]}", `{"sku": "A", "qty": 1, "tags": ["red", "light blue"]}`, "syntax,quote"},
+		{"a comma forgotten between members on separate lines", enforce.RepairSyntax, "{\n  \"sku\": \"A\"\n  \"qty\": 1\n}", "{\n  \"sku\": \"A\",\n  \"qty\": 1\n}", "syntax"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -81,6 +85,13 @@ func TestRepairsRefuseWhatIsNotExact(t *testing.T) {
 		{"a missing member", `{"sku": "A"}`},
 		{"no JSON at all", "NOT ENOUGH CONTEXT"},
 		{"a string where a string is allowed stays a string", `{"sku": 12, "qty": 1}`},
+		{"an unquoted word where a number is wanted", `{"sku": "A", "qty": many}`},
+		{"an unquoted word where a boolean is wanted", `{"sku": "A", "qty": 1, "gift": yes}`},
+		{"an unquoted word where an array is wanted", `{"sku": "A", "qty": 1, "tags": red}`},
+		{"an unquoted expression", `{"sku": A.B, "qty": 1}`},
+		{"NaN unquoted", `{"sku": NaN, "qty": 1}`},
+		{"a comma forgotten between members on one line", `{"sku": "A" "qty": 1}`},
+		{"a comma forgotten between items", "{\"sku\": \"A\", \"qty\": 1, \"tags\": [\"x\"\n\"y\"]}"},
 	}
 	s := mustCompile(t, repairSchema).WithRepairs(enforce.AllRepairs)
 	for _, tt := range tests {
@@ -90,6 +101,94 @@ func TestRepairsRefuseWhatIsNotExact(t *testing.T) {
 				t.Errorf("Check passed %q as %q (%s)", tt.answer, got, applied)
 			}
 		})
+	}
+}
+
+// callsSchema wants a list of tool calls: an array root, an object each.
+const callsSchema = `{"type": "array", "items": {"type": "object", "required": ["name"],
+	"properties": {"name": {"type": "string"}, "n": {"type": "integer"}}}}`
+
+func TestGatherMendsSeparateValuesIntoTheArray(t *testing.T) {
+	tests := []struct {
+		name    string
+		repairs enforce.Repairs // 0: every repair
+		answer  string
+		want    string // the text judged
+		applied string // Repairs.String
+	}{
+		{"objects one after another", enforce.RepairGather, "{\"name\": \"a\"}\n{\"name\": \"b\", \"n\": 2}", `[{"name": "a"}, {"name": "b", "n": 2}]`, "gather"},
+		{"objects among prose, in order", enforce.RepairProse | enforce.RepairGather, "Call 1:\n{\"name\": \"b\"}\nCall 2:\n{\"name\": \"a\"}\nDone.", `[{"name": "b"}, {"name": "a"}]`, "prose,gather"},
+		{"fenced blocks among prose", enforce.RepairProse | enforce.RepairGather, "First:\n```json\n{\"name\": \"a\"}\n```\nThen:\n```json\n{\"name\": \"b\"}\n```", `[{"name": "a"}, {"name": "b"}]`, "prose,gather"},
+		{"fences opening list items", enforce.RepairProse | enforce.RepairGather, "Calls:\n1. ```\n{\"name\": \"a\"}\n```\n2. ```\n{\"name\": \"b\"}\n```\nBoth are needed.", `[{"name": "a"}, {"name": "b"}]`, "prose,gather"},
+		{"one fence of several objects", enforce.RepairFence | enforce.RepairGather, "```json\n{\"name\": \"a\"}\n{\"name\": \"b\"}\n```", `[{"name": "a"}, {"name": "b"}]`, "fence,gather"},
+		{"arrays of one call each give their calls", enforce.RepairProse | enforce.RepairGather, "Call 1:\n[{\"name\": \"a\"}]\nCall 2:\n[\n  {\"name\": \"b\"}\n]", `[{"name": "a"}, {"name": "b"}]`, "prose,gather"},
+		{"relaxed objects among prose", 0, "Call 1:\n{name: 'a', n: 1,}\nCall 2:\n{name: b}", `[{"name": "a", "n": 1}, {"name": "b"}]`, "syntax,quote,prose,gather"},
+		{"a fenced list preferred over an array quoted after it", enforce.RepairProse, "Here:\n```json\n[{\"name\": \"a\", \"n\": 1}]\n```\nIt reads `[1, 2]` first.", `[{"name": "a", "n": 1}]`, "prose"},
+		{"a fenced list preferred, the answer opening with the fence", 0, "```json\n[{\"name\": \"a\"}]\n```\nThe table [45, 55] is read.", `[{"name": "a"}]`, "prose"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rs := enforce.AllRepairs
+			if tt.repairs != 0 {
+				rs = tt.repairs
+			}
+			s := mustCompile(t, callsSchema).WithRepairs(rs)
+			got, applied := s.Repaired(tt.answer)
+			if got != tt.want || applied.String() != tt.applied {
+				t.Errorf("Repaired = %q, %q; want %q, %q", got, applied, tt.want, tt.applied)
+			}
+			if err := s.Check(tt.answer); err != nil {
+				t.Errorf("Check = %v, want the mended answer to pass", err)
+			}
+			if err := mustCompile(t, callsSchema).Check(tt.answer); err == nil {
+				t.Errorf("without repairs the answer passes: the case tests nothing")
+			}
+		})
+	}
+}
+
+// What gather and the fenced preference must not do: drop a piece, join
+// what may be alternatives, gather for a root that is not a list, or take
+// one of several values that could each pass. Each fails with every
+// repair chosen.
+func TestGatherRefusesWhatIsNotExact(t *testing.T) {
+	tests := []struct{ name, schema, answer string }{
+		{"the last piece cut off (it would be dropped)", callsSchema, "Call 1:\n{\"name\": \"a\"}\nCall 2:\n{\"name\": "},
+		{"a piece that is no value (it would be dropped)", callsSchema, "Call 1:\n{\"name\": \"a\"}\nCall 2:\n{name: f(x)}\nCall 3:\n{\"name\": \"c\"}"},
+		{"objects beside an array", callsSchema, "{\"name\": \"a\"}\nwith [1, 2]\n{\"name\": \"b\"}"},
+		{"arrays of numbers, which may be alternatives", `{"type": "array", "items": {"type": "integer"}}`, "Either [1, 2] or [3, 4]."},
+		{"arrays where the items may be arrays are not flattened", `{"type": "array", "items": {"type": "array", "items": {"type": "integer"}}, "maxItems": 1}`, "[[1, 2]]\n[[3, 4]]"},
+		{"two objects for an object root", repairSchema, "{\"sku\": \"A\", \"qty\": 1}\n{\"sku\": \"B\", \"qty\": 2}"},
+		{"two objects for a root that is an object or an array", `{"type": ["object", "array"]}`, "{\"a\": 1}\n{\"b\": 2}"},
+		{"a fraction for an integer in a gathered call", callsSchema, "{\"name\": \"a\"}\n{\"name\": \"b\", \"n\": 2.5}"},
+		{"a gathered call missing its required member", callsSchema, "{\"name\": \"a\"}\n{\"n\": 2}"},
+		{"a fenced list and a quoted one that passes too", callsSchema, "```json\n[{\"name\": \"a\"}]\n```\nor [{\"name\": \"b\"}]"},
+		{"two fenced lists", callsSchema, "Use\n```json\n[{\"name\": \"a\"}]\n```\nor\n```json\n[]\n```\nand see [1]."},
+		{"a fenced object and an object in prose, for an object root", repairSchema, "Say {\"sku\": 1}\n```json\n{\"sku\": \"A\", \"qty\": 1}\n```"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := mustCompile(t, tt.schema)
+			if s.Check(tt.answer) == nil {
+				t.Fatal("passes as written: the case tests nothing")
+			}
+			if err := s.WithRepairs(enforce.AllRepairs).Check(tt.answer); err == nil {
+				got, applied := s.WithRepairs(enforce.AllRepairs).Repaired(tt.answer)
+				t.Errorf("Check passed %q as %q (%s)", tt.answer, got, applied)
+			}
+		})
+	}
+}
+
+func TestAGatheredAnswerThatStillFailsSaysItWasGathered(t *testing.T) {
+	s := mustCompile(t, callsSchema).WithRepairs(enforce.AllRepairs)
+	ce := checkError(t, s.Check("{\"name\": \"a\"}\n{\"name\": 2}"))
+	if ce.Path() != "/1/name" || ce.Repaired != enforce.RepairGather {
+		t.Fatalf("CheckError = %v (repaired %s), want /1/name after the gather repair", ce, ce.Repaired)
+	}
+	msg := ce.Corrective(1, 3)
+	if first := strings.Index(msg, "\n- at "); !strings.Contains(msg[:first], "gathered separate values into one array") {
+		t.Errorf("the corrective message does not say, before the issues, that the values were gathered:\n%s", msg)
 	}
 }
 
