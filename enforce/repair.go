@@ -340,13 +340,21 @@ func (s *Schema) fromText(text string) (string, Repairs, bool) {
 	if gather {
 		admit |= engine.KindObject // an item
 	}
-	cands, broken, ok := candidates(text, s.repairs&(RepairSyntax|RepairQuote), admit)
+	limit := maxCandidates
+	if root&engine.KindArray == 0 {
+		limit = 1 // two objects for an object root: ambiguous, whatever else the text holds
+	}
+	var buf [4]candidate // most texts hold one or two
+	cands, broken, ok := candidates(buf[:0], text, s.repairs&(RepairSyntax|RepairQuote), admit, limit)
 	if !ok || len(cands) == 0 {
 		return "", 0, false
 	}
 	var spans []span // the fences' contents, once there are rivals
 	if s.repairs&RepairProse != 0 {
-		own := slices.DeleteFunc(slices.Clone(cands), func(c candidate) bool { return c.kind&root == 0 })
+		own := cands // the root's own kinds: all of them, unless gather admitted objects too
+		if gather && slices.ContainsFunc(cands, func(c candidate) bool { return c.kind&root == 0 }) {
+			own = slices.DeleteFunc(slices.Clone(cands), func(c candidate) bool { return c.kind&root == 0 })
+		}
 		if len(own) == 1 && s.stringsAdmitted(own[0].v) {
 			return own[0].v.json, own[0].v.used | RepairProse, true
 		}
@@ -535,15 +543,15 @@ func itemsAreObjects(a string) bool {
 	return true
 }
 
-// candidates returns the complete JSON objects and arrays that text
-// holds, in order. A candidate begins at a bracket outside any other
+// candidates appends to cands the complete JSON objects and arrays that
+// text holds, in order. A candidate begins at a bracket outside any other
 // bracket of the text (so a value inside a broken one is not taken for
-// the answer), and is of a kind the schema's root admits (so "[1]"
-// citing a source is no object's rival); the liberties of allow apply to
+// the answer), and is of a kind of admit (what the schema's root admits,
+// so "[1]" citing a source is no object's rival); the liberties of allow apply to
 // it too. broken says a bracket outside the candidates began no whole
-// value. Past maxCandidates, or when the search would read the text more
-// than a few times over, it gives up.
-func candidates(text string, allow Repairs, admit engine.Kinds) (cands []candidate, broken bool, ok bool) {
+// value. Past limit candidates, or when the search would read the text
+// more than a few times over, it gives up.
+func candidates(cands []candidate, text string, allow Repairs, admit engine.Kinds, limit int) (_ []candidate, broken bool, ok bool) {
 	budget := 8*len(text) + 1<<16
 	depth := 0
 	for i := 0; i < len(text); i++ {
@@ -576,7 +584,7 @@ func candidates(text string, allow Repairs, admit engine.Kinds) (cands []candida
 				i = end - 1 // whole, but it could never pass
 				continue
 			}
-			if len(cands) == maxCandidates {
+			if len(cands) == limit {
 				return nil, false, false
 			}
 			cands = append(cands, candidate{start: i, end: end, v: v, kind: kind})
