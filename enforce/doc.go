@@ -46,8 +46,9 @@
 //
 // [Schema.WithRepairs] mends the form of an answer that fails as written
 // before it is judged — a markdown fence, prose around the value,
-// relaxed syntax, values spelled as strings ([Repairs]) — each exactly,
-// never what a value is. [Schema.Repaired] says what a schema judges for
+// relaxed syntax, unquoted strings, separate values where a list is
+// wanted, values spelled as strings ([Repairs]) — each exactly, never
+// what a value is. [Schema.Repaired] says what a schema judges for
 // an answer; rows and a [CheckError] name the repairs applied. Without
 // repairs, both stages are strict.
 //

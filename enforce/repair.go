@@ -547,10 +547,10 @@ func itemsAreObjects(a string) bool {
 // text holds, in order. A candidate begins at a bracket outside any other
 // bracket of the text (so a value inside a broken one is not taken for
 // the answer), and is of a kind of admit (what the schema's root admits,
-// so "[1]" citing a source is no object's rival); the liberties of allow apply to
-// it too. broken says a bracket outside the candidates began no whole
-// value. Past limit candidates, or when the search would read the text
-// more than a few times over, it gives up.
+// so "[1]" citing a source is no object's rival); the liberties of allow
+// apply to it too. broken says a bracket outside the candidates began no
+// whole value. Past limit candidates, or when the search would read the
+// text more than a few times over, it gives up.
 func candidates(cands []candidate, text string, allow Repairs, admit engine.Kinds, limit int) (_ []candidate, broken bool, ok bool) {
 	budget := 8*len(text) + 1<<16
 	depth := 0
