@@ -2,6 +2,8 @@ package enforce_test
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,8 +13,8 @@ import (
 
 // TestRepairsOnRealModelOutputs: with every repair chosen, at least 95.5%
 // of the real completions that fail as written pass with no model call,
-// and none that passes as written fails. Each repair set's share is
-// logged.
+// and none that passes as written fails or is changed. Each repair set's
+// share is logged, and how many each combination of repairs mended.
 func TestRepairsOnRealModelOutputs(t *testing.T) {
 	recs := corpus.ModelOutputs(t)
 	sets := []enforce.Repairs{
@@ -46,6 +48,9 @@ func TestRepairsOnRealModelOutputs(t *testing.T) {
 					t.Errorf("%s: passes as written but fails with %s: %v", r.Source, rs, err)
 				}
 			}
+			if got, applied := s.WithRepairs(enforce.AllRepairs).Repaired(r.Output); got != r.Output || applied != 0 {
+				t.Errorf("%s: passes as written but is changed by %s", r.Source, applied)
+			}
 			continue
 		}
 		failing++
@@ -70,8 +75,8 @@ func TestRepairsOnRealModelOutputs(t *testing.T) {
 		t.Logf("  with %-26s %4d of the failing pass (%.1f%%)", rs.String()+":", mended[rs], 100*float64(mended[rs])/float64(failing))
 	}
 	var b strings.Builder
-	for k, v := range byRepair {
-		fmt.Fprintf(&b, " %s=%d", k, v)
+	for _, k := range slices.Sorted(maps.Keys(byRepair)) {
+		fmt.Fprintf(&b, " %s=%d", k, byRepair[k])
 	}
 	t.Logf("  repairs applied to those that passed:%s", b.String())
 	all := mended[enforce.AllRepairs]

@@ -292,6 +292,23 @@ func TestTheLedgerRecordsRepairsAndHandsBackTheMendedAnswer(t *testing.T) {
 	}
 }
 
+func TestTheLedgerRecordsGatherAndQuoteOnTheRow(t *testing.T) {
+	s := mustCompile(t, callsSchema).WithRepairs(enforce.AllRepairs)
+	l, err := enforce.NewLedger(s, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := "Tools call 1:\n{name: a}\n\nTools call 2:\n{\"name\": \"b\"}"
+	v := l.Judge(t.Context(), enforce.Answer{Iteration: 1, Given: given})
+	if v.Row.Outcome != enforce.OutcomePassed || v.Answer != `[{"name": "a"}, {"name": "b"}]` {
+		t.Fatalf("row = %+v, answer %q; want passed with the calls gathered", v.Row, v.Answer)
+	}
+	b, err := json.Marshal(v.Row)
+	if err != nil || !strings.Contains(string(b), `"repaired":["syntax","quote","prose","gather"]`) {
+		t.Errorf("row JSON = %s, %v; want the repairs named in the order they apply", b, err)
+	}
+}
+
 // Every prefix of an answer that a repair can still mend is not doomed:
 // an Incremental of a schema with repairs gives no early verdict on a prefix of
 // an answer that passes, and Close gives what Check gives.
