@@ -340,6 +340,35 @@ func TestAStreamWithRepairsDoesNotDoomWhatARepairMends(t *testing.T) {
 	}
 }
 
+// Quote and gather alone mend what a strict judge would fail early (a
+// bare word, an object for an array root), so with either the stream
+// holds its verdict to the size bound, as with prose and syntax.
+func TestAStreamWithQuoteOrGatherDoesNotDoomWhatTheyMend(t *testing.T) {
+	for _, tt := range []struct {
+		schema  string
+		repairs enforce.Repairs
+		answer  string
+	}{
+		{repairSchema, enforce.RepairQuote, `{"sku": A, "qty": 1}`},
+		{callsSchema, enforce.RepairGather, "{\"name\": \"a\"}\n{\"name\": \"b\"}"},
+		{callsSchema, enforce.RepairFence | enforce.RepairGather, "```json\n{\"name\": \"a\"}\n{\"name\": \"b\"}\n```"},
+	} {
+		s := mustCompile(t, tt.schema).WithRepairs(tt.repairs)
+		if err := s.Check(tt.answer); err != nil {
+			t.Fatalf("%q with %s: Check = %v, want a pass", tt.answer, tt.repairs, err)
+		}
+		st := s.Stream()
+		for i := range len(tt.answer) {
+			if _, err := st.WriteString(tt.answer[i : i+1]); err != nil {
+				t.Fatalf("%q with %s: early verdict at byte %d: %v", tt.answer, tt.repairs, i, err)
+			}
+		}
+		if err := st.Close(); err != nil {
+			t.Errorf("%q with %s: Close = %v, want a pass", tt.answer, tt.repairs, err)
+		}
+	}
+}
+
 func TestAStreamWithTheFenceRepairStillCutsADoomedContent(t *testing.T) {
 	s := mustCompile(t, repairSchema).WithRepairs(enforce.RepairFence)
 	answer := "```json\n{\"sku\": \"A\", \"colour\": \"red\", \"qty\": 1}\n```"
