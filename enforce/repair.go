@@ -26,8 +26,9 @@ const (
 	// strings, unquoted member names, Python's True, False and None, and
 	// a missing comma between an object's members on separate lines.
 	RepairSyntax
-	// RepairQuote: an unquoted string value (day: Monday) where the
-	// schema admits a string there; never NaN, Infinity or undefined.
+	// RepairQuote: a member's unquoted string value (day: Monday)
+	// where the schema admits a string there; never NaN, Infinity or
+	// undefined, nor an array's bare items.
 	RepairQuote
 	// RepairProse: exactly one JSON object or array inside text before
 	// and/or after it. Text that holds two such values is left alone (the

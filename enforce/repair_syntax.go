@@ -16,7 +16,7 @@ import (
 // separate lines is written.
 //
 // The quote repair ([RepairQuote]) rides on the same reader: a bare word
-// where a value belongs (day: Monday, "unit": celsius) is written as the
+// as a member's value (day: Monday, "unit": celsius) is written as the
 // same word quoted, and its place in the output is noted, so that the
 // caller keeps the result only where the schema admits a string at every
 // such place ([Schema.stringsAdmitted]).
@@ -73,6 +73,8 @@ type relaxer struct {
 	// bare, where each bare word it quoted begins in b.
 	allow, used Repairs
 	bare        []int
+	// member says the value about to be read is an object member's.
+	member bool
 }
 
 // take reports whether the reader may take the liberty of repair rs, and
@@ -168,13 +170,15 @@ func (r *relaxer) value() bool {
 	return r.bareWord()
 }
 
-// bareWord reads words of identifier bytes, one space between words, that
-// begin with a letter or '_', and writes them as a string. A word JSON5
+// bareWord reads, as a member's value, words of identifier bytes, one
+// space between words, that begin with a letter or '_', and writes them
+// as a string. Only a member's: a name says what the word is for, where
+// "[see below]" in prose or an array's bare items say nothing. A word JSON5
 // or JavaScript reads as something else (NaN, Infinity, undefined) is no
 // string; nor is anything with other bytes in it (Math.PI, 2 * x, f(x)),
 // which the caller then finds where a ',' belongs.
 func (r *relaxer) bareWord() bool {
-	if c := r.at(r.i); !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) || r.allow&RepairQuote == 0 {
+	if c := r.at(r.i); !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) || r.allow&RepairQuote == 0 || !r.member {
 		return false
 	}
 	start := r.i
@@ -243,6 +247,7 @@ func (r *relaxer) container(close byte) bool {
 			r.i++
 			r.space()
 		}
+		r.member = close == '}'
 		if !r.value() {
 			return false
 		}

@@ -45,7 +45,7 @@ func TestRepairsMendWhatTheyName(t *testing.T) {
 		{"a fence, relaxed syntax and a quoted number", 0, "```json\n{sku: 'A', qty: '3',}\n```", "{\"sku\": \"A\", \"qty\": 3}\n", "fence,syntax,coerce"},
 		{"an unquoted string value", enforce.RepairQuote, `{"sku": A-1, "qty": 1, "size": M}`, `{"sku": "A-1", "qty": 1, "size": "M"}`, "quote"},
 		{"unquoted words where a string or a number may be", enforce.RepairQuote, `{"sku": "A", "qty": 1, "note": gift wrap}`, `{"sku": "A", "qty": 1, "note": "gift wrap"}`, "quote"},
-		{"unquoted names and values", 0, "{sku: A, qty: 1, tags: [red, light blue]}", `{"sku": "A", "qty": 1, "tags": ["red", "light blue"]}`, "syntax,quote"},
+		{"unquoted names and values", 0, "{sku: A, qty: 1, size: M}", `{"sku": "A", "qty": 1, "size": "M"}`, "syntax,quote"},
 		{"a comma forgotten between members on separate lines", enforce.RepairSyntax, "{\n  \"sku\": \"A\"\n  \"qty\": 1\n}", "{\n  \"sku\": \"A\",\n  \"qty\": 1\n}", "syntax"},
 	}
 	for _, tt := range tests {
@@ -89,6 +89,7 @@ func TestRepairsRefuseWhatIsNotExact(t *testing.T) {
 		{"an unquoted word where a boolean is wanted", `{"sku": "A", "qty": 1, "gift": yes}`},
 		{"an unquoted word where an array is wanted", `{"sku": "A", "qty": 1, "tags": red}`},
 		{"an unquoted expression", `{"sku": A.B, "qty": 1}`},
+		{"unquoted items of an array", `{"sku": "A", "qty": 1, "tags": [red, blue]}`},
 		{"NaN unquoted", `{"sku": NaN, "qty": 1}`},
 		{"a comma forgotten between members on one line", `{"sku": "A" "qty": 1}`},
 		{"a comma forgotten between items", "{\"sku\": \"A\", \"qty\": 1, \"tags\": [\"x\"\n\"y\"]}"},
@@ -162,6 +163,7 @@ func TestGatherRefusesWhatIsNotExact(t *testing.T) {
 		{"two objects for a root that is an object or an array", `{"type": ["object", "array"]}`, "{\"a\": 1}\n{\"b\": 2}"},
 		{"a fraction for an integer in a gathered call", callsSchema, "{\"name\": \"a\"}\n{\"name\": \"b\", \"n\": 2.5}"},
 		{"a gathered call missing its required member", callsSchema, "{\"name\": \"a\"}\n{\"n\": 2}"},
+		{"a bracketed phrase in prose, for a list of strings", `{"type": "array", "items": {"type": "string"}}`, "I think [this is fine]."},
 		{"a fenced list and a quoted one that passes too", callsSchema, "```json\n[{\"name\": \"a\"}]\n```\nor [{\"name\": \"b\"}]"},
 		{"two fenced lists", callsSchema, "Use\n```json\n[{\"name\": \"a\"}]\n```\nor\n```json\n[]\n```\nand see [1]."},
 		{"a fenced object and an object in prose, for an object root", repairSchema, "Say {\"sku\": 1}\n```json\n{\"sku\": \"A\", \"qty\": 1}\n```"},
