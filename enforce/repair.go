@@ -221,18 +221,18 @@ func (s *Schema) mend(answer string, strict error, judged bool) (string, Repairs
 		}
 	}
 	if unparsed(err) && s.repairs&(RepairProse|RepairGather) != 0 {
+		// A fence that did not hold one value: the answer as written,
+		// fences and text, tells which fence holds what (and that a value
+		// quoted after the fence closed is no piece of it).
+		asWritten := applied&RepairFence != 0 && s.repairs&RepairProse != 0
 		from := text
-		if applied&RepairFence != 0 && s.repairs&RepairProse != 0 {
-			// The fence did not hold one value: the answer as written,
-			// fences and text, tells which fence holds what (and that
-			// a value quoted after the fence closed is no piece of it).
+		if asWritten {
 			from = answer
 		}
-		value, used, ok := s.fromText(from)
-		if ok && from == answer {
-			applied &^= RepairFence
-		}
-		if ok {
+		if value, used, ok := s.fromText(from); ok {
+			if asWritten {
+				applied &^= RepairFence
+			}
 			text, err = value, s.checkStrict(value)
 			applied |= used
 		}
