@@ -19,7 +19,9 @@ func TestAServerRestartMidTurnLosesNothingAcknowledged(t *testing.T) {
 	s := startServer(t, dir, -1)
 	p := port(s)
 	_, js := connect(t, s.ClientURL())
-	w, err := events.NewStream(session, open(t, js, session))
+	// The append with the server down is tried once: the test is not of
+	// how long the log keeps trying.
+	w, err := events.NewStream(session, open(t, js, session, enforcerjs.WithRetry(0)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +158,9 @@ func TestAFollowerKeepsFollowingAcrossAServerRestart(t *testing.T) {
 	p := port(s)
 	_, js := connect(t, s.ClientURL())
 	_, rjs := connect(t, s.ClientURL())
-	w, err := events.NewStream(session, open(t, js, session))
+	// The append with the server down is tried once: the test is not of
+	// how long the log keeps trying.
+	w, err := events.NewStream(session, open(t, js, session, enforcerjs.WithRetry(0)))
 	if err != nil {
 		t.Fatal(err)
 	}

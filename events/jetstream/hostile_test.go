@@ -178,7 +178,7 @@ func TestOpenFailsWhenTheServerGoesAwayMidRead(t *testing.T) {
 	}}
 	done := make(chan error, 1)
 	go func() {
-		l, err := enforcerjs.Open(t.Context(), hj, session, enforcerjs.WithTimeout(200*time.Millisecond))
+		l, err := enforcerjs.Open(t.Context(), hj, session, enforcerjs.WithTimeout(200*time.Millisecond), enforcerjs.WithRetry(time.Second))
 		if err == nil {
 			l.Close()
 		}
