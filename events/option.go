@@ -86,9 +86,10 @@ func WithClock(now func() time.Time) Option {
 }
 
 // WithBuffer sets how many recent notifications a Stream keeps in memory
-// for its subscribers (default 1024). A subscriber further behind than
-// that reads from the log instead, so the size bounds memory, never
-// delivery.
+// for its subscribers (default 1024); the buffer starts small and doubles
+// with use up to that bound, so an idle session costs a few KiB. A
+// subscriber further behind than that reads from the log instead, so the
+// size bounds memory, never delivery.
 func WithBuffer(n int) Option {
 	return streamOption(func(o *streamOptions) {
 		if n < 1 {

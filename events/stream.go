@@ -39,6 +39,7 @@ type Stream struct {
 	mu        sync.Mutex // guards the rest
 	last      int64      // last published sequence number
 	ring      []entry    // ring[(seq-1) % len] holds the newest len(ring) entries
+	ringMax   int        // what ring grows to (WithBuffer)
 	subs      map[chan struct{}]struct{}
 	terminals map[string]int64 // turn ID -> sequence of its first terminal
 	waiters   map[string][]chan entry
@@ -79,7 +80,8 @@ func newStream(id string, log Log, o streamOptions) (*Stream, error) {
 	h.Write([]byte(id))
 	s := &Stream{
 		id: id, log: log, clock: o.clock, idKey: h.Sum32(), keepAlive: o.keepAlive,
-		ring:      make([]entry, o.buffer),
+		ring:      make([]entry, min(o.buffer, ringStart)),
+		ringMax:   o.buffer,
 		subs:      map[chan struct{}]struct{}{},
 		terminals: map[string]int64{},
 		waiters:   map[string][]chan entry{},
@@ -293,8 +295,18 @@ func (s *Stream) closedErr(op string) error {
 	return &Error{Op: op, Detail: detail, Err: fmt.Errorf("%w: %w", ErrClosed, cause)}
 }
 
+// ringStart is how many entries a new stream's ring holds: an idle
+// session costs little, and the ring doubles with use up to its bound.
+const ringStart = 8
+
 // publish makes e visible; s.mu must be held (or s not yet shared).
 func (s *Stream) publish(e entry) {
+	if e.seq > int64(len(s.ring)) && len(s.ring) < s.ringMax {
+		// Not yet wrapped: entry seq is at seq-1, in the grown ring too.
+		ring := make([]entry, min(2*len(s.ring), s.ringMax))
+		copy(ring, s.ring)
+		s.ring = ring
+	}
 	s.last = e.seq
 	s.ring[(e.seq-1)%int64(len(s.ring))] = e
 	for c := range s.subs {
