@@ -27,6 +27,10 @@ var backoff = func(n int) time.Duration {
 	return min(25*time.Millisecond<<min(n, 6), time.Second)
 }
 
+// errStaleRead is a read that shows less than the request before it was
+// refused for: the store that answered lags, and asking again heals it.
+var errStaleRead = errors.New("the stream's last message for the subject is older than the one it refused the publish for")
+
 // transient says whether err, of a request to the server, may heal by
 // itself: no answer in time, nobody to answer (a stream electing its
 // leader, a server going down), a connection being re-established, or a
@@ -41,7 +45,7 @@ func transient(err error) bool {
 	case errors.As(err, &api):
 		return api.ErrorCode == codeClusterNotAvailable || api.ErrorCode == codeClusterNotLeader || api.Code == 503
 	}
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+	return errors.Is(err, errStaleRead) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
 		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
 		errors.Is(err, nats.ErrReconnectBufExceeded) || errors.Is(err, nats.ErrConnectionReconnecting) ||
 		errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrNoServers)
@@ -116,6 +120,12 @@ func (l *Log) store(ctx context.Context, seq int64, data []byte, expect uint64, 
 			if gerr != nil {
 				return gerr
 			}
+			if msg.Sequence <= expect {
+				// The refusal says a message follows expect, the read says
+				// none does: it came from a store that has not yet applied
+				// it (a leader just elected). Ask again.
+				return errStaleRead
+			}
 			return l.ours(seq, msg, data, &at)
 		}
 		return err
@@ -133,7 +143,7 @@ func (l *Log) store(ctx context.Context, seq int64, data []byte, expect uint64, 
 // this log published it; else the subject holds another writer's record.
 func (l *Log) ours(seq int64, msg *jetstream.RawStreamMsg, data []byte, at *uint64) error {
 	if digest(msg.Data) != digest(data) {
-		return &events.Error{Op: "append", Seq: seq, Detail: "subject " + l.subject + " has records this log has not seen; open the log again", Err: events.ErrConflict}
+		return &events.Error{Op: "append", Seq: seq, Detail: fmt.Sprintf("subject %s has records this log has not seen (its last at stream sequence %d, %q); open the log again", l.subject, msg.Sequence, msg.Header.Get(jetstream.MsgIDHeader)), Err: events.ErrConflict}
 	}
 	*at = msg.Sequence
 	return nil
