@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -37,5 +38,32 @@ func BenchmarkLowerWideObject(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// Lowering an object four times as wide takes about four times as long,
+// not sixteen: Lower indexes an object's members instead of scanning
+// them per insert. The best of three runs of each width is compared, with
+// room for noise (at most 8 times, plus 50 ms).
+func TestLowerGrowsLinearlyInAnObjectsMembers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("lowers objects of 20,000 members")
+	}
+	took := func(raw []byte) time.Duration {
+		best := time.Duration(1<<63 - 1)
+		for range 3 {
+			start := time.Now()
+			if _, err := native.Lower(raw, native.OpenAI); err != nil {
+				t.Fatal(err)
+			}
+			best = min(best, time.Since(start))
+		}
+		return best
+	}
+	small, large := took(wideContract(5000)), took(wideContract(20000))
+	if large > 8*small+50*time.Millisecond {
+		t.Errorf("20,000 members took %v, 5,000 %v: more than 8 times", large, small)
+	} else {
+		t.Logf("20,000 members took %v, 5,000 %v", large, small)
 	}
 }
