@@ -27,6 +27,10 @@ var backoff = func(n int) time.Duration {
 	return min(25*time.Millisecond<<min(n, 6), time.Second)
 }
 
+// maxStaleReads is how many reads in a row may show nothing newer than
+// the refusal of a publish said there is, before that is believed.
+const maxStaleReads = 3
+
 // errStaleRead is a read that shows less than the request before it was
 // refused for: the store that answered lags, and asking again heals it.
 var errStaleRead = errors.New("the stream's last message for the subject is older than the one it refused the publish for")
@@ -101,6 +105,7 @@ func (l *Log) msgID(seq int64) string {
 // stalled is retrying's.
 func (l *Log) store(ctx context.Context, seq int64, data []byte, expect uint64, stalled func()) (uint64, error) {
 	var at uint64
+	stale := 0 // reads in a row that showed nothing newer than expect
 	err, gaveUp := l.retrying(ctx, stalled, func(ctx context.Context) error {
 		ack, err := l.js.Publish(ctx, l.subject, data,
 			jetstream.WithExpectLastSequencePerSubject(expect), jetstream.WithMsgID(l.msgID(seq)))
@@ -120,10 +125,14 @@ func (l *Log) store(ctx context.Context, seq int64, data []byte, expect uint64, 
 			if gerr != nil {
 				return gerr
 			}
-			if msg.Sequence <= expect {
+			if msg.Sequence <= expect && stale < maxStaleReads {
 				// The refusal says a message follows expect, the read says
-				// none does: it came from a store that has not yet applied
-				// it (a leader just elected). Ask again.
+				// none does: it may come from a store that has not yet
+				// applied it (a leader just elected), so ask again, a few
+				// times. A read that keeps saying so is the truth (the
+				// message was deleted, or the stream lost it): ours then
+				// reports the conflict.
+				stale++
 				return errStaleRead
 			}
 			return l.ours(seq, msg, data, &at)

@@ -219,3 +219,50 @@ func TestAFullAsyncQueueBehindAStalledPublisherRefusesAtOnce(t *testing.T) {
 	}
 	checkTagged(t, reopen(t, js, session), "w", 3)
 }
+
+// A subject whose last message was deleted (by hand, or lost by the
+// stream) refuses the next append for a wrong last sequence, and a read
+// of the subject shows the older message for as long as it is asked: a
+// few reads in a row are taken for a lagging leader, then believed, so
+// the append is a conflict at once, not an unavailable log resent until
+// WithRetry or, with Async, until Close.
+func TestAnAppendAfterTheLastMessageWasDeletedIsAConflict(t *testing.T) {
+	defer enforcerjs.NoBackoff()()
+	for _, async := range []bool{false, true} {
+		t.Run(fmt.Sprintf("async=%v", async), func(t *testing.T) {
+			s := startServer(t, t.TempDir(), -1)
+			_, js := connect(t, s.ClientURL())
+			opts := []enforcerjs.Option{enforcerjs.WithRetry(time.Minute)}
+			if async {
+				opts = append(opts, enforcerjs.Async(4))
+			}
+			l := open(t, js, session, opts...)
+			for i := int64(1); i <= 2; i++ {
+				if err := l.Append(logtestRecord(i)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if async {
+				if err := l.Flush(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st, err := js.Stream(t.Context(), enforcerjs.DefaultStream)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := st.DeleteMsg(t.Context(), 2); err != nil {
+				t.Fatal(err)
+			}
+			err = l.Append(logtestRecord(3))
+			if async && err == nil {
+				ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a bound on a hang, never reached when it works
+				err = l.Flush(ctx)
+				cancel()
+			}
+			if !errors.Is(err, events.ErrConflict) || errors.Is(err, events.ErrUnavailable) {
+				t.Errorf("Append after the last message was deleted = %v, want ErrConflict", err)
+			}
+		})
+	}
+}

@@ -126,13 +126,11 @@ func (m *Model) GenerateStream(ctx context.Context, req agent.Request) iter.Seq2
 // endChunks is what the end of the call adds to the streamed text.
 func endChunks(rest string, resp agent.Response) []agent.Chunk {
 	var out []agent.Chunk
-	if rest != "" {
-		out = append(out, agent.Chunk{Text: rest})
-	}
-	// Usage and stop first: the whole reply is here, and an answer cut in
-	// a call's arguments would otherwise never reach them.
-	if resp.Usage != (agent.Usage{}) || resp.Stop != "" {
-		out = append(out, agent.Chunk{Usage: resp.Usage, Stop: resp.Stop, StopRaw: resp.StopRaw})
+	// Usage and stop first, with the rest of the text: the whole reply is
+	// here, so the agent judges it whole (it cuts only a reply still
+	// coming), and an answer in a call's arguments keeps its cost.
+	if rest != "" || resp.Usage != (agent.Usage{}) || resp.Stop != "" {
+		out = append(out, agent.Chunk{Text: rest, Usage: resp.Usage, Stop: resp.Stop, StopRaw: resp.StopRaw})
 	}
 	for i, c := range resp.Message.ToolCalls {
 		out = append(out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)}})

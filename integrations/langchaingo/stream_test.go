@@ -155,3 +155,33 @@ func (m *tail) GenerateContent(ctx context.Context, msgs []llms.MessageContent, 
 	}
 	return cr, err
 }
+
+// A langchaingo model that does not stream (its callback is never called)
+// gives its whole reply at the end, with why it ended: the agent judges
+// the answer whole, and no row says it was cut after its first bytes. (A
+// reply that says no stop reason, as llms/fake's, cannot be told from one
+// still coming, and is cut as any streamed answer is.)
+func TestAReplyGivenWholeAtTheEndIsJudgedWholeNotCut(t *testing.T) {
+	llm := &unstreamed{replies: []string{`{"city": "Paris", "tempC": "21"}`, valid}}
+	a := agent.New(langchaingo.NewModel(llm), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1))
+	_, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Attempts[0]; r.Cut != nil || r.Path != "/tempC" {
+		t.Errorf("row 1 = %+v, want not cut, failed at /tempC", r)
+	}
+}
+
+// unstreamed is a langchaingo model that never calls the streaming
+// callback: each reply is given whole, with its stop reason.
+type unstreamed struct {
+	llms.Model
+	replies []string
+}
+
+func (m *unstreamed) GenerateContent(context.Context, []llms.MessageContent, ...llms.CallOption) (*llms.ContentResponse, error) {
+	r := m.replies[0]
+	m.replies = m.replies[1:]
+	return &llms.ContentResponse{Choices: []*llms.ContentChoice{{Content: r, StopReason: "stop"}}}, nil
+}
