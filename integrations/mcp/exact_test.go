@@ -15,20 +15,7 @@ import (
 // connectExact is connect through enforcermcp.Transport.
 func connectExact(t *testing.T, s *mcp.Server) *mcp.ClientSession {
 	t.Helper()
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := s.Connect(t.Context(), st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(t.Context(), enforcermcp.Transport(ct), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		ss.Wait()
-	})
-	return cs
+	return connectThrough(t, s, enforcermcp.Transport)
 }
 
 func TestThroughTransportAResultIsJudgedAndShownAsTheServerSentIt(t *testing.T) {

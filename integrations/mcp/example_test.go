@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -98,4 +99,41 @@ func ExampleErrOutputContract() {
 	// Output:
 	// recorded: weather broke its contract at /tempC
 	// the tool said error: mcp: the result of tool "weather" breaks its output schema and was not used: schema-validate: /tempC: Invalid type. Expected: number, given: string
+}
+
+func ExampleTransport() {
+	ctx := context.Background()
+	// A tool whose result holds an ID past float64's exact integers.
+	s := mcp.NewServer(&mcp.Implementation{Name: "orders"}, nil)
+	s.AddTool(&mcp.Tool{Name: "order", InputSchema: json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"integer"}}}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(`{"id":1234567890123456789}`)}, nil
+		})
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := s.Connect(ctx, st, nil); err != nil {
+		fmt.Println(err)
+		return
+	}
+	// Wrapped, the client judges and shows each result as the server sent it.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "my-agent"}, nil).Connect(ctx, enforcermcp.Transport(ct), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer cs.Close()
+
+	tools, err := enforcermcp.Tools(ctx, cs)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res, err := agent.New(callThenAnswer, agent.WithTools(tools...)).Run(ctx, "Order?")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Output)
+	// Output:
+	// the tool said {"id":1234567890123456789}
 }

@@ -24,12 +24,18 @@ import (
 // session on the other end, closed at cleanup.
 func connect(t *testing.T, s *mcp.Server) *mcp.ClientSession {
 	t.Helper()
+	return connectThrough(t, s, func(ct mcp.Transport) mcp.Transport { return ct })
+}
+
+// connectThrough is connect with the client's transport wrapped by wrap.
+func connectThrough(t *testing.T, s *mcp.Server, wrap func(mcp.Transport) mcp.Transport) *mcp.ClientSession {
+	t.Helper()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := s.Connect(t.Context(), st, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(t.Context(), ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "v0"}, nil).Connect(t.Context(), wrap(ct), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
