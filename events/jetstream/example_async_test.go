@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -17,7 +18,8 @@ import (
 // A writer that must not wait for the stream at each record: Append
 // queues (at most 16 records, the loss window of a crash) and Close
 // publishes the rest and reports any error, a conflict with another
-// writer included.
+// writer included. Through a leader election the queue is resent, each
+// request tried for WithRetry; Flush waits until what is queued is stored.
 func ExampleAsync() {
 	dir, err := os.MkdirTemp("", "nats")
 	if err != nil {
@@ -42,7 +44,7 @@ func ExampleAsync() {
 	}
 	ctx := context.Background()
 
-	wlog, err := enforcerjs.Open(ctx, js, "session-1", enforcerjs.CreateStream(1), enforcerjs.Async(16))
+	wlog, err := enforcerjs.Open(ctx, js, "session-1", enforcerjs.CreateStream(1), enforcerjs.Async(16), enforcerjs.WithRetry(30*time.Second))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -52,6 +54,9 @@ func ExampleAsync() {
 	}
 	w.Append(events.TurnStarted{TurnID: "t1"})
 	w.Append(events.TurnCompleted{TurnID: "t1", Terminal: "completed"})
+	if err := wlog.Flush(ctx); err != nil { // the turn is stored; the log stays open
+		log.Fatal(err)
+	}
 	if err := w.Close(); err != nil { // publishes the queue, waits for the acknowledgements
 		log.Fatal(err)
 	}
