@@ -14,7 +14,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/internal/eventtest"
 )
 
 // Reply is one scripted answer of the server.
@@ -166,30 +166,5 @@ func Content(s string) string {
 	return Delta(`{"content":`+string(b)+`}`, "")
 }
 
-// Recorder keeps every event a run records (an events.Log for
-// agent.WithEvents).
-type Recorder struct {
-	mu  sync.Mutex
-	evs []events.Event
-}
-
-// Append records ev.
-func (r *Recorder) Append(ev events.Event) (events.Notification, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.evs = append(r.evs, ev)
-	return events.Notification{}, nil
-}
-
-// ModelRetries is the turn/modelRetryScheduled records so far.
-func (r *Recorder) ModelRetries() []events.ModelRetry {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []events.ModelRetry
-	for _, ev := range r.evs {
-		if mr, ok := ev.(events.ModelRetry); ok {
-			out = append(out, mr)
-		}
-	}
-	return out
-}
+// Recorder keeps every event a run records (agent.WithEvents).
+type Recorder = eventtest.Recorder

@@ -9,11 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
-	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/internal/eventtest"
 )
 
 // Golden compares a request body with the file testdata/name, both
@@ -53,40 +52,8 @@ func Hang(arrived func()) http.Handler {
 	})
 }
 
-// Recorder keeps the events a run records (agent.WithEvents).
-type Recorder struct {
-	mu     sync.Mutex
-	events []events.Event
-}
-
-// Append keeps ev.
-func (r *Recorder) Append(ev events.Event) (events.Notification, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.events = append(r.events, ev)
-	return events.Notification{}, nil
-}
-
-// Events returns the events kept so far, in order.
-func (r *Recorder) Events() []events.Event {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]events.Event(nil), r.events...)
-}
-
-// ModelRetries returns the model retries recorded so far, in order.
-func (r *Recorder) ModelRetries() []events.ModelRetry {
-	var out []events.ModelRetry
-	for _, ev := range r.Events() {
-		switch ev := ev.(type) {
-		case events.ModelRetry:
-			out = append(out, ev)
-		case *events.ModelRetry:
-			out = append(out, *ev)
-		}
-	}
-	return out
-}
+// Recorder keeps every event a run records (agent.WithEvents).
+type Recorder = eventtest.Recorder
 
 // Show lists chunks one a line, for a failure's message.
 func Show(cs []agent.Chunk) string {
