@@ -220,6 +220,9 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 	if a.cfg.outputTool != "" && schema == nil {
 		return &Result{TurnID: turn}, fmt.Errorf("%w: WithOutputTool needs WithOutputSchema or RunTyped", ErrInvalidOption)
 	}
+	if a.cfg.outputTool != "" && schema.Kind() == enforce.KindText {
+		return &Result{TurnID: turn}, fmt.Errorf("%w: WithOutputTool: a text answer (enforce.Text) is plain text, never a tool call", ErrInvalidOption)
+	}
 	// One ledger for the whole turn: rows keep their order and numbers
 	// across turn retries, and share one retry budget.
 	var ledger *enforce.Ledger

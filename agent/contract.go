@@ -26,6 +26,15 @@ func (a *Agent) newContract(s *enforce.Schema) *contract {
 	if system != "" {
 		system += "\n\n"
 	}
+	if words := s.Instructions(); words != "" && (a.cfg.outputTool == "" || s.Kind() == enforce.KindText) {
+		// An answer of a kind read from text (a label, plain text) is
+		// asked for in its own words. A choice's JSON is its object form,
+		// for a native mode; a text has none (and no output tool).
+		if s.Kind() == enforce.KindText {
+			js = nil
+		}
+		return &contract{system: system + words, json: slices.Clip(js)}
+	}
 	if name := a.cfg.outputTool; name != "" {
 		tools := append(slices.Clone(a.specs), outputToolSpec(name, slices.Clip(js)))
 		return &contract{system: system + outputToolPrompt(name), tools: slices.Clip(tools)}

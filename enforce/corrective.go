@@ -40,18 +40,24 @@ func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stoppe
 			"Give a shorter answer that fits: keep every required field, keep text values brief, leave out optional detail.\n")
 	}
 	fmt.Fprintf(&b, "Your previous answer did not satisfy the required output format. This was attempt %d of %d.\n", attempt, maxAttempts)
+	w := ce.words // an answer of a Kind's, or a JSON answer's
+	if w == nil {
+		w = &jsonWords
+	}
 	switch {
 	case ce.Stage == StageJSONParse:
-		b.WriteString("Stage: json-parse — the answer must be exactly one JSON value, with no text, markdown fences or second value around it.\n")
+		b.WriteString(w.parse)
 	case ce.byValidators:
-		b.WriteString("Stage: schema-validate — the answer matches the JSON Schema, but checks of its content failed.\n")
+		b.WriteString(w.validators)
 	default:
-		b.WriteString("Stage: schema-validate — the answer is JSON but does not match the JSON Schema.\n")
+		b.WriteString(w.validate)
 	}
 	if ce.Repaired != 0 {
 		fmt.Fprintf(&b, "Before judging it we mended its form (%s); the issues are those of the mended answer.\n", repairWords(ce.Repaired))
 	}
-	b.WriteString("Reply with only the corrected JSON value, nothing else.\n")
+	b.WriteString(w.reply)
+	b.WriteString("\n")
+	b.WriteString(w.after)
 	lines := make([]string, 0, len(ce.Issues))
 	written := 0
 	for i, is := range ce.Issues {

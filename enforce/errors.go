@@ -30,8 +30,9 @@ type Issue struct {
 	Path string `json:"path"`
 	// Keyword is the schema keyword that failed ("required", "type", …);
 	// the validator's name for a validator's issue ([NewValidator]); "json"
-	// for a json-parse issue, and "tool" for a reply in text where a call
-	// of the answer's tool was due ([Answer.NoCall]).
+	// for a json-parse issue, "tool" for a reply in text where a call
+	// of the answer's tool was due ([Answer.NoCall]), and a rule's name
+	// for a [Text]'s ([TextRule]).
 	Keyword string `json:"keyword"`
 	// Message is the message of what found the issue — gojsonschema,
 	// the JSON parser, or a validator ([Validator]) — verbatim up to [MaxQuote]
@@ -61,6 +62,9 @@ type CheckError struct {
 	// tooLong: the answer was longer than the contract judges, so none
 	// of it was read.
 	tooLong bool
+	// words are the corrective message's words for an answer of a Kind;
+	// nil for a JSON answer's.
+	words *kindWords
 }
 
 // Error returns the stage and the first issue.

@@ -80,6 +80,9 @@ type Attempt struct {
 	// ReadBack: members of the model's text read as left out before the
 	// answer was judged ([Answer.ReadBack]); nil when none were.
 	ReadBack *ReadBack `json:"readBack,omitempty"`
+	// Kind is the kind of answer the contract takes ([Schema.Kind]);
+	// absent for one JSON value.
+	Kind Kind `json:"kind,omitempty"`
 }
 
 // ReadBack names the members removed from a model's text before it was
@@ -340,7 +343,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	// its own text, not the rewrite. Truncated answers never loop: asked
 	// again under the same limit, a second in a row would most likely be
 	// truncated again.
-	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
+	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost, Kind: l.schema.Kind()}
 	if len(a.ReadBack) > 0 {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
 	}
@@ -394,7 +397,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if row.Outcome = OutcomeRetried; l.overBudget(row) {
 		return fail(ReasonBudget, "")
 	}
-	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), a.Tool)
+	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), ce.reply(), a.Tool)
 	row.Outcome = OutcomeRetried
 	row.CorrectiveMessageHash = fnv.Hex32a(msg)
 	return l.record(row, sig, Verdict{Corrective: msg, Answer: a.Text()})

@@ -24,8 +24,12 @@ import (
 // it. A Go type's verdict ([Schema.For]) is given only by Close.
 //
 // Partial's work is bounded: past four times the values read plus 4096
-// value checks, no more values settle.
+// value checks, no more values settle. For a contract of a [Kind], doc
+// is nil.
 func (st *Incremental) Partial() (doc []byte, settled []string) {
+	if st.kind != nil {
+		return nil, nil
+	}
 	// Details. A \u escape of a high surrogate waiting for its pair is
 	// left out of an open string, as is an unfinished escape or UTF-8
 	// sequence; a number ends at the byte after it, or at Close. After an

@@ -46,9 +46,13 @@ const (
 	// boolean; where only an array is admitted, a single value becomes an
 	// array of it. Nothing is rounded, clipped, guessed or invented.
 	RepairCoerce
+	// RepairLabel: a [Choice]'s or [MultiLabel]'s label written in
+	// another case, with whitespace around it, or with a trailing full
+	// stop, where exactly one label is so written (see enforce/choice.go).
+	RepairLabel
 
 	// AllRepairs is every repair.
-	AllRepairs = RepairFence | RepairSyntax | RepairQuote | RepairProse | RepairGather | RepairCoerce
+	AllRepairs = RepairFence | RepairSyntax | RepairQuote | RepairProse | RepairGather | RepairCoerce | RepairLabel
 )
 
 // repairKinds names each repair (bit i is entry i) and says in our words
@@ -61,6 +65,7 @@ var repairKinds = [...]struct{ name, words string }{
 	{"prose", "took the JSON value out of the text around it"},
 	{"gather", "gathered separate values into one array, in order"},
 	{"coerce", "read strings as the numbers or booleans they spell, or a value as an array of it"},
+	{"label", "read a label written in another case, with spaces around it or a full stop after it, as the one label it spells"},
 }
 
 // ParseRepairs reads a comma-separated list of repair names ("fence,prose";

@@ -258,7 +258,7 @@ func TestRepairsJSONIsAnArrayOfNamesInOrder(t *testing.T) {
 	if rs, err := enforce.ParseRepairs(" coerce,fence "); err != nil || rs != enforce.RepairFence|enforce.RepairCoerce {
 		t.Errorf("ParseRepairs = %s, %v", rs, err)
 	}
-	if rs, err := enforce.ParseRepairs("all"); err != nil || rs != enforce.AllRepairs || rs.String() != "fence,syntax,quote,prose,gather,coerce" {
+	if rs, err := enforce.ParseRepairs("all"); err != nil || rs != enforce.AllRepairs || rs.String() != "fence,syntax,quote,prose,gather,coerce,label" {
 		t.Errorf("ParseRepairs(all) = %s, %v", rs, err)
 	}
 	if _, err := enforce.ParseRepairs("fence,quotes"); err == nil {

@@ -53,6 +53,9 @@ type Schema struct {
 	repairs Repairs
 	// ignored: see [Schema.Ignored].
 	ignored []IgnoredKeyword
+	// reading reads the answer of a contract of a Kind (a choice, text)
+	// before it is judged; nil for a JSON Schema.
+	reading reading
 }
 
 // CompileSchema compiles a JSON Schema document in the dialect its
@@ -191,8 +194,12 @@ func schemaForType(t reflect.Type) (*Schema, error) {
 // s itself when SchemaFor reflected it from t; for a compiled schema, a
 // copy (one per t) whose Check also decodes each passing answer into a t,
 // failing at schema-validate where a value does not fit; a *SchemaError
-// when s was reflected from another type.
+// when s was reflected from another type, or is of a [Kind] (its answer
+// decodes as [Schema.Decode] says).
 func (s *Schema) For(t reflect.Type) (*Schema, error) {
+	if s.reading != nil {
+		return nil, &SchemaError{Reason: fmt.Sprintf("a %s contract's answers are read as its kind, not decoded into %v", s.Kind(), t)}
+	}
 	switch s.goType {
 	case t:
 		return s, nil
@@ -263,7 +270,7 @@ func (s *Schema) Check(answer string) error {
 	// passes, it passes. Any other answer goes to gojsonschema, which
 	// decides and writes the issues (it compares enum, const and
 	// uniqueItems values as float64s: hence the "type" issue).
-	_, _, err := s.checkForm(answer)
+	_, _, err := s.judgeForm(answer)
 	return err
 }
 
@@ -378,13 +385,30 @@ func (s *Schema) Judge(ctx context.Context, a Answer) error {
 // does, faster. An answer that does not fit is an *OutputError at
 // schema-validate at the value's pointer; one past the size bound is
 // refused at json-parse unread. An answer that passed s, where s is For
-// v's type, always decodes.
+// v's type, always decodes. The answer of a contract of a [Kind] decodes
+// as the value it reads as: a [Choice]'s label into a string (or a type
+// of kind string), a [MultiLabel]'s labels into a slice of them, a
+// [Text]'s text into a string.
 func (s *Schema) Decode(answer string, v any) error {
 	if err := s.checkSize(answer); err != nil {
 		return newOutputError(answer, err, "", nil)
 	}
-	if err := jsonvalue.Unmarshal(answer, v); err != nil {
-		return newOutputError(answer, &CheckError{Stage: StageSchemaValidate, Issues: []Issue{decodeIssue(answer, err)}}, "", nil)
+	text := answer
+	if s.reading != nil {
+		// A kind's answer decodes as the value it reads as: a label,
+		// the labels, the text.
+		var ok bool
+		if text, ok = s.reading.value(s, answer); !ok {
+			_, _, err := s.judgeForm(answer)
+			ce, _ := err.(*CheckError)
+			if ce == nil {
+				ce = &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: "the answer reads as no value"}}}
+			}
+			return newOutputError(answer, ce, "", nil)
+		}
+	}
+	if err := jsonvalue.Unmarshal(text, v); err != nil {
+		return newOutputError(answer, &CheckError{Stage: StageSchemaValidate, Issues: []Issue{decodeIssue(text, err)}}, "", nil)
 	}
 	return nil
 }

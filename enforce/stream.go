@@ -23,7 +23,9 @@ import (
 // such a number alone). Where the schema does not let a prefix decide,
 // the verdict waits for Close.
 type Incremental struct {
-	// mend judges in its place for a schema with repairs.
+	// kind judges in its place for a contract of a Kind; mend for a
+	// schema with repairs.
+	kind kindStream
 	mend *mendStream
 	// noSchema: no early verdicts at schema-validate (a mendStream's
 	// inner Incremental, when values may still be coerced).
@@ -113,6 +115,9 @@ type frame struct {
 // and what that verdict promises. Those of one Schema may run
 // concurrently.
 func (s *Schema) Stream() *Incremental {
+	if s.reading != nil {
+		return &Incremental{kind: s.reading.stream(s)}
+	}
 	if s.repairs != 0 {
 		return &Incremental{mend: newMendStream(s)}
 	}
@@ -134,8 +139,8 @@ func (s *Schema) Stream() *Incremental {
 // One that errs, panics or outlives ctx gives no early verdict.
 func (s *Schema) StreamValidating(ctx context.Context, at Try) *Incremental {
 	st := s.Stream()
-	if st.mend != nil {
-		return st // validators judge the mended answer, at its end
+	if st.mend != nil || st.kind != nil {
+		return st // validators judge the mended answer, or a kind's, at its end
 	}
 	for _, v := range s.validators {
 		if v.pointed {
@@ -187,6 +192,9 @@ var errStreamClosed = errors.New("enforce: write to a closed Incremental")
 // including the byte at which the verdict was given; every later write
 // returns 0 and the same verdict.
 func (st *Incremental) Write(p []byte) (int, error) {
+	if st.kind != nil {
+		return st.kind.write(string(p))
+	}
 	if st.mend != nil {
 		return st.mend.write(string(p))
 	}
@@ -200,6 +208,9 @@ func (st *Incremental) Write(p []byte) (int, error) {
 
 // WriteString is [Incremental.Write] for a string.
 func (st *Incremental) WriteString(p string) (int, error) {
+	if st.kind != nil {
+		return st.kind.write(p)
+	}
 	if st.mend != nil {
 		return st.mend.write(p)
 	}
@@ -238,6 +249,9 @@ func (st *Incremental) room(n int) int {
 // write gave one, else exactly what [Schema.Check] returns for every byte
 // written. Later calls return the same.
 func (st *Incremental) Close() error {
+	if st.kind != nil {
+		return st.kind.close()
+	}
 	if st.mend != nil {
 		return st.mend.close()
 	}

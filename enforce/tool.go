@@ -26,12 +26,12 @@ func noCall(a Answer) *CheckError {
 const replyOnlyJSON = "Reply with only the corrected JSON value, nothing else."
 
 // toolCorrective is msg for an answer that must arrive as a call to tool
-// ([Answer.Tool]): the instruction asks for that call instead of a reply
-// of only JSON. Without a tool msg is returned as it is.
-func toolCorrective(msg, tool string) string {
+// ([Answer.Tool]): the instruction (reply) asks for that call instead of
+// a reply of only JSON. Without a tool msg is returned as it is.
+func toolCorrective(msg, reply, tool string) string {
 	if tool == "" {
 		return msg
 	}
-	return strings.Replace(msg, replyOnlyJSON,
+	return strings.Replace(msg, reply,
 		"Call the tool "+strconv.Quote(jsonvalue.Clip(tool, maxIssueQuote))+" with the corrected JSON value as its arguments, and nothing else.", 1)
 }

@@ -243,7 +243,7 @@ func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 // judgeText judges one text: the schema, then, when it passes, the
 // validators.
 func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
-	text, repaired, err := s.checkForm(text)
+	text, repaired, err := s.judgeForm(text)
 	if err != nil {
 		return judgement{ce: err.(*CheckError), text: text, repaired: repaired}
 	}
@@ -256,7 +256,7 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 		if cause := context.Cause(ctx); cause != nil {
 			return judgement{stopped: cause}
 		}
-		judged, has := v.member(text)
+		judged, has := v.member(s.validated(text))
 		if !has {
 			continue // the member it judges is absent
 		}
@@ -288,7 +288,7 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 		return judgement{text: text, repaired: repaired}
 	}
 	sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
-	ce := &CheckError{Stage: StageSchemaValidate, Issues: issues, Repaired: repaired, byValidators: true, beyondRepair: beyond}
+	ce := &CheckError{Stage: StageSchemaValidate, Issues: issues, Repaired: repaired, byValidators: true, beyondRepair: beyond, words: s.kindWords()}
 	return judgement{ce: ce, text: text, repaired: repaired}
 }
 

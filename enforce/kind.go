@@ -1,0 +1,113 @@
+package enforce
+
+// Kind is the shape of answer a contract takes: one JSON value (""), or
+// an answer read from the model's text before it is judged.
+type Kind string
+
+const (
+	// KindChoice ("choice"): one label of a set ([Choice]).
+	KindChoice Kind = "choice"
+	// KindMultiLabel ("multi-label"): one or more labels of a set
+	// ([MultiLabel]).
+	KindMultiLabel Kind = "multi-label"
+	// KindText ("text"): plain text held to rules ([Text]).
+	KindText Kind = "text"
+)
+
+// Kind returns the kind of answer s takes: "" for one JSON value.
+func (s *Schema) Kind() Kind {
+	if s.reading == nil {
+		return ""
+	}
+	return s.reading.kind()
+}
+
+// Instructions returns the contract in words for a model's prompt, for a
+// contract whose answer is not one JSON value alone: the labels of a
+// [Choice] or [MultiLabel] with their descriptions and the forms the
+// answer may take, the rules of a [Text]. It is "" for a JSON Schema,
+// whose JSON ([Schema.JSON]) says it.
+func (s *Schema) Instructions() string {
+	if s.reading == nil {
+		return ""
+	}
+	return s.reading.instructions()
+}
+
+// A reading is how a contract of a [Kind] reads the model's text: what
+// value it judges, in which frame its issues' pointers are, and the
+// words its corrective message uses.
+type reading interface {
+	kind() Kind
+	// judge is Check for the kind: the text judged (the answer, or as
+	// the repairs of s mended it), the repairs applied, and nil or a
+	// *CheckError, every issue in it and its words set.
+	judge(s *Schema, answer string) (string, Repairs, error)
+	// value is the JSON value an answer reads as, for validators and
+	// Decode; false when the answer reads as none.
+	value(s *Schema, answer string) (string, bool)
+	stream(s *Schema) kindStream
+	instructions() string
+	words() *kindWords
+}
+
+// judgeForm is checkForm for a contract of any kind.
+func (s *Schema) judgeForm(answer string) (string, Repairs, error) {
+	if s.reading != nil {
+		return s.reading.judge(s, answer)
+	}
+	return s.checkForm(answer)
+}
+
+// validated is the JSON value s's validators judge for text, an answer
+// (as judgeForm returned it) that keeps the contract.
+func (s *Schema) validated(text string) string {
+	if s.reading == nil {
+		return text
+	}
+	v, _ := s.reading.value(s, text)
+	return v
+}
+
+// kindWords returns the words of s's corrective messages; nil for a
+// JSON Schema's.
+func (s *Schema) kindWords() *kindWords {
+	if s.reading == nil {
+		return nil
+	}
+	return s.reading.words()
+}
+
+// kindStream judges an answer of a kind as it arrives, in an
+// [Incremental]'s place: write is Write's, close Close's.
+type kindStream interface {
+	write(p string) (int, error)
+	close() error
+}
+
+// kindWords are what a corrective message says of an answer of a kind:
+// the stage lines (json-parse, schema-validate, and the validators'),
+// the instruction, and what follows it before the issues (our words:
+// the labels).
+type kindWords struct {
+	parse, validate, validators, reply, after string
+}
+
+// jsonWords are a JSON answer's.
+var jsonWords = kindWords{
+	parse:      "Stage: json-parse — the answer must be exactly one JSON value, with no text, markdown fences or second value around it.\n",
+	validate:   "Stage: schema-validate — the answer is JSON but does not match the JSON Schema.\n",
+	validators: "Stage: schema-validate — the answer matches the JSON Schema, but checks of its content failed.\n",
+	reply:      replyOnlyJSON,
+}
+
+// reply is the instruction of e's corrective message.
+func (e *CheckError) reply() string {
+	if e.words == nil {
+		return jsonWords.reply
+	}
+	return e.words.reply
+}
+
+// jsonSpace reports whether c is JSON whitespace.
+func jsonSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
