@@ -167,7 +167,6 @@ func TestChoiceHoldsToTheEnumsOfRealSchemas(t *testing.T) {
 	t.Logf("%d distinct string enums made choices (%d refused: labels an answer could not tell apart); %d answers judged three ways, %d early verdicts, each sound", sets, refused, answers, doomed)
 }
 
-
 func quoteJSON(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)

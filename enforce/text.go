@@ -262,8 +262,8 @@ type textStream struct {
 	// runes counts the characters of buf[:counted], which ends where a
 	// character ends, as the bytes up to seen told.
 	runes, counted, seen int
-	verdict        error
-	closed         bool
+	verdict              error
+	closed               bool
 }
 
 func (ts *textStream) write(p string) (int, error) {
