@@ -19,6 +19,11 @@
 // parameters are the schema instead of a reply in text; the call's
 // arguments are judged, and a correction is that call's result.
 //
+// An answer that is not one JSON value has an entry point of its own
+// beside [RunTyped]: [RunChoice] and [RunMultiLabel] for labels of a set
+// (enforce.Choice, enforce.MultiLabel), [RunText] for plain text held
+// to rules (enforce.Text), each judged with the same ledger.
+//
 // # Cost
 //
 // Each row carries what the model call behind its answer spent

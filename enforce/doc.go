@@ -66,6 +66,19 @@
 // ([ErrBeyondRepair]), and one that fails or panics stops the run with a
 // *[ValidatorError], never a crash.
 //
+// # Output kinds
+//
+// Not every answer is one JSON value. [Choice] and [MultiLabel] make a
+// contract whose answer is one label of a set, or several; [Text] one
+// whose answer is plain text held to rules ([TextRule]). Each is a
+// *Schema of its [Kind]: it reads the model's text (a bare label, a JSON
+// string, the object form tool and native modes send; the text as
+// written) and judges it with the same stages, issues, ledger rows
+// ([Attempt.Kind]), corrective turns, validators and early verdicts as
+// a JSON answer. [RepairLabel] reads a near-miss label as the one label
+// it spells. [Schema.Instructions] is the contract in words for a
+// prompt.
+//
 // # Judging as the answer streams
 //
 // [Schema.Stream] returns an [Incremental], fed the answer's bytes as they
