@@ -35,7 +35,9 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	if st.ledger == nil {
 		// Not opted in: judged once, after the run, with no rows.
 		err := st.schema.Judge(ctx, ans)
-		if err == nil && st.schema.Repairs() != 0 {
+		if err == nil && st.schema.Repairs() != 0 && st.schema.Kind() == "" {
+			// (Repaired mends JSON; a kind's answer stands as written,
+			// and RunChoice reads its label as the repairs do.)
 			res.Output, _ = st.schema.Repaired(out)
 		}
 		return true, err

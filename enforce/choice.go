@@ -479,6 +479,9 @@ func (cs *choiceStream) write(p string) (int, error) {
 		return 0, cs.verdict
 	}
 	start := cs.buf.Len()
+	if cs.buf.Cap() == 0 {
+		cs.buf.Grow(min(max(2048, 2*len(p)), cs.limit+1)) // as an Incremental starts
+	}
 	cs.buf.WriteString(p[:min(len(p), cs.limit+1-start)])
 	s := cs.buf.String()
 	for i := start; i < len(s); i++ {

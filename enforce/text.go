@@ -274,6 +274,9 @@ func (ts *textStream) write(p string) (int, error) {
 		return 0, ts.verdict
 	}
 	start := ts.buf.Len()
+	if ts.buf.Cap() == 0 {
+		ts.buf.Grow(min(max(2048, 2*len(p)), ts.limit+1)) // as an Incremental starts
+	}
 	ts.buf.WriteString(p[:min(len(p), ts.limit+1-start)])
 	s := ts.buf.String()
 	// at is the byte that dooms the text, and why; -1 while none does.
@@ -295,6 +298,11 @@ func (ts *textStream) write(p string) (int, error) {
 			if ts.runes+1 > ts.t.maxRunes {
 				doom(max(ts.counted, ts.seen), MaxLength(ts.t.maxRunes))
 				break
+			}
+			if s[ts.counted] < utf8.RuneSelf {
+				ts.runes++
+				ts.counted++
+				continue
 			}
 			k := 1
 			for ts.counted+k <= len(s) && !utf8.FullRuneInString(s[ts.counted:ts.counted+k]) {
