@@ -289,7 +289,7 @@ func (ts *textStream) write(p string) (int, error) {
 	if ts.t.maxBytes >= 0 && len(s) > ts.t.maxBytes {
 		doom(ts.t.maxBytes, MaxBytes(ts.t.maxBytes))
 	}
-	if ts.t.maxRunes >= 0 {
+	if ts.t.maxRunes >= 0 && len(s) > ts.t.maxRunes { // no fewer bytes than characters: until then none is past it
 		for ts.counted < len(s) {
 			// The character beginning at counted is one more, whatever
 			// the bytes that end it (an unfinished one is one once it
