@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -192,13 +193,13 @@ func total(rep *eval.Report) eval.Group {
 }
 
 func writeTable(w io.Writer, rep *eval.Report) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "group\trecords\tas written\tafter repair\t")
 	rows := append(append([]eval.Group(nil), rep.Groups...), total(rep))
-	for _, g := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t\n", groupName(g.Group), g.Records, share(g, eval.AsWritten), share(g, eval.AfterRepair))
-	}
-	tw.Flush()
+	columns(w, func(tw *tabwriter.Writer) {
+		fmt.Fprintln(tw, "group\trecords\tas written\tafter repair")
+		for _, g := range rows {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", groupName(g.Group), g.Records, share(g, eval.AsWritten), share(g, eval.AfterRepair))
+		}
+	})
 	repairs := "none"
 	if rep.Repairs != 0 {
 		repairs = rep.Repairs.String()
@@ -212,6 +213,18 @@ func writeTable(w io.Writer, rep *eval.Report) {
 			}
 			fmt.Fprintln(w)
 		}
+	}
+}
+
+// columns writes to w what fill writes to its tabwriter, in columns two
+// spaces apart, each line without the padding after its last cell.
+func columns(w io.Writer, fill func(tw *tabwriter.Writer)) {
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fill(tw)
+	tw.Flush()
+	for line := range strings.Lines(buf.String()) {
+		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
 	}
 }
 
@@ -252,21 +265,21 @@ func compareCmd(oldFile, newFile string, tolerance float64, stdout io.Writer) (i
 		}
 	}
 	d := eval.Compare(reps[0], reps[1], tolerance)
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "group\trate\told\tnew\t")
-	for _, c := range d.Rates {
-		mark := ""
-		switch {
-		case c.Regressed && c.Missing == "new":
-			mark = "REGRESSED (not in NEW)"
-		case c.Regressed:
-			mark = "REGRESSED"
-		case c.Missing == "old":
-			mark = "new group"
+	columns(stdout, func(tw *tabwriter.Writer) {
+		fmt.Fprintln(tw, "group\trate\told\tnew\t")
+		for _, c := range d.Rates {
+			mark := ""
+			switch {
+			case c.Regressed && c.Missing == "new":
+				mark = "REGRESSED (not in NEW)"
+			case c.Regressed:
+				mark = "REGRESSED"
+			case c.Missing == "old":
+				mark = "new group"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", groupName(c.Group), c.Rate, percent(c.Old), percent(c.New), mark)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", groupName(c.Group), c.Rate, percent(c.Old), percent(c.New), mark)
-	}
-	tw.Flush()
+	})
 	for _, p := range d.Pointers {
 		fmt.Fprintf(stdout, "%s: %s failing %d → %d\n", groupName(p.Group), pointerName(p.Pointer), p.Old, p.New)
 	}

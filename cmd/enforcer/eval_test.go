@@ -156,3 +156,25 @@ func TestEvalIsCheckRecordByRecordOnRealOutputs(t *testing.T) {
 		}
 	}
 }
+
+// The eval guide's table of the real model outputs is what the command
+// prints for them.
+func TestTheEvalGuideShowsWhatEvalPrints(t *testing.T) {
+	path := corpus.ModelOutputsFile(t)
+	guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "eval.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(guide), "<!-- eval-table -->\n```\n")
+	block, _, ok2 := strings.Cut(block, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("docs/eval.md has no block after <!-- eval-table -->")
+	}
+	code, out, errs := runCmd(t.Context(), "", "eval", "-repair", "all", path)
+	if code != exitOK {
+		t.Fatalf("eval: status %d, %s", code, errs)
+	}
+	if out != block {
+		t.Errorf("docs/eval.md shows\n%s\nenforcer eval -repair all prints\n%s", block, out)
+	}
+}
