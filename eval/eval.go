@@ -148,6 +148,23 @@ type Group struct {
 	FieldsCompared int     `json:"fieldsCompared,omitzero"`
 	FieldsMatched  int     `json:"fieldsMatched,omitzero"`
 	FieldsWrong    []Count `json:"fieldsWrong,omitzero"`
+
+	// The figures of a live eval ([Live]); zero offline. Runs counts the
+	// group's runs; PassedAsWritten and PassedAfterRepair count runs
+	// whose first answer passed as written, and as written or mended.
+	Runs int `json:"runs,omitzero"`
+	// PassedFirstTry counts runs whose first answer passed (as
+	// PassedAfterRepair does); PassedAfterRetry, runs that ended with a
+	// passing answer; Exhausted, runs that ended with a failing one; and
+	// RunErrors, runs that ended with neither (a provider's error).
+	PassedFirstTry   int `json:"passedFirstTry,omitzero"`
+	PassedAfterRetry int `json:"passedAfterRetry,omitzero"`
+	Exhausted        int `json:"exhausted,omitzero"`
+	RunErrors        int `json:"runErrors,omitzero"`
+	// Tokens sums the runs' input and output tokens.
+	Tokens int `json:"tokens,omitzero"`
+	// LatencyMs is the runs' latency, nearest-rank p50 and p99.
+	LatencyMs *Latency `json:"latencyMs,omitempty"`
 }
 
 // Count is how many records something holds.

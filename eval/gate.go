@@ -10,17 +10,20 @@ import (
 // compiled).
 type Rate string
 
-// The rates of an offline eval.
+// The rates: the first two of any eval, the last two of a live one.
 const (
 	AsWritten   Rate = "as-written"   // passed as the model wrote them
 	AfterRepair Rate = "after-repair" // passed as written or once mended
+	FirstTry    Rate = "first-try"    // a live run's first answer passed
+	AfterRetry  Rate = "after-retry"  // a live run ended with a passing answer
 )
 
 // Rates lists the rates [Group.Rate] knows.
-var Rates = []Rate{AsWritten, AfterRepair}
+var Rates = []Rate{AsWritten, AfterRepair, FirstTry, AfterRetry}
 
-// Rate is the share of g's judged records that passed as r says, in
-// [0, 1]; a group with none judged has rate 0.
+// Rate is the share of g's judged records (a live group's runs) that
+// passed as r says, in [0, 1]; a group with none judged has rate 0, and
+// an offline group has the live rates 0.
 func (g Group) Rate(r Rate) (float64, error) {
 	var n int
 	switch r {
@@ -28,10 +31,17 @@ func (g Group) Rate(r Rate) (float64, error) {
 		n = g.PassedAsWritten
 	case AfterRepair:
 		n = g.PassedAfterRepair
+	case FirstTry:
+		n = g.PassedFirstTry
+	case AfterRetry:
+		n = g.PassedAfterRetry
 	default:
 		return 0, fmt.Errorf("eval: unknown rate %q (want one of %v)", r, Rates)
 	}
 	judged := g.Records - g.SchemaErrors
+	if g.Runs > 0 {
+		judged = g.Runs
+	}
 	if judged == 0 {
 		return 0, nil
 	}
@@ -94,7 +104,8 @@ func (d Diff) Regressions() []Change {
 	return out
 }
 
-// Compare holds new against old, group by group and rate by rate: a
+// Compare holds new against old, group by group and rate by rate (the
+// live rates where either group is live's): a
 // rate that fell by more than tolerance (a share, 0.01 for one point) has
 // regressed, and a group old had that new lacks regresses every rate.
 // Pointers lists each pointer whose count of failing records moved.
@@ -121,7 +132,11 @@ func Compare(old, new *Report, tolerance float64) Diff {
 	for _, name := range names {
 		og, inOld := o[name]
 		ng, inNew := n[name]
-		for _, r := range Rates {
+		rates := Rates[:2]
+		if og.Runs > 0 || ng.Runs > 0 {
+			rates = Rates // live
+		}
+		for _, r := range rates {
 			c := Change{Group: name, Rate: r}
 			c.Old, _ = og.Rate(r)
 			c.New, _ = ng.Rate(r)

@@ -26,7 +26,7 @@ func TestBelowNamesTheGroupsUnderTheRate(t *testing.T) {
 	if low, _ := rep.Below(eval.AfterRepair, 0.8); len(low) != 0 {
 		t.Errorf("Below(after-repair, 0.8) = %v, want none (b is at 0.8 exactly)", low)
 	}
-	if _, err := rep.Below("first-try", 0.5); err == nil {
+	if _, err := rep.Below("sometimes", 0.5); err == nil {
 		t.Error("Below with an unknown rate: nil error")
 	}
 }

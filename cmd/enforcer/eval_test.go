@@ -67,7 +67,7 @@ func TestEvalFailUnderExitsOneNamingTheGroups(t *testing.T) {
 	if code, _, _ := runCmd(t.Context(), "", "eval", "-fail-under", "as-written=0", data); code != exitOK {
 		t.Errorf("gate at 0: status %d, want 0", code)
 	}
-	for _, bad := range []string{"after-repair", "after-repair=2", "first-try=0.5"} {
+	for _, bad := range []string{"after-repair", "after-repair=2", "sometimes=0.5"} {
 		code, out, errs := runCmd(t.Context(), "", "eval", "-fail-under", bad, data)
 		wantOneLineError(t, code, out, errs, "-fail-under")
 	}
