@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"sync"
 	"time"
@@ -32,6 +33,9 @@ type LiveOptions struct {
 	Concurrency int
 	// By groups as [Options.By] does; "" groups by model.
 	By string
+	// Schemas holds the schema files records name by path, as
+	// [Options.Schemas].
+	Schemas fs.FS
 	// Now is the clock that times runs (default time.Now).
 	Now func() time.Time
 	// Run, when not nil, is called with each run's verdict as it ends,
@@ -99,7 +103,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 	if n, ok := opts.Model.(interface{ ModelName() string }); ok {
 		modelName = n.ModelName()
 	}
-	j := judge{opts: Options{By: opts.By}, schemas: map[string]compiled{}, groups: map[string]*group{}}
+	j := judge{opts: Options{By: opts.By, Schemas: opts.Schemas}, schemas: map[string]compiled{}, groups: map[string]*group{}}
 	type job struct {
 		line  int
 		rec   liveRecord

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/eval"
 )
@@ -31,6 +32,12 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 	failUnder := fs.String("fail-under", "", "RATE=MIN: exit 1 when a group's rate (as-written or after-repair) is under MIN (0..1)")
 	compare := fs.Bool("compare", false, "compare two -json reports, OLD and NEW: what moved, exit 1 on a regression")
 	tolerance := fs.Float64("tolerance", 0.01, "with -compare: how far (a share, 0.01 for one point) a rate may fall before it is a regression")
+	model := fs.String("model", "", "run the dataset's prompts live through this model (records hold prompt, not output)")
+	provider := fs.String("provider", "openai", "with -model: the adapter, openai, anthropic or gemini; its key is read from OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY")
+	baseURL := fs.String("base-url", "", "with -model: the provider's base URL, for an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
+	retries := fs.Int("retries", 2, fmt.Sprintf("with -model: the output retries of each run (0..%d)", enforce.MaxRetries))
+	runs := fs.Int("runs", 1, "with -model: how many times each record is run")
+	concurrency := fs.Int("concurrency", 1, "with -model: how many runs go at once")
 	files, err := parseAll(fs, args, []string{"DATASET", "| -compare OLD NEW"})
 	if err != nil {
 		return 0, err
@@ -55,7 +62,6 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 	if err != nil {
 		return 0, err
 	}
-	opts := eval.Options{Repairs: repairs, By: *by}
 	var in io.Reader = stdin
 	dir := "."
 	if files[0] != "-" {
@@ -69,9 +75,29 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 		defer f.Close()
 		in, dir = f, filepath.Dir(files[0])
 	}
-	opts.Schemas = os.DirFS(dir)
-	rep, err := eval.Offline(ctx, in, opts)
-	if err != nil {
+	var rep *eval.Report
+	if *model != "" {
+		switch {
+		case *retries < 0 || *retries > enforce.MaxRetries:
+			return 0, fmt.Errorf("eval: -retries %d is not in 0..%d", *retries, enforce.MaxRetries)
+		case *runs < 1 || *concurrency < 1:
+			return 0, errors.New("eval: -runs and -concurrency are at least 1")
+		}
+		m, err := liveModel(ctx, *provider, *model, *baseURL, getenv)
+		if err != nil {
+			return 0, err
+		}
+		if rep, err = eval.Live(ctx, in, eval.LiveOptions{
+			Model:       m,
+			Agent:       []agent.Option{agent.WithOutputRetries(*retries), agent.WithRepairs(repairs)},
+			Runs:        *runs,
+			Concurrency: *concurrency,
+			By:          *by,
+			Schemas:     os.DirFS(dir),
+		}); err != nil {
+			return 0, fmt.Errorf("eval: %s: %s", files[0], redact(err.Error(), getenv(providers[*provider])))
+		}
+	} else if rep, err = eval.Offline(ctx, in, eval.Options{Repairs: repairs, By: *by, Schemas: os.DirFS(dir)}); err != nil {
 		return 0, fmt.Errorf("eval: %s: %w", files[0], err)
 	}
 	switch {
@@ -83,6 +109,8 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 		fmt.Fprintf(stdout, "%s\n", b)
 	case *asMD:
 		writeMarkdown(stdout, rep)
+	case *model != "":
+		writeLiveTable(stdout, rep)
 	default:
 		writeTable(stdout, rep)
 	}
@@ -214,6 +242,22 @@ func writeTable(w io.Writer, rep *eval.Report) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+func writeLiveTable(w io.Writer, rep *eval.Report) {
+	columns(w, func(tw *tabwriter.Writer) {
+		fmt.Fprintln(tw, "group\truns\tfirst try\tafter retry\texhausted\terrors\ttokens\tp50 ms\tp99 ms")
+		for _, g := range rep.Groups {
+			var p50, p99 float64
+			if g.LatencyMs != nil {
+				p50, p99 = g.LatencyMs.P50, g.LatencyMs.P99
+			}
+			first, _ := g.Rate(eval.FirstTry)
+			after, _ := g.Rate(eval.AfterRetry)
+			fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%d (%s)\t%d\t%d\t%d\t%.0f\t%.0f\n", groupName(g.Group), g.Runs,
+				g.PassedFirstTry, percent(first), g.PassedAfterRetry, percent(after), g.Exhausted, g.RunErrors, g.Tokens, p50, p99)
+		}
+	})
 }
 
 // columns writes to w what fill writes to its tabwriter, in columns two

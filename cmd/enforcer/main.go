@@ -7,6 +7,7 @@
 //	enforcer view [-addr HOST:PORT] LOG
 //	enforcer schema [-provider P] FILE
 //	enforcer eval [-repair LIST] [-by FIELD] [-json|-md] [-fail-under RATE=MIN] DATASET
+//	enforcer eval -model M [-provider P] [-base-url URL] [-retries N] [-runs N] [-concurrency C] DATASET
 //	enforcer eval -compare [-tolerance T] OLD.json NEW.json
 //
 // Flags may come before, between or after the operands, as in
@@ -47,7 +48,12 @@
 // (or by the field -by names): a table, -json (a contract, docs/eval.md)
 // or -md. A schema given as a path is read relative to the dataset's
 // folder. -fail-under RATE=MIN exits 1 when a group's rate is under MIN,
-// naming the groups. eval -compare holds NEW, a -json report, against
+// naming the groups. With -model, records hold a prompt instead of an
+// output and run live through the agent over the adapter -provider names
+// (openai, anthropic, gemini; the key from OPENAI_API_KEY,
+// ANTHROPIC_API_KEY or GEMINI_API_KEY, never printed): first-try and
+// after-retry passes, exhausted runs, tokens and latency by model. eval
+// -compare holds NEW, a -json report, against
 // OLD: each rate that fell by more than -tolerance, or a group NEW lacks,
 // is a regression, and it exits 1.
 //
@@ -92,6 +98,7 @@ const usage = `usage:
   enforcer schema [-provider P] FILE                       what a provider's native mode enforces of a schema
   enforcer eval [-repair LIST] [-by FIELD] [-json|-md] [-fail-under RATE=MIN] DATASET
                                                            how a dataset's recorded answers keep their contracts
+  enforcer eval -model M [-provider P] [-base-url URL] DATASET   the same, run live through a model
   enforcer eval -compare [-tolerance T] OLD.json NEW.json  what moved between two eval -json reports
 flags may also come after the operands; -- ends the flags
 `
