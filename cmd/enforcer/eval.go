@@ -29,6 +29,7 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 	by := fs.String("by", "", `the record field to group by (default "model")`)
 	asJSON := fs.Bool("json", false, "print the report as JSON (the contract docs/eval.md describes)")
 	asMD := fs.Bool("md", false, "print the report as a Markdown table, for a pull request")
+	htmlFile := fs.String("html", "", "also write the report as one self-contained HTML page with charts to this file")
 	failUnder := fs.String("fail-under", "", "RATE=MIN: exit 1 when a group's rate (as-written or after-repair) is under MIN (0..1)")
 	compare := fs.Bool("compare", false, "compare two -json reports, OLD and NEW: what moved, exit 1 on a regression")
 	tolerance := fs.Float64("tolerance", 0.01, "with -compare: how far (a share, 0.01 for one point) a rate may fall before it is a regression")
@@ -99,6 +100,11 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 		}
 	} else if rep, err = eval.Offline(ctx, in, eval.Options{Repairs: repairs, By: *by, Schemas: os.DirFS(dir)}); err != nil {
 		return 0, fmt.Errorf("eval: %s: %w", files[0], err)
+	}
+	if *htmlFile != "" {
+		if err := writeHTMLFile(*htmlFile, rep); err != nil {
+			return 0, err
+		}
 	}
 	switch {
 	case *asJSON:
@@ -258,6 +264,22 @@ func writeLiveTable(w io.Writer, rep *eval.Report) {
 				g.PassedFirstTry, percent(first), g.PassedAfterRetry, percent(after), g.Exhausted, g.RunErrors, g.Tokens, p50, p99)
 		}
 	})
+}
+
+// writeHTMLFile writes the report's page to name.
+func writeHTMLFile(name string, rep *eval.Report) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("eval: -html: %w", err)
+	}
+	if err := eval.WriteHTML(f, rep); err != nil {
+		f.Close()
+		return fmt.Errorf("eval: -html: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("eval: -html: %w", err)
+	}
+	return nil
 }
 
 // columns writes to w what fill writes to its tabwriter, in columns two

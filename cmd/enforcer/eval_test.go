@@ -178,3 +178,21 @@ func TestTheEvalGuideShowsWhatEvalPrints(t *testing.T) {
 		t.Errorf("docs/eval.md shows\n%s\nenforcer eval -repair all prints\n%s", block, out)
 	}
 }
+
+func TestEvalWritesTheHTMLPage(t *testing.T) {
+	data := evalDataset(t)
+	page := filepath.Join(t.TempDir(), "eval.html")
+	code, out, errs := runCmd(t.Context(), "", "eval", "-repair", "all", "-html", page, data)
+	if code != exitOK || errs != "" || !strings.Contains(out, "repairs: ") {
+		t.Fatalf("status %d, stderr %q, stdout %q", code, errs, out)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `<tr data-group="a">`) || !strings.Contains(string(b), `data-rate="after-repair">2 (100.0%)`) {
+		t.Errorf("the page lacks group a's row:\n%s", b)
+	}
+	code, out, errs = runCmd(t.Context(), "", "eval", "-html", filepath.Join(t.TempDir(), "no", "such", "dir.html"), data)
+	wantOneLineError(t, code, out, errs, "-html")
+}

@@ -46,7 +46,8 @@
 // optionally id, model, expected; package eval says more) as check does,
 // as written and with -repair's repairs, and prints the figures by model
 // (or by the field -by names): a table, -json (a contract, docs/eval.md)
-// or -md. A schema given as a path is read relative to the dataset's
+// or -md; -html FILE also writes it as a self-contained page with
+// charts. A schema given as a path is read relative to the dataset's
 // folder. -fail-under RATE=MIN exits 1 when a group's rate is under MIN,
 // naming the groups. With -model, records hold a prompt instead of an
 // output and run live through the agent over the adapter -provider names
