@@ -427,6 +427,9 @@ func (s *Schema) validate(doc any) (err error) {
 	for _, re := range errs {
 		issues = append(issues, toIssue(re))
 	}
+	if s.union != nil {
+		s.unionWords(doc, issues)
+	}
 	sort.SliceStable(issues, func(i, j int) bool {
 		if issues[i].Path != issues[j].Path {
 			return issues[i].Path < issues[j].Path

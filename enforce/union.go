@@ -199,17 +199,13 @@ func (s *Schema) checkMembers(answer string) error {
 	return nil
 }
 
-// unionIssues is a union's verdict err on an answer that parsed into doc
-// with the count of members said in our words, and, for an answer that
-// names no member, each member's issues with the answer as its value
-// ("as \"refund\": …"), so that a corrective turn shows the model what
-// each choice lacks.
-func (s *Schema) unionIssues(answer string, doc any, err error) error {
-	ce, ok := err.(*CheckError)
-	if !ok {
-		return err
-	}
-	obj, isObject := doc.(map[string]any)
+// unionWords says, in a union's verdict on doc (issues, from
+// gojsonschema), why the count of its members fails, in our words: the
+// members it names, and those to choose from. The keyword stays; an
+// Incremental's early verdict, which validates a partial answer the same
+// way, says the same.
+func (s *Schema) unionWords(doc any, issues []Issue) {
+	obj, _ := doc.(map[string]any)
 	named := 0
 	for _, n := range s.union {
 		if _, ok := obj[n.name]; ok {
@@ -217,36 +213,48 @@ func (s *Schema) unionIssues(answer string, doc any, err error) error {
 		}
 	}
 	choose := "give exactly one member, named for your choice: " + quoteNames(s.Members())
-	// Ours beside gojsonschema's, first: an early verdict (gojsonschema's
-	// issue) stays among Check's issues.
-	var ours string
-	for _, is := range ce.Issues {
+	for i, is := range issues {
 		switch {
-		case is.Path != "" || ours != "":
+		case is.Path != "":
 		case is.Keyword == "maxProperties" && named > 1:
-			ours = fmt.Sprintf("the answer names %d members of the union: %s", named, choose)
+			issues[i].Message = fmt.Sprintf("the answer names %d members of the union: %s", named, choose)
 		case is.Keyword == "maxProperties" || is.Keyword == "minProperties":
-			ours = "the answer names no member of the union: " + choose
+			issues[i].Message = "the answer names no member of the union: " + choose
 		}
 	}
-	if ours != "" {
-		ce.Issues = append([]Issue{{Keyword: "union", Message: ours}}, ce.Issues...)
+}
+
+// unionIssues is a union's verdict err on an answer that parsed into doc
+// and names no member, with each member's issues with the answer as its
+// value ("as \"refund\": …") added, so that a corrective turn shows the
+// model what each choice lacks.
+func (s *Schema) unionIssues(answer string, doc any, err error) error {
+	ce, ok := err.(*CheckError)
+	if !ok {
+		return err
 	}
-	if isObject && named == 0 {
-		for _, n := range s.union {
-			var mce *CheckError
-			if !errors.As(n.schema.Check(answer), &mce) {
-				ce.Issues = append(ce.Issues, Issue{Keyword: "union", Message: fmt.Sprintf(
-					"as %q: the answer keeps this member's contract: give it as the value of the member %q", n.name, n.name)})
-				continue
-			}
-			for _, is := range mce.Issues {
-				is.Message = quote("as " + strconv.Quote(n.name) + ": " + is.Message)
-				ce.Issues = append(ce.Issues, is)
-			}
+	obj, isObject := doc.(map[string]any)
+	for _, n := range s.union {
+		if _, named := obj[n.name]; named {
+			return ce
 		}
-		sort.SliceStable(ce.Issues, func(i, j int) bool { return ce.Issues[i].Path < ce.Issues[j].Path })
 	}
+	if !isObject {
+		return ce
+	}
+	for _, n := range s.union {
+		var mce *CheckError
+		if !errors.As(n.schema.Check(answer), &mce) {
+			ce.Issues = append(ce.Issues, Issue{Keyword: "union", Message: fmt.Sprintf(
+				"as %q: the answer keeps this member's contract: give it as the value of the member %q", n.name, n.name)})
+			continue
+		}
+		for _, is := range mce.Issues {
+			is.Message = quote("as " + strconv.Quote(n.name) + ": " + is.Message)
+			ce.Issues = append(ce.Issues, is)
+		}
+	}
+	sort.SliceStable(ce.Issues, func(i, j int) bool { return ce.Issues[i].Path < ce.Issues[j].Path })
 	return ce
 }
 

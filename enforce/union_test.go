@@ -67,9 +67,9 @@ func TestUnionJudgesAnAnswerNamingOneMember(t *testing.T) {
 		{"a member's issue is at its pointer under the member's name", `{"refund":{"order":"A1","amount":"5"}}`, "refund",
 			enforce.Issue{Path: "/refund/amount", Keyword: "type", Message: "Invalid type. Expected: number, given: string"}},
 		{"two members named", `{"refund":{"order":"A1","amount":5},"escalation":{"team":"b","note":{"text":"x"}}}`, "",
-			enforce.Issue{Keyword: "union", Message: `the answer names 2 members of the union: give exactly one member, named for your choice: "refund", "escalation"`}},
+			enforce.Issue{Keyword: "maxProperties", Message: `the answer names 2 members of the union: give exactly one member, named for your choice: "refund", "escalation"`}},
 		{"no member named", `{}`, "",
-			enforce.Issue{Keyword: "union", Message: `the answer names no member of the union: give exactly one member, named for your choice: "refund", "escalation"`}},
+			enforce.Issue{Keyword: "minProperties", Message: `the answer names no member of the union: give exactly one member, named for your choice: "refund", "escalation"`}},
 		{"not an object", `[1]`, "", enforce.Issue{Keyword: "type", Message: "Invalid type. Expected: object, given: array"}},
 	}
 	for _, tt := range tests {
