@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -260,4 +261,62 @@ func TestRunUnionRefusesWhatCannotBeAUnion(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestRunUnionCutsABareMembersStreamAtItsFirstKey(t *testing.T) {
+	bare := `{"team":"billing","reason":"double charge"}`
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(bare).InChunks(1), agenttest.Reply(escalationAnswer))
+	u, res, err := agent.RunUnion(t.Context(), agent.New(m, agent.WithOutputRetries(1)), "Order A1 arrived broken.", supportMembers()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u.Member != "escalation" {
+		t.Errorf("member = %q, want escalation", u.Member)
+	}
+	first := res.Attempts[0]
+	if first.Cut == nil || first.Path != "/team" || first.Stage != enforce.StageSchemaValidate {
+		t.Fatalf("first row = %+v, want cut at /team, no member of the union", first)
+	}
+	if c := m.Consumed()[0]; !c.Stopped || c.Bytes != len(`{"team"`) {
+		t.Errorf("read %+v of the bare answer, want it stopped at the first key's close (%d bytes)", c, len(`{"team"`))
+	}
+}
+
+func TestRunUnionWithoutRetriesReturnsTheOutputError(t *testing.T) {
+	m := agenttest.NewModel(t, agenttest.Reply(`{}`))
+	u, res, err := agent.RunUnion(t.Context(), agent.New(m), "Order A1 arrived broken.", supportMembers()...)
+	var oe *enforce.OutputError
+	if !errors.As(err, &oe) || oe.Stage != enforce.StageSchemaValidate || oe.Attempts != nil {
+		t.Fatalf("err = %v, want an *enforce.OutputError at schema-validate with no rows", err)
+	}
+	if u != (agent.Union{}) || res == nil || res.Attempts != nil {
+		t.Errorf("union = %+v, result %+v: want the zero Union and a Result without rows", u, res)
+	}
+}
+
+func TestARecordedUnionRunReplaysAsATest(t *testing.T) {
+	both := `{"refund":{"order":"A1","amount":12.5},"escalation":{"team":"billing","reason":"double charge"}}`
+	m := agenttest.NewModel(t, agenttest.Reply(both), agenttest.Reply(refundAnswer))
+	a := agent.New(m, agent.WithOutputRetries(1))
+	_, res, err := agent.RunUnion(t.Context(), a, "Order A1 arrived broken.", supportMembers()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := t.TempDir() + "/union-run.json"
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	rec := agenttest.Replay(t, path)
+	if got, want := members(rec.Attempts), []string{"", "refund"}; !slices.Equal(got, want) {
+		t.Errorf("recorded rows' members = %q, want %q", got, want)
+	}
+	_, again, err := agent.RunUnion(t.Context(), agent.New(rec.Model, agent.WithOutputRetries(1)), rec.Input, supportMembers()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec.Check(t, again)
 }
