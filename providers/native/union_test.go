@@ -1,6 +1,7 @@
 package native_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 
@@ -38,11 +39,14 @@ func supportUnion(t *testing.T) *enforce.Schema {
 }
 
 // A union's contract is an object of exactly one member. Every profile
-// takes it strict; none enforces "exactly one" (minProperties and
-// maxProperties), which the report says and enforcer judges. OpenAI
-// strict makes both members required and nullable: the model writes the
-// one it did not choose as null, and the read-back removes it.
-func TestLowerAUnionReportsThatOnlyEnforcerJudgesExactlyOneMember(t *testing.T) {
+// takes it strict. Where a profile takes a union at the root, it is sent
+// as anyOf of one-member objects, and the provider enforces "exactly
+// one"; OpenAI and Anthropic want an object at the root, so only
+// enforcer judges it there (minProperties, maxProperties), as the report
+// says. OpenAI strict makes both members required and nullable: the
+// model writes the one it did not choose as null, and the read-back
+// removes it.
+func TestLowerAUnionSendsExactlyOneMemberWhereTheProfileCanSayIt(t *testing.T) {
 	u := supportUnion(t)
 	for _, p := range native.Profiles {
 		t.Run(string(p), func(t *testing.T) {
@@ -53,18 +57,38 @@ func TestLowerAUnionReportsThatOnlyEnforcerJudgesExactlyOneMember(t *testing.T) 
 			if l.Report.Mode != native.ModeStrict {
 				t.Fatalf("mode = %s (%s), want strict", l.Report.Mode, l.Report.Reason)
 			}
-			var dropped []string
+			anyOf := p != native.OpenAI && p != native.Anthropic
+			var count []string
 			for _, k := range l.Report.Keywords {
-				if !k.Enforced {
-					dropped = append(dropped, k.Pointer+" "+k.Name)
+				switch {
+				case k.Name == "minProperties" || k.Name == "maxProperties":
+					count = append(count, fmt.Sprintf("%s %v %s", k.Name, k.Enforced, k.Note))
+				case !k.Enforced:
+					t.Errorf("keyword %+v is left out, want only the count of members judged by enforcer alone", k)
 				}
 			}
-			if want := []string{" minProperties", " maxProperties"}; !slices.Equal(dropped, want) {
-				t.Errorf("keywords only enforcer judges = %q, want %q", dropped, want)
+			want := []string{"minProperties false ", "maxProperties false "}
+			if anyOf {
+				want = []string{"minProperties true sent as anyOf of one-member objects", "maxProperties true sent as anyOf of one-member objects"}
+			}
+			if !slices.Equal(count, want) {
+				t.Errorf("the count's keywords = %q, want %q", count, want)
 			}
 			lowered, err := enforce.CompileSchema(l.Schema)
 			if err != nil {
 				t.Fatalf("lowered schema %s: %v", l.Schema, err)
+			}
+			// Where the provider enforces the count, the lowered schema
+			// refuses an answer of no member, or two (as the model writes
+			// them under p).
+			bads := []string{`{}`, `{"refund":{"order":"A1","amount":5},"escalation":{"team":"b"}}`}
+			if p == native.OpenAI {
+				bads = []string{`{"refund":null,"escalation":null}`, `{"refund":{"order":"A1","amount":5,"note":null},"escalation":{"team":"b"}}`}
+			}
+			for _, bad := range bads {
+				if refused := lowered.Check(bad) != nil; refused != anyOf {
+					t.Errorf("the lowered schema refuses %s: %v, want %v", bad, refused, anyOf)
+				}
 			}
 			answer := `{"refund":{"order":"A1","amount":5}}` // as the model writes it under p
 			if p == native.OpenAI {
