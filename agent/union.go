@@ -99,6 +99,9 @@ func RunUnion(ctx context.Context, a *Agent, input string, members ...UnionMembe
 		return Union{}, res, err // unreachable: the answer passed the union
 	}
 	i := slices.IndexFunc(members, func(m UnionMember) bool { return m.name == name })
+	if i < 0 {
+		return Union{}, res, fmt.Errorf("agent: RunUnion: the accepted answer names no member") // unreachable: the union passed it
+	}
 	ms, _ := members[i].schema()
 	v, err := members[i].decode(ms, string(obj[name]))
 	if err != nil {

@@ -320,3 +320,20 @@ func TestARecordedUnionRunReplaysAsATest(t *testing.T) {
 	}
 	rec.Check(t, again)
 }
+
+func TestAUnionGivenAsTheOutputSchemaNamesItsMemberOnTheRow(t *testing.T) {
+	r, _ := enforce.SchemaFor[Refund]()
+	e, _ := enforce.SchemaFor[Escalation]()
+	u, err := enforce.Union(enforce.UnionMember{Name: "refund", Schema: r}, enforce.UnionMember{Name: "escalation", Schema: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := agenttest.NewModel(t, agenttest.Reply(escalationAnswer))
+	res, err := agent.New(m, agent.WithOutputSchema(u), agent.WithOutputRetries(1)).Run(t.Context(), "Order A1 arrived broken.")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := members(res.Attempts); !slices.Equal(got, []string{"escalation"}) {
+		t.Errorf("rows' members = %q, want escalation", got)
+	}
+}
