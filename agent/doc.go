@@ -79,6 +79,10 @@
 // JSON Pointers of the members already whole and valid, and is told when
 // a retry starts the value over.
 //
+// [RunUnion] asks for one of several Go types, the model's choice
+// ([Member]), and returns the one chosen for a type switch; each row
+// names the member (see docs/output-kinds.md).
+//
 // # Retries
 //
 // [WithModelRetry] retries one failed model call, [WithTurnRetry] the
