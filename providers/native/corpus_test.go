@@ -130,9 +130,14 @@ func corpus(t *testing.T) []contract {
 // providerCheck is each provider's documented rules, as its wire test
 // server refuses them.
 var providerCheck = map[native.Profile]func([]byte) error{
-	native.OpenAI:    wiretest.OpenAIStrict,
-	native.Anthropic: wiretest.AnthropicFormat,
-	native.Gemini:    wiretest.GeminiSchema,
+	native.OpenAI:     wiretest.OpenAIStrict,
+	native.Anthropic:  wiretest.AnthropicFormat,
+	native.Gemini:     wiretest.GeminiSchema,
+	native.Mistral:    wiretest.MistralStrict,
+	native.Groq:       wiretest.GroqStrict,
+	native.XAI:        wiretest.XAISchema,
+	native.OpenRouter: wiretest.OpenAIStrict,
+	native.DeepSeek:   wiretest.DeepSeekSchema,
 }
 
 // checked is the profiles the figures are for: every one, the servers'
