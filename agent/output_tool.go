@@ -50,7 +50,7 @@ func outputToolSpec(name string, schema json.RawMessage) ToolSpec {
 // false when there is no output tool or the reply only calls other tools,
 // which run as usual.
 func (st *runState) outputAnswer(msg Message) (answer string, ok bool) {
-	name := st.a.cfg.outputTool
+	name := st.outputTool()
 	st.noCall = false
 	if name == "" || st.schema == nil {
 		return "", false
@@ -71,7 +71,7 @@ func (st *runState) answerTool() (tool string, noCall bool) {
 	if st.schema == nil {
 		return "", false
 	}
-	return st.a.cfg.outputTool, st.noCall
+	return st.outputTool(), st.noCall
 }
 
 // correct appends the corrective turn for the failed answer, the last
@@ -89,7 +89,7 @@ func (st *runState) correct(corrective string) {
 		corrected := false
 		for _, c := range calls {
 			text := notRunBesideAnswer
-			if c.Name == st.a.cfg.outputTool && !corrected {
+			if c.Name == st.outputTool() && !corrected {
 				text, corrected = corrective, true
 			}
 			res.Messages = append(res.Messages, Message{Role: RoleTool, Content: text, ToolCallID: c.ID})

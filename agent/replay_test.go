@@ -34,9 +34,11 @@ func fullResult() *agent.Result {
 			Truncated: true, Withheld: "refusal", Reason: enforce.ReasonRepeated, Cut: &enforce.Cut{Bytes: 3, OutputTokens: 2},
 			Repaired: enforce.RepairFence | enforce.RepairCoerce,
 			ReadBack: &enforce.ReadBack{Members: []string{"/nick"}},
+			Mode:     "tool",
 			Cost:     enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250},
 		}},
 		Usage:      agent.Usage{InputTokens: 300, OutputTokens: 30, CachedTokens: 192, ReasoningTokens: 12, Detailed: true},
+		Modes:      []agent.ModeChoice{{Iteration: 1, Mode: agent.ModeTool, Why: "refused", Unsupported: agent.ModeNative}},
 		FailedCost: enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250},
 		Trace:      []middleware.Step{{Name: "signature", Phase: middleware.PhaseOutput, Changed: true, Why: "signed", Text: "x"}},
 	}

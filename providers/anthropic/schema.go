@@ -3,7 +3,9 @@ package anthropic
 import (
 	"encoding/json"
 
+	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/internal/wireschema"
+	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
 
@@ -12,6 +14,18 @@ import (
 func inlineRoot(b json.RawMessage) (map[string]any, error) {
 	_, schema, err := wireschema.InlineRoot(b)
 	return schema, err
+}
+
+// OutputModes says what the API takes for contract
+// (agent.ModeReporter, read by agent.WithAutoOutputMode): native when
+// WithNativeSchema is given and its lowering is exact
+// (native.Report.Exact), and tools.
+func (m *Model) OutputModes(contract json.RawMessage) agent.Modes {
+	p := native.Profile("")
+	if m.native {
+		p = native.Anthropic
+	}
+	return wire.Modes(contract, p, "WithNativeSchema")
 }
 
 // NativeReport says how WithNativeSchema sends contract (a JSON Schema,

@@ -2,18 +2,22 @@ package native_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 	"text/tabwriter"
 	"time"
 
+	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	realworld "github.com/enforcer-go/enforcer/internal/corpus"
+	"github.com/enforcer-go/enforcer/internal/wireschema"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -164,6 +168,7 @@ func TestLoweredContractsAreNeverRefused(t *testing.T) {
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	strict := map[native.Profile]int{}
+	auto := map[native.Profile]*choices{}
 	cs := corpus(t)
 	for _, c := range cs {
 		if _, err := enforce.CompileSchema(c.schema); err != nil {
@@ -181,6 +186,10 @@ func TestLoweredContractsAreNeverRefused(t *testing.T) {
 			if l.Report.Mode == native.ModeStrict {
 				strict[p]++
 			}
+			if auto[p] == nil {
+				auto[p] = &choices{}
+			}
+			auto[p].add(c.schema, l.Report)
 			row[1] = fmt.Sprint(len(l.Report.Keywords))
 			row = append(row, fmt.Sprintf("%s, %d dropped", l.Report.Mode, l.Report.Dropped()))
 		}
@@ -191,6 +200,11 @@ func TestLoweredContractsAreNeverRefused(t *testing.T) {
 		foot = append(foot, fmt.Sprintf("%d of %d", strict[p], len(cs)))
 	}
 	fmt.Fprintln(tw, strings.Join(foot, "\t"))
+	modes := []string{"auto: native/tool/prompted", ""}
+	for _, p := range checked {
+		modes = append(modes, auto[p].String())
+	}
+	fmt.Fprintln(tw, strings.Join(modes, "\t"))
 	tw.Flush()
 	golden(t, "testdata/figures.txt", b.Bytes())
 }
@@ -222,6 +236,7 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 	strict := map[native.Profile]int{}
 	dropped := map[native.Profile]int{}
 	refused := map[native.Profile][]string{}
+	auto := map[native.Profile]*choices{}
 	for _, doc := range realworld.Bench(t, nil) {
 		if len(doc.Schema) == 0 {
 			continue
@@ -242,11 +257,15 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 			if err := sent(l, p); err != nil {
 				refused[p] = append(refused[p], fmt.Sprintf("%s: %v", doc.Name, err))
 			}
+			if auto[p] == nil {
+				auto[p] = &choices{}
+			}
+			auto[p].add(doc.Schema, l.Report)
 		}
 	}
 	for _, p := range checked {
 		sort.Strings(refused[p])
-		t.Logf("%s: %d of %d sent strict (%d keywords dropped in those), %d refused", p, strict[p], compiled, dropped[p], len(refused[p]))
+		t.Logf("%s: %d of %d sent strict (%d keywords dropped in those), %d refused; auto mode native/tool/prompted %s", p, strict[p], compiled, dropped[p], len(refused[p]), auto[p])
 		for i, r := range refused[p] {
 			if i == 10 {
 				t.Errorf("%s: … %d refused in all", p, len(refused[p]))
@@ -255,4 +274,47 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 			t.Errorf("%s refuses %s", p, r)
 		}
 	}
+}
+
+// choices counts the output modes agent.WithAutoOutputMode chooses for
+// an adapter over a profile (one that takes tools, as every adapter here
+// does): native where the lowering is exact, else tool, else, for a
+// contract whose root is not an object (no tool's parameters), prompted.
+type choices struct{ native, tool, prompted int }
+
+func (c *choices) add(contract []byte, r native.Report) {
+	exact, why := r.Exact()
+	mode, _ := agent.Modes{Native: exact, Tools: true, Why: why}.Choice()
+	if mode == agent.ModeTool && !objectRoot(contract) {
+		mode = agent.ModePrompted // as the agent decides (agent/mode.go's objectRoot)
+	}
+	switch mode {
+	case agent.ModeNative:
+		c.native++
+	case agent.ModeTool:
+		c.tool++
+	default:
+		c.prompted++
+	}
+}
+
+func (c *choices) String() string { return fmt.Sprintf("%d/%d/%d", c.native, c.tool, c.prompted) }
+
+// objectRoot reports whether a contract's root, a root $ref inlined,
+// describes objects.
+func objectRoot(contract []byte) bool {
+	_, root, err := wireschema.InlineRoot(contract)
+	if err != nil {
+		return false
+	}
+	raw, _ := root["type"].(json.RawMessage)
+	var one string
+	var list []string
+	switch {
+	case json.Unmarshal(raw, &one) == nil:
+		return one == "object"
+	case json.Unmarshal(raw, &list) == nil:
+		return slices.Contains(list, "object")
+	}
+	return root["properties"] != nil
 }
