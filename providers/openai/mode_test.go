@@ -104,9 +104,9 @@ func (r reporter) OutputModes(contract json.RawMessage) agent.Modes { return r.m
 func TestOutputModesSaysWhatTheEndpointTakes(t *testing.T) {
 	person := wiretest.SchemaOf[Person](t)
 	tests := []struct {
-		name    string
-		opts    []Option
-		want    agent.Modes
+		name     string
+		opts     []Option
+		want     agent.Modes
 		contract []byte
 	}{
 		{"no native mode", nil,
