@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/enforcer-go/enforcer/internal/wireschema"
 )
@@ -123,32 +122,12 @@ func (st *runState) chooseMode() {
 		m.Why = "the model does not say which output modes it takes"
 	}
 	mode, why := m.Choice()
-	if mode == ModeTool && !objectRoot(st.contract.json) {
+	if mode == ModeTool && !wireschema.ObjectRoot(st.contract.json) {
 		mode, why, m.Tools = ModePrompted, join(m.Why, "the contract's root is not an object, as a tool's parameters must be"), false
 	}
 	st.auto = &autoMode{base: st.contract, mode: mode, tools: m.Tools}
 	st.contract = st.auto.base.forMode(mode)
 	st.res.Modes = append(st.res.Modes, ModeChoice{Iteration: 1, Mode: mode, Why: why})
-}
-
-// objectRoot reports whether a schema's root describes objects, as the
-// adapters send it (a root "$ref" to a definition inlined): its type is
-// "object" (or a list naming it), or it has properties.
-func objectRoot(js json.RawMessage) bool {
-	_, root, err := wireschema.InlineRoot(js)
-	if err != nil {
-		return false
-	}
-	raw, _ := root["type"].(json.RawMessage) // the members come raw
-	var one string
-	var list []string
-	switch {
-	case json.Unmarshal(raw, &one) == nil:
-		return one == "object"
-	case json.Unmarshal(raw, &list) == nil:
-		return slices.Contains(list, "object")
-	}
-	return root["properties"] != nil
 }
 
 // unsupported moves the run to the next output mode when err is the

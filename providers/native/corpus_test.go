@@ -2,12 +2,10 @@ package native_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -285,8 +283,8 @@ type choices struct{ native, tool, prompted int }
 func (c *choices) add(contract []byte, r native.Report) {
 	exact, why := r.Exact()
 	mode, _ := agent.Modes{Native: exact, Tools: true, Why: why}.Choice()
-	if mode == agent.ModeTool && !objectRoot(contract) {
-		mode = agent.ModePrompted // as the agent decides (agent/mode.go's objectRoot)
+	if mode == agent.ModeTool && !wireschema.ObjectRoot(contract) {
+		mode = agent.ModePrompted // as the agent decides
 	}
 	switch mode {
 	case agent.ModeNative:
@@ -299,22 +297,3 @@ func (c *choices) add(contract []byte, r native.Report) {
 }
 
 func (c *choices) String() string { return fmt.Sprintf("%d/%d/%d", c.native, c.tool, c.prompted) }
-
-// objectRoot reports whether a contract's root, a root $ref inlined,
-// describes objects.
-func objectRoot(contract []byte) bool {
-	_, root, err := wireschema.InlineRoot(contract)
-	if err != nil {
-		return false
-	}
-	raw, _ := root["type"].(json.RawMessage)
-	var one string
-	var list []string
-	switch {
-	case json.Unmarshal(raw, &one) == nil:
-		return one == "object"
-	case json.Unmarshal(raw, &list) == nil:
-		return slices.Contains(list, "object")
-	}
-	return root["properties"] != nil
-}

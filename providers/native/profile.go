@@ -272,7 +272,7 @@ var (
 		annotations: setOf("title", "description"),
 		enumOK:      primitive,
 		fallback:    ModeNone,
-		never:       "DeepSeek takes no json_schema response format (JSON output is json_object only)",
+		never:       "DeepSeek takes response_format json_object only, no json_schema",
 	}
 )
 

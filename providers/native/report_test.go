@@ -24,7 +24,7 @@ func TestExactSaysWhetherTheProviderEnforcesTheWholeContract(t *testing.T) {
 			`{"type":"object","additionalProperties":{"type":"string"}}`, native.Mistral,
 			false, "mistral: the contract is not sent strict (the root: additionalProperties as a schema (a map))"},
 		{"never sent", `{"type":"object","properties":{"a":{"type":"string"}}}`, native.DeepSeek,
-			false, "deepseek: the contract is not sent strict (DeepSeek takes no json_schema response format (JSON output is json_object only))"},
+			false, "deepseek: the contract is not sent strict (DeepSeek takes response_format json_object only, no json_schema)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
