@@ -33,6 +33,9 @@ type Modes struct {
 	// (for the adapters here, native.Report.Exact: sent strict, no
 	// keyword left out).
 	Native bool
+	// Strict: the native mode constrains the answer, though it may leave
+	// keywords out (native.Report's mode strict); Native implies it.
+	Strict bool
 	// Tools: the model takes tools and can be made to call one.
 	Tools bool
 	// Why says, in the model's words, why Native is what it is.
@@ -41,15 +44,18 @@ type Modes struct {
 
 // Choice is the mode [WithAutoOutputMode] sends a model that says m,
 // and why: native when the provider enforces the whole contract, else
-// tool when the model takes tools, else prompted.
+// tool when the model takes tools, else native when its native mode
+// constrains the answer at all (Strict), else prompted.
 func (m Modes) Choice() (OutputMode, string) {
 	switch {
 	case m.Native:
 		return ModeNative, m.Why
 	case m.Tools:
-		return ModeTool, join(m.Why, "the model takes tools")
+		return ModeTool, join(m.Why, "tool output instead")
+	case m.Strict:
+		return ModeNative, join(m.Why, "no tool output: native, what it leaves out judged here alone")
 	}
-	return ModePrompted, join(m.Why, "the model takes no tools")
+	return ModePrompted, join(m.Why, "no tool output")
 }
 
 func join(a, b string) string {
@@ -121,10 +127,11 @@ func (st *runState) chooseMode() {
 	} else {
 		m.Why = "the model does not say which output modes it takes"
 	}
-	mode, why := m.Choice()
-	if mode == ModeTool && !wireschema.ObjectRoot(st.contract.json) {
-		mode, why, m.Tools = ModePrompted, join(m.Why, "the contract's root is not an object, as a tool's parameters must be"), false
+	if m.Tools && !m.Native && !wireschema.ObjectRoot(st.contract.json) {
+		// No tool's parameters: the choice without tools.
+		m.Tools, m.Why = false, join(m.Why, "the contract's root is not an object, as a tool's parameters must be")
 	}
+	mode, why := m.Choice()
 	st.auto = &autoMode{base: st.contract, mode: mode, tools: m.Tools}
 	st.contract = st.auto.base.forMode(mode)
 	st.res.Modes = append(st.res.Modes, ModeChoice{Iteration: 1, Mode: mode, Why: why})

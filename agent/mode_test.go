@@ -64,11 +64,13 @@ func TestAutoOutputModeChoosesFromWhatTheModelSays(t *testing.T) {
 		{"native when the provider enforces the whole contract", &agent.Modes{Native: true, Tools: true, Why: "exact"},
 			agenttest.Reply(valid), agent.ModeNative, "exact"},
 		{"tool when it does not and the model takes tools", &agent.Modes{Tools: true, Why: "2 keywords left out"},
-			toolAnswer, agent.ModeTool, "2 keywords left out; the model takes tools"},
+			toolAnswer, agent.ModeTool, "2 keywords left out; tool output instead"},
 		{"prompted when the model takes no tools either", &agent.Modes{Why: "no native mode"},
-			agenttest.Reply(valid), agent.ModePrompted, "no native mode; the model takes no tools"},
+			agenttest.Reply(valid), agent.ModePrompted, "no native mode; no tool output"},
+		{"native with keywords left out when the model takes no tools", &agent.Modes{Strict: true, Why: "1 keyword left out"},
+			agenttest.Reply(valid), agent.ModeNative, "1 keyword left out; no tool output: native, what it leaves out judged here alone"},
 		{"prompted for a model that says nothing", nil,
-			agenttest.Reply(valid), agent.ModePrompted, "the model does not say which output modes it takes; the model takes no tools"},
+			agenttest.Reply(valid), agent.ModePrompted, "the model does not say which output modes it takes; no tool output"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

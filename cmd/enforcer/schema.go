@@ -38,19 +38,24 @@ func schemaCmd(args []string, stdout io.Writer) error {
 	return nil
 }
 
-// autoMode says what agent.WithAutoOutputMode sends a model of the
-// provider for the contract, and why: native when the report is exact,
-// else tool output (prompted for a model that takes no tools), or
-// prompted when the root is no object, which a tool's parameters must be.
+// autoMode says what agent.WithAutoOutputMode (agent.Modes.Choice)
+// sends a model of the provider for the contract, and why: native when
+// the report is exact, else tool output, and, for a model that takes no
+// tools or a root that is no object (which a tool's parameters must
+// be), native when it is sent strict, else prompted.
 func autoMode(contract []byte, r native.Report) string {
 	exact, why := r.Exact()
+	without := "prompted"
+	if r.Mode == native.ModeStrict {
+		without = "native"
+	}
 	switch {
 	case exact:
 		return "auto mode: native (" + why + ")"
 	case !wireschema.ObjectRoot(contract):
-		return "auto mode: prompted (" + why + "; the contract's root is not an object, as a tool's parameters must be)"
+		return "auto mode: " + without + " (" + why + "; the contract's root is not an object, as a tool's parameters must be)"
 	}
-	return "auto mode: tool, or prompted for a model that takes no tools (" + why + ")"
+	return "auto mode: tool, or " + without + " for a model that takes no tools (" + why + ")"
 }
 
 // writeReport prints a report as a table.

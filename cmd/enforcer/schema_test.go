@@ -30,7 +30,7 @@ at                keyword   enforced by             note
 /properties/days  type      anthropic and enforcer  -
 /properties/days  minimum   enforcer only           -
 1 of 5 keywords judged by enforcer only
-auto mode: tool, or prompted for a model that takes no tools (anthropic: 1 of 5 keywords left out natively (minimum at /properties/days))
+auto mode: tool, or native for a model that takes no tools (anthropic: 1 of 5 keywords left out natively (minimum at /properties/days))
 `},
 		{"gemini", `gemini: sent strict
 at                keyword   enforced by          note

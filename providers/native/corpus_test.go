@@ -277,15 +277,16 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 // choices counts the output modes agent.WithAutoOutputMode chooses for
 // an adapter over a profile (one that takes tools, as every adapter here
 // does): native where the lowering is exact, else tool, else, for a
-// contract whose root is not an object (no tool's parameters), prompted.
+// contract whose root is not an object (no tool's parameters), native
+// where it is sent strict, or prompted.
 type choices struct{ native, tool, prompted int }
 
 func (c *choices) add(contract []byte, r native.Report) {
 	exact, why := r.Exact()
-	mode, _ := agent.Modes{Native: exact, Tools: true, Why: why}.Choice()
-	if mode == agent.ModeTool && !wireschema.ObjectRoot(contract) {
-		mode = agent.ModePrompted // as the agent decides
-	}
+	// As the agent decides (agent/mode.go, chooseMode): no tool mode for
+	// a root that is not an object.
+	m := agent.Modes{Native: exact, Strict: r.Mode == native.ModeStrict, Tools: exact || wireschema.ObjectRoot(contract), Why: why}
+	mode, _ := m.Choice()
 	switch mode {
 	case agent.ModeNative:
 		c.native++

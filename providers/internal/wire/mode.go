@@ -52,5 +52,5 @@ func Modes(contract []byte, p native.Profile, option string) agent.Modes {
 		return agent.Modes{Tools: true, Why: string(p) + ": " + err.Error()}
 	}
 	exact, why := l.Report.Exact()
-	return agent.Modes{Native: exact, Tools: true, Why: why}
+	return agent.Modes{Native: exact, Strict: l.Strict(), Tools: true, Why: why}
 }
