@@ -112,9 +112,9 @@ func TestOutputModesSaysWhatTheEndpointTakes(t *testing.T) {
 		{"no native mode", nil,
 			agent.Modes{Tools: true, Why: "no native mode configured (WithNativeSchema)"}, wiretest.SchemaOf[City](t)},
 		{"a contract lowered exactly", []Option{WithNativeSchema(native.OpenAI)},
-			agent.Modes{Native: true, Tools: true, Why: "openai: every keyword of the contract enforced natively"}, wiretest.SchemaOf[City](t)},
+			agent.Modes{Native: true, Strict: true, Tools: true, Why: "openai: every keyword of the contract enforced natively"}, wiretest.SchemaOf[City](t)},
 		{"keywords left out", []Option{WithNativeSchema(native.OpenAI)},
-			agent.Modes{Tools: true, Why: "openai: 1 of 10 keywords left out natively (minLength at /properties/name)"}, person},
+			agent.Modes{Strict: true, Tools: true, Why: "openai: 1 of 10 keywords left out natively (minLength at /properties/name)"}, person},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
