@@ -187,7 +187,7 @@ func TestLoweredContractsAreNeverRefused(t *testing.T) {
 			if auto[p] == nil {
 				auto[p] = &choices{}
 			}
-			auto[p].add(c.schema, l.Report)
+			auto[p].add(wireschema.ObjectRoot(c.schema), l.Report)
 			row[1] = fmt.Sprint(len(l.Report.Keywords))
 			row = append(row, fmt.Sprintf("%s, %d dropped", l.Report.Mode, l.Report.Dropped()))
 		}
@@ -243,6 +243,7 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 			continue
 		}
 		compiled++
+		objectRoot := wireschema.ObjectRoot(doc.Schema)
 		for _, p := range checked {
 			l, err := native.Lower(doc.Schema, p)
 			if err != nil {
@@ -258,7 +259,7 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 			if auto[p] == nil {
 				auto[p] = &choices{}
 			}
-			auto[p].add(doc.Schema, l.Report)
+			auto[p].add(objectRoot, l.Report)
 		}
 	}
 	for _, p := range checked {
@@ -281,11 +282,11 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 // where it is sent strict, or prompted.
 type choices struct{ native, tool, prompted int }
 
-func (c *choices) add(contract []byte, r native.Report) {
+func (c *choices) add(objectRoot bool, r native.Report) {
 	exact, why := r.Exact()
 	// As the agent decides (agent/mode.go, chooseMode): no tool mode for
 	// a root that is not an object.
-	m := agent.Modes{Native: exact, Strict: r.Mode == native.ModeStrict, Tools: exact || wireschema.ObjectRoot(contract), Why: why}
+	m := agent.Modes{Native: exact, Strict: r.Mode == native.ModeStrict, Tools: exact || objectRoot, Why: why}
 	mode, _ := m.Choice()
 	switch mode {
 	case agent.ModeNative:
