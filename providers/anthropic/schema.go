@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/internal/wireschema"
@@ -21,11 +22,14 @@ func inlineRoot(b json.RawMessage) (map[string]any, error) {
 // WithNativeSchema is given and its lowering is exact
 // (native.Report.Exact), and tools.
 func (m *Model) OutputModes(contract json.RawMessage) agent.Modes {
-	p := native.Profile("")
-	if m.native {
-		p = native.Anthropic
+	if !m.native {
+		return wire.Modes(nil, nil, "WithNativeSchema")
 	}
-	return wire.Modes(contract, p, "WithNativeSchema")
+	l, err := native.Lower(contract, native.Anthropic)
+	if err != nil {
+		err = fmt.Errorf("anthropic: output schema: %w", err)
+	}
+	return wire.Modes(l, err, "WithNativeSchema")
 }
 
 // NativeReport says how WithNativeSchema sends contract (a JSON Schema,

@@ -114,11 +114,14 @@ func WithNativeSchema() Option {
 // WithNativeSchema is given and its lowering is exact
 // (native.Report.Exact), and tools.
 func (m *Model) OutputModes(contract json.RawMessage) agent.Modes {
-	p := native.Profile("")
-	if m.native {
-		p = native.Gemini
+	if !m.native {
+		return wire.Modes(nil, nil, "WithNativeSchema")
 	}
-	return wire.Modes(contract, p, "WithNativeSchema")
+	l, err := native.Lower(contract, native.Gemini)
+	if err != nil {
+		err = fmt.Errorf("gemini: output schema: %w", err)
+	}
+	return wire.Modes(l, err, "WithNativeSchema")
 }
 
 // NativeReport says how WithNativeSchema sends contract (a JSON Schema,

@@ -60,7 +60,8 @@ func (m *Model) lowering(req agent.Request) (*native.Lowering, error) {
 // WithNativeSchema's profile lowers it exactly (native.Report.Exact),
 // and tools.
 func (m *Model) OutputModes(contract json.RawMessage) agent.Modes {
-	return wire.Modes(contract, m.native, "WithNativeSchema")
+	l, err := m.lowering(agent.Request{OutputSchema: contract}) // kept for the requests that follow
+	return wire.Modes(l, err, "WithNativeSchema")
 }
 
 // NativeReport says how WithNativeSchema(p) sends contract (a JSON

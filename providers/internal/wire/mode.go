@@ -38,18 +38,18 @@ func Unsupported(err error, text string, native, tools []string) error {
 	return err
 }
 
-// Modes is what an adapter says of its model's output modes for
-// contract (agent.ModeReporter): native when profile p's lowering of it
-// is exact (native.Report.Exact), p "" meaning no native mode was
-// configured (option names what configures one); tools always, as
-// every adapter here sends them.
-func Modes(contract []byte, p native.Profile, option string) agent.Modes {
-	if p == "" {
+// Modes is what an adapter says of its model's output modes for a
+// contract (agent.ModeReporter), from the contract's lowering for its
+// native mode: l is nil when no native mode is configured (option names
+// what configures one), err is the lowering's failure. Native when the
+// lowering is exact (native.Report.Exact), Strict when it is sent
+// strict; tools always, as every adapter here sends them.
+func Modes(l *native.Lowering, err error, option string) agent.Modes {
+	switch {
+	case err != nil:
+		return agent.Modes{Tools: true, Why: err.Error()}
+	case l == nil:
 		return agent.Modes{Tools: true, Why: "no native mode configured (" + option + ")"}
-	}
-	l, err := native.Lower(contract, p)
-	if err != nil {
-		return agent.Modes{Tools: true, Why: string(p) + ": " + err.Error()}
 	}
 	exact, why := l.Report.Exact()
 	return agent.Modes{Native: exact, Strict: l.Strict(), Tools: true, Why: why}
