@@ -93,6 +93,10 @@ type Result struct {
 	Attempts []enforce.Attempt `json:"attempts,omitzero"`
 	// Usage is summed over every model call, failed ones included.
 	Usage Usage `json:"usage"`
+	// Modes lists the output modes [WithAutoOutputMode] chose, in order:
+	// the first, then each move from a mode the provider refused. Nil
+	// without it.
+	Modes []ModeChoice `json:"modes,omitzero"`
 	// FailedCost is what the answers of rows that did not pass spent
 	// (enforce.FailedCost of Attempts): zero without rows or failures.
 	FailedCost enforce.Cost `json:"failedCost,omitzero"`
@@ -190,6 +194,9 @@ type runState struct {
 	readBack []string
 	// watch is shown each streamed answer as it forms ([RunTypedStream]).
 	watch watcher
+	// auto is the output mode in force ([WithAutoOutputMode]); nil
+	// without it.
+	auto *autoMode
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema, watch watcher) (*Result, error) {
@@ -219,6 +226,9 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 	}
 	if a.cfg.outputTool != "" && schema == nil {
 		return &Result{TurnID: turn}, fmt.Errorf("%w: WithOutputTool needs WithOutputSchema or RunTyped", ErrInvalidOption)
+	}
+	if a.cfg.autoTool != "" && schema == nil {
+		return &Result{TurnID: turn}, fmt.Errorf("%w: WithAutoOutputMode needs WithOutputSchema or RunTyped", ErrInvalidOption)
 	}
 	// One ledger for the whole turn: rows keep their order and numbers
 	// across turn retries, and share one retry budget.
@@ -282,6 +292,9 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 	res.Trace = append(res.Trace, steps...)
 	if err != nil {
 		return res, err
+	}
+	if st.contract != nil && a.cfg.autoTool != "" {
+		st.chooseMode()
 	}
 	system := a.cfg.system
 	if st.contract != nil {

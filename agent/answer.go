@@ -25,7 +25,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 		}
 		return true, nil
 	}
-	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, Cut: st.cut, ReadBack: st.readBack}
+	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, Cut: st.cut, ReadBack: st.readBack, Mode: st.mode()}
 	ans.Tool, ans.NoCall = st.answerTool()
 	for _, s := range steps {
 		if s.Changed {
@@ -100,7 +100,7 @@ func (st *runState) logRow(r enforce.Attempt) {
 func (st *runState) withheld(ctx context.Context, iteration int, resp Response) error {
 	if st.ledger != nil {
 		// Not judged, so nothing runs under the context.
-		v := st.ledger.Judge(context.Background(), enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop), Cost: st.cost})
+		v := st.ledger.Judge(context.Background(), enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop), Cost: st.cost, Mode: st.mode()})
 		st.logRow(v.Row) // not recorded: output/schemaExhausted is for judged answers; turn/completed says why
 		st.a.observeRow(ctx, v.Row)
 	}

@@ -21,15 +21,27 @@ type contract struct {
 	// union, for [RunUnion] in tool mode, names the members, each the
 	// output tool of its answer (see union.go).
 	union []string
+	// asTool, with [WithAutoOutputMode], is the contract in tool mode.
+	asTool *contract
 }
 
 func (a *Agent) newContract(s *enforce.Schema) *contract {
+	c := a.contractOf(s, a.cfg.outputTool)
+	if a.cfg.autoTool != "" {
+		c.asTool = a.contractOf(s, a.cfg.autoTool)
+	}
+	return c
+}
+
+// contractOf is s's contract with the answer a call of the output tool
+// named tool, or, for "", text.
+func (a *Agent) contractOf(s *enforce.Schema, tool string) *contract {
 	js := forModel(s.JSON())
 	system := a.cfg.system
 	if system != "" {
 		system += "\n\n"
 	}
-	if name := a.cfg.outputTool; name != "" {
+	if name := tool; name != "" {
 		tools := append(slices.Clone(a.specs), outputToolSpec(name, slices.Clip(js)))
 		return &contract{system: system + outputToolPrompt(name), tools: slices.Clip(tools)}
 	}

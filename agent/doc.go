@@ -18,6 +18,9 @@
 // With [WithOutputTool] the final answer is a call of a tool whose
 // parameters are the schema instead of a reply in text; the call's
 // arguments are judged, and a correction is that call's result.
+// [WithAutoOutputMode] chooses per model between that, the provider's
+// native mode and the prompt alone, from what the model says it takes
+// ([ModeReporter]), and moves on when the provider refuses a mode.
 //
 // # Cost
 //

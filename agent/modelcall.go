@@ -11,28 +11,19 @@ import (
 // generate calls the model with the messages to send, turning a panic into
 // an error.
 func (st *runState) generate(ctx context.Context) (resp Response, err error) {
-	req := Request{Tools: st.a.specs}
-	if st.contract != nil {
-		req.OutputSchema = st.contract.json
-		if st.contract.tools != nil {
-			req.Tools, req.RequireToolCall = st.contract.tools, true
-		}
-	}
-	if len(st.skip) == 0 {
-		req.Messages = append([]Message(nil), st.res.Messages...)
-	} else {
-		req.Messages = make([]Message, 0, len(st.res.Messages)-len(st.skip))
-		for i, m := range st.res.Messages {
-			if !st.skip[i] {
-				req.Messages = append(req.Messages, m)
-			}
-		}
-	}
+	req := st.request()
 	p := st.a.cfg.modelRetry
 	for attempt := 1; ; attempt++ {
 		resp, err = st.call(ctx, req)
 		if err == nil {
 			return resp, nil
+		}
+		if context.Cause(ctx) == nil && st.unsupported(err) {
+			// Asked again at once in the next mode ([WithAutoOutputMode]):
+			// no retry, and no iteration.
+			st.res.Usage.add(resp.Usage)
+			req, attempt = st.request(), 0
+			continue
 		}
 		if p == nil || attempt >= p.MaxAttempts || context.Cause(ctx) != nil {
 			return resp, fmt.Errorf("%w: %w", ErrModel, err)
@@ -54,6 +45,29 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 			return Response{}, werr
 		}
 	}
+}
+
+// request is the request to send: the contract in force, the messages
+// not skipped.
+func (st *runState) request() Request {
+	req := Request{Tools: st.a.specs}
+	if st.contract != nil {
+		req.OutputSchema = st.contract.json
+		if st.contract.tools != nil {
+			req.Tools, req.RequireToolCall = st.contract.tools, true
+		}
+	}
+	if len(st.skip) == 0 {
+		req.Messages = append([]Message(nil), st.res.Messages...)
+	} else {
+		req.Messages = make([]Message, 0, len(st.res.Messages)-len(st.skip))
+		for i, m := range st.res.Messages {
+			if !st.skip[i] {
+				req.Messages = append(req.Messages, m)
+			}
+		}
+	}
+	return req
 }
 
 // call makes one model call, streamed when the model can stream, turning

@@ -46,6 +46,7 @@ type config struct {
 	events        Recorder
 	now           func() time.Time // times model calls for the rows' latency (WithClock)
 	outputTool    string           // WithOutputTool
+	autoTool      string           // WithAutoOutputMode: its output tool's name
 	observer      *Observer        // WithObserver
 	errs          []error
 }
@@ -277,6 +278,12 @@ func (c *config) finish() {
 	}
 	if _, dup := c.toolIndex[c.outputTool]; dup && c.outputTool != "" {
 		c.invalid("WithOutputTool(%q): WithTools has a tool of that name", c.outputTool)
+	}
+	if _, dup := c.toolIndex[c.autoTool]; dup && c.autoTool != "" {
+		c.invalid("WithAutoOutputMode(%q): WithTools has a tool of that name", c.autoTool)
+	}
+	if c.autoTool != "" && c.outputTool != "" {
+		c.invalid("WithAutoOutputMode beside WithOutputTool: the auto mode chooses tool output itself")
 	}
 }
 

@@ -50,7 +50,7 @@ func outputToolSpec(name string, schema json.RawMessage) ToolSpec {
 // false when there is no output tool or the reply only calls other tools,
 // which run as usual.
 func (st *runState) outputAnswer(msg Message) (answer string, ok bool) {
-	name := st.a.cfg.outputTool
+	name := st.outputTool()
 	st.noCall = false
 	if name == "" || st.schema == nil {
 		return "", false
@@ -77,7 +77,7 @@ func (st *runState) answerTool() (tool string, noCall bool) {
 	if st.contract.union != nil {
 		return st.unionTool(), st.noCall
 	}
-	return st.a.cfg.outputTool, st.noCall
+	return st.outputTool(), st.noCall
 }
 
 // correct appends the corrective turn for the failed answer, the last

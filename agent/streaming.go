@@ -83,7 +83,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	run := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := assembly{tool: st.a.cfg.outputTool}
+	r := assembly{tool: st.outputTool()}
 	var failed error
 	j := st.newJudge(run, req)
 	bound := st.answerBound()
@@ -91,7 +91,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	// The text is the answer as it stands, to be cut at the answer's
 	// bound, only when nothing can follow it or change it: no tool
 	// offered, no output tool, no act-output step.
-	textIsAnswer := st.schema != nil && st.a.cfg.outputTool == "" && len(req.Tools) == 0 && !st.a.cfg.outputSteps
+	textIsAnswer := st.schema != nil && st.outputTool() == "" && len(req.Tools) == 0 && !st.a.cfg.outputSteps
 	size := 0 // bytes of text and tool-call arguments read
 	idle := 0 // chunks that added no bytes
 	// take reads one chunk and reports whether to read another.

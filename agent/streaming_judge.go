@@ -55,7 +55,7 @@ func (st *runState) newJudge(ctx context.Context, req Request) *judge {
 	}
 	cut := a.cfg.earlyAbort && st.ledger != nil && st.ledger.RetriesLeft() > 0 &&
 		st.res.Iterations < a.cfg.maxIterations && !a.cfg.outputSteps
-	tool := a.cfg.outputTool
+	tool := st.outputTool()
 	// In prompted output with tools offered, any text may yet be followed
 	// by a tool call ("[Looking that up]" and a call), so no verdict on
 	// the text is sure to be about the answer: nothing is cut. In

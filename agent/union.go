@@ -247,5 +247,5 @@ func (st *runState) isOutputCall(name string) bool {
 	if st.contract != nil && st.contract.union != nil {
 		return slices.Contains(st.contract.union, name)
 	}
-	return name == st.a.cfg.outputTool
+	return name == st.outputTool()
 }

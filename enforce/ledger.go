@@ -84,6 +84,9 @@ type Attempt struct {
 	// the one accepted; on a failing row the one it named, when it named
 	// exactly one of the union's; absent otherwise ([Schema.Member]).
 	Member string `json:"member,omitempty"`
+	// Mode is the output mode the answer was asked in, when the caller
+	// chose it per model ([Answer.Mode]): "native", "tool" or "prompted".
+	Mode string `json:"mode,omitempty"`
 }
 
 // ReadBack names the members removed from a model's text before it was
@@ -166,6 +169,10 @@ type Answer struct {
 	// read-back). Given is the answer as read back; the row names them
 	// ([Attempt.ReadBack]).
 	ReadBack []string
+	// Mode, when not empty, names the output mode the answer was asked
+	// in (the agent's auto mode chooses one per model); the row carries
+	// it as given.
+	Mode string
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -344,7 +351,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	// its own text, not the rewrite. Truncated answers never loop: asked
 	// again under the same limit, a second in a row would most likely be
 	// truncated again.
-	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
+	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost, Mode: a.Mode}
 	if len(a.ReadBack) > 0 {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
 	}
