@@ -34,10 +34,14 @@ func fullResult() *agent.Result {
 			Truncated: true, Withheld: "refusal", Reason: enforce.ReasonRepeated, Cut: &enforce.Cut{Bytes: 3, OutputTokens: 2},
 			Repaired: enforce.RepairFence | enforce.RepairCoerce,
 			ReadBack: &enforce.ReadBack{Members: []string{"/nick"}},
-			Cost:     enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250},
+			Cost:     enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250, Money: 0.00125},
+			Provider: "openai", Model: "gpt-4o-mini",
 		}},
 		Usage:      agent.Usage{InputTokens: 300, OutputTokens: 30, CachedTokens: 192, ReasoningTokens: 12, Detailed: true},
-		FailedCost: enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250},
+		FailedCost: enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250, Money: 0.00125},
+		Models: []agent.ModelSpend{{Provider: "openai", Model: "gpt-4o-mini", Requests: 3,
+			Usage: agent.Usage{InputTokens: 300, OutputTokens: 30, CachedTokens: 192, ReasoningTokens: 12, Detailed: true}, Money: 0.00375}},
+		Money: 0.00375,
 		Trace:      []middleware.Step{{Name: "signature", Phase: middleware.PhaseOutput, Changed: true, Why: "signed", Text: "x"}},
 	}
 }
