@@ -62,19 +62,28 @@ func WithDegenerateStop(d Degenerate) Option {
 
 // degenerate watches one streamed answer. Its cost is linear in the
 // answer: each byte is looked at once for whitespace, and every
-// Window/4 bytes the last Window bytes are searched for their shortest
-// period in O(Window) (the prefix function), so about 4 steps a byte
-// whatever Window and Repeats are. It holds one table of Window entries.
+// Window/4 bytes the last Window bytes are searched for a period:
+// the shortest period q of their last 2·(Window-1)/Repeats bytes (the
+// prefix function, Knuth–Morris–Pratt), which any period short enough
+// to count is a multiple of (Fine and Wilf), then one comparison of the
+// window with itself shifted by q. That is about 8/Repeats steps and 4
+// compared bytes per byte of the answer, whatever Window is; it holds
+// one table of 2·Window/Repeats entries.
 type degenerate struct {
 	d      Degenerate
 	stride int
+	tail   int // bytes of the window whose period is searched
 	seen   int // bytes of the answer looked at
 	blank  int // whitespace bytes in a row at its end
 	pi     []int32
 }
 
 func newDegenerate(d Degenerate) *degenerate {
-	return &degenerate{d: d, stride: max(d.Window/4, 1)}
+	g := &degenerate{d: d, stride: max(d.Window/4, 1)}
+	if d.Window > 0 {
+		g.tail = min(d.Window, 2*((d.Window-1)/d.Repeats))
+	}
+	return g
 }
 
 // read looks at answer, grown since the last read (an answer that
@@ -85,35 +94,49 @@ func (g *degenerate) read(answer string) (int, string) {
 	if len(answer) < g.seen {
 		g.seen, g.blank = 0, 0
 	}
-	for i := g.seen; i < len(answer); i++ {
-		if w := g.d.Whitespace; w > 0 {
+	from := g.seen
+	g.seen = len(answer)
+	end, why := len(answer), "" // the first cut so far, if why is set
+	if w := g.d.Whitespace; w > 0 {
+		for i := from; i < len(answer); i++ {
 			switch answer[i] {
 			case ' ', '\t', '\r', '\n':
 				if g.blank++; g.blank > w {
-					g.seen = i + 1
-					return i + 1, fmt.Sprintf("more than %d whitespace bytes in a row", w)
+					end, why = i+1, fmt.Sprintf("more than %d whitespace bytes in a row", w)
 				}
 			default:
 				g.blank = 0
+				continue
 			}
-		}
-		if k := g.d.Window; k > 0 && i+1 >= k && (i+1)%g.stride == 0 {
-			if p := g.period(answer[i+1-k : i+1]); p*g.d.Repeats < k {
-				g.seen = i + 1
-				unit := clipUnit(answer[i+1-p : i+1])
-				return i + 1, fmt.Sprintf("its last %d bytes repeat the %d-byte unit %s %d times", k, p, strconv.Quote(unit), k/p)
+			if why != "" {
+				break
 			}
 		}
 	}
-	g.seen = len(answer)
+	if k := g.d.Window; k > 0 {
+		// The check points are the multiples of stride from k on.
+		at := max(k, (from/g.stride+1)*g.stride)
+		at = (at + g.stride - 1) / g.stride * g.stride
+		for ; at <= end; at += g.stride {
+			w := answer[at-k : at]
+			if p := g.period(w[k-g.tail:]); p*g.d.Repeats < k && w[p:] == w[:k-p] {
+				unit := clipUnit(w[k-p:])
+				return at, fmt.Sprintf("its last %d bytes repeat the %d-byte unit %s %d times", k, p, strconv.Quote(unit), k/p)
+			}
+		}
+	}
+	if why != "" {
+		g.seen = end
+		return end, why
+	}
 	return 0, ""
 }
 
 // period is the shortest period of s: the least p with s[i] == s[i+p]
-// for every i, by the prefix function (Knuth–Morris–Pratt).
+// for every i, by the prefix function.
 func (g *degenerate) period(s string) int {
 	if g.pi == nil {
-		g.pi = make([]int32, g.d.Window)
+		g.pi = make([]int32, g.tail)
 	}
 	pi := g.pi[:len(s)]
 	pi[0] = 0
