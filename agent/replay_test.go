@@ -42,7 +42,7 @@ func fullResult() *agent.Result {
 		Models: []agent.ModelSpend{{Provider: "openai", Model: "gpt-4o-mini", Requests: 3,
 			Usage: agent.Usage{InputTokens: 300, OutputTokens: 30, CachedTokens: 192, ReasoningTokens: 12, Detailed: true}, Money: 0.00375}},
 		Money: 0.00375,
-		Trace:      []middleware.Step{{Name: "signature", Phase: middleware.PhaseOutput, Changed: true, Why: "signed", Text: "x"}},
+		Trace: []middleware.Step{{Name: "signature", Phase: middleware.PhaseOutput, Changed: true, Why: "signed", Text: "x"}},
 	}
 }
 
