@@ -120,3 +120,29 @@ func BenchmarkDegenerate(b *testing.B) {
 		})
 	}
 }
+
+// FuzzDegenerateDetector holds the detector to the definition
+// (bruteDegenerate) on any answer, read in pieces of any size.
+func FuzzDegenerateDetector(f *testing.F) {
+	f.Add("{\"city\":\"Paris\",\n\n\n\n\n\n\n\n\n\n\n\n", uint8(4), uint8(0), uint8(0), uint8(3))
+	f.Add(`{"tags":["a","a","a","a","a","a","a","a","a","a","a","a"`, uint8(0), uint8(32), uint8(4), uint8(5))
+	f.Add("It is fine. It is fine. It is fine. It is fine. It is fine. ", uint8(2), uint8(48), uint8(3), uint8(7))
+	f.Add("aab aaab aaaab aaaaab aaaaaab", uint8(1), uint8(16), uint8(2), uint8(1))
+	f.Fuzz(func(t *testing.T, s string, ws, window, repeats, piece uint8) {
+		d := Degenerate{Whitespace: int(ws % 16), Window: int(window % 64)}
+		if d.Window > 0 {
+			d.Window = max(d.Window, 3)
+			d.Repeats = 2 + int(repeats)%(d.Window-2)
+		}
+		want := bruteDegenerate(d, s)
+		g := newDegenerate(d)
+		got, step := 0, 1+int(piece%32)
+		for end := 0; end < len(s) && got == 0; {
+			end = min(end+step, len(s))
+			got, _ = g.read(s[:end])
+		}
+		if got != want {
+			t.Fatalf("%+v on %q: cut at %d, want %d", d, s, got, want)
+		}
+	})
+}
