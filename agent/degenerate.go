@@ -22,13 +22,13 @@ type Degenerate struct {
 	// fewer than Window/Repeats bytes, its last copy possibly partial).
 	// The answer is looked at each time it has grown by a quarter of
 	// Window, so a repetition is cut at most that many bytes after it
-	// fills the window. Window is 0 (off) or up to [MaxDegenerateWindow],
-	// and Repeats then 2 or more, below Window.
+	// fills the window. Window is 0 (off) or up to 65536, and Repeats
+	// then 2 or more, below Window.
 	Window, Repeats int
 }
 
-// MaxDegenerateWindow is the largest [Degenerate].Window.
-const MaxDegenerateWindow = 1 << 16
+// maxDegenerateWindow is the largest [Degenerate].Window.
+const maxDegenerateWindow = 1 << 16
 
 // WithDegenerateStop cuts a streamed answer that degenerates, by the
 // bounds of d (off by default). It is not an early verdict
@@ -47,8 +47,8 @@ func WithDegenerateStop(d Degenerate) Option {
 		switch {
 		case d.Whitespace < 0:
 			c.invalid("WithDegenerateStop: Whitespace %d < 0", d.Whitespace)
-		case d.Window < 0 || d.Window > MaxDegenerateWindow:
-			c.invalid("WithDegenerateStop: Window %d: want 0..%d", d.Window, MaxDegenerateWindow)
+		case d.Window < 0 || d.Window > maxDegenerateWindow:
+			c.invalid("WithDegenerateStop: Window %d: want 0..%d", d.Window, maxDegenerateWindow)
 		case d.Window > 0 && (d.Repeats < 2 || d.Repeats >= d.Window):
 			c.invalid("WithDegenerateStop: Repeats %d: want 2..%d for Window %d", d.Repeats, d.Window-1, d.Window)
 		case d.Window == 0 && d.Repeats != 0:

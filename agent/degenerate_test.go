@@ -138,7 +138,7 @@ func TestDegenerateOptionsAreChecked(t *testing.T) {
 	}{
 		{"no bound", agent.Degenerate{}},
 		{"negative whitespace", agent.Degenerate{Whitespace: -1}},
-		{"a window too wide", agent.Degenerate{Window: agent.MaxDegenerateWindow + 1, Repeats: 2}},
+		{"a window too wide", agent.Degenerate{Window: 1<<16 + 1, Repeats: 2}},
 		{"one repeat", agent.Degenerate{Window: 64, Repeats: 1}},
 		{"repeats without a window", agent.Degenerate{Whitespace: 8, Repeats: 4}},
 		{"repeats as wide as the window", agent.Degenerate{Window: 8, Repeats: 8}},
