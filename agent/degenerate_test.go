@@ -156,3 +156,23 @@ func TestDegenerateOptionsAreChecked(t *testing.T) {
 		}
 	})
 }
+
+func TestDegenerateOutputToolArgumentsAreCutAndCorrectedAsTheCallsResult(t *testing.T) {
+	args := `{"city":"Paris",` + strings.Repeat(" ", 1<<16)
+	m := agenttest.NewStreamingModel(t,
+		agenttest.CallTools(agenttest.Call("c1", "final_result", args)).InChunks(9),
+		agenttest.CallTools(agenttest.Call("c2", "final_result", valid)))
+	ag := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1),
+		agent.WithOutputTool("final_result"), agent.WithDegenerateStop(degenerateBounds))
+	res, err := ag.Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := res.Attempts[0]
+	if first.Stage != enforce.StageDegenerate || first.Cut == nil || first.Cut.Bytes != len(`{"city":"Paris",`)+65 {
+		t.Fatalf("first row %+v, want stage degenerate, cut after %d bytes", first, len(`{"city":"Paris",`)+65)
+	}
+	if r := res.Messages[3]; r.Role != agent.RoleTool || r.ToolCallID != "c1" || !strings.Contains(r.Content, "degenerated") {
+		t.Errorf("correction %+v, want the call's result saying it degenerated", r)
+	}
+}
