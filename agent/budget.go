@@ -173,6 +173,9 @@ func (s *spend) add(at int, u Usage, money float64) {
 
 // called is the models that were called, in the chain's order.
 func (s *spend) called() []ModelSpend {
+	if len(s.models) == 1 && s.models[0].Requests > 0 {
+		return s.models // the turn's own: nothing else holds it
+	}
 	var out []ModelSpend
 	for _, m := range s.models {
 		if m.Requests > 0 {

@@ -92,12 +92,17 @@ type chain struct {
 	at       int // the model that answers
 	failures int // retried rows models[at] wrote
 	spend    spend
+	one      [1]ModelSpend // spend.models of a chain of one, saving an allocation
 }
 
 // newChain starts a turn on the agent's first model.
 func (a *Agent) newChain() *chain {
 	c := &chain{models: a.chain}
-	c.spend.models = make([]ModelSpend, len(a.chain))
+	if len(a.chain) == 1 {
+		c.spend.models = c.one[:]
+	} else {
+		c.spend.models = make([]ModelSpend, len(a.chain))
+	}
 	for i, m := range a.chain {
 		c.spend.models[i].Provider, c.spend.models[i].Model = m.provider, m.name
 	}
