@@ -43,7 +43,9 @@ type Escalation struct {
 // chain, so an exhausted row means none are left on any model. Each row
 // names the model that wrote it (its adapter's ProviderName and
 // ModelName), as do the ledger events; [Result.Models] says what each
-// model spent. Models empty or holding nil, AfterFailures outside
+// model spent. A turn run again under [WithTurnRetry] starts a fresh
+// conversation on the model the chain had reached. Models empty or
+// holding nil, AfterFailures outside
 // 0..enforce.MaxRetries, or no rule set make Run return an error
 // matching [ErrInvalidOption].
 func WithEscalation(e Escalation) Option {
