@@ -171,18 +171,18 @@ func (s *spend) add(at int, u Usage, money float64) {
 	s.usage.add(u)
 }
 
-// called is the models that were called, in the chain's order.
+// called is the models that were called, in the chain's order: a
+// prefix of the chain, since a run moves on only from a model it has
+// called. The turn's own slice: nothing else holds it once the turn ends.
 func (s *spend) called() []ModelSpend {
-	if len(s.models) == 1 && s.models[0].Requests > 0 {
-		return s.models // the turn's own: nothing else holds it
+	k := 0
+	for k < len(s.models) && s.models[k].Requests > 0 {
+		k++
 	}
-	var out []ModelSpend
-	for _, m := range s.models {
-		if m.Requests > 0 {
-			out = append(out, m)
-		}
+	if k == 0 {
+		return nil
 	}
-	return out
+	return s.models[:k:k]
 }
 
 // price is what u costs on the chain's model at, 0 with no price.
