@@ -51,6 +51,11 @@ func New(m Model, opts ...Option) *Agent {
 			a.chain = append(a.chain, named(m))
 		}
 	}
+	for i := range a.chain {
+		if p, ok := a.cfg.prices[a.chain[i].name]; ok {
+			a.chain[i].price = &p
+		}
+	}
 	if a.cfg.schema != nil && len(a.cfg.validators) > 0 {
 		if s, err := a.cfg.schema.WithValidators(a.cfg.validators...); err != nil {
 			a.cfg.invalid("WithValidators: %v", err)

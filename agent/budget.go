@@ -187,14 +187,10 @@ func (s *spend) called() []ModelSpend {
 
 // price is what u costs on the chain's model at, 0 with no price.
 func (st *runState) price(u Usage) float64 {
-	if st.a.cfg.prices == nil {
-		return 0
+	if p := st.model().price; p != nil {
+		return p.Of(u)
 	}
-	p, ok := st.a.cfg.prices[st.chain.models[st.chain.at].name]
-	if !ok {
-		return 0
-	}
-	return p.Of(u)
+	return 0
 }
 
 // overBudget is the cap a next request would reach or pass, nil when
@@ -236,11 +232,8 @@ func (st *runState) overBudget() *BudgetError {
 // inputPrice is the least n input tokens cost on the current model: all
 // at the cheaper of its input prices, cached or not.
 func (st *runState) inputPrice(n int) float64 {
-	if n == 0 || st.a.cfg.prices == nil {
-		return 0
-	}
-	p, ok := st.a.cfg.prices[st.chain.models[st.chain.at].name]
-	if !ok {
+	p := st.model().price
+	if n == 0 || p == nil {
 		return 0
 	}
 	cheapest := p.Input

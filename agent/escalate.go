@@ -73,6 +73,7 @@ func WithEscalation(e Escalation) Option {
 type chainModel struct {
 	m              Model
 	provider, name string
+	price          *Price // by [WithPrices]; nil: none
 }
 
 // named asks m for its names.
