@@ -30,6 +30,12 @@
 // every call. A [Result] saved as JSON reads back without loss, so a
 // failed run can be replayed as a test (agenttest.Replay).
 //
+// Spending across models: [WithEscalation] moves a run along a chain of
+// models, each row naming the model that wrote it and [Result.Models]
+// what each spent; [WithBudget] caps a whole run's tokens, requests and
+// money (priced by [WithPrices]); [WithDegenerateStop] cuts a stream of
+// endless blank space or repetition.
+//
 // # Errors
 //
 // [Agent.Run] and [RunTyped] return a non-nil [*Result] whenever the model
@@ -38,8 +44,9 @@
 // a typed error: [*enforce.OutputError] for a broken contract (its
 // sentinels say why retrying stopped: enforce.ErrExhausted, ErrBrokenBy,
 // ErrRepeated, ErrBeyondRepair), [*enforce.ValidatorError] for a
-// validator that could not judge the answer,
-// [*middleware.DeniedError] for a denial, [*ProviderError] (wrapped in
+// validator that could not judge the answer, [*BudgetError] for a
+// request a budget refused (it and a budget's OutputError match
+// [ErrBudget]), [*middleware.DeniedError] for a denial, [*ProviderError] (wrapped in
 // [ErrModel]) for a failed provider call, [*RefusalError] for a refusal. A
 // cancelled context returns [context.Cause].
 //

@@ -118,23 +118,33 @@ type autoMode struct {
 	tools bool // the model takes tools
 }
 
-// chooseMode chooses the run's first output mode for the model and
-// records it; st.contract becomes that mode's.
+// chooseMode chooses the output mode for the model that answers and
+// records it; st.contract becomes that mode's. It runs when the run
+// starts and again when it moves to another model ([WithEscalation]),
+// whose system message it then rewrites.
 func (st *runState) chooseMode() {
+	base := st.contract
+	if st.auto != nil {
+		base = st.auto.base
+	}
 	var m Modes
-	if r, ok := st.a.model.(ModeReporter); ok {
-		m = r.OutputModes(st.contract.json)
+	if r, ok := st.model().m.(ModeReporter); ok {
+		m = r.OutputModes(base.json)
 	} else {
 		m.Why = "the model does not say which output modes it takes"
 	}
-	if m.Tools && !m.Native && !wireschema.ObjectRoot(st.contract.json) {
+	if m.Tools && !m.Native && !wireschema.ObjectRoot(base.json) {
 		// No tool's parameters: the choice without tools.
 		m.Tools, m.Why = false, join(m.Why, "the contract's root is not an object, as a tool's parameters must be")
 	}
 	mode, why := m.Choice()
-	st.auto = &autoMode{base: st.contract, mode: mode, tools: m.Tools}
-	st.contract = st.auto.base.forMode(mode)
-	st.res.Modes = append(st.res.Modes, ModeChoice{Iteration: 1, Mode: mode, Why: why})
+	moved := st.auto != nil
+	st.auto = &autoMode{base: base, mode: mode, tools: m.Tools}
+	st.contract = base.forMode(mode)
+	st.res.Modes = append(st.res.Modes, ModeChoice{Iteration: st.res.Iterations + 1, Mode: mode, Why: why})
+	if msgs := st.res.Messages; moved && len(msgs) > 0 && msgs[0].Role == RoleSystem {
+		msgs[0].Content = st.contract.system
+	}
 }
 
 // unsupported moves the run to the next output mode when err is the

@@ -242,3 +242,32 @@ func TestWithAutoOutputModeRefusesWhatItCannotDo(t *testing.T) {
 		}
 	})
 }
+
+// A run that escalates to another model chooses the output mode anew for
+// it: model A takes the contract natively, B only as a tool call.
+func TestAutoOutputModeChoosesAgainForTheModelEscalatedTo(t *testing.T) {
+	a := &reporting{Model: agenttest.NewModel(t, agenttest.Reply(`{"city":"Paris"}`)), modes: agent.Modes{Native: true, Tools: true, Why: "exact"}}
+	b := &reporting{Model: agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("c1", answerTool, valid))), modes: agent.Modes{Tools: true, Why: "no native mode"}}
+	ag := agent.New(a, agent.WithAutoOutputMode(answerTool), agent.WithOutputRetries(1),
+		agent.WithEscalation(agent.Escalation{Models: []agent.Model{b}, AfterFailures: 1}))
+	_, res, err := agent.RunTyped[Weather](t.Context(), ag, "w?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []agent.ModeChoice{
+		{Iteration: 1, Mode: agent.ModeNative, Why: "exact"},
+		{Iteration: 2, Mode: agent.ModeTool, Why: "no native mode; tool output instead"},
+	}
+	if !slices.Equal(res.Modes, want) {
+		t.Errorf("modes = %+v, want %+v", res.Modes, want)
+	}
+	if got := modeSent(b.Requests()[0]); got != agent.ModeTool {
+		t.Errorf("B was asked in %s, want tool", got)
+	}
+	if got := modesOf(res.Attempts); !slices.Equal(got, []string{"native", "tool"}) {
+		t.Errorf("rows' modes = %v, want native, tool", got)
+	}
+	if len(b.seen) != 1 {
+		t.Errorf("B was asked about %d contracts, want 1", len(b.seen))
+	}
+}

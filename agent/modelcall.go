@@ -14,7 +14,11 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 	req := st.request()
 	p := st.a.cfg.modelRetry
 	for attempt := 1; ; attempt++ {
+		if e := st.overBudget(); e != nil {
+			return Response{}, e
+		}
 		resp, err = st.call(ctx, req)
+		st.spent(resp, err)
 		if err == nil {
 			return resp, nil
 		}
@@ -26,10 +30,20 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 			continue
 		}
 		if p == nil || attempt >= p.MaxAttempts || context.Cause(ctx) != nil {
+			if st.escalateOnError(ctx, err) {
+				st.res.Usage.add(resp.Usage)
+				attempt = 0 // the next model's tries are its own
+				continue
+			}
 			return resp, fmt.Errorf("%w: %w", ErrModel, err)
 		}
 		d, retry := st.a.schedule(p, attempt, err)
 		if !retry {
+			if st.escalateOnError(ctx, err) {
+				st.res.Usage.add(resp.Usage)
+				attempt = 0
+				continue
+			}
 			return resp, fmt.Errorf("%w: %w", ErrModel, err)
 		}
 		ev := events.ModelRetry{TurnID: st.turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts, RetryDelay: d, ErrorKind: events.KindUnknown}
@@ -96,14 +110,15 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 		}
 	}()
 	st.cut = nil
-	switch m, ok := st.a.model.(StreamingModel); {
+	model := st.model().m
+	switch m, ok := model.(StreamingModel); {
 	case ok:
 		streamed = true
 		resp, err = st.stream(ctx, m, req)
 	case ctx.Done() == nil: // never cancelled: nothing to return early for
-		return st.a.model.Generate(ctx, req)
+		return model.Generate(ctx, req)
 	default:
-		resp, err = generateUnlessDone(ctx, st.a.model, req)
+		resp, err = generateUnlessDone(ctx, model, req)
 	}
 	if err == nil && ctx.Err() != nil {
 		// The reply came as ctx ended: it is dropped, as one that comes
@@ -111,4 +126,15 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 		resp, err, st.cut = Response{Usage: resp.Usage}, context.Cause(ctx), nil
 	}
 	return resp, err
+}
+
+// spent counts one call of the model that answers, which gave resp and
+// err, in the turn's spending, and keeps its input tokens for
+// [WithBudget]'s proof when it reported them.
+func (st *runState) spent(resp Response, err error) {
+	at := st.chain.at
+	st.chain.spend.add(at, resp.Usage, st.price(resp.Usage))
+	if err == nil && resp.Usage.InputTokens > 0 {
+		st.lastInput, st.lastInputAt = resp.Usage.InputTokens, at
+	}
 }

@@ -36,12 +36,16 @@ func fullResult() *agent.Result {
 			ReadBack: &enforce.ReadBack{Members: []string{"/nick"}},
 			Member:   "refund",
 			Mode:     "tool",
-			Cost:     enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250},
+			Cost:     enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250, Money: 0.00125},
+			Provider: "openai", Model: "gpt-4o-mini",
 		}},
 		Usage:      agent.Usage{InputTokens: 300, OutputTokens: 30, CachedTokens: 192, ReasoningTokens: 12, Detailed: true},
 		Modes:      []agent.ModeChoice{{Iteration: 1, Mode: agent.ModeTool, Why: "refused", Unsupported: agent.ModeNative}},
-		FailedCost: enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250},
-		Trace:      []middleware.Step{{Name: "signature", Phase: middleware.PhaseOutput, Changed: true, Why: "signed", Text: "x"}},
+		FailedCost: enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250, Money: 0.00125},
+		Models: []agent.ModelSpend{{Provider: "openai", Model: "gpt-4o-mini", Requests: 3,
+			Usage: agent.Usage{InputTokens: 300, OutputTokens: 30, CachedTokens: 192, ReasoningTokens: 12, Detailed: true}, Money: 0.00375}},
+		Money: 0.00375,
+		Trace: []middleware.Step{{Name: "signature", Phase: middleware.PhaseOutput, Changed: true, Why: "signed", Text: "x"}},
 	}
 }
 

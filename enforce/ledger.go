@@ -45,7 +45,20 @@ const (
 	// ReasonBudget ("budget"): what the failed answers cost, this one included,
 	// passed the budget the caller set ([WithFailedCostBudget]).
 	ReasonBudget Reason = exhaust.Budget
+	// ReasonTokenBudget ("token-budget"), ReasonRequestBudget
+	// ("request-budget"), ReasonMoneyBudget ("money-budget"): the whole
+	// run reached a cap on its tokens, its model requests or its money,
+	// so the caller sends no correction ([Answer.Stop]).
+	ReasonTokenBudget   Reason = exhaust.TokenBudget
+	ReasonRequestBudget Reason = exhaust.RequestBudget
+	ReasonMoneyBudget   Reason = exhaust.MoneyBudget
 )
+
+// budget reports whether r is a budget's reason: the failed answers' or
+// the run's.
+func (r Reason) budget() bool {
+	return r == ReasonBudget || r == ReasonTokenBudget || r == ReasonRequestBudget || r == ReasonMoneyBudget
+}
 
 // Attempt is one row of the ledger: one final answer, in order.
 type Attempt struct {
@@ -66,6 +79,10 @@ type Attempt struct {
 	// Reason: why the answer was exhausted other than by running out of
 	// retries, when no field above says so; only on 'exhausted'.
 	Reason Reason `json:"reason,omitempty"`
+	// Provider and Model name the model that wrote the answer, as its
+	// adapter reports them ([Answer.Model]); empty when it reports none.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
 	// Cost is what the model call that produced the answer spent
 	// ([Answer.Cost]); its members sit in the row's JSON beside the others.
 	Cost
@@ -173,6 +190,13 @@ type Answer struct {
 	// in (the agent's auto mode chooses one per model); the row carries
 	// it as given.
 	Mode string
+	// Provider and Model name the model that wrote the answer; the row
+	// carries them as given.
+	Provider, Model string
+	// Stop, when not empty, says the caller will send no correction for
+	// a reason of its own (a run's budget reached): a failing answer is
+	// exhausted with this reason, retries unspent. A passing one passes.
+	Stop Reason
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -290,7 +314,8 @@ func (l *Ledger) overBudget(row Attempt) bool {
 		over(int64(spent.OutputTokens), int64(l.budget.OutputTokens)) ||
 		over(int64(spent.CachedTokens), int64(l.budget.CachedTokens)) ||
 		over(int64(spent.ReasoningTokens), int64(l.budget.ReasoningTokens)) ||
-		over(spent.LatencyMs, l.budget.LatencyMs)
+		over(spent.LatencyMs, l.budget.LatencyMs) ||
+		l.budget.Money > 0 && spent.Money > l.budget.Money
 }
 
 // NewLedger returns a ledger for a run that opted into retries (0 to
@@ -351,7 +376,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	// its own text, not the rewrite. Truncated answers never loop: asked
 	// again under the same limit, a second in a row would most likely be
 	// truncated again.
-	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost, Mode: a.Mode}
+	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost, Mode: a.Mode, Provider: a.Provider, Model: a.Model}
 	if len(a.ReadBack) > 0 {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
 	}
@@ -407,6 +432,9 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	}
 	if row.Outcome = OutcomeRetried; l.overBudget(row) {
 		return fail(ReasonBudget, "")
+	}
+	if a.Stop != "" {
+		return fail(a.Stop, "")
 	}
 	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), a.Tool, l.schema.Members(), a.NoCall)
 	row.Outcome = OutcomeRetried
