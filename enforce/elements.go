@@ -1,0 +1,355 @@
+package enforce
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+)
+
+// Element is one element of the array an [Elements] reads, delivered once
+// it is whole and passes.
+type Element struct {
+	// Index is the element's 0-based position in its array.
+	Index int
+	// Pointer is the element's JSON Pointer in the answer.
+	Pointer string
+	// Text is the element's JSON: its bytes as the answer wrote them, or,
+	// for an element delivered at Close from a mended answer or one the
+	// path did not decide (see [Elements]), its value encoded again.
+	Text string
+}
+
+// Elements is an [Incremental] that also delivers, one by one, the
+// elements of the array at a JSON Pointer in the answer: the root array
+// (pointer "") or an array inside an object, beside other members. Make
+// one with [NewElements] and write the answer to it instead of to its
+// Incremental; it is not safe for concurrent use.
+//
+// An element is delivered within the write that holds its closing byte
+// (a number's: the byte after it), before any later byte is judged, once
+// it is whole, passes the subschema its path gives it (by Check's own
+// evaluator, as [Incremental.Partial] settles values) and no validator
+// the Incremental asks ([Schema.StreamValidating]) found an issue in it.
+// Elements are delivered in order, each once: when one closes and does
+// not settle (the path does not decide its subschema, or the Partial
+// work bound was passed) none after it is delivered early; they wait for
+// Close. A write that gives the early verdict delivers no element at or
+// after the byte that doomed the answer.
+//
+// Close gives the Incremental's verdict and, when the answer passes,
+// delivers the elements not yet delivered (for a schema with repairs,
+// every element, from the mended answer: such an Incremental delivers
+// none early). So every element of a passing answer is delivered by
+// Close, and no element is delivered from an answer [Schema.Check]
+// fails at or under that element's pointer.
+type Elements struct {
+	st      *Incremental
+	s       *Schema
+	ptr     string   // the array's pointer, escaped as Partial's are
+	toks    []string // its reference tokens, unescaped
+	deliver func(Element)
+
+	text    strings.Builder // every byte written
+	written int             // bytes of text written to st
+	early   bool            // elements may be delivered as they close
+	next    int             // elements delivered
+	seen    int             // settled pointers already looked at
+	done    bool            // a write gave the verdict
+	closed  bool
+
+	// The scanner: just enough of JSON to see where the array's elements
+	// begin and end; the Incremental judges every byte.
+	stack             []elemFrame
+	inStr             bool
+	esc               bool
+	isKey             bool
+	strFrom           int // where the string being read began (its opening quote)
+	inNum             bool
+	lit               int // letters left of a true, false or null
+	elemAt            int // stack depth of the element being read, -1 if none
+	elemIdx           int // the element read last: its index, and its text's bounds
+	elemFrom, elemEnd int
+	lost              bool // the bytes are no JSON the scanner follows: no more early elements
+}
+
+type elemFrame struct {
+	obj bool
+	on  bool // the value at a prefix of the pointer
+	// wantKey: in an object, a member name comes next; match: the current
+	// member (or item) is at the next prefix of the pointer.
+	wantKey, match bool
+	items          int // items begun, in an array
+}
+
+// ErrPointer is what [NewElements] returns for a pointer that is not a
+// JSON Pointer (RFC 6901): "" or "/"-separated reference tokens.
+var ErrPointer = errors.New("enforce: not a JSON Pointer")
+
+// NewElements returns an [Elements] reading the answer through st, from
+// [Schema.Stream] or [Schema.StreamValidating] with nothing written yet,
+// that calls deliver with each element of the array at pointer. deliver
+// runs inside Write and Close.
+func NewElements(st *Incremental, pointer string, deliver func(Element)) (*Elements, error) {
+	if pointer != "" && pointer[0] != '/' {
+		return nil, fmt.Errorf("%w: %q does not begin with '/'", ErrPointer, pointer)
+	}
+	var toks []string
+	if pointer != "" {
+		for _, t := range strings.Split(pointer[1:], "/") {
+			if strings.Contains(strings.NewReplacer("~0", "", "~1", "").Replace(t), "~") {
+				return nil, fmt.Errorf("%w: %q has a '~' not followed by 0 or 1", ErrPointer, pointer)
+			}
+			toks = append(toks, strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~"))
+		}
+	}
+	if deliver == nil {
+		deliver = func(Element) {}
+	}
+	e := &Elements{st: st, s: st.schemaOf(), ptr: pointer, toks: toks, deliver: deliver, elemAt: -1}
+	e.early = st.mend == nil
+	if e.early {
+		st.settledSoFar() // values are checked as they end from the first byte on
+	}
+	return e, nil
+}
+
+// schemaOf is the schema st judges for: a hook of Elements into the
+// Incremental.
+func (st *Incremental) schemaOf() *Schema {
+	if st.mend != nil {
+		return st.mend.s
+	}
+	return st.s
+}
+
+// settledSoFar is Partial's settled, without building its doc: a hook of
+// Elements into the Incremental. Its first call starts checking values
+// as they end.
+func (st *Incremental) settledSoFar() []string {
+	if !st.tape.on {
+		st.catchUp()
+	}
+	return st.tape.settled
+}
+
+// Write is [Incremental.Write], delivering the elements that close in p.
+func (e *Elements) Write(p []byte) (int, error) { return e.WriteString(string(p)) }
+
+// WriteString is [Incremental.WriteString], delivering the elements that
+// close in p.
+func (e *Elements) WriteString(p string) (int, error) {
+	if e.done || e.closed {
+		return e.st.WriteString(p)
+	}
+	from := e.text.Len()
+	e.text.WriteString(p)
+	if !e.early {
+		n, err := e.st.WriteString(p)
+		e.done = err != nil
+		return n, err
+	}
+	s := e.text.String()
+	n := 0
+	for i := from; i < len(s) && !e.lost; i++ {
+		end, ok := e.scan(s, i)
+		if !ok {
+			continue
+		}
+		// Judge up to the element's end, and no further, before
+		// delivering it.
+		k, err := e.st.WriteString(s[e.written:end])
+		n += k
+		e.written = end
+		if err != nil {
+			e.done = true
+			return n, err
+		}
+		e.settle()
+	}
+	k, err := e.st.WriteString(s[e.written:])
+	e.written = len(s)
+	e.done = err != nil
+	return n + k, err
+}
+
+// settle delivers the element that just closed, e.elemIdx, if it settled.
+func (e *Elements) settle() {
+	settled := e.st.settledSoFar()
+	fresh := settled[e.seen:]
+	e.seen = len(settled)
+	if e.elemIdx != e.next {
+		return // one before it did not settle: Close delivers the rest
+	}
+	want := e.ptr + "/" + strconv.Itoa(e.elemIdx)
+	if slices.Contains(fresh, want) {
+		e.deliver(Element{Index: e.elemIdx, Pointer: want, Text: e.text.String()[e.elemFrom:e.elemEnd]})
+		e.next++
+	}
+}
+
+// Close is [Incremental.Close]; when the answer passes, it first delivers
+// the elements not yet delivered. Later calls deliver nothing.
+func (e *Elements) Close() error {
+	err := e.st.Close()
+	if e.closed {
+		return err
+	}
+	e.closed = true
+	if err == nil {
+		e.rest()
+	}
+	return err
+}
+
+// rest delivers, from the whole answer (mended, with repairs), the
+// elements after those delivered.
+func (e *Elements) rest() {
+	answer := e.text.String()
+	if e.s != nil && e.s.repairs != 0 {
+		answer, _ = e.s.Repaired(answer)
+	}
+	doc, err := jsonvalue.Parse(answer)
+	if err != nil {
+		return
+	}
+	v, _ := jsonvalue.LookupPointer(doc, e.ptr)
+	items, _ := v.([]any)
+	for i := e.next; i < len(items); i++ {
+		b, err := json.Marshal(items[i])
+		if err != nil {
+			return
+		}
+		e.deliver(Element{Index: i, Pointer: e.ptr + "/" + strconv.Itoa(i), Text: string(b)})
+	}
+	e.next = len(items)
+}
+
+// scan reads s[i], and reports whether an element of the array ended
+// there, with the end of what the Incremental must read to settle it.
+func (e *Elements) scan(s string, i int) (end int, closed bool) {
+	c := s[i]
+	switch {
+	case e.inStr:
+		switch {
+		case e.esc:
+			e.esc = false
+		case c == '\\':
+			e.esc = true
+		case c == '"':
+			e.inStr = false
+			if e.isKey {
+				e.key(s[e.strFrom : i+1])
+				return 0, false
+			}
+			return e.ended(i + 1)
+		}
+		return 0, false
+	case e.lit > 0:
+		if e.lit--; e.lit == 0 {
+			return e.ended(i + 1)
+		}
+		return 0, false
+	case e.inNum:
+		if c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' {
+			return 0, false
+		}
+		e.inNum = false
+		// The element's text ends before c; the Incremental ends a
+		// number at the byte after it.
+		if _, closed = e.ended(i); closed {
+			end = i + 1
+		}
+	}
+	d := len(e.stack)
+	switch c {
+	case ' ', '\t', '\n', '\r', ':':
+	case '{', '[':
+		on := e.begin(i)
+		e.stack = append(e.stack, elemFrame{obj: c == '{', on: on, wantKey: c == '{'})
+	case '}', ']':
+		if d == 0 {
+			e.lost = true
+			return end, closed
+		}
+		e.stack = e.stack[:d-1]
+		if end2, closed2 := e.ended(i + 1); closed2 {
+			return end2, true
+		}
+	case ',':
+		if d > 0 && e.stack[d-1].obj {
+			e.stack[d-1].wantKey = true
+		}
+	case '"':
+		e.inStr, e.strFrom = true, i
+		e.isKey = d > 0 && e.stack[d-1].obj && e.stack[d-1].wantKey
+		if e.isKey {
+			e.stack[d-1].wantKey = false
+		} else {
+			e.begin(i)
+		}
+	case '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		e.begin(i)
+		e.inNum = true
+	case 't', 'n':
+		e.begin(i)
+		e.lit = 3
+	case 'f':
+		e.begin(i)
+		e.lit = 4
+	default:
+		e.lost = true // the Incremental gives its verdict: no more early elements
+	}
+	return end, closed
+}
+
+// begin notes that a value begins at s[i], and reports whether it is at
+// a prefix of the pointer.
+func (e *Elements) begin(i int) bool {
+	d := len(e.stack)
+	if d == 0 {
+		return true
+	}
+	f := &e.stack[d-1]
+	if !f.obj {
+		idx := f.items
+		f.items++
+		if f.on && d-1 == len(e.toks) {
+			e.elemAt, e.elemIdx, e.elemFrom = d, idx, i
+		}
+		f.match = d-1 < len(e.toks) && e.toks[d-1] == strconv.Itoa(idx)
+	}
+	return f.on && f.match
+}
+
+// key notes the member name raw (quoted) just read.
+func (e *Elements) key(raw string) {
+	f := &e.stack[len(e.stack)-1]
+	level := len(e.stack) - 1
+	if !f.on || level >= len(e.toks) {
+		f.match = false
+		return
+	}
+	name := raw[1 : len(raw)-1]
+	if strings.IndexByte(name, '\\') >= 0 {
+		if json.Unmarshal([]byte(raw), &name) != nil {
+			e.lost = true
+			return
+		}
+	}
+	f.match = name == e.toks[level]
+}
+
+// ended notes that a value ended just before end, and reports whether it
+// was an element of the array.
+func (e *Elements) ended(end int) (int, bool) {
+	if e.elemAt != len(e.stack) {
+		return 0, false
+	}
+	e.elemAt, e.elemEnd = -1, end
+	return end, true
+}
