@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -16,13 +15,15 @@ import (
 type Element struct {
 	// Index is the element's 0-based position in its array.
 	Index int
-	// Pointer is the element's JSON Pointer in the answer.
-	Pointer string
 	// Text is the element's JSON: its bytes as the answer wrote them, or,
 	// for an element delivered at Close from a mended answer or one the
 	// path did not decide (see [Elements]), its value encoded again.
-	Text string
+	Text  string
+	array string // the array's pointer
 }
+
+// Pointer is the element's JSON Pointer in the answer.
+func (e Element) Pointer() string { return e.array + "/" + strconv.Itoa(e.Index) }
 
 // Elements is an [Incremental] that also delivers, one by one, the
 // elements of the array at a JSON Pointer in the answer: the root array
@@ -54,11 +55,11 @@ type Elements struct {
 	toks    []string // its reference tokens, unescaped
 	deliver func(Element)
 
-	text    strings.Builder // every byte written
-	written int             // bytes of text written to st
+	text    strings.Builder // every byte written, where elements wait for Close
+	base    int             // bytes written before the current write
+	written int             // bytes written to st
 	early   bool            // elements may be delivered as they close
 	next    int             // elements delivered
-	seen    int             // settled pointers already looked at
 	done    bool            // a write gave the verdict
 	closed  bool
 
@@ -75,6 +76,11 @@ type Elements struct {
 	elemIdx           int // the element read last: its index, and its text's bounds
 	elemFrom, elemEnd int
 	lost              bool // the bytes are no JSON the scanner follows: no more early elements
+	// items: elements the array has begun; whole: the array ended.
+	items int
+	whole bool
+
+	stackBuf [8]elemFrame // room for a typical answer's nesting
 }
 
 type elemFrame struct {
@@ -101,7 +107,7 @@ func NewElements(st *Incremental, pointer string, deliver func(Element)) (*Eleme
 	var toks []string
 	if pointer != "" {
 		for _, t := range strings.Split(pointer[1:], "/") {
-			if strings.Contains(strings.NewReplacer("~0", "", "~1", "").Replace(t), "~") {
+			if strings.Count(t, "~") != strings.Count(t, "~0")+strings.Count(t, "~1") {
 				return nil, fmt.Errorf("%w: %q has a '~' not followed by 0 or 1", ErrPointer, pointer)
 			}
 			toks = append(toks, strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~"))
@@ -111,10 +117,8 @@ func NewElements(st *Incremental, pointer string, deliver func(Element)) (*Eleme
 		deliver = func(Element) {}
 	}
 	e := &Elements{st: st, s: st.schemaOf(), ptr: pointer, toks: toks, deliver: deliver, elemAt: -1}
+	e.stack = e.stackBuf[:0]
 	e.early = st.mend == nil
-	if e.early {
-		st.settledSoFar() // values are checked as they end from the first byte on
-	}
 	return e, nil
 }
 
@@ -127,15 +131,30 @@ func (st *Incremental) schemaOf() *Schema {
 	return st.s
 }
 
-// settledSoFar is Partial's settled, without building its doc: a hook of
-// Elements into the Incremental. Its first call starts checking values
-// as they end.
-func (st *Incremental) settledSoFar() []string {
-	if !st.tape.on {
-		st.catchUp()
+// passedIn is a hook of Elements into the Incremental: it reports
+// whether every value that ended in the array at stack index d passed the
+// subschema its path gives it, by Check's evaluator (see
+// Incremental.passesHere), with no verdict given; where that array just
+// ended (d is the depth), whether it passed, with the values before it in
+// its container. False where the Incremental does not check values as
+// they end.
+func (st *Incremental) passedIn(d int) bool {
+	switch {
+	case st.mend != nil || !st.inc || st.verdict != nil || d > len(st.stack):
+		return false
+	case d < len(st.stack):
+		f := &st.stack[d]
+		return !f.obj && f.c != nil && !f.bad
+	case d == 0:
+		return st.rootOK
 	}
-	return st.tape.settled
+	return !st.stack[d-1].bad
 }
+
+// answer is a hook of Elements into the Incremental: the bytes written
+// to it (up to one past its size bound), for an Incremental without
+// repairs.
+func (st *Incremental) answer() string { return st.buf.String() }
 
 // Write is [Incremental.Write], delivering the elements that close in p.
 func (e *Elements) Write(p []byte) (int, error) { return e.WriteString(string(p)) }
@@ -146,23 +165,33 @@ func (e *Elements) WriteString(p string) (int, error) {
 	if e.done || e.closed {
 		return e.st.WriteString(p)
 	}
-	from := e.text.Len()
-	e.text.WriteString(p)
 	if !e.early {
+		e.text.WriteString(p)
 		n, err := e.st.WriteString(p)
 		e.done = err != nil
 		return n, err
 	}
-	s := e.text.String()
+	// Offsets are the answer's: p begins at e.base. What was written
+	// before p is in st's own buffer (see Incremental.answer).
+	e.base = e.written
 	n := 0
-	for i := from; i < len(s) && !e.lost; i++ {
-		end, ok := e.scan(s, i)
+	for i := 0; i < len(p) && !e.lost; i++ {
+		if e.inStr && !e.esc {
+			// Most bytes are a string's plain text: skip to its end.
+			for i < len(p) && p[i] != '"' && p[i] != '\\' {
+				i++
+			}
+			if i == len(p) {
+				break
+			}
+		}
+		end, ok := e.scan(p, i)
 		if !ok {
 			continue
 		}
 		// Judge up to the element's end, and no further, before
 		// delivering it.
-		k, err := e.st.WriteString(s[e.written:end])
+		k, err := e.st.WriteString(p[e.written-e.base : end-e.base])
 		n += k
 		e.written = end
 		if err != nil {
@@ -171,25 +200,29 @@ func (e *Elements) WriteString(p string) (int, error) {
 		}
 		e.settle()
 	}
-	k, err := e.st.WriteString(s[e.written:])
-	e.written = len(s)
+	k, err := e.st.WriteString(p[e.written-e.base:])
+	e.written = e.base + len(p)
 	e.done = err != nil
 	return n + k, err
 }
 
-// settle delivers the element that just closed, e.elemIdx, if it settled.
+// span is the answer's bytes from i to j, where p, the bytes being
+// written, begins at e.base.
+func (e *Elements) span(p string, i, j int) string {
+	if i >= e.base {
+		return p[i-e.base : j-e.base]
+	}
+	return e.st.answer()[i:e.base] + p[:j-e.base]
+}
+
+// settle delivers the element that just closed, e.elemIdx, if it passed
+// and those before it were delivered.
 func (e *Elements) settle() {
-	settled := e.st.settledSoFar()
-	fresh := settled[e.seen:]
-	e.seen = len(settled)
-	if e.elemIdx != e.next {
-		return // one before it did not settle: Close delivers the rest
+	if e.elemIdx != e.next || !e.st.passedIn(len(e.toks)) {
+		return // Close delivers the rest
 	}
-	want := e.ptr + "/" + strconv.Itoa(e.elemIdx)
-	if slices.Contains(fresh, want) {
-		e.deliver(Element{Index: e.elemIdx, Pointer: want, Text: e.text.String()[e.elemFrom:e.elemEnd]})
-		e.next++
-	}
+	e.deliver(Element{Index: e.elemIdx, Text: e.st.answer()[e.elemFrom:e.elemEnd], array: e.ptr})
+	e.next++
 }
 
 // Close is [Incremental.Close]; when the answer passes, it first delivers
@@ -200,7 +233,7 @@ func (e *Elements) Close() error {
 		return err
 	}
 	e.closed = true
-	if err == nil {
+	if err == nil && !(e.early && !e.lost && e.whole && e.next == e.items) {
 		e.rest()
 	}
 	return err
@@ -210,6 +243,9 @@ func (e *Elements) Close() error {
 // elements after those delivered.
 func (e *Elements) rest() {
 	answer := e.text.String()
+	if e.early {
+		answer = e.st.answer()
+	}
 	if e.s != nil && e.s.repairs != 0 {
 		answer, _ = e.s.Repaired(answer)
 	}
@@ -224,7 +260,7 @@ func (e *Elements) rest() {
 		if err != nil {
 			return
 		}
-		e.deliver(Element{Index: i, Pointer: e.ptr + "/" + strconv.Itoa(i), Text: string(b)})
+		e.deliver(Element{Index: i, Text: string(b), array: e.ptr})
 	}
 	e.next = len(items)
 }
@@ -243,15 +279,15 @@ func (e *Elements) scan(s string, i int) (end int, closed bool) {
 		case c == '"':
 			e.inStr = false
 			if e.isKey {
-				e.key(s[e.strFrom : i+1])
+				e.key(e.span(s, e.strFrom, e.base+i+1))
 				return 0, false
 			}
-			return e.ended(i + 1)
+			return e.ended(e.base + i + 1)
 		}
 		return 0, false
 	case e.lit > 0:
 		if e.lit--; e.lit == 0 {
-			return e.ended(i + 1)
+			return e.ended(e.base + i + 1)
 		}
 		return 0, false
 	case e.inNum:
@@ -261,8 +297,8 @@ func (e *Elements) scan(s string, i int) (end int, closed bool) {
 		e.inNum = false
 		// The element's text ends before c; the Incremental ends a
 		// number at the byte after it.
-		if _, closed = e.ended(i); closed {
-			end = i + 1
+		if _, closed = e.ended(e.base + i); closed {
+			end = e.base + i + 1
 		}
 	}
 	d := len(e.stack)
@@ -276,8 +312,9 @@ func (e *Elements) scan(s string, i int) (end int, closed bool) {
 			e.lost = true
 			return end, closed
 		}
+		e.whole = e.whole || d-1 == len(e.toks) && e.stack[d-1].on && !e.stack[d-1].obj
 		e.stack = e.stack[:d-1]
-		if end2, closed2 := e.ended(i + 1); closed2 {
+		if end2, closed2 := e.ended(e.base + i + 1); closed2 {
 			return end2, true
 		}
 	case ',':
@@ -285,7 +322,7 @@ func (e *Elements) scan(s string, i int) (end int, closed bool) {
 			e.stack[d-1].wantKey = true
 		}
 	case '"':
-		e.inStr, e.strFrom = true, i
+		e.inStr, e.strFrom = true, e.base+i
 		e.isKey = d > 0 && e.stack[d-1].obj && e.stack[d-1].wantKey
 		if e.isKey {
 			e.stack[d-1].wantKey = false
@@ -319,7 +356,8 @@ func (e *Elements) begin(i int) bool {
 		idx := f.items
 		f.items++
 		if f.on && d-1 == len(e.toks) {
-			e.elemAt, e.elemIdx, e.elemFrom = d, idx, i
+			e.elemAt, e.elemIdx, e.elemFrom = d, idx, e.base+i
+			e.items = f.items
 		}
 		f.match = d-1 < len(e.toks) && e.toks[d-1] == strconv.Itoa(idx)
 	}
@@ -336,10 +374,12 @@ func (e *Elements) key(raw string) {
 	}
 	name := raw[1 : len(raw)-1]
 	if strings.IndexByte(name, '\\') >= 0 {
-		if json.Unmarshal([]byte(raw), &name) != nil {
+		var decoded string
+		if json.Unmarshal([]byte(raw), &decoded) != nil {
 			e.lost = true
 			return
 		}
+		name = decoded
 	}
 	f.match = name == e.toks[level]
 }

@@ -146,16 +146,16 @@ func holdElements(t *testing.T, s, item *enforce.Schema, pointer, answer string,
 	var ce *enforce.CheckError
 	errors.As(check, &ce)
 	for i, e := range r.got {
-		if want := pointer + "/" + strconv.Itoa(i); e.Index != i || e.Pointer != want {
-			t.Fatalf("pointer %q, answer %q: element %d is %d at %q, want %q", pointer, answer, i, e.Index, e.Pointer, want)
+		if want := pointer + "/" + strconv.Itoa(i); e.Index != i || e.Pointer() != want {
+			t.Fatalf("pointer %q, answer %q: element %d is %d at %q, want %q", pointer, answer, i, e.Index, e.Pointer(), want)
 		}
 		if err := item.Check(e.Text); err != nil {
-			t.Fatalf("pointer %q, answer %q: delivered %s %s, which fails its subschema: %v", pointer, answer, e.Pointer, e.Text, err)
+			t.Fatalf("pointer %q, answer %q: delivered %s %s, which fails its subschema: %v", pointer, answer, e.Pointer(), e.Text, err)
 		}
 		if ce != nil && ce.Stage == enforce.StageSchemaValidate {
 			for _, is := range ce.Issues {
-				if is.Path == e.Pointer || strings.HasPrefix(is.Path, e.Pointer+"/") {
-					t.Fatalf("pointer %q, answer %q: delivered %s %s, where Check reports %+v", pointer, answer, e.Pointer, e.Text, is)
+				if is.Path == e.Pointer() || strings.HasPrefix(is.Path, e.Pointer()+"/") {
+					t.Fatalf("pointer %q, answer %q: delivered %s %s, where Check reports %+v", pointer, answer, e.Pointer(), e.Text, is)
 				}
 			}
 		}

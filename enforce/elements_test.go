@@ -35,7 +35,7 @@ func TestElementsAreDeliveredAtTheirClosingByte(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	el, err := enforce.NewElements(s.Stream(), "/items", func(e enforce.Element) { got = append(got, e.Pointer+" "+e.Text) })
+	el, err := enforce.NewElements(s.Stream(), "/items", func(e enforce.Element) { got = append(got, e.Pointer()+" "+e.Text) })
 	if err != nil {
 		t.Fatal(err)
 	}
