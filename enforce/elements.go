@@ -176,14 +176,24 @@ func (e *Elements) WriteString(p string) (int, error) {
 	e.base = e.written
 	n := 0
 	for i := 0; i < len(p) && !e.lost; i++ {
-		if e.inStr && !e.esc {
+		switch {
+		case e.inStr && !e.esc:
 			// Most bytes are a string's plain text: skip to its end.
 			for i < len(p) && p[i] != '"' && p[i] != '\\' {
 				i++
 			}
 			if i == len(p) {
-				break
+				continue
 			}
+		case e.inNum:
+			for i < len(p) && numByte[p[i]] {
+				i++
+			}
+			if i == len(p) {
+				continue
+			}
+		case e.lit == 0 && (p[i] == ' ' || p[i] == '\n' || p[i] == ':'):
+			continue // nothing the scanner follows
 		}
 		end, ok := e.scan(p, i)
 		if !ok {
@@ -291,7 +301,7 @@ func (e *Elements) scan(s string, i int) (end int, closed bool) {
 		}
 		return 0, false
 	case e.inNum:
-		if c >= '0' && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-' {
+		if numByte[c] {
 			return 0, false
 		}
 		e.inNum = false
@@ -343,6 +353,10 @@ func (e *Elements) scan(s string, i int) (end int, closed bool) {
 	}
 	return end, closed
 }
+
+// numByte holds the bytes that continue a number.
+var numByte = [256]bool{'0': true, '1': true, '2': true, '3': true, '4': true, '5': true, '6': true, '7': true, '8': true, '9': true,
+	'.': true, 'e': true, 'E': true, '+': true, '-': true}
 
 // begin notes that a value begins at s[i], and reports whether it is at
 // a prefix of the pointer.
