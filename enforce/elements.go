@@ -33,14 +33,16 @@ func (e Element) Pointer() string { return e.array + "/" + strconv.Itoa(e.Index)
 //
 // An element is delivered within the write that holds its closing byte
 // (a number's: the byte after it), before any later byte is judged, once
-// it is whole, passes the subschema its path gives it (by Check's own
-// evaluator, as [Incremental.Partial] settles values) and no validator
-// the Incremental asks ([Schema.StreamValidating]) found an issue in it.
-// Elements are delivered in order, each once: when one closes and does
-// not settle (the path does not decide its subschema, or the Partial
-// work bound was passed) none after it is delivered early; they wait for
-// Close. A write that gives the early verdict delivers no element at or
-// after the byte that doomed the answer.
+// it is whole and the Incremental found it passing the subschema its path
+// gives it (by Check's own evaluator, as [Incremental.Partial] settles
+// values), with no verdict given: a validator the Incremental asks
+// ([Schema.StreamValidating]) that found an issue in it holds it back.
+// Elements are delivered in order, each once: once one closes without
+// passing so (the path does not decide its subschema, or the Incremental
+// does not check values as they end, as where recursion fans out), none
+// after it is delivered early; they wait for Close. A write that gives
+// the early verdict delivers no element at or after the byte that doomed
+// the answer.
 //
 // Close gives the Incremental's verdict and, when the answer passes,
 // delivers the elements not yet delivered (for a schema with repairs,
