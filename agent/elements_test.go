@@ -11,6 +11,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/agent/agenttest"
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/events"
 	"github.com/enforcer-go/enforcer/middleware"
 )
 
@@ -191,5 +192,38 @@ func TestRunElementsRefusesWhatIsNoJSONPointer(t *testing.T) {
 	_, res, err := agent.RunElements[Order, Line](t.Context(), agent.New(m), "List the order.", "items").Result()
 	if !errors.Is(err, agent.ErrInvalidOption) || res == nil {
 		t.Errorf("Result = %v, %v; want ErrInvalidOption and a Result", res, err)
+	}
+}
+
+func TestRunElementsRestartsAfterAModelCallRetriedForABrokenStream(t *testing.T) {
+	lines := `[{"name":"tea","qty":1},{"name":"jam","qty":2}]`
+	lost := &agent.ProviderError{Kind: events.KindConnection}
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(lines).InChunks(6).FailAfter(5, lost), agenttest.Reply(lines).InChunks(6))
+	a := agent.New(m, agent.WithModelRetry(agent.RetryPolicy{Backoff: zeroDelay}))
+	s := agent.RunElements[[]Line, Line](t.Context(), a, "List the lines.", "")
+	// No row was written: the restart keeps attempt 1.
+	if got, want := seen(t, s.Elements()), []string{"1 0 tea 1", "1 restart", "1 0 tea 1", "1 1 jam 2"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("saw %q, want %q", got, want)
+	}
+	if _, _, err := s.Result(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRunElementsWithoutRetriesAsksTheValidatorsOfAnElementAsItCloses(t *testing.T) {
+	noJam := enforce.NewValidator("no-jam", func(_ context.Context, l Line, _ enforce.Try) ([]enforce.Issue, error) {
+		if l.Name == "jam" {
+			return []enforce.Issue{{Path: "/name", Message: "no jam today"}}, nil
+		}
+		return nil, nil
+	}).At("/1")
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(`[{"name":"tea","qty":1},{"name":"jam","qty":2}]`).InChunks(4))
+	s := agent.RunElements[[]Line, Line](t.Context(), agent.New(m, agent.WithValidators(noJam)), "List the lines.", "")
+	if got, want := seen(t, s.Elements()), []string{"1 0 tea 1"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("saw %q, want %q: the jam line is held back", got, want)
+	}
+	var oe *enforce.OutputError
+	if _, _, err := s.Result(); !errors.As(err, &oe) || oe.Path != "/1/name" {
+		t.Errorf("Result's error = %v, want the validator's issue at /1/name", err)
 	}
 }
