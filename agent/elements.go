@@ -96,6 +96,15 @@ func elementsOf(ctx context.Context) *elementsHook {
 	return h
 }
 
+// kindOf is the ledger option naming the run's output kind: its rows
+// say elements for a run of [RunElements].
+func kindOf(ctx context.Context) []enforce.LedgerOption {
+	if elementsOf(ctx) == nil {
+		return nil
+	}
+	return []enforce.LedgerOption{enforce.WithKind(enforce.KindElements)}
+}
+
 // open returns the Elements reading es, an answer of the row attempt;
 // nil without a hook.
 func (h *elementsHook) open(es *enforce.Incremental, attempt int) *enforce.Elements {

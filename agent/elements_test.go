@@ -123,6 +123,11 @@ func TestRunElementsAfterARetryAnnouncesTheNewAttemptBeforeItsElements(t *testin
 		res.Attempts[0].Cut == nil || res.Attempts[1].Outcome != enforce.OutcomePassed {
 		t.Fatalf("rows = %+v, want the first answer cut at /items/1/qty and retried, then a pass", res.Attempts)
 	}
+	for _, row := range res.Attempts {
+		if row.Kind != enforce.KindElements {
+			t.Errorf("row %d kind = %q, want %q", row.Attempt, row.Kind, enforce.KindElements)
+		}
+	}
 	if c := res.Messages[len(res.Messages)-2].Content; !strings.Contains(c, "/items/1/qty") {
 		t.Errorf("corrective turn = %q, want it to name /items/1/qty", c)
 	}

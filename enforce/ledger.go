@@ -80,6 +80,9 @@ type Attempt struct {
 	// ReadBack: members of the model's text read as left out before the
 	// answer was judged ([Answer.ReadBack]); nil when none were.
 	ReadBack *ReadBack `json:"readBack,omitempty"`
+	// Kind is the output kind the answer was asked for ([WithKind]);
+	// absent for one JSON value.
+	Kind Kind `json:"kind,omitempty"`
 }
 
 // ReadBack names the members removed from a model's text before it was
@@ -208,6 +211,7 @@ type Ledger struct {
 	retries int
 	repeats int  // WithRepeatLimit
 	budget  Cost // WithFailedCostBudget; zero members: no limit
+	kind    Kind // WithKind
 	rows    []Attempt
 	// last is the signature of the previous row's failure ("" when it
 	// did not fail judged), and streak how many rows in a row failed so.
@@ -247,6 +251,15 @@ func WithRepeatLimit(n int) LedgerOption {
 			return fmt.Errorf("enforce: WithRepeatLimit(%d): want 0 (off) or 2..%d", n, MaxRetries+1)
 		}
 		l.repeats = n
+		return nil
+	})
+}
+
+// WithKind says that the run's answers are of output kind k: each row
+// says so.
+func WithKind(k Kind) LedgerOption {
+	return ledgerOption(func(l *Ledger) error {
+		l.kind = k
 		return nil
 	})
 }
@@ -340,7 +353,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	// its own text, not the rewrite. Truncated answers never loop: asked
 	// again under the same limit, a second in a row would most likely be
 	// truncated again.
-	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost}
+	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost, Kind: l.kind}
 	if len(a.ReadBack) > 0 {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
 	}
