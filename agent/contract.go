@@ -18,6 +18,9 @@ type contract struct {
 	// tools, with [WithOutputTool], are the agent's tools and the output
 	// tool; json is then nil: the schema travels as the tool's parameters.
 	tools []ToolSpec
+	// union, for [RunUnion] in tool mode, names the members, each the
+	// output tool of its answer (see union.go).
+	union []string
 }
 
 func (a *Agent) newContract(s *enforce.Schema) *contract {

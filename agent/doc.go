@@ -81,6 +81,10 @@
 // the answer's array, each as soon as it closes and passes, with a
 // Restart when those yielded before are void.
 //
+// [RunUnion] asks for one of several Go types, the model's choice
+// ([Member]), and returns the one chosen for a type switch; each row
+// names the member (see docs/output-kinds.md).
+//
 // # Retries
 //
 // [WithModelRetry] retries one failed model call, [WithTurnRetry] the

@@ -55,6 +55,9 @@ func (st *runState) outputAnswer(msg Message) (answer string, ok bool) {
 	if name == "" || st.schema == nil {
 		return "", false
 	}
+	if st.contract.union != nil {
+		return st.unionAnswer(msg)
+	}
 	if i := slices.IndexFunc(msg.ToolCalls, func(c ToolCall) bool { return c.Name == name }); i >= 0 {
 		return string(msg.ToolCalls[i].Arguments), true
 	}
@@ -70,6 +73,9 @@ func (st *runState) outputAnswer(msg Message) (answer string, ok bool) {
 func (st *runState) answerTool() (tool string, noCall bool) {
 	if st.schema == nil {
 		return "", false
+	}
+	if st.contract.union != nil {
+		return st.unionTool(), st.noCall
 	}
 	return st.a.cfg.outputTool, st.noCall
 }
@@ -89,7 +95,7 @@ func (st *runState) correct(corrective string) {
 		corrected := false
 		for _, c := range calls {
 			text := notRunBesideAnswer
-			if c.Name == st.a.cfg.outputTool && !corrected {
+			if st.isOutputCall(c.Name) && !corrected {
 				text, corrected = corrective, true
 			}
 			res.Messages = append(res.Messages, Message{Role: RoleTool, Content: text, ToolCallID: c.ID})

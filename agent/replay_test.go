@@ -35,6 +35,7 @@ func fullResult() *agent.Result {
 			Repaired: enforce.RepairFence | enforce.RepairCoerce,
 			ReadBack: &enforce.ReadBack{Members: []string{"/nick"}},
 			Kind:     enforce.KindElements,
+			Member:   "refund",
 			Cost:     enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250},
 		}},
 		Usage:      agent.Usage{InputTokens: 300, OutputTokens: 30, CachedTokens: 192, ReasoningTokens: 12, Detailed: true},

@@ -125,4 +125,10 @@
 //
 // Invalid UTF-8, duplicate keys, and numbers too large to compare exactly
 // fail the json-parse stage.
+//
+// # Rooms
+//
+// This package is the public face of machinery in internal packages of
+// its own: the schema engine, the JSON reader, the repairs' mends
+// (internal/repair) and the incremental judge's scanner (internal/scan).
 package enforce

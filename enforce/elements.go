@@ -128,35 +128,20 @@ func NewElements(st *Incremental, pointer string, deliver func(Element)) (*Eleme
 // Incremental.
 func (st *Incremental) schemaOf() *Schema {
 	if st.mend != nil {
-		return st.mend.s
+		c, _ := st.mend.Contract().(*repairContract)
+		return (*Schema)(c)
 	}
-	return st.s
+	return st.host.s
 }
 
-// passedIn is a hook of Elements into the Incremental: it reports
-// whether every value that ended in the array at stack index d passed the
-// subschema its path gives it, by Check's evaluator (see
-// Incremental.passesHere), with no verdict given; where that array just
-// ended (d is the depth), whether it passed, with the values before it in
-// its container. False where the Incremental does not check values as
-// they end.
-func (st *Incremental) passedIn(d int) bool {
-	switch {
-	case st.mend != nil || !st.inc || st.verdict != nil || d > len(st.stack):
-		return false
-	case d < len(st.stack):
-		f := &st.stack[d]
-		return !f.obj && f.c != nil && !f.bad
-	case d == 0:
-		return st.rootOK
-	}
-	return !st.stack[d-1].bad
-}
+// passedIn is a hook of Elements into the Incremental: see
+// scan.Scanner.PassedIn. False for an Incremental with repairs.
+func (st *Incremental) passedIn(d int) bool { return st.mend == nil && st.sc.PassedIn(d) }
 
 // answer is a hook of Elements into the Incremental: the bytes written
 // to it (up to one past its size bound), for an Incremental without
 // repairs.
-func (st *Incremental) answer() string { return st.buf.String() }
+func (st *Incremental) answer() string { return st.sc.Text() }
 
 // Write is [Incremental.Write], delivering the elements that close in p.
 func (e *Elements) Write(p []byte) (int, error) { return e.WriteString(string(p)) }

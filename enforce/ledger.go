@@ -83,6 +83,10 @@ type Attempt struct {
 	// Kind is the output kind the answer was asked for ([WithKind]);
 	// absent for one JSON value.
 	Kind Kind `json:"kind,omitempty"`
+	// Member is the member of a [Union] the answer chose: on a passed row
+	// the one accepted; on a failing row the one it named, when it named
+	// exactly one of the union's; absent otherwise ([Schema.Member]).
+	Member string `json:"member,omitempty"`
 }
 
 // ReadBack names the members removed from a model's text before it was
@@ -373,8 +377,11 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 		row.Outcome, row.Stage, row.Error, row.Reason = OutcomeExhausted, StageSchemaValidate, quote(j.failed.text()), ReasonValidatorFailed
 		return l.record(row, "", Verdict{Err: j.failed, Answer: a.Text()})
 	case j.ce == nil:
-		row.Outcome, row.Repaired = OutcomePassed, j.repaired
+		row.Outcome, row.Repaired, row.Member = OutcomePassed, j.repaired, l.schema.Member(j.text)
 		return l.record(row, "", Verdict{Answer: j.text})
+	}
+	if !a.NoCall && a.Cut == nil {
+		row.Member = l.schema.Member(a.Text())
 	}
 	ce := j.ce
 	row.Stage, row.Error, row.Path, row.Repaired = ce.Stage, ce.Issues[0].Message, ce.Path(), ce.Repaired
@@ -407,7 +414,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if row.Outcome = OutcomeRetried; l.overBudget(row) {
 		return fail(ReasonBudget, "")
 	}
-	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), a.Tool)
+	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), a.Tool, l.schema.Members(), a.NoCall)
 	row.Outcome = OutcomeRetried
 	row.CorrectiveMessageHash = fnv.Hex32a(msg)
 	return l.record(row, sig, Verdict{Corrective: msg, Answer: a.Text()})

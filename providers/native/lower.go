@@ -62,6 +62,7 @@ func Lower(contract []byte, p Profile) (*Lowering, error) {
 	strict := newLowerer(r, src, true, beside)
 	out, sh := strict.node(src, "", 0)
 	strict.finish(out)
+	out = strict.oneMember(src, out)
 	// Keywords are recorded as their schemas are left; listed by where
 	// they sit, each schema's in its own order.
 	sort.SliceStable(strict.keywords, func(i, j int) bool { return strict.keywords[i].Pointer < strict.keywords[j].Pointer })
