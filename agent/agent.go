@@ -266,7 +266,7 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 	// across turn retries, and share one retry budget.
 	var ledger *enforce.Ledger
 	if a.cfg.retriesSet {
-		l, err := enforce.NewLedger(schema, a.cfg.retries, a.cfg.ledgerOptions()...)
+		l, err := enforce.NewLedger(schema, a.cfg.retries, append(a.cfg.ledgerOptions(), kindOf(ctx)...)...)
 		if err != nil {
 			return &Result{TurnID: turn}, err
 		}

@@ -87,7 +87,9 @@
 // [RunTypedStream] is [RunTyped] whose answer can be watched as it forms:
 // a range loop over its Partials sees the value decoded so far and the
 // JSON Pointers of the members already whole and valid, and is told when
-// a retry starts the value over.
+// a retry starts the value over. [RunElements] yields the elements of
+// the answer's array, each as soon as it closes and passes, with a
+// Restart when those yielded before are void.
 //
 // [RunUnion] asks for one of several Go types, the model's choice
 // ([Member]), and returns the one chosen for a type switch; each row

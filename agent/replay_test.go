@@ -34,6 +34,7 @@ func fullResult() *agent.Result {
 			Truncated: true, Withheld: "refusal", Reason: enforce.ReasonRepeated, Cut: &enforce.Cut{Bytes: 3, OutputTokens: 2},
 			Repaired: enforce.RepairFence | enforce.RepairCoerce,
 			ReadBack: &enforce.ReadBack{Members: []string{"/nick"}},
+			Kind:     enforce.KindElements,
 			Member:   "refund",
 			Mode:     "tool",
 			Cost:     enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250, Money: 0.00125},

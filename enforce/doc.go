@@ -78,6 +78,8 @@
 // [Incremental.Partial] gives the answer so far as one closed JSON document,
 // to show a typed value as it forms, and the JSON Pointers of the
 // members and items that are whole and already pass their subschema.
+// [NewElements] delivers the elements of the answer's array one by one,
+// each within the write that holds its closing byte, once it passes.
 //
 // # Retries and the ledger
 //

@@ -97,6 +97,9 @@ type Attempt struct {
 	// ReadBack: members of the model's text read as left out before the
 	// answer was judged ([Answer.ReadBack]); nil when none were.
 	ReadBack *ReadBack `json:"readBack,omitempty"`
+	// Kind is the output kind the answer was asked for ([WithKind]);
+	// absent for one JSON value.
+	Kind Kind `json:"kind,omitempty"`
 	// Member is the member of a [Union] the answer chose: on a passed row
 	// the one accepted; on a failing row the one it named, when it named
 	// exactly one of the union's; absent otherwise ([Schema.Member]).
@@ -243,6 +246,7 @@ type Ledger struct {
 	retries int
 	repeats int  // WithRepeatLimit
 	budget  Cost // WithFailedCostBudget; zero members: no limit
+	kind    Kind // WithKind
 	rows    []Attempt
 	// last is the signature of the previous row's failure ("" when it
 	// did not fail judged), and streak how many rows in a row failed so.
@@ -282,6 +286,15 @@ func WithRepeatLimit(n int) LedgerOption {
 			return fmt.Errorf("enforce: WithRepeatLimit(%d): want 0 (off) or 2..%d", n, MaxRetries+1)
 		}
 		l.repeats = n
+		return nil
+	})
+}
+
+// WithKind says that the run's answers are of output kind k: each row
+// says so.
+func WithKind(k Kind) LedgerOption {
+	return ledgerOption(func(l *Ledger) error {
+		l.kind = k
 		return nil
 	})
 }
@@ -376,7 +389,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	// its own text, not the rewrite. Truncated answers never loop: asked
 	// again under the same limit, a second in a row would most likely be
 	// truncated again.
-	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost, Mode: a.Mode, Provider: a.Provider, Model: a.Model}
+	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost, Kind: l.kind, Mode: a.Mode, Provider: a.Provider, Model: a.Model}
 	if len(a.ReadBack) > 0 {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
 	}
