@@ -73,8 +73,13 @@ func TestAppendsToLogsOfOneCommitterShareAPassAndReturnOnlyAfterIt(t *testing.T)
 		go func() { done[i] <- logs[i].Append(record(1)) }()
 	}
 	appendTo(0)
-	if pass := <-g.entered; pass != 1 {
-		t.Fatalf("pass %d started, want 1", pass)
+	select {
+	case pass := <-g.entered:
+		if pass != 1 {
+			t.Fatalf("pass %d started, want 1", pass)
+		}
+	case err := <-done[0]:
+		t.Fatalf("append returned (%v) with no sync", err)
 	}
 	// The first pass holds log 0's record; the others' wait for the next.
 	appendTo(1)
@@ -126,7 +131,11 @@ func TestConcurrentAppendsToOneLogShareAnFsync(t *testing.T) {
 	fl := l.(*fileLog)
 	first := make(chan error, 1)
 	go func() { first <- l.Append(record(1)) }()
-	<-g.entered
+	select {
+	case <-g.entered:
+	case err := <-first:
+		t.Fatalf("append returned (%v) with no fsync", err)
+	}
 	// While record 1's fsync runs, records 2 and 3 are written and wait.
 	rest := make(chan error, 2)
 	go func() { rest <- l.Append(record(2)) }()
