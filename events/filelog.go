@@ -139,7 +139,8 @@ func openLog(f *os.File, name string, created bool, o fileOptions) (*fileLog, er
 		}
 	}
 	l := &fileLog{f: f, name: name, fi: st, size: good, wsize: good, offsets: offsets, syncedN: int64(len(offsets)),
-		opt: o, c: committerFor(filepath.Dir(f.Name()), o), stop: make(chan struct{})}
+		opt: o, stop: make(chan struct{})}
+	l.c = committerFor(l, filepath.Dir(f.Name()), o)
 	if o.interval > 0 || o.tick != nil {
 		tick, stopTicker := o.tick, func() {}
 		if tick == nil {
@@ -290,6 +291,17 @@ func (l *fileLog) synced(m mark, err error) {
 	l.wake()
 }
 
+// failUnsynced fails l, as a failed sync does, when a record it wrote is
+// not synced yet.
+func (l *fileLog) failUnsynced(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.broken == nil && l.syncedN < l.written() {
+		l.syncErr = err
+		l.undo(err)
+	}
+}
+
 // sync registers what l wrote that no pass covers yet with l.c and waits
 // for the pass, releasing l.mu meanwhile; l.mu must be held. It reports
 // whether there was any.
@@ -437,7 +449,7 @@ func (l *fileLog) Close() error {
 	close(l.stop)
 	l.wg.Wait()
 	if l.c != nil {
-		l.c.release()
+		l.c.release(l)
 	}
 	if err != nil {
 		return &Error{Op: "close", Err: err}

@@ -37,7 +37,7 @@ type committer struct {
 	// A shared committer's filesystem; nil and zero on a log's own.
 	dir  *os.File // syncfs's file: opened before any of its logs wrote, so it sees every write-back error since
 	dev  uint64
-	refs int // open logs using it
+	logs map[*fileLog]bool // the open logs using it, under mu
 }
 
 // mark is how far a log's writes go: its records and bytes written.
@@ -69,8 +69,9 @@ var shared struct {
 // committerFor returns the committer of a log whose file is in dir: its
 // filesystem's shared one when syncfs covers it and no test hook replaces
 // the fsync, else one of the log's own.
-func committerFor(dir string, o fileOptions) *committer {
+func committerFor(l *fileLog, dir string, o fileOptions) *committer {
 	if o.commit != nil {
+		o.commit.join(l)
 		return o.commit
 	}
 	if o.noSync || o.syncFile != nil {
@@ -96,19 +97,30 @@ func committerFor(dir string, o fileOptions) *committer {
 		}
 		shared.m[dev] = c
 	}
-	c.refs++
+	c.join(l)
 	return c
 }
 
-// release is called by a log's Close once nothing it wrote waits for a
+// join counts l among the logs of c.
+func (c *committer) join(l *fileLog) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.logs == nil {
+		c.logs = make(map[*fileLog]bool)
+	}
+	c.logs[l] = true
+}
+
+// release is called by l's Close once nothing it wrote waits for a
 // pass: the last log of a shared committer closes its directory.
-func (c *committer) release() {
+func (c *committer) release(l *fileLog) {
 	shared.mu.Lock()
 	defer shared.mu.Unlock()
-	if c.dir == nil || shared.m[c.dev] != c {
-		return // a log's own, or a test's
-	}
-	if c.refs--; c.refs == 0 {
+	c.mu.Lock()
+	delete(c.logs, l)
+	last := len(c.logs) == 0
+	c.mu.Unlock()
+	if last && c.dir != nil && shared.m[c.dev] == c {
 		// No pass runs: each pass holds logs that wait for it, open.
 		delete(shared.m, c.dev)
 		c.dir.Close()
@@ -150,19 +162,27 @@ func (c *committer) wait(target uint64) {
 		c.wmu.Unlock()
 
 		err := c.sync(batch)
+		for l, m := range batch {
+			l.synced(m, err)
+		}
 		if err != nil && c.dir != nil {
 			// syncfs names no file: every log with a write it may
-			// concern fails, those written since the batch was taken too.
+			// concern fails, those written since the batch was taken and
+			// those acknowledged unsynced (SyncEvery) too. Taking wmu
+			// waits for the writes under way, so each is counted; a
+			// write after it is reported by a later sync. (Not held
+			// while failing: a writer holds its log's mutex, then wmu.)
 			c.wmu.Lock()
 			c.mu.Lock()
-			for l, m := range c.batch {
-				batch[l] = m
+			logs := make([]*fileLog, 0, len(c.logs))
+			for l := range c.logs {
+				logs = append(logs, l)
 			}
 			c.mu.Unlock()
 			c.wmu.Unlock()
-		}
-		for l, m := range batch {
-			l.synced(m, err)
+			for _, l := range logs {
+				l.failUnsynced(err)
+			}
 		}
 
 		c.mu.Lock()

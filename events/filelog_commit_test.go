@@ -176,8 +176,9 @@ func TestConcurrentAppendsToOneLogShareAnFsync(t *testing.T) {
 }
 
 // A syncfs names no file: when it fails, every log with a write it may
-// concern refuses — those in its pass, and those written while it ran —
-// and a log with nothing unsynced goes on.
+// concern refuses — those in its pass, those written while it ran, and
+// those holding records SyncEvery acknowledged unsynced — and a log with
+// nothing unsynced goes on.
 func TestAFailedSharedPassFailsEveryLogItMayConcern(t *testing.T) {
 	g := newGate()
 	c := g.committer()
@@ -197,6 +198,16 @@ func TestAFailedSharedPassFailsEveryLogItMayConcern(t *testing.T) {
 		return l.(*fileLog)
 	}
 	a, b, quiet := open("a"), open("b"), open("quiet")
+	l, err := OpenFile(filepath.Join(dir, "batched"), withCommitter(c), SyncEvery(10, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	t.Cleanup(func() { close(g.release) }) // first: the logs' Close may sync
+	batched := l.(*fileLog)
+	if err := batched.Append(record(1)); err != nil { // acknowledged, not synced
+		t.Fatal(err)
+	}
 	appendTo := func(l *fileLog, seq int64) chan error {
 		done := make(chan error, 1)
 		go func() { done <- l.Append(record(seq)) }()
@@ -220,6 +231,9 @@ func TestAFailedSharedPassFailsEveryLogItMayConcern(t *testing.T) {
 		if err := <-done; !errors.Is(err, errInjected) {
 			t.Errorf("append to %s = %v, want the sync error", name, err)
 		}
+	}
+	if err := batched.Append(record(2)); !errors.Is(err, ErrClosed) || !errors.Is(err, errInjected) {
+		t.Errorf("a log holding a record acknowledged unsynced: a later append = %v, want ErrClosed and the sync error", err)
 	}
 	for name, l := range map[string]*fileLog{"a": a, "b": b} {
 		if got := l.Last(); got != 0 {
