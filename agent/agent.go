@@ -17,9 +17,11 @@ import (
 // Agent runs a ReAct loop over a Model. It is immutable after New and safe
 // for concurrent use: each Run has its own conversation and ledger.
 type Agent struct {
-	model Model
 	cfg   config
 	specs []ToolSpec
+	// chain is the agent's model, then [WithEscalation]'s, with their
+	// names.
+	chain []chainModel
 	// contract is the [WithOutputSchema] contract's text, made once in New;
 	// contracts holds those of the schemas [RunTyped] brings
 	// (*enforce.Schema → *contract), one per schema, made on first use.
@@ -33,7 +35,7 @@ type Agent struct {
 // New returns an agent for m. Options are checked here; an invalid option
 // does not panic, it makes Run return an error matching [ErrInvalidOption].
 func New(m Model, opts ...Option) *Agent {
-	a := &Agent{model: m}
+	a := &Agent{}
 	for _, o := range opts {
 		if o != nil {
 			o.apply(&a.cfg)
@@ -43,6 +45,17 @@ func New(m Model, opts ...Option) *Agent {
 		a.cfg.invalid("New: nil Model")
 	}
 	a.cfg.finish()
+	a.chain = []chainModel{named(m)}
+	if e := a.cfg.escalation; e != nil {
+		for _, m := range e.Models {
+			a.chain = append(a.chain, named(m))
+		}
+	}
+	for i := range a.chain {
+		if p, ok := a.cfg.prices[a.chain[i].name]; ok {
+			a.chain[i].price = &p
+		}
+	}
 	if a.cfg.schema != nil && len(a.cfg.validators) > 0 {
 		if s, err := a.cfg.schema.WithValidators(a.cfg.validators...); err != nil {
 			a.cfg.invalid("WithValidators: %v", err)
@@ -93,6 +106,17 @@ type Result struct {
 	Attempts []enforce.Attempt `json:"attempts,omitzero"`
 	// Usage is summed over every model call, failed ones included.
 	Usage Usage `json:"usage"`
+	// Modes lists the output modes [WithAutoOutputMode] chose, in order:
+	// the first, then each move from a mode the provider refused. Nil
+	// without it.
+	Modes []ModeChoice `json:"modes,omitzero"`
+	// Models says what each model called spent, in the order of the
+	// chain ([WithEscalation]; without it, the one model), over the
+	// whole turn like Usage.
+	Models []ModelSpend `json:"models,omitzero"`
+	// Money is what the whole turn's calls cost by [WithPrices]; 0
+	// without prices.
+	Money float64 `json:"money,omitempty"`
 	// FailedCost is what the answers of rows that did not pass spent
 	// (enforce.FailedCost of Attempts): zero without rows or failures.
 	FailedCost enforce.Cost `json:"failedCost,omitzero"`
@@ -190,6 +214,18 @@ type runState struct {
 	readBack []string
 	// watch is shown each streamed answer as it forms ([RunTypedStream]).
 	watch watcher
+	// auto is the output mode in force ([WithAutoOutputMode]); nil
+	// without it.
+	auto *autoMode
+	// chain is the turn's place in the chain of models and what each
+	// spent; lastInput is the input tokens of the latest call that
+	// reported them in this conversation, made on the model
+	// lastInputAt (-1: none), for [WithBudget]'s proof.
+	chain       *chain
+	lastInput   int
+	lastInputAt int
+	// degen watches a streamed answer for [WithDegenerateStop].
+	degen *degenerate
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema, watch watcher) (*Result, error) {
@@ -223,11 +259,17 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 	if a.cfg.outputTool != "" && schema.Kind() == enforce.KindText {
 		return &Result{TurnID: turn}, fmt.Errorf("%w: WithOutputTool: a text answer (enforce.Text) is plain text, never a tool call", ErrInvalidOption)
 	}
+	if a.cfg.autoTool != "" && schema == nil {
+		return &Result{TurnID: turn}, fmt.Errorf("%w: WithAutoOutputMode needs WithOutputSchema or RunTyped", ErrInvalidOption)
+	}
+	if a.cfg.degenerate != nil && schema == nil {
+		return &Result{TurnID: turn}, fmt.Errorf("%w: WithDegenerateStop needs WithOutputSchema or RunTyped", ErrInvalidOption)
+	}
 	// One ledger for the whole turn: rows keep their order and numbers
 	// across turn retries, and share one retry budget.
 	var ledger *enforce.Ledger
 	if a.cfg.retriesSet {
-		l, err := enforce.NewLedger(schema, a.cfg.retries, a.cfg.ledgerOptions()...)
+		l, err := enforce.NewLedger(schema, a.cfg.retries, append(a.cfg.ledgerOptions(), kindOf(ctx)...)...)
 		if err != nil {
 			return &Result{TurnID: turn}, err
 		}
@@ -240,8 +282,9 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 	var usage Usage
 	var res *Result
 	var err error
+	chain := a.newChain()
 	for attempt := 1; ; attempt++ {
-		res, err = a.runOnce(ctx, turn, input, schema, ledger, watch)
+		res, err = a.runOnce(ctx, turn, input, schema, ledger, chain, watch)
 		usage.add(res.Usage)
 		res.Usage, res.TurnAttempts = usage, attempt
 		p := a.cfg.turnRetry
@@ -264,14 +307,15 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 		}
 	}
 	res.FailedCost = enforce.FailedCost(res.Attempts)
+	res.Models, res.Money = chain.spend.called(), chain.spend.money
 	a.recordTerminal(completed(ctx, turn, res, err))
 	return res, err
 }
 
 // runOnce runs the turn once, from a fresh conversation.
-func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce.Schema, ledger *enforce.Ledger, watch watcher) (*Result, error) {
+func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce.Schema, ledger *enforce.Ledger, chain *chain, watch watcher) (*Result, error) {
 	res := &Result{TurnID: turn, Input: input}
-	st := &runState{a: a, schema: schema, res: res, turn: turn, ledger: ledger, contract: a.contractFor(schema), watch: watch}
+	st := &runState{a: a, schema: schema, res: res, turn: turn, ledger: ledger, contract: a.contractFor(schema), watch: watch, chain: chain, lastInputAt: -1}
 	defer func() {
 		if st.ledger != nil {
 			res.Attempts = st.ledger.Attempts()
@@ -285,6 +329,9 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 	res.Trace = append(res.Trace, steps...)
 	if err != nil {
 		return res, err
+	}
+	if st.contract != nil && a.cfg.autoTool != "" {
+		st.chooseMode()
 	}
 	system := a.cfg.system
 	if st.contract != nil {
@@ -312,7 +359,7 @@ func (st *runState) loop(ctx context.Context) error {
 		st.cost = enforce.Cost{
 			InputTokens: max(resp.Usage.InputTokens, 0), OutputTokens: max(resp.Usage.OutputTokens, 0),
 			CachedTokens: max(resp.Usage.CachedTokens, 0), ReasoningTokens: max(resp.Usage.ReasoningTokens, 0),
-			LatencyMs: st.latency.Milliseconds(),
+			LatencyMs: st.latency.Milliseconds(), Money: st.price(resp.Usage),
 		}
 		if err != nil {
 			if cause := context.Cause(ctx); cause != nil {
@@ -326,6 +373,10 @@ func (st *runState) loop(ctx context.Context) error {
 		uniqueIDs(msg.ToolCalls, iteration)
 		res.Messages = append(res.Messages, msg)
 		if resp.Stop.withheld() {
+			if st.escalateOnRefusal() {
+				st.skipMessage(len(res.Messages) - 1)
+				continue
+			}
 			return st.withheld(ctx, iteration, resp)
 		}
 		if answer, ok := st.outputAnswer(msg); ok {

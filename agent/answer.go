@@ -25,7 +25,8 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 		}
 		return true, nil
 	}
-	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, Cut: st.cut, ReadBack: st.readBack}
+	m := st.model()
+	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, Cut: st.cut, ReadBack: st.readBack, Provider: m.provider, Model: m.name, Mode: st.mode()}
 	ans.Tool, ans.NoCall = st.answerTool()
 	for _, s := range steps {
 		if s.Changed {
@@ -35,12 +36,13 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	if st.ledger == nil {
 		// Not opted in: judged once, after the run, with no rows.
 		err := st.schema.Judge(ctx, ans)
-		if err == nil && st.schema.Repairs() != 0 && st.schema.Kind() == "" {
-			// (Repaired mends JSON; a kind's answer stands as written,
-			// and RunChoice reads its label as the repairs do.)
-			res.Output, _ = st.schema.Repaired(out)
+		if err == nil && st.schema.Repairs() != 0 {
+			res.Output, _ = st.schema.Repaired(out) // a choice's: the mended label
 		}
 		return true, err
+	}
+	if e := st.overBudget(); e != nil {
+		ans.Stop = e.Reason // no correction can be asked for
 	}
 	v := st.ledger.Judge(ctx, ans)
 	if v.Row.Outcome == "" {
@@ -55,6 +57,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	if v.Row.Outcome != enforce.OutcomeRetried {
 		return true, v.Err
 	}
+	st.escalateAfter(v.Row)
 	if a.cfg.latestOnly {
 		for _, i := range st.lastPair {
 			if st.skip == nil {
@@ -74,6 +77,7 @@ func (st *runState) logRow(r enforce.Attempt) {
 	for _, f := range [...]struct{ k, v string }{
 		{"stage", string(r.Stage)}, {"error", r.Error}, {"path", r.Path},
 		{"correctiveMessageHash", r.CorrectiveMessageHash}, {"brokenBy", r.BrokenBy}, {"withheld", r.Withheld}, {"reason", string(r.Reason)},
+		{"provider", r.Provider}, {"model", r.Model},
 	} {
 		if f.v != "" {
 			args = append(args, f.k, f.v)
@@ -102,7 +106,8 @@ func (st *runState) logRow(r enforce.Attempt) {
 func (st *runState) withheld(ctx context.Context, iteration int, resp Response) error {
 	if st.ledger != nil {
 		// Not judged, so nothing runs under the context.
-		v := st.ledger.Judge(context.Background(), enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop), Cost: st.cost})
+		m := st.model()
+		v := st.ledger.Judge(context.Background(), enforce.Answer{Iteration: iteration, Given: resp.Message.Content, Withheld: string(resp.Stop), Cost: st.cost, Provider: m.provider, Model: m.name, Mode: st.mode()})
 		st.logRow(v.Row) // not recorded: output/schemaExhausted is for judged answers; turn/completed says why
 		st.a.observeRow(ctx, v.Row)
 	}

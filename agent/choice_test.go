@@ -84,10 +84,11 @@ func TestRunChoiceMendsANearMissWithTheRepair(t *testing.T) {
 	if msg := res.Messages[len(res.Messages)-1]; msg.Content != " Positive.\n" {
 		t.Errorf("the conversation keeps %q, want the model's own text", msg.Content)
 	}
-	// Without retries, the near-miss is read as its label too.
+	// Without retries, the near-miss is read as its label too, and
+	// Output is the mended label, as with rows.
 	m2 := agenttest.NewModel(t, agenttest.Reply("NEGATIVE"))
-	if got, _, err := agent.RunChoice[Sentiment](t.Context(), agent.New(m2, agent.WithOutputSchema(sentiment(t)), agent.WithRepairs(enforce.RepairLabel)), "Awful."); err != nil || got != Negative {
-		t.Errorf("without retries: %q, %v", got, err)
+	if got, res, err := agent.RunChoice[Sentiment](t.Context(), agent.New(m2, agent.WithOutputSchema(sentiment(t)), agent.WithRepairs(enforce.RepairLabel)), "Awful."); err != nil || got != Negative || res.Output != "negative" {
+		t.Errorf("without retries: %q, %v, output %q; want negative", got, err, res.Output)
 	}
 }
 

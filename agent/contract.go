@@ -18,15 +18,30 @@ type contract struct {
 	// tools, with [WithOutputTool], are the agent's tools and the output
 	// tool; json is then nil: the schema travels as the tool's parameters.
 	tools []ToolSpec
+	// union, for [RunUnion] in tool mode, names the members, each the
+	// output tool of its answer (see union.go).
+	union []string
+	// asTool, with [WithAutoOutputMode], is the contract in tool mode.
+	asTool *contract
 }
 
 func (a *Agent) newContract(s *enforce.Schema) *contract {
+	c := a.contractOf(s, a.cfg.outputTool)
+	if a.cfg.autoTool != "" {
+		c.asTool = a.contractOf(s, a.cfg.autoTool)
+	}
+	return c
+}
+
+// contractOf is s's contract with the answer a call of the output tool
+// named tool, or, for "", text.
+func (a *Agent) contractOf(s *enforce.Schema, tool string) *contract {
 	js := forModel(s.JSON())
 	system := a.cfg.system
 	if system != "" {
 		system += "\n\n"
 	}
-	if words := s.Instructions(); words != "" && (a.cfg.outputTool == "" || s.Kind() == enforce.KindText) {
+	if words := s.Instructions(); words != "" && (tool == "" || s.Kind() == enforce.KindText) {
 		// An answer of a kind read from text (a label, plain text) is
 		// asked for in its own words. A choice's JSON is its object form,
 		// for a native mode; a text has none (and no output tool).
@@ -35,7 +50,7 @@ func (a *Agent) newContract(s *enforce.Schema) *contract {
 		}
 		return &contract{system: system + words, json: slices.Clip(js)}
 	}
-	if name := a.cfg.outputTool; name != "" {
+	if name := tool; name != "" {
 		tools := append(slices.Clone(a.specs), outputToolSpec(name, slices.Clip(js)))
 		return &contract{system: system + outputToolPrompt(name), tools: slices.Clip(tools)}
 	}

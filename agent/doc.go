@@ -18,6 +18,9 @@
 // With [WithOutputTool] the final answer is a call of a tool whose
 // parameters are the schema instead of a reply in text; the call's
 // arguments are judged, and a correction is that call's result.
+// [WithAutoOutputMode] chooses per model between that, the provider's
+// native mode and the prompt alone, from what the model says it takes
+// ([ModeReporter]), and moves on when the provider refuses a mode.
 //
 // An answer that is not one JSON value has an entry point of its own
 // beside [RunTyped]: [RunChoice] and [RunMultiLabel] for labels of a set
@@ -32,6 +35,12 @@
 // every call. A [Result] saved as JSON reads back without loss, so a
 // failed run can be replayed as a test (agenttest.Replay).
 //
+// Spending across models: [WithEscalation] moves a run along a chain of
+// models, each row naming the model that wrote it and [Result.Models]
+// what each spent; [WithBudget] caps a whole run's tokens, requests and
+// money (priced by [WithPrices]); [WithDegenerateStop] cuts a stream of
+// endless blank space or repetition.
+//
 // # Errors
 //
 // [Agent.Run] and [RunTyped] return a non-nil [*Result] whenever the model
@@ -40,8 +49,9 @@
 // a typed error: [*enforce.OutputError] for a broken contract (its
 // sentinels say why retrying stopped: enforce.ErrExhausted, ErrBrokenBy,
 // ErrRepeated, ErrBeyondRepair), [*enforce.ValidatorError] for a
-// validator that could not judge the answer,
-// [*middleware.DeniedError] for a denial, [*ProviderError] (wrapped in
+// validator that could not judge the answer, [*BudgetError] for a
+// request a budget refused (it and a budget's OutputError match
+// [ErrBudget]), [*middleware.DeniedError] for a denial, [*ProviderError] (wrapped in
 // [ErrModel]) for a failed provider call, [*RefusalError] for a refusal. A
 // cancelled context returns [context.Cause].
 //
@@ -82,7 +92,13 @@
 // [RunTypedStream] is [RunTyped] whose answer can be watched as it forms:
 // a range loop over its Partials sees the value decoded so far and the
 // JSON Pointers of the members already whole and valid, and is told when
-// a retry starts the value over.
+// a retry starts the value over. [RunElements] yields the elements of
+// the answer's array, each as soon as it closes and passes, with a
+// Restart when those yielded before are void.
+//
+// [RunUnion] asks for one of several Go types, the model's choice
+// ([Member]), and returns the one chosen for a type switch; each row
+// names the member (see docs/output-kinds.md).
 //
 // # Retries
 //

@@ -72,6 +72,11 @@ type ProviderError struct {
 	RetryAfter time.Duration
 	Message    string
 	Err        error // the underlying error, if any
+	// Unsupported, when not "", is the output mode the provider refused
+	// the request for, as the adapter read its answer (a 400 naming
+	// response_format: [ModeNative]; naming tools: [ModeTool]).
+	// [WithAutoOutputMode] moves on to the next mode.
+	Unsupported OutputMode
 }
 
 func (e *ProviderError) Error() string {

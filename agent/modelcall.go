@@ -11,6 +11,59 @@ import (
 // generate calls the model with the messages to send, turning a panic into
 // an error.
 func (st *runState) generate(ctx context.Context) (resp Response, err error) {
+	req := st.request()
+	p := st.a.cfg.modelRetry
+	for attempt := 1; ; attempt++ {
+		if e := st.overBudget(); e != nil {
+			return Response{}, e
+		}
+		resp, err = st.call(ctx, req)
+		st.spent(resp, err)
+		if err == nil {
+			return resp, nil
+		}
+		if context.Cause(ctx) == nil && st.unsupported(err) {
+			// Asked again at once in the next mode ([WithAutoOutputMode]):
+			// no retry, and no iteration.
+			st.res.Usage.add(resp.Usage)
+			req, attempt = st.request(), 0
+			continue
+		}
+		if p == nil || attempt >= p.MaxAttempts || context.Cause(ctx) != nil {
+			if st.escalateOnError(ctx, err) {
+				st.res.Usage.add(resp.Usage)
+				attempt = 0 // the next model's tries are its own
+				continue
+			}
+			return resp, fmt.Errorf("%w: %w", ErrModel, err)
+		}
+		d, retry := st.a.schedule(p, attempt, err)
+		if !retry {
+			if st.escalateOnError(ctx, err) {
+				st.res.Usage.add(resp.Usage)
+				attempt = 0
+				continue
+			}
+			return resp, fmt.Errorf("%w: %w", ErrModel, err)
+		}
+		ev := events.ModelRetry{TurnID: st.turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts, RetryDelay: d, ErrorKind: events.KindUnknown}
+		var pe *ProviderError
+		if errors.As(err, &pe) {
+			ev.ErrorKind, ev.HTTPStatus, ev.System = pe.Kind, pe.status(), pe.System
+		}
+		st.a.record(ev)
+		st.a.observeRetry(ctx, Retry{Kind: events.RetryModel, Attempt: attempt, MaxAttempts: p.MaxAttempts, Delay: d, Reason: retryReason(err), Err: err})
+		st.a.cfg.logger.Debug("model retry scheduled", "turn", st.turn, "attempt", attempt, "delay", d, "error", err)
+		st.res.Usage.add(resp.Usage)
+		if werr := wait(ctx, d); werr != nil {
+			return Response{}, werr
+		}
+	}
+}
+
+// request is the request to send: the contract in force, the messages
+// not skipped.
+func (st *runState) request() Request {
 	req := Request{Tools: st.a.specs}
 	if st.contract != nil {
 		req.OutputSchema = st.contract.json
@@ -28,32 +81,7 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 			}
 		}
 	}
-	p := st.a.cfg.modelRetry
-	for attempt := 1; ; attempt++ {
-		resp, err = st.call(ctx, req)
-		if err == nil {
-			return resp, nil
-		}
-		if p == nil || attempt >= p.MaxAttempts || context.Cause(ctx) != nil {
-			return resp, fmt.Errorf("%w: %w", ErrModel, err)
-		}
-		d, retry := st.a.schedule(p, attempt, err)
-		if !retry {
-			return resp, fmt.Errorf("%w: %w", ErrModel, err)
-		}
-		ev := events.ModelRetry{TurnID: st.turn, Attempt: attempt, NextAttempt: attempt + 1, MaxAttempts: p.MaxAttempts, RetryDelay: d, ErrorKind: events.KindUnknown}
-		var pe *ProviderError
-		if errors.As(err, &pe) {
-			ev.ErrorKind, ev.HTTPStatus, ev.System = pe.Kind, pe.status(), pe.System
-		}
-		st.a.record(ev)
-		st.a.observeRetry(ctx, Retry{Kind: events.RetryModel, Attempt: attempt, MaxAttempts: p.MaxAttempts, Delay: d, Reason: retryReason(err), Err: err})
-		st.a.cfg.logger.Debug("model retry scheduled", "turn", st.turn, "attempt", attempt, "delay", d, "error", err)
-		st.res.Usage.add(resp.Usage)
-		if werr := wait(ctx, d); werr != nil {
-			return Response{}, werr
-		}
-	}
+	return req
 }
 
 // call makes one model call, streamed when the model can stream, turning
@@ -82,14 +110,15 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 		}
 	}()
 	st.cut = nil
-	switch m, ok := st.a.model.(StreamingModel); {
+	model := st.model().m
+	switch m, ok := model.(StreamingModel); {
 	case ok:
 		streamed = true
 		resp, err = st.stream(ctx, m, req)
 	case ctx.Done() == nil: // never cancelled: nothing to return early for
-		return st.a.model.Generate(ctx, req)
+		return model.Generate(ctx, req)
 	default:
-		resp, err = generateUnlessDone(ctx, st.a.model, req)
+		resp, err = generateUnlessDone(ctx, model, req)
 	}
 	if err == nil && ctx.Err() != nil {
 		// The reply came as ctx ended: it is dropped, as one that comes
@@ -97,4 +126,15 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 		resp, err, st.cut = Response{Usage: resp.Usage}, context.Cause(ctx), nil
 	}
 	return resp, err
+}
+
+// spent counts one call of the model that answers, which gave resp and
+// err, in the turn's spending, and keeps its input tokens for
+// [WithBudget]'s proof when it reported them.
+func (st *runState) spent(resp Response, err error) {
+	at := st.chain.at
+	st.chain.spend.add(at, resp.Usage, st.price(resp.Usage))
+	if err == nil && resp.Usage.InputTokens > 0 {
+		st.lastInput, st.lastInputAt = resp.Usage.InputTokens, at
+	}
 }

@@ -30,6 +30,10 @@ type config struct {
 	repeats       int                 // WithRepeatLimit; 0: off
 	repairs       enforce.Repairs     // WithRepairs
 	budget        enforce.Cost        // WithFailedCostBudget
+	runBudget     Budget              // WithBudget
+	prices        map[string]Price    // WithPrices
+	escalation    *Escalation         // WithEscalation
+	degenerate    *Degenerate         // WithDegenerateStop
 	middleware    []middleware.Middleware
 	tools         []Tool
 	toolIndex     map[string]int
@@ -46,6 +50,7 @@ type config struct {
 	events        Recorder
 	now           func() time.Time // times model calls for the rows' latency (WithClock)
 	outputTool    string           // WithOutputTool
+	autoTool      string           // WithAutoOutputMode: its output tool's name
 	observer      *Observer        // WithObserver
 	errs          []error
 }
@@ -121,22 +126,6 @@ func WithRepairs(rs enforce.Repairs) Option {
 			c.invalid("WithRepairs(%#x): unknown repairs", uint8(rs))
 		}
 		c.repairs = rs
-	})
-}
-
-// WithFailedCostBudget stops a run of [WithOutputRetries] once its failed
-// answers cost more than b ([enforce.WithFailedCostBudget]): the answer
-// that passes it is exhausted with reason budget, retries unspent, and
-// the run returns an *enforce.OutputError matching enforce.ErrBudget.
-// Each member of b that is not zero is a limit: input, output, cached
-// and reasoning tokens, latency. A negative member makes Run return an
-// error matching [ErrInvalidOption].
-func WithFailedCostBudget(b enforce.Cost) Option {
-	return optionFunc(func(c *config) {
-		if min(int64(b.InputTokens), int64(b.OutputTokens), int64(b.CachedTokens), int64(b.ReasoningTokens), b.LatencyMs) < 0 {
-			c.invalid("WithFailedCostBudget(%+v): a limit is negative", b)
-		}
-		c.budget = b
 	})
 }
 
@@ -257,6 +246,10 @@ func (c *config) finish() {
 	if c.now == nil {
 		c.now = time.Now
 	}
+	c.checkBudget()
+	if e := c.escalation; e != nil && e.AfterFailures > 0 && !c.retriesSet {
+		c.invalid("WithEscalation: AfterFailures needs WithOutputRetries")
+	}
 	if err := middleware.Validate(c.middleware...); err != nil {
 		c.invalid("WithMiddleware: %v", err)
 	}
@@ -277,6 +270,12 @@ func (c *config) finish() {
 	}
 	if _, dup := c.toolIndex[c.outputTool]; dup && c.outputTool != "" {
 		c.invalid("WithOutputTool(%q): WithTools has a tool of that name", c.outputTool)
+	}
+	if _, dup := c.toolIndex[c.autoTool]; dup && c.autoTool != "" {
+		c.invalid("WithAutoOutputMode(%q): WithTools has a tool of that name", c.autoTool)
+	}
+	if c.autoTool != "" && c.outputTool != "" {
+		c.invalid("WithAutoOutputMode beside WithOutputTool: the auto mode chooses tool output itself")
 	}
 }
 

@@ -50,10 +50,13 @@ func outputToolSpec(name string, schema json.RawMessage) ToolSpec {
 // false when there is no output tool or the reply only calls other tools,
 // which run as usual.
 func (st *runState) outputAnswer(msg Message) (answer string, ok bool) {
-	name := st.a.cfg.outputTool
+	name := st.outputTool()
 	st.noCall = false
 	if name == "" || st.schema == nil {
 		return "", false
+	}
+	if st.contract.union != nil {
+		return st.unionAnswer(msg)
 	}
 	if i := slices.IndexFunc(msg.ToolCalls, func(c ToolCall) bool { return c.Name == name }); i >= 0 {
 		return string(msg.ToolCalls[i].Arguments), true
@@ -71,7 +74,10 @@ func (st *runState) answerTool() (tool string, noCall bool) {
 	if st.schema == nil {
 		return "", false
 	}
-	return st.a.cfg.outputTool, st.noCall
+	if st.contract.union != nil {
+		return st.unionTool(), st.noCall
+	}
+	return st.outputTool(), st.noCall
 }
 
 // correct appends the corrective turn for the failed answer, the last
@@ -89,7 +95,7 @@ func (st *runState) correct(corrective string) {
 		corrected := false
 		for _, c := range calls {
 			text := notRunBesideAnswer
-			if c.Name == st.a.cfg.outputTool && !corrected {
+			if st.isOutputCall(c.Name) && !corrected {
 				text, corrected = corrective, true
 			}
 			res.Messages = append(res.Messages, Message{Role: RoleTool, Content: text, ToolCallID: c.ID})

@@ -105,7 +105,7 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 			TurnID: turn, Attempt: row.Attempt, RetriesRemaining: retriesLeft, Iteration: row.Iteration,
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, CorrectiveMessageHash: row.CorrectiveMessageHash,
 			InputTokens: row.InputTokens, OutputTokens: row.OutputTokens, CachedTokens: row.CachedTokens, ReasoningTokens: row.ReasoningTokens,
-			Repaired: repairNames(row.Repaired),
+			Repaired: repairNames(row.Repaired), Provider: row.Provider, Model: row.Model,
 		})
 	case enforce.OutcomeExhausted:
 		a.record(events.SchemaExhausted{
@@ -113,6 +113,7 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, BrokenBy: row.BrokenBy,
 			Reason: events.ExhaustReason(row.Reason), InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
 			CachedTokens: row.CachedTokens, ReasoningTokens: row.ReasoningTokens, Repaired: repairNames(row.Repaired),
+			Provider: row.Provider, Model: row.Model,
 		})
 	}
 }

@@ -83,7 +83,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	run := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := assembly{tool: st.a.cfg.outputTool}
+	r := assembly{tool: st.outputTool()}
 	var failed error
 	j := st.newJudge(run, req)
 	bound := st.answerBound()
@@ -91,7 +91,11 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	// The text is the answer as it stands, to be cut at the answer's
 	// bound, only when nothing can follow it or change it: no tool
 	// offered, no output tool, no act-output step.
-	textIsAnswer := st.schema != nil && st.a.cfg.outputTool == "" && len(req.Tools) == 0 && !st.a.cfg.outputSteps
+	textIsAnswer := st.schema != nil && st.outputTool() == "" && len(req.Tools) == 0 && !st.a.cfg.outputSteps
+	var degen *degenerate
+	if st.a.cfg.degenerate != nil && st.schema != nil {
+		degen = newDegenerate(*st.a.cfg.degenerate)
+	}
 	size := 0 // bytes of text and tool-call arguments read
 	idle := 0 // chunks that added no bytes
 	// take reads one chunk and reports whether to read another.
@@ -159,6 +163,25 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			}
 			if ce != nil {
 				j = nil // doomed: the answer so far changes no more
+			}
+		}
+		if degen != nil && r.stop == "" {
+			// A reply that has said why it ended has come whole, as for an
+			// early verdict: it is judged whole.
+			call, n, why := -1, 0, ""
+			switch d := c.Call; {
+			case c.Text != "" && st.a.cfg.outputTool == "" && len(r.calls) == 0:
+				n, why = degen.read(r.text.String())
+			case d != nil && d.Arguments != "" && r.isAnswer(d.Index):
+				call = d.Index
+				n, why = degen.read(r.args[call].String())
+			}
+			if n > 0 {
+				cancel()
+				if kept := r.keepAnswer(call, n); st.schema.Check(kept) != nil {
+					st.cut = degenerateCut(n, why, r.usage)
+				} // else a whole answer, then only blank space or repetition: taken as it is
+				return false
 			}
 		}
 		if c.Text != "" && textIsAnswer && len(r.calls) == 0 && !r.stop.withheld() && r.text.Len() > bound {

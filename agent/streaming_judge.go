@@ -35,14 +35,22 @@ type judge struct {
 	// end.
 	ctx context.Context
 	try enforce.Try
+	// el reads the answer through es when the run delivers elements
+	// ([RunElements]): elems opens it.
+	el    *enforce.Elements
+	elems *elementsHook
 }
 
 // stream is the judge's enforce.Incremental for an answer.
 func (j *judge) stream() *enforce.Incremental {
-	if j.cut && j.ctx != nil {
-		return j.schema.StreamValidating(j.ctx, j.try)
+	var es *enforce.Incremental
+	if (j.cut || j.elems != nil) && j.ctx != nil {
+		es = j.schema.StreamValidating(j.ctx, j.try)
+	} else {
+		es = j.schema.Stream()
 	}
-	return j.schema.Stream()
+	j.el = j.elems.open(es, j.attempt)
+	return es
 }
 
 // newJudge returns a judge for the call's reply, or nil when there is
@@ -55,7 +63,7 @@ func (st *runState) newJudge(ctx context.Context, req Request) *judge {
 	}
 	cut := a.cfg.earlyAbort && st.ledger != nil && st.ledger.RetriesLeft() > 0 &&
 		st.res.Iterations < a.cfg.maxIterations && !a.cfg.outputSteps
-	tool := a.cfg.outputTool
+	tool := st.outputTool()
 	// In prompted output with tools offered, any text may yet be followed
 	// by a tool call ("[Looking that up]" and a call), so no verdict on
 	// the text is sure to be about the answer: nothing is cut. In
@@ -66,12 +74,16 @@ func (st *runState) newJudge(ctx context.Context, req Request) *judge {
 	if !cut && st.watch == nil {
 		return nil
 	}
-	j := &judge{cut: cut, tool: tool, call: -1, schema: st.schema, attempt: 1}
+	j := &judge{cut: cut, tool: tool, call: -1, schema: st.schema, attempt: 1, elems: elementsOf(ctx)}
 	if st.ledger != nil {
 		j.attempt += len(st.ledger.Attempts())
 		// The validators of one member are asked as it closes, where the
 		// answer may be cut, as the ledger will ask them at its end.
 		j.ctx, j.try = ctx, enforce.Try{Attempt: j.attempt, RetriesLeft: st.ledger.RetriesLeft()}
+	} else if j.elems != nil {
+		// An element is delivered once the validators of its members
+		// found no issue in it.
+		j.ctx, j.try = ctx, enforce.Try{Attempt: 1}
 	}
 	if tool == "" {
 		j.es, j.gated = j.stream(), len(req.Tools) > 0
@@ -118,7 +130,7 @@ func (j *judge) read(text string) (*enforce.CheckError, int) {
 		case rest == "":
 			return nil, 0
 		case rest[0] != '{' && rest[0] != '[':
-			j.es, j.gated = nil, false // may become a tool call: never cut
+			j.es, j.el, j.gated = nil, nil, false // may become a tool call: never cut
 		default:
 			j.gated = false
 		}
@@ -126,14 +138,20 @@ func (j *judge) read(text string) (*enforce.CheckError, int) {
 	if j.es == nil || j.fed == len(text) {
 		return nil, 0
 	}
-	n, err := j.es.WriteString(text[j.fed:])
+	var n int
+	var err error
+	if j.el != nil {
+		n, err = j.el.WriteString(text[j.fed:])
+	} else {
+		n, err = j.es.WriteString(text[j.fed:])
+	}
 	j.fed += n
 	var ce *enforce.CheckError
 	if errors.As(err, &ce) {
 		return ce, j.fed
 	}
 	if err != nil {
-		j.es = nil // not a verdict (a closed Incremental): judge no further
+		j.es, j.el = nil, nil // not a verdict (a closed Incremental): judge no further
 	}
 	return nil, 0
 }

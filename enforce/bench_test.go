@@ -12,49 +12,6 @@ import (
 	"github.com/enforcer-go/enforcer/enforce"
 )
 
-const orderSchema = `{
-	"type": "object",
-	"required": ["orderId", "customer", "items", "total"],
-	"additionalProperties": false,
-	"properties": {
-		"orderId": {"type": "string", "pattern": "^ORD-[0-9]+$"},
-		"placed": {"type": "string", "format": "date-time"},
-		"customer": {
-			"type": "object",
-			"required": ["name", "email", "address"],
-			"properties": {
-				"name": {"type": "string", "minLength": 1},
-				"email": {"type": "string", "format": "email"},
-				"address": {
-					"type": "object",
-					"required": ["street", "city", "zip"],
-					"properties": {
-						"street": {"type": "string"},
-						"city": {"type": "string"},
-						"zip": {"type": "string", "maxLength": 10}
-					}
-				}
-			}
-		},
-		"items": {
-			"type": "array", "minItems": 1, "maxItems": 100,
-			"items": {
-				"type": "object",
-				"required": ["sku", "qty", "priceCents"],
-				"additionalProperties": false,
-				"properties": {
-					"sku": {"type": "string", "minLength": 3},
-					"qty": {"type": "integer", "minimum": 1},
-					"priceCents": {"type": "integer", "minimum": 0},
-					"gift": {"type": "boolean"}
-				}
-			}
-		},
-		"total": {"type": "integer", "minimum": 0},
-		"status": {"enum": ["open", "paid", "shipped"]}
-	}
-}`
-
 func TestOrderAnswerPasses(t *testing.T) {
 	a := orderAnswer()
 	if n := len(a); n < 900 || n > 1200 {

@@ -3,6 +3,7 @@ package enforce
 import (
 	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+	"github.com/enforcer-go/enforcer/enforce/internal/scan"
 )
 
 // Bounds on what an answer or a schema may demand. Each is named in the
@@ -85,10 +86,11 @@ const (
 // quote caps a piece of text taken from an answer, for an Issue.
 func quote(s string) string { return jsonvalue.Clip(s, MaxQuote) }
 
-// The parser and the engine hold the same bounds; a difference does not
-// compile (a negative constant overflows uint).
+// The parser, the engine and the scanner hold the same bounds; a
+// difference does not compile (a negative constant overflows uint).
 const (
 	_ = uint(MaxDepth-jsonvalue.MaxDepth) + uint(jsonvalue.MaxDepth-MaxDepth)
 	_ = uint(MaxEnum-engine.MaxEnum) + uint(engine.MaxEnum-MaxEnum)
 	_ = uint(MaxSchemaExpansion-engine.MaxSchemaExpansion) + uint(engine.MaxSchemaExpansion-MaxSchemaExpansion)
+	_ = uint(MaxQuote-scan.MaxPointer) + uint(scan.MaxPointer-MaxQuote)
 )

@@ -125,6 +125,10 @@ func TestRepairLabelReadsANearMissAsItsLabel(t *testing.T) {
 			if applied != enforce.RepairLabel {
 				t.Errorf("row repaired = %s, want label", applied)
 			}
+			// Repaired says what the ledger passed.
+			if rt, ra := mended.Repaired(answer); rt != text || ra != applied {
+				t.Errorf("Repaired(%q) = %q, %s; the ledger passed %q, %s", answer, rt, ra, text, applied)
+			}
 			var got string
 			if err := mended.Decode(text, &got); err != nil || got != "positive" {
 				t.Errorf("Decode(%q) = %q, %v; want positive", text, got, err)
@@ -303,5 +307,33 @@ func TestChoiceInToolModeAsksForTheCall(t *testing.T) {
 	v := l.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: `{"label": "pos"}`, Tool: "classify"})
 	if !strings.Contains(v.Corrective, `Call the tool "classify"`) || strings.Contains(v.Corrective, "Reply with only") {
 		t.Errorf("corrective %q", v.Corrective)
+	}
+}
+
+func TestChoiceStreamHasNoPartialDocument(t *testing.T) {
+	st := mustChoice(t, false, sentiments...).Stream()
+	if _, err := st.WriteString(`{"label": "posi`); err != nil {
+		t.Fatal(err)
+	}
+	if doc, settled := st.Partial(); doc != nil || settled != nil {
+		t.Errorf("Partial = %q, %q; want nil for a choice", doc, settled)
+	}
+}
+
+func TestRowKindIsTheContractsOwnElseWithKinds(t *testing.T) {
+	for _, c := range []struct {
+		s    *enforce.Schema
+		want enforce.Kind
+	}{
+		{mustChoice(t, false, sentiments...), enforce.KindChoice},
+		{mustCompile(t, `{"type": "array"}`), enforce.KindElements},
+	} {
+		l, err := enforce.NewLedger(c.s, 0, enforce.WithKind(enforce.KindElements))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := l.Judge(context.Background(), enforce.Answer{Iteration: 1, Given: "x"}); v.Row.Kind != c.want {
+			t.Errorf("row kind %q, want %q", v.Row.Kind, c.want)
+		}
 	}
 }

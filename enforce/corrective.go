@@ -32,7 +32,10 @@ func (e *CheckError) Corrective(attempt, maxAttempts int) string {
 func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stopped *Cut) string {
 	ce := e
 	var b strings.Builder
-	if stopped != nil {
+	switch {
+	case stopped != nil && ce.Stage == StageDegenerate:
+		fmt.Fprintf(&b, "We stopped reading your previous answer after its first %d bytes: it had degenerated into whitespace or a repetition that does not end, so the rest was not read.\n", stopped.Bytes)
+	case stopped != nil:
 		fmt.Fprintf(&b, "We stopped reading your previous answer after its first %d bytes: at that point it could no longer satisfy the required output format, so the rest was not read.\n", stopped.Bytes)
 	}
 	if truncated {
@@ -45,6 +48,8 @@ func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stoppe
 		w = &jsonWords
 	}
 	switch {
+	case ce.Stage == StageDegenerate:
+		b.WriteString("Stage: degenerate — write the answer once, compactly, with no run of blank space and no part repeated over and over.\n")
 	case ce.Stage == StageJSONParse:
 		b.WriteString(w.parse)
 	case ce.byValidators:

@@ -12,6 +12,9 @@ type Cost struct {
 	CachedTokens    int   `json:"cachedTokens,omitempty"`    // among InputTokens: read from the provider's prompt cache
 	ReasoningTokens int   `json:"reasoningTokens,omitempty"` // among OutputTokens: spent on reasoning
 	LatencyMs       int64 `json:"latencyMs,omitempty"`       // whole milliseconds
+	// Money is what the tokens cost by the caller's price of the model
+	// (in the price's unit, such as US dollars); 0 when no price is known.
+	Money float64 `json:"money,omitempty"`
 }
 
 // FailedCost sums the cost of the rows that did not pass: what the
@@ -29,6 +32,9 @@ func FailedCost(rows []Attempt) Cost {
 		sum.CachedTokens = int(addSat(int64(sum.CachedTokens), int64(r.CachedTokens), math.MaxInt))
 		sum.ReasoningTokens = int(addSat(int64(sum.ReasoningTokens), int64(r.ReasoningTokens), math.MaxInt))
 		sum.LatencyMs = addSat(sum.LatencyMs, r.LatencyMs, math.MaxInt64)
+		if r.Money > 0 {
+			sum.Money += r.Money
+		}
 	}
 	return sum
 }
@@ -36,7 +42,8 @@ func FailedCost(rows []Attempt) Cost {
 // negative reports whether some member of c is below zero: a budget
 // with one is refused ([WithFailedCostBudget]).
 func (c Cost) negative() bool {
-	return min(int64(c.InputTokens), int64(c.OutputTokens), int64(c.CachedTokens), int64(c.ReasoningTokens), c.LatencyMs) < 0
+	return min(int64(c.InputTokens), int64(c.OutputTokens), int64(c.CachedTokens), int64(c.ReasoningTokens), c.LatencyMs) < 0 ||
+		c.Money < 0 || math.IsNaN(c.Money) || math.IsInf(c.Money, 0)
 }
 
 // addSat adds n (taken as 0 when negative) to sum, stopping at limit.

@@ -15,5 +15,5 @@ func ExampleFailedCost() {
 	}
 	fmt.Printf("%+v\n", enforce.FailedCost(rows))
 	// Output:
-	// {InputTokens:1660 OutputTokens:75 CachedTokens:1400 ReasoningTokens:12 LatencyMs:1750}
+	// {InputTokens:1660 OutputTokens:75 CachedTokens:1400 ReasoningTokens:12 LatencyMs:1750 Money:0}
 }

@@ -73,6 +73,7 @@ func TestEveryMemberOfAFailedCostBudgetIsALimit(t *testing.T) {
 		{"cached tokens", enforce.Cost{CachedTokens: 10}, enforce.Cost{InputTokens: 6, CachedTokens: 6}},
 		{"reasoning tokens", enforce.Cost{ReasoningTokens: 10}, enforce.Cost{OutputTokens: 6, ReasoningTokens: 6}},
 		{"latency", enforce.Cost{LatencyMs: 10}, enforce.Cost{LatencyMs: 6}},
+		{"money", enforce.Cost{Money: 0.01}, enforce.Cost{Money: 0.006}},
 	}
 	for _, tt := range tests {
 		t.Run("a limit on "+tt.name+" alone stops the run", func(t *testing.T) {
@@ -96,7 +97,7 @@ func TestAFailedCostBudgetWithANegativeMemberIsRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range []enforce.Cost{{InputTokens: -1}, {OutputTokens: -1}, {CachedTokens: -1}, {ReasoningTokens: -1}, {LatencyMs: -1}} {
+	for _, b := range []enforce.Cost{{InputTokens: -1}, {OutputTokens: -1}, {CachedTokens: -1}, {ReasoningTokens: -1}, {LatencyMs: -1}, {Money: -1}, {Money: math.NaN()}} {
 		if _, err := enforce.NewLedger(s, 1, enforce.WithFailedCostBudget(b)); err == nil {
 			t.Errorf("NewLedger with budget %+v: no error, want a negative limit refused", b)
 		}

@@ -91,6 +91,8 @@
 // [Incremental.Partial] gives the answer so far as one closed JSON document,
 // to show a typed value as it forms, and the JSON Pointers of the
 // members and items that are whole and already pass their subschema.
+// [NewElements] delivers the elements of the answer's array one by one,
+// each within the write that holds its closing byte, once it passes.
 //
 // # Retries and the ledger
 //
@@ -136,4 +138,10 @@
 //
 // Invalid UTF-8, duplicate keys, and numbers too large to compare exactly
 // fail the json-parse stage.
+//
+// # Rooms
+//
+// This package is the public face of machinery in internal packages of
+// its own: the schema engine, the JSON reader, the repairs' mends
+// (internal/repair) and the incremental judge's scanner (internal/scan).
 package enforce

@@ -16,6 +16,10 @@ const (
 	StageJSONParse Stage = "json-parse"
 	// StageSchemaValidate: the answer is JSON but breaks the schema.
 	StageSchemaValidate Stage = "schema-validate"
+	// StageDegenerate: the caller stopped reading a streamed answer that
+	// had degenerated into whitespace or repetition ([Degenerate]); it
+	// was not judged.
+	StageDegenerate Stage = "degenerate"
 )
 
 // Issue is one way an answer breaks its contract.
@@ -137,10 +141,11 @@ var (
 	// ([WithRepeatLimit]), so the run stopped without spending its
 	// retries: the model is not learning from the correction.
 	ErrRepeated = errors.New("enforce: the answer failed as the one before it did")
-	// ErrBudget: the failed answers cost more than the caller's budget
-	// ([WithFailedCostBudget]), so the run stopped without spending its
-	// retries.
-	ErrBudget = errors.New("enforce: the failed answers cost more than the budget")
+	// ErrBudget: a budget the caller set was reached — what the failed
+	// answers cost ([WithFailedCostBudget], [ReasonBudget]), or a whole
+	// run's tokens, requests or money ([Answer.Stop] with a budget's
+	// reason) — so the run stopped without spending its retries.
+	ErrBudget = errors.New("enforce: over budget")
 	// ErrBrokenBy: the model's own answer kept the contract but a rewrite
 	// broke it, so the run stopped without spending its retries.
 	ErrBrokenBy = errors.New("enforce: a rewrite broke a valid answer")
@@ -195,6 +200,8 @@ func (e *OutputError) Error() string {
 		b.WriteString(", which a validator found wrong beyond repair")
 	case ReasonBudget:
 		b.WriteString(", and the failed answers cost more than the budget, so no retry was spent")
+	case ReasonTokenBudget, ReasonRequestBudget, ReasonMoneyBudget:
+		fmt.Fprintf(&b, ", and the run reached its %s, so no retry was spent", strings.ReplaceAll(string(e.Reason), "-", " "))
 	}
 	if e.Err != nil {
 		b.WriteString(": ")
@@ -219,7 +226,7 @@ func (e *OutputError) Unwrap() []error {
 		errs = append(errs, ErrRepeated)
 	case e.Reason == ReasonBeyondRepair:
 		errs = append(errs, ErrBeyondRepair)
-	case e.Reason == ReasonBudget:
+	case e.Reason.budget():
 		errs = append(errs, ErrBudget)
 	case e.Attempts != nil:
 		errs = append(errs, ErrExhausted)

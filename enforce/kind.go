@@ -1,7 +1,10 @@
 package enforce
 
-// Kind is the shape of answer a contract takes: one JSON value (""), or
-// an answer read from the model's text before it is judged.
+// Kind is the output kind of an answer, beyond one JSON value ("") of
+// the contract: a contract's own, for an answer read from the model's
+// text before it is judged ([Schema.Kind]: choice, multi-label, text), or
+// the way a JSON answer was delivered ([WithKind]: elements). A row says
+// it ([Attempt.Kind]).
 type Kind string
 
 const (
@@ -12,9 +15,13 @@ const (
 	KindMultiLabel Kind = "multi-label"
 	// KindText ("text"): plain text held to rules ([Text]).
 	KindText Kind = "text"
+	// KindElements ("elements"): a JSON answer whose array's elements
+	// were delivered as they closed ([NewElements]).
+	KindElements Kind = "elements"
 )
 
-// Kind returns the kind of answer s takes: "" for one JSON value.
+// Kind returns the kind of answer s takes: "" for one JSON value (never
+// [KindElements], a way of delivering one).
 func (s *Schema) Kind() Kind {
 	if s.reading == nil {
 		return ""

@@ -45,7 +45,20 @@ const (
 	// ReasonBudget ("budget"): what the failed answers cost, this one included,
 	// passed the budget the caller set ([WithFailedCostBudget]).
 	ReasonBudget Reason = exhaust.Budget
+	// ReasonTokenBudget ("token-budget"), ReasonRequestBudget
+	// ("request-budget"), ReasonMoneyBudget ("money-budget"): the whole
+	// run reached a cap on its tokens, its model requests or its money,
+	// so the caller sends no correction ([Answer.Stop]).
+	ReasonTokenBudget   Reason = exhaust.TokenBudget
+	ReasonRequestBudget Reason = exhaust.RequestBudget
+	ReasonMoneyBudget   Reason = exhaust.MoneyBudget
 )
+
+// budget reports whether r is a budget's reason: the failed answers' or
+// the run's.
+func (r Reason) budget() bool {
+	return r == ReasonBudget || r == ReasonTokenBudget || r == ReasonRequestBudget || r == ReasonMoneyBudget
+}
 
 // Attempt is one row of the ledger: one final answer, in order.
 type Attempt struct {
@@ -66,6 +79,10 @@ type Attempt struct {
 	// Reason: why the answer was exhausted other than by running out of
 	// retries, when no field above says so; only on 'exhausted'.
 	Reason Reason `json:"reason,omitempty"`
+	// Provider and Model name the model that wrote the answer, as its
+	// adapter reports them ([Answer.Model]); empty when it reports none.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
 	// Cost is what the model call that produced the answer spent
 	// ([Answer.Cost]); its members sit in the row's JSON beside the others.
 	Cost
@@ -80,9 +97,17 @@ type Attempt struct {
 	// ReadBack: members of the model's text read as left out before the
 	// answer was judged ([Answer.ReadBack]); nil when none were.
 	ReadBack *ReadBack `json:"readBack,omitempty"`
-	// Kind is the kind of answer the contract takes ([Schema.Kind]);
+	// Kind is the output kind the answer was asked for: the contract's
+	// ([Schema.Kind]), or for a JSON contract the one [WithKind] gives;
 	// absent for one JSON value.
 	Kind Kind `json:"kind,omitempty"`
+	// Member is the member of a [Union] the answer chose: on a passed row
+	// the one accepted; on a failing row the one it named, when it named
+	// exactly one of the union's; absent otherwise ([Schema.Member]).
+	Member string `json:"member,omitempty"`
+	// Mode is the output mode the answer was asked in, when the caller
+	// chose it per model ([Answer.Mode]): "native", "tool" or "prompted".
+	Mode string `json:"mode,omitempty"`
 }
 
 // ReadBack names the members removed from a model's text before it was
@@ -165,6 +190,17 @@ type Answer struct {
 	// read-back). Given is the answer as read back; the row names them
 	// ([Attempt.ReadBack]).
 	ReadBack []string
+	// Mode, when not empty, names the output mode the answer was asked
+	// in (the agent's auto mode chooses one per model); the row carries
+	// it as given.
+	Mode string
+	// Provider and Model name the model that wrote the answer; the row
+	// carries them as given.
+	Provider, Model string
+	// Stop, when not empty, says the caller will send no correction for
+	// a reason of its own (a run's budget reached): a failing answer is
+	// exhausted with this reason, retries unspent. A passing one passes.
+	Stop Reason
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -211,6 +247,7 @@ type Ledger struct {
 	retries int
 	repeats int  // WithRepeatLimit
 	budget  Cost // WithFailedCostBudget; zero members: no limit
+	kind    Kind // WithKind
 	rows    []Attempt
 	// last is the signature of the previous row's failure ("" when it
 	// did not fail judged), and streak how many rows in a row failed so.
@@ -254,6 +291,16 @@ func WithRepeatLimit(n int) LedgerOption {
 	})
 }
 
+// WithKind says that the run's answers are of output kind k: each row
+// says so, unless the contract is of a kind of its own ([Schema.Kind]),
+// which its rows say instead.
+func WithKind(k Kind) LedgerOption {
+	return ledgerOption(func(l *Ledger) error {
+		l.kind = k
+		return nil
+	})
+}
+
 // WithFailedCostBudget stops a run whose failed answers cost more than b:
 // the failing answer that takes the failed rows' cost ([FailedCost])
 // past a non-zero member of b is exhausted at once with [ReasonBudget],
@@ -282,7 +329,8 @@ func (l *Ledger) overBudget(row Attempt) bool {
 		over(int64(spent.OutputTokens), int64(l.budget.OutputTokens)) ||
 		over(int64(spent.CachedTokens), int64(l.budget.CachedTokens)) ||
 		over(int64(spent.ReasoningTokens), int64(l.budget.ReasoningTokens)) ||
-		over(spent.LatencyMs, l.budget.LatencyMs)
+		over(spent.LatencyMs, l.budget.LatencyMs) ||
+		l.budget.Money > 0 && spent.Money > l.budget.Money
 }
 
 // NewLedger returns a ledger for a run that opted into retries (0 to
@@ -343,7 +391,10 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	// its own text, not the rewrite. Truncated answers never loop: asked
 	// again under the same limit, a second in a row would most likely be
 	// truncated again.
-	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost, Kind: l.schema.Kind()}
+	row := Attempt{Attempt: len(l.rows) + 1, Iteration: a.Iteration, Cost: a.Cost, Kind: l.kind, Mode: a.Mode, Provider: a.Provider, Model: a.Model}
+	if k := l.schema.Kind(); k != "" {
+		row.Kind = k // a contract of a Kind says its own
+	}
 	if len(a.ReadBack) > 0 {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
 	}
@@ -363,8 +414,11 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 		row.Outcome, row.Stage, row.Error, row.Reason = OutcomeExhausted, StageSchemaValidate, quote(j.failed.text()), ReasonValidatorFailed
 		return l.record(row, "", Verdict{Err: j.failed, Answer: a.Text()})
 	case j.ce == nil:
-		row.Outcome, row.Repaired = OutcomePassed, j.repaired
+		row.Outcome, row.Repaired, row.Member = OutcomePassed, j.repaired, l.schema.Member(j.text)
 		return l.record(row, "", Verdict{Answer: j.text})
+	}
+	if !a.NoCall && a.Cut == nil {
+		row.Member = l.schema.Member(a.Text())
 	}
 	ce := j.ce
 	row.Stage, row.Error, row.Path, row.Repaired = ce.Stage, ce.Issues[0].Message, ce.Path(), ce.Repaired
@@ -397,7 +451,10 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if row.Outcome = OutcomeRetried; l.overBudget(row) {
 		return fail(ReasonBudget, "")
 	}
-	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), ce.reply(), a.Tool)
+	if a.Stop != "" {
+		return fail(a.Stop, "")
+	}
+	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), ce.reply(), a.Tool, l.schema.Members(), a.NoCall)
 	row.Outcome = OutcomeRetried
 	row.CorrectiveMessageHash = fnv.Hex32a(msg)
 	return l.record(row, sig, Verdict{Corrective: msg, Answer: a.Text()})

@@ -103,7 +103,7 @@ func holdPartial(t *testing.T, s *Schema, text string, size int) {
 	wholeErr := s.Check(text)
 	var ce *CheckError
 	if errors.As(wholeErr, &ce) && ce.Stage == StageJSONParse {
-		c, ok := completed(text[:st.read])
+		c, ok := completed(text[:st.sc.Read()])
 		if !ok {
 			return // read past a dooming byte: what was read cannot be completed
 		}

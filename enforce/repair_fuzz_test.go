@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+	"github.com/enforcer-go/enforcer/enforce/internal/repair"
 )
 
 // FuzzRepairs holds the repairs to their laws and the Incremental of a schema
@@ -222,12 +223,12 @@ func relaxedSpelling(text string) string {
 			}
 			raw := text[start:p.I]
 			j := p.I
-			for j < len(text) && isSpace(text[j]) {
+			for j < len(text) && jsonvalue.IsSpace(text[j]) {
 				j++
 			}
 			ident := str != ""
 			for k := 0; k < len(str); k++ {
-				ident = ident && identByte(str[k]) && !(k == 0 && (str[k] == '-' || (str[k] >= '0' && str[k] <= '9')))
+				ident = ident && repair.IdentByte(str[k]) && !(k == 0 && (str[k] == '-' || (str[k] >= '0' && str[k] <= '9')))
 			}
 			switch {
 			case j < len(text) && text[j] == ':' && ident:
@@ -298,7 +299,7 @@ func relaxedTokens(text string) []string {
 	for i := 0; i < len(text); {
 		c := text[i]
 		switch {
-		case isSpace(c):
+		case jsonvalue.IsSpace(c):
 			i++
 		case strings.HasPrefix(text[i:], "//"):
 			j := strings.IndexByte(text[i:], '\n')
@@ -341,7 +342,7 @@ func relaxedTokens(text string) []string {
 			i++
 		default:
 			j := i
-			for j < len(text) && (identByte(text[j]) || text[j] == '.' || text[j] == '+') {
+			for j < len(text) && (repair.IdentByte(text[j]) || text[j] == '.' || text[j] == '+') {
 				j++
 			}
 			if j == i {
@@ -433,4 +434,10 @@ func tryComplete(read string) (c string, ok bool) {
 		}
 	}()
 	return read + complete(read), true
+}
+
+// validJSON reports whether text is exactly one JSON value.
+func validJSON(text string) bool {
+	_, err := jsonvalue.Parse(text)
+	return err == nil
 }

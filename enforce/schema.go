@@ -56,6 +56,8 @@ type Schema struct {
 	// reading reads the answer of a contract of a Kind (a choice, text)
 	// before it is judged; nil for a JSON Schema.
 	reading reading
+	// union, for a [Union], holds its members (see union.go).
+	union []unionName
 }
 
 // CompileSchema compiles a JSON Schema document in the dialect its
@@ -295,6 +297,9 @@ func (s *Schema) checkParsed(answer string, doc any, values, names int, passed b
 	}
 	if !passed && !s.passesFast(doc) {
 		if err := s.validate(doc); err != nil {
+			if s.union != nil {
+				return s.unionIssues(answer, doc, err)
+			}
 			return err
 		}
 	}
@@ -302,6 +307,9 @@ func (s *Schema) checkParsed(answer string, doc any, values, names int, passed b
 		if err := jsonvalue.Unmarshal(answer, reflect.New(s.goType).Interface()); err != nil {
 			return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{decodeIssue(answer, err)}}
 		}
+	}
+	if s.union != nil {
+		return s.checkMembers(answer)
 	}
 	return nil
 }
@@ -442,6 +450,9 @@ func (s *Schema) validate(doc any) (err error) {
 	issues := make([]Issue, 0, len(errs))
 	for _, re := range errs {
 		issues = append(issues, toIssue(re))
+	}
+	if s.union != nil {
+		s.unionWords(doc, issues)
 	}
 	sort.SliceStable(issues, func(i, j int) bool {
 		if issues[i].Path != issues[j].Path {

@@ -94,14 +94,15 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 	}
 	if err == nil {
 		// The tree the Incremental built is the parser's, with its counts.
-		if doc, ok := st.whole(); ok {
+		if doc, ok := st.sc.Whole(); ok {
 			want, values, names, perr := jsonvalue.ParseCounting(text)
-			if perr != nil || !reflect.DeepEqual(doc, want) || values != st.values || names != st.names {
-				t.Fatalf("schema %s, answer %q: the incremental judge built %#v (%d values, %d names), the parser %#v (%d, %d, %v)", s.source, text, doc, st.values, st.names, want, values, names, perr)
+			gotValues, gotNames := st.sc.Counts()
+			if perr != nil || !reflect.DeepEqual(doc, want) || values != gotValues || names != gotNames {
+				t.Fatalf("schema %s, answer %q: the incremental judge built %#v (%d values, %d names), the parser %#v (%d, %d, %v)", s.source, text, doc, gotValues, gotNames, want, values, names, perr)
 			}
 			// What the Incremental checked as it read is the fast path's
 			// verdict on the whole tree, where it knew every subschema.
-			if st.inc && st.rootOK && !s.passesFast(want) {
+			if st.sc.PassedEach() && !s.passesFast(want) {
 				t.Fatalf("schema %s, answer %q: the incremental judge passed each value as it ended, the fast path fails the whole", s.source, text)
 			}
 		}
@@ -184,7 +185,7 @@ func holdPrefix(t *testing.T, s *Schema, prefix string) {
 	if got, want := st.Close(), s.Check(prefix); !sameVerdict(got, want) {
 		t.Fatalf("schema %s, prefix %q: Close = %v, Check = %v", s.source, prefix, got, want)
 	}
-	if st.state == stRune || st.long {
+	if st.sc.Pending() {
 		return // doomed already, the verdict waiting for the end of a character or number
 	}
 	c := prefix + complete(prefix)

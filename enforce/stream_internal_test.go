@@ -106,13 +106,13 @@ func TestStreamChecksValuesAsTheyEnd(t *testing.T) {
 	if _, err := feed(st, passing, 5); err != nil {
 		t.Fatal(err)
 	}
-	if !st.rootOK {
+	if !st.sc.PassedEach() {
 		t.Fatal("the passing answer was not passed value by value")
 	}
-	if _, lazy := st.docs[0].v.(*lazyDoc); !lazy {
-		t.Fatalf("the passing answer was built: %#v", st.docs[0].v)
+	if !st.sc.Unbuilt() {
+		t.Fatal("the passing answer was built")
 	}
-	doc, ok := st.whole()
+	doc, ok := st.sc.Whole()
 	want, _ := jsonvalue.Parse(passing)
 	if !ok || !reflect.DeepEqual(doc, want) {
 		t.Fatalf("whole() = %#v, %v; the parser gives %#v", doc, ok, want)
@@ -134,7 +134,7 @@ func TestStreamChecksValuesAsTheyEnd(t *testing.T) {
 			}
 			continue
 		}
-		if st.rootOK {
+		if st.sc.PassedEach() {
 			t.Fatalf("%s was passed value by value", failing)
 		}
 		if got, want := st.Close(), s.Check(failing); got == nil || !sameVerdict(got, want) {

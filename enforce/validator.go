@@ -206,7 +206,7 @@ func (j judgement) done() bool { return j.failed != nil || j.stopped != nil }
 // if it passes, the rewrite that first broke it is named.
 func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 	if a.NoCall {
-		return judgement{ce: noCall(a)}
+		return judgement{ce: noCall(a, s.Members())}
 	}
 	if ce := a.early(); ce != nil {
 		return judgement{ce: ce} // recorded as it stands: a rewrite cannot have broken it

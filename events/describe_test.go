@@ -48,6 +48,10 @@ func TestDescribe(t *testing.T) {
 		{"an answer that repeated its issues", SchemaExhausted{TurnID: "t", Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Reason: ExhaustRepeated}, 0, "output rejected (schema-validate) · same issues again"},
 		{"an answer beyond repair", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Reason: ExhaustBeyondRepair}, 0, "output rejected (schema-validate) · beyond repair"},
 		{"an answer no validator could judge", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Reason: ExhaustValidatorFailed}, 0, "output rejected (schema-validate) · validator failed"},
+		{"a degenerate answer cut and asked again", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "degenerate", Error: "e", CorrectiveMessageHash: "811c9dc5", Provider: "openai", Model: "m"}, 0, "output rejected (degenerate) · asking again · 1 retry left"},
+		{"a run out of tokens", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Reason: ExhaustTokenBudget}, 0, "output rejected (schema-validate) · token budget reached"},
+		{"a run out of requests", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "degenerate", Error: "e", Reason: ExhaustRequestBudget}, 0, "output rejected (degenerate) · request budget reached"},
+		{"a run out of money", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", Reason: ExhaustMoneyBudget}, 0, "output rejected (json-parse) · money budget reached"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

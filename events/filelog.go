@@ -29,8 +29,18 @@ const maxLine = 16 << 20
 // crash leaves it) is truncated away. Other damage is [ErrCorrupt], naming
 // the first line that is not the record due there, and the file is left
 // as it is: a line that is JSON but no record (a file that is not a log), a
-// sequence gap, a damaged line before the last, a line over 16 MiB. Each
-// Append fsyncs before it returns unless [SyncEvery] batches.
+// sequence gap, a damaged line before the last, a line over 16 MiB.
+//
+// Append returns once its record is on disk, unless [SyncEvery] batches:
+// a record is acknowledged, and seen by Last, Records and readers in this
+// process, only after a sync that began after it was written. Appends
+// running at once share that sync (group commit): those of one log share
+// an fsync, and on Linux 5.8 or later, on ext4, xfs, btrfs and f2fs, the
+// logs of one filesystem share one syncfs(2), which reports the write-back
+// errors of its whole filesystem; elsewhere each log fsyncs its own file.
+// A failed sync fails every append it may concern (with syncfs: of each
+// log written since the last good sync) and closes those logs as a failed
+// write does; the records they had not acknowledged are removed.
 func OpenFile(name string, opts ...FileOption) (Log, error) {
 	// Details. Elsewhere than flock's systems no lock is taken and two
 	// writers would damage the log. The lock belongs to the file, not its
@@ -128,7 +138,9 @@ func openLog(f *os.File, name string, created bool, o fileOptions) (*fileLog, er
 			return nil, &Error{Op: "open", Err: err}
 		}
 	}
-	l := &fileLog{f: f, name: name, fi: st, size: good, offsets: offsets, opt: o, stop: make(chan struct{})}
+	l := &fileLog{f: f, name: name, fi: st, size: good, wsize: good, offsets: offsets, syncedN: int64(len(offsets)),
+		opt: o, stop: make(chan struct{})}
+	l.c = committerFor(l, filepath.Dir(f.Name()), o)
 	if o.interval > 0 || o.tick != nil {
 		tick, stopTicker := o.tick, func() {}
 		if tick == nil {
@@ -160,9 +172,15 @@ type fileLog struct {
 	fi      os.FileInfo // of f, to check that name still names it
 	size    int64       // bytes of complete records
 	offsets []int64     // offsets[i] is where record i+1 starts
-	pending int         // records written since the last fsync
-	syncs   int         // fsyncs done by Append and the sync loop, for tests
+	pending int         // records written since the last registration with c (SyncEvery)
+	syncs   int         // passes of c that synced records of this log, for tests
 	broken  error       // set when the file may no longer match offsets (a reader's: when it cannot be read on)
+
+	c       *committer // runs the fsyncs; nil on a reader's log
+	unacked []int64    // where each record written but not acknowledged starts; it follows offsets
+	wsize   int64      // bytes written: size and unacked's records
+	syncedN int64      // records a finished fsync covers
+	syncErr error      // the fsync error that broke the log
 	closed  bool
 	opt     fileOptions
 	stop    chan struct{}
@@ -195,32 +213,110 @@ func (l *fileLog) Append(rec Record) error {
 	case l.broken != nil:
 		return l.broken
 	}
-	if err := nextSeq(int64(len(l.offsets)), rec); err != nil {
+	if err := nextSeq(l.written(), rec); err != nil {
 		return err
 	}
 	if err := l.checkPath(); err != nil {
 		l.broken = err
 		return err
 	}
+	c := l.c
+	c.wmu.RLock()
 	if n, err := l.f.Write(line); err != nil {
+		c.wmu.RUnlock()
 		if n > 0 {
 			l.undo(err)
 		}
 		return &Error{Op: "append", Seq: rec.Sequence, Err: err}
 	}
-	l.pending++
-	if l.pending >= l.opt.every {
-		if err := l.opt.fsync(l.f, ""); err != nil {
-			l.undo(err)
-			return &Error{Op: "append", Seq: rec.Sequence, Detail: "fsync", Err: err}
-		}
-		l.pending = 0
-		l.syncs++
+	l.unacked = append(l.unacked, l.wsize)
+	l.wsize += int64(len(line))
+	if l.pending++; l.pending < l.opt.every {
+		c.wmu.RUnlock()
+		l.ack(l.mark()) // SyncEvery: acknowledged before it is synced
+		l.wake()
+		return nil
 	}
-	l.offsets = append(l.offsets, l.size)
-	l.size += int64(len(line))
+	l.pending = 0
+	target := c.register(l, l.mark())
+	c.wmu.RUnlock()
+	l.mu.Unlock()
+	c.wait(target)
+	l.mu.Lock()
+	switch {
+	case l.syncedN >= rec.Sequence:
+		return nil
+	case l.syncErr != nil:
+		return &Error{Op: "append", Seq: rec.Sequence, Detail: "fsync", Err: l.syncErr}
+	}
+	return l.broken // another append's failed write removed this one
+}
+
+// written is how many records were written, acknowledged or not; l.mu
+// must be held.
+func (l *fileLog) written() int64 { return int64(len(l.offsets) + len(l.unacked)) }
+
+// mark is how far the writes go; l.mu must be held.
+func (l *fileLog) mark() mark { return mark{n: l.written(), size: l.wsize} }
+
+// ack acknowledges the records written up to m, in order; l.mu must be
+// held.
+func (l *fileLog) ack(m mark) {
+	if k := m.n - int64(len(l.offsets)); k > 0 {
+		l.offsets = append(l.offsets, l.unacked[:k]...)
+		if l.unacked = l.unacked[k:]; len(l.unacked) == 0 {
+			l.unacked = nil
+		}
+		l.size = m.size
+	}
+}
+
+// synced is told by a pass of l.c that the writes up to m are on disk,
+// or, when err is not nil, that they may not be: then the log removes
+// what it has not acknowledged and refuses every later append.
+func (l *fileLog) synced(m mark, err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case l.broken != nil:
+		return
+	case err != nil:
+		l.syncErr = err
+		l.undo(err)
+		return
+	}
+	l.syncs++
+	l.syncedN = max(l.syncedN, m.n)
+	l.ack(m)
 	l.wake()
-	return nil
+}
+
+// failUnsynced fails l, as a failed sync does, when a record it wrote is
+// not synced yet.
+func (l *fileLog) failUnsynced(err error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.broken == nil && l.syncedN < l.written() {
+		l.syncErr = err
+		l.undo(err)
+	}
+}
+
+// sync registers what l wrote that no pass covers yet with l.c and waits
+// for the pass, releasing l.mu meanwhile; l.mu must be held. It reports
+// whether there was any.
+func (l *fileLog) sync() bool {
+	if l.broken != nil || l.syncedN >= l.written() {
+		return false
+	}
+	l.c.wmu.RLock()
+	target := l.c.register(l, l.mark())
+	l.c.wmu.RUnlock()
+	l.pending = 0
+	l.mu.Unlock()
+	l.c.wait(target)
+	l.mu.Lock()
+	return true
 }
 
 // wake tells the waiters that records were added; l.mu must be held.
@@ -244,19 +340,21 @@ func (l *fileLog) checkPath() error {
 		return &Error{Op: "append", Detail: "the log's path no longer names its file; reopen the log", Err: fmt.Errorf("%w: %w", ErrClosed, err)}
 	case !os.SameFile(l.fi, st):
 		return &Error{Op: "append", Detail: l.name + " was replaced: it no longer names the log's file; reopen the log", Err: ErrClosed}
-	case st.Size() < l.size:
-		return &Error{Op: "append", Detail: fmt.Sprintf("%s was truncated under the log to %d bytes, below the %d bytes of its records (copytruncate rotation?): records it acknowledged are gone; rotate by renaming, and reopen the log", l.name, st.Size(), l.size), Err: ErrClosed}
-	case st.Size() > l.size:
-		return &Error{Op: "append", Detail: fmt.Sprintf("%s grew under the log to %d bytes, past the %d bytes of its records: another program wrote to it; reopen the log", l.name, st.Size(), l.size), Err: ErrClosed}
+	case st.Size() < l.wsize:
+		return &Error{Op: "append", Detail: fmt.Sprintf("%s was truncated under the log to %d bytes, below the %d bytes of its records (copytruncate rotation?): records it acknowledged are gone; rotate by renaming, and reopen the log", l.name, st.Size(), l.wsize), Err: ErrClosed}
+	case st.Size() > l.wsize:
+		return &Error{Op: "append", Detail: fmt.Sprintf("%s grew under the log to %d bytes, past the %d bytes of its records: another program wrote to it; reopen the log", l.name, st.Size(), l.wsize), Err: ErrClosed}
 	}
 	return nil
 }
 
-// undo removes a failed write from the file. After a failed write or fsync
-// the file's state is uncertain, so the log refuses further appends either
-// way, with an error matching ErrClosed and cause.
+// undo removes a failed write, and every record not acknowledged, from
+// the file. After a failed write or fsync the file's state is uncertain,
+// so the log refuses further appends either way, with an error matching
+// ErrClosed and cause.
 func (l *fileLog) undo(cause error) {
 	l.broken = &Error{Op: "append", Detail: "a write or fsync failed; reopen the log", Err: fmt.Errorf("%w: %w", ErrClosed, cause)}
+	l.unacked, l.wsize = nil, l.size
 	_ = l.f.Truncate(l.size)
 }
 
@@ -270,13 +368,8 @@ func (l *fileLog) syncLoop(tick <-chan time.Time, stopTicker func()) {
 		case <-tick:
 		}
 		l.mu.Lock()
-		if !l.closed && l.broken == nil && l.pending > 0 {
-			if err := l.opt.fsync(l.f, ""); err != nil {
-				l.undo(err)
-			} else {
-				l.pending = 0
-				l.syncs++
-			}
+		if !l.closed {
+			l.sync()
 		}
 		l.mu.Unlock()
 		if l.opt.synced != nil {
@@ -346,11 +439,8 @@ func (l *fileLog) Close() error {
 	}
 	l.closed = true
 	var err error
-	if l.pending > 0 && l.broken == nil {
-		if err = l.opt.fsync(l.f, ""); err == nil {
-			l.pending = 0
-			l.syncs++
-		}
+	if l.c != nil && l.sync() && l.syncErr != nil {
+		err = l.syncErr
 	}
 	if cerr := l.f.Close(); err == nil {
 		err = cerr
@@ -358,6 +448,9 @@ func (l *fileLog) Close() error {
 	l.mu.Unlock()
 	close(l.stop)
 	l.wg.Wait()
+	if l.c != nil {
+		l.c.release(l)
+	}
 	if err != nil {
 		return &Error{Op: "close", Err: err}
 	}

@@ -37,6 +37,7 @@ type fileOptions struct {
 	syncFile func() error     // called instead of each fsync of the file
 	opened   func()           // called between opening the file and locking it
 	pollTick <-chan time.Time // replaces the poll ticker of a waiting reader
+	commit   *committer       // replaces the log's committer
 }
 
 type streamOption func(*streamOptions)
@@ -116,7 +117,8 @@ func WithKeepAlive(interval time.Duration) Option {
 
 // SyncEvery batches fsyncs: once n records are pending and, when
 // interval > 0, every interval while any are (and on Close). SyncEvery(1,
-// 0), the default, fsyncs before every Append returns. A process crash
+// 0), the default, syncs each record before its Append returns, sharing
+// the sync with concurrent appends (see [OpenFile]). A process crash
 // loses nothing either way; a power failure can lose the records since
 // the last fsync (at most n-1, and at most interval of appends), and a
 // cursor naming one is then [ErrStale].

@@ -18,7 +18,7 @@ const MethodSchemaExhausted Method = "output/schemaExhausted"
 // "output rejected (json-parse) · no retries left", "output rejected
 // (schema-validate) · broken by <middleware>", or with a Reason "… · same
 // issues again", "… · beyond repair", "… · validator failed", "… · over
-// budget".
+// budget", "… · token budget reached" (and so for requests and money).
 type SchemaExhausted struct {
 	TurnID    string `json:"turnId"`
 	Attempt   int    `json:"attempt"`   // >= 1
@@ -41,6 +41,10 @@ type SchemaExhausted struct {
 	// Repaired names the repairs applied to the answer before it was
 	// judged (enforce.Attempt.Repaired), in order; absent when none were.
 	Repaired []string `json:"repaired,omitempty"`
+	// Provider and Model name the model that wrote the answer, as its
+	// row does (enforce.Attempt.Model); absent when unknown.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
 }
 
 // ExhaustReason is why a [SchemaExhausted] answer stands with retries
@@ -59,6 +63,12 @@ const (
 	ExhaustValidatorFailed ExhaustReason = exhaust.ValidatorFailed
 	// ExhaustBudget ("budget"): the failed answers cost more than the run's budget.
 	ExhaustBudget ExhaustReason = exhaust.Budget
+	// ExhaustTokenBudget ("token-budget"), ExhaustRequestBudget
+	// ("request-budget"), ExhaustMoneyBudget ("money-budget"): the whole
+	// run reached its cap on tokens, model requests or money.
+	ExhaustTokenBudget   ExhaustReason = exhaust.TokenBudget
+	ExhaustRequestBudget ExhaustReason = exhaust.RequestBudget
+	ExhaustMoneyBudget   ExhaustReason = exhaust.MoneyBudget
 )
 
 var kindSchemaExhausted = register("output_schema_exhausted", MethodSchemaExhausted, false, decodePlain[SchemaExhausted])
@@ -71,7 +81,7 @@ func (e SchemaExhausted) check() (Event, error) {
 		return nil, err
 	}
 	if e.Reason != "" && !slices.Contains(exhaust.Reasons, string(e.Reason)) {
-		return nil, invalid("output_schema_exhausted: reason %q is not repeated, beyond-repair, validator-failed or budget", e.Reason)
+		return nil, invalid("output_schema_exhausted: reason %q is not one of %v", e.Reason, exhaust.Reasons)
 	}
 	if err := checkRepaired("output_schema_exhausted", e.Repaired); err != nil {
 		return nil, err
@@ -80,6 +90,7 @@ func (e SchemaExhausted) check() (Event, error) {
 		return nil, invalid("output_schema_exhausted: negative token count")
 	}
 	e.Error, e.Path, e.BrokenBy = text(e.Error), text(e.Path), text(e.BrokenBy)
+	e.Provider, e.Model = text(e.Provider), text(e.Model)
 	return e, checkIDs("output_schema_exhausted", e.TurnID)
 }
 
@@ -97,6 +108,8 @@ func (e SchemaExhausted) wire(w *jw) {
 	w.intOpt("cachedTokens", int64(e.CachedTokens))
 	w.intOpt("reasoningTokens", int64(e.ReasoningTokens))
 	w.strsOpt("repaired", e.Repaired)
+	w.strOpt("provider", e.Provider)
+	w.strOpt("model", e.Model)
 }
 
 func (e SchemaExhausted) describe(time.Duration) string {
@@ -116,6 +129,9 @@ var exhaustReasons = map[ExhaustReason]string{
 	ExhaustBeyondRepair:    "beyond repair",
 	ExhaustValidatorFailed: "validator failed",
 	ExhaustBudget:          "over budget",
+	ExhaustTokenBudget:     "token budget reached",
+	ExhaustRequestBudget:   "request budget reached",
+	ExhaustMoneyBudget:     "money budget reached",
 }
 
 // words is r for people; a newer producer's reason reads "answer stands".

@@ -18,7 +18,7 @@ type SchemaRetry struct {
 	Attempt               int    `json:"attempt"`          // >= 1
 	RetriesRemaining      int    `json:"retriesRemaining"` // after the corrective turn being sent
 	Iteration             int    `json:"iteration"`        // >= 1
-	Stage                 string `json:"stage"`            // "json-parse" or "schema-validate"
+	Stage                 string `json:"stage"`            // "json-parse", "schema-validate" or "degenerate"
 	Error                 string `json:"error"`            // the validator's message, verbatim
 	Path                  string `json:"path,omitempty"`
 	CorrectiveMessageHash string `json:"correctiveMessageHash"` // 8 lowercase hex digits
@@ -33,6 +33,10 @@ type SchemaRetry struct {
 	// Repaired names the repairs applied to the answer before it was
 	// judged (enforce.Attempt.Repaired), in order; absent when none were.
 	Repaired []string `json:"repaired,omitempty"`
+	// Provider and Model name the model that wrote the answer, as its
+	// row does (enforce.Attempt.Model); absent when unknown.
+	Provider string `json:"provider,omitempty"`
+	Model    string `json:"model,omitempty"`
 }
 
 var kindSchemaRetry = register("output_schema_retry", MethodSchemaRetry, false, decodePlain[SchemaRetry])
@@ -56,7 +60,7 @@ func (e SchemaRetry) check() (Event, error) {
 	if !isHex8(e.CorrectiveMessageHash) {
 		return nil, invalid("output_schema_retry: correctiveMessageHash %q is not 8 lowercase hex digits", e.CorrectiveMessageHash)
 	}
-	e.Error, e.Path = text(e.Error), text(e.Path)
+	e.Error, e.Path, e.Provider, e.Model = text(e.Error), text(e.Path), text(e.Provider), text(e.Model)
 	return e, checkIDs("output_schema_retry", e.TurnID)
 }
 
@@ -74,6 +78,8 @@ func (e SchemaRetry) wire(w *jw) {
 	w.intOpt("cachedTokens", int64(e.CachedTokens))
 	w.intOpt("reasoningTokens", int64(e.ReasoningTokens))
 	w.strsOpt("repaired", e.Repaired)
+	w.strOpt("provider", e.Provider)
+	w.strOpt("model", e.Model)
 }
 
 func (e SchemaRetry) describe(time.Duration) string {
@@ -96,8 +102,8 @@ func checkLedger(name, turnID string, attempt, iteration int, stage, msg string)
 		return invalid("%s: attempt %d < 1", name, attempt)
 	case iteration < 1:
 		return invalid("%s: iteration %d < 1", name, iteration)
-	case stage != "json-parse" && stage != "schema-validate":
-		return invalid("%s: stage %q is not json-parse or schema-validate", name, stage)
+	case stage != "json-parse" && stage != "schema-validate" && stage != "degenerate":
+		return invalid("%s: stage %q is not json-parse, schema-validate or degenerate", name, stage)
 	case msg == "":
 		return invalid("%s: error is empty", name)
 	}
@@ -126,7 +132,7 @@ func checkRepaired(name string, repaired []string) error {
 // stageWords shows a stage read from a frame: a known stage verbatim,
 // anything else (a hostile or newer server's) as "output contract".
 func stageWords(stage string) string {
-	if stage == "json-parse" || stage == "schema-validate" {
+	if stage == "json-parse" || stage == "schema-validate" || stage == "degenerate" {
 		return stage
 	}
 	return "output contract"

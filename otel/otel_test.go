@@ -836,3 +836,23 @@ func TestARepairedRowSaysItsRepairsOnItsEvent(t *testing.T) {
 		t.Errorf("the passed row's event has repaired %q, want [fence]", got)
 	}
 }
+
+func TestAUnionsRowSaysItsMemberOnItsEvent(t *testing.T) {
+	type Refund struct {
+		Order string `json:"order"`
+	}
+	type Escalation struct {
+		Team string `json:"team"`
+	}
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t, agenttest.Reply(`{"escalation":{"team":"billing"}}`))
+	a := agent.New(m, agent.WithClock(fixed), agent.WithOutputRetries(1),
+		agent.WithObserver(otel.Observer(otel.WithTracerProvider(tp), otel.WithModel("test", "scripted-1"))))
+	if _, _, err := agent.RunUnion(t.Context(), a, prompt, agent.Member[Refund]("refund", ""), agent.Member[Escalation]("escalation", "")); err != nil {
+		t.Fatal(err)
+	}
+	run := span(t, exp.GetSpans(), "invoke_agent")
+	if got := eventAttr(run, "enforcer.attempt", "enforcer.attempt.member"); got != "escalation" {
+		t.Errorf("the passed row's event has member %q, want escalation", got)
+	}
+}

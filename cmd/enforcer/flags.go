@@ -26,6 +26,24 @@ func newFlags(name string) *flag.FlagSet {
 // after the operands, as people type them; "--" ends the flags. It says
 // what went wrong in one line.
 func parse(fs *flag.FlagSet, args []string, operands ...string) ([]string, error) {
+	got, err := parseAll(fs, args, operands)
+	if err != nil {
+		return nil, err
+	}
+	return got, wantOperands(fs, got, operands)
+}
+
+// wantOperands says, in one line, when got are not the operands named.
+func wantOperands(fs *flag.FlagSet, got, operands []string) error {
+	if len(got) != len(operands) {
+		return fmt.Errorf("%s: want %s, got %s", fs.Name(), wanted(operands), count(len(got), "argument"))
+	}
+	return nil
+}
+
+// parseAll is parse without the count of operands checked; operands name
+// them in the usage -h prints.
+func parseAll(fs *flag.FlagSet, args []string, operands []string) ([]string, error) {
 	var got []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -48,9 +66,6 @@ func parse(fs *flag.FlagSet, args []string, operands ...string) ([]string, error
 			break
 		}
 		got, args = append(got, rest[0]), rest[1:]
-	}
-	if len(got) != len(operands) {
-		return nil, fmt.Errorf("%s: want %s, got %s", fs.Name(), wanted(operands), count(len(got), "argument"))
 	}
 	return got, nil
 }

@@ -6,6 +6,9 @@
 //	enforcer tail [-follow=false] LOG
 //	enforcer view [-addr HOST:PORT] LOG
 //	enforcer schema [-provider P] FILE
+//	enforcer eval [-repair LIST] [-by FIELD] [-json|-md] [-fail-under RATE=MIN] DATASET
+//	enforcer eval -model M [-provider P] [-base-url URL] [-retries N] [-runs N] [-concurrency C] DATASET
+//	enforcer eval -compare [-tolerance T] OLD.json NEW.json
 //
 // Flags may come before, between or after the operands, as in
 // "enforcer schema FILE -provider anthropic"; -- ends the flags, for a
@@ -38,6 +41,22 @@
 // anthropic, gemini, vllm, llama.cpp or ollama): strict, non-strict or
 // not at all and why, and a table of the schema's keywords, each enforced
 // by the provider and enforcer or by enforcer only.
+//
+// eval judges each record of DATASET (JSON Lines: schema, output, and
+// optionally id, model, expected; package eval says more) as check does,
+// as written and with -repair's repairs, and prints the figures by model
+// (or by the field -by names): a table, -json (a contract, docs/eval.md)
+// or -md; -html FILE also writes it as a self-contained page with
+// charts. A schema given as a path is read relative to the dataset's
+// folder. -fail-under RATE=MIN exits 1 when a group's rate is under MIN,
+// naming the groups. With -model, records hold a prompt instead of an
+// output and run live through the agent over the adapter -provider names
+// (openai, anthropic, gemini; the key from OPENAI_API_KEY,
+// ANTHROPIC_API_KEY or GEMINI_API_KEY, never printed): first-try and
+// after-retry passes, exhausted runs, tokens and latency by model. eval
+// -compare holds NEW, a -json report, against
+// OLD: each rate that fell by more than -tolerance, or a group NEW lacks,
+// is a regression, and it exits 1.
 //
 // tail and view read the log as events.FollowFile does, without locking it, so
 // they may watch a session that another process is writing. Bad arguments and files that cannot be read
@@ -78,6 +97,10 @@ const usage = `usage:
   enforcer tail [-follow=false] LOG                        print a session log, following it
   enforcer view [-addr HOST:PORT] LOG                      serve the live page for a session log
   enforcer schema [-provider P] FILE                       what a provider's native mode enforces of a schema
+  enforcer eval [-repair LIST] [-by FIELD] [-json|-md] [-fail-under RATE=MIN] DATASET
+                                                           how a dataset's recorded answers keep their contracts
+  enforcer eval -model M [-provider P] [-base-url URL] DATASET   the same, run live through a model
+  enforcer eval -compare [-tolerance T] OLD.json NEW.json  what moved between two eval -json reports
 flags may also come after the operands; -- ends the flags
 `
 
@@ -99,11 +122,13 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		err = view(ctx, args[1:], stdout)
 	case "schema":
 		err = schemaCmd(args[1:], stdout)
+	case "eval":
+		code, err = evalCmd(ctx, args[1:], stdin, stdout)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
 	default:
-		err = fmt.Errorf("unknown command %q (want check, tail, view or schema)", args[0])
+		err = fmt.Errorf("unknown command %q (want check, eval, tail, view or schema)", args[0])
 	}
 	var help helpError
 	if errors.As(err, &help) {

@@ -7,11 +7,13 @@ import (
 	"text/tabwriter"
 
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/internal/wireschema"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
 
 // schemaCmd is `enforcer schema`: how a provider's native mode is sent
-// the contract in FILE (native.Lower), as a table of its keywords.
+// the contract in FILE (native.Lower), as a table of its keywords, and
+// the output mode agent.WithAutoOutputMode chooses for it.
 func schemaCmd(args []string, stdout io.Writer) error {
 	fs := newFlags("schema")
 	provider := fs.String("provider", string(native.OpenAI), fmt.Sprintf("the provider's profile: one of %v", native.Profiles))
@@ -32,7 +34,28 @@ func schemaCmd(args []string, stdout io.Writer) error {
 		return fmt.Errorf("schema: %w", err)
 	}
 	writeReport(stdout, l.Report)
+	fmt.Fprintln(stdout, autoMode(text, l.Report))
 	return nil
+}
+
+// autoMode says what agent.WithAutoOutputMode (agent.Modes.Choice)
+// sends a model of the provider for the contract, and why: native when
+// the report is exact, else tool output, and, for a model that takes no
+// tools or a root that is no object (which a tool's parameters must
+// be), native when it is sent strict, else prompted.
+func autoMode(contract []byte, r native.Report) string {
+	exact, why := r.Exact()
+	without := "prompted"
+	if r.Mode == native.ModeStrict {
+		without = "native"
+	}
+	switch {
+	case exact:
+		return "auto mode: native (" + why + ")"
+	case !wireschema.ObjectRoot(contract):
+		return "auto mode: " + without + " (" + why + "; the contract's root is not an object, as a tool's parameters must be)"
+	}
+	return "auto mode: tool, or " + without + " for a model that takes no tools (" + why + ")"
 }
 
 // writeReport prints a report as a table.

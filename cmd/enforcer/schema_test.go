@@ -20,6 +20,7 @@ at                keyword   enforced by          note
 /properties/days  minimum   openai and enforcer  -
 0 of 5 keywords judged by enforcer only
 sent as nullable, a null read back as left out: /properties/days
+auto mode: native (openai: every keyword of the contract enforced natively)
 `},
 		{"anthropic", `anthropic: sent strict
 at                keyword   enforced by             note
@@ -29,6 +30,7 @@ at                keyword   enforced by             note
 /properties/days  type      anthropic and enforcer  -
 /properties/days  minimum   enforcer only           -
 1 of 5 keywords judged by enforcer only
+auto mode: tool, or native for a model that takes no tools (anthropic: 1 of 5 keywords left out natively (minimum at /properties/days))
 `},
 		{"gemini", `gemini: sent strict
 at                keyword   enforced by          note
@@ -38,6 +40,17 @@ at                keyword   enforced by          note
 /properties/days  type      gemini and enforcer  -
 /properties/days  minimum   gemini and enforcer  -
 0 of 5 keywords judged by enforcer only
+auto mode: native (gemini: every keyword of the contract enforced natively)
+`},
+		{"deepseek", `deepseek: sent none (DeepSeek takes response_format json_object only, no json_schema)
+at                keyword   enforced by    note
+/                 type      enforcer only  -
+/                 required  enforcer only  -
+/properties/city  type      enforcer only  -
+/properties/days  type      enforcer only  -
+/properties/days  minimum   enforcer only  -
+5 of 5 keywords judged by enforcer only
+auto mode: tool, or prompted for a model that takes no tools (deepseek: the contract is not sent strict (DeepSeek takes response_format json_object only, no json_schema))
 `},
 	}
 	for _, tt := range tests {
@@ -53,7 +66,10 @@ at                keyword   enforced by          note
 	}
 	t.Run("a contract of one keyword counts it in the singular", func(t *testing.T) {
 		_, got, _ := runCmd(context.Background(), "", "schema", "-provider", "openai", write(t, "string.json", `{"type":"string"}`))
-		if want := "1 of 1 keyword judged by enforcer only\n"; !strings.HasSuffix(got, want) {
+		if want := "1 of 1 keyword judged by enforcer only\n"; !strings.Contains(got, want) {
+			t.Errorf("stdout:\n%s\nwant it to say %q", got, want)
+		}
+		if want := "auto mode: prompted (openai: the contract is not sent strict (the root: the root is not an object schema); the contract's root is not an object, as a tool's parameters must be)\n"; !strings.HasSuffix(got, want) {
 			t.Errorf("stdout:\n%s\nwant it to end with %q", got, want)
 		}
 	})

@@ -2,6 +2,7 @@ package jetstream_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -21,7 +22,8 @@ func TestAServerRestartMidTurnLosesNothingAcknowledged(t *testing.T) {
 	_, js := connect(t, s.ClientURL())
 	// The append with the server down is tried once: the test is not of
 	// how long the log keeps trying.
-	w, err := events.NewStream(session, open(t, js, session, enforcerjs.WithRetry(0)))
+	l1 := open(t, js, session, enforcerjs.WithRetry(0))
+	w, err := events.NewStream(session, l1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,6 +43,16 @@ func TestAServerRestartMidTurnLosesNothingAcknowledged(t *testing.T) {
 	if _, err := w.Append(events.TurnRetry{TurnID: "t1", Attempt: 2, NextAttempt: 3, MaxAttempts: 3, Reason: "again"}); err == nil {
 		t.Fatal("Append succeeded with the server down")
 	}
+	// The first writer goes away holding the event it kept, as one that
+	// gives up does: its log closes under it, so the stream's Close cannot
+	// store the event, says so, and its retrier ends with it.
+	if err := l1.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var e *events.Error
+	if err := w.Close(); !errors.Is(err, events.ErrClosed) || !errors.As(err, &e) || e.Seq != 3 {
+		t.Errorf("the first writer's Close = %v, want an *events.Error naming record 3, matching ErrClosed", err)
+	}
 	startServer(t, dir, p) // same store, same address: the client reconnects
 	l := reopen(t, js, session)
 	// The failed append never reached a server (none was running), so
@@ -52,6 +64,8 @@ func TestAServerRestartMidTurnLosesNothingAcknowledged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer noRetrierLeft(t)
+	defer w2.Close()
 	if _, err := w2.Append(events.TurnCompleted{TurnID: "t1", Terminal: "completed"}); err != nil {
 		t.Fatal(err)
 	}
@@ -164,6 +178,7 @@ func TestAFollowerKeepsFollowingAcrossAServerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w.Close()
 	r, err := events.Follow(session, open(t, rjs, session))
 	if err != nil {
 		t.Fatal(err)
@@ -205,6 +220,7 @@ func TestAFollowerKeepsFollowingAcrossAServerRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer w2.Close()
 	appendTurn(w2, "t2")
 	if _, err := r.WaitTurn(ctx, "t2"); err != nil {
 		t.Fatalf("the follower did not see the turn written after the restart: %v", err)

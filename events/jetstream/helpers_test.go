@@ -1,6 +1,10 @@
 package jetstream_test
 
 import (
+	"runtime"
+	"strings"
+	"testing"
+
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -17,4 +21,22 @@ func dial(url string) (*nats.Conn, jetstream.JetStream, error) {
 		return nil, nil, err
 	}
 	return nc, js, nil
+}
+
+// noRetrierLeft fails the test when a goroutine of an events.Stream
+// retrying kept records is still running: a stream left open.
+func noRetrierLeft(t *testing.T) {
+	t.Helper()
+	buf := make([]byte, 1<<20)
+	for {
+		n := runtime.Stack(buf, true)
+		if n < len(buf) {
+			buf = buf[:n]
+			break
+		}
+		buf = make([]byte, 2*len(buf))
+	}
+	if strings.Contains(string(buf), "events.(*Stream).retryHeld") {
+		t.Errorf("a stream's retrier of kept records outlives the test:\n%s", buf)
+	}
 }

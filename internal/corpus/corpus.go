@@ -177,6 +177,14 @@ type ModelOutput struct {
 	Output string          `json:"output"`
 }
 
+// ModelOutputsFile is the real model outputs corpus's file (JSON Lines,
+// one record as [ModelOutput] a line, with more members), for a test that
+// reads it as a dataset; it skips t when the corpus is absent.
+func ModelOutputsFile(t testing.TB) string {
+	t.Helper()
+	return modelOutputsPath(t)
+}
+
 // modelOutputsPath is the real model outputs corpus's file.
 func modelOutputsPath(t testing.TB) string {
 	t.Helper()

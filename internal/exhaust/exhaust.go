@@ -9,7 +9,10 @@ const (
 	BeyondRepair    = "beyond-repair"
 	ValidatorFailed = "validator-failed"
 	Budget          = "budget"
+	TokenBudget     = "token-budget"
+	RequestBudget   = "request-budget"
+	MoneyBudget     = "money-budget"
 )
 
 // Reasons are all of them, in the order above.
-var Reasons = []string{Repeated, BeyondRepair, ValidatorFailed, Budget}
+var Reasons = []string{Repeated, BeyondRepair, ValidatorFailed, Budget, TokenBudget, RequestBudget, MoneyBudget}

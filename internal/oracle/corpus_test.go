@@ -17,7 +17,9 @@ import (
 type tally struct{ total, accepted int }
 
 // TestJSONSchemaBench compiles every schema of the corpus and judges every
-// labelled document of each schema enforce accepts, beside the oracle.
+// labelled document of each schema enforce accepts, beside the oracle; it
+// logs, too, what gojsonschema alone compiles and how many of those
+// documents it judges otherwise than the oracle.
 func TestJSONSchemaBench(t *testing.T) {
 	files := corpus.Bench(t, nil)
 	if sampleEvery > 1 {
@@ -34,6 +36,13 @@ func TestJSONSchemaBench(t *testing.T) {
 	byCategory := map[string]*tally{}
 	refusedBy := map[string]int{}
 	var wrong, crashes, documents, oracleRefused int
+	// gojsonschema alone, on the ten main categories, for docs/compare.md:
+	// a figure, not a check of enforce, so not under the race detector,
+	// where it would only slow the test command.
+	alone := sampleEvery == 1
+	var rawAccepted, rawWrong, rawDocuments int
+	var rawCompileCPU, rawJudgeCPU time.Duration
+	cpu0 := processTime()
 	times := make([]compileTime, 0, len(files))
 	for _, cf := range files {
 		c := byCategory[cf.Category]
@@ -42,6 +51,14 @@ func TestJSONSchemaBench(t *testing.T) {
 			byCategory[cf.Category] = c
 		}
 		c.total++
+		var raw *gojsonschema.Schema
+		if alone && slices.Contains(corpus.MainCategories, cf.Category) {
+			t0 := processTime()
+			if raw = rawCompile(cf.Schema); raw != nil {
+				rawAccepted++
+			}
+			rawCompileCPU += processTime() - t0
+		}
 		start := time.Now()
 		s, err, crash := compileEnforce(cf.Schema)
 		times = append(times, compileTime{time.Since(start), cf})
@@ -84,6 +101,17 @@ func TestJSONSchemaBench(t *testing.T) {
 				t.Errorf("%s / %s: %v", cf.Name, tc.Description, crash)
 				continue
 			}
+			if raw != nil {
+				t0 := processTime()
+				r, ok := rawVerdict(raw, tc.Data)
+				rawJudgeCPU += processTime() - t0
+				if ok {
+					rawDocuments++
+					if r != want {
+						rawWrong++
+					}
+				}
+			}
 			if got != want {
 				wrong++
 				t.Errorf("%s / %s: enforce says valid = %v, the oracle %v; document %s", cf.Name, tc.Description, got, want, cut(string(tc.Data), 300))
@@ -104,6 +132,10 @@ func TestJSONSchemaBench(t *testing.T) {
 	}
 	t.Logf("accepted: the ten main categories %s; %s", ratio(main.accepted, main.total), strings.Join(lines, ", "))
 	t.Logf("%d documents judged, %d wrong, %d crashes, %d accepted schemas the oracle refuses", documents, wrong, crashes, oracleRefused)
+	if alone {
+		t.Logf("gojsonschema alone: compiles %s of the ten main categories; of the %d documents of those enforce also accepts, %d get a verdict other than the oracle's (processor time: %v compiling and %v judging of the test's %v)",
+			ratio(rawAccepted, main.total), rawDocuments, rawWrong, rawCompileCPU.Round(time.Millisecond), rawJudgeCPU.Round(time.Millisecond), (processTime() - cpu0).Round(time.Millisecond))
+	}
 	checkCompileTimes(t, times)
 	for _, k := range sortedKeysByCount(refusedBy) {
 		t.Logf("refused %4d× %s", refusedBy[k], k)
@@ -170,4 +202,34 @@ func cpuTime(f func()) time.Duration {
 		best = min(best, processTime()-start)
 	}
 	return best
+}
+
+// rawCompile is gojsonschema's own compile of schema, as a caller would
+// use it without enforce: nil when it refuses the schema or panics.
+func rawCompile(schema []byte) (s *gojsonschema.Schema) {
+	defer func() {
+		if recover() != nil {
+			s = nil
+		}
+	}()
+	s, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(schema))
+	if err != nil {
+		return nil
+	}
+	return s
+}
+
+// rawVerdict is gojsonschema's own verdict on doc; ok is false when it
+// returns an error or panics instead.
+func rawVerdict(s *gojsonschema.Schema, doc []byte) (valid, ok bool) {
+	defer func() {
+		if recover() != nil {
+			valid, ok = false, false
+		}
+	}()
+	res, err := s.Validate(gojsonschema.NewBytesLoader(doc))
+	if err != nil {
+		return false, false
+	}
+	return res.Valid(), true
 }

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/enforcer-go/enforcer v0.0.0
+	github.com/google/jsonschema-go v0.4.3
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/xeipuuv/gojsonschema v1.2.0
 )

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 )
 
@@ -77,4 +78,24 @@ func InlineRoot(b json.RawMessage) (name string, schema map[string]any, err erro
 		}
 	}
 	return defName, def, nil
+}
+
+// ObjectRoot reports whether a schema's root describes objects as it is
+// sent (InlineRoot): its type is "object" (or a list naming it), or it
+// has properties. Only such a schema can be a tool's parameters.
+func ObjectRoot(b json.RawMessage) bool {
+	_, root, err := InlineRoot(b)
+	if err != nil {
+		return false
+	}
+	raw, _ := root["type"].(json.RawMessage) // the members come raw
+	var one string
+	var list []string
+	switch {
+	case json.Unmarshal(raw, &one) == nil:
+		return one == "object"
+	case json.Unmarshal(raw, &list) == nil:
+		return slices.Contains(list, "object")
+	}
+	return root["properties"] != nil
 }

@@ -27,7 +27,8 @@ func failure(ctx context.Context, err error, raw *http.Response) error {
 			raw = apiErr.Response
 		}
 	}
-	return wire.Failure(ctx, System, err, raw, message)
+	return wire.Unsupported(wire.Failure(ctx, System, err, raw, message), message,
+		[]string{"output_config", "output_format", "structured output"}, []string{"tools", "tool_choice"})
 }
 
 // errorStatus is the HTTP status Anthropic's errors documentation gives

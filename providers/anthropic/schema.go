@@ -2,8 +2,11 @@ package anthropic
 
 import (
 	"encoding/json"
+	"fmt"
 
+	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/internal/wireschema"
+	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
 
@@ -12,6 +15,21 @@ import (
 func inlineRoot(b json.RawMessage) (map[string]any, error) {
 	_, schema, err := wireschema.InlineRoot(b)
 	return schema, err
+}
+
+// OutputModes says what the API takes for contract
+// (agent.ModeReporter, read by agent.WithAutoOutputMode): native when
+// WithNativeSchema is given and its lowering is exact
+// (native.Report.Exact), and tools.
+func (m *Model) OutputModes(contract json.RawMessage) agent.Modes {
+	if !m.native {
+		return wire.Modes(nil, nil, "WithNativeSchema")
+	}
+	l, err := native.Lower(contract, native.Anthropic)
+	if err != nil {
+		err = fmt.Errorf("anthropic: output schema: %w", err)
+	}
+	return wire.Modes(l, err, "WithNativeSchema")
 }
 
 // NativeReport says how WithNativeSchema sends contract (a JSON Schema,

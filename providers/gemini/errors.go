@@ -59,7 +59,7 @@ func failure(ctx context.Context, err error, c *call) error {
 		if d, ok := retryDelay(apiErr.Details); ok {
 			pe.RetryAfter = d
 		}
-		return pe
+		return wire.Unsupported(pe, apiErr.Message, geminiNative, geminiTools)
 	case isAPI:
 		code := apiErr.Code
 		if code < 100 || code > 599 {
@@ -116,3 +116,10 @@ var statusOf = map[string]int{
 	"UNAVAILABLE":         http.StatusServiceUnavailable,
 	"DEADLINE_EXCEEDED":   http.StatusGatewayTimeout,
 }
+
+// geminiNative and geminiTools are what a 400 names when the API refuses
+// the request's output mode (agent.ProviderError.Unsupported).
+var (
+	geminiNative = []string{"responsejsonschema", "response_json_schema", "responseschema", "response_schema", "response_mime_type", "responsemimetype"}
+	geminiTools  = []string{"tools", "function_declarations", "functiondeclarations", "tool_config", "toolconfig"}
+)

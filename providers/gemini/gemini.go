@@ -31,7 +31,10 @@ type Model struct {
 	opts     wire.Options[genai.GenerateContentConfig]
 }
 
-var _ agent.Model = (*Model)(nil)
+var (
+	_ agent.Model        = (*Model)(nil)
+	_ agent.ModeReporter = (*Model)(nil)
+)
 
 // Option configures a Model.
 type Option interface{ apply(*Model) }
@@ -104,6 +107,21 @@ func (m *Model) ProviderName() string { return m.provider }
 // agent either way. Requests without an output schema are sent unchanged.
 func WithNativeSchema() Option {
 	return optionFunc(func(m *Model) { m.native = true })
+}
+
+// OutputModes says what the API takes for contract
+// (agent.ModeReporter, read by agent.WithAutoOutputMode): native when
+// WithNativeSchema is given and its lowering is exact
+// (native.Report.Exact), and tools.
+func (m *Model) OutputModes(contract json.RawMessage) agent.Modes {
+	if !m.native {
+		return wire.Modes(nil, nil, "WithNativeSchema")
+	}
+	l, err := native.Lower(contract, native.Gemini)
+	if err != nil {
+		err = fmt.Errorf("gemini: output schema: %w", err)
+	}
+	return wire.Modes(l, err, "WithNativeSchema")
 }
 
 // NativeReport says how WithNativeSchema sends contract (a JSON Schema,

@@ -12,8 +12,10 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	realworld "github.com/enforcer-go/enforcer/internal/corpus"
+	"github.com/enforcer-go/enforcer/internal/wireschema"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -130,9 +132,14 @@ func corpus(t *testing.T) []contract {
 // providerCheck is each provider's documented rules, as its wire test
 // server refuses them.
 var providerCheck = map[native.Profile]func([]byte) error{
-	native.OpenAI:    wiretest.OpenAIStrict,
-	native.Anthropic: wiretest.AnthropicFormat,
-	native.Gemini:    wiretest.GeminiSchema,
+	native.OpenAI:     wiretest.OpenAIStrict,
+	native.Anthropic:  wiretest.AnthropicFormat,
+	native.Gemini:     wiretest.GeminiSchema,
+	native.Mistral:    wiretest.MistralStrict,
+	native.Groq:       wiretest.GroqStrict,
+	native.XAI:        wiretest.XAISchema,
+	native.OpenRouter: wiretest.OpenAIStrict,
+	native.DeepSeek:   wiretest.DeepSeekSchema,
 }
 
 // checked is the profiles the figures are for: every one, the servers'
@@ -159,6 +166,7 @@ func TestLoweredContractsAreNeverRefused(t *testing.T) {
 	}
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	strict := map[native.Profile]int{}
+	auto := map[native.Profile]*choices{}
 	cs := corpus(t)
 	for _, c := range cs {
 		if _, err := enforce.CompileSchema(c.schema); err != nil {
@@ -176,6 +184,10 @@ func TestLoweredContractsAreNeverRefused(t *testing.T) {
 			if l.Report.Mode == native.ModeStrict {
 				strict[p]++
 			}
+			if auto[p] == nil {
+				auto[p] = &choices{}
+			}
+			auto[p].add(wireschema.ObjectRoot(c.schema), l.Report)
 			row[1] = fmt.Sprint(len(l.Report.Keywords))
 			row = append(row, fmt.Sprintf("%s, %d dropped", l.Report.Mode, l.Report.Dropped()))
 		}
@@ -186,6 +198,11 @@ func TestLoweredContractsAreNeverRefused(t *testing.T) {
 		foot = append(foot, fmt.Sprintf("%d of %d", strict[p], len(cs)))
 	}
 	fmt.Fprintln(tw, strings.Join(foot, "\t"))
+	modes := []string{"auto: native/tool/prompted", ""}
+	for _, p := range checked {
+		modes = append(modes, auto[p].String())
+	}
+	fmt.Fprintln(tw, strings.Join(modes, "\t"))
 	tw.Flush()
 	golden(t, "testdata/figures.txt", b.Bytes())
 }
@@ -217,6 +234,7 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 	strict := map[native.Profile]int{}
 	dropped := map[native.Profile]int{}
 	refused := map[native.Profile][]string{}
+	auto := map[native.Profile]*choices{}
 	for _, doc := range realworld.Bench(t, nil) {
 		if len(doc.Schema) == 0 {
 			continue
@@ -225,6 +243,7 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 			continue
 		}
 		compiled++
+		objectRoot := wireschema.ObjectRoot(doc.Schema)
 		for _, p := range checked {
 			l, err := native.Lower(doc.Schema, p)
 			if err != nil {
@@ -237,11 +256,15 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 			if err := sent(l, p); err != nil {
 				refused[p] = append(refused[p], fmt.Sprintf("%s: %v", doc.Name, err))
 			}
+			if auto[p] == nil {
+				auto[p] = &choices{}
+			}
+			auto[p].add(objectRoot, l.Report)
 		}
 	}
 	for _, p := range checked {
 		sort.Strings(refused[p])
-		t.Logf("%s: %d of %d sent strict (%d keywords dropped in those), %d refused", p, strict[p], compiled, dropped[p], len(refused[p]))
+		t.Logf("%s: %d of %d sent strict (%d keywords dropped in those), %d refused; auto mode native/tool/prompted %s", p, strict[p], compiled, dropped[p], len(refused[p]), auto[p])
 		for i, r := range refused[p] {
 			if i == 10 {
 				t.Errorf("%s: … %d refused in all", p, len(refused[p]))
@@ -251,3 +274,28 @@ func TestRealWorldSchemasAreNeverRefused(t *testing.T) {
 		}
 	}
 }
+
+// choices counts the output modes agent.WithAutoOutputMode chooses for
+// an adapter over a profile (one that takes tools, as every adapter here
+// does): native where the lowering is exact, else tool, else, for a
+// contract whose root is not an object (no tool's parameters), native
+// where it is sent strict, or prompted.
+type choices struct{ native, tool, prompted int }
+
+func (c *choices) add(objectRoot bool, r native.Report) {
+	exact, why := r.Exact()
+	// As the agent decides (agent/mode.go, chooseMode): no tool mode for
+	// a root that is not an object.
+	m := agent.Modes{Native: exact, Strict: r.Mode == native.ModeStrict, Tools: exact || objectRoot, Why: why}
+	mode, _ := m.Choice()
+	switch mode {
+	case agent.ModeNative:
+		c.native++
+	case agent.ModeTool:
+		c.tool++
+	default:
+		c.prompted++
+	}
+}
+
+func (c *choices) String() string { return fmt.Sprintf("%d/%d/%d", c.native, c.tool, c.prompted) }

@@ -62,9 +62,13 @@ func Lower(contract []byte, p Profile) (*Lowering, error) {
 	strict := newLowerer(r, src, true, beside)
 	out, sh := strict.node(src, "", 0)
 	strict.finish(out)
+	out = strict.oneMember(src, out)
 	// Keywords are recorded as their schemas are left; listed by where
 	// they sit, each schema's in its own order.
 	sort.SliceStable(strict.keywords, func(i, j int) bool { return strict.keywords[i].Pointer < strict.keywords[j].Pointer })
+	if strict.bad == "" && r.never != "" {
+		strict.bad = r.never
+	}
 	if strict.bad == "" {
 		if at, ok := dangling(out); ok {
 			strict.bad = at + ": a $ref into a part of the schema the provider does not take"

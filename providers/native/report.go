@@ -1,5 +1,10 @@
 package native
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Mode says how a contract is sent to the provider.
 type Mode string
 
@@ -57,4 +62,31 @@ func (r Report) Dropped() int {
 		}
 	}
 	return n
+}
+
+// Exact reports whether the provider enforces the whole contract: it is
+// sent strict and no keyword is left out (a member sent nullable is read
+// back exactly, and does not count against it). why says so in words,
+// naming, when it is not, the reason or the first keywords left out.
+func (r Report) Exact() (exact bool, why string) {
+	switch n := r.Dropped(); {
+	case r.Mode != ModeStrict:
+		return false, fmt.Sprintf("%s: the contract is not sent strict (%s)", r.Profile, r.Reason)
+	case n > 0:
+		var left []string
+		for _, k := range r.Keywords {
+			if !k.Enforced && len(left) < 3 {
+				at := k.Pointer
+				if at == "" {
+					at = "/"
+				}
+				left = append(left, k.Name+" at "+at)
+			}
+		}
+		if n > len(left) {
+			left = append(left, "…")
+		}
+		return false, fmt.Sprintf("%s: %d of %d keywords left out natively (%s)", r.Profile, n, len(r.Keywords), strings.Join(left, ", "))
+	}
+	return true, fmt.Sprintf("%s: every keyword of the contract enforced natively", r.Profile)
 }

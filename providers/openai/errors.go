@@ -29,16 +29,26 @@ func failure(ctx context.Context, err error, raw *http.Response) error {
 	if ctx.Err() == nil && errors.Is(err, wire.ErrNotEventStream) && raw != nil && isJSON(raw.Header.Get("Content-Type")) {
 		return notStreamed(err, raw)
 	}
-	message := ""
+	message, param := "", ""
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
-		message = apiErr.Message
+		message, param = apiErr.Message, apiErr.Param
 		if apiErr.Response != nil {
 			raw = apiErr.Response
 		}
 	}
-	return wire.Failure(ctx, System, err, raw, message)
+	return wire.Unsupported(wire.Failure(ctx, System, err, raw, message), message+" "+param, nativeWords, toolWords)
 }
+
+// nativeWords and toolWords are what a 400 names when the endpoint
+// refuses the request's output mode (agent.ProviderError.Unsupported):
+// its response format, or its tools (OpenAI sets param to
+// "response_format" or "tools"; the compatible servers say it in their
+// message, as Groq's "does not support response format json_schema").
+var (
+	nativeWords = []string{"response_format", "response format", "json_schema"}
+	toolWords   = []string{"tools", "tool_choice", "tool choice", "function calling"}
+)
 
 // eventFailure classifies an error sent mid-stream, a data line holding
 // {"error": {"type", "code", "message"}} after the 200 began the stream.

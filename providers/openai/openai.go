@@ -31,7 +31,10 @@ type Model struct {
 	reqOpts    []option.RequestOption
 }
 
-var _ agent.Model = (*Model)(nil)
+var (
+	_ agent.Model        = (*Model)(nil)
+	_ agent.ModeReporter = (*Model)(nil)
+)
 
 // Option configures a Model.
 type Option interface{ apply(*Model) }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
 
 	"github.com/enforcer-go/enforcer/internal/wireschema"
@@ -52,6 +53,15 @@ func (m *Model) lowering(req agent.Request) (*native.Lowering, error) {
 	}
 	c.contract, c.l = string(req.OutputSchema), l
 	return l, nil
+}
+
+// OutputModes says what the endpoint takes for contract
+// (agent.ModeReporter, read by agent.WithAutoOutputMode): native when
+// WithNativeSchema's profile lowers it exactly (native.Report.Exact),
+// and tools.
+func (m *Model) OutputModes(contract json.RawMessage) agent.Modes {
+	l, err := m.lowering(agent.Request{OutputSchema: contract}) // kept for the requests that follow
+	return wire.Modes(l, err, "WithNativeSchema")
 }
 
 // NativeReport says how WithNativeSchema(p) sends contract (a JSON

@@ -118,6 +118,9 @@ func (p *Parser) Describe(off int) string {
 	return fmt.Sprintf("character %q", r)
 }
 
+// IsSpace reports whether c is JSON's white space.
+func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
 // SkipSpace moves p.I past white space.
 func (p *Parser) SkipSpace() {
 	for p.I < len(p.S) {

@@ -2,6 +2,7 @@ package wiretest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -72,6 +73,70 @@ func GeminiSchema(schema []byte) error {
 		refAlone: true,
 	})
 }
+
+// The OpenAI-compatible providers of issue 36, each refusing what it
+// documents (the pages are cited at native's profiles). Mistral and Groq
+// document no keyword list: their servers take the conservative core the
+// profiles send, and refuse the rest, which is stricter than the
+// providers may be. OpenRouter's strict mode is checked by OpenAIStrict.
+
+// MistralStrict checks a strict response_format schema against
+// Mistral's structured outputs: every object closed; optional members
+// allowed; no recursion.
+func MistralStrict(schema []byte) error {
+	return check(schema, strictRules{
+		name:       "mistral",
+		allowed:    core,
+		enumValue:  scalar,
+		closed:     true,
+		typed:      true,
+		objectRoot: true,
+		refAlone:   true,
+	})
+}
+
+// GroqStrict checks a strict response_format schema against Groq's
+// strict mode: every property required, every object closed; no
+// recursion.
+func GroqStrict(schema []byte) error {
+	return check(schema, strictRules{
+		name:        "groq",
+		allowed:     core,
+		enumValue:   scalar,
+		allRequired: true,
+		closed:      true,
+		typed:       true,
+		objectRoot:  true,
+		refAlone:    true,
+	})
+}
+
+// XAISchema checks a response_format schema against xAI's supported
+// subset: its types, anyOf, oneOf, allOf, $ref and $defs without
+// cycles, and its enforced formats.
+func XAISchema(schema []byte) error {
+	return check(schema, strictRules{
+		name: "xai",
+		allowed: words("type", "properties", "required", "additionalProperties", "items", "anyOf", "oneOf", "allOf",
+			"enum", "const", "$ref", "$defs", "definitions", "description", "title", "format"),
+		formats:    words("date", "time", "date-time", "email", "uuid", "ipv4"),
+		enumValue:  scalar,
+		typed:      true,
+		objectRoot: true,
+	})
+}
+
+// ErrDeepSeekSchema is DeepSeekSchema's answer to every schema: DeepSeek
+// takes response_format json_object only.
+var ErrDeepSeekSchema = errors.New("deepseek: This response_format type is unavailable now")
+
+// DeepSeekSchema refuses every json_schema response format, as DeepSeek
+// does.
+func DeepSeekSchema([]byte) error { return ErrDeepSeekSchema }
+
+// core is the keywords the Mistral and Groq servers take.
+var core = words("type", "properties", "required", "additionalProperties", "items", "anyOf",
+	"enum", "const", "$ref", "$defs", "definitions", "description", "title")
 
 type strictRules struct {
 	name                                     string

@@ -1,4 +1,4 @@
-package enforce
+package scan
 
 import (
 	"strconv"
@@ -8,28 +8,9 @@ import (
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
-// Partial returns the answer so far, for showing a typed value as it
-// forms. Call it after every write: it costs about the length of doc.
-//
-// doc is the bytes read as one closed JSON document (nil until a value
-// begins): an open string keeps its whole characters, open containers
-// are closed, and a member or item whose value has not begun, or is a
-// number or literal not yet ended, is left out. doc is the caller's.
-//
-// settled holds, in the order they settled, the JSON Pointers of the
-// members and items that are whole and pass the subschema their path
-// gives them, where the path alone decides it (through properties,
-// additionalProperties, items and $ref). Later calls return the same
-// pointers followed by new ones; the slice is shared, so do not change
-// it. A Go type's verdict ([Schema.For]) is given only by Close.
-//
-// Partial's work is bounded: past four times the values read plus 4096
-// value checks, no more values settle. For a contract of a [Kind], doc
-// is nil.
-func (st *Incremental) Partial() (doc []byte, settled []string) {
-	if st.kind != nil {
-		return nil, nil
-	}
+// Partial is enforce's Incremental.Partial: the answer so far as one
+// closed JSON document, and the pointers of the values settled.
+func (st *Scanner) Partial() (doc []byte, settled []string) {
 	// Details. A \u escape of a high surrogate waiting for its pair is
 	// left out of an open string, as is an unfinished escape or UTF-8
 	// sequence; a number ends at the byte after it, or at Close. After an
@@ -47,9 +28,6 @@ func (st *Incremental) Partial() (doc []byte, settled []string) {
 	// that call checks those that ended before it (members of one object
 	// in name order). Each value is checked whole, so deep nesting checks
 	// the same values once per level: hence the work bound.
-	if st.mend != nil {
-		return st.mend.partial()
-	}
 	if !st.tape.on {
 		st.catchUp()
 	}
@@ -73,7 +51,7 @@ type pdoc struct {
 
 // ended records that a value ended just before end, and is doc as
 // jsonvalue.Parse gives it.
-func (st *Incremental) ended(end int, doc any) {
+func (st *Scanner) ended(end int, doc any) {
 	key := ""
 	if d := len(st.stack); d > 0 {
 		f := &st.stack[d-1]
@@ -89,9 +67,9 @@ func (st *Incremental) ended(end int, doc any) {
 
 // done records that a string, number or literal ended just before end,
 // and is doc; ok: it passed the subschema its path gives it (see
-// [Incremental.passesHere]). It reports whether a validator of the value gave
+// Scanner.passesHere). It reports whether a validator of the value gave
 // a verdict.
-func (st *Incremental) done(end int, doc any, ok bool) bool {
+func (st *Scanner) done(end int, doc any, ok bool) bool {
 	st.ended(end, doc)
 	st.verified(ok)
 	if st.tape.on {
@@ -102,7 +80,7 @@ func (st *Incremental) done(end int, doc any, ok bool) bool {
 
 // peekContainer builds the object or array that just ended from its n
 // members or items, the last n docs, leaving them there (see dropKids).
-func (st *Incremental) peekContainer(obj bool, n int) any {
+func (st *Scanner) peekContainer(obj bool, n int) any {
 	kids := st.docs[len(st.docs)-n:]
 	if obj {
 		m := make(map[string]any, n)
@@ -120,21 +98,21 @@ func (st *Incremental) peekContainer(obj bool, n int) any {
 
 // dropKids drops the last n docs, the members or items of the container
 // that just ended.
-func (st *Incremental) dropKids(n int) {
+func (st *Scanner) dropKids(n int) {
 	kids := st.docs[len(st.docs)-n:]
 	st.docs = st.docs[:len(st.docs)-n]
 	clear(kids)
 }
 
-// lazyDoc stands, in Incremental.docs, for an object or array that passed the
+// lazyDoc stands, in Scanner.docs, for an object or array that passed the
 // subschema its path gives it and was not built: the text from start to
 // end. It is parsed where the tree is wanted after all (see
-// Incremental.built).
+// Scanner.built).
 type lazyDoc struct{ start, end int }
 
 // lazy drops the n members or items of the object or array that began at
 // start and ended before end, and returns its lazyDoc.
-func (st *Incremental) lazy(start, end, n int) any {
+func (st *Scanner) lazy(start, end, n int) any {
 	kids := st.docs[len(st.docs)-n:]
 	st.docs = st.docs[:len(st.docs)-n]
 	clear(kids)
@@ -142,9 +120,9 @@ func (st *Incremental) lazy(start, end, n int) any {
 }
 
 // built returns v as jsonvalue.Parse gives it: v, or the value a lazyDoc stands
-// for. Should that text not parse, which it does, the Incremental breaks:
-// Close then judges the text (see Incremental.isWhole).
-func (st *Incremental) built(v any) any {
+// for. Should that text not parse, which it does, the Scanner breaks:
+// Close then judges the text (see Scanner.isWhole).
+func (st *Scanner) built(v any) any {
 	l, ok := v.(*lazyDoc)
 	if !ok {
 		return v
@@ -156,15 +134,15 @@ func (st *Incremental) built(v any) any {
 	return doc
 }
 
-// isWhole reports whether the Incremental read exactly one whole value and no
+// isWhole reports whether the Scanner read exactly one whole value and no
 // verdict.
-func (st *Incremental) isWhole() bool {
+func (st *Scanner) isWhole() bool {
 	return st.verdict == nil && !st.broken && st.state == stAfter && len(st.stack) == 0 && len(st.docs) == 1 && st.read == st.buf.Len()
 }
 
-// whole returns the answer as jsonvalue.Parse gives it, once the Incremental read
-// exactly one whole value and no verdict.
-func (st *Incremental) whole() (any, bool) {
+// Whole returns the answer as jsonvalue.Parse gives it, once the Scanner
+// read exactly one whole value and no verdict.
+func (st *Scanner) Whole() (any, bool) {
 	if !st.isWhole() {
 		return nil, false
 	}
@@ -175,7 +153,7 @@ func (st *Incremental) whole() (any, bool) {
 // childSchema is the subschema of the value now read in the object or
 // array stack[d-1], when it is known from the path alone; nil for the
 // root.
-func (st *Incremental) childSchema(d int) *engine.Node {
+func (st *Scanner) childSchema(d int) *engine.Node {
 	if d == 0 {
 		return nil
 	}
@@ -190,10 +168,10 @@ func (st *Incremental) childSchema(d int) *engine.Node {
 }
 
 // enter sets the subschema of the object or array just begun.
-func (st *Incremental) enter() {
+func (st *Scanner) enter() {
 	d := len(st.stack)
 	if d == 1 {
-		st.stack[0].c = st.s.fast
+		st.stack[0].c = st.fast
 		return
 	}
 	st.stack[d-1].c = st.childSchema(d - 1)
@@ -201,11 +179,11 @@ func (st *Incremental) enter() {
 
 // catchUp starts checking values as they end: it sets the subschemas of
 // the open objects and arrays, and checks the values that already ended.
-func (st *Incremental) catchUp() {
+func (st *Scanner) catchUp() {
 	st.tape.on = true
 	for d := range st.stack {
 		if d == 0 {
-			st.stack[0].c = st.s.fast
+			st.stack[0].c = st.fast
 		} else {
 			st.stack[d].c = st.childSchema(d)
 		}
@@ -228,15 +206,15 @@ func (st *Incremental) catchUp() {
 			}
 		}
 	}
-	if len(st.stack) == 0 && len(st.docs) == 1 && st.s.fast != nil {
+	if len(st.stack) == 0 && len(st.docs) == 1 && st.fast != nil {
 		st.docs[0].v = st.built(st.docs[0].v)
-		st.walkKids(st.docs[0].v, "", st.s.fast)
+		st.walkKids(st.docs[0].v, "", st.fast)
 	}
 }
 
 // walk checks v, at ptr with subschema c, after the values inside it,
 // and returns how many values it holds.
-func (st *Incremental) walk(v any, ptr string, c *engine.Node) int {
+func (st *Scanner) walk(v any, ptr string, c *engine.Node) int {
 	if c == nil {
 		return countValues(v)
 	}
@@ -245,7 +223,7 @@ func (st *Incremental) walk(v any, ptr string, c *engine.Node) int {
 	return size
 }
 
-func (st *Incremental) walkKids(v any, ptr string, c *engine.Node) int {
+func (st *Scanner) walkKids(v any, ptr string, c *engine.Node) int {
 	n := 0
 	switch v := v.(type) {
 	case []any:
@@ -277,10 +255,10 @@ func countValues(v any) int {
 
 // settleOne checks doc, a member or item of size values with subschema
 // c (nil: not known), within the work bound, and settles it when it
-// passes. Its pointer is ptr, or where the Incremental is when ptr is "".
-// checked: the Incremental already checked doc against c, and ok is the
-// verdict (see [Incremental.passesHere]).
-func (st *Incremental) settleOne(doc any, c *engine.Node, size int, ptr string, checked, ok bool) {
+// passes. Its pointer is ptr, or where the Scanner is when ptr is "".
+// checked: the Scanner already checked doc against c, and ok is the
+// verdict (see Scanner.passesHere).
+func (st *Scanner) settleOne(doc any, c *engine.Node, size int, ptr string, checked, ok bool) {
 	t := &st.tape
 	if c == nil || t.off {
 		return
@@ -290,7 +268,7 @@ func (st *Incremental) settleOne(doc any, c *engine.Node, size int, ptr string, 
 		return
 	}
 	if !checked {
-		if st.s.canonical {
+		if st.canonical {
 			doc = jsonvalue.CanonicalizeInPlace(doc) // as Check does; doing it twice changes nothing
 		}
 		ok = passes(c, doc)
@@ -316,7 +294,7 @@ func passes(c *engine.Node, doc any) (ok bool) {
 
 // pointer returns the JSON Pointer of the value now read in stack[d-1]
 // ("" for d 0).
-func (st *Incremental) pointer(d int) string {
+func (st *Scanner) pointer(d int) string {
 	var b strings.Builder
 	for _, f := range st.stack[:d] {
 		b.WriteByte('/')
@@ -330,7 +308,7 @@ func (st *Incremental) pointer(d int) string {
 }
 
 // partialDoc is Partial's doc.
-func (st *Incremental) partialDoc() []byte {
+func (st *Scanner) partialDoc() []byte {
 	if st.rootStart < 0 {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package enforce
+package repair
 
 import (
 	"regexp"
@@ -8,7 +8,7 @@ import (
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
-// The coerce repair ([RepairCoerce]) rewrites a value only where the
+// The coerce repair ([Coerce]) rewrites a value only where the
 // schema leaves no doubt: at a location where no subschema that may
 // apply admits a string, a string that spells a JSON number or a boolean
 // becomes it; where only an array is admitted, a lone value becomes an
@@ -28,7 +28,7 @@ import (
 const maxCoerceWork = 1 << 20
 
 type coercer struct {
-	s     *Schema
+	plan  *engine.Plan
 	text  string
 	work  int
 	edits []textEdit
@@ -46,14 +46,14 @@ type textEdit struct {
 
 // coerce returns text, one JSON value, with the coerce repair applied,
 // and whether it changed anything.
-func (s *Schema) coerce(text string) (string, bool) {
-	if s.plan == nil {
+func (m Mender) coerce(text string) (string, bool) {
+	if m.Plan == nil {
 		return "", false
 	}
-	c := coercer{s: s, text: text}
+	c := coercer{plan: m.Plan, text: text}
 	p := jsonvalue.Parser{S: text}
 	p.SkipSpace()
-	if _, ok := c.walk(p.I, s.plan.Tree); !ok || len(c.edits) == 0 {
+	if _, ok := c.walk(p.I, m.Plan.Tree); !ok || len(c.edits) == 0 {
 		return "", false
 	}
 	var b strings.Builder
@@ -71,17 +71,17 @@ func (s *Schema) coerce(text string) (string, bool) {
 // stringsAdmitted reports whether the schema admits a string at every
 // place v's bare words were quoted (the quote repair's condition); true
 // when there are none.
-func (s *Schema) stringsAdmitted(v relaxed) bool {
+func (m Mender) stringsAdmitted(v relaxed) bool {
 	if len(v.bare) == 0 {
 		return true
 	}
-	if s.plan == nil {
+	if m.Plan == nil {
 		return false
 	}
-	c := coercer{s: s, text: v.json, bare: v.bare}
+	c := coercer{plan: m.Plan, text: v.json, bare: v.bare}
 	p := jsonvalue.Parser{S: v.json}
 	p.SkipSpace()
-	_, ok := c.walk(p.I, s.plan.Tree)
+	_, ok := c.walk(p.I, m.Plan.Tree)
 	return ok && !c.misplaced && len(c.bare) == 0
 }
 
@@ -174,7 +174,7 @@ func (c *coercer) array(i int, schema any) (int, bool) {
 // bound or the nesting bound.
 func (c *coercer) kinds(schema any, depth int) (engine.Kinds, bool) {
 	const all = engine.KindNull | engine.KindBoolean | engine.KindInteger | engine.KindNumber | engine.KindString | engine.KindArray | engine.KindObject
-	if c.work++; c.work > maxCoerceWork || depth > MaxDepth {
+	if c.work++; c.work > maxCoerceWork || depth > jsonvalue.MaxDepth {
 		return 0, false
 	}
 	switch v := schema.(type) {
@@ -262,7 +262,7 @@ func (c *coercer) resolve(ref string) any {
 	if err != nil {
 		return true
 	}
-	sub, ok := jsonvalue.ResolvePointer(c.s.plan.Tree, ptr)
+	sub, ok := jsonvalue.ResolvePointer(c.plan.Tree, ptr)
 	if !ok {
 		return true
 	}
@@ -324,7 +324,7 @@ func (c *coercer) item(schema any, n int) any {
 // of it (own), keeping allOf as allOf and anyOf and oneOf as anyOf
 // without the branches that cannot admit a value of kind k.
 func (c *coercer) part(schema any, depth int, k engine.Kinds, own func(map[string]any) any) any {
-	if c.work++; c.work > maxCoerceWork || depth > MaxDepth {
+	if c.work++; c.work > maxCoerceWork || depth > jsonvalue.MaxDepth {
 		return true
 	}
 	m, ok := schema.(map[string]any)

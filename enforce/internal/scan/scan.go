@@ -1,4 +1,4 @@
-package enforce
+package scan
 
 import (
 	"encoding/json"
@@ -11,12 +11,12 @@ import (
 
 // run steps through s[i:end] and returns where it stopped: end, or just
 // past the byte that gave a verdict.
-func (st *Incremental) run(s string, i, end int) int {
+func (st *Scanner) run(s string, i, end int) int {
 	for i < end {
 		c := s[i]
 		switch st.state {
 		case stValue, stArrayOpen:
-			if isSpace(c) {
+			if jsonvalue.IsSpace(c) {
 				i++
 				continue
 			}
@@ -33,7 +33,7 @@ func (st *Incremental) run(s string, i, end int) int {
 			i++
 		case stObjOpen, stName:
 			switch {
-			case isSpace(c):
+			case jsonvalue.IsSpace(c):
 			case c == '"':
 				st.state, st.key, st.tok, st.escaped = stString, true, i, false
 			case c == '}' && st.state == stObjOpen:
@@ -48,7 +48,7 @@ func (st *Incremental) run(s string, i, end int) int {
 			i++
 		case stColon:
 			switch {
-			case isSpace(c):
+			case jsonvalue.IsSpace(c):
 			case c == ':':
 				st.state = stValue
 			default:
@@ -58,7 +58,7 @@ func (st *Incremental) run(s string, i, end int) int {
 			}
 			i++
 		case stAfter:
-			if isSpace(c) {
+			if jsonvalue.IsSpace(c) {
 				i++
 				continue
 			}
@@ -150,16 +150,14 @@ func (st *Incremental) run(s string, i, end int) int {
 	return i
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
-
 // begin starts the value whose first byte is s[i], and reports whether
 // that gave a verdict.
-func (st *Incremental) begin(s string, i int) bool {
+func (st *Scanner) begin(s string, i int) bool {
 	c := s[i]
 	n := st.cur
 	switch {
 	case c == '{' || c == '[':
-		if len(st.stack)+1 > MaxDepth {
+		if len(st.stack)+1 > jsonvalue.MaxDepth {
 			return st.syntax(s, i)
 		}
 	case c == '"', c == '-', c >= '0' && c <= '9', c == 't', c == 'f', c == 'n':
@@ -233,7 +231,7 @@ func (st *Incremental) begin(s string, i int) bool {
 
 // pop ends the innermost object or array, just before end, and reports
 // whether that gave a verdict.
-func (st *Incremental) pop(end int) bool {
+func (st *Scanner) pop(end int) bool {
 	f := &st.stack[len(st.stack)-1]
 	start := f.start
 	c, size, bad := f.c, st.values-f.values+1, f.bad
@@ -270,7 +268,7 @@ func (st *Incremental) pop(end int) bool {
 }
 
 // stringByte steps a string at s[i] = c, past its plain text.
-func (st *Incremental) stringByte(s string, i int, c byte) bool {
+func (st *Scanner) stringByte(s string, i int, c byte) bool {
 	switch {
 	case st.utf > 0:
 		st.utf++
@@ -313,7 +311,7 @@ func (st *Incremental) stringByte(s string, i int, c byte) bool {
 }
 
 // endString closes the string raw, quotes included.
-func (st *Incremental) endString(raw string) bool {
+func (st *Scanner) endString(raw string) bool {
 	st.state = stAfter
 	if !st.key {
 		n := st.cur
@@ -364,8 +362,8 @@ func decodeString(raw string) string {
 }
 
 // decode is the value of the string raw just read, quotes included:
-// without an escape, its text (the Incremental checked its UTF-8).
-func (st *Incremental) decode(raw string) string {
+// without an escape, its text (the Scanner checked its UTF-8).
+func (st *Scanner) decode(raw string) string {
 	if !st.escaped {
 		return raw[1 : len(raw)-1]
 	}
@@ -374,7 +372,7 @@ func (st *Incremental) decode(raw string) string {
 
 // numberByte steps a number at s[i] = c. ended: c is not part of the
 // number, which ended before it (c is judged again, after it).
-func (st *Incremental) numberByte(s string, i int, c byte) (ended, doomed bool) {
+func (st *Scanner) numberByte(s string, i int, c byte) (ended, doomed bool) {
 	digit := c >= '0' && c <= '9'
 	switch st.num {
 	case numSign:
@@ -430,7 +428,7 @@ func (st *Incremental) numberByte(s string, i int, c byte) (ended, doomed bool) 
 
 // endNumber ends the number before s[i]. A byte that may not follow a
 // value is a json-parse error, judged next, before the number is.
-func (st *Incremental) endNumber(s string, i int) bool {
+func (st *Scanner) endNumber(s string, i int) bool {
 	st.state = stAfter
 	if st.long {
 		return st.giveSyntax(s[:i+1], i)
@@ -450,9 +448,9 @@ func (st *Incremental) endNumber(s string, i int) bool {
 	return false
 }
 
-// mayFollow reports whether c may follow a value where the Incremental is.
-func (st *Incremental) mayFollow(c byte) bool {
-	if isSpace(c) {
+// mayFollow reports whether c may follow a value where the Scanner is.
+func (st *Scanner) mayFollow(c byte) bool {
+	if jsonvalue.IsSpace(c) {
 		return true
 	}
 	if len(st.stack) == 0 {
@@ -466,7 +464,7 @@ func (st *Incremental) mayFollow(c byte) bool {
 
 // syntax is an error at s[i]. Its message names the character that
 // starts there, so one of several bytes is given once they all are read.
-func (st *Incremental) syntax(s string, i int) bool {
+func (st *Scanner) syntax(s string, i int) bool {
 	if s[i] < utf8.RuneSelf || utf8.FullRuneInString(s[i:i+1]) {
 		return st.giveSyntax(s[:i+1], i)
 	}
@@ -476,21 +474,21 @@ func (st *Incremental) syntax(s string, i int) bool {
 
 // giveSyntax gives the json-parse verdict on prefix, which no completion
 // can parse since its byte at doom; the parser writes it. Should the
-// parser not fail there, the Incremental gives no early verdict at all, and
+// parser not fail there, the Scanner gives no early verdict at all, and
 // Close decides.
-func (st *Incremental) giveSyntax(prefix string, doom int) bool {
+func (st *Scanner) giveSyntax(prefix string, doom int) bool {
 	err := func() error { _, err := jsonvalue.Parse(prefix); return err }()
 	var se *jsonvalue.SyntaxError
 	if errors.As(err, &se) && se.Offset <= doom {
-		st.verdict = parseFailure(prefix, err)
+		st.verdict = st.host.Syntax(prefix, err)
 		return true
 	}
 	st.giveUp()
 	return false
 }
 
-// giveUp stops early verdicts: a state the Incremental cannot judge.
-func (st *Incremental) giveUp() {
+// giveUp stops early verdicts: a state the Scanner cannot judge.
+func (st *Scanner) giveUp() {
 	st.state = stGaveUp
 }
 

@@ -1,10 +1,33 @@
-package enforce
+package repair
 
-import "strings"
+import (
+	"strings"
 
-// An Incremental of a schema with repairs ([Schema.WithRepairs]) judges what
-// the repairs will make of the answer, so an early verdict stays one no
-// completion and no repair can avoid, and Close gives what Check gives.
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+)
+
+// A StreamContract is the schema a [Stream] judges an answer for.
+type StreamContract interface {
+	// Check is the verdict on the whole answer, repairs and all.
+	Check(answer string) error
+	// TooLong is the verdict on an answer past the size bound.
+	TooLong() error
+	// Incremental judges an answer as written, without repairs, as its
+	// bytes arrive; with schemaVerdicts false it gives early verdicts at
+	// json-parse only.
+	Incremental(schemaVerdicts bool) Incremental
+}
+
+// An Incremental judges an answer as its bytes arrive (enforce's
+// Incremental, without repairs).
+type Incremental interface {
+	WriteString(p string) (int, error)
+	Partial() (doc []byte, settled []string)
+}
+
+// A Stream judges, as an answer's bytes arrive, what the repairs will
+// make of it, so an early verdict stays one no completion and no repair
+// can avoid, and Close gives what Check gives.
 //
 //   - With prose, syntax, quote or gather, any text may still become a
 //     passing answer (a value after a preamble, a quote mended later, a
@@ -17,14 +40,15 @@ import "strings"
 //   - With coerce, a value of the wrong type may still be coerced, so
 //     early verdicts are at json-parse only.
 //
-// Close judges the whole answer with Check.
-type mendStream struct {
-	s     *Schema
+// Close judges the whole answer with Check. The caller refuses writes
+// after Close.
+type Stream struct {
+	c     StreamContract
 	limit int
 	buf   strings.Builder // every byte written, up to one past the limit
 	// inner judges the answer, or the fence's content, strictly; nil
 	// when only the size bound can be judged early.
-	inner *Incremental
+	inner Incremental
 	phase uint8
 	fence byte // the fence's character, once one opened
 	// heldFrom is where the fence characters (and whitespace) held back
@@ -37,7 +61,7 @@ type mendStream struct {
 	closed  bool
 }
 
-// Phases of a mendStream.
+// Phases of a Stream.
 const (
 	mendHold  uint8 = iota // no early verdict but the size bound
 	mendLead               // before the first byte that is not whitespace
@@ -45,26 +69,24 @@ const (
 	mendInner              // inner judges what follows
 )
 
-func newMendStream(s *Schema) *mendStream {
-	m := &mendStream{s: s, limit: s.maxAnswerBytes(), heldFrom: -1}
-	if s.repairs&(RepairProse|RepairSyntax|RepairQuote|RepairGather) != 0 {
+// NewStream returns a Stream of the repairs set (not empty) for c, whose
+// answers are at most limit bytes.
+func NewStream(set Set, limit int, c StreamContract) *Stream {
+	m := &Stream{c: c, limit: limit, heldFrom: -1}
+	if set&(Prose|Syntax|Quote|Gather) != 0 {
 		return m // mendHold
 	}
-	strict := *s
-	strict.repairs = 0
-	m.inner = strict.Stream()
-	m.inner.noSchema = s.repairs&RepairCoerce != 0
+	m.inner = c.Incremental(set&Coerce == 0)
 	m.phase = mendInner
-	if s.repairs&RepairFence != 0 {
+	if set&Fence != 0 {
 		m.phase = mendLead
 	}
 	return m
 }
 
-func (m *mendStream) write(p string) (int, error) {
-	if m.closed {
-		return 0, errStreamClosed
-	}
+// WriteString judges the next bytes of the answer, as enforce's
+// Incremental.WriteString does.
+func (m *Stream) WriteString(p string) (int, error) {
 	if m.verdict != nil {
 		return 0, m.verdict
 	}
@@ -78,7 +100,7 @@ func (m *mendStream) write(p string) (int, error) {
 		}
 	}
 	if m.buf.Len() > m.limit {
-		m.verdict = tooLong(m.limit)
+		m.verdict = m.c.TooLong()
 		return m.limit + 1 - before, m.verdict
 	}
 	return len(p), nil
@@ -87,12 +109,12 @@ func (m *mendStream) write(p string) (int, error) {
 // step judges p, the answer's bytes from offset at on, and returns how
 // many of them were read when a verdict was given. A verdict on bytes
 // held back from an earlier write reads none of p.
-func (m *mendStream) step(p string, at int) (int, error) {
+func (m *Stream) step(p string, at int) (int, error) {
 	i := 0
 	for i < len(p) {
 		switch m.phase {
 		case mendLead:
-			for i < len(p) && isSpace(p[i]) {
+			for i < len(p) && jsonvalue.IsSpace(p[i]) {
 				i++
 			}
 			if i == len(p) {
@@ -114,7 +136,7 @@ func (m *mendStream) step(p string, at int) (int, error) {
 			i += nl + 1
 			m.phase = mendInner
 			line := m.buf.String()[:at+i]
-			if _, ok := unfence(line); ok {
+			if _, ok := Unfence(line); ok {
 				continue // the fence's content begins after its line
 			}
 			m.fence = 0 // not a fence: the answer is judged as written
@@ -130,7 +152,7 @@ func (m *mendStream) step(p string, at int) (int, error) {
 
 // content feeds p[i:] to inner, holding back fence characters outside
 // strings, and whitespace after them, until another byte follows.
-func (m *mendStream) content(p string, i, at int) (int, error) {
+func (m *Stream) content(p string, i, at int) (int, error) {
 	if m.fence == 0 {
 		n, err := m.feed(p[i:])
 		return i + n, err
@@ -139,7 +161,7 @@ func (m *mendStream) content(p string, i, at int) (int, error) {
 	for j := i; j < len(p); j++ {
 		c := p[j]
 		if m.heldFrom >= 0 {
-			if c == m.fence || isSpace(c) {
+			if c == m.fence || jsonvalue.IsSpace(c) {
 				continue
 			}
 			from := m.heldFrom
@@ -172,24 +194,28 @@ func (m *mendStream) content(p string, i, at int) (int, error) {
 }
 
 // feed writes p to inner and returns how many bytes of p it read.
-func (m *mendStream) feed(p string) (int, error) {
+func (m *Stream) feed(p string) (int, error) {
 	if p == "" {
 		return 0, nil
 	}
 	return m.inner.WriteString(p)
 }
 
-func (m *mendStream) close() error {
+// Close ends the answer and returns its verdict: the early one, or
+// Check's. Later calls return the same.
+func (m *Stream) Close() error {
 	if !m.closed {
 		m.closed = true
 		if m.verdict == nil {
-			m.verdict = m.s.Check(m.buf.String())
+			m.verdict = m.c.Check(m.buf.String())
 		}
 	}
 	return m.verdict
 }
 
-func (m *mendStream) partial() ([]byte, []string) {
+// Partial is the strict judge's Partial while it judges the answer;
+// nothing before, or when none does.
+func (m *Stream) Partial() ([]byte, []string) {
 	if m.inner == nil || m.phase != mendInner {
 		return nil, nil
 	}

@@ -1,4 +1,4 @@
-package enforce
+package repair
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
-// The syntax repair ([RepairSyntax]) reads a value in the relaxed syntax
+// The syntax repair ([Syntax]) reads a value in the relaxed syntax
 // models write — JSON5's commonest liberties and Python's literals — and
 // writes the same value in JSON, keeping the answer's whitespace, member
 // order and number text. Only the spelling changes: a single-quoted
@@ -15,26 +15,26 @@ import (
 // comma or a comment is dropped, and a comma missing between members on
 // separate lines is written.
 //
-// The quote repair ([RepairQuote]) rides on the same reader: a bare word
+// The quote repair ([Quote]) rides on the same reader: a bare word
 // as a member's value (day: Monday, "unit": celsius) is written as the
 // same word quoted, and its place in the output is noted, so that the
 // caller keeps the result only where the schema admits a string at every
-// such place ([Schema.stringsAdmitted]).
+// such place (Mender.stringsAdmitted).
 
 // relaxed is what the relaxer made of a value: its JSON, the repairs it
 // used (of those allowed), and where in it each bare word it quoted
 // begins (ascending).
 type relaxed struct {
 	json string
-	used Repairs
+	used Set
 	bare []int
 }
 
 // relax returns text, one value in relaxed syntax with whitespace and
 // comments around it, written in JSON's syntax, taking only the liberties
-// of allow (RepairSyntax, RepairQuote). Its strings are copied as written:
+// of allow (Syntax, Quote). Its strings are copied as written:
 // the caller checks that the result parses.
-func relax(text string, allow Repairs) (relaxed, bool) {
+func relax(text string, allow Set) (relaxed, bool) {
 	r := relaxer{s: text, allow: allow}
 	r.b.Grow(len(text) + 16)
 	r.space()
@@ -52,7 +52,7 @@ func relax(text string, allow Repairs) (relaxed, bool) {
 // (-1 when it is not one, or what it writes is not JSON: an escape or a
 // byte no JSON string holds), the value written as JSON, and how many
 // bytes were read.
-func relaxAt(text string, i int, allow Repairs) (end int, value relaxed, read int) {
+func relaxAt(text string, i int, allow Set) (end int, value relaxed, read int) {
 	r := relaxer{s: text, i: i, allow: allow}
 	if !r.value() || r.fail {
 		return -1, relaxed{}, r.i - i + 1
@@ -71,7 +71,7 @@ type relaxer struct {
 	b     strings.Builder
 	// allow is the liberties the reader may take; used, those it took;
 	// bare, where each bare word it quoted begins in b.
-	allow, used Repairs
+	allow, used Set
 	bare        []int
 	// member says the value about to be read is an object member's.
 	member bool
@@ -79,7 +79,7 @@ type relaxer struct {
 
 // take reports whether the reader may take the liberty of repair rs, and
 // notes it as taken when it may.
-func (r *relaxer) take(rs Repairs) bool {
+func (r *relaxer) take(rs Set) bool {
 	if r.allow&rs == 0 {
 		return false
 	}
@@ -97,14 +97,14 @@ func (r *relaxer) skip() string {
 	for r.i < len(r.s) {
 		c := r.s[r.i]
 		switch {
-		case isSpace(c):
+		case jsonvalue.IsSpace(c):
 			if kept != nil {
 				kept = append(kept, c)
 			}
 			r.i++
 			continue
 		case c == '/' && r.at(r.i+1) == '/':
-			if !r.take(RepairSyntax) {
+			if !r.take(Syntax) {
 				break
 			}
 			if kept == nil {
@@ -118,7 +118,7 @@ func (r *relaxer) skip() string {
 			r.i += end // the newline is whitespace
 			continue
 		case c == '/' && r.at(r.i+1) == '*':
-			if !r.take(RepairSyntax) {
+			if !r.take(Syntax) {
 				break
 			}
 			if kept == nil {
@@ -158,8 +158,8 @@ func (r *relaxer) value() bool {
 		{"true", "true"}, {"false", "false"}, {"null", "null"},
 		{"True", "true"}, {"False", "false"}, {"None", "null"},
 	} {
-		if strings.HasPrefix(r.s[r.i:], lit.in) && !identByte(r.at(r.i+len(lit.in))) {
-			if lit.in != lit.out && !r.take(RepairSyntax) {
+		if strings.HasPrefix(r.s[r.i:], lit.in) && !IdentByte(r.at(r.i+len(lit.in))) {
+			if lit.in != lit.out && !r.take(Syntax) {
 				return false
 			}
 			r.b.WriteString(lit.out)
@@ -178,15 +178,15 @@ func (r *relaxer) value() bool {
 // string; nor is anything with other bytes in it (Math.PI, 2 * x, f(x)),
 // which the caller then finds where a ',' belongs.
 func (r *relaxer) bareWord() bool {
-	if c := r.at(r.i); !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) || r.allow&RepairQuote == 0 || !r.member {
+	if c := r.at(r.i); !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) || r.allow&Quote == 0 || !r.member {
 		return false
 	}
 	start := r.i
 	for {
-		for r.i < len(r.s) && identByte(r.s[r.i]) {
+		for r.i < len(r.s) && IdentByte(r.s[r.i]) {
 			r.i++
 		}
-		if r.at(r.i) != ' ' || !identByte(r.at(r.i+1)) {
+		if r.at(r.i) != ' ' || !IdentByte(r.at(r.i+1)) {
 			break
 		}
 		r.i++
@@ -196,7 +196,7 @@ func (r *relaxer) bareWord() bool {
 		r.i = start
 		return false
 	default:
-		r.take(RepairQuote)
+		r.take(Quote)
 		r.bare = append(r.bare, r.b.Len())
 		r.b.WriteByte('"')
 		r.b.WriteString(word)
@@ -215,7 +215,7 @@ func (r *relaxer) at(i int) byte {
 // container reads an object (close '}') or an array (close ']'), whose
 // last member or item may be followed by a comma.
 func (r *relaxer) container(close byte) bool {
-	if r.depth++; r.depth > MaxDepth {
+	if r.depth++; r.depth > jsonvalue.MaxDepth {
 		return false
 	}
 	defer func() { r.depth-- }()
@@ -258,13 +258,13 @@ func (r *relaxer) container(close byte) bool {
 			r.b.WriteString(ws)
 			if r.at(r.i) != close {
 				r.b.WriteByte(',')
-			} else if !r.take(RepairSyntax) { // a trailing comma is dropped
+			} else if !r.take(Syntax) { // a trailing comma is dropped
 				return false
 			}
 			r.b.WriteString(after)
 			continue
 		}
-		if close == '}' && strings.IndexByte(ws, '\n') >= 0 && nameStart(r.at(r.i)) && r.take(RepairSyntax) {
+		if close == '}' && strings.IndexByte(ws, '\n') >= 0 && nameStart(r.at(r.i)) && r.take(Syntax) {
 			// The next member on a line of its own, the comma before it
 			// forgotten: a name cannot follow a value in any other reading.
 			r.b.WriteByte(',')
@@ -284,10 +284,10 @@ func (r *relaxer) name() bool {
 		return r.str()
 	}
 	start := r.i
-	for r.i < len(r.s) && identByte(r.s[r.i]) {
+	for r.i < len(r.s) && IdentByte(r.s[r.i]) {
 		r.i++
 	}
-	if r.i == start || (r.s[start] >= '0' && r.s[start] <= '9') || r.s[start] == '-' || !r.take(RepairSyntax) {
+	if r.i == start || (r.s[start] >= '0' && r.s[start] <= '9') || r.s[start] == '-' || !r.take(Syntax) {
 		return false
 	}
 	r.b.WriteByte('"')
@@ -298,10 +298,11 @@ func (r *relaxer) name() bool {
 
 // nameStart reports whether c can begin a member name.
 func nameStart(c byte) bool {
-	return c == '"' || c == '\'' || (identByte(c) && c != '-' && (c < '0' || c > '9'))
+	return c == '"' || c == '\'' || (IdentByte(c) && c != '-' && (c < '0' || c > '9'))
 }
 
-func identByte(c byte) bool {
+// IdentByte reports whether c may stand in an unquoted member name.
+func IdentByte(c byte) bool {
 	return c == '_' || c == '$' || c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
 }
 
@@ -310,7 +311,7 @@ func identByte(c byte) bool {
 // but for \' , which JSON spells as a plain quote.
 func (r *relaxer) str() bool {
 	q := r.s[r.i]
-	if q == '\'' && !r.take(RepairSyntax) {
+	if q == '\'' && !r.take(Syntax) {
 		return false
 	}
 	r.i++
@@ -329,7 +330,7 @@ func (r *relaxer) str() bool {
 				return false
 			}
 			if r.s[r.i+1] == '\'' {
-				if !r.take(RepairSyntax) {
+				if !r.take(Syntax) {
 					return false
 				}
 				r.b.WriteByte('\'')

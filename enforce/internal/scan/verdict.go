@@ -1,10 +1,8 @@
-package enforce
+package scan
 
 import (
 	"encoding/json"
-	"errors"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -16,35 +14,12 @@ import (
 // depth d, s[start:end], and gives the first one's issues as the verdict.
 // Nothing after a closed value can change it, so an issue found on it is
 // the one the validator finds at the answer's end.
-func (st *Incremental) validateClosed(d, start, end int) bool {
-	if len(st.pointed) == 0 || st.verdict != nil {
+func (st *Scanner) validateClosed(d, start, end int) bool {
+	if !st.validating || st.verdict != nil {
 		return false
 	}
-	ptr := st.pointer(d)
-	for _, v := range st.pointed {
-		if v.at != ptr {
-			continue
-		}
-		// The member as [Validator.member] gives it at the answer's end:
-		// parsed and encoded again, so the validator reads the same text.
-		tree, err := jsonvalue.Parse(st.buf.String()[start:end])
-		if err != nil {
-			continue
-		}
-		text, err := json.Marshal(tree)
-		if err != nil {
-			continue
-		}
-		r, ok := v.call(st.vctx, string(text), st.vtry)
-		if !ok || r.panicked || r.exited || (r.err != nil && !errors.Is(r.err, ErrBeyondRepair)) {
-			continue
-		}
-		issues, err := v.found(r)
-		if err != nil || len(issues) == 0 {
-			continue // no issue, or the validator could not judge: the end decides
-		}
-		sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
-		st.verdict = &CheckError{Stage: StageSchemaValidate, Issues: issues, byValidators: true, beyondRepair: r.err != nil}
+	if err := st.host.Closed(st.pointer(d), st.buf.String()[start:end]); err != nil {
+		st.verdict = err
 		return true
 	}
 	return false
@@ -53,7 +28,7 @@ func (st *Incremental) validateClosed(d, start, end int) bool {
 // duplicate gives the verdict on an item that just closed equal to an
 // item before it, in an array whose subschema its path decides and says
 // uniqueItems: from then on no completion keeps the items unique.
-func (st *Incremental) duplicate() bool {
+func (st *Scanner) duplicate() bool {
 	d := len(st.stack)
 	if d == 0 || !st.inc || st.verdict != nil {
 		return false
@@ -76,8 +51,8 @@ func (st *Incremental) duplicate() bool {
 		return false
 	}
 	items := st.peekContainer(false, len(st.docs)-f.docs)
-	return st.ask(d-1, items, f.n, false, "", func(is Issue, want string) bool {
-		return is.Path == want && is.Keyword == "uniqueItems"
+	return st.ask(d-1, items, f.n, false, "", func(path, keyword, want string) bool {
+		return path == want && keyword == "uniqueItems"
 	})
 }
 
@@ -102,12 +77,12 @@ func cloneTree(v any) any {
 
 // closedScalar is closedFails for the string, number or literal v that
 // just ended, where the path decides its subschema.
-func (st *Incremental) closedScalar(v any) bool {
+func (st *Scanner) closedScalar(v any) bool {
 	if !st.inc {
 		return false
 	}
 	d := len(st.stack)
-	if (d == 0 && st.s.fast == nil) || (d > 0 && st.childSchema(d) == nil) {
+	if (d == 0 && st.fast == nil) || (d > 0 && st.childSchema(d) == nil) {
 		return false
 	}
 	return st.closedFails(d, v, 1)
@@ -117,7 +92,7 @@ func (st *Incremental) closedScalar(v any) bool {
 // refuses beside patternProperties, or under a subschema the plan does
 // not follow (allOf, …): once the name has closed, whether a property or
 // a pattern lists it is decided, whatever the member's value.
-func (st *Incremental) unlisted(f *frame, name string) bool {
+func (st *Scanner) unlisted(f *frame, name string) bool {
 	c := f.c
 	if !st.inc || c == nil || !c.AddlFalse || c.Lists(name) {
 		return false
@@ -131,13 +106,13 @@ func (st *Incremental) unlisted(f *frame, name string) bool {
 // engine.Node.Member). Where it passes, no early verdict can come from it:
 // no keyword of that subschema, the only one applying to it, reports an
 // issue at its pointer.
-func (st *Incremental) passesHere(v any) (ok bool) {
+func (st *Scanner) passesHere(v any) (ok bool) {
 	if !st.inc {
 		return false
 	}
 	var c *engine.Node
 	if d := len(st.stack); d == 0 {
-		c = st.s.fast
+		c = st.fast
 	} else {
 		c = st.childSchema(d)
 	}
@@ -155,7 +130,7 @@ func (st *Incremental) passesHere(v any) (ok bool) {
 // shapePasses is c.CheckOwn of the object or array f, which ends now,
 // for a c whose own keywords need only its member names and size
 // (c.ShapeOnly).
-func (st *Incremental) shapePasses(c *engine.Node, f *frame) bool {
+func (st *Scanner) shapePasses(c *engine.Node, f *frame) bool {
 	return c.ShapePasses(f.obj, f.n, func(name string) bool { return st.has(f, name) })
 }
 
@@ -171,7 +146,7 @@ func ownPasses(c *engine.Node, doc any) (ok bool) {
 
 // verified records whether the value that just ended passed the
 // subschema its path gives it, in its container or as the whole answer.
-func (st *Incremental) verified(ok bool) {
+func (st *Scanner) verified(ok bool) {
 	if d := len(st.stack); d > 0 {
 		if !ok {
 			st.stack[d-1].bad = true
@@ -182,7 +157,7 @@ func (st *Incremental) verified(ok bool) {
 }
 
 // has reports whether the object f already has a member name.
-func (st *Incremental) has(f *frame, name string) bool {
+func (st *Scanner) has(f *frame, name string) bool {
 	if f.set != nil {
 		_, ok := f.set[name]
 		return ok
@@ -195,7 +170,7 @@ func (st *Incremental) has(f *frame, name string) bool {
 	return false
 }
 
-func (st *Incremental) add(f *frame, name string) {
+func (st *Scanner) add(f *frame, name string) {
 	if f.set == nil && len(st.keys)-f.keys < 16 {
 		st.keys = append(st.keys, name)
 		return
@@ -210,7 +185,7 @@ func (st *Incremental) add(f *frame, name string) {
 }
 
 // scalar judges a closed string, number or literal against the plan.
-func (st *Incremental) scalar(k engine.Kinds, text string) bool {
+func (st *Scanner) scalar(k engine.Kinds, text string) bool {
 	n := st.cur
 	if n == nil || !n.MayFail(k, text) {
 		return false
@@ -227,9 +202,9 @@ func (st *Incremental) scalar(k engine.Kinds, text string) bool {
 	return st.schema(len(st.stack), v, false, "", engine.ScalarKeywords...)
 }
 
-// Bounds on asking gojsonschema: at most maxAsks documents per Incremental,
+// Bounds on asking gojsonschema: at most maxAsks documents per Scanner,
 // each with at most maxAskItems array items on the path to the value.
-// Past them the Incremental gives no early schema-validate verdict.
+// Past them the Scanner gives no early schema-validate verdict.
 const (
 	maxAsks     = 64
 	maxAskItems = 4096
@@ -240,10 +215,10 @@ const (
 // there) and gives the schema-validate verdict when it reports an issue
 // at that pointer with one of keywords. The validator judges a document
 // that holds only the path to v, so its issue is the one it reports for
-// every completion (see [Incremental]).
-func (st *Incremental) schema(d int, v any, isMember bool, member string, keywords ...string) bool {
-	return st.ask(d, v, 0, isMember, member, func(is Issue, want string) bool {
-		return is.Path == want && slices.Contains(keywords, is.Keyword)
+// every completion (see enforce's Incremental).
+func (st *Scanner) schema(d int, v any, isMember bool, member string, keywords ...string) bool {
+	return st.ask(d, v, 0, isMember, member, func(path, keyword, want string) bool {
+		return path == want && slices.Contains(keywords, keyword)
 	})
 }
 
@@ -253,16 +228,16 @@ func (st *Incremental) schema(d int, v any, isMember bool, member string, keywor
 // issue at or below its pointer is decided, whatever keyword found it
 // (required, minItems, anyOf, not, …), since nothing after the value can
 // change the value or the subschemas that apply to it.
-func (st *Incremental) closedFails(d int, v any, size int) bool {
-	return st.ask(d, v, size, false, "", func(is Issue, want string) bool {
-		return is.Path == want || strings.HasPrefix(is.Path, want+"/")
+func (st *Scanner) closedFails(d int, v any, size int) bool {
+	return st.ask(d, v, size, false, "", func(path, keyword, want string) bool {
+		return path == want || strings.HasPrefix(path, want+"/")
 	})
 }
 
 // ask validates a document that holds only the path to the value v at
 // depth d (with member name: the member of the object there), of size
 // values, and gives the first issue accept takes as the verdict.
-func (st *Incremental) ask(d int, v any, size int, isMember bool, member string, accept func(is Issue, want string) bool) bool {
+func (st *Scanner) ask(d int, v any, size int, isMember bool, member string, accept func(path, keyword, want string) bool) bool {
 	if st.noSchema {
 		return false
 	}
@@ -292,11 +267,11 @@ func (st *Incremental) ask(d int, v any, size int, isMember bool, member string,
 		ptr.WriteByte('/')
 		ptr.WriteString(jsonvalue.EscapePointer(member))
 	}
-	if items > maxAskItems || ptr.Len() > MaxQuote {
+	if items > maxAskItems || ptr.Len() > MaxPointer {
 		return false // a clipped pointer could name another value's issue
 	}
 	doc := v
-	if st.s.canonical {
+	if st.canonical {
 		doc = cloneTree(v) // validate canonicalizes in place; v stays as read, for Close
 	}
 	for j := d - 1; j >= 0; j-- {
@@ -309,17 +284,10 @@ func (st *Incremental) ask(d int, v any, size int, isMember bool, member string,
 			doc = a
 		}
 	}
-	err := st.s.validate(doc)
-	var ce *CheckError
-	if !errors.As(err, &ce) {
-		return false
-	}
-	want := quote(ptr.String())
-	for _, is := range ce.Issues {
-		if accept(is, want) {
-			st.verdict = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{is}}
-			return true
-		}
+	want := ptr.String() // as an issue quotes it: it is not clipped
+	if err := st.host.Ask(doc, func(path, keyword string) bool { return accept(path, keyword, want) }); err != nil {
+		st.verdict = err
+		return true
 	}
 	return false
 }

@@ -1,0 +1,357 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/eval"
+)
+
+// evalCmd is `enforcer eval`: the figures of a dataset of recorded
+// answers (eval.Offline), as a table, JSON or Markdown; exitFail when a
+// gate (-fail-under) fails. With -compare it holds a new JSON report
+// against an old one instead, exitFail on a regression.
+func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) (int, error) {
+	fs := newFlags("eval")
+	repair := fs.String("repair", "", "repairs to try on an answer that fails as written, as check's -repair")
+	by := fs.String("by", "", `the record field to group by (default "model")`)
+	asJSON := fs.Bool("json", false, "print the report as JSON (the contract docs/eval.md describes)")
+	asMD := fs.Bool("md", false, "print the report as a Markdown table, for a pull request")
+	htmlFile := fs.String("html", "", "also write the report as one self-contained HTML page with charts to this file")
+	failUnder := fs.String("fail-under", "", "RATE=MIN: exit 1 when a group's rate (as-written or after-repair) is under MIN (0..1)")
+	compare := fs.Bool("compare", false, "compare two -json reports, OLD and NEW: what moved, exit 1 on a regression")
+	tolerance := fs.Float64("tolerance", 0.01, "with -compare: how far (a share, 0.01 for one point) a rate may fall before it is a regression")
+	model := fs.String("model", "", "run the dataset's prompts live through this model (records hold prompt, not output)")
+	provider := fs.String("provider", "openai", "with -model: the adapter, openai, anthropic or gemini; its key is read from OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY")
+	baseURL := fs.String("base-url", "", "with -model: the provider's base URL, for an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
+	retries := fs.Int("retries", 2, fmt.Sprintf("with -model: the output retries of each run (0..%d)", enforce.MaxRetries))
+	runs := fs.Int("runs", 1, "with -model: how many times each record is run")
+	concurrency := fs.Int("concurrency", 1, "with -model: how many runs go at once")
+	files, err := parseAll(fs, args, []string{"DATASET", "| -compare OLD NEW"})
+	if err != nil {
+		return 0, err
+	}
+	if *compare {
+		if err := wantOperands(fs, files, []string{"OLD", "NEW"}); err != nil {
+			return 0, err
+		}
+		return compareCmd(files[0], files[1], *tolerance, stdout)
+	}
+	if err := wantOperands(fs, files, []string{"DATASET"}); err != nil {
+		return 0, err
+	}
+	if *asJSON && *asMD {
+		return 0, errors.New("eval: -json and -md: choose one")
+	}
+	repairs, err := enforce.ParseRepairs(*repair)
+	if err != nil {
+		return 0, fmt.Errorf("eval: -repair: %w", err)
+	}
+	gate, err := parseGate(*failUnder)
+	if err != nil {
+		return 0, err
+	}
+	var in io.Reader = stdin
+	dir := "."
+	if files[0] != "-" {
+		if fi, err := os.Stat(files[0]); err == nil && fi.Mode()&os.ModeNamedPipe != 0 {
+			return 0, fmt.Errorf("eval: %s is a FIFO; pipe it to standard input (-) instead", files[0])
+		}
+		f, err := os.Open(files[0])
+		if err != nil {
+			return 0, fmt.Errorf("eval: %w", err)
+		}
+		defer f.Close()
+		in, dir = f, filepath.Dir(files[0])
+	}
+	var rep *eval.Report
+	if *model != "" {
+		switch {
+		case *retries < 0 || *retries > enforce.MaxRetries:
+			return 0, fmt.Errorf("eval: -retries %d is not in 0..%d", *retries, enforce.MaxRetries)
+		case *runs < 1 || *concurrency < 1:
+			return 0, errors.New("eval: -runs and -concurrency are at least 1")
+		}
+		m, err := liveModel(ctx, *provider, *model, *baseURL, getenv)
+		if err != nil {
+			return 0, err
+		}
+		if rep, err = eval.Live(ctx, in, eval.LiveOptions{
+			Model:       m,
+			Agent:       []agent.Option{agent.WithOutputRetries(*retries), agent.WithRepairs(repairs)},
+			Runs:        *runs,
+			Concurrency: *concurrency,
+			By:          *by,
+			Schemas:     os.DirFS(dir),
+		}); err != nil {
+			return 0, fmt.Errorf("eval: %s: %s", files[0], redact(err.Error(), getenv(providers[*provider])))
+		}
+	} else if rep, err = eval.Offline(ctx, in, eval.Options{Repairs: repairs, By: *by, Schemas: os.DirFS(dir)}); err != nil {
+		return 0, fmt.Errorf("eval: %s: %w", files[0], err)
+	}
+	if *htmlFile != "" {
+		if err := writeHTMLFile(*htmlFile, rep); err != nil {
+			return 0, err
+		}
+	}
+	switch {
+	case *asJSON:
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return 0, err
+		}
+		fmt.Fprintf(stdout, "%s\n", b)
+	case *asMD:
+		writeMarkdown(stdout, rep)
+	case *model != "":
+		writeLiveTable(stdout, rep)
+	default:
+		writeTable(stdout, rep)
+	}
+	if gate.rate == "" {
+		return exitOK, nil
+	}
+	low, err := rep.Below(gate.rate, gate.min)
+	if err != nil {
+		return 0, err
+	}
+	if len(low) == 0 {
+		return exitOK, nil
+	}
+	var names []string
+	for _, g := range low {
+		r, _ := g.Rate(gate.rate)
+		names = append(names, fmt.Sprintf("%s (%s)", groupName(g.Group), percent(r)))
+	}
+	// The failing groups go to stdout too: a gate's reason is its output.
+	fmt.Fprintf(stdout, "FAIL: %s under %s: %s\n", gate.rate, percent(gate.min), strings.Join(names, ", "))
+	return exitFail, nil
+}
+
+// gate is a parsed -fail-under.
+type gate struct {
+	rate eval.Rate
+	min  float64
+}
+
+func parseGate(s string) (gate, error) {
+	if s == "" {
+		return gate{}, nil
+	}
+	name, v, ok := strings.Cut(s, "=")
+	min, err := strconv.ParseFloat(v, 64)
+	if !ok || err != nil || min < 0 || min > 1 {
+		return gate{}, fmt.Errorf("eval: -fail-under %q: want RATE=MIN with MIN in 0..1, as after-repair=0.95", s)
+	}
+	g := gate{rate: eval.Rate(name), min: min}
+	if _, err := (eval.Group{}).Rate(g.rate); err != nil {
+		return gate{}, fmt.Errorf("eval: -fail-under: %w", err)
+	}
+	return g, nil
+}
+
+// groupName shows the group "" (records without the field) as "-".
+func groupName(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func percent(r float64) string { return strconv.FormatFloat(100*r, 'f', 1, 64) + "%" }
+
+// share is "n (p%)" of a group's judged records.
+func share(g eval.Group, r eval.Rate) string {
+	n := g.PassedAsWritten
+	if r == eval.AfterRepair {
+		n = g.PassedAfterRepair
+	}
+	v, _ := g.Rate(r)
+	return fmt.Sprintf("%d (%s)", n, percent(v))
+}
+
+// failedAt is a group's failures by stage, most first.
+func failedAt(g eval.Group) string {
+	type kv struct {
+		k enforce.Stage
+		v int
+	}
+	var kvs []kv
+	for k, v := range g.Failed {
+		kvs = append(kvs, kv{k, v})
+	}
+	sort.Slice(kvs, func(i, j int) bool {
+		if kvs[i].v != kvs[j].v {
+			return kvs[i].v > kvs[j].v
+		}
+		return kvs[i].k < kvs[j].k
+	})
+	var parts []string
+	for _, e := range kvs {
+		parts = append(parts, fmt.Sprintf("%s %d", e.k, e.v))
+	}
+	if g.SchemaErrors > 0 {
+		parts = append(parts, fmt.Sprintf("schema did not compile %d", g.SchemaErrors))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// total is the report's groups summed, as the group "all".
+func total(rep *eval.Report) eval.Group {
+	all := eval.Group{Group: "all", Failed: map[enforce.Stage]int{}}
+	for _, g := range rep.Groups {
+		all.Records += g.Records
+		all.PassedAsWritten += g.PassedAsWritten
+		all.PassedAfterRepair += g.PassedAfterRepair
+		all.SchemaErrors += g.SchemaErrors
+		for k, v := range g.Failed {
+			all.Failed[k] += v
+		}
+	}
+	return all
+}
+
+func writeTable(w io.Writer, rep *eval.Report) {
+	rows := append(append([]eval.Group(nil), rep.Groups...), total(rep))
+	columns(w, func(tw *tabwriter.Writer) {
+		fmt.Fprintln(tw, "group\trecords\tas written\tafter repair")
+		for _, g := range rows {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", groupName(g.Group), g.Records, share(g, eval.AsWritten), share(g, eval.AfterRepair))
+		}
+	})
+	repairs := "none"
+	if rep.Repairs != 0 {
+		repairs = rep.Repairs.String()
+	}
+	fmt.Fprintf(w, "repairs: %s\n", repairs)
+	for _, g := range rows[:len(rows)-1] {
+		if f := failedAt(g); f != "-" {
+			fmt.Fprintf(w, "%s failed at: %s", groupName(g.Group), f)
+			if len(g.Pointers) > 0 {
+				fmt.Fprintf(w, "; most at %s (%d)", pointerName(g.Pointers[0].Key), g.Pointers[0].Count)
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func writeLiveTable(w io.Writer, rep *eval.Report) {
+	columns(w, func(tw *tabwriter.Writer) {
+		fmt.Fprintln(tw, "group\truns\tfirst try\tafter retry\texhausted\terrors\ttokens\tp50 ms\tp99 ms")
+		for _, g := range rep.Groups {
+			var p50, p99 float64
+			if g.LatencyMs != nil {
+				p50, p99 = g.LatencyMs.P50, g.LatencyMs.P99
+			}
+			first, _ := g.Rate(eval.FirstTry)
+			after, _ := g.Rate(eval.AfterRetry)
+			fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%d (%s)\t%d\t%d\t%d\t%.0f\t%.0f\n", groupName(g.Group), g.Runs,
+				g.PassedFirstTry, percent(first), g.PassedAfterRetry, percent(after), g.Exhausted, g.RunErrors, g.Tokens, p50, p99)
+		}
+	})
+}
+
+// writeHTMLFile writes the report's page to name.
+func writeHTMLFile(name string, rep *eval.Report) error {
+	f, err := os.Create(name)
+	if err != nil {
+		return fmt.Errorf("eval: -html: %w", err)
+	}
+	if err := eval.WriteHTML(f, rep); err != nil {
+		f.Close()
+		return fmt.Errorf("eval: -html: %w", err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("eval: -html: %w", err)
+	}
+	return nil
+}
+
+// columns writes to w what fill writes to its tabwriter, in columns two
+// spaces apart, each line without the padding after its last cell.
+func columns(w io.Writer, fill func(tw *tabwriter.Writer)) {
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
+	fill(tw)
+	tw.Flush()
+	for line := range strings.Lines(buf.String()) {
+		fmt.Fprintln(w, strings.TrimRight(line, " \n"))
+	}
+}
+
+// pointerName shows the whole answer's pointer "" as "#", as a location.
+func pointerName(p string) string { return "#" + p }
+
+func writeMarkdown(w io.Writer, rep *eval.Report) {
+	fmt.Fprintln(w, "| group | records | as written | after repair | failed at |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | --- |")
+	rows := append(append([]eval.Group(nil), rep.Groups...), total(rep))
+	for i, g := range rows {
+		name := mdCell(groupName(g.Group))
+		if i == len(rows)-1 {
+			name = "**all**"
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", name, g.Records, share(g, eval.AsWritten), share(g, eval.AfterRepair), mdCell(failedAt(g)))
+	}
+}
+
+// mdCell escapes what would break a Markdown table's cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+// compareCmd is `enforcer eval -compare OLD NEW`.
+func compareCmd(oldFile, newFile string, tolerance float64, stdout io.Writer) (int, error) {
+	if tolerance < 0 || tolerance > 1 {
+		return 0, fmt.Errorf("eval: -tolerance %v is not in 0..1", tolerance)
+	}
+	var reps [2]*eval.Report
+	for i, name := range []string{oldFile, newFile} {
+		b, err := readBounded(name, nil, 256<<20)
+		if err != nil {
+			return 0, fmt.Errorf("eval: %w", err)
+		}
+		if err := json.Unmarshal(b, &reps[i]); err != nil || reps[i] == nil {
+			return 0, fmt.Errorf("eval: %s is not a report of enforcer eval -json: %v", name, err)
+		}
+	}
+	d := eval.Compare(reps[0], reps[1], tolerance)
+	columns(stdout, func(tw *tabwriter.Writer) {
+		fmt.Fprintln(tw, "group\trate\told\tnew\t")
+		for _, c := range d.Rates {
+			mark := ""
+			switch {
+			case c.Regressed && c.Missing == "new":
+				mark = "REGRESSED (not in NEW)"
+			case c.Regressed:
+				mark = "REGRESSED"
+			case c.Missing == "old":
+				mark = "new group"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", groupName(c.Group), c.Rate, percent(c.Old), percent(c.New), mark)
+		}
+	})
+	for _, p := range d.Pointers {
+		fmt.Fprintf(stdout, "%s: %s failing %d → %d\n", groupName(p.Group), pointerName(p.Pointer), p.Old, p.New)
+	}
+	if n := len(d.Regressions()); n > 0 {
+		fmt.Fprintf(stdout, "FAIL: %s beyond %s\n", count(n, "regression"), percent(tolerance))
+		return exitFail, nil
+	}
+	return exitOK, nil
+}

@@ -1,0 +1,450 @@
+// Package eval measures how well answers keep their output contracts over
+// a dataset: how many pass as written, how many a repair mends with no
+// model call, where the rest fail, and, where a record says what it
+// expected, how many of its values are right. `enforcer eval` is a thin
+// face on it; a Go test can run [Offline] over its own dataset and
+// assert on the [Report].
+//
+// A dataset is JSON Lines, one record a line ([Record]): a contract
+// (`schema`, inline or a file's path), the answer a model gave
+// (`output`), and optionally `id`, `model` and `expected`. Every record is
+// judged exactly as the library judges an answer ([enforce.Schema.Check]),
+// once as written and once with the repairs chosen, so its verdicts are
+// those of `enforcer check` and `enforcer check -repair LIST` on the same
+// schema and answer.
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// MaxRecordBytes is the longest line of a dataset [Offline] reads: an
+// answer of enforce.MaxAnswerBytes with its schema and the rest.
+const MaxRecordBytes = 2*enforce.MaxAnswerBytes + 1<<20
+
+// Record is one line of a dataset. Fields other than these are kept, as
+// text, for grouping ([Options.By]).
+type Record struct {
+	// ID names the record in verdicts; empty, its line number does.
+	ID string `json:"id,omitempty"`
+	// Model is the model that wrote Output; records are grouped by it
+	// unless [Options.By] names another field.
+	Model string `json:"model,omitempty"`
+	// Schema is the contract: a JSON Schema object, or a JSON string
+	// naming a file of [Options.Schemas] (a path relative to the dataset).
+	Schema json.RawMessage `json:"schema"`
+	// Output is the answer as the model wrote it.
+	Output *string `json:"output"`
+	// Expected, when present, is the value the answer should hold; each
+	// of its leaves is compared with the answer's value at its pointer
+	// ([Fields]).
+	Expected json.RawMessage `json:"expected,omitempty"`
+}
+
+// Options says how [Offline] judges a dataset. The zero value judges as
+// written, groups by model and takes only inline schemas.
+type Options struct {
+	// Repairs are the repairs tried on an answer that fails as written,
+	// as with `enforcer check -repair` ([enforce.ParseRepairs]).
+	Repairs enforce.Repairs
+	// By names the record field to group by (a top-level member; its
+	// JSON text, or the string it holds); "" groups by "model". A record
+	// without the field is in the group "".
+	By string
+	// Schemas holds the schema files records name by path; nil, a record
+	// whose schema is a path is an error.
+	Schemas fs.FS
+	// Verdict, when not nil, is called with each record's verdict, in
+	// the dataset's order.
+	Verdict func(Verdict)
+}
+
+// Verdict is what judging one record found.
+type Verdict struct {
+	// Line is the record's line number in the dataset, from 1.
+	Line int `json:"line"`
+	// ID is the record's id.
+	ID string `json:"id,omitempty"`
+	// Group is the record's group ([Options.By]).
+	Group string `json:"group"`
+	// PassedAsWritten: the answer keeps its contract as the model wrote it.
+	PassedAsWritten bool `json:"passedAsWritten"`
+	// PassedAfterRepair: it does, as written or mended by the repairs
+	// chosen; equal to PassedAsWritten when none is.
+	PassedAfterRepair bool `json:"passedAfterRepair"`
+	// Repaired names the repairs that mended the answer, or those that
+	// were applied before it still failed.
+	Repaired enforce.Repairs `json:"repaired,omitzero"`
+	// Stage is where the answer (mended, when repairs were chosen) failed:
+	// "" when it passed.
+	Stage enforce.Stage `json:"stage,omitempty"`
+	// Issues are its issues, each at its JSON Pointer.
+	Issues []enforce.Issue `json:"issues,omitzero"`
+	// Fields compares the answer with the record's expected value; nil
+	// without one.
+	Fields *Fields `json:"fields,omitempty"`
+	// SchemaError is why the record's schema did not compile: the record
+	// is counted apart ([Group.SchemaErrors]), neither passed nor failed.
+	SchemaError string `json:"schemaError,omitempty"`
+}
+
+// Fields is how an answer's values compare with those a record expected:
+// a leaf of the expected value (a string, number, boolean, null, empty
+// object or empty array) matches when the answer holds an equal JSON
+// value at its pointer.
+type Fields struct {
+	Compared int `json:"compared"`
+	Matched  int `json:"matched"`
+	// Wrong lists the pointers of the leaves that did not match, sorted.
+	Wrong []string `json:"wrong,omitzero"`
+}
+
+// Report is what [Offline] found: its JSON form is `enforcer eval
+// -json`'s output, a contract (docs/eval.md).
+type Report struct {
+	// Records counts the records judged.
+	Records int `json:"records"`
+	// Repairs are the repairs chosen.
+	Repairs enforce.Repairs `json:"repairs"`
+	// Groups holds one group per model (or [Options.By] value), sorted by
+	// name.
+	Groups []Group `json:"groups"`
+}
+
+// Group is the figures of one group of records.
+type Group struct {
+	Group   string `json:"group"`
+	Records int    `json:"records"`
+	// PassedAsWritten and PassedAfterRepair count records as the
+	// [Verdict] fields of those names say.
+	PassedAsWritten   int `json:"passedAsWritten"`
+	PassedAfterRepair int `json:"passedAfterRepair"`
+	// Repaired counts, by repair name, the records each repair took part
+	// in mending.
+	Repaired map[string]int `json:"repaired,omitzero"`
+	// Failed counts failing records by the stage they failed at (after
+	// the repairs).
+	Failed map[enforce.Stage]int `json:"failed,omitzero"`
+	// Pointers counts failing records by the pointer of each of their
+	// issues (a record once per pointer), most first.
+	Pointers []Count `json:"pointers,omitzero"`
+	// SchemaErrors counts the records whose schema did not compile.
+	SchemaErrors int `json:"schemaErrors,omitzero"`
+	// FieldsCompared and FieldsMatched sum the records' [Fields], for
+	// those with an expected value; FieldsWrong counts the records by
+	// each pointer whose leaf did not match, most first.
+	FieldsCompared int     `json:"fieldsCompared,omitzero"`
+	FieldsMatched  int     `json:"fieldsMatched,omitzero"`
+	FieldsWrong    []Count `json:"fieldsWrong,omitzero"`
+
+	// The figures of a live eval ([Live]); zero offline. Runs counts the
+	// group's runs; PassedAsWritten and PassedAfterRepair count runs
+	// whose first answer passed as written, and as written or mended.
+	Runs int `json:"runs,omitzero"`
+	// PassedFirstTry counts runs whose first answer passed (as
+	// PassedAfterRepair does); PassedAfterRetry, runs that ended with a
+	// passing answer; Exhausted, runs that ended with a failing one; and
+	// RunErrors, runs that ended with neither (a provider's error).
+	PassedFirstTry   int `json:"passedFirstTry,omitzero"`
+	PassedAfterRetry int `json:"passedAfterRetry,omitzero"`
+	Exhausted        int `json:"exhausted,omitzero"`
+	RunErrors        int `json:"runErrors,omitzero"`
+	// Tokens sums the runs' input and output tokens.
+	Tokens int `json:"tokens,omitzero"`
+	// LatencyMs is the runs' latency, nearest-rank p50 and p99.
+	LatencyMs *Latency `json:"latencyMs,omitempty"`
+}
+
+// Count is how many records something holds.
+type Count struct {
+	Key   string `json:"key"`
+	Count int    `json:"count"`
+}
+
+// Offline judges every record of the dataset in r and reports by group.
+// A line that is not a record ([Record]; Schema and Output required) or is
+// longer than [MaxRecordBytes] ends it with an error naming the line;
+// a schema that does not compile is counted, not an error. Each distinct
+// schema is compiled once. It stops when ctx ends, returning
+// context.Cause(ctx).
+func Offline(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
+	j := judge{opts: opts, schemas: map[string]compiled{}, groups: map[string]*group{}}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for line := 1; ; line++ {
+		if err := context.Cause(ctx); err != nil {
+			return nil, err
+		}
+		text, err := readLine(br)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("eval: line %d: %w", line, err)
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		v, err := j.record(line, text)
+		if err != nil {
+			return nil, fmt.Errorf("eval: line %d: %w", line, err)
+		}
+		if opts.Verdict != nil {
+			opts.Verdict(v)
+		}
+	}
+	return j.report(), nil
+}
+
+// ErrLineTooLong is the error of a dataset line over [MaxRecordBytes].
+var ErrLineTooLong = errors.New("record is longer than eval.MaxRecordBytes")
+
+// readLine reads one line without its newline, at most MaxRecordBytes.
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		if len(line)+len(chunk) > MaxRecordBytes+1 {
+			return nil, ErrLineTooLong
+		}
+		line = append(line, chunk...)
+		switch {
+		case err == nil:
+			return bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r")), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF && len(line) > 0:
+			return line, nil
+		default:
+			return nil, err
+		}
+	}
+}
+
+// compiled is one schema, as written and with the repairs chosen, or why
+// it did not compile.
+type compiled struct {
+	plain, repaired *enforce.Schema
+	err             string
+}
+
+// judge is one Offline's state.
+type judge struct {
+	opts    Options
+	schemas map[string]compiled // by schema text (inline) or "file:"+path
+	groups  map[string]*group
+	records int
+}
+
+// group is a Group being counted.
+type group struct {
+	Group
+	pointers, wrong map[string]int
+}
+
+func (j *judge) record(line int, text []byte) (Verdict, error) {
+	var rec Record
+	if err := json.Unmarshal(text, &rec); err != nil {
+		return Verdict{}, fmt.Errorf("not a record: %w", err)
+	}
+	switch {
+	case len(rec.Schema) == 0 || string(rec.Schema) == "null":
+		return Verdict{}, errors.New(`the record has no "schema"`)
+	case rec.Output == nil:
+		return Verdict{}, errors.New(`the record has no "output" (a live run's "prompt" needs a model: not offline)`)
+	}
+	name := rec.Model
+	if j.opts.By != "" && j.opts.By != "model" {
+		var err error
+		if name, err = j.groupOf(text); err != nil {
+			return Verdict{}, err
+		}
+	}
+	c, err := j.compile(rec.Schema)
+	if err != nil {
+		return Verdict{}, err
+	}
+	v := Verdict{Line: line, ID: rec.ID, Group: name}
+	g := j.group(name)
+	j.records++
+	g.Records++
+	if c.err != "" {
+		v.SchemaError = c.err
+		g.SchemaErrors++
+		return v, nil
+	}
+	out := *rec.Output
+	v.PassedAsWritten = c.plain.Check(out) == nil
+	final := out
+	if v.PassedAsWritten || j.opts.Repairs == 0 {
+		v.PassedAfterRepair = v.PassedAsWritten
+		if !v.PassedAsWritten {
+			v.Stage, v.Issues = failure(c.plain.Check(out))
+		}
+	} else {
+		err := c.repaired.Check(out)
+		v.PassedAfterRepair = err == nil
+		mended, applied := c.repaired.Repaired(out)
+		v.Repaired = applied
+		if err == nil {
+			final = mended
+		} else {
+			v.Stage, v.Issues = failure(err)
+		}
+	}
+	if len(rec.Expected) > 0 {
+		v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
+	}
+	g.add(v)
+	return v, nil
+}
+
+// failure is the stage and issues of a failing Check's error.
+func failure(err error) (enforce.Stage, []enforce.Issue) {
+	var ce *enforce.CheckError
+	if errors.As(err, &ce) {
+		return ce.Stage, ce.Issues
+	}
+	return "", []enforce.Issue{{Keyword: "error", Message: err.Error()}}
+}
+
+// groupOf is the record's group: its By field as the string it holds or
+// as JSON text.
+func (j *judge) groupOf(text []byte) (string, error) {
+	by := j.opts.By
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(text, &fields); err != nil {
+		return "", fmt.Errorf("not a record: %w", err)
+	}
+	raw, ok := fields[by]
+	if !ok {
+		return "", nil
+	}
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s, nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw), nil
+	}
+	return b.String(), nil
+}
+
+// compile returns the record's schema compiled, from the cache when the
+// same schema came before. An error is the dataset's (a path with no
+// Schemas, a file that cannot be read); a schema that does not compile is
+// the record's, in compiled.err.
+func (j *judge) compile(raw json.RawMessage) (compiled, error) {
+	key, text := string(raw), []byte(raw)
+	var file string
+	if json.Unmarshal(raw, &file) == nil {
+		if j.opts.Schemas == nil {
+			return compiled{}, fmt.Errorf("the schema is a path (%q) and no folder of schema files was given", file)
+		}
+		key = "file:" + file
+		if c, ok := j.schemas[key]; ok {
+			return c, nil
+		}
+		b, err := fs.ReadFile(j.opts.Schemas, path.Clean(file))
+		if err != nil {
+			return compiled{}, fmt.Errorf("schema: %w", err)
+		}
+		text = b
+	} else if c, ok := j.schemas[key]; ok {
+		return c, nil
+	}
+	var c compiled
+	s, err := enforce.CompileSchema(text)
+	if err != nil {
+		c.err = err.Error()
+	} else {
+		c.plain, c.repaired = s, s.WithRepairs(j.opts.Repairs)
+	}
+	j.schemas[key] = c
+	return c, nil
+}
+
+func (j *judge) group(name string) *group {
+	g, ok := j.groups[name]
+	if !ok {
+		g = &group{Group: Group{Group: name}, pointers: map[string]int{}, wrong: map[string]int{}}
+		j.groups[name] = g
+	}
+	return g
+}
+
+// add counts v, which was judged, in g.
+func (g *group) add(v Verdict) {
+	if v.PassedAsWritten {
+		g.PassedAsWritten++
+	}
+	if v.PassedAfterRepair {
+		g.PassedAfterRepair++
+		if !v.PassedAsWritten {
+			for _, name := range strings.Split(v.Repaired.String(), ",") {
+				if g.Repaired == nil {
+					g.Repaired = map[string]int{}
+				}
+				g.Repaired[name]++
+			}
+		}
+	} else {
+		if g.Failed == nil {
+			g.Failed = map[enforce.Stage]int{}
+		}
+		g.Failed[v.Stage]++
+		seen := map[string]bool{}
+		for _, is := range v.Issues {
+			if !seen[is.Path] {
+				seen[is.Path] = true
+				g.pointers[is.Path]++
+			}
+		}
+	}
+	if v.Fields != nil {
+		g.FieldsCompared += v.Fields.Compared
+		g.FieldsMatched += v.Fields.Matched
+		for _, p := range v.Fields.Wrong {
+			g.wrong[p]++
+		}
+	}
+}
+
+func (j *judge) report() *Report {
+	r := &Report{Records: j.records, Repairs: j.opts.Repairs, Groups: []Group{}}
+	for _, g := range j.groups {
+		for k, n := range g.pointers {
+			g.Pointers = append(g.Pointers, Count{k, n})
+		}
+		sortCounts(g.Pointers)
+		for k, n := range g.wrong {
+			g.FieldsWrong = append(g.FieldsWrong, Count{k, n})
+		}
+		sortCounts(g.FieldsWrong)
+		r.Groups = append(r.Groups, g.Group)
+	}
+	slices.SortFunc(r.Groups, func(a, b Group) int { return strings.Compare(a.Group, b.Group) })
+	return r
+}
+
+// sortCounts sorts most first, then by key.
+func sortCounts(cs []Count) {
+	slices.SortFunc(cs, func(a, b Count) int {
+		if a.Count != b.Count {
+			return b.Count - a.Count
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+}

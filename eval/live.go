@@ -1,0 +1,293 @@
+package eval
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// LiveOptions says how [Live] runs a dataset through a model.
+type LiveOptions struct {
+	// Model answers every record; Live names its group by the model's
+	// ModelName method when it has one, else by the record's model field.
+	Model agent.Model
+	// Agent are the options of each record's agent, beside the record's
+	// contract (agent.WithOutputSchema): retries, repairs, the output
+	// mode, middleware. Without agent.WithOutputRetries a run has one
+	// answer and no retry.
+	Agent []agent.Option
+	// Runs is how many times each record is run (default 1).
+	Runs int
+	// Concurrency is how many runs go at once (default 1).
+	Concurrency int
+	// By groups as [Options.By] does; "" groups by model.
+	By string
+	// Schemas holds the schema files records name by path, as
+	// [Options.Schemas].
+	Schemas fs.FS
+	// Now is the clock that times runs (default time.Now).
+	Now func() time.Time
+	// Run, when not nil, is called with each run's verdict as it ends,
+	// from one goroutine at a time, in no set order.
+	Run func(RunVerdict)
+}
+
+// RunVerdict is what one run of one record did.
+type RunVerdict struct {
+	Line  int    `json:"line"`
+	ID    string `json:"id,omitempty"`
+	Group string `json:"group"`
+	Run   int    `json:"run"` // from 1
+	// PassedAsWritten: the run's first answer passed as the model wrote
+	// it; PassedFirstTry: it passed, as written or mended by the agent's
+	// repairs; PassedAfterRetry: an answer of the run passed.
+	PassedAsWritten  bool `json:"passedAsWritten"`
+	PassedFirstTry   bool `json:"passedFirstTry"`
+	PassedAfterRetry bool `json:"passedAfterRetry"`
+	// Exhausted: the run ended with an answer that failed its contract
+	// (an *enforce.OutputError).
+	Exhausted bool `json:"exhausted"`
+	// Error is why the run ended with neither a passing answer nor an
+	// exhausted one: a provider's error, a refusal, a cancelled context.
+	Error string `json:"error,omitempty"`
+	// Answers counts the run's final answers (its ledger rows; 1 without
+	// retries).
+	Answers int         `json:"answers"`
+	Usage   agent.Usage `json:"usage"`
+	Latency time.Duration
+	// Fields compares the passing answer with the record's expected value.
+	Fields *Fields `json:"fields,omitempty"`
+}
+
+// Latency is a group's run latencies, in milliseconds.
+type Latency struct {
+	P50 float64 `json:"p50"`
+	P99 float64 `json:"p99"`
+}
+
+// liveRecord is a record with a prompt: what Live runs.
+type liveRecord struct {
+	Record
+	Prompt string `json:"prompt"`
+}
+
+// Live runs every record of the dataset in r through the model, with
+// the record's schema as the contract, and reports by group. Records hold
+// `prompt` where an offline dataset holds `output`. A group's Records
+// counts records; Runs, the runs of them; its rates are shares of runs. A
+// line that is not such a record ends it with an error naming the line
+// before any model call; a run's own error (a provider's) is counted in
+// its group's RunErrors, not returned. When ctx ends, Live returns
+// context.Cause(ctx).
+func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
+	if opts.Model == nil {
+		return nil, errors.New("eval: Live needs a Model")
+	}
+	runs, conc := max(opts.Runs, 1), max(opts.Concurrency, 1)
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	modelName := ""
+	if n, ok := opts.Model.(interface{ ModelName() string }); ok {
+		modelName = n.ModelName()
+	}
+	j := judge{opts: Options{By: opts.By, Schemas: opts.Schemas}, schemas: map[string]compiled{}, groups: map[string]*group{}}
+	type job struct {
+		line  int
+		rec   liveRecord
+		group string
+		agent *agent.Agent
+		run   int
+	}
+	var jobs []job
+	agents := map[*enforce.Schema]*agent.Agent{}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for line := 1; ; line++ {
+		text, err := readLine(br)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("eval: line %d: %w", line, err)
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		var rec liveRecord
+		if err := json.Unmarshal(text, &rec); err != nil {
+			return nil, fmt.Errorf("eval: line %d: not a record: %w", line, err)
+		}
+		if len(rec.Schema) == 0 || string(rec.Schema) == "null" {
+			return nil, fmt.Errorf(`eval: line %d: the record has no "schema"`, line)
+		}
+		if rec.Prompt == "" {
+			return nil, fmt.Errorf(`eval: line %d: the record has no "prompt"`, line)
+		}
+		name := rec.Model
+		if modelName != "" {
+			name = modelName
+		}
+		if opts.By != "" && opts.By != "model" {
+			if name, err = j.groupOf(text); err != nil {
+				return nil, fmt.Errorf("eval: line %d: %w", line, err)
+			}
+		}
+		c, err := j.compile(rec.Schema)
+		if err != nil {
+			return nil, fmt.Errorf("eval: line %d: %w", line, err)
+		}
+		j.records++
+		g := j.group(name)
+		g.Records++
+		if c.err != "" {
+			g.SchemaErrors++
+			continue
+		}
+		a := agents[c.plain]
+		if a == nil {
+			a = agent.New(opts.Model, append(slices.Clip(opts.Agent), agent.WithOutputSchema(c.plain))...)
+			agents[c.plain] = a
+		}
+		for run := 1; run <= runs; run++ {
+			jobs = append(jobs, job{line, rec, name, a, run})
+		}
+	}
+	var (
+		mu        sync.Mutex
+		latencies = map[string][]time.Duration{}
+		next      = make(chan job)
+		wg        sync.WaitGroup
+	)
+	for range min(conc, max(len(jobs), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for jb := range next {
+				if ctx.Err() != nil {
+					continue // Live returns the cause; a run now would only fail
+				}
+				start := now()
+				res, err := jb.agent.Run(ctx, jb.rec.Prompt)
+				v := runVerdict(res, err)
+				v.Latency = now().Sub(start)
+				v.Line, v.ID, v.Group, v.Run = jb.line, jb.rec.ID, jb.group, jb.run
+				if len(jb.rec.Expected) > 0 {
+					out := ""
+					if res != nil {
+						out = res.Output
+					}
+					v.Fields = compare(jb.rec.Expected, out, v.PassedAfterRetry)
+				}
+				mu.Lock()
+				j.group(jb.group).addRun(v)
+				latencies[jb.group] = append(latencies[jb.group], v.Latency)
+				if opts.Run != nil {
+					opts.Run(v)
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	var cause error
+feed:
+	for _, jb := range jobs {
+		select {
+		case next <- jb:
+		case <-ctx.Done():
+			cause = context.Cause(ctx)
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if cause != nil {
+		return nil, cause
+	}
+	rep := j.report()
+	for i := range rep.Groups {
+		g := &rep.Groups[i]
+		if ls := latencies[g.Group]; len(ls) > 0 {
+			g.LatencyMs = &Latency{P50: quantile(ls, 0.50), P99: quantile(ls, 0.99)}
+		}
+	}
+	return rep, nil
+}
+
+// runVerdict reads a run's result and error.
+func runVerdict(res *agent.Result, err error) RunVerdict {
+	var v RunVerdict
+	if res != nil {
+		v.Usage = res.Usage
+		v.Answers = len(res.Attempts)
+		if len(res.Attempts) > 0 {
+			first := res.Attempts[0]
+			v.PassedFirstTry = first.Outcome == enforce.OutcomePassed
+			v.PassedAsWritten = v.PassedFirstTry && first.Repaired == 0
+		}
+	}
+	var oe *enforce.OutputError
+	switch {
+	case err == nil:
+		v.PassedAfterRetry = true
+		if v.Answers == 0 { // no rows: no retries were opted into
+			v.Answers, v.PassedFirstTry = 1, true
+			v.PassedAsWritten = true
+		}
+	case errors.As(err, &oe):
+		v.Exhausted = true
+		v.Answers = max(v.Answers, 1)
+	default:
+		v.Error = err.Error()
+	}
+	return v
+}
+
+// addRun counts a run's verdict in g.
+func (g *group) addRun(v RunVerdict) {
+	g.Runs++
+	if v.PassedAsWritten {
+		g.PassedAsWritten++
+	}
+	if v.PassedFirstTry {
+		g.PassedFirstTry++
+		g.PassedAfterRepair++
+	}
+	if v.PassedAfterRetry {
+		g.PassedAfterRetry++
+	}
+	if v.Exhausted {
+		g.Exhausted++
+	}
+	if v.Error != "" {
+		g.RunErrors++
+	}
+	g.Tokens += max(v.Usage.InputTokens, 0) + max(v.Usage.OutputTokens, 0)
+	if v.Fields != nil {
+		g.FieldsCompared += v.Fields.Compared
+		g.FieldsMatched += v.Fields.Matched
+		for _, p := range v.Fields.Wrong {
+			g.wrong[p]++
+		}
+	}
+}
+
+// quantile is the q-quantile of ds in milliseconds, by the nearest rank.
+func quantile(ds []time.Duration, q float64) float64 {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(q*float64(len(s))+0.999999) - 1
+	i = min(max(i, 0), len(s)-1)
+	return float64(s[i].Microseconds()) / 1000
+}
