@@ -27,6 +27,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 )
 
@@ -47,6 +48,11 @@ type Record struct {
 	Schema json.RawMessage `json:"schema"`
 	// Output is the answer as the model wrote it.
 	Output *string `json:"output"`
+	// Result, in place of Output, is a run saved as JSON (an agent.Result,
+	// as agenttest.Replay reads): its first final answer is judged, as
+	// the model wrote it, and its first row's model names the record's
+	// when Model is empty.
+	Result json.RawMessage `json:"result,omitempty"`
 	// Expected, when present, is the value the answer should hold; each
 	// of its leaves is compared with the answer's value at its pointer
 	// ([Fields]).
@@ -161,8 +167,10 @@ type Group struct {
 	PassedAfterRetry int `json:"passedAfterRetry,omitzero"`
 	Exhausted        int `json:"exhausted,omitzero"`
 	RunErrors        int `json:"runErrors,omitzero"`
-	// Tokens sums the runs' input and output tokens.
-	Tokens int `json:"tokens,omitzero"`
+	// Tokens sums the runs' input and output tokens; Money, what they
+	// cost by the agent's prices (agent.WithPrices).
+	Tokens int     `json:"tokens,omitzero"`
+	Money  float64 `json:"money,omitzero"`
 	// LatencyMs is the runs' latency, nearest-rank p50 and p99.
 	LatencyMs *Latency `json:"latencyMs,omitempty"`
 }
@@ -261,6 +269,15 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	switch {
 	case len(rec.Schema) == 0 || string(rec.Schema) == "null":
 		return Verdict{}, errors.New(`the record has no "schema"`)
+	case rec.Output == nil && len(rec.Result) > 0:
+		out, model, err := firstAnswer(rec.Result)
+		if err != nil {
+			return Verdict{}, err
+		}
+		rec.Output = &out
+		if rec.Model == "" {
+			rec.Model = model
+		}
 	case rec.Output == nil:
 		return Verdict{}, errors.New(`the record has no "output" (a live run's "prompt" needs a model: not offline)`)
 	}
@@ -308,6 +325,36 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	}
 	g.add(v)
 	return v, nil
+}
+
+// firstAnswer is the first final answer of a saved agent.Result, as the
+// model wrote it (a call's arguments for an answer given as a tool call),
+// and the model its row names.
+func firstAnswer(raw json.RawMessage) (answer, model string, err error) {
+	var res struct {
+		Messages []agent.Message   `json:"messages"`
+		Attempts []enforce.Attempt `json:"attempts"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return "", "", fmt.Errorf(`"result" is not a saved agent.Result: %w`, err)
+	}
+	if len(res.Attempts) == 0 {
+		return "", "", errors.New(`"result" has no rows: save a run with agent.WithOutputRetries`)
+	}
+	row := res.Attempts[0]
+	n := 0
+	for _, m := range res.Messages {
+		if m.Role != agent.RoleAssistant {
+			continue
+		}
+		if n++; n == row.Iteration { // one assistant message a model reply
+			if m.Content == "" && len(m.ToolCalls) > 0 {
+				return string(m.ToolCalls[0].Arguments), row.Model, nil
+			}
+			return m.Content, row.Model, nil
+		}
+	}
+	return "", "", fmt.Errorf(`"result" holds no reply for its first row (iteration %d)`, row.Iteration)
 }
 
 // failure is the stage and issues of a failing Check's error.

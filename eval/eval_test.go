@@ -2,12 +2,15 @@ package eval_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/agent/agenttest"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/eval"
 	"github.com/enforcer-go/enforcer/internal/corpus"
@@ -196,4 +199,37 @@ func TestOfflineOnRealModelOutputsIsCheckRecordByRecord(t *testing.T) {
 		t.Logf("%-28s %5d records  %5d as written  %5d after repair", g.Group, g.Records, g.PassedAsWritten, g.PassedAfterRepair)
 	}
 	t.Logf("all: %d records, %d as written, %d after repair", rep.Records, written, mended)
+}
+
+// A run saved as JSON (as agenttest.Replay reads it) is a record: its
+// first answer is judged as the model wrote it.
+func TestOfflineJudgesTheFirstAnswerOfASavedRun(t *testing.T) {
+	m := agenttest.NewModel(t,
+		agenttest.Reply("```json\n{\"city\":\"Oslo\",\"tempC\":3}\n```"), // fenced: fails as written
+		agenttest.Reply(`{"city":"Oslo","tempC":3}`),
+	)
+	s, err := enforce.CompileSchema([]byte(cityJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, res, err := agent.RunTyped[struct {
+		City  string  `json:"city"`
+		TempC float64 `json:"tempC"`
+	}](t.Context(), agent.New(m, agent.WithOutputSchema(s), agent.WithOutputRetries(1)), "weather?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	saved, err := json.Marshal(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := `{"model":"m","schema":` + cityJSON + `,"result":` + string(saved) + "}\n" + `{"schema":{},"result":{"messages":[]}}`
+	_, err = eval.Offline(t.Context(), strings.NewReader(data), eval.Options{})
+	if err == nil || !strings.Contains(err.Error(), `line 2: "result" has no rows`) {
+		t.Errorf("a saved run without rows: %v, want line 2 refused", err)
+	}
+	rep := offline(t, strings.SplitN(data, "\n", 2)[0], eval.Options{Repairs: enforce.AllRepairs})
+	if g := group(t, rep, "m"); g.Records != 1 || g.PassedAsWritten != 0 || g.PassedAfterRepair != 1 || g.Repaired["fence"] != 1 {
+		t.Errorf("the saved run's record = %+v, want its first (fenced) answer failing as written and mended by the fence repair", g)
+	}
 }

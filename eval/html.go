@@ -11,7 +11,7 @@ import (
 // WriteHTML writes rep as one self-contained HTML page (no script, no
 // fetch: its charts are inline SVG): the pass rates of each group as a
 // bar split by how its records passed, failures by stage and by
-// pointer, and for a live eval tokens per passing run. Every figure a
+// pointer, and for a live eval tokens and money per passing run. Every figure a
 // bar draws is also written as text, and each bar carries its count and
 // group in data attributes, so the page's numbers can be read back.
 func WriteHTML(w io.Writer, rep *Report) error {
@@ -34,6 +34,7 @@ type groupRow struct {
 	Stages   []Count
 	Top      []Count // the most failing pointers, at most 10
 	PerPass  string  // tokens per passing run, live only
+	MoneyPer string  // money per passing run, live and priced only
 }
 
 type pageView struct {
@@ -72,6 +73,9 @@ func pageData(rep *Report) pageView {
 			counts = []int{g.PassedAsWritten, g.PassedFirstTry - g.PassedAsWritten, g.PassedAfterRetry - g.PassedFirstTry, g.Runs - g.PassedAfterRetry, 0}
 			if g.PassedAfterRetry > 0 {
 				r.PerPass = strconv.FormatFloat(float64(g.Tokens)/float64(g.PassedAfterRetry), 'f', 0, 64)
+				if g.Money > 0 {
+					r.MoneyPer = strconv.FormatFloat(g.Money/float64(g.PassedAfterRetry), 'f', 6, 64)
+				}
 			}
 		} else {
 			r.Judged = g.Records - g.SchemaErrors
@@ -154,7 +158,7 @@ svg.bar { width: 28em; height: 1.2em; display: block; }
 <h2>How each group passed</h2>
 <p class="legend">{{range .Kinds}}<span class="swatch {{.Kind}}"></span>{{.Label}}{{end}}</p>
 <table id="rates">
-<tr><th>group</th><th>{{if .Live}}runs{{else}}records{{end}}</th><th></th><th>as written</th><th>{{if .Live}}first try{{else}}after repair{{end}}</th>{{if .Live}}<th>after retry</th><th>tokens per passing run</th>{{end}}</tr>
+<tr><th>group</th><th>{{if .Live}}runs{{else}}records{{end}}</th><th></th><th>as written</th><th>{{if .Live}}first try{{else}}after repair{{end}}</th>{{if .Live}}<th>after retry</th><th>tokens per passing run</th><th>money per passing run</th>{{end}}</tr>
 {{- range .Rows}}
 <tr data-group="{{.Group.Group}}">
 <td>{{.Name}}</td><td class="n">{{.Judged}}</td>
@@ -166,6 +170,7 @@ svg.bar { width: 28em; height: 1.2em; display: block; }
 <td class="n" data-rate="first-try">{{.PassedFirstTry}} ({{pct .PassedFirstTry .Judged}})</td>
 <td class="n" data-rate="after-retry">{{.PassedAfterRetry}} ({{pct .PassedAfterRetry .Judged}})</td>
 <td class="n" data-figure="tokens-per-pass">{{if .PerPass}}{{.PerPass}}{{else}}-{{end}}</td>
+<td class="n" data-figure="money-per-pass">{{if .MoneyPer}}{{.MoneyPer}}{{else}}-{{end}}</td>
 {{- else}}
 <td class="n" data-rate="after-repair">{{.PassedAfterRepair}} ({{pct .PassedAfterRepair .Judged}})</td>
 {{- end}}

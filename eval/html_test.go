@@ -77,9 +77,9 @@ func TestThePageBarsAreTheReportsCounts(t *testing.T) {
 }
 
 func TestThePageOfALiveEvalShowsRetriesAndTokens(t *testing.T) {
-	rep := &eval.Report{Records: 2, Groups: []eval.Group{{Group: "m", Records: 2, Runs: 4, PassedAsWritten: 1, PassedAfterRepair: 2, PassedFirstTry: 2, PassedAfterRetry: 3, Exhausted: 1, Tokens: 300}}}
+	rep := &eval.Report{Records: 2, Groups: []eval.Group{{Group: "m", Records: 2, Runs: 4, PassedAsWritten: 1, PassedAfterRepair: 2, PassedFirstTry: 2, PassedAfterRetry: 3, Exhausted: 1, Tokens: 300, Money: 0.003}}}
 	html := page(t, rep)
-	for _, want := range []string{`data-kind="retried" data-count="1"`, `data-kind="repaired" data-count="1"`, `data-kind="failed" data-count="1"`, `data-rate="after-retry">3 (75.0%)`, `data-figure="tokens-per-pass">100`} {
+	for _, want := range []string{`data-kind="retried" data-count="1"`, `data-kind="repaired" data-count="1"`, `data-kind="failed" data-count="1"`, `data-rate="after-retry">3 (75.0%)`, `data-figure="tokens-per-pass">100`, `data-figure="money-per-pass">0.001000`} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the live page lacks %q", want)
 		}

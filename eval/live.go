@@ -65,6 +65,9 @@ type RunVerdict struct {
 	// retries).
 	Answers int         `json:"answers"`
 	Usage   agent.Usage `json:"usage"`
+	// Money is what the run's calls cost by the agent's prices
+	// (agent.WithPrices); 0 without them.
+	Money   float64 `json:"money,omitempty"`
 	Latency time.Duration
 	// Fields compares the passing answer with the record's expected value.
 	Fields *Fields `json:"fields,omitempty"`
@@ -229,7 +232,7 @@ feed:
 func runVerdict(res *agent.Result, err error) RunVerdict {
 	var v RunVerdict
 	if res != nil {
-		v.Usage = res.Usage
+		v.Usage, v.Money = res.Usage, res.Money
 		v.Answers = len(res.Attempts)
 		if len(res.Attempts) > 0 {
 			first := res.Attempts[0]
@@ -274,6 +277,7 @@ func (g *group) addRun(v RunVerdict) {
 		g.RunErrors++
 	}
 	g.Tokens += max(v.Usage.InputTokens, 0) + max(v.Usage.OutputTokens, 0)
+	g.Money += v.Money
 	if v.Fields != nil {
 		g.FieldsCompared += v.Fields.Compared
 		g.FieldsMatched += v.Fields.Matched

@@ -59,7 +59,8 @@ func TestLiveCountsFirstTriesRetriesAndExhaustedRuns(t *testing.T) {
 	var vs []eval.RunVerdict
 	rep, err := eval.Live(t.Context(), strings.NewReader(liveDataset("oslo", "lima", "never", "down")), eval.LiveOptions{
 		Model: scripted("m"),
-		Agent: []agent.Option{agent.WithOutputRetries(1)},
+		// 10 in and 5 out at 1 and 2 a million: 20 millionths a call.
+		Agent: []agent.Option{agent.WithOutputRetries(1), agent.WithPrices(map[string]agent.Price{"m": {Input: 1, Output: 2}})},
 		Runs:  2,
 		Now:   clock,
 		Run:   func(v eval.RunVerdict) { vs = append(vs, v) },
@@ -77,6 +78,9 @@ func TestLiveCountsFirstTriesRetriesAndExhaustedRuns(t *testing.T) {
 	// oslo 1 call, lima 2, never 2 (one retry), down none with usage.
 	if want := 2 * (1 + 2 + 2) * 15; g.Tokens != want {
 		t.Errorf("tokens = %d, want %d", g.Tokens, want)
+	}
+	if want := 2 * (1 + 2 + 2) * 20e-6; g.Money < want-1e-12 || g.Money > want+1e-12 {
+		t.Errorf("money = %v, want %v", g.Money, want)
 	}
 	// Each run reads the clock twice, 10 ms apart.
 	if g.LatencyMs == nil || g.LatencyMs.P50 != 10 || g.LatencyMs.P99 != 10 {

@@ -39,6 +39,7 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 	retries := fs.Int("retries", 2, fmt.Sprintf("with -model: the output retries of each run (0..%d)", enforce.MaxRetries))
 	runs := fs.Int("runs", 1, "with -model: how many times each record is run")
 	concurrency := fs.Int("concurrency", 1, "with -model: how many runs go at once")
+	prices := fs.String("prices", "", `with -model: a JSON file of prices per million tokens by model name, {"gpt-4o-mini": {"input": 0.15, "cachedInput": 0.075, "output": 0.6}}, as agent.WithPrices`)
 	files, err := parseAll(fs, args, []string{"DATASET", "| -compare OLD NEW"})
 	if err != nil {
 		return 0, err
@@ -88,9 +89,17 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 		if err != nil {
 			return 0, err
 		}
+		agentOpts := []agent.Option{agent.WithOutputRetries(*retries), agent.WithRepairs(repairs)}
+		if *prices != "" {
+			p, err := readPrices(*prices)
+			if err != nil {
+				return 0, err
+			}
+			agentOpts = append(agentOpts, agent.WithPrices(p))
+		}
 		if rep, err = eval.Live(ctx, in, eval.LiveOptions{
 			Model:       m,
-			Agent:       []agent.Option{agent.WithOutputRetries(*retries), agent.WithRepairs(repairs)},
+			Agent:       agentOpts,
 			Runs:        *runs,
 			Concurrency: *concurrency,
 			By:          *by,
@@ -251,8 +260,16 @@ func writeTable(w io.Writer, rep *eval.Report) {
 }
 
 func writeLiveTable(w io.Writer, rep *eval.Report) {
+	priced := false
+	for _, g := range rep.Groups {
+		priced = priced || g.Money > 0
+	}
 	columns(w, func(tw *tabwriter.Writer) {
-		fmt.Fprintln(tw, "group\truns\tfirst try\tafter retry\texhausted\terrors\ttokens\tp50 ms\tp99 ms")
+		head := "group\truns\tfirst try\tafter retry\texhausted\terrors\ttokens\tp50 ms\tp99 ms"
+		if priced {
+			head += "\tmoney"
+		}
+		fmt.Fprintln(tw, head)
 		for _, g := range rep.Groups {
 			var p50, p99 float64
 			if g.LatencyMs != nil {
@@ -260,10 +277,29 @@ func writeLiveTable(w io.Writer, rep *eval.Report) {
 			}
 			first, _ := g.Rate(eval.FirstTry)
 			after, _ := g.Rate(eval.AfterRetry)
-			fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%d (%s)\t%d\t%d\t%d\t%.0f\t%.0f\n", groupName(g.Group), g.Runs,
+			fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%d (%s)\t%d\t%d\t%d\t%.0f\t%.0f", groupName(g.Group), g.Runs,
 				g.PassedFirstTry, percent(first), g.PassedAfterRetry, percent(after), g.Exhausted, g.RunErrors, g.Tokens, p50, p99)
+			if priced {
+				fmt.Fprintf(tw, "\t%.6f", g.Money)
+			}
+			fmt.Fprintln(tw)
 		}
 	})
+}
+
+// readPrices reads a -prices file: prices per million tokens by model.
+func readPrices(name string) (map[string]agent.Price, error) {
+	b, err := readBounded(name, nil, maxSchemaBytes)
+	if err != nil {
+		return nil, fmt.Errorf("eval: -prices: %w", err)
+	}
+	var p map[string]agent.Price
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&p); err != nil {
+		return nil, fmt.Errorf("eval: -prices %s: want {\"MODEL\": {\"input\": …, \"cachedInput\": …, \"output\": …, \"reasoning\": …}}: %w", name, err)
+	}
+	return p, nil
 }
 
 // writeHTMLFile writes the report's page to name.

@@ -92,7 +92,8 @@ func TestEvalRunsADatasetLiveOverEachAdapter(t *testing.T) {
 			if len(keys) != 6 || !strings.Contains(keys[0], liveKey) {
 				t.Errorf("the server saw %d requests (want 6: oslo twice, lima twice with a retry) with keys %q", len(keys), keys)
 			}
-			_, out, _ = runCmd(t.Context(), "", append(append([]string{}, args[:len(args)]...), "-json", data)...)
+			prices := write(t, "prices.json", `{"m-`+provider+`": {"input": 1, "output": 2}}`)
+			_, out, _ = runCmd(t.Context(), "", append(append([]string{}, args[:len(args)]...), "-json", "-prices", prices, data)...)
 			var rep eval.Report
 			if err := json.Unmarshal([]byte(out), &rep); err != nil {
 				t.Fatal(err)
@@ -102,6 +103,10 @@ func TestEvalRunsADatasetLiveOverEachAdapter(t *testing.T) {
 			// the passing answers' 4 × 60 tokens are counted at least.
 			if g.Runs != 4 || g.PassedFirstTry != 2 || g.PassedAfterRetry != 4 || g.Tokens < 4*60 || g.Tokens > 6*60 || g.LatencyMs == nil {
 				t.Errorf("-json group = %+v, want 4 runs, 2 first-try, 4 after retry, 240 to 360 tokens, a latency", g)
+			}
+			// Each passing call: 50 in at 1 and 10 out at 2 a million.
+			if g.Money < 4*70e-6-1e-12 || g.Money > 6*70e-6+1e-12 {
+				t.Errorf("-json money = %v, want 70 millionths for each call that reported its usage", g.Money)
 			}
 		})
 	}
@@ -120,6 +125,7 @@ func TestEvalLiveRefusesAMissingKeyAndBadFlags(t *testing.T) {
 		{[]string{"eval", "-model", "m", "-provider", "mistral", data}, `-provider "mistral"`},
 		{[]string{"eval", "-model", "m", "-runs", "0", data}, "-runs"},
 		{[]string{"eval", "-model", "m", "-retries", "99", data}, "-retries"},
+		{[]string{"eval", "-model", "m", "-base-url", "http://127.0.0.1:1/", "-prices", write(t, "bad.json", `{"m": {"inputs": 1}}`), data}, "-prices"},
 	} {
 		code, out, errs := runCmd(t.Context(), "", tc.args...)
 		wantOneLineError(t, code, out, errs, tc.want)

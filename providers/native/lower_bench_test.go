@@ -52,18 +52,18 @@ func TestLowerGrowsLinearlyInAnObjectsMembers(t *testing.T) {
 	took := func(raw []byte) time.Duration {
 		best := time.Duration(1<<63 - 1)
 		for range 3 {
-			start := time.Now()
+			start := processTime()
 			if _, err := native.Lower(raw, native.OpenAI); err != nil {
 				t.Fatal(err)
 			}
-			best = min(best, time.Since(start))
+			best = min(best, processTime()-start)
 		}
 		return best
 	}
 	small, large := took(wideContract(5000)), took(wideContract(20000))
 	if large > 8*small+50*time.Millisecond {
-		t.Errorf("20,000 members took %v, 5,000 %v: more than 8 times", large, small)
+		t.Errorf("20,000 members took %v of processor time, 5,000 %v: more than 8 times", large, small)
 	} else {
-		t.Logf("20,000 members took %v, 5,000 %v", large, small)
+		t.Logf("20,000 members took %v of processor time, 5,000 %v", large, small)
 	}
 }
