@@ -179,3 +179,14 @@ func TestRunChoiceRefusesAnAgentWithoutAChoice(t *testing.T) {
 		t.Errorf("RunTyped of a choice = %v, want ErrInvalidOption", err)
 	}
 }
+
+func TestRunChoiceUnderAutoOutputModeAnswersByTheOutputTool(t *testing.T) {
+	m := &reporting{Model: agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("c1", answerTool, `{"label": "positive"}`))), modes: agent.Modes{Tools: true}}
+	got, res, err := agent.RunChoice[Sentiment](t.Context(), agent.New(m, agent.WithOutputSchema(sentiment(t)), agent.WithAutoOutputMode(answerTool), agent.WithOutputRetries(1)), "Lovely.")
+	if err != nil || got != Positive {
+		t.Fatalf("RunChoice = %q, %v", got, err)
+	}
+	if mode := modeSent(m.Requests()[0]); mode != agent.ModeTool || res.Attempts[0].Mode != string(agent.ModeTool) || res.Attempts[0].Kind != enforce.KindChoice {
+		t.Errorf("sent %s, row %+v; want tool mode, a choice's row", mode, res.Attempts[0])
+	}
+}

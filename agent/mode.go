@@ -128,9 +128,14 @@ func (st *runState) chooseMode() {
 		base = st.auto.base
 	}
 	var m Modes
-	if r, ok := st.model().m.(ModeReporter); ok {
+	switch r, ok := st.model().m.(ModeReporter); {
+	case base.json == nil:
+		// A text (enforce.Text): no schema to send, natively or as a
+		// tool's parameters.
+		m.Why = "the contract is plain text, with no JSON Schema to send"
+	case ok:
 		m = r.OutputModes(base.json)
-	} else {
+	default:
 		m.Why = "the model does not say which output modes it takes"
 	}
 	if m.Tools && !m.Native && !wireschema.ObjectRoot(base.json) {

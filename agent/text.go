@@ -10,9 +10,10 @@ import (
 // its contract ([WithOutputSchema] of an enforce.Text) and returns the
 // text as the model wrote it (after act-output middleware). The model
 // is told the rules in words; no JSON Schema is sent (Request.OutputSchema
-// is nil), and [WithOutputTool] is refused. Each answer is judged as
-// enforce.Text says, with a row per answer ([WithOutputRetries]) whose
-// Kind is "text" and whose stage is schema-validate, and a corrective
+// is nil), [WithOutputTool] is refused, and [WithAutoOutputMode] chooses
+// prompted output. Each answer is judged as enforce.Text says, with a
+// row per answer ([WithOutputRetries]) whose Kind is "text" and whose
+// stage is schema-validate, and a corrective
 // turn listing each broken rule; a streamed answer is cut at the byte
 // that breaks a MaxLength, MaxBytes or MustNotContain rule
 // ([WithEarlyAbort]). An agent without a text contract makes RunText

@@ -105,3 +105,14 @@ func TestRunTextRefusesWhatATextCannotBe(t *testing.T) {
 		t.Errorf("with a choice: %v, want ErrInvalidOption", err)
 	}
 }
+
+func TestRunTextUnderAutoOutputModeIsPrompted(t *testing.T) {
+	m := &reporting{Model: agenttest.NewModel(t, agenttest.Reply("Rain in Paris.")), modes: agent.Modes{Native: true, Tools: true}}
+	got, res, err := agent.RunText(t.Context(), agent.New(m, agent.WithOutputSchema(tweet(t)), agent.WithAutoOutputMode(answerTool), agent.WithOutputRetries(1)), "Weather?")
+	if err != nil || got != "Rain in Paris." {
+		t.Fatalf("RunText = %q, %v", got, err)
+	}
+	if mode := modeSent(m.Requests()[0]); mode != agent.ModePrompted || res.Attempts[0].Mode != string(agent.ModePrompted) {
+		t.Errorf("sent %s, row mode %q; want prompted: a text has no schema to send", mode, res.Attempts[0].Mode)
+	}
+}
