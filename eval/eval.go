@@ -171,6 +171,10 @@ type Group struct {
 	// cost by the agent's prices (agent.WithPrices).
 	Tokens int     `json:"tokens,omitzero"`
 	Money  float64 `json:"money,omitzero"`
+	// Cut counts the answers stopped at an early verdict, and CutBytes
+	// the bytes of them read ([RunVerdict.Cut]).
+	Cut      int `json:"cut,omitzero"`
+	CutBytes int `json:"cutBytes,omitzero"`
 	// LatencyMs is the runs' latency, nearest-rank p50 and p99.
 	LatencyMs *Latency `json:"latencyMs,omitempty"`
 }

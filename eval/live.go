@@ -39,8 +39,9 @@ type LiveOptions struct {
 	// Now is the clock that times runs (default time.Now).
 	Now func() time.Time
 	// Run, when not nil, is called with each run's verdict as it ends,
-	// from one goroutine at a time, in no set order.
-	Run func(RunVerdict)
+	// from one goroutine at a time, in no set order, with how many runs
+	// have ended and how many there are: a progress bar's figures.
+	Run func(v RunVerdict, done, total int)
 }
 
 // RunVerdict is what one run of one record did.
@@ -67,8 +68,14 @@ type RunVerdict struct {
 	Usage   agent.Usage `json:"usage"`
 	// Money is what the run's calls cost by the agent's prices
 	// (agent.WithPrices); 0 without them.
-	Money   float64 `json:"money,omitempty"`
-	Latency time.Duration
+	Money float64 `json:"money,omitempty"`
+	// Cut counts the run's answers stopped at an early verdict
+	// (agent.WithEarlyAbort), and CutBytes the bytes of them read: the
+	// rest of each was never read, nor paid for in output tokens past the
+	// cut. How long a cut answer would have been is not known.
+	Cut      int `json:"cut,omitempty"`
+	CutBytes int `json:"cutBytes,omitempty"`
+	Latency  time.Duration
 	// Fields compares the passing answer with the record's expected value.
 	Fields *Fields `json:"fields,omitempty"`
 }
@@ -168,6 +175,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		}
 	}
 	var (
+		ended     int // runs that ended, under mu
 		mu        sync.Mutex
 		latencies = map[string][]time.Duration{}
 		next      = make(chan job)
@@ -196,8 +204,9 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 				mu.Lock()
 				j.group(jb.group).addRun(v)
 				latencies[jb.group] = append(latencies[jb.group], v.Latency)
+				ended++
 				if opts.Run != nil {
-					opts.Run(v)
+					opts.Run(v, ended, len(jobs))
 				}
 				mu.Unlock()
 			}
@@ -234,6 +243,12 @@ func runVerdict(res *agent.Result, err error) RunVerdict {
 	if res != nil {
 		v.Usage, v.Money = res.Usage, res.Money
 		v.Answers = len(res.Attempts)
+		for _, row := range res.Attempts {
+			if row.Cut != nil {
+				v.Cut++
+				v.CutBytes += row.Cut.Bytes
+			}
+		}
 		if len(res.Attempts) > 0 {
 			first := res.Attempts[0]
 			v.PassedFirstTry = first.Outcome == enforce.OutcomePassed
@@ -278,6 +293,8 @@ func (g *group) addRun(v RunVerdict) {
 	}
 	g.Tokens += max(v.Usage.InputTokens, 0) + max(v.Usage.OutputTokens, 0)
 	g.Money += v.Money
+	g.Cut += v.Cut
+	g.CutBytes += v.CutBytes
 	if v.Fields != nil {
 		g.FieldsCompared += v.Fields.Compared
 		g.FieldsMatched += v.Fields.Matched

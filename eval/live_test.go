@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/agent/agenttest"
 	"github.com/enforcer-go/enforcer/eval"
 )
 
@@ -63,7 +64,12 @@ func TestLiveCountsFirstTriesRetriesAndExhaustedRuns(t *testing.T) {
 		Agent: []agent.Option{agent.WithOutputRetries(1), agent.WithPrices(map[string]agent.Price{"m": {Input: 1, Output: 2}})},
 		Runs:  2,
 		Now:   clock,
-		Run:   func(v eval.RunVerdict) { vs = append(vs, v) },
+		Run: func(v eval.RunVerdict, done, total int) {
+			vs = append(vs, v)
+			if done != len(vs) || total != 8 {
+				t.Errorf("progress %d/%d after %d runs, want %d/8", done, total, len(vs), len(vs))
+			}
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -143,7 +149,7 @@ func TestLiveStopsWhenItsContextEnds(t *testing.T) {
 	n := 0
 	_, err := eval.Live(ctx, strings.NewReader(liveDataset("oslo", "oslo", "oslo", "oslo")), eval.LiveOptions{
 		Model: scripted("m"),
-		Run: func(eval.RunVerdict) {
+		Run: func(eval.RunVerdict, int, int) {
 			if n++; n == 2 {
 				cancel(stop)
 			}
@@ -151,5 +157,21 @@ func TestLiveStopsWhenItsContextEnds(t *testing.T) {
 	})
 	if !errors.Is(err, stop) || n != 2 {
 		t.Errorf("Live after cancel = %v after %d runs, want the cause after 2: no run once ctx ended", err, n)
+	}
+}
+
+// A streamed answer cut at its early verdict is counted, with the bytes
+// of it that were read.
+func TestLiveCountsTheAnswersCutEarly(t *testing.T) {
+	m := agenttest.NewStreamingModel(t,
+		agenttest.Chunks(agent.Chunk{Text: `{"city":`}, agent.Chunk{Text: `5, "tempC": 3}`}), // a number for the city: doomed at the byte that ends it
+		agenttest.Chunks(agent.Chunk{Text: `{"city":"Oslo","tempC":3}`}),
+	)
+	rep, err := eval.Live(t.Context(), strings.NewReader(liveDataset("oslo")), eval.LiveOptions{Model: m, Agent: []agent.Option{agent.WithOutputRetries(1)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := rep.Groups[0]; g.Cut != 1 || g.CutBytes != len(`{"city":5,`) || g.PassedAfterRetry != 1 {
+		t.Errorf("group = %+v, want one answer cut after %d bytes, then a pass", g, len(`{"city":5,`))
 	}
 }

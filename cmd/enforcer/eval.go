@@ -23,7 +23,7 @@ import (
 // answers (eval.Offline), as a table, JSON or Markdown; exitFail when a
 // gate (-fail-under) fails. With -compare it holds a new JSON report
 // against an old one instead, exitFail on a regression.
-func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writer) (int, error) {
+func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (int, error) {
 	fs := newFlags("eval")
 	repair := fs.String("repair", "", "repairs to try on an answer that fails as written, as check's -repair")
 	by := fs.String("by", "", `the record field to group by (default "model")`)
@@ -104,6 +104,7 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout io.Writ
 			Concurrency: *concurrency,
 			By:          *by,
 			Schemas:     os.DirFS(dir),
+			Run:         progress(stderr),
 		}); err != nil {
 			return 0, fmt.Errorf("eval: %s: %s", files[0], redact(err.Error(), getenv(providers[*provider])))
 		}
@@ -285,6 +286,29 @@ func writeLiveTable(w io.Writer, rep *eval.Report) {
 			fmt.Fprintln(tw)
 		}
 	})
+}
+
+// progress is a live eval's progress bar on w when w is a terminal, and
+// nil (none) otherwise: a pipe or a file gets only the report.
+func progress(w io.Writer) func(eval.RunVerdict, int, int) {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		return nil
+	}
+	return func(_ eval.RunVerdict, done, total int) { drawProgress(w, done, total) }
+}
+
+// drawProgress redraws the bar's line: "runs 3/8 [=====     ]".
+func drawProgress(w io.Writer, done, total int) {
+	const width = 30
+	n := width * done / max(total, 1)
+	fmt.Fprintf(w, "\rruns %d/%d [%s%s]", done, total, strings.Repeat("=", n), strings.Repeat(" ", width-n))
+	if done == total {
+		fmt.Fprintln(w)
+	}
 }
 
 // readPrices reads a -prices file: prices per million tokens by model.

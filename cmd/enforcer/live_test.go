@@ -6,6 +6,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -129,5 +131,25 @@ func TestEvalLiveRefusesAMissingKeyAndBadFlags(t *testing.T) {
 	} {
 		code, out, errs := runCmd(t.Context(), "", tc.args...)
 		wantOneLineError(t, code, out, errs, tc.want)
+	}
+}
+
+func TestEvalDrawsProgressOnlyOnATerminal(t *testing.T) {
+	var b strings.Builder
+	if progress(&b) != nil {
+		t.Error("progress on a buffer, want none")
+	}
+	f, err := os.Create(filepath.Join(t.TempDir(), "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if progress(f) != nil {
+		t.Error("progress on a file, want none")
+	}
+	drawProgress(&b, 1, 3)
+	drawProgress(&b, 3, 3)
+	if want := "\rruns 1/3 [==========                    ]\rruns 3/3 [==============================]\n"; b.String() != want {
+		t.Errorf("the bar drew %q, want %q", b.String(), want)
 	}
 }

@@ -123,7 +123,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case "schema":
 		err = schemaCmd(args[1:], stdout)
 	case "eval":
-		code, err = evalCmd(ctx, args[1:], stdin, stdout)
+		code, err = evalCmd(ctx, args[1:], stdin, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
