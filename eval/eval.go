@@ -193,30 +193,44 @@ type Count struct {
 // context.Cause(ctx).
 func Offline(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	j := judge{opts: opts, schemas: map[string]compiled{}, groups: map[string]*group{}}
-	br := bufio.NewReaderSize(r, 64<<10)
-	for line := 1; ; line++ {
+	err := eachRecord(r, func(line int, text []byte) error {
 		if err := context.Cause(ctx); err != nil {
-			return nil, err
-		}
-		text, err := readLine(br)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("eval: line %d: %w", line, err)
-		}
-		if len(bytes.TrimSpace(text)) == 0 {
-			continue
+			return err
 		}
 		v, err := j.record(line, text)
 		if err != nil {
-			return nil, fmt.Errorf("eval: line %d: %w", line, err)
+			return fmt.Errorf("eval: line %d: %w", line, err)
 		}
 		if opts.Verdict != nil {
 			opts.Verdict(v)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	return j.report(), nil
+}
+
+// eachRecord calls f with each line of r that is not blank, numbered
+// from 1, until f returns an error.
+func eachRecord(r io.Reader, f func(line int, text []byte) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
+	for line := 1; ; line++ {
+		text, err := readLine(br)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("eval: line %d: %w", line, err)
+		}
+		if len(bytes.TrimSpace(text)) == 0 {
+			continue
+		}
+		if err := f(line, text); err != nil {
+			return err
+		}
+	}
 }
 
 // ErrLineTooLong is the error of a dataset line over [MaxRecordBytes].
@@ -285,26 +299,16 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	case rec.Output == nil:
 		return Verdict{}, errors.New(`the record has no "output" (a live run's "prompt" needs a model: not offline)`)
 	}
-	name := rec.Model
-	if j.opts.By != "" && j.opts.By != "model" {
-		var err error
-		if name, err = j.groupOf(text); err != nil {
-			return Verdict{}, err
-		}
-	}
-	c, err := j.compile(rec.Schema)
+	name, c, err := j.admit(text, rec.Model, rec.Schema)
 	if err != nil {
 		return Verdict{}, err
 	}
 	v := Verdict{Line: line, ID: rec.ID, Group: name}
-	g := j.group(name)
-	j.records++
-	g.Records++
 	if c.err != "" {
 		v.SchemaError = c.err
-		g.SchemaErrors++
 		return v, nil
 	}
+	g := j.group(name)
 	out := *rec.Output
 	v.PassedAsWritten = c.plain.Check(out) == nil
 	final := out
@@ -359,6 +363,30 @@ func firstAnswer(raw json.RawMessage) (answer, model string, err error) {
 		}
 	}
 	return "", "", fmt.Errorf(`"result" holds no reply for its first row (iteration %d)`, row.Iteration)
+}
+
+// admit counts a record in its group — model's, unless Options.By names
+// another field of text — and compiles its schema; a schema that does not
+// compile is counted in the group's SchemaErrors.
+func (j *judge) admit(text []byte, model string, schema json.RawMessage) (string, compiled, error) {
+	name := model
+	if j.opts.By != "" && j.opts.By != "model" {
+		var err error
+		if name, err = j.groupOf(text); err != nil {
+			return "", compiled{}, err
+		}
+	}
+	c, err := j.compile(schema)
+	if err != nil {
+		return "", compiled{}, err
+	}
+	g := j.group(name)
+	j.records++
+	g.Records++
+	if c.err != "" {
+		g.SchemaErrors++
+	}
+	return name, c, nil
 }
 
 // failure is the stage and issues of a failing Check's error.

@@ -1,8 +1,6 @@
 package eval
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -123,47 +121,27 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 	}
 	var jobs []job
 	agents := map[*enforce.Schema]*agent.Agent{}
-	br := bufio.NewReaderSize(r, 64<<10)
-	for line := 1; ; line++ {
-		text, err := readLine(br)
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, fmt.Errorf("eval: line %d: %w", line, err)
-		}
-		if len(bytes.TrimSpace(text)) == 0 {
-			continue
-		}
+	err := eachRecord(r, func(line int, text []byte) error {
 		var rec liveRecord
 		if err := json.Unmarshal(text, &rec); err != nil {
-			return nil, fmt.Errorf("eval: line %d: not a record: %w", line, err)
+			return fmt.Errorf("eval: line %d: not a record: %w", line, err)
 		}
 		if len(rec.Schema) == 0 || string(rec.Schema) == "null" {
-			return nil, fmt.Errorf(`eval: line %d: the record has no "schema"`, line)
+			return fmt.Errorf(`eval: line %d: the record has no "schema"`, line)
 		}
 		if rec.Prompt == "" {
-			return nil, fmt.Errorf(`eval: line %d: the record has no "prompt"`, line)
+			return fmt.Errorf(`eval: line %d: the record has no "prompt"`, line)
 		}
-		name := rec.Model
+		model := rec.Model
 		if modelName != "" {
-			name = modelName
+			model = modelName
 		}
-		if opts.By != "" && opts.By != "model" {
-			if name, err = j.groupOf(text); err != nil {
-				return nil, fmt.Errorf("eval: line %d: %w", line, err)
-			}
-		}
-		c, err := j.compile(rec.Schema)
+		name, c, err := j.admit(text, model, rec.Schema)
 		if err != nil {
-			return nil, fmt.Errorf("eval: line %d: %w", line, err)
+			return fmt.Errorf("eval: line %d: %w", line, err)
 		}
-		j.records++
-		g := j.group(name)
-		g.Records++
 		if c.err != "" {
-			g.SchemaErrors++
-			continue
+			return nil
 		}
 		a := agents[c.plain]
 		if a == nil {
@@ -173,6 +151,10 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		for run := 1; run <= runs; run++ {
 			jobs = append(jobs, job{line, rec, name, a, run})
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	var (
 		ended     int // runs that ended, under mu
