@@ -90,6 +90,7 @@ func run(ctx context.Context, out io.Writer) error {
 		}
 		fmt.Fprintf(out, "%s: %s after %d model call(s)\n", c.name, label, model.calls)
 		for _, r := range res.Attempts {
+			r.LatencyMs = 0 // the clock's, not the script's
 			row, err := json.Marshal(r)
 			if err != nil {
 				return err

@@ -72,6 +72,7 @@ func run(ctx context.Context, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "the model is told:\n%s\n\n", indent(res.Messages[0].Content))
 	for _, r := range res.Attempts {
+		r.LatencyMs = 0 // the clock's, not the script's
 		row, err := json.Marshal(r)
 		if err != nil {
 			return err
