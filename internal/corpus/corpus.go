@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/internal/gowork"
@@ -124,11 +125,53 @@ func benchPath(t testing.TB) string {
 	return locate(t, BenchEnv, filepath.Join("realworld", "jsonschemabench-maskbench.tar.gz"), "JSONSchemaBench")
 }
 
-// Bench reads the JSONSchemaBench files whose category keep accepts (nil:
-// all), in the order of their names. The others are not decoded.
+// Bench is the JSONSchemaBench files whose category keep accepts (nil:
+// all), in the order of their names. The archive is read once a process
+// (a package's corpus tests share it); the files and their bytes are
+// shared between calls, so a caller must not modify them.
 func Bench(t testing.TB, keep func(category string) bool) []BenchFile {
 	t.Helper()
-	f, err := os.Open(benchPath(t))
+	all := benchFiles(t, benchPath(t))
+	if keep == nil {
+		return all
+	}
+	var files []BenchFile
+	for _, bf := range all {
+		if keep(bf.Category) {
+			files = append(files, bf)
+		}
+	}
+	return files
+}
+
+// benchCache holds the archives read, by path. Reading one takes
+// seconds, several times that under the race detector, and a package
+// has several corpus tests.
+var benchCache struct {
+	sync.Mutex
+	files map[string][]BenchFile
+}
+
+// benchFiles is every file of the archive at path.
+func benchFiles(t testing.TB, path string) []BenchFile {
+	t.Helper()
+	benchCache.Lock()
+	defer benchCache.Unlock()
+	if files, ok := benchCache.files[path]; ok {
+		return files
+	}
+	files := readBench(t, path)
+	if benchCache.files == nil {
+		benchCache.files = map[string][]BenchFile{}
+	}
+	benchCache.files[path] = files
+	return files
+}
+
+// readBench decodes every file of the archive at path.
+func readBench(t testing.TB, path string) []BenchFile {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,11 +195,8 @@ func Bench(t testing.TB, keep func(category string) bool) []BenchFile {
 			continue
 		}
 		bf := BenchFile{Name: name, Category: category(name)}
-		if keep != nil && !keep(bf.Category) {
-			continue
-		}
-		raw, err := io.ReadAll(tr)
-		if err != nil {
+		raw := make([]byte, h.Size) // one allocation, not ReadAll's doublings
+		if _, err := io.ReadFull(tr, raw); err != nil {
 			t.Fatal(err)
 		}
 		if err := json.Unmarshal(raw, &bf); err != nil {
