@@ -6,5 +6,5 @@ import "time"
 
 func init() {
 	maxCompile = 500 * time.Millisecond
-	sampleEvery, minAccepted = 4, 990
+	sampleEvery, minAccepted = 8, 990
 }
