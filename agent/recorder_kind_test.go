@@ -1,0 +1,79 @@
+package agent_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/agent/agenttest"
+	"github.com/enforcer-go/enforcer/events"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+// frames is every frame of the turn recorded on s, one a line.
+func frames(t *testing.T, s *events.Stream) []byte {
+	t.Helper()
+	_, ns := methods(t, s)
+	var b bytes.Buffer
+	for _, n := range ns {
+		f, err := json.Marshal(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(f)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// ledgerEvents decodes the ledger events of a recorded turn.
+func ledgerEvents(t *testing.T, s *events.Stream) (retries []events.SchemaRetry, exhausted []events.SchemaExhausted) {
+	t.Helper()
+	_, ns := methods(t, s)
+	for _, n := range ns {
+		ev, err := n.Event()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev := ev.(type) {
+		case events.SchemaRetry:
+			retries = append(retries, ev)
+		case events.SchemaExhausted:
+			exhausted = append(exhausted, ev)
+		}
+	}
+	return retries, exhausted
+}
+
+// A JSON answer's ledger events say no kind and no member: its frames
+// are the bytes they were before kinds were on the stream.
+func TestAJSONRunsFramesAreUnchanged(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewModel(t, agenttest.Reply(prose).WithUsage(120, 9), agenttest.Reply(missing).WithUsage(160, 12))
+	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1), agent.WithEvents(s),
+		agent.WithClock(func() time.Time { return time.Unix(0, 0) }))
+	if _, err := a.Run(agent.ContextWithTurnID(context.Background(), "turn-json"), "Weather in Paris?"); err == nil {
+		t.Fatal("err = nil, want the second answer to fail")
+	}
+	got := frames(t, s)
+	golden := filepath.Join("testdata", "json-run.golden.ndjson")
+	if *update {
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("frames differ from %s:\ngot:\n%s\nwant:\n%s", golden, got, want)
+	}
+}
