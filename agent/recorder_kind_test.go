@@ -12,6 +12,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/agent/agenttest"
+	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
 )
 
@@ -75,5 +76,68 @@ func TestAJSONRunsFramesAreUnchanged(t *testing.T) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("frames differ from %s:\ngot:\n%s\nwant:\n%s", golden, got, want)
+	}
+}
+
+func TestAUnionRunsLedgerEventsNameTheMemberTheAnswerChose(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewModel(t, agenttest.Reply(`{"refund":{"order":"A1"}}`), agenttest.Reply(`{"escalation":{"team":"billing"}}`))
+	a := agent.New(m, agent.WithOutputRetries(1), agent.WithEvents(s))
+	if _, _, err := agent.RunUnion(t.Context(), a, "I was charged twice.", supportMembers()...); err == nil {
+		t.Fatal("err = nil, want the second answer to fail")
+	}
+	retries, exhausted := ledgerEvents(t, s)
+	if len(retries) != 1 || retries[0].Member != "refund" || retries[0].Path != "/refund/amount" || retries[0].Kind != "" {
+		t.Errorf("output/schemaRetry = %+v, want member refund at /refund/amount, no kind", retries)
+	}
+	if len(exhausted) != 1 || exhausted[0].Member != "escalation" {
+		t.Errorf("output/schemaExhausted = %+v, want member escalation", exhausted)
+	}
+}
+
+func TestAChoiceRunsLedgerEventsSayTheKind(t *testing.T) {
+	s := newStream(t)
+	m := agenttest.NewModel(t, agenttest.Reply("pos"), agenttest.Reply("Positive sentiment"))
+	a := agent.New(m, agent.WithOutputSchema(sentiment(t)), agent.WithOutputRetries(1), agent.WithEvents(s))
+	if _, _, err := agent.RunChoice[Sentiment](t.Context(), a, "Great food."); err == nil {
+		t.Fatal("err = nil, want the second answer to fail")
+	}
+	retries, exhausted := ledgerEvents(t, s)
+	if len(retries) != 1 || retries[0].Kind != "choice" || retries[0].Member != "" {
+		t.Errorf("output/schemaRetry = %+v, want kind choice, no member", retries)
+	}
+	if len(exhausted) != 1 || exhausted[0].Kind != "choice" {
+		t.Errorf("output/schemaExhausted = %+v, want kind choice", exhausted)
+	}
+	_, ns := methods(t, s)
+	if got, want := ns[2].Describe(0), "choice rejected (schema-validate) · asking again · last retry"; got != want {
+		t.Errorf("the retry's line = %q, want %q", got, want)
+	}
+}
+
+func TestAnElementsRunsLedgerEventsSayTheKind(t *testing.T) {
+	type Line struct {
+		Item string `json:"item"`
+		Qty  int    `json:"qty" jsonschema:"minimum=1"`
+	}
+	type Basket struct {
+		Lines []Line `json:"lines"`
+	}
+	schema, err := enforce.SchemaFor[Basket]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newStream(t)
+	m := agenttest.NewModel(t, agenttest.Reply(`{"lines":[{"item":"tea","qty":0}]}`), agenttest.Reply(`{"lines":[{"item":"tea","qty":1}]}`))
+	a := agent.New(m, agent.WithOutputSchema(schema), agent.WithOutputRetries(1), agent.WithEvents(s))
+	st := agent.RunElements[Basket, Line](t.Context(), a, "Shopping?", "/lines")
+	for range st.Elements() {
+	}
+	if _, _, err := st.Result(); err != nil {
+		t.Fatal(err)
+	}
+	retries, _ := ledgerEvents(t, s)
+	if len(retries) != 1 || retries[0].Kind != "elements" || retries[0].Path != "/lines/0/qty" {
+		t.Errorf("output/schemaRetry = %+v, want kind elements at /lines/0/qty", retries)
 	}
 }
