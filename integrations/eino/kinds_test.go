@@ -1,0 +1,208 @@
+package eino_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/cloudwego/eino/schema"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/integrations/eino"
+)
+
+// The output kinds over an eino model: elements, a choice and a text,
+// each in the modes the glue has (prompted, streamed or not, and the
+// output tool), as they run over the agent's own scripted model.
+
+type Line struct {
+	Item string `json:"item"`
+	Qty  int    `json:"qty" jsonschema:"minimum=1"`
+}
+
+type Basket struct {
+	Lines []Line `json:"lines"`
+}
+
+func basketAgent(t *testing.T, m agent.Model, opts ...agent.Option) *agent.Agent {
+	t.Helper()
+	s, err := enforce.SchemaFor[Basket]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return agent.New(m, append([]agent.Option{agent.WithOutputSchema(s), agent.WithOutputRetries(1), stillClock}, opts...)...)
+}
+
+// callChunks is an output tool call whose arguments stream in pieces.
+func callChunks(id, name string, pieces ...string) []*schema.Message {
+	zero := 0
+	var out []*schema.Message
+	for i, p := range pieces {
+		tc := schema.ToolCall{Index: &zero, Function: schema.FunctionCall{Arguments: p}}
+		if i == 0 {
+			tc.ID, tc.Type, tc.Function.Name = id, "function", name
+		}
+		out = append(out, schema.AssistantMessage("", []schema.ToolCall{tc}))
+	}
+	return out
+}
+
+// seen is what a consumer of RunElements saw, one entry an element
+// ("a1 #0 tea") or a restart ("restart").
+func seen(t *testing.T, s *agent.ElementStream[Basket, Line]) ([]string, *agent.Result) {
+	t.Helper()
+	var got []string
+	for e := range s.Elements() {
+		if e.Restart {
+			got = append(got, "restart")
+			continue
+		}
+		got = append(got, fmt.Sprintf("a%d #%d %s", e.Attempt, e.Index, e.Value.Item))
+	}
+	_, res, err := s.Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got, res
+}
+
+func TestElementsDeliveredBeforeARetryAreVoidedThroughTheEinoModel(t *testing.T) {
+	failing := []string{`{"lines":[{"item":"tea","qty":1},`, `{"item":"jam","qty":0},`, `{"item":"oats","qty":2}]}`}
+	passing := []string{`{"lines":[{"item":"tea","qty":1},`, `{"item":"jam","qty":1}]}`}
+	tests := []struct {
+		name    string
+		replies [][]*schema.Message
+		opts    []agent.Option
+		model   func(*eino.Model) agent.Model
+		want    []string
+	}{
+		{"prompted, streamed: the element is yielded as it closes, the failing one cuts the reply",
+			[][]*schema.Message{chunks(failing...), chunks(passing...)}, nil,
+			func(m *eino.Model) agent.Model { return m },
+			[]string{"a1 #0 tea", "restart", "a2 #0 tea", "a2 #1 jam"}},
+		{"prompted, generated: the elements come once the answer passes",
+			[][]*schema.Message{chunks(failing...), chunks(passing...)}, nil,
+			func(m *eino.Model) agent.Model { return agent.ModelFunc(m.Generate) },
+			[]string{"a2 #0 tea", "a2 #1 jam"}},
+		{"the output tool, its arguments streamed",
+			[][]*schema.Message{callChunks("c1", "basket", failing...), callChunks("c2", "basket", passing...)},
+			[]agent.Option{agent.WithOutputTool("basket")},
+			func(m *eino.Model) agent.Model { return m },
+			[]string{"a1 #0 tea", "restart", "a2 #0 tea", "a2 #1 jam"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newScripted(tt.replies...)
+			a := basketAgent(t, tt.model(eino.NewModel(m)), tt.opts...)
+			got, res := seen(t, agent.RunElements[Basket, Line](t.Context(), a, "Shopping?", "/lines"))
+			if strings.Join(got, ", ") != strings.Join(tt.want, ", ") {
+				t.Errorf("the consumer saw %q, want %q", got, tt.want)
+			}
+			if len(res.Attempts) != 2 || res.Attempts[0].Path != "/lines/1/qty" || res.Attempts[0].Kind != enforce.KindElements {
+				t.Errorf("rows = %+v, want an elements row failing at /lines/1/qty, then a pass", res.Attempts)
+			}
+			if m.calls() != 2 {
+				t.Errorf("the eino model was called %d times, want 2", m.calls())
+			}
+		})
+	}
+}
+
+type Sentiment string
+
+func sentiment(t *testing.T) *enforce.Schema {
+	t.Helper()
+	s, err := enforce.Choice(enforce.Label{Name: "positive", Description: "liked it"}, enforce.Label{Name: "negative", Description: "did not"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestANearMissLabelThroughTheEinoModel(t *testing.T) {
+	tests := []struct {
+		name    string
+		replies [][]*schema.Message
+		opts    []agent.Option
+		calls   int
+		rows    string // each row's outcome and repairs
+	}{
+		{"prompted, no repair: a corrective turn",
+			[][]*schema.Message{chunks("Posi", "tive."), chunks("positive")}, nil, 2, "retried passed"},
+		{"prompted, RepairLabel: read as the label it spells",
+			[][]*schema.Message{chunks("Posi", "tive.")}, []agent.Option{agent.WithRepairs(enforce.RepairLabel)}, 1, "passed+label"},
+		{"the output tool, no repair: a corrective turn",
+			[][]*schema.Message{callChunks("c1", "classify", `{"label":"Positive."}`), callChunks("c2", "classify", `{"label":"positive"}`)},
+			[]agent.Option{agent.WithOutputTool("classify")}, 2, "retried passed"},
+		{"the output tool, RepairLabel: read as the label it spells",
+			[][]*schema.Message{callChunks("c1", "classify", `{"label":"Positive."}`)},
+			[]agent.Option{agent.WithOutputTool("classify"), agent.WithRepairs(enforce.RepairLabel)}, 1, "passed+label"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newScripted(tt.replies...)
+			a := agent.New(eino.NewModel(m), append([]agent.Option{agent.WithOutputSchema(sentiment(t)), agent.WithOutputRetries(1), stillClock}, tt.opts...)...)
+			got, res, err := agent.RunChoice[Sentiment](t.Context(), a, "Loved it.")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != "positive" {
+				t.Errorf("label = %q, want positive", got)
+			}
+			var rows []string
+			for _, r := range res.Attempts {
+				s := string(r.Outcome)
+				if r.Repaired != 0 {
+					s += "+" + r.Repaired.String()
+				}
+				if r.Kind != enforce.KindChoice {
+					t.Errorf("row %d kind %q, want choice", r.Attempt, r.Kind)
+				}
+				rows = append(rows, s)
+			}
+			if strings.Join(rows, " ") != tt.rows {
+				t.Errorf("rows %q, want %q", rows, tt.rows)
+			}
+			if m.calls() != tt.calls {
+				t.Fatalf("the eino model was called %d times, want %d", m.calls(), tt.calls)
+			}
+			if tt.calls == 2 {
+				in := m.inputs[1]
+				if c := in[len(in)-1].Content; !strings.Contains(c, `The labels are: "positive", "negative"`) {
+					t.Errorf("the correction the eino model saw does not name the labels:\n%s", c)
+				}
+			}
+		})
+	}
+}
+
+func TestATextIsCutAtAForbiddenSubstringThroughTheEinoModel(t *testing.T) {
+	rules, err := enforce.Text(enforce.MaxLength(80), enforce.MustNotContain("as an AI"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := newScripted(chunks("Well, as an", " AI I think", " it will rain.", " More text."), chunks("Rain by noon."))
+	a := agent.New(eino.NewModel(m), agent.WithOutputSchema(rules), agent.WithOutputRetries(1), stillClock)
+	got, res, err := agent.RunText(t.Context(), a, "Weather?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "Rain by noon." {
+		t.Errorf("text = %q, want the second answer", got)
+	}
+	first := res.Attempts[0]
+	if first.Outcome != enforce.OutcomeRetried || first.Kind != enforce.KindText || first.Cut == nil || first.Cut.Bytes != len("Well, as an AI") {
+		t.Errorf("first row %+v, want a text cut at the byte that completes the forbidden words", first)
+	}
+	end := m.streams[0]
+	<-end.done
+	if end.sent >= 4 {
+		t.Errorf("the eino stream sent all %d chunks; want it stopped at the forbidden words", end.sent)
+	}
+	if _, _, err := agent.RunText(t.Context(), agent.New(eino.NewModel(newScripted()), agent.WithOutputSchema(rules),
+		agent.WithOutputTool("answer")), "Weather?"); !errors.Is(err, agent.ErrInvalidOption) {
+		t.Errorf("a text over the output tool: err = %v, want ErrInvalidOption before the eino model is called", err)
+	}
+}

@@ -1,0 +1,182 @@
+package langchaingo_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tmc/langchaingo/llms"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/integrations/langchaingo"
+)
+
+// The output kinds over a langchaingo model: elements, a choice and a
+// text, each in the modes the glue has (prompted, streamed through the
+// callback or not, and the output tool, whose call langchaingo gives
+// whole), as they run over the agent's own scripted model.
+
+type Line struct {
+	Item string `json:"item"`
+	Qty  int    `json:"qty" jsonschema:"minimum=1"`
+}
+
+type Basket struct {
+	Lines []Line `json:"lines"`
+}
+
+// said is a reply streamed through the callback in pieces.
+func said(pieces ...string) scriptedReply {
+	return scriptedReply{chunks: pieces, choice: llms.ContentChoice{StopReason: "stop"}}
+}
+
+// called is a reply calling tool with args, which langchaingo gives
+// when the call returns.
+func called(id, tool, args string) scriptedReply {
+	return scriptedReply{chunks: []string{args}, unsaid: true, choice: llms.ContentChoice{StopReason: "tool_calls",
+		ToolCalls: []llms.ToolCall{{ID: id, Type: "function", FunctionCall: &llms.FunctionCall{Name: tool, Arguments: args}}}}}
+}
+
+func TestElementsDeliveredBeforeARetryAreVoidedThroughLangchaingo(t *testing.T) {
+	failing := []string{`{"lines":[{"item":"tea","qty":1},`, `{"item":"jam","qty":0},`, `{"item":"oats","qty":2}]}`}
+	passing := []string{`{"lines":[{"item":"tea","qty":1},`, `{"item":"jam","qty":1}]}`}
+	tests := []struct {
+		name    string
+		replies []scriptedReply
+		opts    []agent.Option
+		model   func(*langchaingo.Model) agent.Model
+		want    string
+	}{
+		{"prompted, streamed: the element is yielded as it closes, the failing one cuts the reply",
+			[]scriptedReply{said(failing...), said(passing...)}, nil,
+			func(m *langchaingo.Model) agent.Model { return m },
+			"a1 #0 tea, restart, a2 #0 tea, a2 #1 jam"},
+		{"prompted, generated: the elements come once the answer passes",
+			[]scriptedReply{said(failing...), said(passing...)}, nil,
+			func(m *langchaingo.Model) agent.Model { return agent.ModelFunc(m.Generate) },
+			"a2 #0 tea, a2 #1 jam"},
+		{"the output tool: the call comes whole, and its elements before the one that fails",
+			[]scriptedReply{called("c1", "basket", strings.Join(failing, "")), called("c2", "basket", strings.Join(passing, ""))},
+			[]agent.Option{agent.WithOutputTool("basket")},
+			func(m *langchaingo.Model) agent.Model { return m },
+			"a1 #0 tea, restart, a2 #0 tea, a2 #1 jam"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			llm := &scriptedLLM{replies: tt.replies}
+			s, err := enforce.SchemaFor[Basket]()
+			if err != nil {
+				t.Fatal(err)
+			}
+			a := agent.New(tt.model(langchaingo.NewModel(llm)), append([]agent.Option{agent.WithOutputSchema(s), agent.WithOutputRetries(1), stillClock}, tt.opts...)...)
+			st := agent.RunElements[Basket, Line](t.Context(), a, "Shopping?", "/lines")
+			var got []string
+			for e := range st.Elements() {
+				if e.Restart {
+					got = append(got, "restart")
+					continue
+				}
+				got = append(got, fmt.Sprintf("a%d #%d %s", e.Attempt, e.Index, e.Value.Item))
+			}
+			_, res, err := st.Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Join(got, ", ") != tt.want {
+				t.Errorf("the consumer saw %q, want %q", got, tt.want)
+			}
+			if len(res.Attempts) != 2 || res.Attempts[0].Path != "/lines/1/qty" || res.Attempts[0].Kind != enforce.KindElements {
+				t.Errorf("rows = %+v, want an elements row failing at /lines/1/qty, then a pass", res.Attempts)
+			}
+			if len(llm.inputs) != 2 {
+				t.Errorf("langchaingo was called %d times, want 2", len(llm.inputs))
+			}
+		})
+	}
+}
+
+func TestANearMissLabelThroughLangchaingo(t *testing.T) {
+	tests := []struct {
+		name    string
+		replies []scriptedReply
+		opts    []agent.Option
+		rows    string // each row's outcome and repairs
+	}{
+		{"prompted, no repair: a corrective turn", []scriptedReply{said("Posi", "tive."), said("positive")}, nil, "retried passed"},
+		{"prompted, RepairLabel: read as the label it spells", []scriptedReply{said("Posi", "tive.")},
+			[]agent.Option{agent.WithRepairs(enforce.RepairLabel)}, "passed+label"},
+		{"the output tool, no repair: a corrective turn",
+			[]scriptedReply{called("c1", "classify", `{"label":"Positive."}`), called("c2", "classify", `{"label":"positive"}`)},
+			[]agent.Option{agent.WithOutputTool("classify")}, "retried passed"},
+		{"the output tool, RepairLabel: read as the label it spells", []scriptedReply{called("c1", "classify", `{"label":"Positive."}`)},
+			[]agent.Option{agent.WithOutputTool("classify"), agent.WithRepairs(enforce.RepairLabel)}, "passed+label"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			labels, err := enforce.Choice(enforce.Label{Name: "positive", Description: "liked it"}, enforce.Label{Name: "negative", Description: "did not"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			llm := &scriptedLLM{replies: tt.replies}
+			a := agent.New(langchaingo.NewModel(llm), append([]agent.Option{agent.WithOutputSchema(labels), agent.WithOutputRetries(1), stillClock}, tt.opts...)...)
+			got, res, err := agent.RunChoice[string](t.Context(), a, "Loved it.")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != "positive" {
+				t.Errorf("label = %q, want positive", got)
+			}
+			var rows []string
+			for _, r := range res.Attempts {
+				s := string(r.Outcome)
+				if r.Repaired != 0 {
+					s += "+" + r.Repaired.String()
+				}
+				if r.Kind != enforce.KindChoice {
+					t.Errorf("row %d kind %q, want choice", r.Attempt, r.Kind)
+				}
+				rows = append(rows, s)
+			}
+			if strings.Join(rows, " ") != tt.rows {
+				t.Errorf("rows %q, want %q", rows, tt.rows)
+			}
+			if len(llm.inputs) != len(tt.replies) {
+				t.Fatalf("langchaingo was called %d times, want %d", len(llm.inputs), len(tt.replies))
+			}
+			if len(tt.replies) == 2 {
+				if c := fmt.Sprint(llm.inputs[1][len(llm.inputs[1])-1].Parts); !strings.Contains(c, `The labels are: "positive", "negative"`) {
+					t.Errorf("the correction langchaingo saw does not name the labels:\n%s", c)
+				}
+			}
+		})
+	}
+}
+
+func TestATextIsCutAtAForbiddenSubstringThroughLangchaingo(t *testing.T) {
+	rules, err := enforce.Text(enforce.MaxLength(80), enforce.MustNotContain("as an AI"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	llm := &scriptedLLM{replies: []scriptedReply{said("Well, as an", " AI I think", " it will rain.", " More text."), said("Rain by noon.")}}
+	a := agent.New(langchaingo.NewModel(llm), agent.WithOutputSchema(rules), agent.WithOutputRetries(1), stillClock)
+	got, res, err := agent.RunText(t.Context(), a, "Weather?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "Rain by noon." {
+		t.Errorf("text = %q, want the second answer", got)
+	}
+	first := res.Attempts[0]
+	if first.Outcome != enforce.OutcomeRetried || first.Kind != enforce.KindText || first.Cut == nil || first.Cut.Bytes != len("Well, as an AI") {
+		t.Errorf("first row %+v, want a text cut at the byte that completes the forbidden words", first)
+	}
+	if end := llm.ends[0]; end.stoppedBy == nil || end.sent >= 4 {
+		t.Errorf("the callback took %d chunks, stopped by %v; want langchaingo's stream stopped at the forbidden words", end.sent, end.stoppedBy)
+	}
+	if _, _, err := agent.RunText(t.Context(), agent.New(langchaingo.NewModel(&scriptedLLM{}), agent.WithOutputSchema(rules),
+		agent.WithOutputTool("answer")), "Weather?"); !errors.Is(err, agent.ErrInvalidOption) {
+		t.Errorf("a text over the output tool: err = %v, want ErrInvalidOption before langchaingo is called", err)
+	}
+}
