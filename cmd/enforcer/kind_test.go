@@ -42,11 +42,11 @@ func TestCheckJudgesAChoiceAsTheLibraryDoes(t *testing.T) {
 	labelsFile := write(t, "labels.tsv", "billing\tmoney matters\n\nurgent\t needs action today\r\n")
 	choice := func(labels []enforce.Label, multi bool, rs enforce.Repairs) *enforce.Schema {
 		t.Helper()
-		make := enforce.Choice
+		build := enforce.Choice
 		if multi {
-			make = enforce.MultiLabel
+			build = enforce.MultiLabel
 		}
-		s, err := make(labels...)
+		s, err := build(labels...)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package eino_test
 
 import (
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -11,24 +10,16 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/integrations/eino"
+	"github.com/enforcer-go/enforcer/integrations/internal/gluetest"
 )
 
 // The output kinds over an eino model: elements, a choice and a text,
 // each in the modes the glue has (prompted, streamed or not, and the
 // output tool), as they run over the agent's own scripted model.
 
-type Line struct {
-	Item string `json:"item"`
-	Qty  int    `json:"qty" jsonschema:"minimum=1"`
-}
-
-type Basket struct {
-	Lines []Line `json:"lines"`
-}
-
 func basketAgent(t *testing.T, m agent.Model, opts ...agent.Option) *agent.Agent {
 	t.Helper()
-	s, err := enforce.SchemaFor[Basket]()
+	s, err := enforce.SchemaFor[gluetest.Basket]()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,25 +38,6 @@ func callChunks(id, name string, pieces ...string) []*schema.Message {
 		out = append(out, schema.AssistantMessage("", []schema.ToolCall{tc}))
 	}
 	return out
-}
-
-// seen is what a consumer of RunElements saw, one entry an element
-// ("a1 #0 tea") or a restart ("restart").
-func seen(t *testing.T, s *agent.ElementStream[Basket, Line]) ([]string, *agent.Result) {
-	t.Helper()
-	var got []string
-	for e := range s.Elements() {
-		if e.Restart {
-			got = append(got, "restart")
-			continue
-		}
-		got = append(got, fmt.Sprintf("a%d #%d %s", e.Attempt, e.Index, e.Value.Item))
-	}
-	_, res, err := s.Result()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return got, res
 }
 
 func TestElementsDeliveredBeforeARetryAreVoidedThroughTheEinoModel(t *testing.T) {
@@ -96,7 +68,12 @@ func TestElementsDeliveredBeforeARetryAreVoidedThroughTheEinoModel(t *testing.T)
 		t.Run(tt.name, func(t *testing.T) {
 			m := newScripted(tt.replies...)
 			a := basketAgent(t, tt.model(eino.NewModel(m)), tt.opts...)
-			got, res := seen(t, agent.RunElements[Basket, Line](t.Context(), a, "Shopping?", "/lines"))
+			st := agent.RunElements[gluetest.Basket, gluetest.Line](t.Context(), a, "Shopping?", "/lines")
+			got := gluetest.Consume(st)
+			_, res, err := st.Result()
+			if err != nil {
+				t.Fatal(err)
+			}
 			if strings.Join(got, ", ") != strings.Join(tt.want, ", ") {
 				t.Errorf("the consumer saw %q, want %q", got, tt.want)
 			}
@@ -127,18 +104,18 @@ func TestANearMissLabelThroughTheEinoModel(t *testing.T) {
 		replies [][]*schema.Message
 		opts    []agent.Option
 		calls   int
-		rows    string // each row's outcome and repairs
+		rows    string // gluetest.Rows
 	}{
 		{"prompted, no repair: a corrective turn",
-			[][]*schema.Message{chunks("Posi", "tive."), chunks("positive")}, nil, 2, "retried passed"},
+			[][]*schema.Message{chunks("Posi", "tive."), chunks("positive")}, nil, 2, "retried choice, passed choice"},
 		{"prompted, RepairLabel: read as the label it spells",
-			[][]*schema.Message{chunks("Posi", "tive.")}, []agent.Option{agent.WithRepairs(enforce.RepairLabel)}, 1, "passed+label"},
+			[][]*schema.Message{chunks("Posi", "tive.")}, []agent.Option{agent.WithRepairs(enforce.RepairLabel)}, 1, "passed choice label"},
 		{"the output tool, no repair: a corrective turn",
 			[][]*schema.Message{callChunks("c1", "classify", `{"label":"Positive."}`), callChunks("c2", "classify", `{"label":"positive"}`)},
-			[]agent.Option{agent.WithOutputTool("classify")}, 2, "retried passed"},
+			[]agent.Option{agent.WithOutputTool("classify")}, 2, "retried choice, passed choice"},
 		{"the output tool, RepairLabel: read as the label it spells",
 			[][]*schema.Message{callChunks("c1", "classify", `{"label":"Positive."}`)},
-			[]agent.Option{agent.WithOutputTool("classify"), agent.WithRepairs(enforce.RepairLabel)}, 1, "passed+label"},
+			[]agent.Option{agent.WithOutputTool("classify"), agent.WithRepairs(enforce.RepairLabel)}, 1, "passed choice label"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -151,18 +128,7 @@ func TestANearMissLabelThroughTheEinoModel(t *testing.T) {
 			if got != "positive" {
 				t.Errorf("label = %q, want positive", got)
 			}
-			var rows []string
-			for _, r := range res.Attempts {
-				s := string(r.Outcome)
-				if r.Repaired != 0 {
-					s += "+" + r.Repaired.String()
-				}
-				if r.Kind != enforce.KindChoice {
-					t.Errorf("row %d kind %q, want choice", r.Attempt, r.Kind)
-				}
-				rows = append(rows, s)
-			}
-			if strings.Join(rows, " ") != tt.rows {
+			if rows := gluetest.Rows(res); rows != tt.rows {
 				t.Errorf("rows %q, want %q", rows, tt.rows)
 			}
 			if m.calls() != tt.calls {

@@ -3,9 +3,6 @@ package eino_test
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strconv"
-	"strings"
 	"testing"
 
 	einoopenai "github.com/cloudwego/eino-ext/components/model/openai"
@@ -66,19 +63,5 @@ func TestEinoExtsEndlessStreamsAreStopped(t *testing.T) {
 // corrected, or read with RepairLabel; a text is cut at a forbidden
 // substring.
 func TestTheOutputKindsThroughEinoExt(t *testing.T) {
-	model := func(url string) agent.Model { return eino.NewModel(einoExt(t, url)) }
-	for _, tool := range []string{"", "basket"} {
-		t.Run("elements, output tool "+strconv.Quote(tool), func(t *testing.T) {
-			got := gluetest.ElementsAfterARetry(t, model, tool)
-			if want := "a1 #0 tea, restart, a2 #0 tea, a2 #1 jam"; strings.Join(got, ", ") != want {
-				t.Errorf("the consumer saw %q, want %q: eino-ext streams, so the first element comes as it closes", got, want)
-			}
-		})
-		for _, repair := range []bool{false, true} {
-			t.Run(fmt.Sprintf("a near-miss label, output tool %q, repair %v", tool, repair), func(t *testing.T) {
-				gluetest.ChoiceNearMiss(t, model, tool, repair)
-			})
-		}
-	}
-	t.Run("a text cut at a forbidden substring", func(t *testing.T) { gluetest.TextCutByAForbiddenSubstring(t, model) })
+	gluetest.OutputKinds(t, func(url string) agent.Model { return eino.NewModel(einoExt(t, url)) })
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/integrations/internal/gluetest"
 	"github.com/enforcer-go/enforcer/integrations/langchaingo"
 )
 
@@ -17,15 +18,6 @@ import (
 // text, each in the modes the glue has (prompted, streamed through the
 // callback or not, and the output tool, whose call langchaingo gives
 // whole), as they run over the agent's own scripted model.
-
-type Line struct {
-	Item string `json:"item"`
-	Qty  int    `json:"qty" jsonschema:"minimum=1"`
-}
-
-type Basket struct {
-	Lines []Line `json:"lines"`
-}
 
 // said is a reply streamed through the callback in pieces.
 func said(pieces ...string) scriptedReply {
@@ -66,20 +58,13 @@ func TestElementsDeliveredBeforeARetryAreVoidedThroughLangchaingo(t *testing.T) 
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			llm := &scriptedLLM{replies: tt.replies}
-			s, err := enforce.SchemaFor[Basket]()
+			s, err := enforce.SchemaFor[gluetest.Basket]()
 			if err != nil {
 				t.Fatal(err)
 			}
 			a := agent.New(tt.model(langchaingo.NewModel(llm)), append([]agent.Option{agent.WithOutputSchema(s), agent.WithOutputRetries(1), stillClock}, tt.opts...)...)
-			st := agent.RunElements[Basket, Line](t.Context(), a, "Shopping?", "/lines")
-			var got []string
-			for e := range st.Elements() {
-				if e.Restart {
-					got = append(got, "restart")
-					continue
-				}
-				got = append(got, fmt.Sprintf("a%d #%d %s", e.Attempt, e.Index, e.Value.Item))
-			}
+			st := agent.RunElements[gluetest.Basket, gluetest.Line](t.Context(), a, "Shopping?", "/lines")
+			got := gluetest.Consume(st)
 			_, res, err := st.Result()
 			if err != nil {
 				t.Fatal(err)
@@ -102,16 +87,16 @@ func TestANearMissLabelThroughLangchaingo(t *testing.T) {
 		name    string
 		replies []scriptedReply
 		opts    []agent.Option
-		rows    string // each row's outcome and repairs
+		rows    string // gluetest.Rows
 	}{
-		{"prompted, no repair: a corrective turn", []scriptedReply{said("Posi", "tive."), said("positive")}, nil, "retried passed"},
+		{"prompted, no repair: a corrective turn", []scriptedReply{said("Posi", "tive."), said("positive")}, nil, "retried choice, passed choice"},
 		{"prompted, RepairLabel: read as the label it spells", []scriptedReply{said("Posi", "tive.")},
-			[]agent.Option{agent.WithRepairs(enforce.RepairLabel)}, "passed+label"},
+			[]agent.Option{agent.WithRepairs(enforce.RepairLabel)}, "passed choice label"},
 		{"the output tool, no repair: a corrective turn",
 			[]scriptedReply{called("c1", "classify", `{"label":"Positive."}`), called("c2", "classify", `{"label":"positive"}`)},
-			[]agent.Option{agent.WithOutputTool("classify")}, "retried passed"},
+			[]agent.Option{agent.WithOutputTool("classify")}, "retried choice, passed choice"},
 		{"the output tool, RepairLabel: read as the label it spells", []scriptedReply{called("c1", "classify", `{"label":"Positive."}`)},
-			[]agent.Option{agent.WithOutputTool("classify"), agent.WithRepairs(enforce.RepairLabel)}, "passed+label"},
+			[]agent.Option{agent.WithOutputTool("classify"), agent.WithRepairs(enforce.RepairLabel)}, "passed choice label"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -128,18 +113,7 @@ func TestANearMissLabelThroughLangchaingo(t *testing.T) {
 			if got != "positive" {
 				t.Errorf("label = %q, want positive", got)
 			}
-			var rows []string
-			for _, r := range res.Attempts {
-				s := string(r.Outcome)
-				if r.Repaired != 0 {
-					s += "+" + r.Repaired.String()
-				}
-				if r.Kind != enforce.KindChoice {
-					t.Errorf("row %d kind %q, want choice", r.Attempt, r.Kind)
-				}
-				rows = append(rows, s)
-			}
-			if strings.Join(rows, " ") != tt.rows {
+			if rows := gluetest.Rows(res); rows != tt.rows {
 				t.Errorf("rows %q, want %q", rows, tt.rows)
 			}
 			if len(llm.inputs) != len(tt.replies) {

@@ -2,9 +2,6 @@ package langchaingo_test
 
 import (
 	"errors"
-	"fmt"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/tmc/langchaingo/llms/openai"
@@ -90,22 +87,5 @@ func TestAnOutputToolAnswerKeepsItsCostThroughLangchaingo(t *testing.T) {
 // output and with the output tool; a near-miss label is corrected, or
 // read with RepairLabel; a text is cut at a forbidden substring.
 func TestTheOutputKindsThroughLangchaingosOpenAIClient(t *testing.T) {
-	model := func(url string) agent.Model { return langchaingo.NewModel(lcOpenAI(t, url)) }
-	for _, tool := range []string{"", "basket"} {
-		t.Run("elements, output tool "+strconv.Quote(tool), func(t *testing.T) {
-			got := gluetest.ElementsAfterARetry(t, model, tool)
-			// With tools langchaingo streams nothing until the call
-			// returns; the call's arguments are then judged as one chunk,
-			// and the first element still closes before the one that fails.
-			if want := "a1 #0 tea, restart, a2 #0 tea, a2 #1 jam"; strings.Join(got, ", ") != want {
-				t.Errorf("the consumer saw %q, want %q", got, want)
-			}
-		})
-		for _, repair := range []bool{false, true} {
-			t.Run(fmt.Sprintf("a near-miss label, output tool %q, repair %v", tool, repair), func(t *testing.T) {
-				gluetest.ChoiceNearMiss(t, model, tool, repair)
-			})
-		}
-	}
-	t.Run("a text cut at a forbidden substring", func(t *testing.T) { gluetest.TextCutByAForbiddenSubstring(t, model) })
+	gluetest.OutputKinds(t, func(url string) agent.Model { return langchaingo.NewModel(lcOpenAI(t, url)) })
 }

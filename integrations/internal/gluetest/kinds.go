@@ -62,6 +62,35 @@ type (
 	}
 )
 
+// Consume ranges over st's elements and returns what a consumer saw,
+// one entry an element ("a1 #0 tea": its attempt, index and item) or a
+// restart ("restart").
+func Consume(st *agent.ElementStream[Basket, Line]) []string {
+	var got []string
+	for e := range st.Elements() {
+		if e.Restart {
+			got = append(got, "restart")
+			continue
+		}
+		got = append(got, fmt.Sprintf("a%d #%d %s", e.Attempt, e.Index, e.Value.Item))
+	}
+	return got
+}
+
+// Rows is each row of res as its outcome, kind and repairs, the rows
+// comma-separated: "retried choice, passed choice label".
+func Rows(res *agent.Result) string {
+	var rows []string
+	for _, r := range res.Attempts {
+		s := string(r.Outcome) + " " + string(r.Kind)
+		if r.Repaired != 0 {
+			s += " " + r.Repaired.String()
+		}
+		rows = append(rows, s)
+	}
+	return strings.Join(rows, ", ")
+}
+
 // ElementsAfterARetry runs agent.RunElements over /lines, in prompted
 // output or with the output tool named tool: the first answer's second
 // element fails (/lines/1/qty), the second answer passes. It asserts
@@ -83,15 +112,12 @@ func ElementsAfterARetry(t *testing.T, model func(url string) agent.Model, tool 
 		opts = append(opts, agent.WithOutputTool(tool))
 	}
 	st := agent.RunElements[Basket, Line](t.Context(), agent.New(model(srv.URL), opts...), "Shopping?", "/lines")
-	var got []string
+	got := Consume(st)
 	last := 0
-	for e := range st.Elements() {
-		if e.Restart {
-			got = append(got, "restart")
-			last = len(got)
-			continue
+	for i, e := range got {
+		if e == "restart" {
+			last = i + 1
 		}
-		got = append(got, fmt.Sprintf("a%d #%d %s", e.Attempt, e.Index, e.Value.Item))
 	}
 	b, res, err := st.Result()
 	if err != nil {
@@ -146,14 +172,6 @@ func ChoiceNearMiss(t *testing.T, model func(url string) agent.Model, tool strin
 	if got != "positive" {
 		t.Errorf("label = %q, want positive", got)
 	}
-	var rows []string
-	for _, r := range res.Attempts {
-		s := string(r.Outcome) + " " + string(r.Kind)
-		if r.Repaired != 0 {
-			s += " " + r.Repaired.String()
-		}
-		rows = append(rows, s)
-	}
 	want := "passed choice label"
 	if !repair {
 		want = "retried choice, passed choice"
@@ -162,7 +180,7 @@ func ChoiceNearMiss(t *testing.T, model func(url string) agent.Model, tool strin
 			t.Errorf("the second request does not carry a correction naming the labels: %v", reqs[len(reqs)-1]["messages"])
 		}
 	}
-	if strings.Join(rows, ", ") != want {
+	if rows := Rows(res); rows != want {
 		t.Errorf("rows %q, want %q", rows, want)
 	}
 }
@@ -191,4 +209,28 @@ func TextCutByAForbiddenSubstring(t *testing.T, model func(url string) agent.Mod
 	if row.Outcome != enforce.OutcomeRetried || row.Kind != enforce.KindText || row.Cut == nil || row.Cut.Bytes != len("Well, as an AI") {
 		t.Errorf("first row %+v, want a text row cut at byte %d", row, len("Well, as an AI"))
 	}
+}
+
+// OutputKinds runs each check above through the client model makes, in
+// prompted output and with the output tool, a near-miss label with and
+// without the repair. Of elements it asks, too, that the first answer's
+// first element was yielded before the restart: as it closed when the
+// client streams, or when a client that gives a tool call whole (as
+// langchaingo's does) returns it, since the call's arguments are judged
+// as they are fed and the first element closes before the one that fails.
+func OutputKinds(t *testing.T, model func(url string) agent.Model) {
+	for _, tool := range []string{"", "basket"} {
+		t.Run("elements, output tool "+strconv.Quote(tool), func(t *testing.T) {
+			got := ElementsAfterARetry(t, model, tool)
+			if want := "a1 #0 tea, restart, a2 #0 tea, a2 #1 jam"; strings.Join(got, ", ") != want {
+				t.Errorf("the consumer saw %q, want %q", got, want)
+			}
+		})
+		for _, repair := range []bool{false, true} {
+			t.Run(fmt.Sprintf("a near-miss label, output tool %q, repair %v", tool, repair), func(t *testing.T) {
+				ChoiceNearMiss(t, model, tool, repair)
+			})
+		}
+	}
+	t.Run("a text cut at a forbidden substring", func(t *testing.T) { TextCutByAForbiddenSubstring(t, model) })
 }
