@@ -145,27 +145,16 @@ func TestANearMissLabelThroughTheEinoModel(t *testing.T) {
 }
 
 func TestATextIsCutAtAForbiddenSubstringThroughTheEinoModel(t *testing.T) {
-	rules, err := enforce.Text(enforce.MaxLength(80), enforce.MustNotContain("as an AI"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := newScripted(chunks("Well, as an", " AI I think", " it will rain.", " More text."), chunks("Rain by noon."))
-	a := agent.New(eino.NewModel(m), agent.WithOutputSchema(rules), agent.WithOutputRetries(1), stillClock)
-	got, res, err := agent.RunText(t.Context(), a, "Weather?")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != "Rain by noon." {
-		t.Errorf("text = %q, want the second answer", got)
-	}
-	first := res.Attempts[0]
-	if first.Outcome != enforce.OutcomeRetried || first.Kind != enforce.KindText || first.Cut == nil || first.Cut.Bytes != len("Well, as an AI") {
-		t.Errorf("first row %+v, want a text cut at the byte that completes the forbidden words", first)
-	}
+	m := newScripted(chunks(gluetest.TextAnswers[0]...), chunks(gluetest.TextAnswers[1]...))
+	gluetest.WantTextCut(t, eino.NewModel(m))
 	end := m.streams[0]
 	<-end.done
-	if end.sent >= 4 {
+	if end.sent >= len(gluetest.TextAnswers[0]) {
 		t.Errorf("the eino stream sent all %d chunks; want it stopped at the forbidden words", end.sent)
+	}
+	rules, err := enforce.Text(enforce.MustNotContain("as an AI"))
+	if err != nil {
+		t.Fatal(err)
 	}
 	if _, _, err := agent.RunText(t.Context(), agent.New(eino.NewModel(newScripted()), agent.WithOutputSchema(rules),
 		agent.WithOutputTool("answer")), "Weather?"); !errors.Is(err, agent.ErrInvalidOption) {

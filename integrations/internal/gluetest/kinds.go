@@ -185,30 +185,44 @@ func ChoiceNearMiss(t *testing.T, model func(url string) agent.Model, tool strin
 	}
 }
 
-// TextCutByAForbiddenSubstring runs agent.RunText where the first
-// answer streams "as an AI" split across two chunks and then text
-// without end: the row is cut at the byte that completes the forbidden
-// words (the client's stream stopped there, or the run would not end),
-// and the corrected answer passes.
-func TextCutByAForbiddenSubstring(t *testing.T, model func(url string) agent.Model) {
+// TextAnswers are what a model scripted for WantTextCut answers: the
+// first streams "as an AI" split across two chunks, the second passes.
+var TextAnswers = [][]string{{"Well, as an", " AI I think", " it will rain.", " More text."}, {"Rain by noon."}}
+
+// WantTextCut runs agent.RunText over m, which answers as TextAnswers
+// begin, with one retry: the first row is a text's, cut at the byte that
+// completes the forbidden words, and the corrected answer passes.
+func WantTextCut(t *testing.T, m agent.Model) {
 	t.Helper()
-	first := Reply{Events: []string{Content("Well, as an"), Content(" AI I think")}, Endless: Content(" and so on")}
-	srv := NewServer(t, first, reply("", "", "Rain by noon."))
 	rules, err := enforce.Text(enforce.MaxLength(80), enforce.MustNotContain("as an AI"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, res, err := agent.RunText(t.Context(), agent.New(model(srv.URL), agent.WithOutputSchema(rules), agent.WithOutputRetries(1)), "Weather?")
+	got, res, err := agent.RunText(t.Context(), agent.New(m, agent.WithOutputSchema(rules), agent.WithOutputRetries(1)), "Weather?")
 	if err != nil {
 		t.Fatalf("run: %v", err)
 	}
-	if got != "Rain by noon." {
-		t.Errorf("text = %q, want the second answer", got)
+	if want := TextAnswers[1][0]; got != want {
+		t.Errorf("text = %q, want the second answer %q", got, want)
 	}
 	row := res.Attempts[0]
 	if row.Outcome != enforce.OutcomeRetried || row.Kind != enforce.KindText || row.Cut == nil || row.Cut.Bytes != len("Well, as an AI") {
 		t.Errorf("first row %+v, want a text row cut at byte %d", row, len("Well, as an AI"))
 	}
+}
+
+// TextCutByAForbiddenSubstring is WantTextCut through the client model
+// makes, the first answer's chunks followed by text without end: the
+// client's stream stopped at the forbidden words, or the run would not
+// end.
+func TextCutByAForbiddenSubstring(t *testing.T, model func(url string) agent.Model) {
+	t.Helper()
+	var first []string
+	for _, c := range TextAnswers[0] {
+		first = append(first, Content(c))
+	}
+	srv := NewServer(t, Reply{Events: first, Endless: Content(" and so on")}, reply("", "", TextAnswers[1]...))
+	WantTextCut(t, model(srv.URL))
 }
 
 // OutputKinds runs each check above through the client model makes, in
