@@ -2,6 +2,8 @@ package eino_test
 
 import (
 	"errors"
+	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -87,60 +89,30 @@ func TestElementsDeliveredBeforeARetryAreVoidedThroughTheEinoModel(t *testing.T)
 	}
 }
 
-type Sentiment string
-
-func sentiment(t *testing.T) *enforce.Schema {
-	t.Helper()
-	s, err := enforce.Choice(enforce.Label{Name: "positive", Description: "liked it"}, enforce.Label{Name: "negative", Description: "did not"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
-}
-
 func TestANearMissLabelThroughTheEinoModel(t *testing.T) {
-	tests := []struct {
-		name    string
-		replies [][]*schema.Message
-		opts    []agent.Option
-		calls   int
-		rows    string // gluetest.Rows
-	}{
-		{"prompted, no repair: a corrective turn",
-			[][]*schema.Message{chunks("Posi", "tive."), chunks("positive")}, nil, 2, "retried choice, passed choice"},
-		{"prompted, RepairLabel: read as the label it spells",
-			[][]*schema.Message{chunks("Posi", "tive.")}, []agent.Option{agent.WithRepairs(enforce.RepairLabel)}, 1, "passed choice label"},
-		{"the output tool, no repair: a corrective turn",
-			[][]*schema.Message{callChunks("c1", "classify", `{"label":"Positive."}`), callChunks("c2", "classify", `{"label":"positive"}`)},
-			[]agent.Option{agent.WithOutputTool("classify")}, 2, "retried choice, passed choice"},
-		{"the output tool, RepairLabel: read as the label it spells",
-			[][]*schema.Message{callChunks("c1", "classify", `{"label":"Positive."}`)},
-			[]agent.Option{agent.WithOutputTool("classify"), agent.WithRepairs(enforce.RepairLabel)}, 1, "passed choice label"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m := newScripted(tt.replies...)
-			a := agent.New(eino.NewModel(m), append([]agent.Option{agent.WithOutputSchema(sentiment(t)), agent.WithOutputRetries(1), stillClock}, tt.opts...)...)
-			got, res, err := agent.RunChoice[Sentiment](t.Context(), a, "Loved it.")
-			if err != nil {
-				t.Fatal(err)
+	for _, tool := range []string{"", "classify"} {
+		answer := func(label string) []*schema.Message {
+			if tool == "" {
+				return chunks(label[:4], label[4:])
 			}
-			if got != "positive" {
-				t.Errorf("label = %q, want positive", got)
-			}
-			if rows := gluetest.Rows(res); rows != tt.rows {
-				t.Errorf("rows %q, want %q", rows, tt.rows)
-			}
-			if m.calls() != tt.calls {
-				t.Fatalf("the eino model was called %d times, want %d", m.calls(), tt.calls)
-			}
-			if tt.calls == 2 {
-				in := m.inputs[1]
-				if c := in[len(in)-1].Content; !strings.Contains(c, `The labels are: "positive", "negative"`) {
-					t.Errorf("the correction the eino model saw does not name the labels:\n%s", c)
+			return callChunks("c-"+label, tool, `{"label":`, strconv.Quote(label), `}`)
+		}
+		for _, repair := range []bool{false, true} {
+			t.Run(fmt.Sprintf("output tool %q, repair %v", tool, repair), func(t *testing.T) {
+				replies := [][]*schema.Message{answer("Positive.")}
+				if !repair {
+					replies = append(replies, answer("positive"))
 				}
-			}
-		})
+				m := newScripted(replies...)
+				gluetest.WantNearMiss(t, eino.NewModel(m), tool, repair)
+				if m.calls() != len(replies) {
+					t.Fatalf("the eino model was called %d times, want %d", m.calls(), len(replies))
+				}
+				if in := m.inputs[len(replies)-1]; !repair && !strings.Contains(in[len(in)-1].Content, gluetest.NamesTheLabels) {
+					t.Errorf("the correction the eino model saw does not name the labels:\n%s", in[len(in)-1].Content)
+				}
+			})
+		}
 	}
 }
 

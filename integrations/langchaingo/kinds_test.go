@@ -3,6 +3,7 @@ package langchaingo_test
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -83,48 +84,29 @@ func TestElementsDeliveredBeforeARetryAreVoidedThroughLangchaingo(t *testing.T) 
 }
 
 func TestANearMissLabelThroughLangchaingo(t *testing.T) {
-	tests := []struct {
-		name    string
-		replies []scriptedReply
-		opts    []agent.Option
-		rows    string // gluetest.Rows
-	}{
-		{"prompted, no repair: a corrective turn", []scriptedReply{said("Posi", "tive."), said("positive")}, nil, "retried choice, passed choice"},
-		{"prompted, RepairLabel: read as the label it spells", []scriptedReply{said("Posi", "tive.")},
-			[]agent.Option{agent.WithRepairs(enforce.RepairLabel)}, "passed choice label"},
-		{"the output tool, no repair: a corrective turn",
-			[]scriptedReply{called("c1", "classify", `{"label":"Positive."}`), called("c2", "classify", `{"label":"positive"}`)},
-			[]agent.Option{agent.WithOutputTool("classify")}, "retried choice, passed choice"},
-		{"the output tool, RepairLabel: read as the label it spells", []scriptedReply{called("c1", "classify", `{"label":"Positive."}`)},
-			[]agent.Option{agent.WithOutputTool("classify"), agent.WithRepairs(enforce.RepairLabel)}, "passed choice label"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			labels, err := enforce.Choice(enforce.Label{Name: "positive", Description: "liked it"}, enforce.Label{Name: "negative", Description: "did not"})
-			if err != nil {
-				t.Fatal(err)
+	for _, tool := range []string{"", "classify"} {
+		answer := func(label string) scriptedReply {
+			if tool == "" {
+				return said(label[:4], label[4:])
 			}
-			llm := &scriptedLLM{replies: tt.replies}
-			a := agent.New(langchaingo.NewModel(llm), append([]agent.Option{agent.WithOutputSchema(labels), agent.WithOutputRetries(1), stillClock}, tt.opts...)...)
-			got, res, err := agent.RunChoice[string](t.Context(), a, "Loved it.")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != "positive" {
-				t.Errorf("label = %q, want positive", got)
-			}
-			if rows := gluetest.Rows(res); rows != tt.rows {
-				t.Errorf("rows %q, want %q", rows, tt.rows)
-			}
-			if len(llm.inputs) != len(tt.replies) {
-				t.Fatalf("langchaingo was called %d times, want %d", len(llm.inputs), len(tt.replies))
-			}
-			if len(tt.replies) == 2 {
-				if c := fmt.Sprint(llm.inputs[1][len(llm.inputs[1])-1].Parts); !strings.Contains(c, `The labels are: "positive", "negative"`) {
+			return called("c-"+label, tool, `{"label":`+strconv.Quote(label)+`}`)
+		}
+		for _, repair := range []bool{false, true} {
+			t.Run(fmt.Sprintf("output tool %q, repair %v", tool, repair), func(t *testing.T) {
+				replies := []scriptedReply{answer("Positive.")}
+				if !repair {
+					replies = append(replies, answer("positive"))
+				}
+				llm := &scriptedLLM{replies: replies}
+				gluetest.WantNearMiss(t, langchaingo.NewModel(llm), tool, repair)
+				if len(llm.inputs) != len(replies) {
+					t.Fatalf("langchaingo was called %d times, want %d", len(llm.inputs), len(replies))
+				}
+				if c := fmt.Sprint(llm.inputs[len(replies)-1][len(llm.inputs[len(replies)-1])-1].Parts); !repair && !strings.Contains(c, gluetest.NamesTheLabels) {
 					t.Errorf("the correction langchaingo saw does not name the labels:\n%s", c)
 				}
-			}
-		})
+			})
+		}
 	}
 }
 

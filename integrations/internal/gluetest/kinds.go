@@ -136,11 +136,44 @@ func ElementsAfterARetry(t *testing.T, model func(url string) agent.Model, tool 
 	return got
 }
 
-// ChoiceNearMiss runs agent.RunChoice where the first answer is
-// "Positive.", in prompted output or with the output tool named tool
-// (the answer {"label": "Positive."}): with repair (enforce.RepairLabel)
-// it is read as positive, on the record; without, a corrective turn that
-// names the labels gets the exact label.
+// NamesTheLabels is what the correction of a near-miss label in
+// WantNearMiss says, in our words, before its issue.
+const NamesTheLabels = `The labels are: "positive", "negative"`
+
+// WantNearMiss runs agent.RunChoice over m (the labels positive and
+// negative, one retry), in prompted output or with the output tool named
+// tool, where m's first answer is "Positive." (with the tool,
+// {"label": "Positive."}): with repair (enforce.RepairLabel) it is read
+// as positive, on the record; without, m's second answer, the exact
+// label, follows a corrective turn. The caller checks that turn reached
+// its model (it says NamesTheLabels).
+func WantNearMiss(t *testing.T, m agent.Model, tool string, repair bool) {
+	t.Helper()
+	labels, err := enforce.Choice(enforce.Label{Name: "positive", Description: "liked it"}, enforce.Label{Name: "negative", Description: "did not"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []agent.Option{agent.WithOutputSchema(labels), agent.WithOutputRetries(1)}
+	if tool != "" {
+		opts = append(opts, agent.WithOutputTool(tool))
+	}
+	want := "retried choice, passed choice"
+	if repair {
+		opts, want = append(opts, agent.WithRepairs(enforce.RepairLabel)), "passed choice label"
+	}
+	got, res, err := agent.RunChoice[string](t.Context(), agent.New(m, opts...), "Loved it.")
+	if err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if got != "positive" {
+		t.Errorf("label = %q, want positive", got)
+	}
+	if rows := Rows(res); rows != want {
+		t.Errorf("rows %q, want %q", rows, want)
+	}
+}
+
+// ChoiceNearMiss is WantNearMiss through the client model makes.
 func ChoiceNearMiss(t *testing.T, model func(url string) agent.Model, tool string, repair bool) {
 	t.Helper()
 	answer := func(label string) string {
@@ -154,34 +187,9 @@ func ChoiceNearMiss(t *testing.T, model func(url string) agent.Model, tool strin
 		replies = append(replies, reply(tool, "c2", answer("positive")))
 	}
 	srv := NewServer(t, replies...)
-	labels, err := enforce.Choice(enforce.Label{Name: "positive", Description: "liked it"}, enforce.Label{Name: "negative", Description: "did not"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := []agent.Option{agent.WithOutputSchema(labels), agent.WithOutputRetries(1)}
-	if tool != "" {
-		opts = append(opts, agent.WithOutputTool(tool))
-	}
-	if repair {
-		opts = append(opts, agent.WithRepairs(enforce.RepairLabel))
-	}
-	got, res, err := agent.RunChoice[string](t.Context(), agent.New(model(srv.URL), opts...), "Loved it.")
-	if err != nil {
-		t.Fatalf("run: %v", err)
-	}
-	if got != "positive" {
-		t.Errorf("label = %q, want positive", got)
-	}
-	want := "passed choice label"
-	if !repair {
-		want = "retried choice, passed choice"
-		reqs := srv.Requests()
-		if len(reqs) != 2 || !strings.Contains(fmt.Sprint(reqs[1]["messages"]), `The labels are: "positive", "negative"`) {
-			t.Errorf("the second request does not carry a correction naming the labels: %v", reqs[len(reqs)-1]["messages"])
-		}
-	}
-	if rows := Rows(res); rows != want {
-		t.Errorf("rows %q, want %q", rows, want)
+	WantNearMiss(t, model(srv.URL), tool, repair)
+	if reqs := srv.Requests(); !repair && (len(reqs) != 2 || !strings.Contains(fmt.Sprint(reqs[1]["messages"]), NamesTheLabels)) {
+		t.Errorf("the second request does not carry a correction naming the labels: %v", reqs[len(reqs)-1]["messages"])
 	}
 }
 
