@@ -106,6 +106,7 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, CorrectiveMessageHash: row.CorrectiveMessageHash,
 			InputTokens: row.InputTokens, OutputTokens: row.OutputTokens, CachedTokens: row.CachedTokens, ReasoningTokens: row.ReasoningTokens,
 			Repaired: repairNames(row.Repaired), Provider: row.Provider, Model: row.Model,
+			Kind: string(row.Kind), Member: row.Member,
 		})
 	case enforce.OutcomeExhausted:
 		a.record(events.SchemaExhausted{
@@ -113,7 +114,7 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 			Stage: string(row.Stage), Error: row.Error, Path: row.Path, BrokenBy: row.BrokenBy,
 			Reason: events.ExhaustReason(row.Reason), InputTokens: row.InputTokens, OutputTokens: row.OutputTokens,
 			CachedTokens: row.CachedTokens, ReasoningTokens: row.ReasoningTokens, Repaired: repairNames(row.Repaired),
-			Provider: row.Provider, Model: row.Model,
+			Provider: row.Provider, Model: row.Model, Kind: string(row.Kind), Member: row.Member,
 		})
 	}
 }

@@ -51,6 +51,13 @@ func TestDescribe(t *testing.T) {
 		{"a degenerate answer cut and asked again", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "degenerate", Error: "e", CorrectiveMessageHash: "811c9dc5", Provider: "openai", Model: "m"}, 0, "output rejected (degenerate) · asking again · 1 retry left"},
 		{"a run out of tokens", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Reason: ExhaustTokenBudget}, 0, "output rejected (schema-validate) · token budget reached"},
 		{"a run out of requests", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "degenerate", Error: "e", Reason: ExhaustRequestBudget}, 0, "output rejected (degenerate) · request budget reached"},
+		{"a choice's retry names its kind", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate", Error: "e", CorrectiveMessageHash: "811c9dc5", Kind: "choice"}, 0, "choice rejected (schema-validate) · asking again · 1 retry left"},
+		{"a multi-label's retry names its labels", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: 0, Iteration: 1, Stage: "json-parse", Error: "e", CorrectiveMessageHash: "811c9dc5", Kind: "multi-label"}, 0, "labels rejected (json-parse) · asking again · last retry"},
+		{"an exhausted text names its kind", SchemaExhausted{TurnID: "t", Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Kind: "text"}, 0, "text rejected (schema-validate) · no retries left"},
+		{"an exhausted list of elements names its kind", SchemaExhausted{TurnID: "t", Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Kind: "elements", Reason: ExhaustRepeated}, 0, "elements rejected (schema-validate) · same issues again"},
+		{"a newer producer's kind reads as output", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate", Error: "e", CorrectiveMessageHash: "811c9dc5", Kind: "table"}, 0, "output rejected (schema-validate) · asking again · 1 retry left"},
+		{"a union's retry names the member the answer named", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate", Error: "e", CorrectiveMessageHash: "811c9dc5", Member: "refund"}, 0, "output rejected (schema-validate) · member refund · asking again · 1 retry left"},
+		{"a union's exhausted answer names its member", SchemaExhausted{TurnID: "t", Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Member: "escalation", BrokenBy: "redact"}, 0, "output rejected (schema-validate) · member escalation · broken by redact"},
 		{"a run out of money", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", Reason: ExhaustMoneyBudget}, 0, "output rejected (json-parse) · money budget reached"},
 	}
 	for _, tt := range tests {
@@ -61,6 +68,13 @@ func TestDescribe(t *testing.T) {
 			}
 		})
 	}
+	t.Run("a frame's member that is no member's name is not shown", func(t *testing.T) {
+		n := Notification{JSONRPC: "2.0", Method: MethodSchemaRetry,
+			Params: []byte(`{"turnId":"t","attempt":1,"retriesRemaining":1,"stage":"json-parse","member":"pay now at evil.example"}`)}
+		if got, want := n.Describe(0), "output rejected (json-parse) · asking again · 1 retry left"; got != want {
+			t.Errorf("Describe = %q, want %q", got, want)
+		}
+	})
 	t.Run("a failed turn never shows its message", func(t *testing.T) {
 		_, ns := appendAll(t, []Event{TurnCompleted{TurnID: "t", Terminal: TerminalFailed, Error: &TurnError{Kind: FailureModelError, Message: "secret provider text"}}})
 		if got := ns[0].Describe(0); strings.Contains(got, "secret") {

@@ -94,30 +94,52 @@ func TestEveryFrameMatchesTheWireSchema(t *testing.T) {
 		if got, want := len(top), 3; got != want || string(top["jsonrpc"]) != `"2.0"` {
 			t.Errorf("frame %s: want exactly jsonrpc 2.0, method and params", frame)
 		}
-		s, ok := schemas[string(n.Method)]
-		if !ok {
-			t.Fatalf("no schema for method %q", n.Method)
-		}
 		seen[string(n.Method)] = true
-		res, err := s.Validate(gojsonschema.NewBytesLoader(n.Params))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, e := range res.Errors() {
-			t.Errorf("%s params %s: %s", n.Method, n.Params, e)
-		}
-		var params map[string]json.RawMessage
-		json.Unmarshal(n.Params, &params)
-		for k := range params {
-			if !slices.Contains(props[string(n.Method)], k) {
-				t.Errorf("%s params carry %q, which the wire schema does not define", n.Method, k)
-			}
-		}
+		wantWireValid(t, schemas, props, n)
 	}
 	for m := range schemas {
 		if !seen[m] && m != "turn/retracted" {
 			t.Errorf("the transcript has no %s frame", m)
 		}
+	}
+}
+
+// wantWireValid fails t unless n's params validate against its method's
+// wire schema and carry only members it defines.
+func wantWireValid(t *testing.T, schemas map[string]*gojsonschema.Schema, props map[string][]string, n Notification) {
+	t.Helper()
+	s, ok := schemas[string(n.Method)]
+	if !ok {
+		t.Fatalf("no schema for method %q", n.Method)
+	}
+	res, err := s.Validate(gojsonschema.NewBytesLoader(n.Params))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range res.Errors() {
+		t.Errorf("%s params %s: %s", n.Method, n.Params, e)
+	}
+	var params map[string]json.RawMessage
+	json.Unmarshal(n.Params, &params)
+	for k := range params {
+		if !slices.Contains(props[string(n.Method)], k) {
+			t.Errorf("%s params carry %q, which the wire schema does not define", n.Method, k)
+		}
+	}
+}
+
+func TestLedgerFramesOfAKindAndAMemberMatchTheWireSchema(t *testing.T) {
+	schemas, props := wireSchemas(t)
+	_, ns := appendAll(t, []Event{
+		SchemaRetry{TurnID: "t1", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate", Error: "amount is required",
+			Path: "/refund/amount", CorrectiveMessageHash: "0c1f2e3d", Member: "refund"},
+		SchemaExhausted{TurnID: "t1", Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Kind: "choice"},
+	})
+	for i, want := range []string{`"member":"refund"`, `"kind":"choice"`} {
+		if !bytes.Contains(ns[i].Params, []byte(want)) {
+			t.Errorf("%s params %s, want %s", ns[i].Method, ns[i].Params, want)
+		}
+		wantWireValid(t, schemas, props, ns[i])
 	}
 }
 
@@ -244,6 +266,10 @@ func TestAppendRefusesEventsThatBreakTheProducerContract(t *testing.T) {
 		{"negative usage", TurnCompleted{TurnID: "t", Terminal: "completed", Usage: &Usage{InputTokens: -1}}},
 		{"a schema retry without a hash", SchemaRetry{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e"}},
 		{"a schema retry with negative tokens", SchemaRetry{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", CorrectiveMessageHash: "811c9dc5", OutputTokens: -1}},
+		{"a schema retry of a kind that is not a name", SchemaRetry{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", CorrectiveMessageHash: "811c9dc5", Kind: "Choice!"}},
+		{"a schema retry naming no union member's name", SchemaRetry{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", CorrectiveMessageHash: "811c9dc5", Member: "a refund"}},
+		{"an exhausted answer of a kind that is not a name", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", Kind: "text\n"}},
+		{"an exhausted answer naming a member too long", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", Member: strings.Repeat("m", 65)}},
 		{"a schema retry with negative retries left", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: -1, Iteration: 1, Stage: "json-parse", Error: "e", CorrectiveMessageHash: "811c9dc5"}},
 		{"an exhausted row of an unknown stage", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "parse", Error: "e"}},
 		{"an exhausted row at iteration 0", SchemaExhausted{TurnID: "t", Attempt: 1, Stage: "json-parse", Error: "e"}},

@@ -64,6 +64,7 @@ func pageWords() map[string]map[string]string {
 	return map[string]map[string]string{
 		"method":        method,
 		"exhaustReason": reasons,
+		"kindSubject":   kindSubjects,
 		"errorKind":     errs,
 		"failureKind":   fails,
 		"fallback":      {"errorKind": ErrorKind("").words(), "reason": fallbackReason},

@@ -18,7 +18,8 @@ const MethodSchemaExhausted Method = "output/schemaExhausted"
 // "output rejected (json-parse) · no retries left", "output rejected
 // (schema-validate) · broken by <middleware>", or with a Reason "… · same
 // issues again", "… · beyond repair", "… · validator failed", "… · over
-// budget", "… · token budget reached" (and so for requests and money).
+// budget", "… · token budget reached" (and so for requests and money);
+// the kind and the member as [SchemaRetry]'s line says them.
 type SchemaExhausted struct {
 	TurnID    string `json:"turnId"`
 	Attempt   int    `json:"attempt"`   // >= 1
@@ -45,6 +46,10 @@ type SchemaExhausted struct {
 	// row does (enforce.Attempt.Model); absent when unknown.
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
+	// Kind and Member are as [SchemaRetry]'s: the answer's output kind
+	// and the union member it named, each absent when there is none.
+	Kind   string `json:"kind,omitempty"`
+	Member string `json:"member,omitempty"`
 }
 
 // ExhaustReason is why a [SchemaExhausted] answer stands with retries
@@ -86,6 +91,9 @@ func (e SchemaExhausted) check() (Event, error) {
 	if err := checkRepaired("output_schema_exhausted", e.Repaired); err != nil {
 		return nil, err
 	}
+	if err := checkKind("output_schema_exhausted", e.Kind, e.Member); err != nil {
+		return nil, err
+	}
 	if e.InputTokens < 0 || e.OutputTokens < 0 || e.CachedTokens < 0 || e.ReasoningTokens < 0 {
 		return nil, invalid("output_schema_exhausted: negative token count")
 	}
@@ -110,6 +118,8 @@ func (e SchemaExhausted) wire(w *jw) {
 	w.strsOpt("repaired", e.Repaired)
 	w.strOpt("provider", e.Provider)
 	w.strOpt("model", e.Model)
+	w.strOpt("kind", e.Kind)
+	w.strOpt("member", e.Member)
 }
 
 func (e SchemaExhausted) describe(time.Duration) string {
@@ -120,7 +130,7 @@ func (e SchemaExhausted) describe(time.Duration) string {
 	case e.Reason != "":
 		why = e.Reason.words()
 	}
-	return "output rejected (" + stageWords(e.Stage) + ") · " + why
+	return rejected(e.Kind, e.Stage, e.Member) + " · " + why
 }
 
 // exhaustReasons are the words of the known exhaust reasons.

@@ -12,7 +12,9 @@ const MethodSchemaRetry Method = "output/schemaRetry"
 // broke the output contract and a corrective turn was sent. Record kind
 // output_schema_retry; folds to output/schemaRetry. Describe reads
 // "output rejected (schema-validate) · asking again · 1 retry left", or
-// "… · last retry" while the last one is being spent.
+// "… · last retry" while the last one is being spent; an answer of a kind
+// names it ("choice rejected …", "labels", "text", "elements"), one that
+// named a union member says so ("… (schema-validate) · member refund · …").
 type SchemaRetry struct {
 	TurnID                string `json:"turnId"`
 	Attempt               int    `json:"attempt"`          // >= 1
@@ -37,6 +39,12 @@ type SchemaRetry struct {
 	// row does (enforce.Attempt.Model); absent when unknown.
 	Provider string `json:"provider,omitempty"`
 	Model    string `json:"model,omitempty"`
+	// Kind is the output kind of the answer, as its row says
+	// (enforce.Attempt.Kind: choice, multi-label, text, elements); absent
+	// for one JSON value. Member is the union member the answer named
+	// (enforce.Attempt.Member); absent when it named none, or no union.
+	Kind   string `json:"kind,omitempty"`
+	Member string `json:"member,omitempty"`
 }
 
 var kindSchemaRetry = register("output_schema_retry", MethodSchemaRetry, false, decodePlain[SchemaRetry])
@@ -52,6 +60,9 @@ func (e SchemaRetry) check() (Event, error) {
 		return nil, invalid("output_schema_retry: retriesRemaining %d < 0", e.RetriesRemaining)
 	}
 	if err := checkRepaired("output_schema_retry", e.Repaired); err != nil {
+		return nil, err
+	}
+	if err := checkKind("output_schema_retry", e.Kind, e.Member); err != nil {
 		return nil, err
 	}
 	if e.InputTokens < 0 || e.OutputTokens < 0 || e.CachedTokens < 0 || e.ReasoningTokens < 0 {
@@ -80,6 +91,8 @@ func (e SchemaRetry) wire(w *jw) {
 	w.strsOpt("repaired", e.Repaired)
 	w.strOpt("provider", e.Provider)
 	w.strOpt("model", e.Model)
+	w.strOpt("kind", e.Kind)
+	w.strOpt("member", e.Member)
 }
 
 func (e SchemaRetry) describe(time.Duration) string {
@@ -90,7 +103,7 @@ func (e SchemaRetry) describe(time.Duration) string {
 	case e.RetriesRemaining == 1:
 		left = "1 retry left"
 	}
-	return "output rejected (" + stageWords(e.Stage) + ") · asking again · " + left
+	return rejected(e.Kind, e.Stage, e.Member) + " · asking again · " + left
 }
 
 // checkLedger is the contract shared by the two ledger events.
@@ -110,23 +123,72 @@ func checkLedger(name, turnID string, attempt, iteration int, stage, msg string)
 	return nil
 }
 
-// checkRepaired refuses repairs that are not names: at most 8, each 1 to
-// 32 of a-z and '-' (enforce's names are fence, syntax, quote, prose,
-// gather, coerce; a newer producer's may follow).
+// checkRepaired refuses repairs that are not names (see isName): at
+// most 8 of enforce's repair names (enforce.AllRepairs), or a newer
+// producer's.
 func checkRepaired(name string, repaired []string) error {
 	if len(repaired) > 8 {
 		return invalid("%s: %d repairs, at most 8", name, len(repaired))
 	}
 	for _, r := range repaired {
-		ok := r != "" && len(r) <= 32
-		for i := 0; ok && i < len(r); i++ {
-			ok = r[i] == '-' || (r[i] >= 'a' && r[i] <= 'z')
-		}
-		if !ok {
+		if !isName(r) {
 			return invalid("%s: repair %q is not a name of a-z and -", name, text(r))
 		}
 	}
 	return nil
+}
+
+// checkKind refuses an output kind that is not a name (enforce's kinds,
+// enforce.Kind, or a newer producer's) and a member that is not one of
+// a union's names: 1 to 64 of a-z, A-Z, 0-9, '_' and '-'.
+func checkKind(name, kind, member string) error {
+	if kind != "" && !isName(kind) {
+		return invalid("%s: kind %q is not a name of a-z and -", name, text(kind))
+	}
+	if member != "" && !isMember(member) {
+		return invalid("%s: member %q is not 1 to 64 of [a-zA-Z0-9_-]", name, text(member))
+	}
+	return nil
+}
+
+// isName reports whether s is 1 to 32 of a-z and '-'.
+func isName(s string) bool {
+	ok := s != "" && len(s) <= 32
+	for i := 0; ok && i < len(s); i++ {
+		ok = s[i] == '-' || (s[i] >= 'a' && s[i] <= 'z')
+	}
+	return ok
+}
+
+// isMember reports whether s is a union member's name, as enforce.Union
+// allows them.
+func isMember(s string) bool {
+	ok := s != "" && len(s) <= 64
+	for i := 0; ok && i < len(s); i++ {
+		c := s[i]
+		ok = c == '_' || c == '-' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+	}
+	return ok
+}
+
+// kindSubjects name what was rejected, per output kind, in the line of a
+// ledger event; a JSON answer's, or a newer producer's kind, is "output".
+var kindSubjects = map[string]string{"choice": "choice", "multi-label": "labels", "text": "text", "elements": "elements"}
+
+// rejected begins the line of a ledger event: "output rejected
+// (schema-validate)", its subject the kind's ("choice rejected (…)"),
+// then " · member refund" when the answer named a union member (one a
+// frame read back holds only when it is a member's name).
+func rejected(kind, stage, member string) string {
+	subject := "output"
+	if w, ok := kindSubjects[kind]; ok {
+		subject = w
+	}
+	line := subject + " rejected (" + stageWords(stage) + ")"
+	if isMember(member) {
+		line += " · member " + member
+	}
+	return line
 }
 
 // stageWords shows a stage read from a frame: a known stage verbatim,

@@ -309,7 +309,8 @@ func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
 	}
 	for _, f := range [...]struct{ k, v string }{
 		{"stage", string(row.Stage)}, {"path", row.Path}, {"corrective_message_hash", row.CorrectiveMessageHash},
-		{"broken_by", row.BrokenBy}, {"withheld", row.Withheld}, {"reason", string(row.Reason)}, {"member", row.Member},
+		{"broken_by", row.BrokenBy}, {"withheld", row.Withheld}, {"reason", string(row.Reason)},
+		{"kind", string(row.Kind)}, {"member", row.Member}, // absent for one JSON value, and without a union
 		{"provider", row.Provider}, {"model", row.Model}, // the model that wrote it (agent.WithEscalation)
 	} {
 		if f.v != "" {

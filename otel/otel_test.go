@@ -856,3 +856,29 @@ func TestAUnionsRowSaysItsMemberOnItsEvent(t *testing.T) {
 		t.Errorf("the passed row's event has member %q, want escalation", got)
 	}
 }
+
+func TestAChoicesRowSaysItsKindOnItsEvent(t *testing.T) {
+	labels, err := enforce.Choice(enforce.Label{Name: "positive"}, enforce.Label{Name: "negative"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t, agenttest.Reply("pos"), agenttest.Reply("positive"))
+	a := agent.New(m, agent.WithClock(fixed), agent.WithOutputSchema(labels), agent.WithOutputRetries(1),
+		agent.WithObserver(otel.Observer(otel.WithTracerProvider(tp), otel.WithModel("test", "scripted-1"))))
+	if _, _, err := agent.RunChoice[string](t.Context(), a, prompt); err != nil {
+		t.Fatal(err)
+	}
+	run := span(t, exp.GetSpans(), "invoke_agent")
+	var kinds []string
+	for _, e := range run.Events {
+		for _, kv := range e.Attributes {
+			if e.Name == "enforcer.attempt" && kv.Key == "enforcer.attempt.kind" {
+				kinds = append(kinds, kv.Value.Emit())
+			}
+		}
+	}
+	if got, want := fmt.Sprint(kinds), "[choice choice]"; got != want {
+		t.Errorf("the rows' events have kinds %s, want %s", got, want)
+	}
+}

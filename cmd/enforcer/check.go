@@ -19,9 +19,31 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	fs := newFlags("check")
 	attempt := fs.Int("attempt", 1, "the attempt the answer is, for the corrective message (1..retries)")
 	retries := fs.Int("retries", 1, fmt.Sprintf("the output retries of the run (1..%d), as agent.WithOutputRetries", enforce.MaxRetries))
-	repair := fs.String("repair", "", "repairs to apply to an answer that fails as written: fence, syntax, quote, prose, gather, coerce, comma-separated, or all (as enforce.ParseRepairs)")
-	files, err := parse(fs, args, "SCHEMA", "ANSWER")
+	// The names come from enforce, their one home, so that a repair added
+	// there is named here too.
+	repair := fs.String("repair", "", "the repairs in `LIST` to apply to an answer that fails as written, comma-separated: "+
+		strings.ReplaceAll(enforce.AllRepairs.String(), ",", ", ")+"; or all (as enforce.ParseRepairs)")
+	kind := addKindFlags(fs)
+	files, err := parseAll(fs, args, []string{"SCHEMA", "ANSWER"})
+	if h, ok := err.(helpError); ok {
+		usage, flags, _ := strings.Cut(string(h), "\n")
+		return 0, helpError(usage + "\n" + kindUsage + flags)
+	}
 	if err != nil {
+		return 0, err
+	}
+	schema, err := kind.contract(fs)
+	if err != nil {
+		return 0, err
+	}
+	operands := []string{"SCHEMA", "ANSWER"}
+	if schema != nil {
+		operands = operands[1:]
+	}
+	if err := wantOperands(fs, files, operands); err != nil {
+		if schema != nil {
+			return 0, fmt.Errorf("%w: the flags give the contract, so no SCHEMA file", err)
+		}
 		return 0, err
 	}
 	switch {
@@ -34,18 +56,19 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("check: -repair: %w", err)
 	}
-	schemaText, err := readBounded(files[0], nil, maxSchemaBytes)
-	if err != nil {
-		return 0, fmt.Errorf("check: schema: %w", err)
-	}
-	schema, err := enforce.CompileSchema(schemaText)
-	if err != nil {
-		return 0, fmt.Errorf("check: schema %s: %w", files[0], err)
+	if schema == nil {
+		schemaText, err := readBounded(files[0], nil, maxSchemaBytes)
+		if err != nil {
+			return 0, fmt.Errorf("check: schema: %w", err)
+		}
+		if schema, err = enforce.CompileSchema(schemaText); err != nil {
+			return 0, fmt.Errorf("check: schema %s: %w", files[0], err)
+		}
 	}
 	schema = schema.WithRepairs(repairs)
 	// One byte past the size bound is enough for Check to refuse an
 	// answer as too long, without holding all of it.
-	answer, err := readBounded(files[1], stdin, enforce.MaxAnswerBytes+1)
+	answer, err := readBounded(files[len(files)-1], stdin, enforce.MaxAnswerBytes+1)
 	if err != nil && !errors.Is(err, errTooLong) {
 		return 0, fmt.Errorf("check: answer: %w", err)
 	}

@@ -3,6 +3,8 @@
 // offline.
 //
 //	enforcer check [-attempt N] [-retries M] [-repair LIST] SCHEMA ANSWER
+//	enforcer check (-choice LABELS | -labels FILE) [-multi-label] [-repair LIST] ANSWER
+//	enforcer check -text [-max-length N] [-must-not-contain S] [...] ANSWER
 //	enforcer tail [-follow=false] LOG
 //	enforcer view [-addr HOST:PORT] LOG
 //	enforcer schema [-provider P] FILE
@@ -18,11 +20,17 @@
 // Schema in SCHEMA exactly as the library does (enforce.CompileSchema,
 // then Schema.Check): it prints "pass" and exits 0, or prints the
 // corrective message a run would send the model and exits 1. With
-// -repair (fence, syntax, quote, prose, gather, coerce or all, comma-separated), an
-// answer that fails as written is judged as those repairs mend it
+// -repair (a comma-separated list of the repairs check -h names, or all),
+// an answer that fails as written is judged as those repairs mend it
 // (Schema.WithRepairs): it prints "repaired: …" first, and the mended
 // answer before "pass". A FIFO is refused as either file, since opening
-// one waits for a writer; pipe it to standard input instead.
+// one waits for a writer; pipe it to standard input instead. Flags give
+// the contract of an output kind instead of SCHEMA: -choice a,b,c (or
+// -labels FILE, one label a line and its description after a tab) for
+// one label of a set (enforce.Choice), with -multi-label for a set of
+// them (enforce.MultiLabel); -text for plain text (enforce.Text) held to
+// -min-length, -max-length, -min-bytes, -max-bytes, -pattern,
+// -must-contain and -must-not-contain, the last three repeatable.
 //
 // tail prints each record of a file log (events.OpenFile's format) as
 // one line for people — its time, its turn and Notification.Describe's
@@ -94,6 +102,8 @@ const (
 
 const usage = `usage:
   enforcer check [-attempt N] [-retries M] [-repair LIST] SCHEMA ANSWER   judge an answer (- reads standard input)
+  enforcer check -choice LABELS [-multi-label] ANSWER     judge a label (or -labels FILE; check -h says more)
+  enforcer check -text [-max-length N] [-must-not-contain S] ANSWER   judge a text held to rules
   enforcer tail [-follow=false] LOG                        print a session log, following it
   enforcer view [-addr HOST:PORT] LOG                      serve the live page for a session log
   enforcer schema [-provider P] FILE                       what a provider's native mode enforces of a schema

@@ -29,7 +29,22 @@
   // "constructor" finds nothing rather than a member every object has.
   const word = (table, k) => (typeof k === "string" && Object.prototype.hasOwnProperty.call(table, k) ? table[k] : "");
   const errorWords = (k) => word(WORDS.errorKind, k) || WORDS.fallback.errorKind;
-  const stageWords = (s) => (s === "json-parse" || s === "schema-validate" ? s : "output contract");
+  const stageWords = (s) => (s === "json-parse" || s === "schema-validate" || s === "degenerate" ? s : "output contract");
+  // member is a frame's union member when it is a member's name, else "".
+  const member = (p) => (typeof p.member === "string" && /^[A-Za-z0-9_-]{1,64}$/.test(p.member) ? p.member : "");
+  // rejected begins a ledger event's line, as the Go side's rejected does.
+  function rejected(p) {
+    const line = (word(WORDS.kindSubject, p.kind) || "output") + " rejected (" + stageWords(p.stage) + ")";
+    return member(p) ? line + " · member " + member(p) : line;
+  }
+  // of is what a row's answer was, under its stage: its kind, the union
+  // member it named.
+  function of(p) {
+    const s = [];
+    if (str(p.kind)) s.push(p.kind);
+    if (member(p)) s.push("member " + member(p));
+    return s.join(" · ");
+  }
   function retryLine(p, delay, why) {
     return "attempt " + num(p.attempt) + "/" + num(p.maxAttempts) + " · " + delay + " · " + why;
   }
@@ -61,10 +76,10 @@
       case M.schemaRetry: {
         const n = num(p.retriesRemaining);
         const left = n <= 0 ? "last retry" : n === 1 ? "1 retry left" : n + " retries left";
-        return "output rejected (" + stageWords(p.stage) + ") · asking again · " + left;
+        return rejected(p) + " · asking again · " + left;
       }
       case M.schemaExhausted:
-        return "output rejected (" + stageWords(p.stage) + ") · " + exhaustedWhy(p);
+        return rejected(p) + " · " + exhaustedWhy(p);
       case M.turnCompleted: {
         const t = str(p.terminal);
         if (t === "completed" || t === "cancelled") return "turn " + t;
@@ -139,6 +154,7 @@
     th.scope = "row";
     tr.append(th, el("td", r.outcome, r.why ? r.outcome + " · " + r.why : r.outcome), el("td", "stage", r.stage),
       el("td", "", ""), el("td", "", ""), el("td", "", r.brokenBy), el("td", "tokens", r.tokens), el("td", "msg", r.error));
+    if (r.of) tr.children[2].append(" ", el("span", "of", r.of)); // a line of its own: see style.css
     tr.children[3].append(el("code", "", r.path));
     tr.children[4].append(el("code", "", r.hash));
     t.tbody.append(tr);
@@ -226,12 +242,12 @@
         break;
       case M.schemaRetry:
         setState(t, "running");
-        addRow(t, { attempt: num(p.attempt), outcome: "retried", why: "", stage: str(p.stage), path: str(p.path),
+        addRow(t, { attempt: num(p.attempt), outcome: "retried", why: "", stage: str(p.stage), kind: str(p.kind), of: of(p), path: str(p.path),
           hash: str(p.correctiveMessageHash), brokenBy: "", tokens: tokens(p), error: str(p.error) });
         break;
       case M.schemaExhausted:
         addRow(t, { attempt: num(p.attempt), outcome: "exhausted", why: str(p.brokenBy) ? "" : exhaustedWhy(p),
-          stage: str(p.stage), path: str(p.path), hash: "", brokenBy: str(p.brokenBy), tokens: tokens(p), error: str(p.error) });
+          stage: str(p.stage), kind: str(p.kind), of: of(p), path: str(p.path), hash: "", brokenBy: str(p.brokenBy), tokens: tokens(p), error: str(p.error) });
         break;
       case M.turnCompleted:
       case M.turnUnqueued: {
@@ -241,9 +257,10 @@
         const lastRow = t.rows[t.rows.length - 1];
         if (terminal === "completed" && lastRow && lastRow.outcome === "retried") {
           // The answer after the last corrective turn passed: the turn
-          // completed and no exhausted row came.
-          addRow(t, { attempt: lastRow.attempt + 1, outcome: "passed", why: "", stage: "", path: "", hash: "", brokenBy: "",
-            tokens: "", error: "" });
+          // completed and no exhausted row came. It is of the run's kind;
+          // the member it chose is not on the stream.
+          addRow(t, { attempt: lastRow.attempt + 1, outcome: "passed", why: "", stage: "", kind: lastRow.kind, of: lastRow.kind,
+            path: "", hash: "", brokenBy: "", tokens: "", error: "" });
         }
         if (m === M.turnCompleted) addOutcome(t, p);
         break;

@@ -56,3 +56,12 @@ func TestEinoExtsEndlessStreamsAreStopped(t *testing.T) {
 		})
 	}
 }
+
+// The output kinds through eino-ext's OpenAI ChatModel, streamed: an
+// element yielded before its answer failed is voided by a restart, in
+// prompted output and with the output tool; a near-miss label is
+// corrected, or read with RepairLabel; a text is cut at a forbidden
+// substring.
+func TestTheOutputKindsThroughEinoExt(t *testing.T) {
+	gluetest.OutputKinds(t, func(url string) agent.Model { return eino.NewModel(einoExt(t, url)) })
+}

@@ -2,7 +2,6 @@ package langchaingo_test
 
 import (
 	"errors"
-	"strconv"
 	"testing"
 
 	"github.com/tmc/langchaingo/llms/openai"
@@ -57,10 +56,6 @@ func TestLangchaingosEndlessStreamsAreStopped(t *testing.T) {
 	}
 }
 
-func callDelta(id, name, args string) string {
-	return gluetest.Delta(`{"tool_calls":[{"index":0,"id":"`+id+`","type":"function","function":{"name":"`+name+`","arguments":`+strconv.Quote(args)+`}}]}`, "")
-}
-
 const usageChunk = `{"id":"c1","object":"chat.completion.chunk","model":"m","choices":[],"usage":{"prompt_tokens":30,"completion_tokens":8,"total_tokens":38}}`
 
 // With the output tool forced, langchaingo gives the reply whole when the
@@ -68,8 +63,8 @@ const usageChunk = `{"id":"c1","object":"chat.completion.chunk","model":"m","cho
 // arguments still keeps the reply's cost.
 func TestAnOutputToolAnswerKeepsItsCostThroughLangchaingo(t *testing.T) {
 	srv := gluetest.NewServer(t,
-		gluetest.Reply{Events: []string{callDelta("c1", "answer", `{"city":5,"tempC":21}`), gluetest.Delta(`{}`, "tool_calls"), usageChunk}},
-		gluetest.Reply{Events: []string{callDelta("c2", "answer", `{"city":"Paris","tempC":21}`), gluetest.Delta(`{}`, "tool_calls"), usageChunk}})
+		gluetest.Reply{Events: []string{gluetest.CallDelta("c1", "answer", `{"city":5,"tempC":21}`), gluetest.Delta(`{}`, "tool_calls"), usageChunk}},
+		gluetest.Reply{Events: []string{gluetest.CallDelta("c2", "answer", `{"city":"Paris","tempC":21}`), gluetest.Delta(`{}`, "tool_calls"), usageChunk}})
 	a := agent.New(langchaingo.NewModel(lcOpenAI(t, srv.URL)),
 		agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputTool("answer"), agent.WithOutputRetries(1))
 	res, err := a.Run(t.Context(), "Weather in Paris?")
@@ -85,4 +80,12 @@ func TestAnOutputToolAnswerKeepsItsCostThroughLangchaingo(t *testing.T) {
 	if c := res.Attempts[0].Cut; c != nil && c.OutputTokens != 8 {
 		t.Errorf("row 1 cut = %+v, want the reply's 8 output tokens", c)
 	}
+}
+
+// The output kinds through langchaingo's OpenAI client: an element
+// yielded before its answer failed is voided by a restart, in prompted
+// output and with the output tool; a near-miss label is corrected, or
+// read with RepairLabel; a text is cut at a forbidden substring.
+func TestTheOutputKindsThroughLangchaingosOpenAIClient(t *testing.T) {
+	gluetest.OutputKinds(t, func(url string) agent.Model { return langchaingo.NewModel(lcOpenAI(t, url)) })
 }

@@ -39,6 +39,17 @@ func everyLine() []events.Event {
 	for _, r := range []events.ExhaustReason{"", events.ExhaustRepeated, events.ExhaustBeyondRepair, events.ExhaustValidatorFailed, events.ExhaustBudget} {
 		add(events.SchemaExhausted{TurnID: id(), Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Reason: r})
 	}
+	for _, k := range []string{"choice", "multi-label", "text", "elements", "table"} { // the last a newer producer's
+		add(events.SchemaRetry{TurnID: id(), Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate",
+			Error: "e", CorrectiveMessageHash: "0c1f2e3d", Kind: k})
+		add(events.SchemaExhausted{TurnID: id(), Attempt: 2, Iteration: 2, Stage: "degenerate", Error: "e", Kind: k})
+	}
+	add(events.SchemaRetry{TurnID: id(), Attempt: 1, RetriesRemaining: 2, Iteration: 1, Stage: "schema-validate",
+		Error: "e", CorrectiveMessageHash: "0c1f2e3d", Member: "refund"})
+	add(events.SchemaExhausted{TurnID: id(), Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Member: "escalation", Reason: events.ExhaustRepeated})
+	for _, k := range []string{"constructor", "valueof"} { // a name a JavaScript object has of its own, and a near one
+		add(events.SchemaExhausted{TurnID: id(), Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Kind: k})
+	}
 	add(events.TurnCompleted{TurnID: id(), Terminal: events.TerminalCompleted})
 	add(events.TurnCompleted{TurnID: id(), Terminal: events.TerminalCancelled})
 	for _, k := range []events.FailureKind{events.FailureStepLimit, events.FailureConfigError, events.FailureProjectionError,

@@ -104,7 +104,8 @@ func script() (done, live []events.Event, lastRetry events.ModelRetry) {
 			Usage: &events.Usage{InputTokens: 1840, OutputTokens: 212, CachedTokens: 1024, ReasoningTokens: 0}},
 		events.TurnStarted{TurnID: "turn-2"},
 		events.SchemaExhausted{TurnID: "turn-2", Attempt: 1, Iteration: 1, Stage: "schema-validate",
-			Error: `Does not match pattern '^[a-z]+$': "<script>window.pwned = 1</script>"`, Path: "/answer", BrokenBy: "redact"},
+			Error: `Does not match pattern '^[a-z]+$': "<script>window.pwned = 1</script>"`, Path: "/reply/answer", BrokenBy: "redact",
+			Member: "reply"},
 		events.TurnCompleted{TurnID: "turn-2", Terminal: events.TerminalFailed, Reason: `<img src=x onerror="window.pwned = 2">`,
 			Error: &events.TurnError{Kind: events.FailureModelError, Message: "output contract broken: <b>answer</b>"}},
 	}
@@ -214,8 +215,9 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		if t2.State != "failed" || t2.Now != "turn failed · model error" {
 			t.Errorf("turn-2 state %q, line %q; want failed · model error", t2.State, t2.Now)
 		}
-		if len(t2.Rows) != 1 || t2.Rows[0][1] != "exhausted" || t2.Rows[0][5] != "redact" || t2.Rows[0][3] != "/answer" || t2.Rows[0][6] != "" {
-			t.Errorf("turn-2 rows %q, want one exhausted row broken by redact at /answer, its tokens unknown", t2.Rows)
+		if len(t2.Rows) != 1 || t2.Rows[0][1] != "exhausted" || t2.Rows[0][2] != "schema-validate member reply" || t2.Rows[0][5] != "redact" ||
+			t2.Rows[0][3] != "/reply/answer" || t2.Rows[0][6] != "" {
+			t.Errorf("turn-2 rows %q, want one exhausted row of the member reply, broken by redact at /reply/answer, its tokens unknown", t2.Rows)
 		}
 		if len(t2.Foot) != 0 || slices.ContainsFunc(t2.Outcome, func(s string) bool { return strings.Contains(s, "in 0") }) {
 			t.Errorf("turn-2, whose usage is unknown, shows tokens: foot %q, outcome %q", t2.Foot, t2.Outcome)
