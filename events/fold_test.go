@@ -128,12 +128,16 @@ func wantWireValid(t *testing.T, schemas map[string]*gojsonschema.Schema, props 
 	}
 }
 
-func TestLedgerFramesOfAKindAndAMemberMatchTheWireSchema(t *testing.T) {
+// The ledger frames with every optional member set (kind, member, every
+// token count, the repairs) are what the wire schema defines.
+func TestLedgerFramesWithEveryOptionalFieldMatchTheWireSchema(t *testing.T) {
 	schemas, props := wireSchemas(t)
 	_, ns := appendAll(t, []Event{
 		SchemaRetry{TurnID: "t1", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate", Error: "amount is required",
-			Path: "/refund/amount", CorrectiveMessageHash: "0c1f2e3d", Member: "refund"},
-		SchemaExhausted{TurnID: "t1", Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Kind: "choice"},
+			Path: "/refund/amount", CorrectiveMessageHash: "0c1f2e3d", Member: "refund",
+			InputTokens: 10, OutputTokens: 5, CachedTokens: 4, ReasoningTokens: 2, Repaired: []string{"fence"}},
+		SchemaExhausted{TurnID: "t1", Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Kind: "choice",
+			InputTokens: 10, OutputTokens: 5, CachedTokens: 4, ReasoningTokens: 2, Repaired: []string{"label"}},
 	})
 	for i, want := range []string{`"member":"refund"`, `"kind":"choice"`} {
 		if !bytes.Contains(ns[i].Params, []byte(want)) {
