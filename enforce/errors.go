@@ -60,7 +60,7 @@ type CheckError struct {
 	// validators' ([Validator]); beyondRepair: one said no retry can fix
 	// it ([ErrBeyondRepair]).
 	byValidators, beyondRepair bool
-	// form is what kind of json-parse failure it is (parseForm), so the
+	// form is what kind of json-parse failure it is (jsonvalue.SyntaxError.Form), so the
 	// repeat limit can tell a fence from prose; "" at schema-validate.
 	form string
 	// tooLong: the answer was longer than the contract judges, so none

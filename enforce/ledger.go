@@ -270,7 +270,7 @@ func (f ledgerOption) apply(l *Ledger) error { return f(l) }
 // default) or 2..MaxRetries+1. Turn it on for a model that repeats itself,
 // such as one at temperature 0.
 func WithRepeatLimit(n int) LedgerOption {
-	// The kinds of json-parse failure (parseForm): an empty answer, a
+	// The kinds of json-parse failure (jsonvalue.SyntaxError.Form): an empty answer, a
 	// markdown fence where the value should begin, other text there
 	// (prose), text after a whole value, an answer that ends inside its
 	// value, the same syntax error (the parser's message without its line
