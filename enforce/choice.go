@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/enforcer-go/enforcer/enforce/internal/label"
 )
@@ -60,7 +61,7 @@ type choice struct {
 	// bare is the verdict on any answer that reads as a string that is
 	// no label: the early verdict of an answer doomed as it streams.
 	bare  *CheckError
-	w     *kindWords
+	w     *corrective.Words
 	instr string
 }
 
@@ -88,7 +89,7 @@ func newChoice(multi bool, labels []Label) (*Schema, error) {
 	}
 	c.own.maxAnswer = math.MaxInt // the answer's size is the outer schema's to bound
 	w := set.Words()
-	c.w = &kindWords{parse: w.Parse, validate: w.Validate, validators: w.Validators, reply: w.Reply, after: w.After}
+	c.w = &w
 	c.instr = set.Instructions()
 	err = c.own.checkStrict(set.ValueOf(jsonvalue.Quote("\x00"))) // no label holds a control character
 	c.bare, _ = err.(*CheckError)
@@ -210,7 +211,7 @@ func (c *choice) value(s *Schema, answer string) (string, bool) {
 	return js, true
 }
 
-func (c *choice) words() *kindWords { return c.w }
+func (c *choice) words() *corrective.Words { return c.w }
 
 func (c *choice) instructions() string { return c.instr }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
@@ -68,7 +69,7 @@ type CheckError struct {
 	tooLong bool
 	// words are the corrective message's words for an answer of a Kind;
 	// nil for a JSON answer's.
-	words *kindWords
+	words *corrective.Words
 }
 
 // Error returns the stage and the first issue.

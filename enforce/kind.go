@@ -1,5 +1,7 @@
 package enforce
 
+import "github.com/enforcer-go/enforcer/enforce/internal/corrective"
+
 // Kind is the output kind of an answer, beyond one JSON value ("") of
 // the contract: a contract's own, for an answer read from the model's
 // text before it is judged ([Schema.Kind]: choice, multi-label, text), or
@@ -55,7 +57,7 @@ type reading interface {
 	value(s *Schema, answer string) (string, bool)
 	stream(s *Schema) kindStream
 	instructions() string
-	words() *kindWords
+	words() *corrective.Words
 }
 
 // judgeForm is checkForm for a contract of any kind.
@@ -78,7 +80,7 @@ func (s *Schema) validated(text string) string {
 
 // kindWords returns the words of s's corrective messages; nil for a
 // JSON Schema's.
-func (s *Schema) kindWords() *kindWords {
+func (s *Schema) kindWords() *corrective.Words {
 	if s.reading == nil {
 		return nil
 	}
@@ -91,30 +93,3 @@ type kindStream interface {
 	write(p string) (int, error)
 	close() error
 }
-
-// kindWords are what a corrective message says of an answer of a kind:
-// the stage lines (json-parse, schema-validate, and the validators'),
-// the instruction, and what follows it before the issues (our words:
-// the labels).
-type kindWords struct {
-	parse, validate, validators, reply, after string
-}
-
-// jsonWords are a JSON answer's.
-var jsonWords = kindWords{
-	parse:      "Stage: json-parse — the answer must be exactly one JSON value, with no text, markdown fences or second value around it.\n",
-	validate:   "Stage: schema-validate — the answer is JSON but does not match the JSON Schema.\n",
-	validators: "Stage: schema-validate — the answer matches the JSON Schema, but checks of its content failed.\n",
-	reply:      replyOnlyJSON,
-}
-
-// reply is the instruction of e's corrective message.
-func (e *CheckError) reply() string {
-	if e.words == nil {
-		return jsonWords.reply
-	}
-	return e.words.reply
-}
-
-// jsonSpace reports whether c is JSON whitespace.
-func jsonSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }

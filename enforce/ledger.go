@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
 	"github.com/enforcer-go/enforcer/fnv"
 	"github.com/enforcer-go/enforcer/internal/exhaust"
 )
@@ -454,7 +455,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if a.Stop != "" {
 		return fail(a.Stop, "")
 	}
-	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), ce.reply(), a.Tool, l.schema.Members(), a.NoCall)
+	msg := corrective.ForTool(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), ce.reply(), a.Tool, l.schema.Members(), a.NoCall)
 	row.Outcome = OutcomeRetried
 	row.CorrectiveMessageHash = fnv.Hex32a(msg)
 	return l.record(row, sig, Verdict{Corrective: msg, Answer: a.Text()})

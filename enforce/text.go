@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/enforcer-go/enforcer/enforce/internal/textrule"
 )
@@ -91,14 +92,14 @@ func Text(rules ...TextRule) (*Schema, error) {
 
 func (t *text) kind() Kind { return KindText }
 
-var textWords = &kindWords{
-	parse:      "Stage: schema-validate — the text breaks the rules it is held to.\n",
-	validate:   "Stage: schema-validate — the text breaks the rules it is held to.\n",
-	validators: "Stage: schema-validate — the text keeps its rules, but checks of its content failed.\n",
-	reply:      "Reply with only the corrected text, nothing else.",
+var textWords = &corrective.Words{
+	Parse:      "Stage: schema-validate — the text breaks the rules it is held to.\n",
+	Validate:   "Stage: schema-validate — the text breaks the rules it is held to.\n",
+	Validators: "Stage: schema-validate — the text keeps its rules, but checks of its content failed.\n",
+	Reply:      "Reply with only the corrected text, nothing else.",
 }
 
-func (t *text) words() *kindWords { return textWords }
+func (t *text) words() *corrective.Words { return textWords }
 
 func (t *text) instructions() string { return t.instr }
 

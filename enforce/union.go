@@ -7,9 +7,9 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/compose"
+	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
@@ -167,7 +167,7 @@ func (s *Schema) unionWords(doc any, issues []Issue) {
 			named++
 		}
 	}
-	choose := "give exactly one member, named for your choice: " + quoteNames(s.Members())
+	choose := "give exactly one member, named for your choice: " + corrective.QuoteNames(s.Members())
 	for i, is := range issues {
 		switch {
 		case is.Path != "":
@@ -211,13 +211,4 @@ func (s *Schema) unionIssues(answer string, doc any, err error) error {
 	}
 	sort.SliceStable(ce.Issues, func(i, j int) bool { return ce.Issues[i].Path < ce.Issues[j].Path })
 	return ce
-}
-
-// quoteNames is names quoted, separated by commas.
-func quoteNames(names []string) string {
-	quoted := make([]string, len(names))
-	for i, n := range names {
-		quoted[i] = strconv.Quote(n)
-	}
-	return strings.Join(quoted, ", ")
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
 )
 
 // describe is the labels and their descriptions in one line, for the
@@ -53,16 +55,11 @@ func (s *Set) Instructions() string {
 // maxList caps the labels a corrective message lists.
 const maxList = 2048
 
-// Words are what a corrective message says of a choice's answer: the
-// stage lines, the instruction, and the labels (After, capped), which
-// follow the instruction before the issues.
-type Words struct {
-	Parse, Validate, Validators, Reply, After string
-}
-
-// Words returns the Set's words for a corrective message.
-func (s *Set) Words() Words {
-	w := Words{
+// Words returns the Set's words for a corrective message: its stage
+// lines, its instruction, and the labels (After, capped), which follow
+// the instruction before the issues.
+func (s *Set) Words() corrective.Words {
+	w := corrective.Words{
 		Parse:      "Stage: json-parse — the answer begins as JSON (a quote, [ or {) but is not one JSON value.\n",
 		Validate:   "Stage: schema-validate — the answer is not one of the labels.\n",
 		Validators: "Stage: schema-validate — the answer is one of the labels, but checks of it failed.\n",

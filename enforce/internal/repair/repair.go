@@ -9,7 +9,7 @@ import (
 )
 
 // Set is a set of repairs, bit i the i-th in the order they apply
-// (enforce.Repairs, whose names and words are enforce's).
+// (enforce.Repairs), each named in names.go.
 type Set uint8
 
 // The repairs, in the order they apply.
