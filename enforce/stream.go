@@ -204,7 +204,7 @@ func (h *streamHost) Closed(ptr, text string) error {
 			continue
 		}
 		r, ok := v.call(h.vctx, string(enc), h.vtry)
-		if !ok || r.panicked || r.exited || (r.err != nil && !errors.Is(r.err, ErrBeyondRepair)) {
+		if !ok || r.Panicked || r.Exited || (r.Err != nil && !errors.Is(r.Err, ErrBeyondRepair)) {
 			continue
 		}
 		issues, err := v.found(r)
@@ -212,7 +212,7 @@ func (h *streamHost) Closed(ptr, text string) error {
 			continue // no issue, or the validator could not judge: the end decides
 		}
 		sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
-		return &CheckError{Stage: StageSchemaValidate, Issues: issues, byValidators: true, beyondRepair: r.err != nil}
+		return &CheckError{Stage: StageSchemaValidate, Issues: issues, byValidators: true, beyondRepair: r.Err != nil}
 	}
 	return nil
 }
