@@ -108,40 +108,15 @@ func (c *choice) kind() Kind {
 	return KindChoice
 }
 
-// Forms of a choice's answer, as read.
-const (
-	formValue  = iota // the label (or labels) itself: judged by c.value
-	formObject        // the object form: judged by the outer schema
-)
-
-// read reads answer, within its size bound: the JSON judged and its
-// form, or the json-parse failure of an answer that begins as JSON and
-// is not.
-func (c *choice) read(answer string) (string, int, *CheckError) {
-	if c.set.Has(answer) {
-		return c.set.ValueOf(jsonvalue.Quote(answer)), formValue, nil
+// read reads answer, within its size bound, as label.Set.Read does,
+// with the json-parse failure of an answer that begins as JSON and is
+// not.
+func (c *choice) read(answer string) (string, bool, *CheckError) {
+	js, object, err := c.set.Read(answer)
+	if err != nil {
+		return "", false, parseFailure(answer, err)
 	}
-	i := 0
-	for i < len(answer) && jsonvalue.IsSpace(answer[i]) {
-		i++
-	}
-	if i < len(answer) && (answer[i] == '"' || answer[i] == '[' || answer[i] == '{') {
-		doc, err := jsonvalue.Parse(answer)
-		if err != nil {
-			return "", 0, parseFailure(answer, err)
-		}
-		switch doc.(type) {
-		case map[string]any:
-			return answer, formObject, nil
-		case []any:
-			return answer, formValue, nil // for a Choice, an issue of type
-		}
-		return c.set.ValueOf(answer), formValue, nil
-	}
-	if _, err := jsonvalue.Parse(answer); err == nil {
-		return c.set.ValueOf(answer), formValue, nil // a number or a literal: an issue of type
-	}
-	return c.set.ValueOf(jsonvalue.Quote(answer)), formValue, nil
+	return js, object, nil
 }
 
 func (c *choice) judge(s *Schema, answer string) (string, Repairs, error) {
@@ -149,34 +124,34 @@ func (c *choice) judge(s *Schema, answer string) (string, Repairs, error) {
 		err.words = c.w
 		return answer, 0, err
 	}
-	js, form, perr := c.read(answer)
+	js, object, perr := c.read(answer)
 	if perr != nil {
 		perr.words = c.w
 		return answer, 0, perr
 	}
-	err := c.check(s, js, form)
+	err := c.check(s, js, object)
 	if err == nil || s.repairs&RepairLabel == 0 {
 		return answer, 0, err
 	}
-	mended, ok := c.set.Mend(js, form == formObject)
+	mended, ok := c.set.Mend(js, object)
 	if !ok {
 		return answer, 0, err
 	}
 	text := mended
-	if form == formValue && !c.set.Multi {
+	if !object && !c.set.Multi {
 		_ = json.Unmarshal([]byte(mended), &text) // the label as the prompt asks for it
 	}
-	if err := c.check(s, mended, form); err != nil {
+	if err := c.check(s, mended, object); err != nil {
 		err.(*CheckError).Repaired = RepairLabel
 		return text, RepairLabel, err
 	}
 	return text, RepairLabel, nil
 }
 
-// check judges js, of form, strictly.
-func (c *choice) check(s *Schema, js string, form int) error {
+// check judges js, the object form or the label's value, strictly.
+func (c *choice) check(s *Schema, js string, object bool) error {
 	var err error
-	if form == formObject {
+	if object {
 		err = s.checkStrict(js)
 	} else {
 		err = c.own.checkStrict(js)
@@ -188,27 +163,7 @@ func (c *choice) check(s *Schema, js string, form int) error {
 }
 
 func (c *choice) value(s *Schema, answer string) (string, bool) {
-	js, form, perr := c.read(answer)
-	if perr != nil {
-		return "", false
-	}
-	if form == formObject {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal([]byte(js), &obj) != nil {
-			return "", false
-		}
-		v, ok := obj[c.set.Member()]
-		if !ok {
-			return "", false
-		}
-		js = string(v)
-	}
-	if s.repairs&RepairLabel != 0 {
-		if mended, ok := c.set.Mend(js, false); ok {
-			js = mended
-		}
-	}
-	return js, true
+	return c.set.Value(answer, s.repairs&RepairLabel != 0)
 }
 
 func (c *choice) words() *corrective.Words { return c.w }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
@@ -55,12 +54,7 @@ type Elements struct {
 	s       *Schema
 	ptr     string // the array's pointer, escaped as Partial's are
 	deliver func(Element)
-	// text: every byte written, for an Incremental with repairs, whose
-	// elements wait for Close; early: the Incremental's scanner delivers
-	// elements as they close (see scan.Scanner.Watch).
-	text   strings.Builder
-	early  bool
-	closed bool
+	closed  bool
 }
 
 // ErrPointer is what [NewElements] returns for a pointer that is not a
@@ -72,23 +66,17 @@ var ErrPointer = errors.New("enforce: not a JSON Pointer")
 // that calls deliver with each element of the array at pointer. deliver
 // runs inside Write and Close.
 func NewElements(st *Incremental, pointer string, deliver func(Element)) (*Elements, error) {
-	if pointer != "" && pointer[0] != '/' {
-		return nil, fmt.Errorf("%w: %q does not begin with '/'", ErrPointer, pointer)
-	}
-	var toks []string
-	if pointer != "" {
-		for _, t := range strings.Split(pointer[1:], "/") {
-			if strings.Count(t, "~") != strings.Count(t, "~0")+strings.Count(t, "~1") {
-				return nil, fmt.Errorf("%w: %q has a '~' not followed by 0 or 1", ErrPointer, pointer)
-			}
-			toks = append(toks, strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~"))
-		}
+	toks, why := jsonvalue.PointerTokens(pointer)
+	if why != "" {
+		return nil, fmt.Errorf("%w: %q %s", ErrPointer, pointer, why)
 	}
 	if deliver == nil {
 		deliver = func(Element) {}
 	}
-	e := &Elements{st: st, s: st.schemaOf(), ptr: pointer, deliver: deliver, early: st.mend == nil}
-	if e.early && st.kind == nil {
+	e := &Elements{st: st, s: st.schemaOf(), ptr: pointer, deliver: deliver}
+	if st.mend == nil && st.kind == nil {
+		// The scanner delivers them as they close; with repairs, Close
+		// delivers them from the mended answer.
 		st.sc.Watch(toks, func(i int, text string) { deliver(Element{Index: i, Text: text, array: pointer}) })
 	}
 	return e, nil
@@ -105,21 +93,11 @@ func (st *Incremental) schemaOf() *Schema {
 }
 
 // Write is [Incremental.Write], delivering the elements that close in p.
-func (e *Elements) Write(p []byte) (int, error) {
-	if !e.early && !e.closed {
-		e.text.Write(p)
-	}
-	return e.st.Write(p)
-}
+func (e *Elements) Write(p []byte) (int, error) { return e.st.Write(p) }
 
 // WriteString is [Incremental.WriteString], delivering the elements that
 // close in p.
-func (e *Elements) WriteString(p string) (int, error) {
-	if !e.early && !e.closed {
-		e.text.WriteString(p)
-	}
-	return e.st.WriteString(p)
-}
+func (e *Elements) WriteString(p string) (int, error) { return e.st.WriteString(p) }
 
 // Close is [Incremental.Close]; when the answer passes, it first delivers
 // the elements not yet delivered. Later calls deliver nothing.
@@ -132,8 +110,7 @@ func (e *Elements) Close() error {
 	if err != nil {
 		return err
 	}
-	next, items, whole := e.st.sc.Watched()
-	if !e.early || !whole || next < items {
+	if next, items, whole := e.st.sc.Watched(); !whole || next < items {
 		e.rest(next)
 	}
 	return nil
@@ -142,12 +119,9 @@ func (e *Elements) Close() error {
 // rest delivers, from the whole answer (mended, with repairs), the
 // elements after those delivered.
 func (e *Elements) rest(next int) {
-	answer := e.text.String()
-	if e.early {
-		answer = e.st.sc.Text()
-	}
-	if e.s != nil && e.s.repairs != 0 {
-		answer, _ = e.s.Repaired(answer)
+	answer := e.st.sc.Text()
+	if e.st.mend != nil {
+		answer, _ = e.s.Repaired(e.st.mend.Text())
 	}
 	doc, err := jsonvalue.Parse(answer)
 	if err != nil {

@@ -22,7 +22,7 @@ func LookupPointer(doc any, ptr string) (any, bool) {
 		return doc, true
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = unescapeToken(tok)
 		switch d := doc.(type) {
 		case map[string]any:
 			v, ok := d[tok]
@@ -113,4 +113,26 @@ func PointerAt(s string, off int) string {
 	}
 	walk()
 	return best
+}
+
+// PointerTokens returns the reference tokens of ptr, unescaped; why
+// says what makes ptr no JSON Pointer (RFC 6901), "" when it is one.
+func PointerTokens(ptr string) (toks []string, why string) {
+	if ptr == "" {
+		return nil, ""
+	}
+	if ptr[0] != '/' {
+		return nil, "does not begin with '/'"
+	}
+	for _, t := range strings.Split(ptr[1:], "/") {
+		if strings.Count(t, "~") != strings.Count(t, "~0")+strings.Count(t, "~1") {
+			return nil, "has a '~' not followed by 0 or 1"
+		}
+		toks = append(toks, unescapeToken(t))
+	}
+	return toks, ""
+}
+
+func unescapeToken(t string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
 }

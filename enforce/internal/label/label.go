@@ -180,3 +180,62 @@ func (s *Set) NearMiss(str string) (string, bool) {
 	}
 	return found, n == 1
 }
+
+// Read reads answer: the JSON judged and whether it is the object form
+// (else the label's value, or the labels'), or the parser's error on an
+// answer that begins (after whitespace) with a quote, [ or { and is not
+// one JSON value. Any other answer is the label itself: a number or a
+// literal as that JSON value, other text as a string.
+func (s *Set) Read(answer string) (js string, object bool, err error) {
+	if s.Has(answer) {
+		return s.ValueOf(jsonvalue.Quote(answer)), false, nil
+	}
+	i := 0
+	for i < len(answer) && jsonvalue.IsSpace(answer[i]) {
+		i++
+	}
+	if i < len(answer) && (answer[i] == '"' || answer[i] == '[' || answer[i] == '{') {
+		doc, err := jsonvalue.Parse(answer)
+		if err != nil {
+			return "", false, err
+		}
+		switch doc.(type) {
+		case map[string]any:
+			return answer, true, nil
+		case []any:
+			return answer, false, nil // for a single label, an issue of type
+		}
+		return s.ValueOf(answer), false, nil
+	}
+	if _, err := jsonvalue.Parse(answer); err == nil {
+		return s.ValueOf(answer), false, nil // a number or a literal: an issue of type
+	}
+	return s.ValueOf(jsonvalue.Quote(answer)), false, nil
+}
+
+// Value returns the JSON value answer reads as (the label's, or the
+// labels'), mended when fold (the label repair) and a near-miss is; false
+// when it reads as none.
+func (s *Set) Value(answer string, fold bool) (string, bool) {
+	js, object, err := s.Read(answer)
+	if err != nil {
+		return "", false
+	}
+	if object {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal([]byte(js), &obj) != nil {
+			return "", false
+		}
+		v, ok := obj[s.Member()]
+		if !ok {
+			return "", false
+		}
+		js = string(v)
+	}
+	if fold {
+		if mended, ok := s.Mend(js, false); ok {
+			js = mended
+		}
+	}
+	return js, true
+}
