@@ -135,36 +135,11 @@ func (s *Schema) checkForm(answer string) (string, Repairs, error) {
 	if s.repairs == 0 {
 		return answer, 0, s.checkStrict(answer)
 	}
-	// An answer whose first byte can begin a JSON value is judged as
-	// written first: most answers pass so, and are never mended. One
-	// that cannot (a fence, prose) is mended first, and judged as
-	// written only when no repair applies.
-	var strict error
-	judged := repair.StartsLikeJSON(answer)
-	if judged {
-		strict = s.checkStrict(answer)
-		if strict == nil {
-			return answer, 0, nil
-		}
+	text, set, err := s.mender().Judge(answer, s.maxAnswerBytes(), func() error { return tooLong(s.maxAnswerBytes()) })
+	if ce, ok := err.(*CheckError); ok && set != 0 {
+		ce.Repaired = Repairs(set)
 	}
-	if len(answer) > s.maxAnswerBytes() {
-		return answer, 0, tooLong(s.maxAnswerBytes()) // nothing of it is read; nothing is mended
-	}
-	text, set, err := s.mender().Mend(answer, strict, judged)
-	applied := Repairs(set)
-	if len(text) > s.maxAnswerBytes() {
-		applied = 0 // a mend past the bound would be judged for its length, not for what the model wrote
-	}
-	if applied == 0 {
-		if !judged {
-			strict = s.checkStrict(answer)
-		}
-		return answer, 0, strict
-	}
-	if ce, ok := err.(*CheckError); ok {
-		ce.Repaired = applied
-	}
-	return text, applied, err
+	return text, Repairs(set), err
 }
 
 // mender is s's repairs, asking s's strict verdicts.

@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sort"
 
@@ -195,15 +194,11 @@ func (h *streamHost) Closed(ptr, text string) error {
 		}
 		// The member as [Validator.member] gives it at the answer's end:
 		// parsed and encoded again, so the validator reads the same text.
-		tree, err := jsonvalue.Parse(text)
-		if err != nil {
+		enc, ok := jsonvalue.Member(text, "")
+		if !ok {
 			continue
 		}
-		enc, err := json.Marshal(tree)
-		if err != nil {
-			continue
-		}
-		r, ok := v.call(h.vctx, string(enc), h.vtry)
+		r, ok := v.call(h.vctx, enc, h.vtry)
 		if !ok || r.Panicked || r.Exited || (r.Err != nil && !errors.Is(r.Err, ErrBeyondRepair)) {
 			continue
 		}

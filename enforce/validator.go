@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -47,16 +46,7 @@ func (v Validator) member(text string) (string, bool) {
 	if !v.pointed {
 		return text, true
 	}
-	tree, err := jsonvalue.Parse(text)
-	if err != nil {
-		return "", false
-	}
-	m, ok := jsonvalue.LookupPointer(tree, v.at)
-	if !ok {
-		return "", false
-	}
-	b, err := json.Marshal(m)
-	return string(b), err == nil
+	return jsonvalue.Member(text, v.at)
 }
 
 // Try is where an answer stands in its run, as a validator sees it.

@@ -1,6 +1,7 @@
 package jsonvalue
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -135,4 +136,20 @@ func PointerTokens(ptr string) (toks []string, why string) {
 
 func unescapeToken(t string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+}
+
+// Member returns the value at ptr in the JSON text s, encoded again by
+// encoding/json (members sorted by name); false when s does not parse
+// or has no value there.
+func Member(s, ptr string) (string, bool) {
+	tree, err := Parse(s)
+	if err != nil {
+		return "", false
+	}
+	v, ok := LookupPointer(tree, ptr)
+	if !ok {
+		return "", false
+	}
+	b, err := json.Marshal(v)
+	return string(b), err == nil
 }
