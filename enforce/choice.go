@@ -170,49 +170,22 @@ func (c *choice) words() *corrective.Words { return c.w }
 
 func (c *choice) instructions() string { return c.instr }
 
-func (c *choice) stream(s *Schema) kindStream {
-	return &choiceStream{s: s, c: c, ls: c.set.Stream(s.maxAnswerBytes(), s.repairs&RepairLabel != 0)}
-}
-
-// choiceStream judges a choice's answer as it arrives (see
-// label.Stream): a doomed one's verdict is c.bare.
-type choiceStream struct {
-	s       *Schema
-	c       *choice
-	ls      *label.Stream
-	verdict error // the early verdict, once given
-	closed  bool
-}
-
-func (cs *choiceStream) write(p string) (int, error) {
-	if cs.closed {
-		return 0, errStreamClosed
-	}
-	if cs.verdict != nil {
-		return 0, cs.verdict
-	}
-	n, doom := cs.ls.WriteString(p)
-	switch doom {
-	case label.TooLong:
-		ce := tooLong(cs.s.maxAnswerBytes())
-		ce.words = cs.c.w
-		cs.verdict = ce
-	case label.NoLabel:
-		v := *cs.c.bare
-		v.Issues = append([]Issue(nil), v.Issues...)
-		cs.verdict = &v
-	default:
-		return n, nil
-	}
-	return n, cs.verdict
-}
-
-func (cs *choiceStream) close() error {
-	if !cs.closed {
-		cs.closed = true
-		if cs.verdict == nil {
-			cs.verdict = cs.s.Check(cs.ls.Text())
+// stream judges a choice's answer as it arrives (see label.Stream): a
+// doomed one's verdict is c.bare.
+func (c *choice) stream(s *Schema) *kindStream {
+	ls := c.set.Stream(s.maxAnswerBytes(), s.repairs&RepairLabel != 0)
+	return &kindStream{s: s, text: ls.Text, read: func(p string) (int, error) {
+		n, doom := ls.WriteString(p)
+		switch doom {
+		case label.TooLong:
+			ce := tooLong(s.maxAnswerBytes())
+			ce.words = c.w
+			return n, ce
+		case label.NoLabel:
+			v := *c.bare
+			v.Issues = append([]Issue(nil), v.Issues...)
+			return n, &v
 		}
-	}
-	return cs.verdict
+		return n, nil
+	}}
 }

@@ -55,7 +55,7 @@ type reading interface {
 	// value is the JSON value an answer reads as, for validators and
 	// Decode; false when the answer reads as none.
 	value(s *Schema, answer string) (string, bool)
-	stream(s *Schema) kindStream
+	stream(s *Schema) *kindStream
 	instructions() string
 	words() *corrective.Words
 }
@@ -88,8 +88,35 @@ func (s *Schema) kindWords() *corrective.Words {
 }
 
 // kindStream judges an answer of a kind as it arrives, in an
-// [Incremental]'s place: write is Write's, close Close's.
-type kindStream interface {
-	write(p string) (int, error)
-	close() error
+// [Incremental]'s place: read is the kind room's stream (how many bytes
+// of p it read, and the early verdict once one is given), text the bytes
+// read, which Close judges with Check.
+type kindStream struct {
+	s       *Schema
+	read    func(p string) (int, error)
+	text    func() string
+	verdict error
+	closed  bool
+}
+
+func (ks *kindStream) write(p string) (int, error) {
+	if ks.closed {
+		return 0, errStreamClosed
+	}
+	if ks.verdict != nil {
+		return 0, ks.verdict
+	}
+	n, err := ks.read(p)
+	ks.verdict = err
+	return n, err
+}
+
+func (ks *kindStream) close() error {
+	if !ks.closed {
+		ks.closed = true
+		if ks.verdict == nil {
+			ks.verdict = ks.s.Check(ks.text())
+		}
+	}
+	return ks.verdict
 }

@@ -26,7 +26,7 @@ import (
 type Incremental struct {
 	// kind judges in sc's place for a contract of a Kind; mend for a
 	// schema with repairs.
-	kind kindStream
+	kind *kindStream
 	mend *repair.Stream
 	sc   scan.Scanner
 	host streamHost

@@ -128,45 +128,18 @@ func textTooLong(limit int) *CheckError {
 
 func (t *text) value(s *Schema, answer string) (string, bool) { return jsonvalue.Quote(answer), true }
 
-func (t *text) stream(s *Schema) kindStream {
-	return &textStream{s: s, ts: t.set.Stream(s.maxAnswerBytes())}
-}
-
-// textStream judges a text as it arrives (see textrule.Stream); Close
-// judges the whole text.
-type textStream struct {
-	s       *Schema
-	ts      *textrule.Stream
-	verdict error
-	closed  bool
-}
-
-func (ts *textStream) write(p string) (int, error) {
-	if ts.closed {
-		return 0, errStreamClosed
-	}
-	if ts.verdict != nil {
-		return 0, ts.verdict
-	}
-	n, broken, tooLong := ts.ts.WriteString(p)
-	switch {
-	case tooLong:
-		ts.verdict = textTooLong(ts.s.maxAnswerBytes())
-	case broken != nil:
-		ts.verdict = &CheckError{Stage: StageSchemaValidate, words: textWords,
-			Issues: []Issue{{Keyword: broken.Keyword, Message: quote(broken.Message)}}}
-	default:
-		return n, nil
-	}
-	return n, ts.verdict
-}
-
-func (ts *textStream) close() error {
-	if !ts.closed {
-		ts.closed = true
-		if ts.verdict == nil {
-			ts.verdict = ts.s.Check(ts.ts.Text())
+// stream judges a text as it arrives (see textrule.Stream).
+func (t *text) stream(s *Schema) *kindStream {
+	ts := t.set.Stream(s.maxAnswerBytes())
+	return &kindStream{s: s, text: ts.Text, read: func(p string) (int, error) {
+		n, broken, tooLong := ts.WriteString(p)
+		switch {
+		case tooLong:
+			return n, textTooLong(s.maxAnswerBytes())
+		case broken != nil:
+			return n, &CheckError{Stage: StageSchemaValidate, words: textWords,
+				Issues: []Issue{{Keyword: broken.Keyword, Message: quote(broken.Message)}}}
 		}
-	}
-	return ts.verdict
+		return n, nil
+	}}
 }
