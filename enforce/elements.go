@@ -1,7 +1,6 @@
 package enforce
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -123,17 +122,7 @@ func (e *Elements) rest(next int) {
 	if e.st.mend != nil {
 		answer, _ = e.s.Repaired(e.st.mend.Text())
 	}
-	doc, err := jsonvalue.Parse(answer)
-	if err != nil {
-		return
-	}
-	v, _ := jsonvalue.LookupPointer(doc, e.ptr)
-	items, _ := v.([]any)
-	for i := next; i < len(items); i++ {
-		b, err := json.Marshal(items[i])
-		if err != nil {
-			return
-		}
-		e.deliver(Element{Index: i, Text: string(b), array: e.ptr})
+	for i, text := range jsonvalue.Items(answer, e.ptr, next) {
+		e.deliver(Element{Index: next + i, Text: text, array: e.ptr})
 	}
 }

@@ -444,17 +444,6 @@ func (s *Schema) validate(doc any) (err error) {
 // passesFast reports whether the fast path passes doc, a tree jsonvalue.Parse
 // made for this check (its numbers may be canonicalized in place). False
 // means gojsonschema must judge it.
-func (s *Schema) passesFast(doc any) (ok bool) {
-	if s.fast == nil {
-		return false
-	}
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	if s.canonical {
-		doc = jsonvalue.CanonicalizeInPlace(doc)
-	}
-	return s.fast.Valid(doc)
+func (s *Schema) passesFast(doc any) bool {
+	return s.fast != nil && s.fast.Passes(doc, s.canonical)
 }

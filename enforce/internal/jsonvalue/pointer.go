@@ -153,3 +153,24 @@ func Member(s, ptr string) (string, bool) {
 	b, err := json.Marshal(v)
 	return string(b), err == nil
 }
+
+// Items returns the items of the array at ptr in the JSON text s from
+// index from on, each encoded again by encoding/json; none when s does
+// not parse or holds no array there.
+func Items(s, ptr string, from int) []string {
+	tree, err := Parse(s)
+	if err != nil {
+		return nil
+	}
+	v, _ := LookupPointer(tree, ptr)
+	items, _ := v.([]any)
+	var out []string
+	for i := from; i < len(items); i++ {
+		b, err := json.Marshal(items[i])
+		if err != nil {
+			break
+		}
+		out = append(out, string(b))
+	}
+	return out
+}

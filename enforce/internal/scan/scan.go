@@ -258,7 +258,7 @@ func (st *Scanner) pop(end int) bool {
 	}
 	if !ok {
 		doc = st.peekContainer(f.obj, f.n)
-		ok = st.inc && c != nil && !bad && ownPasses(c, doc)
+		ok = st.inc && c != nil && !bad && c.OwnPasses(doc)
 		if !ok && st.inc && c != nil && st.closedFails(len(st.stack)-1, doc, size) {
 			// Left open, as a value that doomed the answer is: what was
 			// read before it stays, for Partial.
