@@ -56,7 +56,7 @@ type Schema struct {
 	// before it is judged; nil for a JSON Schema.
 	reading reading
 	// union, for a [Union], holds its members (see union.go).
-	union []unionName
+	union *unionOf
 }
 
 // CompileSchema compiles a JSON Schema document in the dialect its

@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/compose"
-	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
@@ -58,16 +58,14 @@ func Union(members ...UnionMember) (*Schema, error) {
 		errors.As(err, &ce)
 		return nil, &SchemaError{Reason: ce.Reason, Err: ce.Err}
 	}
-	names := make([]unionName, len(members))
-	for i, m := range members {
-		names[i] = unionName{name: m.Name, schema: m.Schema}
-	}
 	u, err := CompileSchema(doc)
 	if err != nil {
 		return nil, err
 	}
-	u.union = names
+	u.union = &unionOf{names: make([]string, len(members))}
 	for i, m := range members {
+		u.union.names[i] = m.Name
+		u.union.schemas = append(u.union.schemas, m.Schema)
 		for _, v := range m.Schema.validators {
 			if v.pointed {
 				v.at = "/" + jsonvalue.EscapePointer(m.Name) + v.at
@@ -85,51 +83,35 @@ func Union(members ...UnionMember) (*Schema, error) {
 	return u, nil
 }
 
-// unionName is a member of a union, as its Check needs it: the name, and
-// the member's own contract.
-type unionName struct {
-	name   string
-	schema *Schema
+// unionOf is a union's members, as its Check needs them: their names,
+// and their own contracts.
+type unionOf struct {
+	names   []string
+	schemas []*Schema
 }
 
 // Members returns the names of a [Union]'s members, in order; nil when s
 // is not a union.
 func (s *Schema) Members() []string {
-	if len(s.union) == 0 {
+	if s.union == nil {
 		return nil
 	}
-	out := make([]string, len(s.union))
-	for i, n := range s.union {
-		out[i] = n.name
-	}
-	return out
+	return slices.Clone(s.union.names)
 }
 
 // Member returns the member a union's answer names: the name of its one
 // member when that is one of the union's, else "" (s is not a union, the
 // answer is not a JSON object, or it names no member or several).
 func (s *Schema) Member(answer string) string {
-	if len(s.union) == 0 {
+	if s.union == nil {
 		return ""
 	}
 	doc, err := jsonvalue.Parse(answer)
 	if err != nil {
 		return ""
 	}
-	return s.memberOf(doc)
-}
-
-func (s *Schema) memberOf(doc any) string {
-	obj, ok := doc.(map[string]any)
-	if !ok || len(obj) != 1 {
-		return ""
-	}
-	for _, n := range s.union {
-		if _, ok := obj[n.name]; ok {
-			return n.name
-		}
-	}
-	return ""
+	_, chosen := compose.Named(doc, s.union.names)
+	return chosen
 }
 
 // checkMembers holds the value of a union's answer, which keeps the
@@ -140,14 +122,14 @@ func (s *Schema) checkMembers(answer string) error {
 	if json.Unmarshal([]byte(answer), &obj) != nil || len(obj) != 1 {
 		return nil // the schema passed it: it is an object of one member
 	}
-	for _, n := range s.union {
-		value, ok := obj[n.name]
-		if !ok || n.schema.goType == nil {
+	for i, name := range s.union.names {
+		value, ok := obj[name]
+		if t := s.union.schemas[i].goType; !ok || t == nil {
 			continue
 		}
-		if err := jsonvalue.Unmarshal(string(value), reflect.New(n.schema.goType).Interface()); err != nil {
+		if err := jsonvalue.Unmarshal(string(value), reflect.New(s.union.schemas[i].goType).Interface()); err != nil {
 			is := decodeIssue(string(value), err)
-			is.Path = quote("/" + jsonvalue.EscapePointer(n.name) + is.Path)
+			is.Path = quote("/" + jsonvalue.EscapePointer(name) + is.Path)
 			return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{is}}
 		}
 	}
@@ -160,21 +142,14 @@ func (s *Schema) checkMembers(answer string) error {
 // Incremental's early verdict, which validates a partial answer the same
 // way, says the same.
 func (s *Schema) unionWords(doc any, issues []Issue) {
-	obj, _ := doc.(map[string]any)
-	named := 0
-	for _, n := range s.union {
-		if _, ok := obj[n.name]; ok {
-			named++
-		}
-	}
-	choose := "give exactly one member, named for your choice: " + corrective.QuoteNames(s.Members())
+	named, _ := compose.Named(doc, s.union.names)
 	for i, is := range issues {
 		switch {
 		case is.Path != "":
 		case is.Keyword == "maxProperties" && named > 1:
-			issues[i].Message = fmt.Sprintf("the answer names %d members of the union: %s", named, choose)
+			issues[i].Message = compose.Miscount(named, s.union.names)
 		case is.Keyword == "maxProperties" || is.Keyword == "minProperties":
-			issues[i].Message = "the answer names no member of the union: " + choose
+			issues[i].Message = compose.Miscount(0, s.union.names)
 		}
 	}
 }
@@ -188,24 +163,21 @@ func (s *Schema) unionIssues(answer string, doc any, err error) error {
 	if !ok {
 		return err
 	}
-	obj, isObject := doc.(map[string]any)
-	for _, n := range s.union {
-		if _, named := obj[n.name]; named {
-			return ce
-		}
-	}
-	if !isObject {
+	if _, isObject := doc.(map[string]any); !isObject {
 		return ce
 	}
-	for _, n := range s.union {
+	if named, _ := compose.Named(doc, s.union.names); named > 0 {
+		return ce
+	}
+	for i, name := range s.union.names {
 		var mce *CheckError
-		if !errors.As(n.schema.Check(answer), &mce) {
+		if !errors.As(s.union.schemas[i].Check(answer), &mce) {
 			ce.Issues = append(ce.Issues, Issue{Keyword: "union", Message: fmt.Sprintf(
-				"as %q: the answer keeps this member's contract: give it as the value of the member %q", n.name, n.name)})
+				"as %q: the answer keeps this member's contract: give it as the value of the member %q", name, name)})
 			continue
 		}
 		for _, is := range mce.Issues {
-			is.Message = quote("as " + strconv.Quote(n.name) + ": " + is.Message)
+			is.Message = quote("as " + strconv.Quote(name) + ": " + is.Message)
 			ce.Issues = append(ce.Issues, is)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
@@ -309,4 +310,31 @@ func validMemberName(name string) bool {
 		}
 	}
 	return true
+}
+
+// Named returns how many of names doc, a union's answer, has as members,
+// and the member it chose: its one member, when that is one of names.
+func Named(doc any, names []string) (count int, chosen string) {
+	obj, _ := doc.(map[string]any)
+	for _, n := range names {
+		if _, ok := obj[n]; ok {
+			count++
+			chosen = n
+		}
+	}
+	if len(obj) != 1 {
+		chosen = ""
+	}
+	return count, chosen
+}
+
+// Miscount is what the answer of a union of names is told, in our words,
+// when it does not name exactly one member; several: it names that
+// many, else none.
+func Miscount(several int, names []string) string {
+	choose := "give exactly one member, named for your choice: " + corrective.QuoteNames(names)
+	if several > 1 {
+		return fmt.Sprintf("the answer names %d members of the union: %s", several, choose)
+	}
+	return "the answer names no member of the union: " + choose
 }
