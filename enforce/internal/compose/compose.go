@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -134,7 +135,7 @@ func nestMember(m Member, defs map[string]json.RawMessage) (body, dialect json.R
 	// Each of its definitions gets a name in defs: its own, or with a
 	// suffix when another member's of that name differs.
 	renames := map[string]string{}
-	for _, ref := range sortedKeys(own) {
+	for _, ref := range slices.Sorted(maps.Keys(own)) {
 		name := pointerUnescaper.Replace(ref[strings.LastIndexByte(ref, '/')+1:])
 		final := name
 		for i := 2; ; i++ {
@@ -280,15 +281,6 @@ func withDescription(body json.RawMessage, d string) (json.RawMessage, error) {
 		out = append(append(append(append(out, ','), key...), ':'), v...)
 	}
 	return append(out, '}'), nil
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func orDraft07(d json.RawMessage) string {
