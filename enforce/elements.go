@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+	"github.com/enforcer-go/enforcer/enforce/internal/scan"
 )
 
 // Element is one element of the array an [Elements] reads, delivered once
@@ -54,6 +55,14 @@ type Elements struct {
 	ptr     string // the array's pointer, escaped as Partial's are
 	deliver func(Element)
 	closed  bool
+	watch   scan.Watch // what the Incremental's scanner delivers, and to whom
+}
+
+// elementSink is an Elements as its scanner's [scan.Sink].
+type elementSink Elements
+
+func (s *elementSink) Element(i int, text string) {
+	s.deliver(Element{Index: i, Text: text, array: s.ptr})
 }
 
 // ErrPointer is what [NewElements] returns for a pointer that is not a
@@ -76,7 +85,8 @@ func NewElements(st *Incremental, pointer string, deliver func(Element)) (*Eleme
 	if st.mend == nil && st.kind == nil {
 		// The scanner delivers them as they close; with repairs, Close
 		// delivers them from the mended answer.
-		st.sc.Watch(toks, func(i int, text string) { deliver(Element{Index: i, Text: text, array: pointer}) })
+		e.watch = scan.Watch{Tokens: toks, Sink: (*elementSink)(e)}
+		st.sc.Watch(&e.watch)
 	}
 	return e, nil
 }

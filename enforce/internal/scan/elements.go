@@ -1,15 +1,18 @@
 package scan
 
-import "strconv"
-
 // Elements: a Scanner watching an array delivers its elements as they
 // close, from the bytes it steps anyway (enforce.Elements).
 
-// watch is the array a Scanner delivers the elements of.
-type watch struct {
-	toks []string // the array's pointer, its reference tokens unescaped
-	idx  []int    // each token as an array index, -1 where it is none
-	fn   func(index int, text string)
+// A Watch is the array whose elements a Scanner delivers as they close
+// ([Scanner.Watch]), and what it delivered; the caller owns it.
+type Watch struct {
+	// Tokens are the array's pointer, its reference tokens unescaped;
+	// Sink gets each element.
+	Tokens []string
+	Sink   Sink
+
+	idx    []int // each token as an array index, -1 where it is none
+	idxBuf [4]int
 	// next: elements delivered; stop: one closed without passing, so no
 	// later one is delivered early; items: elements the array began;
 	// whole: the array ended.
@@ -21,23 +24,40 @@ type watch struct {
 	pi, pfrom, pt int
 }
 
-// Watch makes st call deliver, inside a write, with each element of the
-// array at the pointer whose reference tokens (unescaped) are tokens, in
-// order, each once: at the element's last byte (a number's: the byte
-// after it), before any later byte is judged, once it passed the
-// subschema its path gives it by the fast path (see passedIn)
-// and no verdict was given. Once one closes without passing so, none
-// after it is delivered. text is the element's bytes as written. Call it
-// after Init, before any write.
-func (st *Scanner) Watch(tokens []string, deliver func(index int, text string)) {
-	w := &watch{toks: tokens, idx: make([]int, len(tokens)), fn: deliver}
-	for i, t := range tokens {
-		w.idx[i] = -1
-		if n, err := strconv.Atoi(t); err == nil && n >= 0 && strconv.Itoa(n) == t {
-			w.idx[i] = n
-		}
+// A Sink gets the elements a [Watch] delivers: index is the element's
+// in its array, text its bytes as written.
+type Sink interface {
+	Element(index int, text string)
+}
+
+// Watch makes st deliver to w.Sink, inside a write, each element of the
+// array at w.Tokens, in order, each once: at the element's last byte (a
+// number's: the byte after it), before any later byte is judged, once
+// it passed the subschema its path gives it by the fast path (see
+// passedIn) and no verdict was given. Once one closes without passing
+// so, none after it is delivered. Call it after Init, before any write.
+func (st *Scanner) Watch(w *Watch) {
+	w.idx = w.idxBuf[:0]
+	for _, t := range w.Tokens {
+		w.idx = append(w.idx, arrayIndex(t))
 	}
 	st.watch = w
+}
+
+// arrayIndex is t as an array index (RFC 6901: "0", or digits without
+// a leading zero), -1 where it is none.
+func arrayIndex(t string) int {
+	if t == "" || len(t) > 1 && t[0] == '0' || len(t) > 18 {
+		return -1
+	}
+	n := 0
+	for i := 0; i < len(t); i++ {
+		if t[i] < '0' || t[i] > '9' {
+			return -1
+		}
+		n = n*10 + int(t[i]-'0')
+	}
+	return n
 }
 
 // Watched is what the watch delivered: the elements delivered, those the
@@ -57,11 +77,11 @@ func (st *Scanner) onPath() bool {
 		return true
 	}
 	f, w := &st.stack[d-1], st.watch
-	if !f.on || d-1 >= len(w.toks) {
+	if !f.on || d-1 >= len(w.Tokens) {
 		return false
 	}
 	if f.obj {
-		return f.key == w.toks[d-1]
+		return f.key == w.Tokens[d-1]
 	}
 	return f.n-1 == w.idx[d-1]
 }
@@ -69,12 +89,12 @@ func (st *Scanner) onPath() bool {
 // inArray reports whether the innermost container is the watched array.
 func (st *Scanner) inArray() bool {
 	d := len(st.stack)
-	return d == len(st.watch.toks)+1 && st.stack[d-1].on && !st.stack[d-1].obj
+	return d == len(st.watch.Tokens)+1 && st.stack[d-1].on && !st.stack[d-1].obj
 }
 
 // popping notes that the container f ends: the watched array, if it is.
 func (st *Scanner) popping(f *frame) {
-	if f.on && !f.obj && len(st.stack) == len(st.watch.toks)+1 {
+	if f.on && !f.obj && len(st.stack) == len(st.watch.Tokens)+1 {
 		st.watch.items, st.watch.whole = f.n, true
 	}
 }
@@ -108,12 +128,12 @@ func (st *Scanner) deliver(i, from, end int) {
 	if w.stop || i != w.next {
 		return
 	}
-	if !st.passedIn(len(w.toks)) {
+	if !st.passedIn(len(w.Tokens)) {
 		w.stop = true
 		return
 	}
 	w.next++
-	w.fn(i, st.buf.String()[from:end])
+	w.Sink.Element(i, st.buf.String()[from:end])
 }
 
 // passedIn reports whether every value that ended in the array at stack

@@ -85,7 +85,7 @@ type Scanner struct {
 	inc, rootOK bool
 	broken      bool // a lazyDoc did not parse: Close judges the text
 
-	watch *watch // the array whose elements are delivered; nil: none
+	watch *Watch // the array whose elements are delivered; nil: none
 
 	asks    int   // documents gojsonschema was asked about
 	verdict error // the early verdict, once given
