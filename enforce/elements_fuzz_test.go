@@ -196,7 +196,10 @@ func lookup(t *testing.T, doc any, pointer string) []any {
 			case map[string]any:
 				doc = v[tok]
 			case []any:
-				i, _ := strconv.Atoi(tok)
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(v) {
+					return nil // no such item: the answer has no array there
+				}
 				doc = v[i]
 			}
 		}
