@@ -142,6 +142,12 @@
 // # Rooms
 //
 // This package is the public face of machinery in internal packages of
-// its own: the schema engine, the JSON reader, the repairs' mends
-// (internal/repair) and the incremental judge's scanner (internal/scan).
+// its own: the schema engine and gojsonschema's compile and validate
+// (internal/engine), the JSON reader (internal/jsonvalue), the repairs'
+// mends (internal/repair), the incremental judge's scanner, which also
+// delivers [Elements] (internal/scan), a choice's labels
+// (internal/label), a text's rules (internal/textrule), a union's
+// schema composition (internal/compose), the corrective message's
+// writing (internal/corrective) and a validator's guarded call
+// (internal/guard).
 package enforce

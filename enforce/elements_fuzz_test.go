@@ -63,6 +63,10 @@ var elementsSeeds = []string{
 	"```json\n[{\"name\":\"a\",\"qty\":1}]\n```",
 	`[{"name":"a","qty":1}] trailing`,
 	`[{"name":"a\u00e9","qty":1},{"name":"\"q\"","qty":2}]`,
+	// A number element is delivered once the byte after it is judged.
+	"{\"n\":[1,2\u00e9]}",
+	`{"n":[1,2x]}`,
+	`{"n":[3 ,4]}`,
 }
 
 // FuzzElements holds an Elements to Check. For each schema of
@@ -192,7 +196,10 @@ func lookup(t *testing.T, doc any, pointer string) []any {
 			case map[string]any:
 				doc = v[tok]
 			case []any:
-				i, _ := strconv.Atoi(tok)
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(v) {
+					return nil // no such item: the answer has no array there
+				}
 				doc = v[i]
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/enforce"
@@ -131,6 +132,31 @@ func TestElementsOfScalarsEndWhereTheIncrementalEndsThem(t *testing.T) {
 		}
 		if !slices.Equal(at, tt.at) {
 			t.Errorf("%s: delivered at %v, want %v (%q)", tt.answer, at, tt.at, got)
+		}
+	}
+}
+
+func TestANumberElementIsNotDeliveredWhenTheByteThatEndsItDoomsTheAnswer(t *testing.T) {
+	s := mustCompile(t, `{"type":"array","items":{"type":"integer"},"minItems":2}`)
+	for _, answer := range []string{
+		"[1,2\u00e9]", // a character no value may be followed by, its bytes in one write
+		`[1,2,3x`,     // a byte no value may be followed by
+		`[1]`,         // the bracket closes an array with too few items
+	} {
+		for _, chunk := range []int{1, len(answer)} {
+			var got deliveries
+			el := newElements(t, s.Stream(), "", &got)
+			var err error
+			for i := 0; i < len(answer) && err == nil; i += chunk {
+				_, err = el.WriteString(answer[i:min(i+chunk, len(answer))])
+			}
+			if err == nil {
+				t.Fatalf("%s in writes of %d: no early verdict", answer, chunk)
+			}
+			want := deliveries{"/0 1", "/1 2"}[:strings.Count(answer, ",")]
+			if !slices.Equal(got, want) {
+				t.Errorf("%s in writes of %d: delivered %q, want %q", answer, chunk, got, want)
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
@@ -60,7 +61,7 @@ type CheckError struct {
 	// validators' ([Validator]); beyondRepair: one said no retry can fix
 	// it ([ErrBeyondRepair]).
 	byValidators, beyondRepair bool
-	// form is what kind of json-parse failure it is (parseForm), so the
+	// form is what kind of json-parse failure it is (jsonvalue.SyntaxError.Form), so the
 	// repeat limit can tell a fence from prose; "" at schema-validate.
 	form string
 	// tooLong: the answer was longer than the contract judges, so none
@@ -68,7 +69,7 @@ type CheckError struct {
 	tooLong bool
 	// words are the corrective message's words for an answer of a Kind;
 	// nil for a JSON answer's.
-	words *kindWords
+	words *corrective.Words
 }
 
 // Error returns the stage and the first issue.

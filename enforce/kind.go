@@ -1,5 +1,7 @@
 package enforce
 
+import "github.com/enforcer-go/enforcer/enforce/internal/corrective"
+
 // Kind is the output kind of an answer, beyond one JSON value ("") of
 // the contract: a contract's own, for an answer read from the model's
 // text before it is judged ([Schema.Kind]: choice, multi-label, text), or
@@ -53,9 +55,9 @@ type reading interface {
 	// value is the JSON value an answer reads as, for validators and
 	// Decode; false when the answer reads as none.
 	value(s *Schema, answer string) (string, bool)
-	stream(s *Schema) kindStream
+	stream(s *Schema) *kindStream
 	instructions() string
-	words() *kindWords
+	words() *corrective.Words
 }
 
 // judgeForm is checkForm for a contract of any kind.
@@ -78,7 +80,7 @@ func (s *Schema) validated(text string) string {
 
 // kindWords returns the words of s's corrective messages; nil for a
 // JSON Schema's.
-func (s *Schema) kindWords() *kindWords {
+func (s *Schema) kindWords() *corrective.Words {
 	if s.reading == nil {
 		return nil
 	}
@@ -86,35 +88,35 @@ func (s *Schema) kindWords() *kindWords {
 }
 
 // kindStream judges an answer of a kind as it arrives, in an
-// [Incremental]'s place: write is Write's, close Close's.
-type kindStream interface {
-	write(p string) (int, error)
-	close() error
+// [Incremental]'s place: read is the kind room's stream (how many bytes
+// of p it read, and the early verdict once one is given), text the bytes
+// read, which Close judges with Check.
+type kindStream struct {
+	s       *Schema
+	read    func(p string) (int, error)
+	text    func() string
+	verdict error
+	closed  bool
 }
 
-// kindWords are what a corrective message says of an answer of a kind:
-// the stage lines (json-parse, schema-validate, and the validators'),
-// the instruction, and what follows it before the issues (our words:
-// the labels).
-type kindWords struct {
-	parse, validate, validators, reply, after string
-}
-
-// jsonWords are a JSON answer's.
-var jsonWords = kindWords{
-	parse:      "Stage: json-parse — the answer must be exactly one JSON value, with no text, markdown fences or second value around it.\n",
-	validate:   "Stage: schema-validate — the answer is JSON but does not match the JSON Schema.\n",
-	validators: "Stage: schema-validate — the answer matches the JSON Schema, but checks of its content failed.\n",
-	reply:      replyOnlyJSON,
-}
-
-// reply is the instruction of e's corrective message.
-func (e *CheckError) reply() string {
-	if e.words == nil {
-		return jsonWords.reply
+func (ks *kindStream) write(p string) (int, error) {
+	if ks.closed {
+		return 0, errStreamClosed
 	}
-	return e.words.reply
+	if ks.verdict != nil {
+		return 0, ks.verdict
+	}
+	n, err := ks.read(p)
+	ks.verdict = err
+	return n, err
 }
 
-// jsonSpace reports whether c is JSON whitespace.
-func jsonSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+func (ks *kindStream) close() error {
+	if !ks.closed {
+		ks.closed = true
+		if ks.verdict == nil {
+			ks.verdict = ks.s.Check(ks.text())
+		}
+	}
+	return ks.verdict
+}

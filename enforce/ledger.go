@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
 	"github.com/enforcer-go/enforcer/fnv"
 	"github.com/enforcer-go/enforcer/internal/exhaust"
 )
@@ -270,18 +271,8 @@ func (f ledgerOption) apply(l *Ledger) error { return f(l) }
 // default) or 2..MaxRetries+1. Turn it on for a model that repeats itself,
 // such as one at temperature 0.
 func WithRepeatLimit(n int) LedgerOption {
-	// The kinds of json-parse failure (parseForm): an empty answer, a
-	// markdown fence where the value should begin, other text there
-	// (prose), text after a whole value, an answer that ends inside its
-	// value, the same syntax error (the parser's message without its line
-	// and column and without the answer's text it quotes: a key given
-	// twice is one mistake whichever key, a letter where a key's quote
-	// belongs one whichever letter, while a single quote and a stray
-	// bracket stay apart), or an answer the contract would not judge (too
-	// long, too many values). Prose and then a fence is progress; the same
-	// fence twice is not. An answer truncated at the output limit fails for
-	// the limit, so it is never the same failure as one the model ended
-	// itself.
+	// What makes two failures the same, the kinds of json-parse failure
+	// among them: see ledger_repeat.go.
 	return ledgerOption(func(l *Ledger) error {
 		if n != 0 && (n < 2 || n > MaxRetries+1) {
 			return fmt.Errorf("enforce: WithRepeatLimit(%d): want 0 (off) or 2..%d", n, MaxRetries+1)
@@ -454,7 +445,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if a.Stop != "" {
 		return fail(a.Stop, "")
 	}
-	msg := toolCorrective(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), ce.reply(), a.Tool, l.schema.Members(), a.NoCall)
+	msg := corrective.ForTool(ce.corrective(row.Attempt, l.retries+1, a.Truncated, row.Cut), ce.reply(), a.Tool, l.schema.Members(), a.NoCall)
 	row.Outcome = OutcomeRetried
 	row.CorrectiveMessageHash = fnv.Hex32a(msg)
 	return l.record(row, sig, Verdict{Corrective: msg, Answer: a.Text()})

@@ -3,7 +3,6 @@ package enforce
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 
@@ -67,53 +66,19 @@ const (
 	_ = uint(int(RepairLabel)-int(repair.Label)) + uint(int(repair.Label)-int(RepairLabel))
 )
 
-// repairKinds names each repair (bit i is entry i) and says in our words
-// what it did, for the corrective message: adding a repair adds a
-// constant above and a line here.
-var repairKinds = [...]struct{ name, words string }{
-	{"fence", "removed a markdown fence"},
-	{"syntax", "rewrote relaxed syntax as JSON"},
-	{"quote", "quoted unquoted words where a string belongs"},
-	{"prose", "took the JSON value out of the text around it"},
-	{"gather", "gathered separate values into one array, in order"},
-	{"coerce", "read strings as the numbers or booleans they spell, or a value as an array of it"},
-	{"label", "read a label written in another case, with spaces around it or a full stop after it, as the one label it spells"},
-}
-
 // ParseRepairs reads a comma-separated list of repair names ("fence,prose";
 // "all" for [AllRepairs]; "" for none).
 func ParseRepairs(names string) (Repairs, error) {
-	var rs Repairs
-	for _, name := range strings.Split(names, ",") {
-		switch name = strings.TrimSpace(name); name {
-		case "":
-		case "all":
-			rs |= AllRepairs
-		default:
-			i := slices.IndexFunc(repairKinds[:], func(k struct{ name, words string }) bool { return k.name == name })
-			if i < 0 {
-				return 0, fmt.Errorf("enforce: unknown repair %q (want %s or all)", name, AllRepairs)
-			}
-			rs |= 1 << i
-		}
+	set, unknown := repair.Parse(names)
+	if unknown != "" {
+		return 0, fmt.Errorf("enforce: unknown repair %q (want %s or all)", unknown, AllRepairs)
 	}
-	return rs, nil
+	return Repairs(set), nil
 }
 
 // String is the names of the set in the order they apply, joined by
 // commas.
-func (rs Repairs) String() string {
-	var b strings.Builder
-	for i, k := range repairKinds {
-		if rs&(1<<i) != 0 {
-			if b.Len() > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(k.name)
-		}
-	}
-	return b.String()
-}
+func (rs Repairs) String() string { return repair.Set(rs).String() }
 
 // MarshalJSON writes the names as an array, in the order they apply.
 func (rs Repairs) MarshalJSON() ([]byte, error) {
@@ -170,36 +135,11 @@ func (s *Schema) checkForm(answer string) (string, Repairs, error) {
 	if s.repairs == 0 {
 		return answer, 0, s.checkStrict(answer)
 	}
-	// An answer whose first byte can begin a JSON value is judged as
-	// written first: most answers pass so, and are never mended. One
-	// that cannot (a fence, prose) is mended first, and judged as
-	// written only when no repair applies.
-	var strict error
-	judged := repair.StartsLikeJSON(answer)
-	if judged {
-		strict = s.checkStrict(answer)
-		if strict == nil {
-			return answer, 0, nil
-		}
+	text, set, err := s.mender().Judge(answer, s.maxAnswerBytes(), func() error { return tooLong(s.maxAnswerBytes()) })
+	if ce, ok := err.(*CheckError); ok && set != 0 {
+		ce.Repaired = Repairs(set)
 	}
-	if len(answer) > s.maxAnswerBytes() {
-		return answer, 0, tooLong(s.maxAnswerBytes()) // nothing of it is read; nothing is mended
-	}
-	text, set, err := s.mender().Mend(answer, strict, judged)
-	applied := Repairs(set)
-	if len(text) > s.maxAnswerBytes() {
-		applied = 0 // a mend past the bound would be judged for its length, not for what the model wrote
-	}
-	if applied == 0 {
-		if !judged {
-			strict = s.checkStrict(answer)
-		}
-		return answer, 0, strict
-	}
-	if ce, ok := err.(*CheckError); ok {
-		ce.Repaired = applied
-	}
-	return text, applied, err
+	return text, Repairs(set), err
 }
 
 // mender is s's repairs, asking s's strict verdicts.

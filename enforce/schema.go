@@ -12,13 +12,12 @@ import (
 	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/invopop/jsonschema"
-	"github.com/xeipuuv/gojsonschema"
 )
 
 // Schema is a compiled output contract. It is safe for concurrent use.
 type Schema struct {
-	source []byte // the schema as given, for prompts and logs
-	gs     *gojsonschema.Schema
+	source []byte          // the schema as given, for prompts and logs
+	gs     *engine.Checker // the judge of every answer the fast path does not pass
 	// canonical: canonicalize an answer's numbers before validating (the
 	// schema compares values by their JSON text).
 	canonical bool
@@ -57,7 +56,7 @@ type Schema struct {
 	// before it is judged; nil for a JSON Schema.
 	reading reading
 	// union, for a [Union], holds its members (see union.go).
-	union []unionName
+	union *unionOf
 }
 
 // CompileSchema compiles a JSON Schema document in the dialect its
@@ -89,18 +88,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, refused(err)
 	}
-	sl := gojsonschema.NewSchemaLoader()
-	sl.AutoDetect = false
-	sl.Validate = false
-	switch a.Target {
-	case engine.Draft4:
-		sl.Draft = gojsonschema.Draft4
-	case engine.Draft6:
-		sl.Draft = gojsonschema.Draft6
-	default:
-		sl.Draft = gojsonschema.Draft7
-	}
-	gs, err := compileSafely(sl, tree)
+	gs, err := engine.Compile(tree, a.Target)
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a valid " + a.Target.String() + " schema", Err: err}
 	}
@@ -145,15 +133,6 @@ type IgnoredKeyword struct {
 // believe enforced and is not. Annotations (title, default, …) and
 // keywords no dialect defines are not listed.
 func (s *Schema) Ignored() []IgnoredKeyword { return append([]IgnoredKeyword(nil), s.ignored...) }
-
-func compileSafely(sl *gojsonschema.SchemaLoader, tree any) (gs *gojsonschema.Schema, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = fmt.Errorf("validator panicked: %v", r)
-		}
-	}()
-	return sl.Compile(gojsonschema.NewRawLoader(tree))
-}
 
 // JSON returns the schema document as it was given.
 func (s *Schema) JSON() []byte { return append([]byte(nil), s.source...) }
@@ -355,7 +334,7 @@ func tooLong(limit int) *CheckError {
 func parseFailure(s string, err error) *CheckError {
 	ce := &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(err.Error())}}}
 	if se, ok := err.(*jsonvalue.SyntaxError); ok {
-		ce.form = parseForm(s, se)
+		ce.form = se.Form(s)
 	}
 	return ce
 }
@@ -439,17 +418,16 @@ func (s *Schema) validate(doc any) (err error) {
 	if s.canonical {
 		doc = jsonvalue.CanonicalizeInPlace(doc) // the tree is ours, fresh from the parser
 	}
-	res, verr := s.gs.Validate(gojsonschema.NewRawLoader(doc))
+	found, verr := s.gs.Validate(doc)
 	if verr != nil {
 		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: verr.Error()}}}
 	}
-	if res.Valid() {
+	if len(found) == 0 {
 		return nil
 	}
-	errs := res.Errors()
-	issues := make([]Issue, 0, len(errs))
-	for _, re := range errs {
-		issues = append(issues, toIssue(re))
+	issues := make([]Issue, len(found))
+	for i, is := range found {
+		issues[i] = Issue{Path: quote(is.Path), Keyword: is.Keyword, Message: quote(is.Message)}
 	}
 	if s.union != nil {
 		s.unionWords(doc, issues)
@@ -466,17 +444,6 @@ func (s *Schema) validate(doc any) (err error) {
 // passesFast reports whether the fast path passes doc, a tree jsonvalue.Parse
 // made for this check (its numbers may be canonicalized in place). False
 // means gojsonschema must judge it.
-func (s *Schema) passesFast(doc any) (ok bool) {
-	if s.fast == nil {
-		return false
-	}
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	if s.canonical {
-		doc = jsonvalue.CanonicalizeInPlace(doc)
-	}
-	return s.fast.Valid(doc)
+func (s *Schema) passesFast(doc any) bool {
+	return s.fast != nil && s.fast.Passes(doc, s.canonical)
 }

@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"sort"
 
@@ -27,7 +26,7 @@ import (
 type Incremental struct {
 	// kind judges in sc's place for a contract of a Kind; mend for a
 	// schema with repairs.
-	kind kindStream
+	kind *kindStream
 	mend *repair.Stream
 	sc   scan.Scanner
 	host streamHost
@@ -195,16 +194,12 @@ func (h *streamHost) Closed(ptr, text string) error {
 		}
 		// The member as [Validator.member] gives it at the answer's end:
 		// parsed and encoded again, so the validator reads the same text.
-		tree, err := jsonvalue.Parse(text)
-		if err != nil {
+		enc, ok := jsonvalue.Member(text, "")
+		if !ok {
 			continue
 		}
-		enc, err := json.Marshal(tree)
-		if err != nil {
-			continue
-		}
-		r, ok := v.call(h.vctx, string(enc), h.vtry)
-		if !ok || r.panicked || r.exited || (r.err != nil && !errors.Is(r.err, ErrBeyondRepair)) {
+		r, ok := v.call(h.vctx, enc, h.vtry)
+		if !ok || r.Panicked || r.Exited || (r.Err != nil && !errors.Is(r.Err, ErrBeyondRepair)) {
 			continue
 		}
 		issues, err := v.found(r)
@@ -212,7 +207,7 @@ func (h *streamHost) Closed(ptr, text string) error {
 			continue // no issue, or the validator could not judge: the end decides
 		}
 		sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
-		return &CheckError{Stage: StageSchemaValidate, Issues: issues, byValidators: true, beyondRepair: r.err != nil}
+		return &CheckError{Stage: StageSchemaValidate, Issues: issues, byValidators: true, beyondRepair: r.Err != nil}
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package enforce
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/guard"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
@@ -46,16 +46,7 @@ func (v Validator) member(text string) (string, bool) {
 	if !v.pointed {
 		return text, true
 	}
-	tree, err := jsonvalue.Parse(text)
-	if err != nil {
-		return "", false
-	}
-	m, ok := jsonvalue.LookupPointer(tree, v.at)
-	if !ok {
-		return "", false
-	}
-	b, err := json.Marshal(m)
-	return string(b), err == nil
+	return jsonvalue.Member(text, v.at)
 }
 
 // Try is where an answer stands in its run, as a validator sees it.
@@ -264,25 +255,25 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 		if !ok {
 			return judgement{stopped: context.Cause(ctx)}
 		}
-		if r.panicked {
-			err, _ := r.pv.(error)
-			return judgement{failed: &ValidatorError{Name: v.name, Panic: r.pv, Err: err}}
+		if r.Panicked {
+			err, _ := r.Panic.(error)
+			return judgement{failed: &ValidatorError{Name: v.name, Panic: r.Panic, Err: err}}
 		}
-		if r.exited {
+		if r.Exited {
 			return judgement{failed: &ValidatorError{Name: v.name, Err: errValidatorExited}}
 		}
-		if r.err != nil && !errors.Is(r.err, ErrBeyondRepair) {
+		if r.Err != nil && !errors.Is(r.Err, ErrBeyondRepair) {
 			if cause := context.Cause(ctx); cause != nil {
 				return judgement{stopped: cause}
 			}
-			return judgement{failed: &ValidatorError{Name: v.name, Err: r.err}}
+			return judgement{failed: &ValidatorError{Name: v.name, Err: r.Err}}
 		}
 		found, err := v.found(r)
 		if err != nil {
 			return judgement{failed: &ValidatorError{Name: v.name, Err: err}}
 		}
 		issues = append(issues, found...)
-		beyond = beyond || r.err != nil
+		beyond = beyond || r.Err != nil
 	}
 	if len(issues) == 0 {
 		return judgement{text: text, repaired: repaired}
@@ -297,15 +288,15 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 // without one, an issue of the error's text; or why v could not judge
 // (an issue the model could not act on).
 func (v Validator) found(r validatorResult) ([]Issue, error) {
-	issues := make([]Issue, 0, len(r.issues)+1)
-	for i, is := range r.issues {
+	issues := make([]Issue, 0, len(r.Value)+1)
+	for i, is := range r.Value {
 		if err := checkIssue(is); err != nil {
 			return nil, fmt.Errorf("issue %d: %w", i+1, err)
 		}
 		issues = append(issues, Issue{Path: quote(v.at + is.Path), Keyword: v.name, Message: quote(is.Message)})
 	}
-	if r.err != nil && len(r.issues) == 0 {
-		issues = append(issues, Issue{Path: quote(v.at), Keyword: v.name, Message: quote(r.err.Error())})
+	if r.Err != nil && len(r.Value) == 0 {
+		issues = append(issues, Issue{Path: quote(v.at), Keyword: v.name, Message: quote(r.Err.Error())})
 	}
 	return issues, nil
 }
@@ -322,54 +313,10 @@ func checkIssue(is Issue) error {
 }
 
 // validatorResult is what one call of a validator gave.
-type validatorResult struct {
-	issues   []Issue
-	err      error
-	pv       any
-	panicked bool
-	// exited: the check neither returned nor panicked, so it called
-	// runtime.Goexit (t.FailNow, testify's require.* inside a validator).
-	exited bool
-}
+type validatorResult = guard.Result[[]Issue]
 
-// call runs v on a goroutine of its own, so that neither a panic nor a
-// runtime.Goexit in the check can unwind the caller: a Goexit would end
-// the caller's goroutine, and no recover can stop it. When ctx ends first
-// call returns at once with ok false, leaving v to finish on its own
-// goroutine: a validator that ignores ctx cannot hold the run, and its
-// goroutine ends, its result dropped, when the check returns.
-func (v Validator) call(ctx context.Context, text string, at Try) (r validatorResult, ok bool) {
-	c := make(chan validatorResult, 1) // buffered: the goroutine never waits for a reader
-	go v.run(ctx, text, at, c)
-	select {
-	case r = <-c:
-		return r, true
-	case <-ctx.Done():
-		select {
-		case r = <-c: // finished as ctx ended: keep its result
-			return r, true
-		default:
-			return validatorResult{}, false
-		}
-	}
-}
-
-// run calls v's check and sends what it gave on c, from a deferred
-// function so that the result is sent however the check ends: returned,
-// panicked or called runtime.Goexit.
-func (v Validator) run(ctx context.Context, text string, at Try, c chan<- validatorResult) {
-	var r validatorResult
-	returned := false
-	defer func() {
-		if !returned {
-			if p := recover(); p != nil {
-				r = validatorResult{pv: p, panicked: true}
-			} else {
-				r = validatorResult{exited: true}
-			}
-		}
-		c <- r
-	}()
-	r.issues, r.err = v.check(ctx, text, at)
-	returned = true
+// call runs v's check on a goroutine of its own (see package guard): when
+// ctx ends first it returns at once with ok false.
+func (v Validator) call(ctx context.Context, text string, at Try) (validatorResult, bool) {
+	return guard.Call(ctx, func() ([]Issue, error) { return v.check(ctx, text, at) })
 }

@@ -2,9 +2,10 @@
 // document of any dialect (draft-04 to 2020-12) into a draft-04/06/07
 // tree gojsonschema checks correctly, or refuses it ([Error]); compiles
 // the fast path's evaluator ([Node]) and the stream's early-verdict plan
-// ([Plan]); and checks formats and ECMA-262 patterns. What each keyword
-// is, per dialect, is the table in keywords.go. It knows nothing of
-// answers' stages, issues or the ledger: enforce writes those.
+// ([Plan]); checks formats and ECMA-262 patterns; and compiles the tree
+// with gojsonschema ([Checker]), the judge that writes every issue. What
+// each keyword is, per dialect, is the table in keywords.go. It knows
+// nothing of answers' stages or the ledger: enforce writes those.
 package engine
 
 import "fmt"

@@ -59,6 +59,31 @@ func (n *Node) formatOK(v any, e *evaluation) bool {
 	return checkFormat(n.format, v)
 }
 
+// Passes is Valid of v, its numbers first canonicalized in place where
+// canonical (the schema compares values by their JSON text); false
+// should either panic, which leaves the verdict to gojsonschema.
+func (n *Node) Passes(v any, canonical bool) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	if canonical {
+		v = jsonvalue.CanonicalizeInPlace(v)
+	}
+	return n.Valid(v)
+}
+
+// OwnPasses is CheckOwn, false should it panic.
+func (n *Node) OwnPasses(v any) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	return n.CheckOwn(v)
+}
+
 // Check is Valid's walk. e is nil where v need not pass n for the whole
 // to pass (below anyOf, oneOf, not, if or contains): there every check is
 // made at once.

@@ -489,3 +489,9 @@ func Clip(s string, n int) string {
 	}
 	return s[:i] + "…[clipped: " + strconv.Itoa(i) + " of " + strconv.Itoa(len(s)) + " bytes]"
 }
+
+// Quote is s as a JSON string, as encoding/json writes it.
+func Quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}

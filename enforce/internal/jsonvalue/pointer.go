@@ -1,6 +1,7 @@
 package jsonvalue
 
 import (
+	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -22,7 +23,7 @@ func LookupPointer(doc any, ptr string) (any, bool) {
 		return doc, true
 	}
 	for _, tok := range strings.Split(ptr[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		tok = unescapeToken(tok)
 		switch d := doc.(type) {
 		case map[string]any:
 			v, ok := d[tok]
@@ -113,4 +114,63 @@ func PointerAt(s string, off int) string {
 	}
 	walk()
 	return best
+}
+
+// PointerTokens returns the reference tokens of ptr, unescaped; why
+// says what makes ptr no JSON Pointer (RFC 6901), "" when it is one.
+func PointerTokens(ptr string) (toks []string, why string) {
+	if ptr == "" {
+		return nil, ""
+	}
+	if ptr[0] != '/' {
+		return nil, "does not begin with '/'"
+	}
+	for _, t := range strings.Split(ptr[1:], "/") {
+		if strings.Count(t, "~") != strings.Count(t, "~0")+strings.Count(t, "~1") {
+			return nil, "has a '~' not followed by 0 or 1"
+		}
+		toks = append(toks, unescapeToken(t))
+	}
+	return toks, ""
+}
+
+func unescapeToken(t string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(t, "~1", "/"), "~0", "~")
+}
+
+// Member returns the value at ptr in the JSON text s, encoded again by
+// encoding/json (members sorted by name); false when s does not parse
+// or has no value there.
+func Member(s, ptr string) (string, bool) {
+	tree, err := Parse(s)
+	if err != nil {
+		return "", false
+	}
+	v, ok := LookupPointer(tree, ptr)
+	if !ok {
+		return "", false
+	}
+	b, err := json.Marshal(v)
+	return string(b), err == nil
+}
+
+// Items returns the items of the array at ptr in the JSON text s from
+// index from on, each encoded again by encoding/json; none when s does
+// not parse or holds no array there.
+func Items(s, ptr string, from int) []string {
+	tree, err := Parse(s)
+	if err != nil {
+		return nil
+	}
+	v, _ := LookupPointer(tree, ptr)
+	items, _ := v.([]any)
+	var out []string
+	for i := from; i < len(items); i++ {
+		b, err := json.Marshal(items[i])
+		if err != nil {
+			break
+		}
+		out = append(out, string(b))
+	}
+	return out
 }

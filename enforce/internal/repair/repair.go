@@ -9,7 +9,7 @@ import (
 )
 
 // Set is a set of repairs, bit i the i-th in the order they apply
-// (enforce.Repairs, whose names and words are enforce's).
+// (enforce.Repairs), each named in names.go.
 type Set uint8
 
 // The repairs, in the order they apply.
@@ -62,6 +62,40 @@ func StartsLikeJSON(answer string) bool {
 		}
 	}
 	return true
+}
+
+// Judge is the verdict on answer of a schema with m's repairs, judging
+// answers of up to limit bytes: the text judged (answer, or what the
+// repairs made of it), the repairs applied, and the strict verdict on
+// that text; tooLong's for an answer past limit, of which nothing is
+// read or mended. A mend past limit is not applied: it would be judged
+// for its length, not for what the model wrote.
+func (m Mender) Judge(answer string, limit int, tooLong func() error) (string, Set, error) {
+	// An answer whose first byte can begin a JSON value is judged as
+	// written first: most answers pass so, and are never mended. One
+	// that cannot (a fence, prose) is mended first, and judged as
+	// written only when no repair applies.
+	var strict error
+	judged := StartsLikeJSON(answer)
+	if judged {
+		if strict = m.Contract.Strict(answer); strict == nil {
+			return answer, 0, nil
+		}
+	}
+	if len(answer) > limit {
+		return answer, 0, tooLong()
+	}
+	text, applied, err := m.Mend(answer, strict, judged)
+	if len(text) > limit {
+		applied = 0
+	}
+	if applied == 0 {
+		if !judged {
+			strict = m.Contract.Strict(answer)
+		}
+		return answer, 0, strict
+	}
+	return text, applied, err
 }
 
 // Mend applies m's repairs to an answer that fails as written (with

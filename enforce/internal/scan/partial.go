@@ -271,7 +271,7 @@ func (st *Scanner) settleOne(doc any, c *engine.Node, size int, ptr string, chec
 		if st.canonical {
 			doc = jsonvalue.CanonicalizeInPlace(doc) // as Check does; doing it twice changes nothing
 		}
-		ok = passes(c, doc)
+		ok = c.Passes(doc, false)
 	}
 	if !ok {
 		return
@@ -280,16 +280,6 @@ func (st *Scanner) settleOne(doc any, c *engine.Node, size int, ptr string, chec
 		ptr = st.pointer(len(st.stack))
 	}
 	t.settled = append(t.settled, ptr)
-}
-
-// passes reports whether doc passes c.
-func passes(c *engine.Node, doc any) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	return c.Valid(doc)
 }
 
 // pointer returns the JSON Pointer of the value now read in stack[d-1]

@@ -60,6 +60,9 @@ func (st *Scanner) run(s string, i, end int) int {
 		case stAfter:
 			if jsonvalue.IsSpace(c) {
 				i++
+				if st.watch != nil && st.watch.pend {
+					st.elementAfter() // the byte that ended the number element
+				}
 				continue
 			}
 			if len(st.stack) == 0 {
@@ -89,6 +92,9 @@ func (st *Scanner) run(s string, i, end int) int {
 				}
 			}
 			i++
+			if st.watch != nil && st.watch.pend && st.verdict == nil && st.state != stRune && st.state != stGaveUp {
+				st.elementAfter() // the byte that ended the number element
+			}
 		case stString:
 			// The common case first: plain text, byte by byte.
 			if st.esc == 0 && st.utf == 0 {
@@ -136,6 +142,9 @@ func (st *Scanner) run(s string, i, end int) int {
 				}
 				if st.done(i, doc, ok) {
 					return i
+				}
+				if st.watch != nil {
+					st.element(st.tok, i, false)
 				}
 			}
 		case stRune:
@@ -213,7 +222,8 @@ func (st *Scanner) begin(s string, i int) bool {
 		st.rootStart = i
 	}
 	if k == engine.KindObject || k == engine.KindArray {
-		st.stack = append(st.stack, frame{obj: k == engine.KindObject, node: n, keys: len(st.keys), start: i, safe: i + 1, docs: len(st.docs), values: st.values})
+		on := st.watch != nil && st.onPath()
+		st.stack = append(st.stack, frame{obj: k == engine.KindObject, on: on, node: n, keys: len(st.keys), start: i, safe: i + 1, docs: len(st.docs), values: st.values})
 		if st.tape.on || st.inc {
 			st.enter()
 		}
@@ -248,13 +258,16 @@ func (st *Scanner) pop(end int) bool {
 	}
 	if !ok {
 		doc = st.peekContainer(f.obj, f.n)
-		ok = st.inc && c != nil && !bad && ownPasses(c, doc)
+		ok = st.inc && c != nil && !bad && c.OwnPasses(doc)
 		if !ok && st.inc && c != nil && st.closedFails(len(st.stack)-1, doc, size) {
 			// Left open, as a value that doomed the answer is: what was
 			// read before it stays, for Partial.
 			return true
 		}
 		st.dropKids(f.n)
+	}
+	if st.watch != nil {
+		st.popping(f)
 	}
 	st.keys = st.keys[:f.keys]
 	st.stack = st.stack[:len(st.stack)-1]
@@ -264,7 +277,13 @@ func (st *Scanner) pop(end int) bool {
 	if st.tape.on && len(st.stack) > 0 {
 		st.settleOne(doc, c, size, "", st.inc && !bad, ok)
 	}
-	return st.validateClosed(len(st.stack), start, end) || st.duplicate()
+	if st.validateClosed(len(st.stack), start, end) || st.duplicate() {
+		return true
+	}
+	if st.watch != nil {
+		st.element(start, end, false)
+	}
+	return false
 }
 
 // stringByte steps a string at s[i] = c, past its plain text.
@@ -324,7 +343,13 @@ func (st *Scanner) endString(raw string) bool {
 		if !ok && st.closedScalar(v) {
 			return true
 		}
-		return st.done(st.tok+len(raw), v, ok)
+		if st.done(st.tok+len(raw), v, ok) {
+			return true
+		}
+		if st.watch != nil {
+			st.element(st.tok, st.tok+len(raw), false)
+		}
+		return false
 	}
 	st.state = stColon
 	st.names++
@@ -444,6 +469,10 @@ func (st *Scanner) endNumber(s string, i int) bool {
 			return true
 		}
 		st.verdict = nil // the byte after the number fails the answer at json-parse instead
+		return false
+	}
+	if st.watch != nil {
+		st.element(st.tok, i, true)
 	}
 	return false
 }

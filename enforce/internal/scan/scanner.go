@@ -85,6 +85,8 @@ type Scanner struct {
 	inc, rootOK bool
 	broken      bool // a lazyDoc did not parse: Close judges the text
 
+	watch *Watch // the array whose elements are delivered; nil: none
+
 	asks    int   // documents gojsonschema was asked about
 	verdict error // the early verdict, once given
 	closed  bool
@@ -108,6 +110,7 @@ type Scanner struct {
 
 type frame struct {
 	obj bool
+	on  bool // at a prefix of the watched pointer (see Watch)
 	// bad: some member or item so far did not pass the subschema its
 	// path gives it, or that subschema is not known (see passesHere).
 	bad bool

@@ -134,16 +134,6 @@ func (st *Scanner) shapePasses(c *engine.Node, f *frame) bool {
 	return c.ShapePasses(f.obj, f.n, func(name string) bool { return st.has(f, name) })
 }
 
-// ownPasses is c.CheckOwn(doc), false should it panic.
-func ownPasses(c *engine.Node, doc any) (ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	return c.CheckOwn(doc)
-}
-
 // verified records whether the value that just ended passed the
 // subschema its path gives it, in its container or as the whole answer.
 func (st *Scanner) verified(ok bool) {

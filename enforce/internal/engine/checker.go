@@ -1,0 +1,159 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+	"github.com/xeipuuv/gojsonschema"
+)
+
+// A Checker is gojsonschema compiled for an audited tree: the judge that
+// decides every answer the fast path does not pass, and writes every
+// issue a user sees.
+type Checker struct{ gs *gojsonschema.Schema }
+
+// Compile compiles tree, which the audit made for draft (Draft4, Draft6,
+// or draft-07 for any other), with gojsonschema, which neither validates
+// the schema again nor reaches the network; its error (or panic) is
+// returned.
+func Compile(tree any, draft Draft) (c *Checker, err error) {
+	sl := gojsonschema.NewSchemaLoader()
+	sl.AutoDetect = false
+	sl.Validate = false
+	switch draft {
+	case Draft4:
+		sl.Draft = gojsonschema.Draft4
+	case Draft6:
+		sl.Draft = gojsonschema.Draft6
+	default:
+		sl.Draft = gojsonschema.Draft7
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("validator panicked: %v", r)
+		}
+	}()
+	gs, err := sl.Compile(gojsonschema.NewRawLoader(tree))
+	if err != nil {
+		return nil, err
+	}
+	return &Checker{gs}, nil
+}
+
+// An Issue is one issue gojsonschema found: the JSON Pointer of the
+// value it is about (for a missing required member or a disallowed
+// extra one, the member's own), the schema keyword, and gojsonschema's
+// message, verbatim but for the engine's format prefix.
+type Issue struct{ Path, Keyword, Message string }
+
+// Validate returns the issues of doc, a tree as jsonvalue.Parse gives it,
+// in gojsonschema's order; none when it passes. err: gojsonschema could
+// not validate it. It panics where gojsonschema does (a number too large
+// for a float64 where enum, const or uniqueItems compares it).
+func (c *Checker) Validate(doc any) ([]Issue, error) {
+	res, err := c.gs.Validate(gojsonschema.NewRawLoader(doc))
+	if err != nil {
+		return nil, err
+	}
+	if res.Valid() {
+		return nil, nil
+	}
+	errs := res.Errors()
+	issues := make([]Issue, 0, len(errs))
+	for _, re := range errs {
+		issues = append(issues, issueOf(re))
+	}
+	return issues, nil
+}
+
+// ctxSep separates gojsonschema's context path segments; a NUL cannot be
+// confused with the dots that may appear in member names.
+const ctxSep = "\x00"
+
+func issueOf(re gojsonschema.ResultError) Issue {
+	ptr := contextPointer(re.Context())
+	switch re.Type() {
+	case "required", "additional_property_not_allowed":
+		if p, ok := re.Details()["property"].(string); ok {
+			ptr += "/" + jsonvalue.EscapePointer(p)
+		}
+	}
+	msg := re.Description()
+	if re.Type() == "format" {
+		msg = strings.ReplaceAll(msg, FormatPrefix, "")
+	}
+	return Issue{Path: ptr, Keyword: keywordOf(re.Type()), Message: msg}
+}
+
+func contextPointer(c *gojsonschema.JsonContext) string {
+	if c == nil {
+		return ""
+	}
+	parts := strings.Split(c.String(ctxSep), ctxSep)
+	var b strings.Builder
+	for _, p := range parts[1:] { // parts[0] is "(root)"
+		b.WriteByte('/')
+		b.WriteString(jsonvalue.EscapePointer(p))
+	}
+	return b.String()
+}
+
+// keywordOf maps gojsonschema's error type to the schema keyword.
+func keywordOf(t string) string {
+	switch t {
+	case "invalid_type":
+		return "type"
+	case "additional_property_not_allowed":
+		return "additionalProperties"
+	case "number_any_of":
+		return "anyOf"
+	case "number_one_of":
+		return "oneOf"
+	case "number_all_of":
+		return "allOf"
+	case "number_not":
+		return "not"
+	case "array_min_items":
+		return "minItems"
+	case "array_max_items":
+		return "maxItems"
+	case "string_gte":
+		return "minLength"
+	case "string_lte":
+		return "maxLength"
+	case "array_min_properties":
+		return "minProperties"
+	case "array_max_properties":
+		return "maxProperties"
+	case "number_gte":
+		return "minimum"
+	case "number_gt":
+		return "exclusiveMinimum"
+	case "number_lte":
+		return "maximum"
+	case "number_lt":
+		return "exclusiveMaximum"
+	case "multiple_of":
+		return "multipleOf"
+	case "unique":
+		return "uniqueItems"
+	case "array_contains":
+		return "contains"
+	case "array_no_additional_items":
+		return "additionalItems"
+	case "condition_then":
+		return "then"
+	case "condition_else":
+		return "else"
+	case "invalid_property_name":
+		return "propertyNames"
+	case "missing_dependency":
+		return "dependencies"
+	case "does_not_match_pattern":
+		return "pattern"
+	case "false":
+		return "false"
+	}
+	return t
+}
