@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -152,4 +154,70 @@ func BenchmarkCrossProcessLatencyFile(b *testing.B) {
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 		})
 	}
+}
+
+// BenchmarkFileAppend measures what a file log's Append costs, an op being
+// one record of a run-like size (a turn/retryScheduled with a reason).
+// "unsynced" appends with SyncEvery(∞): the log's own work — encoding, the
+// path check, the write — without waiting for a disk; "group commit"
+// appends from 64 goroutines, a log each, every append waiting for the
+// sync that covers it (what BenchmarkConcurrentSessions in agent pays per
+// record). cpu-ns/op is the process's user and system time (getrusage).
+func BenchmarkFileAppend(b *testing.B) {
+	b.Run("unsynced", func(b *testing.B) {
+		l, err := OpenFile(filepath.Join(b.TempDir(), "s.ndjson"), SyncEvery(1<<30, 0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		benchAppends(b, []Log{l})
+	})
+	b.Run("group commit", func(b *testing.B) {
+		logs := make([]Log, 64)
+		for i := range logs {
+			l, err := OpenFile(filepath.Join(b.TempDir(), "s.ndjson"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			logs[i] = l
+		}
+		benchAppends(b, logs)
+	})
+}
+
+// benchAppends appends b.N records, spread over logs, each log's from a
+// goroutine of its own.
+func benchAppends(b *testing.B, logs []Log) {
+	ev := TurnRetry{TurnID: "018f6a1e-9b3c-7c21-a54a-2f30bd3c9f10", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+		RetryDelay: 2 * time.Second, Reason: "answer broke the output contract at schema-validate /items/3/quantity", Kind: RetryCorrective}
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	errs := make(chan error, len(logs))
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := proc.CPUTime()
+	var wg sync.WaitGroup
+	for i, l := range logs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			id := recordID(time.UnixMilli(1754590940500), uint32(i), 0)
+			for seq := l.Last() + 1; left.Add(-1) >= 0; seq++ {
+				rec := Record{Stream: testSession, Sequence: seq, ID: id, Time: time.UnixMilli(1754590940500).UTC(), Event: ev}
+				if err := l.Append(rec); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	cpu := proc.CPUTime() - cpu0
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }

@@ -1,0 +1,284 @@
+package openai
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/internal/proc"
+)
+
+// BenchmarkSessionsOverOpenAI runs turns in 2,000 sessions at once (or
+// ENFORCER_BENCH_SESSIONS) through openai-go against a scripted chat
+// completions server in another process, the figure issue 31 asks for:
+// what the agent, and the agent with a file log per session, cost beside
+// a bare openai-go loop making the same calls. A turn is four streamed
+// calls: a 500, an answer that breaks the contract, a 500, the passing
+// answer (about 1 KiB in 5-byte deltas, each reply after 20 ms); the
+// agent records six events a turn. An op is one turn; cpu-ns/op is this
+// process's user and system time (getrusage), so the server's is left
+// out, and so is what the kernel's own threads spend writing back.
+func BenchmarkSessionsOverOpenAI(b *testing.B) {
+	sessions := benchSessionCount(b)
+	url := startSessionsServer(b)
+	client := sdk.NewClient(option.WithBaseURL(url), option.WithAPIKey("bench-key"), option.WithMaxRetries(0),
+		option.WithHTTPClient(&http.Client{Transport: &http.Transport{MaxIdleConns: sessions, MaxIdleConnsPerHost: sessions}}))
+	b.Run("bare openai-go loop", func(b *testing.B) {
+		ctx := context.Background()
+		runSessionTurns(b, sessions, func(int) error { return bareTurn(ctx, client, &scriptRouter{}) })
+	})
+	b.Run("agent no log", func(b *testing.B) { benchAgentSessions(b, client, sessions, false) })
+	b.Run("agent file log", func(b *testing.B) { benchAgentSessions(b, client, sessions, true) })
+}
+
+// benchReport is the contract of the benchmark's answers.
+type benchReport struct {
+	Title string `json:"title"`
+	Items []struct {
+		Name string `json:"name"`
+		Qty  int    `json:"qty"`
+		Note string `json:"note"`
+	} `json:"items"`
+}
+
+// benchAnswer is the passing answer, about 1 KiB.
+func benchAnswer() string {
+	var b strings.Builder
+	b.WriteString(`{"title":"Quarterly stock count for the Paris warehouse","items":[`)
+	for i := range 17 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"name":"item-%02d","qty":%d,"note":"counted twice, ok"}`, i, i*7)
+	}
+	b.WriteString(`]}`)
+	return b.String()
+}
+
+// benchSessionCount is 2,000, or ENFORCER_BENCH_SESSIONS.
+func benchSessionCount(b *testing.B) int {
+	if v := os.Getenv("ENFORCER_BENCH_SESSIONS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			b.Fatalf("ENFORCER_BENCH_SESSIONS=%q, want a count", v)
+		}
+		return n
+	}
+	return 2000
+}
+
+// sessionsServerEnv makes the test binary the scripted server of
+// BenchmarkSessionsOverOpenAI.
+const sessionsServerEnv = "ENFORCER_OPENAI_SESSIONS_SERVER"
+
+// startSessionsServer starts this binary again as the scripted server and
+// returns its base URL; the server ends with the benchmark.
+func startSessionsServer(b *testing.B) string {
+	cmd := proc.ForTest(b, os.Args[0], "-test.run=^TestSessionsServer$")
+	cmd.Env = append(os.Environ(), sessionsServerEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		stdin.Close() // the server exits
+		cmd.Wait()
+	})
+	addr, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	return "http://" + strings.TrimSpace(addr) + "/"
+}
+
+// TestSessionsServer is the scripted server when BenchmarkSessionsOverOpenAI
+// starts this binary again; otherwise it skips. It prints its address,
+// then answers /fail/chat/completions with a 500, /broken/… with a
+// streamed answer that breaks the contract and /ok/… with the passing
+// one, each after 20 ms, until its stdin closes.
+func TestSessionsServer(t *testing.T) {
+	if os.Getenv(sessionsServerEnv) == "" {
+		t.Skip("the scripted server of BenchmarkSessionsOverOpenAI")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sse := func(content string) []byte {
+		c, _ := json.Marshal(content)
+		body := `{"id":"chatcmpl-s1","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":` +
+			string(c) + `}}],"usage":{"prompt_tokens":40,"completion_tokens":300,"total_tokens":340}}`
+		return []byte(strings.Join(streamOf(body), ""))
+	}
+	ok, broken := sse(benchAnswer()), sse(`{"title":"x","items":"none"}`)
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		time.Sleep(20 * time.Millisecond) // the model thinking
+		switch strings.TrimSuffix(r.URL.Path, "/chat/completions") {
+		case "/fail":
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			w.Write([]byte(`{"error":{"message":"scripted","type":"server_error"}}`))
+		case "/broken":
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write(broken)
+		default:
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.Write(ok)
+		}
+	}))
+	fmt.Println(ln.Addr())
+	io.Copy(io.Discard, os.Stdin) // until the benchmark is gone
+	os.Exit(0)
+}
+
+// scriptRouter sends a session's calls to the script's paths in turn: a
+// request option both the bare loop and the adapter send with.
+type scriptRouter struct{ calls int }
+
+var script = [...]string{"fail", "broken", "fail", "ok"}
+
+func (r *scriptRouter) route(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	req.URL.Path = "/" + script[r.calls%len(script)] + req.URL.Path
+	r.calls++
+	return next(req)
+}
+
+// bareTurn is the turn as a loop written by hand over openai-go makes it:
+// each call streamed and its content gathered, a failed call sent again,
+// the answer decoded, a broken one sent back with a correction.
+func bareTurn(ctx context.Context, client sdk.Client, r *scriptRouter) error {
+	msgs := []sdk.ChatCompletionMessageParamUnion{sdk.UserMessage("Count the stock.")}
+	for range len(script) {
+		stream := client.Chat.Completions.NewStreaming(ctx, sdk.ChatCompletionNewParams{Model: "gpt-4o-mini", Messages: msgs},
+			option.WithMiddleware(r.route))
+		var text strings.Builder
+		for stream.Next() {
+			if ch := stream.Current(); len(ch.Choices) > 0 {
+				text.WriteString(ch.Choices[0].Delta.Content)
+			}
+		}
+		err := stream.Err()
+		stream.Close()
+		var apiErr *sdk.Error
+		switch {
+		case errors.As(err, &apiErr):
+			continue // a 500: call again
+		case err != nil:
+			return err
+		}
+		var rep benchReport
+		if err := json.Unmarshal([]byte(text.String()), &rep); err != nil {
+			msgs = append(msgs, sdk.AssistantMessage(text.String()), sdk.UserMessage("That broke the contract: "+err.Error()+". Reply with only the JSON."))
+			continue
+		}
+		return nil
+	}
+	return errors.New("the script ended without a passing answer")
+}
+
+// benchAgentSessions runs the turns through an agent per session over the
+// adapter, each with a file log of its own when withLog.
+func benchAgentSessions(b *testing.B, client sdk.Client, sessions int, withLog bool) {
+	s, err := enforce.SchemaFor[benchReport]()
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	agents := make([]*agent.Agent, sessions)
+	var streams []*events.Stream
+	var logs []events.Log
+	for i := range agents {
+		r := &scriptRouter{}
+		opts := []agent.Option{agent.WithOutputSchema(s), agent.WithOutputRetries(2),
+			agent.WithModelRetry(agent.RetryPolicy{Backoff: func(int, error) time.Duration { return 0 }})}
+		if withLog {
+			l, err := events.OpenFile(filepath.Join(dir, fmt.Sprintf("s%04d.ndjson", i)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			st, err := events.NewStream(fmt.Sprintf("session-%04d", i), l)
+			if err != nil {
+				b.Fatal(err)
+			}
+			streams, logs = append(streams, st), append(logs, l)
+			opts = append(opts, agent.WithEvents(st))
+		}
+		agents[i] = agent.New(New(client, "gpt-4o-mini", WithRequestOptions(option.WithMiddleware(r.route))), opts...)
+	}
+	ctx := context.Background()
+	runSessionTurns(b, sessions, func(i int) error {
+		_, err := agents[i].Run(ctx, "Count the stock.")
+		return err
+	})
+	var records int64
+	for _, l := range logs {
+		records += l.Last()
+	}
+	if want := 6 * int64(b.N); withLog && records != want {
+		b.Fatalf("%d records for %d turns, want %d", records, b.N, want)
+	}
+	for _, st := range streams {
+		if err := st.Close(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// runSessionTurns runs b.N turns in sessions goroutines, turn(i) in the
+// i-th, and reports the process's CPU per turn.
+func runSessionTurns(b *testing.B, sessions int, turn func(i int) error) {
+	var left atomic.Int64
+	left.Store(int64(b.N))
+	errs := make(chan error, sessions)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := proc.CPUTime()
+	var wg sync.WaitGroup
+	for i := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for left.Add(-1) >= 0 {
+				if err := turn(i); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	cpu := proc.CPUTime() - cpu0
+	b.StopTimer()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+}
