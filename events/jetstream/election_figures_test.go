@@ -29,7 +29,7 @@ import (
 // own, records a run-like turn (model calls of 20–80 ms; 30% of answers
 // broken, then corrected; 5% a 500 and 2% a connection reset, retried
 // after 250–500 ms; 2% a 429 with a Retry-After of 1 s) and closes the
-// stream. Half-way through the R3 appends, the stream's leader is shut
+// stream. As the R3 run half-way through starts, the stream's leader is shut
 // down and started again 2 s later (not with ENFORCER_ELECTION_NO_RESTART).
 // A run's latency is from its Open to its last Append: what its caller
 // waits for. It logs p50 and p99 of each side, the Opens that failed and
@@ -68,8 +68,8 @@ func TestElectionFigures(t *testing.T) {
 	r3js := dialOrdered(t, append([]string{urls[leader]}, slices.Delete(slices.Clone(urls), leader, leader+1)...)...)
 	logOpts := []enforcerjs.Option{enforcerjs.WithTimeout(2 * time.Second), enforcerjs.WithRetry(time.Minute)}
 
-	var appended atomic.Int64
-	killAt := int64(workers * runs * 5 / 2) // about half of the R3 appends
+	var started atomic.Int64
+	killAt := int64(workers * runs / 2) // as the R3 run half-way through starts
 	var killing sync.WaitGroup
 	var restarted *server.Server
 	defer func() {
@@ -82,6 +82,7 @@ func TestElectionFigures(t *testing.T) {
 	var killedAt atomic.Int64 // unix ns
 	kill := func() {
 		defer killing.Done()
+		killStart.Store(time.Now().UnixNano())
 		servers[leader].Shutdown()
 		servers[leader].WaitForShutdown()
 		killedAt.Store(time.Now().UnixNano())
@@ -101,7 +102,7 @@ func TestElectionFigures(t *testing.T) {
 
 	r1 := newSide("R1", r1js, logOpts, nil)
 	r3 := newSide("R3", r3js, logOpts, func() {
-		if appended.Add(1) == killAt {
+		if started.Add(1) == killAt {
 			killing.Add(1)
 			go kill()
 		}
@@ -144,6 +145,7 @@ func TestElectionFigures(t *testing.T) {
 			s.name, len(s.lat), p50.Round(time.Millisecond), p.Round(time.Millisecond), s.quantile(1).Round(time.Millisecond),
 			s.openFailed.Load(), s.openErrors(), s.noCompleted, len(s.opened), s.kept.Load(), s.closeLost.Load())
 		t.Logf("%s: runs over 2 s %d (waiting in Open %v, in Append %v, in the model %v, summed)", s.name, s.slow.n, s.slow.open, s.slow.append, s.slow.model)
+		t.Logf("%s: opens over 1 s: %d started before the kill, %d within 5 s after it, %d later", s.name, s.slowOpens[0], s.slowOpens[1], s.slowOpens[2])
 		if s.noCompleted > 0 {
 			t.Errorf("%s: %d sessions hold no turn/completed", s.name, s.noCompleted)
 		}
@@ -155,12 +157,14 @@ func TestElectionFigures(t *testing.T) {
 	}
 }
 
+var killStart atomic.Int64 // for the log of slow opens
+
 // side is one stream's half of TestElectionFigures.
 type side struct {
-	name     string
-	js       jetstream.JetStream
-	logOpts  []enforcerjs.Option
-	appended func() // after each append, nil for none
+	name    string
+	js      jetstream.JetStream
+	logOpts []enforcerjs.Option
+	started func() // as each run starts, nil for none
 
 	mu       sync.Mutex
 	lat      []time.Duration
@@ -171,17 +175,21 @@ type side struct {
 		open, append, model time.Duration
 	}
 	noCompleted int
+	slowOpens   [3]int // over 1 s, started before the kill, within 5 s after it, later
 
 	openFailed, kept, closeLost atomic.Int64
 }
 
-func newSide(name string, js jetstream.JetStream, logOpts []enforcerjs.Option, appended func()) *side {
-	return &side{name: name, js: js, logOpts: logOpts, appended: appended, openErrs: map[string]int{}}
+func newSide(name string, js jetstream.JetStream, logOpts []enforcerjs.Option, started func()) *side {
+	return &side{name: name, js: js, logOpts: logOpts, started: started, openErrs: map[string]int{}}
 }
 
 // run opens session id, records one scripted turn as an agent would,
 // rng choosing what happens, and closes the stream.
 func (s *side) run(ctx context.Context, t *testing.T, id string, rng *rand.Rand) {
+	if s.started != nil {
+		s.started()
+	}
 	start := time.Now()
 	l, err := enforcerjs.Open(ctx, s.js, id, append(s.logOpts, enforcerjs.Async(8))...)
 	opened := time.Now()
@@ -208,9 +216,6 @@ func (s *side) run(ctx context.Context, t *testing.T, id string, rng *rand.Rand)
 			s.kept.Add(1)
 		case err != nil:
 			t.Errorf("%s session %s: Append = %v, want nil or ErrUnavailable", s.name, id, err)
-		}
-		if s.appended != nil {
-			s.appended()
 		}
 	}
 	wait := func(d time.Duration) {
@@ -246,6 +251,17 @@ func (s *side) run(ctx context.Context, t *testing.T, id string, rng *rand.Rand)
 	s.mu.Lock()
 	s.lat = append(s.lat, lat)
 	s.opened = append(s.opened, id)
+	if d := opened.Sub(start); d > time.Second {
+		k := killStart.Load()
+		switch at := start.UnixNano() - k; {
+		case k == 0:
+			s.slowOpens[0]++
+		case at < int64(5*time.Second):
+			s.slowOpens[1]++
+		default:
+			s.slowOpens[2]++
+		}
+	}
 	if lat > 2*time.Second {
 		s.slow.n++
 		s.slow.open += opened.Sub(start)

@@ -50,3 +50,11 @@ func Stalled(l *Log) bool {
 	defer l.mu.Unlock()
 	return l.b != nil && l.b.stalled
 }
+
+// SetHedgeAfter makes an unanswered read of Open go again beside itself
+// after d, until the returned func restores the default.
+func SetHedgeAfter(d time.Duration) (restore func()) {
+	old := hedgeAfter
+	hedgeAfter = d
+	return func() { hedgeAfter = old }
+}

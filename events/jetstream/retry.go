@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -156,4 +157,64 @@ func (l *Log) ours(seq int64, msg *jetstream.RawStreamMsg, data []byte, at *uint
 	}
 	*at = msg.Sequence
 	return nil
+}
+
+// hedgeAfter is how long a read Open makes may go unanswered before the
+// same read is sent again beside it, the wait doubling for each further
+// one (see hedged). A test sets it.
+var hedgeAfter = 250 * time.Millisecond
+
+// hedged calls op, a read that may be sent twice, bounded by timeout and
+// ctx, and once it is unanswered for hedgeAfter, then twice as long and
+// so on while the calls' timeout allows, calls it again beside the calls
+// under way. It returns the first answer, or the first error that is not
+// [transient]; a transient error ends it only when no call is left under
+// way. A stream that lost its leader does not answer the reads sent to
+// it (they wait out their timeout) and answers those sent once another
+// node leads, so an Open during an election takes about as long as the
+// election, not a whole timeout more; a slow server's first answer still
+// counts. The calls still under way are cancelled, and waited for, when
+// it returns.
+func hedged[T any](ctx context.Context, timeout time.Duration, op func(context.Context) (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	n := 1 // how many calls there will be at most
+	for d, spent := max(hedgeAfter, time.Nanosecond), time.Duration(0); spent+d < timeout; spent, d = spent+d, 2*d {
+		n++
+	}
+	results := make(chan result, n) // no call waits to be heard
+	hctx, cancel := context.WithCancel(ctx)
+	var calls sync.WaitGroup
+	defer calls.Wait()
+	defer cancel()
+	call := func() {
+		calls.Go(func() {
+			tctx, done := context.WithTimeout(hctx, timeout)
+			defer done()
+			v, err := op(tctx)
+			results <- result{v, err}
+		})
+	}
+	call()
+	pending, wait := 1, max(hedgeAfter, time.Nanosecond)
+	again := time.NewTimer(wait)
+	defer again.Stop()
+	for {
+		select {
+		case r := <-results:
+			pending--
+			if r.err == nil || !transient(r.err) || pending == 0 {
+				return r.v, r.err
+			}
+		case <-again.C:
+			if n--; n > 0 {
+				pending++
+				call()
+				wait *= 2
+				again.Reset(wait)
+			}
+		}
+	}
 }
