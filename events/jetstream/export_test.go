@@ -52,9 +52,10 @@ func Stalled(l *Log) bool {
 }
 
 // SetHedgeAfter makes an unanswered read of Open go again beside itself
-// after d, until the returned func restores the default.
+// after d at least, forgetting how long answers took, until the returned func restores the default.
 func SetHedgeAfter(d time.Duration) (restore func()) {
-	old := hedgeAfter
+	old, oldTime := hedgeAfter, answerTime.Load()
 	hedgeAfter = d
-	return func() { hedgeAfter = old }
+	answerTime.Store(0)
+	return func() { hedgeAfter = old; answerTime.Store(oldTime) }
 }

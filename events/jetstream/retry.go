@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -159,13 +160,43 @@ func (l *Log) ours(seq int64, msg *jetstream.RawStreamMsg, data []byte, at *uint
 	return nil
 }
 
-// hedgeAfter is how long a read Open makes may go unanswered before the
-// same read is sent again beside it, the wait doubling for each further
-// one (see hedged). A test sets it.
+// hedgeAfter is the least time a read Open makes goes unanswered before
+// the same read is sent again beside it (see hedged). A test sets it.
 var hedgeAfter = 250 * time.Millisecond
 
+// answerTime is a moving average of how long Open's hedged reads took to
+// be answered, in nanoseconds: a read is sent again only once it is
+// unanswered for four times as long (and hedgeAfter at least), so that a
+// server slow under load is not asked everything twice. 0 until the
+// first answer, which counts as hedgeAfter.
+var answerTime atomic.Int64
+
+// hedgeWait is how long a hedged read waits for its answer before it is
+// sent again beside itself.
+func hedgeWait() time.Duration {
+	t := time.Duration(answerTime.Load())
+	if t == 0 {
+		t = hedgeAfter
+	}
+	return max(hedgeAfter, 4*t)
+}
+
+// answered adds an answer that took d to answerTime (weight 1/8).
+func answered(d time.Duration) {
+	for {
+		old := answerTime.Load()
+		next := int64(d)
+		if old != 0 {
+			next = old + (int64(d)-old)/8
+		}
+		if answerTime.CompareAndSwap(old, next) {
+			return
+		}
+	}
+}
+
 // hedged calls op, a read that may be sent twice, bounded by timeout and
-// ctx, and once it is unanswered for hedgeAfter, then twice as long and
+// ctx, and once it is unanswered for hedgeWait, then twice as long and
 // so on while the calls' timeout allows, calls it again beside the calls
 // under way. It returns the first answer, or the first error that is not
 // [transient]; a transient error ends it only when no call is left under
@@ -180,8 +211,9 @@ func hedged[T any](ctx context.Context, timeout time.Duration, op func(context.C
 		v   T
 		err error
 	}
+	first := max(hedgeWait(), time.Nanosecond)
 	n := 1 // how many calls there will be at most
-	for d, spent := max(hedgeAfter, time.Nanosecond), time.Duration(0); spent+d < timeout; spent, d = spent+d, 2*d {
+	for d, spent := first, time.Duration(0); spent+d < timeout; spent, d = spent+d, 2*d {
 		n++
 	}
 	results := make(chan result, n) // no call waits to be heard
@@ -193,12 +225,16 @@ func hedged[T any](ctx context.Context, timeout time.Duration, op func(context.C
 		calls.Go(func() {
 			tctx, done := context.WithTimeout(hctx, timeout)
 			defer done()
+			start := time.Now()
 			v, err := op(tctx)
+			if err == nil {
+				answered(time.Since(start))
+			}
 			results <- result{v, err}
 		})
 	}
 	call()
-	pending, wait := 1, max(hedgeAfter, time.Nanosecond)
+	pending, wait := 1, first
 	again := time.NewTimer(wait)
 	defer again.Stop()
 	for {
