@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -39,7 +41,8 @@ var errStaleRead = errors.New("the stream's last message for the subject is olde
 
 // transient says whether err, of a request to the server, may heal by
 // itself: no answer in time, nobody to answer (a stream electing its
-// leader, a server going down), a connection being re-established, or a
+// leader, a server going down), a connection being re-established or
+// reset under a write (a server shut down as the request went out), or a
 // cluster that says it cannot serve the request now. A closed
 // connection, a refusal and anything this package found wrong do not.
 func transient(err error) bool {
@@ -51,7 +54,9 @@ func transient(err error) bool {
 	case errors.As(err, &api):
 		return api.ErrorCode == codeClusterNotAvailable || api.ErrorCode == codeClusterNotLeader || api.Code == 503
 	}
+	var netErr net.Error
 	return errors.Is(err, errStaleRead) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.As(err, &netErr) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
 		errors.Is(err, nats.ErrReconnectBufExceeded) || errors.Is(err, nats.ErrConnectionReconnecting) ||
 		errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrNoServers)
