@@ -10,11 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/enforcer-go/enforcer/internal/loadbench"
 	"github.com/enforcer-go/enforcer/internal/proc"
 )
 
@@ -191,33 +190,13 @@ func BenchmarkFileAppend(b *testing.B) {
 func benchAppends(b *testing.B, logs []Log) {
 	ev := TurnRetry{TurnID: "018f6a1e-9b3c-7c21-a54a-2f30bd3c9f10", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
 		RetryDelay: 2 * time.Second, Reason: "answer broke the output contract at schema-validate /items/3/quantity", Kind: RetryCorrective}
-	var left atomic.Int64
-	left.Store(int64(b.N))
-	errs := make(chan error, len(logs))
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0 := proc.CPUTime()
-	var wg sync.WaitGroup
+	at := time.UnixMilli(1754590940500).UTC()
+	seqs := make([]int64, len(logs))
 	for i, l := range logs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			id := recordID(time.UnixMilli(1754590940500), uint32(i), 0)
-			for seq := l.Last() + 1; left.Add(-1) >= 0; seq++ {
-				rec := Record{Stream: testSession, Sequence: seq, ID: id, Time: time.UnixMilli(1754590940500).UTC(), Event: ev}
-				if err := l.Append(rec); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
+		seqs[i] = l.Last()
 	}
-	wg.Wait()
-	cpu := proc.CPUTime() - cpu0
-	b.StopTimer()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
+	loadbench.Run(b, len(logs), func(i int) error {
+		seqs[i]++
+		return logs[i].Append(Record{Stream: testSession, Sequence: seqs[i], ID: recordID(at, uint32(i), seqs[i]), Time: at, Event: ev})
+	})
 }

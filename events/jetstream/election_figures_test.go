@@ -123,19 +123,7 @@ func TestElectionFigures(t *testing.T) {
 	}
 	killing.Wait()
 
-	// Read every session back once the R3 replicas caught up.
-	for {
-		st, err := r3js.Stream(ctx, enforcerjs.DefaultStream)
-		if err == nil && st.CachedInfo().Cluster != nil && len(st.CachedInfo().Cluster.Replicas) == 2 &&
-			st.CachedInfo().Cluster.Replicas[0].Current && st.CachedInfo().Cluster.Replicas[1].Current {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the stream's replicas did not catch up")
-		case <-time.After(50 * time.Millisecond): // poll, bounded by ctx
-		}
-	}
+	waitReplicasCurrent(ctx, t, r3js) // before every session is read back
 	p99 := map[string]time.Duration{}
 	for _, s := range []*side{r1, r3} {
 		s.check(ctx, t, logOpts)

@@ -112,13 +112,7 @@ func TestAnAppendWhoseAcknowledgementIsLostIsRetriedAndStoredOnce(t *testing.T) 
 				t.Errorf("record 2 was published %d times, want 4 (lost, refused twice, then recognised)", ljs.published)
 			}
 			checkTagged(t, reopen(t, js, session), "w", 3)
-			st, err := js.Stream(t.Context(), enforcerjs.DefaultStream)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n := st.CachedInfo().State.Msgs; n != 3 {
-				t.Errorf("the stream holds %d messages, want 3: one per record", n)
-			}
+			checkMessages(t, js, 3)
 		})
 	}
 }
@@ -143,13 +137,7 @@ func TestAPublishWhoseConnectionIsResetIsSentAgain(t *testing.T) {
 		t.Errorf("record 2 was published %d times, want 3 (stored unheard, refused, recognised)", ljs.published)
 	}
 	checkTagged(t, reopen(t, js, session), "w", 3)
-	st, err := js.Stream(t.Context(), enforcerjs.DefaultStream)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := st.CachedInfo().State.Msgs; n != 3 {
-		t.Errorf("the stream holds %d messages, want 3: one per record", n)
-	}
+	checkMessages(t, js, 3)
 }
 
 // A resend that finds another writer's record in its place (its own was

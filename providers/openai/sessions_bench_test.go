@@ -1,20 +1,15 @@
 package openai
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,7 +19,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
-	"github.com/enforcer-go/enforcer/internal/proc"
+	"github.com/enforcer-go/enforcer/internal/loadbench"
 )
 
 // BenchmarkSessionsOverOpenAI runs turns in 2,000 sessions at once (or
@@ -38,8 +33,8 @@ import (
 // process's user and system time (getrusage), so the server's is left
 // out, and so is what the kernel's own threads spend writing back.
 func BenchmarkSessionsOverOpenAI(b *testing.B) {
-	sessions := benchSessionCount(b)
-	url := startSessionsServer(b)
+	sessions := loadbench.Sessions(b, 2000)
+	url := "http://" + loadbench.Server(b, "TestSessionsServer", sessionsServerEnv) + "/"
 	client := sdk.NewClient(option.WithBaseURL(url), option.WithAPIKey("bench-key"), option.WithMaxRetries(0),
 		option.WithHTTPClient(&http.Client{Transport: &http.Transport{MaxIdleConns: sessions, MaxIdleConnsPerHost: sessions}}))
 	ctx := context.Background()
@@ -55,7 +50,7 @@ func BenchmarkSessionsOverOpenAI(b *testing.B) {
 	}
 	warm.Wait()
 	b.Run("bare openai-go loop", func(b *testing.B) {
-		runSessionTurns(b, sessions, func(int) error { return bareTurn(ctx, client, &scriptRouter{}) })
+		loadbench.Run(b, sessions, func(int) error { return bareTurn(ctx, client, &scriptRouter{}) })
 	})
 	b.Run("agent no log", func(b *testing.B) { benchAgentSessions(b, client, sessions, false) })
 	b.Run("agent file log", func(b *testing.B) { benchAgentSessions(b, client, sessions, true) })
@@ -85,48 +80,9 @@ func benchAnswer() string {
 	return b.String()
 }
 
-// benchSessionCount is 2,000, or ENFORCER_BENCH_SESSIONS.
-func benchSessionCount(b *testing.B) int {
-	if v := os.Getenv("ENFORCER_BENCH_SESSIONS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			b.Fatalf("ENFORCER_BENCH_SESSIONS=%q, want a count", v)
-		}
-		return n
-	}
-	return 2000
-}
-
 // sessionsServerEnv makes the test binary the scripted server of
 // BenchmarkSessionsOverOpenAI.
 const sessionsServerEnv = "ENFORCER_OPENAI_SESSIONS_SERVER"
-
-// startSessionsServer starts this binary again as the scripted server and
-// returns its base URL; the server ends with the benchmark.
-func startSessionsServer(b *testing.B) string {
-	cmd := proc.ForTest(b, os.Args[0], "-test.run=^TestSessionsServer$")
-	cmd.Env = append(os.Environ(), sessionsServerEnv+"=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() {
-		stdin.Close() // the server exits
-		cmd.Wait()
-	})
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		b.Fatal(err)
-	}
-	return "http://" + strings.TrimSpace(addr) + "/"
-}
 
 // TestSessionsServer is the scripted server when BenchmarkSessionsOverOpenAI
 // starts this binary again; otherwise it skips. It prints its address,
@@ -134,13 +90,6 @@ func startSessionsServer(b *testing.B) string {
 // streamed answer that breaks the contract and /ok/… with the passing
 // one, each after 20 ms, until its stdin closes.
 func TestSessionsServer(t *testing.T) {
-	if os.Getenv(sessionsServerEnv) == "" {
-		t.Skip("the scripted server of BenchmarkSessionsOverOpenAI")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	sse := func(content string) []byte {
 		c, _ := json.Marshal(content)
 		body := `{"id":"chatcmpl-s1","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":` +
@@ -148,7 +97,7 @@ func TestSessionsServer(t *testing.T) {
 		return []byte(strings.Join(streamOf(body), ""))
 	}
 	ok, broken := sse(benchAnswer()), sse(`{"title":"x","items":"none"}`)
-	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	loadbench.Serve(t, sessionsServerEnv, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		time.Sleep(20 * time.Millisecond) // the model thinking
 		switch strings.TrimSuffix(r.URL.Path, "/chat/completions") {
@@ -164,9 +113,6 @@ func TestSessionsServer(t *testing.T) {
 			w.Write(ok)
 		}
 	}))
-	fmt.Println(ln.Addr())
-	io.Copy(io.Discard, os.Stdin) // until the benchmark is gone
-	os.Exit(0)
 }
 
 // scriptRouter sends a session's calls to the script's paths in turn: a
@@ -244,7 +190,7 @@ func benchAgentSessions(b *testing.B, client sdk.Client, sessions int, withLog b
 		agents[i] = agent.New(New(client, "gpt-4o-mini", WithRequestOptions(option.WithMiddleware(r.route))), opts...)
 	}
 	ctx := context.Background()
-	runSessionTurns(b, sessions, func(i int) error {
+	loadbench.Run(b, sessions, func(i int) error {
 		_, err := agents[i].Run(ctx, "Count the stock.")
 		return err
 	})
@@ -260,36 +206,4 @@ func benchAgentSessions(b *testing.B, client sdk.Client, sessions int, withLog b
 			b.Fatal(err)
 		}
 	}
-}
-
-// runSessionTurns runs b.N turns in sessions goroutines, turn(i) in the
-// i-th, and reports the process's CPU per turn.
-func runSessionTurns(b *testing.B, sessions int, turn func(i int) error) {
-	var left atomic.Int64
-	left.Store(int64(b.N))
-	errs := make(chan error, sessions)
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0 := proc.CPUTime()
-	var wg sync.WaitGroup
-	for i := range sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for left.Add(-1) >= 0 {
-				if err := turn(i); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	cpu := proc.CPUTime() - cpu0
-	b.StopTimer()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
