@@ -3,29 +3,22 @@
 package agent_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
-	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/internal/loadbench"
 )
 
 // BenchmarkConcurrentSessions runs turns in 2,000 sessions at once (or
@@ -40,7 +33,7 @@ import (
 // the kernel's own threads spend writing back; "fsync per record" is the
 // file log before group commit: each record fsynced on its own.
 func BenchmarkConcurrentSessions(b *testing.B) {
-	sessions := sessionCount(b)
+	sessions := loadbench.Sessions(b, 2000)
 	answer := report1KiB(b)
 	free := func() agent.Model { return runLikeModel(answer) }
 	b.Run("no log", func(b *testing.B) { benchSessions(b, sessions, nil, free) })
@@ -49,18 +42,6 @@ func BenchmarkConcurrentSessions(b *testing.B) {
 }
 
 func openFile(path string) (events.Log, error) { return events.OpenFile(path) }
-
-// sessionCount is 2,000, or ENFORCER_BENCH_SESSIONS.
-func sessionCount(b *testing.B) int {
-	if v := os.Getenv("ENFORCER_BENCH_SESSIONS"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			b.Fatalf("ENFORCER_BENCH_SESSIONS=%q, want a count", v)
-		}
-		return n
-	}
-	return 2000
-}
 
 func benchSessions(b *testing.B, sessions int, open func(path string) (events.Log, error), newModel func() agent.Model) {
 	s, err := enforce.SchemaFor[Report]()
@@ -89,7 +70,7 @@ func benchSessions(b *testing.B, sessions int, open func(path string) (events.Lo
 		agents[i] = agent.New(newModel(), opts...)
 	}
 	ctx := context.Background()
-	runTurns(b, sessions, func(i int) error {
+	loadbench.Run(b, sessions, func(i int) error {
 		_, err := agents[i].Run(ctx, "Count the stock.")
 		return err
 	})
@@ -107,38 +88,6 @@ func benchSessions(b *testing.B, sessions int, open func(path string) (events.Lo
 	}
 }
 
-// runTurns runs b.N turns in sessions goroutines, turn(i) in the i-th,
-// timed, and reports the process's CPU per turn.
-func runTurns(b *testing.B, sessions int, turn func(i int) error) {
-	var turns atomic.Int64
-	turns.Store(int64(b.N))
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu0 := processCPU()
-	var wg sync.WaitGroup
-	errs := make(chan error, sessions)
-	for i := range sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for turns.Add(-1) >= 0 {
-				if err := turn(i); err != nil {
-					errs <- err
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	cpu := processCPU() - cpu0
-	b.StopTimer()
-	close(errs)
-	for err := range errs {
-		b.Fatal(err)
-	}
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
-}
-
 // runLikeModel fails, breaks the contract, fails, then passes, in turn.
 func runLikeModel(answer string) agent.Model {
 	var calls int
@@ -152,14 +101,6 @@ func runLikeModel(answer string) agent.Model {
 		}
 		return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: answer}}, nil
 	})
-}
-
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		panic(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // fsyncPerRecord is a file log that never syncs on its own, and whose
@@ -204,16 +145,9 @@ const benchServerEnv = "ENFORCER_BENCH_SERVER"
 // /fail with a 500, /broken with an answer that breaks the contract and
 // /ok with the passing one, each after 20ms, until its stdin closes.
 func TestBenchServer(t *testing.T) {
-	if os.Getenv(benchServerEnv) == "" {
-		t.Skip("the scripted server of BenchmarkConcurrentSessionsOverHTTP")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ok, _ := json.Marshal(chatReply{Content: report1KiB(t)})
 	broken, _ := json.Marshal(chatReply{Content: `{"title":"x","items":"none"}`})
-	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	loadbench.Serve(t, benchServerEnv, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		time.Sleep(20 * time.Millisecond) // the model thinking
 		w.Header().Set("Content-Type", "application/json")
@@ -227,9 +161,6 @@ func TestBenchServer(t *testing.T) {
 			w.Write(ok)
 		}
 	}))
-	fmt.Println(ln.Addr())
-	io.Copy(io.Discard, os.Stdin) // until the benchmark is gone
-	os.Exit(0)
 }
 
 type chatReply struct {
@@ -241,29 +172,8 @@ type chatReply struct {
 // an adapter calls a provider; "bare loop" makes the same calls with no
 // agent and no log, the bar the file log is measured against.
 func BenchmarkConcurrentSessionsOverHTTP(b *testing.B) {
-	sessions := sessionCount(b)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestBenchServer$")
-	cmd.Env = append(os.Environ(), benchServerEnv+"=1")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	defer func() {
-		stdin.Close() // the server exits
-		cmd.Wait()
-	}()
-	addr, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		b.Fatal(err)
-	}
-	url := "http://" + strings.TrimSpace(addr)
+	sessions := loadbench.Sessions(b, 2000)
+	url := "http://" + loadbench.Server(b, "TestBenchServer", benchServerEnv)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: sessions, MaxIdleConnsPerHost: sessions}}
 	defer client.CloseIdleConnections()
 	call := func(ctx context.Context, path string, req agent.Request) (agent.Response, error) {
@@ -304,7 +214,7 @@ func BenchmarkConcurrentSessionsOverHTTP(b *testing.B) {
 	b.Run("bare loop", func(b *testing.B) {
 		ctx := context.Background()
 		req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "Count the stock."}}}
-		runTurns(b, sessions, func(int) error {
+		loadbench.Run(b, sessions, func(int) error {
 			for _, path := range script {
 				_, err := call(ctx, path, req)
 				var pe *agent.ProviderError

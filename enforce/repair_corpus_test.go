@@ -9,6 +9,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/internal/corpus"
+	"github.com/enforcer-go/enforcer/internal/proc"
 )
 
 // TestRepairsOnRealModelOutputs: with every repair chosen, at least 95.5%
@@ -124,11 +125,11 @@ func BenchmarkRepairsOnRealModelOutputs(b *testing.B) {
 	}
 	b.ReportAllocs()
 	i := 0
-	start := processTime()
+	start := proc.CPUTime()
 	for b.Loop() {
 		j := jobs[i%len(jobs)]
 		_ = j.s.Check(j.output)
 		i++
 	}
-	b.ReportMetric(float64((processTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((proc.CPUTime()-start).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }

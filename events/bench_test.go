@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/enforcer-go/enforcer/internal/loadbench"
 	"github.com/enforcer-go/enforcer/internal/proc"
 )
 
@@ -152,4 +153,50 @@ func BenchmarkCrossProcessLatencyFile(b *testing.B) {
 			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
 		})
 	}
+}
+
+// BenchmarkFileAppend measures what a file log's Append costs, an op being
+// one record of a run-like size (a turn/retryScheduled with a reason).
+// "unsynced" appends with SyncEvery(∞): the log's own work — encoding, the
+// path check, the write — without waiting for a disk; "group commit"
+// appends from 64 goroutines, a log each, every append waiting for the
+// sync that covers it (what BenchmarkConcurrentSessions in agent pays per
+// record). cpu-ns/op is the process's user and system time (getrusage).
+func BenchmarkFileAppend(b *testing.B) {
+	b.Run("unsynced", func(b *testing.B) {
+		l, err := OpenFile(filepath.Join(b.TempDir(), "s.ndjson"), SyncEvery(1<<30, 0))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer l.Close()
+		benchAppends(b, []Log{l})
+	})
+	b.Run("group commit", func(b *testing.B) {
+		logs := make([]Log, 64)
+		for i := range logs {
+			l, err := OpenFile(filepath.Join(b.TempDir(), "s.ndjson"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			logs[i] = l
+		}
+		benchAppends(b, logs)
+	})
+}
+
+// benchAppends appends b.N records, spread over logs, each log's from a
+// goroutine of its own.
+func benchAppends(b *testing.B, logs []Log) {
+	ev := TurnRetry{TurnID: "018f6a1e-9b3c-7c21-a54a-2f30bd3c9f10", Attempt: 1, NextAttempt: 2, MaxAttempts: 3,
+		RetryDelay: 2 * time.Second, Reason: "answer broke the output contract at schema-validate /items/3/quantity", Kind: RetryCorrective}
+	at := time.UnixMilli(1754590940500).UTC()
+	seqs := make([]int64, len(logs))
+	for i, l := range logs {
+		seqs[i] = l.Last()
+	}
+	loadbench.Run(b, len(logs), func(i int) error {
+		seqs[i]++
+		return logs[i].Append(Record{Stream: testSession, Sequence: seqs[i], ID: recordID(at, uint32(i), seqs[i]), Time: at, Event: ev})
+	})
 }

@@ -138,7 +138,7 @@ func openLog(f *os.File, name string, created bool, o fileOptions) (*fileLog, er
 			return nil, &Error{Op: "open", Err: err}
 		}
 	}
-	l := &fileLog{f: f, name: name, fi: st, size: good, wsize: good, offsets: offsets, syncedN: int64(len(offsets)),
+	l := &fileLog{f: f, name: name, id: idOf(st), size: good, wsize: good, offsets: offsets, syncedN: int64(len(offsets)),
 		opt: o, stop: make(chan struct{})}
 	l.c = committerFor(l, filepath.Dir(f.Name()), o)
 	if o.interval > 0 || o.tick != nil {
@@ -168,13 +168,13 @@ func syncDir(dir string) error {
 type fileLog struct {
 	mu      sync.Mutex
 	f       *os.File
-	name    string      // the absolute path it was opened by
-	fi      os.FileInfo // of f, to check that name still names it
-	size    int64       // bytes of complete records
-	offsets []int64     // offsets[i] is where record i+1 starts
-	pending int         // records written since the last registration with c (SyncEvery)
-	syncs   int         // passes of c that synced records of this log, for tests
-	broken  error       // set when the file may no longer match offsets (a reader's: when it cannot be read on)
+	name    string  // the absolute path it was opened by
+	id      fileID  // of f, to check that name still names it
+	size    int64   // bytes of complete records
+	offsets []int64 // offsets[i] is where record i+1 starts
+	pending int     // records written since the last registration with c (SyncEvery)
+	syncs   int     // passes of c that synced records of this log, for tests
+	broken  error   // set when the file may no longer match offsets (a reader's: when it cannot be read on)
 
 	c       *committer // runs the fsyncs; nil on a reader's log
 	unacked []int64    // where each record written but not acknowledged starts; it follows offsets
@@ -198,7 +198,9 @@ func (l *fileLog) Append(rec Record) error {
 	if rec.Event == nil {
 		return nextSeq(rec.Sequence-1, rec) // reports the missing event
 	}
-	line := append(appendRecord(make([]byte, 0, 512), rec), '\n')
+	buf := lines.Get().(*[]byte)
+	line := append(appendRecord((*buf)[:0], rec), '\n')
+	defer putLine(buf, line) // the file has the line once Write returns
 	if len(line) > maxLine {
 		// Readers treat longer lines as damage; never write one.
 		return &Error{Op: "append", Seq: rec.Sequence, Detail: fmt.Sprintf("record of %d bytes is over the %d-byte line limit", len(line), maxLine), Err: ErrInvalid}
@@ -252,6 +254,19 @@ func (l *fileLog) Append(rec Record) error {
 	return l.broken // another append's failed write removed this one
 }
 
+// lines holds the buffers appends encode their records in: thousands of
+// logs appending at once share a few, where each record allocated its own.
+var lines = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// putLine returns buf, which line grew from, to lines, unless it grew past
+// what most records take.
+func putLine(buf *[]byte, line []byte) {
+	if cap(line) <= 64<<10 {
+		*buf = line[:0]
+		lines.Put(buf)
+	}
+}
+
 // written is how many records were written, acknowledged or not; l.mu
 // must be held.
 func (l *fileLog) written() int64 { return int64(len(l.offsets) + len(l.unacked)) }
@@ -264,8 +279,10 @@ func (l *fileLog) mark() mark { return mark{n: l.written(), size: l.wsize} }
 func (l *fileLog) ack(m mark) {
 	if k := m.n - int64(len(l.offsets)); k > 0 {
 		l.offsets = append(l.offsets, l.unacked[:k]...)
-		if l.unacked = l.unacked[k:]; len(l.unacked) == 0 {
-			l.unacked = nil
+		if k == int64(len(l.unacked)) {
+			l.unacked = l.unacked[:0] // its room serves the next append
+		} else {
+			l.unacked = l.unacked[k:]
 		}
 		l.size = m.size
 	}
@@ -334,16 +351,16 @@ func (l *fileLog) wake() {
 // acknowledged, and an append would land at the wrong offset; grown,
 // another program wrote to it.
 func (l *fileLog) checkPath() error {
-	st, err := os.Stat(l.name)
+	id, size, err := statPath(l.name)
 	switch {
 	case err != nil:
 		return &Error{Op: "append", Detail: "the log's path no longer names its file; reopen the log", Err: fmt.Errorf("%w: %w", ErrClosed, err)}
-	case !os.SameFile(l.fi, st):
+	case !id.same(l.id):
 		return &Error{Op: "append", Detail: l.name + " was replaced: it no longer names the log's file; reopen the log", Err: ErrClosed}
-	case st.Size() < l.wsize:
-		return &Error{Op: "append", Detail: fmt.Sprintf("%s was truncated under the log to %d bytes, below the %d bytes of its records (copytruncate rotation?): records it acknowledged are gone; rotate by renaming, and reopen the log", l.name, st.Size(), l.wsize), Err: ErrClosed}
-	case st.Size() > l.wsize:
-		return &Error{Op: "append", Detail: fmt.Sprintf("%s grew under the log to %d bytes, past the %d bytes of its records: another program wrote to it; reopen the log", l.name, st.Size(), l.wsize), Err: ErrClosed}
+	case size < l.wsize:
+		return &Error{Op: "append", Detail: fmt.Sprintf("%s was truncated under the log to %d bytes, below the %d bytes of its records (copytruncate rotation?): records it acknowledged are gone; rotate by renaming, and reopen the log", l.name, size, l.wsize), Err: ErrClosed}
+	case size > l.wsize:
+		return &Error{Op: "append", Detail: fmt.Sprintf("%s grew under the log to %d bytes, past the %d bytes of its records: another program wrote to it; reopen the log", l.name, size, l.wsize), Err: ErrClosed}
 	}
 	return nil
 }

@@ -28,6 +28,7 @@ type committer struct {
 	mu       sync.Mutex
 	cond     sync.Cond
 	batch    map[*fileLog]mark // registered since the last pass started
+	spare    map[*fileLog]mark // the last pass's batch, emptied, for the next
 	started  uint64            // passes started
 	finished uint64            // passes finished
 	running  bool
@@ -134,7 +135,10 @@ func (c *committer) register(l *fileLog, m mark) uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.batch == nil {
-		c.batch = make(map[*fileLog]mark)
+		c.batch, c.spare = c.spare, nil
+		if c.batch == nil {
+			c.batch = make(map[*fileLog]mark)
+		}
 	}
 	c.batch[l] = m
 	return c.started + 1
@@ -185,7 +189,9 @@ func (c *committer) wait(target uint64) {
 			}
 		}
 
+		clear(batch) // a map keeps its room: the next batch is as large
 		c.mu.Lock()
+		c.spare = batch
 		c.finished = pass
 		c.running = false
 		c.cond.Broadcast()

@@ -45,7 +45,7 @@ func FollowFile(name string, opts ...FileOption) (Follower, error) {
 		f.Close()
 		return nil, &Error{Op: "open", Err: err}
 	}
-	l := &fileLog{f: f, name: name, fi: st, opt: o, stop: make(chan struct{}), readOnly: true}
+	l := &fileLog{f: f, name: name, id: idOf(st), opt: o, stop: make(chan struct{}), readOnly: true}
 	if err := l.refresh(); err != nil {
 		f.Close()
 		return nil, err

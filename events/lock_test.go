@@ -114,6 +114,16 @@ func TestAFileLogWhoseFileIsMovedRefusesToAppend(t *testing.T) {
 			}
 			return l.Close()
 		}, nil},
+		{"replaced by a copy of the same size", func(path string) error {
+			b, err := os.ReadFile(path)
+			if err == nil {
+				err = os.WriteFile(path+".copy", b, 0o644)
+			}
+			if err != nil {
+				return err
+			}
+			return os.Rename(path+".copy", path)
+		}, nil},
 		{"renamed", func(path string) error { return os.Rename(path, path+".1") }, fs.ErrNotExist},
 		{"deleted", os.Remove, fs.ErrNotExist},
 	}

@@ -44,7 +44,12 @@
 // meets "wrong last sequence" (or a duplicate acknowledgement); the
 // subject's last message is then read back and taken as this record when
 // its digest is the record's, and as another writer's (ErrConflict)
-// otherwise. [Open] retries the same way within its context. What is
+// otherwise. [Open] retries the same way within its context; and its
+// first two reads (the stream's info, the subject's last message), when
+// unanswered for four times as long as such reads usually take in this
+// process (250ms at least), are sent again beside themselves, and again
+// after twice that, … within [WithTimeout], so an Open during an
+// election waits about as long as the election, not a timeout more. What is
 // still unanswered fails with events.ErrUnavailable: the record may be
 // stored, and Append takes the same record again (an events.Stream does
 // that by itself). The log closes only on what cannot heal: another

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/enforcer-go/enforcer/events"
 	enforcerjs "github.com/enforcer-go/enforcer/events/jetstream"
@@ -165,18 +166,7 @@ func TestALeaderKilledMidRunLosesNoTurn(t *testing.T) {
 	// A replica started again catches up before the check reads: a read
 	// through a consumer placed on a replica still behind comes up short
 	// (left for a later change: Open then reports ErrCorrupt).
-	for {
-		st, err := rjs.Stream(ctx, enforcerjs.DefaultStream)
-		if err == nil && st.CachedInfo().Cluster != nil && len(st.CachedInfo().Cluster.Replicas) == 2 &&
-			st.CachedInfo().Cluster.Replicas[0].Current && st.CachedInfo().Cluster.Replicas[1].Current {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the stream's replicas did not catch up")
-		case <-time.After(50 * time.Millisecond): // poll, bounded by ctx
-		}
-	}
+	waitReplicasCurrent(ctx, t, rjs)
 	for i := range sessions {
 		id := fmt.Sprintf("s%d", i)
 		l, err := enforcerjs.Open(ctx, rjs, id, logOpts...)
@@ -186,11 +176,36 @@ func TestALeaderKilledMidRunLosesNoTurn(t *testing.T) {
 		checkTurns(t, id, readAll(t, l), turns, perTurn)
 		l.Close()
 	}
-	st, err := rjs.Stream(ctx, enforcerjs.DefaultStream)
+	checkMessages(t, rjs, sessions*turns*perTurn)
+}
+
+// waitReplicasCurrent returns once both replicas of the R3 stream that
+// js reaches are current, bounded by ctx.
+func waitReplicasCurrent(ctx context.Context, t *testing.T, js jetstream.JetStream) {
+	t.Helper()
+	for {
+		st, err := js.Stream(ctx, enforcerjs.DefaultStream)
+		if err == nil && st.CachedInfo().Cluster != nil && len(st.CachedInfo().Cluster.Replicas) == 2 &&
+			st.CachedInfo().Cluster.Replicas[0].Current && st.CachedInfo().Cluster.Replicas[1].Current {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the stream's replicas did not catch up")
+		case <-time.After(50 * time.Millisecond): // poll, bounded by ctx
+		}
+	}
+}
+
+// checkMessages checks that the stream js reaches holds want messages:
+// one per record.
+func checkMessages(t *testing.T, js jetstream.JetStream, want int) {
+	t.Helper()
+	st, err := js.Stream(t.Context(), enforcerjs.DefaultStream)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := st.CachedInfo().State.Msgs, uint64(sessions*turns*perTurn); got != want {
+	if got := st.CachedInfo().State.Msgs; got != uint64(want) {
 		t.Errorf("the stream holds %d messages, want %d: one per record", got, want)
 	}
 }

@@ -50,3 +50,12 @@ func Stalled(l *Log) bool {
 	defer l.mu.Unlock()
 	return l.b != nil && l.b.stalled
 }
+
+// SetHedgeAfter makes an unanswered read of Open go again beside itself
+// after d at least, forgetting how long answers took, until the returned func restores the default.
+func SetHedgeAfter(d time.Duration) (restore func()) {
+	old, oldTime := hedgeAfter, answerTime.Load()
+	hedgeAfter = d
+	answerTime.Store(0)
+	return func() { hedgeAfter = old; answerTime.Store(oldTime) }
+}

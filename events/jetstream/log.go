@@ -92,9 +92,7 @@ func Open(ctx context.Context, js jetstream.JetStream, session string, opts ...O
 
 // open is one try of Open, with its options read.
 func open(ctx context.Context, js jetstream.JetStream, session string, o options) (*Log, error) {
-	cctx, cancel := context.WithTimeout(ctx, o.timeout)
-	st, err := js.Stream(cctx, o.stream)
-	cancel()
+	st, err := hedged(ctx, o.timeout, func(ctx context.Context) (jetstream.Stream, error) { return js.Stream(ctx, o.stream) })
 	if errors.Is(err, jetstream.ErrStreamNotFound) && o.replicas > 0 {
 		cctx, cancel := context.WithTimeout(ctx, o.timeout)
 		defer cancel()

@@ -23,14 +23,15 @@ var readBatch = 256
 const readBytes = 4 << 20
 
 // scan reads the subject's records from the first, learning their stream
-// sequences: one request for the subject's last message, then a read
+// sequences: one request for the subject's last message (sent again
+// beside itself while unanswered, see hedged), then a read
 // through a consumer (see read) up to that message. Each request has its
 // own timeout, so a long session takes as long as it takes to read, and
 // only a request that hangs fails it.
 func (l *Log) scan(ctx context.Context) error {
-	rctx, cancel := context.WithTimeout(ctx, l.o.timeout)
-	last, err := l.stream.GetLastMsgForSubject(rctx, l.subject)
-	cancel()
+	last, err := hedged(ctx, l.o.timeout, func(ctx context.Context) (*jetstream.RawStreamMsg, error) {
+		return l.stream.GetLastMsgForSubject(ctx, l.subject)
+	})
 	if errors.Is(err, jetstream.ErrMsgNotFound) {
 		return nil
 	}

@@ -4,7 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -37,7 +41,8 @@ var errStaleRead = errors.New("the stream's last message for the subject is olde
 
 // transient says whether err, of a request to the server, may heal by
 // itself: no answer in time, nobody to answer (a stream electing its
-// leader, a server going down), a connection being re-established, or a
+// leader, a server going down), a connection being re-established or
+// reset under a write (a server shut down as the request went out), or a
 // cluster that says it cannot serve the request now. A closed
 // connection, a refusal and anything this package found wrong do not.
 func transient(err error) bool {
@@ -49,7 +54,9 @@ func transient(err error) bool {
 	case errors.As(err, &api):
 		return api.ErrorCode == codeClusterNotAvailable || api.ErrorCode == codeClusterNotLeader || api.Code == 503
 	}
+	var netErr net.Error
 	return errors.Is(err, errStaleRead) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) ||
+		errors.As(err, &netErr) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
 		errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrNoStreamResponse) ||
 		errors.Is(err, nats.ErrReconnectBufExceeded) || errors.Is(err, nats.ErrConnectionReconnecting) ||
 		errors.Is(err, nats.ErrDisconnected) || errors.Is(err, nats.ErrNoServers)
@@ -156,4 +163,99 @@ func (l *Log) ours(seq int64, msg *jetstream.RawStreamMsg, data []byte, at *uint
 	}
 	*at = msg.Sequence
 	return nil
+}
+
+// hedgeAfter is the least time a read Open makes goes unanswered before
+// the same read is sent again beside it (see hedged). A test sets it.
+var hedgeAfter = 250 * time.Millisecond
+
+// answerTime is a moving average of how long Open's hedged reads took to
+// be answered, in nanoseconds: a read is sent again only once it is
+// unanswered for four times as long (and hedgeAfter at least), so that a
+// server slow under load is not asked everything twice. 0 until the
+// first answer, which counts as hedgeAfter.
+var answerTime atomic.Int64
+
+// hedgeWait is how long a hedged read waits for its answer before it is
+// sent again beside itself.
+func hedgeWait() time.Duration {
+	t := time.Duration(answerTime.Load())
+	if t == 0 {
+		t = hedgeAfter
+	}
+	return max(hedgeAfter, 4*t)
+}
+
+// answered adds an answer that took d to answerTime (weight 1/8).
+func answered(d time.Duration) {
+	for {
+		old := answerTime.Load()
+		next := int64(d)
+		if old != 0 {
+			next = old + (int64(d)-old)/8
+		}
+		if answerTime.CompareAndSwap(old, next) {
+			return
+		}
+	}
+}
+
+// hedged calls op, a read that may be sent twice, bounded by timeout and
+// ctx, and once it is unanswered for hedgeWait, then twice as long and
+// so on while the calls' timeout allows, calls it again beside the calls
+// under way. It returns the first answer, or the first error that is not
+// [transient]; a transient error ends it only when no call is left under
+// way. A stream that lost its leader does not answer the reads sent to
+// it (they wait out their timeout) and answers those sent once another
+// node leads, so an Open during an election takes about as long as the
+// election, not a whole timeout more; a slow server's first answer still
+// counts. The calls still under way are cancelled, and waited for, when
+// it returns.
+func hedged[T any](ctx context.Context, timeout time.Duration, op func(context.Context) (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	first := max(hedgeWait(), time.Nanosecond)
+	n := 1 // how many calls there will be at most
+	for d, spent := first, time.Duration(0); spent+d < timeout; spent, d = spent+d, 2*d {
+		n++
+	}
+	results := make(chan result, n) // no call waits to be heard
+	hctx, cancel := context.WithCancel(ctx)
+	var calls sync.WaitGroup
+	defer calls.Wait()
+	defer cancel()
+	call := func() {
+		calls.Go(func() {
+			tctx, done := context.WithTimeout(hctx, timeout)
+			defer done()
+			start := time.Now()
+			v, err := op(tctx)
+			if err == nil {
+				answered(time.Since(start))
+			}
+			results <- result{v, err}
+		})
+	}
+	call()
+	pending, wait := 1, first
+	again := time.NewTimer(wait)
+	defer again.Stop()
+	for {
+		select {
+		case r := <-results:
+			pending--
+			if r.err == nil || !transient(r.err) || pending == 0 {
+				return r.v, r.err
+			}
+		case <-again.C:
+			if n--; n > 0 {
+				pending++
+				call()
+				wait *= 2
+				again.Reset(wait)
+			}
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/internal/corpus"
+	"github.com/enforcer-go/enforcer/internal/proc"
 	"github.com/xeipuuv/gojsonschema"
 )
 
@@ -42,7 +43,7 @@ func TestJSONSchemaBench(t *testing.T) {
 	alone := sampleEvery == 1
 	var rawAccepted, rawWrong, rawDocuments int
 	var rawCompileCPU, rawJudgeCPU time.Duration
-	cpu0 := processTime()
+	cpu0 := proc.CPUTime()
 	times := make([]compileTime, 0, len(files))
 	for _, cf := range files {
 		c := byCategory[cf.Category]
@@ -53,11 +54,11 @@ func TestJSONSchemaBench(t *testing.T) {
 		c.total++
 		var raw *gojsonschema.Schema
 		if alone && slices.Contains(corpus.MainCategories, cf.Category) {
-			t0 := processTime()
+			t0 := proc.CPUTime()
 			if raw = rawCompile(cf.Schema); raw != nil {
 				rawAccepted++
 			}
-			rawCompileCPU += processTime() - t0
+			rawCompileCPU += proc.CPUTime() - t0
 		}
 		start := time.Now()
 		s, err, crash := compileEnforce(cf.Schema)
@@ -102,9 +103,9 @@ func TestJSONSchemaBench(t *testing.T) {
 				continue
 			}
 			if raw != nil {
-				t0 := processTime()
+				t0 := proc.CPUTime()
 				r, ok := rawVerdict(raw, tc.Data)
-				rawJudgeCPU += processTime() - t0
+				rawJudgeCPU += proc.CPUTime() - t0
 				if ok {
 					rawDocuments++
 					if r != want {
@@ -134,7 +135,7 @@ func TestJSONSchemaBench(t *testing.T) {
 	t.Logf("%d documents judged, %d wrong, %d crashes, %d accepted schemas the oracle refuses", documents, wrong, crashes, oracleRefused)
 	if alone {
 		t.Logf("gojsonschema alone: compiles %s of the ten main categories; of the %d documents of those enforce also accepts, %d get a verdict other than the oracle's (processor time: %v compiling and %v judging of the test's %v)",
-			ratio(rawAccepted, main.total), rawDocuments, rawWrong, rawCompileCPU.Round(time.Millisecond), rawJudgeCPU.Round(time.Millisecond), (processTime() - cpu0).Round(time.Millisecond))
+			ratio(rawAccepted, main.total), rawDocuments, rawWrong, rawCompileCPU.Round(time.Millisecond), rawJudgeCPU.Round(time.Millisecond), (proc.CPUTime() - cpu0).Round(time.Millisecond))
 	}
 	checkCompileTimes(t, times)
 	for _, k := range sortedKeysByCount(refusedBy) {
@@ -197,9 +198,9 @@ func checkCompileTimes(t *testing.T, times []compileTime) {
 func cpuTime(f func()) time.Duration {
 	best := time.Duration(1<<63 - 1)
 	for range 5 {
-		start := processTime()
+		start := proc.CPUTime()
 		f()
-		best = min(best, processTime()-start)
+		best = min(best, proc.CPUTime()-start)
 	}
 	return best
 }
