@@ -118,23 +118,10 @@
 //
 // # Bounds
 //
-// Answers and schemas of any size are met without a crash, within bounds
-// each named in the error that reports it:
-//
-//   - [MaxAnswerBytes]: a longer answer fails json-parse before it is
-//     parsed ([Schema.WithMaxAnswerBytes] sets a schema's own limit);
-//   - [MaxDepth]: deeper nesting fails json-parse, or refuses the schema;
-//   - [MaxEnum]: a longer enum is checked in pieces of this many values;
-//   - [MaxSchemaExpansion]: a schema that checks an answer against more
-//     subschemas is refused; where recursion fans out, an answer with a
-//     value checked against more fails json-parse (per value);
-//   - [MaxCheckWork]: an answer whose values, times the most subschemas
-//     the schema checks one value against, come to more fails json-parse
-//     once parsed, before it is validated (per answer);
-//   - [MaxQuote]: an issue quotes at most this much of the answer in its
-//     Path and Message, marking what it clips; rows, errors and corrective
-//     messages are built from these;
-//   - [MaxRetries]: the largest retry budget.
+// Answers and schemas of any size are met without a crash, within the
+// bounds [MaxAnswerBytes], [MaxDepth], [MaxEnum], [MaxSchemaExpansion],
+// [MaxCheckWork], [MaxQuote] and [MaxRetries], each named in the error
+// that reports it being passed.
 //
 // Invalid UTF-8, duplicate keys, and numbers too large to compare exactly
 // fail the json-parse stage.
