@@ -2,15 +2,15 @@
 // every module — the core, the provider adapters, the framework
 // integrations, the JetStream log, traces, the test-only modules, the
 // examples — and the Go blocks of the README and the guides, in one go
-// command, with the race detector and every vet check:
+// command, with every vet check:
 //
-//	go run ./internal/testall [go test flags]
+//	go run ./internal/testall [go test flags]   # -race: with the race detector
 //
 // It writes a workspace of every module all.work lists, and of a module
 // made of the Markdown files' Go blocks (internal/readme), into a
 // temporary folder, and runs, with GOWORK set to it,
 //
-//	go test -race -vet=all [go test flags] <every package>
+//	go test -vet=all [go test flags] <every package>
 //
 // One build graph compiles and vets each package once, on every core,
 // and no test runs another module's tests, so no test's -timeout counts
@@ -94,8 +94,12 @@ func run(ctx context.Context, goCmd, dir string, args []string, stdout, stderr i
 	}
 	// go test's own -p (one action a core): measured cold on 2 cores,
 	// twice that ran the corpus tests beside the big compiles and took
-	// 60 s longer.
-	cmd := proc.Command(ctx, goCmd, append(append([]string{"test", "-race", "-vet=all"}, args...), pkgs...)...)
+	// 60 s longer. No -race by default: cold on 2 cores the command is
+	// bound by compiling (about 800 s of processor time, the SDKs a
+	// third of it, the race detector adding little), and the tests under
+	// the detector take 333 s of processor time against 182 s without
+	// it, the corpus tests sampled; CI adds it (.ci/run).
+	cmd := proc.Command(ctx, goCmd, append(append([]string{"test", "-vet=all"}, args...), pkgs...)...)
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "GOWORK="+goWork)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
