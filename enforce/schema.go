@@ -2,16 +2,14 @@ package enforce
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
 	"sync"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
-	"github.com/invopop/jsonschema"
+	"github.com/enforcer-go/enforcer/enforce/internal/reflected"
 )
 
 // Schema is a compiled output contract. It is safe for concurrent use.
@@ -137,12 +135,7 @@ func (s *Schema) Ignored() []IgnoredKeyword { return append([]IgnoredKeyword(nil
 // JSON returns the schema document as it was given.
 func (s *Schema) JSON() []byte { return append([]byte(nil), s.source...) }
 
-var schemaCache sync.Map // reflect.Type → schemaEntry
-
-type schemaEntry struct {
-	s   *Schema
-	err error
-}
+var schemaCache reflected.Cache[*Schema]
 
 // SchemaFor returns the contract for answers that decode into T,
 // reflected by invopop/jsonschema's default Reflector (every field without
@@ -156,20 +149,7 @@ func SchemaFor[T any]() (*Schema, error) {
 	return schemaForType(reflect.TypeFor[T]())
 }
 
-func schemaForType(t reflect.Type) (*Schema, error) {
-	if e, ok := schemaCache.Load(t); ok {
-		e := e.(*schemaEntry)
-		return e.s, e.err
-	}
-	e := &schemaEntry{}
-	e.s, e.err = reflectSchema(t)
-	if e.err == nil {
-		e.s.goType = t
-	}
-	actual, _ := schemaCache.LoadOrStore(t, e)
-	e = actual.(*schemaEntry)
-	return e.s, e.err
-}
+func schemaForType(t reflect.Type) (*Schema, error) { return schemaCache.Get(t, reflectSchema) }
 
 // For returns the contract for answers that must also decode into a t:
 // s itself when SchemaFor reflected it from t; for a compiled schema, a
@@ -217,23 +197,18 @@ func (s *Schema) WithMaxAnswerBytes(n int) *Schema {
 // than the byte past it: that byte decides the verdict.
 func (s *Schema) MaxAnswerBytes() int { return s.maxAnswerBytes() }
 
-func reflectSchema(t reflect.Type) (s *Schema, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &SchemaError{Reason: fmt.Sprintf("cannot reflect a schema from %v: %v", t, r)}
-		}
-	}()
-	r := &jsonschema.Reflector{}
-	js := r.ReflectFromType(t)
-	// Reflected schemas name 2020-12 but use only keywords that mean the
-	// same in draft-07, where format is asserted — which we want: an
-	// answer that does not decode into T must fail.
-	js.Version = ""
-	raw, err := json.Marshal(js)
+func reflectSchema(t reflect.Type) (*Schema, error) {
+	raw, err := reflected.Schema(t)
 	if err != nil {
-		return nil, &SchemaError{Reason: fmt.Sprintf("cannot encode the schema reflected from %v", t), Err: err}
+		re := err.(*reflected.Error)
+		return nil, &SchemaError{Reason: re.Reason, Err: re.Err}
 	}
-	return CompileSchema(raw)
+	s, err := CompileSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	s.goType = t
+	return s, nil
 }
 
 // Check judges answer in two stages: json-parse (exactly one JSON value,
@@ -403,41 +378,24 @@ func (s *Schema) Decode(answer string, v any) error {
 // tooLargeNumber is the issue of a number gojsonschema cannot compare.
 const tooLargeNumber = "the number is too large for a float64 (beyond about 1.8e308), so the schema's enum, const or uniqueItems cannot compare it: write a number within that range"
 
-func (s *Schema) validate(doc any) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			// The one cause known: a number too large for a float64
-			// where enum, const or uniqueItems compares values.
-			if ptr, ok := jsonvalue.BeyondFloat64(doc, ""); ok {
-				err = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Path: quote(ptr), Keyword: "type", Message: tooLargeNumber}}}
-				return
-			}
-			err = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: fmt.Sprintf("validator failed: %v", r)}}}
-		}
-	}()
-	if s.canonical {
-		doc = jsonvalue.CanonicalizeInPlace(doc) // the tree is ours, fresh from the parser
+func (s *Schema) validate(doc any) error {
+	var words func(any, []engine.Issue)
+	if s.union != nil {
+		words = s.unionWords
 	}
-	found, verr := s.gs.Validate(doc)
-	if verr != nil {
-		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: verr.Error()}}}
-	}
-	if len(found) == 0 {
+	found, tooLarge, ok, err := s.gs.Judge(doc, s.canonical, MaxQuote, words)
+	switch {
+	case ok:
+		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Path: quote(tooLarge), Keyword: "type", Message: tooLargeNumber}}}
+	case err != nil:
+		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: err.Error()}}}
+	case len(found) == 0:
 		return nil
 	}
 	issues := make([]Issue, len(found))
 	for i, is := range found {
-		issues[i] = Issue{Path: quote(is.Path), Keyword: is.Keyword, Message: quote(is.Message)}
+		issues[i] = Issue(is)
 	}
-	if s.union != nil {
-		s.unionWords(doc, issues)
-	}
-	sort.SliceStable(issues, func(i, j int) bool {
-		if issues[i].Path != issues[j].Path {
-			return issues[i].Path < issues[j].Path
-		}
-		return issues[i].Message < issues[j].Message
-	})
 	return &CheckError{Stage: StageSchemaValidate, Issues: issues}
 }
 

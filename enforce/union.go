@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/compose"
+	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
@@ -141,7 +142,7 @@ func (s *Schema) checkMembers(answer string) error {
 // members it names, and those to choose from. The keyword stays; an
 // Incremental's early verdict, which validates a partial answer the same
 // way, says the same.
-func (s *Schema) unionWords(doc any, issues []Issue) {
+func (s *Schema) unionWords(doc any, issues []engine.Issue) {
 	named, _ := compose.Named(doc, s.union.names)
 	for i, is := range issues {
 		switch {

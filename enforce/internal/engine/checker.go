@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
@@ -156,4 +157,44 @@ func keywordOf(t string) string {
 		return "false"
 	}
 	return t
+}
+
+// Judge is Validate as enforce's verdicts need it: doc's numbers
+// canonicalized first when canonical (doc is the caller's, fresh from
+// the parser), each issue's Path and Message clipped to clip bytes,
+// words (when not nil) rewriting them, and the issues sorted by path,
+// then message. When gojsonschema panics on a number too large for a
+// float64 where enum, const or uniqueItems compares it, tooLarge is
+// that number's pointer (ok true); its error, or a panic of any other
+// cause, is err.
+func (c *Checker) Judge(doc any, canonical bool, clip int, words func(doc any, issues []Issue)) (issues []Issue, tooLarge string, ok bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			// The one cause known: a number too large for a float64
+			// where enum, const or uniqueItems compares values.
+			if tooLarge, ok = jsonvalue.BeyondFloat64(doc, ""); !ok {
+				err = fmt.Errorf("validator failed: %v", r)
+			}
+			issues = nil
+		}
+	}()
+	if canonical {
+		doc = jsonvalue.CanonicalizeInPlace(doc)
+	}
+	if issues, err = c.Validate(doc); err != nil || len(issues) == 0 {
+		return nil, "", false, err
+	}
+	for i := range issues {
+		issues[i].Path, issues[i].Message = jsonvalue.Clip(issues[i].Path, clip), jsonvalue.Clip(issues[i].Message, clip)
+	}
+	if words != nil {
+		words(doc, issues)
+	}
+	sort.SliceStable(issues, func(i, j int) bool {
+		if issues[i].Path != issues[j].Path {
+			return issues[i].Path < issues[j].Path
+		}
+		return issues[i].Message < issues[j].Message
+	})
+	return issues, "", false, nil
 }
