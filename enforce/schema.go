@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sync"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/compose"
 	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/enforcer-go/enforcer/enforce/internal/reflected"
@@ -21,15 +22,9 @@ type Schema struct {
 	canonical bool
 	// maxAnswer is the longest answer judged; 0 means MaxAnswerBytes.
 	maxAnswer int
-	// perValue and perName are the most subschemas the audit found one
-	// value, and one member's name, of an answer checked against: Check
-	// holds an answer to MaxCheckWork with them.
-	perValue, perName int
-	// fan, where the schema's recursion fans out (or the audit could not
-	// count every way to nest), counts the subschema checks of each
-	// answer before any evaluator sees it; perValue and perName are then
-	// unused.
-	fan *engine.FanOut
+	// work holds an answer to MaxCheckWork subschema checks before any
+	// evaluator sees it (see engine.Work).
+	work engine.Work
 	// goType, set by SchemaFor and For, is the Go type every passing
 	// answer must decode into: a schema cannot tell 21.0 from 21, but an
 	// int field can.
@@ -92,7 +87,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	}
 	return &Schema{
 		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.Compares, typed: new(sync.Map),
-		perValue: a.PerValue, perName: a.PerName, fan: a.FrozenFanOut(),
+		work:    a.Work(),
 		plan:    &engine.Plan{Tree: tree, Draft: a.Target},
 		fast:    engine.CompileFast(tree, a.Target),
 		ignored: ignored(a.Ignored),
@@ -278,23 +273,12 @@ func (s *Schema) checkSize(answer string) *CheckError {
 }
 
 // checkWork refuses a parsed answer whose values (and member names) the
-// validator would check against more than MaxCheckWork subschemas in all,
-// each counted at the most the audit found one of them checked against,
-// or, where recursion fans out, counted along the answer itself.
+// validator would check against more than MaxCheckWork subschemas in all.
 func (s *Schema) checkWork(doc any, values, names int) *CheckError {
-	if s.fan != nil {
-		if s.fan.Within(doc, MaxCheckWork) {
-			return nil
-		}
-		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
-			"the answer is too costly for this contract: its recursion checks some values once for every branch that reaches them, and the answer's %d values would take more than MaxSchemaExpansion (%d) subschema checks for one value or MaxCheckWork (%d) in all: it was not judged further", values, MaxSchemaExpansion, MaxCheckWork)}}}
+	if msg := s.work.Refusal(doc, values, names, MaxCheckWork); msg != "" {
+		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(msg)}}}
 	}
-	work := int64(values)*int64(s.perValue) + int64(names)*int64(s.perName) // answers are bounded in bytes, so this cannot overflow
-	if work <= MaxCheckWork {
-		return nil
-	}
-	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(fmt.Sprintf(
-		"the answer is too large for this contract: its %d values and %d member names, each checked against up to %d and %d subschemas, would take more than MaxCheckWork (%d) subschema checks: it was not judged further", values, names, s.perValue, s.perName, MaxCheckWork))}}}
+	return nil
 }
 
 // tooLong is the verdict on an answer longer than limit. It does not
@@ -375,18 +359,15 @@ func (s *Schema) Decode(answer string, v any) error {
 	return nil
 }
 
-// tooLargeNumber is the issue of a number gojsonschema cannot compare.
-const tooLargeNumber = "the number is too large for a float64 (beyond about 1.8e308), so the schema's enum, const or uniqueItems cannot compare it: write a number within that range"
-
 func (s *Schema) validate(doc any) error {
-	var words func(any, []engine.Issue)
+	var words func(doc any, path, keyword string) (string, bool)
 	if s.union != nil {
-		words = s.unionWords
+		words = func(doc any, path, keyword string) (string, bool) {
+			return compose.Reword(doc, s.union.names, path, keyword)
+		}
 	}
-	found, tooLarge, ok, err := s.gs.Judge(doc, s.canonical, MaxQuote, words)
+	found, err := s.gs.Judge(doc, s.canonical, MaxQuote, words)
 	switch {
-	case ok:
-		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Path: quote(tooLarge), Keyword: "type", Message: tooLargeNumber}}}
 	case err != nil:
 		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: err.Error()}}}
 	case len(found) == 0:
