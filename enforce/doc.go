@@ -130,7 +130,8 @@
 //
 // This package is the public face of machinery in internal packages of
 // its own: the schema engine and gojsonschema's compile and validate
-// (internal/engine), the JSON reader (internal/jsonvalue), the repairs'
+// (internal/engine), [SchemaFor]'s reflection from a Go type
+// (internal/reflected), the JSON reader (internal/jsonvalue), the repairs'
 // mends (internal/repair), the incremental judge's scanner, which also
 // delivers [Elements] (internal/scan), a choice's labels
 // (internal/label), a text's rules (internal/textrule), a union's

@@ -92,7 +92,7 @@ func FuzzCompileSchema(f *testing.F) {
 		for _, a := range answers {
 			if err := s.Check(a); err != nil {
 				var ce *CheckError
-				deepest := s.fan != nil && nesting(a) >= 40
+				deepest := s.work.Fan != nil && nesting(a) >= 40
 				if !errors.As(err, &ce) || ce.Stage != StageSchemaValidate && !(deepest && ce.Stage == StageJSONParse) {
 					t.Fatalf("schema %q: Check(%q) = %v, want nil or a schema-validate *CheckError", schema, a, err)
 				}

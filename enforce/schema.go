@@ -2,16 +2,15 @@ package enforce
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
 	"sync"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/compose"
 	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
-	"github.com/invopop/jsonschema"
+	"github.com/enforcer-go/enforcer/enforce/internal/reflected"
 )
 
 // Schema is a compiled output contract. It is safe for concurrent use.
@@ -23,15 +22,9 @@ type Schema struct {
 	canonical bool
 	// maxAnswer is the longest answer judged; 0 means MaxAnswerBytes.
 	maxAnswer int
-	// perValue and perName are the most subschemas the audit found one
-	// value, and one member's name, of an answer checked against: Check
-	// holds an answer to MaxCheckWork with them.
-	perValue, perName int
-	// fan, where the schema's recursion fans out (or the audit could not
-	// count every way to nest), counts the subschema checks of each
-	// answer before any evaluator sees it; perValue and perName are then
-	// unused.
-	fan *engine.FanOut
+	// work holds an answer to MaxCheckWork subschema checks before any
+	// evaluator sees it (see engine.Work).
+	work engine.Work
 	// goType, set by SchemaFor and For, is the Go type every passing
 	// answer must decode into: a schema cannot tell 21.0 from 21, but an
 	// int field can.
@@ -94,7 +87,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	}
 	return &Schema{
 		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.Compares, typed: new(sync.Map),
-		perValue: a.PerValue, perName: a.PerName, fan: a.FrozenFanOut(),
+		work:    a.Work(),
 		plan:    &engine.Plan{Tree: tree, Draft: a.Target},
 		fast:    engine.CompileFast(tree, a.Target),
 		ignored: ignored(a.Ignored),
@@ -137,12 +130,7 @@ func (s *Schema) Ignored() []IgnoredKeyword { return append([]IgnoredKeyword(nil
 // JSON returns the schema document as it was given.
 func (s *Schema) JSON() []byte { return append([]byte(nil), s.source...) }
 
-var schemaCache sync.Map // reflect.Type → schemaEntry
-
-type schemaEntry struct {
-	s   *Schema
-	err error
-}
+var schemaCache reflected.Cache[*Schema]
 
 // SchemaFor returns the contract for answers that decode into T,
 // reflected by invopop/jsonschema's default Reflector (every field without
@@ -156,20 +144,7 @@ func SchemaFor[T any]() (*Schema, error) {
 	return schemaForType(reflect.TypeFor[T]())
 }
 
-func schemaForType(t reflect.Type) (*Schema, error) {
-	if e, ok := schemaCache.Load(t); ok {
-		e := e.(*schemaEntry)
-		return e.s, e.err
-	}
-	e := &schemaEntry{}
-	e.s, e.err = reflectSchema(t)
-	if e.err == nil {
-		e.s.goType = t
-	}
-	actual, _ := schemaCache.LoadOrStore(t, e)
-	e = actual.(*schemaEntry)
-	return e.s, e.err
-}
+func schemaForType(t reflect.Type) (*Schema, error) { return schemaCache.Get(t, reflectSchema) }
 
 // For returns the contract for answers that must also decode into a t:
 // s itself when SchemaFor reflected it from t; for a compiled schema, a
@@ -217,23 +192,18 @@ func (s *Schema) WithMaxAnswerBytes(n int) *Schema {
 // than the byte past it: that byte decides the verdict.
 func (s *Schema) MaxAnswerBytes() int { return s.maxAnswerBytes() }
 
-func reflectSchema(t reflect.Type) (s *Schema, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &SchemaError{Reason: fmt.Sprintf("cannot reflect a schema from %v: %v", t, r)}
-		}
-	}()
-	r := &jsonschema.Reflector{}
-	js := r.ReflectFromType(t)
-	// Reflected schemas name 2020-12 but use only keywords that mean the
-	// same in draft-07, where format is asserted — which we want: an
-	// answer that does not decode into T must fail.
-	js.Version = ""
-	raw, err := json.Marshal(js)
+func reflectSchema(t reflect.Type) (*Schema, error) {
+	raw, err := reflected.Schema(t)
 	if err != nil {
-		return nil, &SchemaError{Reason: fmt.Sprintf("cannot encode the schema reflected from %v", t), Err: err}
+		re := err.(*reflected.Error)
+		return nil, &SchemaError{Reason: re.Reason, Err: re.Err}
 	}
-	return CompileSchema(raw)
+	s, err := CompileSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	s.goType = t
+	return s, nil
 }
 
 // Check judges answer in two stages: json-parse (exactly one JSON value,
@@ -303,23 +273,12 @@ func (s *Schema) checkSize(answer string) *CheckError {
 }
 
 // checkWork refuses a parsed answer whose values (and member names) the
-// validator would check against more than MaxCheckWork subschemas in all,
-// each counted at the most the audit found one of them checked against,
-// or, where recursion fans out, counted along the answer itself.
+// validator would check against more than MaxCheckWork subschemas in all.
 func (s *Schema) checkWork(doc any, values, names int) *CheckError {
-	if s.fan != nil {
-		if s.fan.Within(doc, MaxCheckWork) {
-			return nil
-		}
-		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: fmt.Sprintf(
-			"the answer is too costly for this contract: its recursion checks some values once for every branch that reaches them, and the answer's %d values would take more than MaxSchemaExpansion (%d) subschema checks for one value or MaxCheckWork (%d) in all: it was not judged further", values, MaxSchemaExpansion, MaxCheckWork)}}}
+	if msg := s.work.Refusal(doc, values, names, MaxCheckWork); msg != "" {
+		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(msg)}}}
 	}
-	work := int64(values)*int64(s.perValue) + int64(names)*int64(s.perName) // answers are bounded in bytes, so this cannot overflow
-	if work <= MaxCheckWork {
-		return nil
-	}
-	return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(fmt.Sprintf(
-		"the answer is too large for this contract: its %d values and %d member names, each checked against up to %d and %d subschemas, would take more than MaxCheckWork (%d) subschema checks: it was not judged further", values, names, s.perValue, s.perName, MaxCheckWork))}}}
+	return nil
 }
 
 // tooLong is the verdict on an answer longer than limit. It does not
@@ -400,44 +359,24 @@ func (s *Schema) Decode(answer string, v any) error {
 	return nil
 }
 
-// tooLargeNumber is the issue of a number gojsonschema cannot compare.
-const tooLargeNumber = "the number is too large for a float64 (beyond about 1.8e308), so the schema's enum, const or uniqueItems cannot compare it: write a number within that range"
-
-func (s *Schema) validate(doc any) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			// The one cause known: a number too large for a float64
-			// where enum, const or uniqueItems compares values.
-			if ptr, ok := jsonvalue.BeyondFloat64(doc, ""); ok {
-				err = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Path: quote(ptr), Keyword: "type", Message: tooLargeNumber}}}
-				return
-			}
-			err = &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: fmt.Sprintf("validator failed: %v", r)}}}
+func (s *Schema) validate(doc any) error {
+	var words func(doc any, path, keyword string) (string, bool)
+	if s.union != nil {
+		words = func(doc any, path, keyword string) (string, bool) {
+			return compose.Reword(doc, s.union.names, path, keyword)
 		}
-	}()
-	if s.canonical {
-		doc = jsonvalue.CanonicalizeInPlace(doc) // the tree is ours, fresh from the parser
 	}
-	found, verr := s.gs.Validate(doc)
-	if verr != nil {
-		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: verr.Error()}}}
-	}
-	if len(found) == 0 {
+	found, err := s.gs.Judge(doc, s.canonical, MaxQuote, words)
+	switch {
+	case err != nil:
+		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: err.Error()}}}
+	case len(found) == 0:
 		return nil
 	}
 	issues := make([]Issue, len(found))
 	for i, is := range found {
-		issues[i] = Issue{Path: quote(is.Path), Keyword: is.Keyword, Message: quote(is.Message)}
+		issues[i] = Issue(is)
 	}
-	if s.union != nil {
-		s.unionWords(doc, issues)
-	}
-	sort.SliceStable(issues, func(i, j int) bool {
-		if issues[i].Path != issues[j].Path {
-			return issues[i].Path < issues[j].Path
-		}
-		return issues[i].Message < issues[j].Message
-	})
 	return &CheckError{Stage: StageSchemaValidate, Issues: issues}
 }
 

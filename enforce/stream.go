@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/guard"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/enforcer-go/enforcer/enforce/internal/repair"
 	"github.com/enforcer-go/enforcer/enforce/internal/scan"
@@ -53,7 +54,7 @@ func (s *Schema) Stream() *Incremental {
 // values may still be coerced).
 func (s *Schema) stream(h streamHost, noSchema bool) *Incremental {
 	st := &Incremental{host: h}
-	st.sc.Init(scan.Config{Plan: s.plan, Fast: s.fast, FanOut: s.fan != nil, Canonical: s.canonical,
+	st.sc.Init(scan.Config{Plan: s.plan, Fast: s.fast, FanOut: s.work.Fan != nil, Canonical: s.canonical,
 		Limit: s.maxAnswerBytes(), NoSchema: noSchema, Validating: len(h.pointed) > 0}, &st.host)
 	return st
 }
@@ -198,8 +199,8 @@ func (h *streamHost) Closed(ptr, text string) error {
 		if !ok {
 			continue
 		}
-		r, ok := v.call(h.vctx, enc, h.vtry)
-		if !ok || r.Panicked || r.Exited || (r.Err != nil && !errors.Is(r.Err, ErrBeyondRepair)) {
+		r := guard.Check(h.vctx, func() ([]Issue, error) { return v.check(h.vctx, enc, h.vtry) }, isBeyondRepair)
+		if r.Stopped != nil || r.Failed {
 			continue
 		}
 		issues, err := v.found(r)

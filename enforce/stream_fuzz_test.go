@@ -3,6 +3,7 @@ package enforce
 import (
 	"encoding/json"
 	"errors"
+	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -167,7 +168,7 @@ func holdToCheck(t *testing.T, s *Schema, text string, size int) {
 // an Incremental's early verdict need not be among it (see [Incremental]).
 func beyondBounds(ce *CheckError) bool {
 	for _, is := range ce.Issues {
-		if is.Message == tooLargeNumber {
+		if is.Message == engine.TooLargeNumber {
 			return true
 		}
 	}

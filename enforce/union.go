@@ -1,7 +1,6 @@
 package enforce
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -118,40 +117,16 @@ func (s *Schema) Member(answer string) string {
 // schema, to its member's Go type, as [Schema.For] holds a whole answer:
 // decoded from the answer's own text.
 func (s *Schema) checkMembers(answer string) error {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal([]byte(answer), &obj) != nil || len(obj) != 1 {
+	i, value, ok := compose.Chosen(answer, s.union.names)
+	if !ok || s.union.schemas[i].goType == nil {
 		return nil // the schema passed it: it is an object of one member
 	}
-	for i, name := range s.union.names {
-		value, ok := obj[name]
-		if t := s.union.schemas[i].goType; !ok || t == nil {
-			continue
-		}
-		if err := jsonvalue.Unmarshal(string(value), reflect.New(s.union.schemas[i].goType).Interface()); err != nil {
-			is := decodeIssue(string(value), err)
-			is.Path = quote("/" + jsonvalue.EscapePointer(name) + is.Path)
-			return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{is}}
-		}
+	if err := jsonvalue.Unmarshal(value, reflect.New(s.union.schemas[i].goType).Interface()); err != nil {
+		is := decodeIssue(value, err)
+		is.Path = quote("/" + jsonvalue.EscapePointer(s.union.names[i]) + is.Path)
+		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{is}}
 	}
 	return nil
-}
-
-// unionWords says, in a union's verdict on doc (issues, from
-// gojsonschema), why the count of its members fails, in our words: the
-// members it names, and those to choose from. The keyword stays; an
-// Incremental's early verdict, which validates a partial answer the same
-// way, says the same.
-func (s *Schema) unionWords(doc any, issues []Issue) {
-	named, _ := compose.Named(doc, s.union.names)
-	for i, is := range issues {
-		switch {
-		case is.Path != "":
-		case is.Keyword == "maxProperties" && named > 1:
-			issues[i].Message = compose.Miscount(named, s.union.names)
-		case is.Keyword == "maxProperties" || is.Keyword == "minProperties":
-			issues[i].Message = compose.Miscount(0, s.union.names)
-		}
-	}
 }
 
 // unionIssues is a union's verdict err on an answer that parsed into doc

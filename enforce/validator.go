@@ -162,11 +162,6 @@ func (e *ValidatorError) text() string {
 // returned or panicked with.
 func (e *ValidatorError) Unwrap() error { return e.Err }
 
-// errValidatorExited is the Err of a *ValidatorError whose check called
-// runtime.Goexit instead of returning (or, with GODEBUG=panicnil=1, called
-// panic(nil), which recover cannot tell from it).
-var errValidatorExited = errors.New("called runtime.Goexit (as t.FailNow and testify's require.* do) instead of returning")
-
 // judgement is what judging one answer found.
 type judgement struct {
 	// ce is the failure to report, nil when the answer as it stands
@@ -251,22 +246,12 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 		if !has {
 			continue // the member it judges is absent
 		}
-		r, ok := v.call(ctx, judged, at)
-		if !ok {
-			return judgement{stopped: context.Cause(ctx)}
-		}
-		if r.Panicked {
-			err, _ := r.Panic.(error)
-			return judgement{failed: &ValidatorError{Name: v.name, Panic: r.Panic, Err: err}}
-		}
-		if r.Exited {
-			return judgement{failed: &ValidatorError{Name: v.name, Err: errValidatorExited}}
-		}
-		if r.Err != nil && !errors.Is(r.Err, ErrBeyondRepair) {
-			if cause := context.Cause(ctx); cause != nil {
-				return judgement{stopped: cause}
-			}
-			return judgement{failed: &ValidatorError{Name: v.name, Err: r.Err}}
+		r := guard.Check(ctx, func() ([]Issue, error) { return v.check(ctx, judged, at) }, isBeyondRepair)
+		switch {
+		case r.Stopped != nil:
+			return judgement{stopped: r.Stopped}
+		case r.Failed:
+			return judgement{failed: &ValidatorError{Name: v.name, Panic: r.Panic, Err: r.Err}}
 		}
 		found, err := v.found(r)
 		if err != nil {
@@ -287,7 +272,7 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 // and read from the member it judges, and, when r says [ErrBeyondRepair]
 // without one, an issue of the error's text; or why v could not judge
 // (an issue the model could not act on).
-func (v Validator) found(r validatorResult) ([]Issue, error) {
+func (v Validator) found(r guard.Checked[[]Issue]) ([]Issue, error) {
 	issues := make([]Issue, 0, len(r.Value)+1)
 	for i, is := range r.Value {
 		if err := checkIssue(is); err != nil {
@@ -312,11 +297,5 @@ func checkIssue(is Issue) error {
 	return nil
 }
 
-// validatorResult is what one call of a validator gave.
-type validatorResult = guard.Result[[]Issue]
-
-// call runs v's check on a goroutine of its own (see package guard): when
-// ctx ends first it returns at once with ok false.
-func (v Validator) call(ctx context.Context, text string, at Try) (validatorResult, bool) {
-	return guard.Call(ctx, func() ([]Issue, error) { return v.check(ctx, text, at) })
-}
+// isBeyondRepair reports whether a validator's error says [ErrBeyondRepair].
+func isBeyondRepair(err error) bool { return errors.Is(err, ErrBeyondRepair) }

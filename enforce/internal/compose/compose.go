@@ -330,3 +330,34 @@ func Miscount(several int, names []string) string {
 	}
 	return "the answer names no member of the union: " + choose
 }
+
+// Reword is the message, in our words, of gojsonschema's issue at path
+// with keyword in a union of names' verdict on doc when the issue is of
+// the count of its members (the members it names, and those to choose
+// from); ok false for any other issue, whose message stays. An
+// Incremental's early verdict, validated the same way, says the same.
+func Reword(doc any, names []string, path, keyword string) (msg string, ok bool) {
+	if path != "" || keyword != "maxProperties" && keyword != "minProperties" {
+		return "", false
+	}
+	if named, _ := Named(doc, names); keyword == "maxProperties" && named > 1 {
+		return Miscount(named, names), true
+	}
+	return Miscount(0, names), true
+}
+
+// Chosen returns the one member of answer, a union of names' answer
+// that keeps its schema: its index in names and its value as written;
+// ok false when answer has not exactly one member, one of names.
+func Chosen(answer string, names []string) (i int, value string, ok bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal([]byte(answer), &obj) != nil || len(obj) != 1 {
+		return 0, "", false
+	}
+	for i, name := range names {
+		if v, ok := obj[name]; ok {
+			return i, string(v), true
+		}
+	}
+	return 0, "", false
+}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
@@ -157,3 +158,52 @@ func keywordOf(t string) string {
 	}
 	return t
 }
+
+// Judge is Validate as enforce's verdicts need it: doc's numbers
+// canonicalized first when canonical (doc is the caller's, fresh from
+// the parser), each issue's Path and Message clipped to clip bytes,
+// words (when not nil) giving the message of those it says ok to, and
+// the issues sorted by path, then message. When gojsonschema panics on a number too large for a
+// float64 where enum, const or uniqueItems compares it, tooLarge is
+// that number's pointer (ok true); its error, or a panic of any other
+// cause, is err.
+func (c *Checker) Judge(doc any, canonical bool, clip int, words func(doc any, path, keyword string) (string, bool)) (issues []Issue, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			// The one cause known: a number too large for a float64
+			// where enum, const or uniqueItems compares values.
+			issues = nil
+			if ptr, ok := jsonvalue.BeyondFloat64(doc, ""); ok {
+				issues = []Issue{{Path: jsonvalue.Clip(ptr, clip), Keyword: "type", Message: TooLargeNumber}}
+			} else {
+				err = fmt.Errorf("validator failed: %v", r)
+			}
+		}
+	}()
+	if canonical {
+		doc = jsonvalue.CanonicalizeInPlace(doc)
+	}
+	if issues, err = c.Validate(doc); err != nil || len(issues) == 0 {
+		return nil, err
+	}
+	for i, is := range issues {
+		issues[i].Path, issues[i].Message = jsonvalue.Clip(is.Path, clip), jsonvalue.Clip(is.Message, clip)
+		if words == nil {
+			continue
+		}
+		if msg, ok := words(doc, issues[i].Path, is.Keyword); ok {
+			issues[i].Message = msg
+		}
+	}
+	sort.SliceStable(issues, func(i, j int) bool {
+		if issues[i].Path != issues[j].Path {
+			return issues[i].Path < issues[j].Path
+		}
+		return issues[i].Message < issues[j].Message
+	})
+	return issues, nil
+}
+
+// TooLargeNumber is the message of the issue of a number gojsonschema
+// cannot compare.
+const TooLargeNumber = "the number is too large for a float64 (beyond about 1.8e308), so the schema's enum, const or uniqueItems cannot compare it: write a number within that range"

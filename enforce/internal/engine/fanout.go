@@ -553,3 +553,33 @@ func (s step) token() string {
 	}
 	return " (a member's name)"
 }
+
+// A Work is what holds an answer to a count of subschema checks: the
+// most subschemas the audit found one value, and one member's name,
+// checked against, or, where recursion fans out (Fan not nil), what
+// counts them along the answer itself.
+type Work struct {
+	PerValue, PerName int
+	Fan               *FanOut
+}
+
+// Work is the audited schema's [Work].
+func (a *Auditor) Work() Work {
+	return Work{PerValue: a.PerValue, PerName: a.PerName, Fan: a.FrozenFanOut()}
+}
+
+// Refusal says why doc, parsed with values values and names member
+// names, would take more than limit subschema checks; "" when it would
+// not.
+func (w Work) Refusal(doc any, values, names int, limit int64) string {
+	if w.Fan != nil {
+		if w.Fan.Within(doc, limit) {
+			return ""
+		}
+		return fmt.Sprintf("the answer is too costly for this contract: its recursion checks some values once for every branch that reaches them, and the answer's %d values would take more than MaxSchemaExpansion (%d) subschema checks for one value or MaxCheckWork (%d) in all: it was not judged further", values, MaxSchemaExpansion, limit)
+	}
+	if int64(values)*int64(w.PerValue)+int64(names)*int64(w.PerName) <= limit { // answers are bounded in bytes, so this cannot overflow
+		return ""
+	}
+	return fmt.Sprintf("the answer is too large for this contract: its %d values and %d member names, each checked against up to %d and %d subschemas, would take more than MaxCheckWork (%d) subschema checks: it was not judged further", values, names, w.PerValue, w.PerName, limit)
+}
