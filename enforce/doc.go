@@ -76,7 +76,8 @@
 // written) and judges it with the same stages, issues, ledger rows
 // ([Attempt.Kind]), corrective turns, validators and early verdicts as
 // a JSON answer. [RepairLabel] reads a near-miss label as the one label
-// it spells. [Schema.Instructions] is the contract in words for a
+// it spells. [Union] makes a contract whose answer is one of several
+// named members, each its own schema ([Schema.Member] says which). [Schema.Instructions] is the contract in words for a
 // prompt.
 //
 // # Judging as the answer streams

@@ -46,7 +46,7 @@ const (
 	RepairCoerce
 	// RepairLabel: a [Choice]'s or [MultiLabel]'s label written in
 	// another case, with whitespace around it, or with a trailing full
-	// stop, where exactly one label is so written (see enforce/choice.go).
+	// stop, where exactly one label is so written.
 	RepairLabel
 
 	// AllRepairs is every repair.

@@ -69,7 +69,7 @@ func (p *scalarPrefix) step(b byte) bool {
 			p.state = scDead
 		}
 	case scDot:
-		p.state = map[bool]uint8{true: scFrac, false: scDead}[digit]
+		p.state = pick(digit, scFrac, scDead)
 	case scFrac:
 		switch {
 		case digit:
@@ -90,7 +90,7 @@ func (p *scalarPrefix) step(b byte) bool {
 			p.state = scDead
 		}
 	case scESign:
-		p.state = map[bool]uint8{true: scExp, false: scDead}[digit]
+		p.state = pick(digit, scExp, scDead)
 	case scExp:
 		switch {
 		case digit:
@@ -114,4 +114,12 @@ func (p *scalarPrefix) step(b byte) bool {
 		}
 	}
 	return p.state != scDead
+}
+
+// pick is a if ok, else b.
+func pick(ok bool, a, b uint8) uint8 {
+	if ok {
+		return a
+	}
+	return b
 }
