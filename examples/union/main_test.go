@@ -13,19 +13,11 @@ import (
 // issues; the third passes as an escalation, which the type switch
 // gets. The output is the block docs/output-kinds.md shows.
 func TestUnionPrintsWhatTheGuideShows(t *testing.T) {
-	blocks, err := readme.ReadFile("../../docs/output-kinds.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	shown, err := readme.Find(blocks, "`go run ./examples/union` prints:")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out bytes.Buffer
 	if err := run(context.Background(), &out); err != nil {
 		t.Fatal(err)
 	}
-	if got := out.String(); got != shown.Text {
-		t.Errorf("output:\n%s\ndocs/output-kinds.md line %d shows:\n%s", got, shown.Line, shown.Text)
+	if err := readme.Shows("../../docs/output-kinds.md", "`go run ./examples/union` prints:", out.String()); err != nil {
+		t.Error(err)
 	}
 }

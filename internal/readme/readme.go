@@ -2,11 +2,12 @@
 // code does. [WriteModule] turns every ```go block into a module (see
 // [GoFile] for what it fills in) that the test command (internal/testall)
 // compiles, vets and tests with every other module, and [Parse] lets
-// other tests find a block — examples/quickstart compares its output with
-// the block the README shows.
+// other tests find a block; [Shows] holds an example's output to the
+// block the README or a guide shows.
 package readme
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -81,4 +82,37 @@ func Find(blocks []Block, lead string) (Block, error) {
 		return Block{}, fmt.Errorf("readme: %d blocks follow the line %q, want exactly 1", len(found), lead)
 	}
 	return found[0], nil
+}
+
+// Shows reports whether out is the block the Markdown file at path shows
+// after the line lead: nil when it is, else an error naming the file's
+// line of each line that differs, so that a program's test holds the
+// guide's shown output to what the program prints.
+func Shows(path, lead, out string) error {
+	blocks, err := ReadFile(path)
+	if err != nil {
+		return err
+	}
+	shown, err := Find(blocks, lead)
+	if err != nil {
+		return err
+	}
+	got, want := strings.Split(out, "\n"), strings.Split(shown.Text, "\n")
+	var diffs []string
+	for i := range max(len(got), len(want)) {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			diffs = append(diffs, fmt.Sprintf("%s line %d:\n got: %q\nwant: %q", path, shown.Line+i, g, w))
+		}
+	}
+	if diffs != nil {
+		return errors.New(strings.Join(diffs, "\n"))
+	}
+	return nil
 }
