@@ -104,6 +104,11 @@ type Result struct {
 	// Attempts is the ledger: one row per final answer. Nil unless the
 	// agent has [WithOutputRetries].
 	Attempts []enforce.Attempt `json:"attempts,omitzero"`
+	// Calls is the ledger of the (last) run's tool calls: one row per
+	// call of a tool the agent has, in order, each judged against the
+	// tool's parameters (Kind enforce.KindToolCall, with Tool and CallID).
+	// Nil when no tool was called.
+	Calls []enforce.Attempt `json:"calls,omitzero"`
 	// Usage is summed over every model call, failed ones included.
 	Usage Usage `json:"usage"`
 	// Modes lists the output modes [WithAutoOutputMode] chose, in order:
@@ -191,6 +196,7 @@ type runState struct {
 	a      *Agent
 	schema *enforce.Schema
 	ledger *enforce.Ledger
+	calls  *enforce.CallLedger // made at the first tool call
 	res    *Result
 	turn   string
 	// contract is the schema's text, shared by every request (nil
@@ -319,6 +325,9 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 	defer func() {
 		if st.ledger != nil {
 			res.Attempts = st.ledger.Attempts()
+		}
+		if st.calls != nil {
+			res.Calls = st.calls.Calls()
 		}
 	}()
 	if err := context.Cause(ctx); err != nil {

@@ -100,7 +100,7 @@ func TestASchemaSentToTheModelLeavesOutItsID(t *testing.T) {
 }
 
 func TestAToolsIDStaysWhenAReferenceResolvesAgainstIt(t *testing.T) {
-	params := `{"$id": "https://example.com/args", "type": "object", "properties": {"b": {"$ref": "b.json"}}}`
+	params := `{"$id": "https://example.com/args", "type": "object", "properties": {"b": {"$ref": "args#/definitions/b"}}, "definitions": {"b": {"type": "string"}}}`
 	tool := agent.Tool{Name: "t", Parameters: json.RawMessage(params), Run: func(context.Context, json.RawMessage) (string, error) { return "", nil }}
 	m := agenttest.NewModel(t, agenttest.Reply("done"))
 	if _, err := agent.New(m, agent.WithTools(tool)).Run(t.Context(), "hi"); err != nil {

@@ -5,13 +5,15 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
 )
 
 // Errors that say why a run stopped. Failures of the output contract are
 // *enforce.OutputError, and a validator that could not judge the answer
 // is *enforce.ValidatorError; denials are *middleware.DeniedError;
-// refusals are [*RefusalError].
+// refusals are [*RefusalError]; a tool called badly too often is
+// [*ToolCallError].
 var (
 	// ErrMaxIterations: the run reached its iteration bound without a
 	// final answer.
@@ -47,6 +49,46 @@ type RefusalError struct {
 	// Text is what the provider gave instead of an answer (a refusal
 	// message, possibly empty). It is the model's text: treat it as data.
 	Text string
+}
+
+// ToolCallError ends a run whose model kept calling a tool with
+// arguments that break its parameters ([WithToolCallLimit], and
+// [WithRepeatLimit] for calls failing the same way): the call whose row
+// is exhausted, and its issues. It matches enforce.ErrRepeated when
+// Reason is enforce.ReasonRepeated.
+type ToolCallError struct {
+	Tool, CallID string
+	Stage        enforce.Stage
+	// Issues are the last call's issues, as [enforce.CheckError.Issues]:
+	// every one, sorted by pointer. The arguments are the model's text:
+	// treat the messages as data.
+	Issues []enforce.Issue
+	// Reason is enforce.ReasonRepeated, or "" for the limit of failed
+	// calls.
+	Reason enforce.Reason
+	// Calls are the run's call rows, the exhausted one last.
+	Calls []enforce.Attempt
+}
+
+func (e *ToolCallError) Error() string {
+	why := "too many failed calls in a row"
+	if e.Reason == enforce.ReasonRepeated {
+		why = "the same issues again"
+	}
+	first := e.Issues[0]
+	msg := "agent: tool " + strconv.Quote(e.Tool) + ": " + why + "; last at " + string(e.Stage) + ": "
+	if first.Path != "" {
+		msg += first.Path + ": "
+	}
+	return msg + first.Message
+}
+
+// Unwrap gives enforce.ErrRepeated for a repeat, else nothing.
+func (e *ToolCallError) Unwrap() error {
+	if e.Reason == enforce.ReasonRepeated {
+		return enforce.ErrRepeated
+	}
+	return nil
 }
 
 func (e *RefusalError) Error() string {

@@ -43,6 +43,10 @@ type Observer struct {
 	// arguments, a panic), which the model is shown as "error: " + text.
 	ToolStart func(ctx context.Context, call ToolCall) context.Context
 	ToolEnd   func(ctx context.Context, call ToolCall, result string, err error)
+	// Call is called with each tool call's row ([Result.Calls]), under
+	// the context ToolStart returned for the call, before the tool runs
+	// (a call that failed does not run).
+	Call func(ctx context.Context, row enforce.Attempt)
 	// Attempt is called with each row as the ledger writes it
 	// ([WithOutputRetries]).
 	Attempt func(ctx context.Context, row enforce.Attempt)

@@ -28,6 +28,7 @@ type config struct {
 	retriesSet    bool
 	validators    []enforce.Validator // WithValidators
 	repeats       int                 // WithRepeatLimit; 0: off
+	callLimit     int                 // WithToolCallLimit; 0: none
 	repairs       enforce.Repairs     // WithRepairs
 	budget        enforce.Cost        // WithFailedCostBudget
 	runBudget     Budget              // WithBudget
@@ -103,7 +104,9 @@ func WithValidators(vs ...enforce.Validator) Option {
 // WithRepeatLimit stops a run of [WithOutputRetries] whose model repeats
 // itself ([enforce.WithRepeatLimit]): the n-th answer in a row failing
 // with the same issues is exhausted, retries unspent, and the error
-// matches enforce.ErrRepeated. n is 0 (off, the default) or
+// matches enforce.ErrRepeated. So are tool calls: the n-th call of a
+// tool in a row failing with the same issues ends the run with a
+// [*ToolCallError] that matches it. n is 0 (off, the default) or
 // 2..enforce.MaxRetries+1.
 func WithRepeatLimit(n int) Option {
 	return optionFunc(func(c *config) {
@@ -118,7 +121,8 @@ func WithRepeatLimit(n int) Option {
 // before it is judged ([enforce.Repairs]). A mended answer that passes
 // costs no model call, its row names the repairs, and it is what
 // [Result.Output] and [RunTyped] give; the conversation keeps what the
-// model wrote. By default none. A bit outside [enforce.AllRepairs] makes
+// model wrote. Tool calls' arguments are mended alike: the tool gets
+// them mended and the call's row names the repairs ([Result.Calls]). By default none. A bit outside [enforce.AllRepairs] makes
 // Run return an error matching [ErrInvalidOption].
 func WithRepairs(rs enforce.Repairs) Option {
 	return optionFunc(func(c *config) {
@@ -268,6 +272,7 @@ func (c *config) finish() {
 		}
 		c.toolIndex[t.Name] = i
 	}
+	c.judgeTools()
 	if _, dup := c.toolIndex[c.outputTool]; dup && c.outputTool != "" {
 		c.invalid("WithOutputTool(%q): WithTools has a tool of that name", c.outputTool)
 	}

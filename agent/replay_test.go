@@ -15,7 +15,7 @@ import (
 // element, so a field the JSON loses fails the round trip; checkFull
 // fails the test when a field added later is left unset here.
 func fullResult() *agent.Result {
-	return &agent.Result{
+	res := &agent.Result{
 		TurnID:       "turn-1",
 		TurnAttempts: 2,
 		Input:        "Weather in Paris?",
@@ -39,6 +39,7 @@ func fullResult() *agent.Result {
 			Mode:     "tool",
 			Cost:     enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250, Money: 0.00125},
 			Provider: "openai", Model: "gpt-4o-mini",
+			Tool:     "lookup", CallID: "c1", // a call's row has these; the round trip covers them here
 		}},
 		Usage:      agent.Usage{InputTokens: 300, OutputTokens: 30, CachedTokens: 192, ReasoningTokens: 12, Detailed: true},
 		Modes:      []agent.ModeChoice{{Iteration: 1, Mode: agent.ModeTool, Why: "refused", Unsupported: agent.ModeNative}},
@@ -48,6 +49,8 @@ func fullResult() *agent.Result {
 		Money: 0.00375,
 		Trace: []middleware.Step{{Name: "signature", Phase: middleware.PhaseOutput, Changed: true, Why: "signed", Text: "x"}},
 	}
+	res.Calls = []enforce.Attempt{res.Attempts[0]} // the same type: a call's row has every field an answer's has
+	return res
 }
 
 // checkFull reports every zero field reachable from v.

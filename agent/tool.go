@@ -19,16 +19,23 @@ type Tool struct {
 	Name        string
 	Description string
 	// Parameters is the JSON Schema of the arguments, shown to the model.
+	// The agent compiles it once, in New, and judges each call's
+	// arguments against it before Run (no Parameters: any one JSON
+	// value); a schema enforce refuses makes Run return an error matching
+	// [ErrInvalidOption] that carries the *enforce.SchemaError.
 	Parameters json.RawMessage
 	Run        func(ctx context.Context, args json.RawMessage) (string, error)
 
-	args *enforce.Schema // set by NewTool: arguments are judged before Run
-	err  error           // set by NewTool when In has no schema
+	// args judges the arguments before Run: NewTool's, or the agent's
+	// (see judgeTools).
+	args *enforce.Schema
+	err  error // set by NewTool when In has no schema
 }
 
 // NewTool builds a Tool whose arguments decode into In. The parameters
-// schema is reflected from In (as enforce.SchemaFor does), and arguments
-// that break it are answered with the issues, without calling fn.
+// schema is reflected from In (as enforce.SchemaFor does). As for every
+// tool, arguments that break it are answered with the issues, without
+// calling fn ([Result.Calls]).
 func NewTool[In any](name, description string, fn func(ctx context.Context, in In) (string, error)) Tool {
 	t := Tool{Name: name, Description: description}
 	s, err := enforce.SchemaFor[In]()
@@ -52,19 +59,9 @@ func (t Tool) spec() ToolSpec {
 	return ToolSpec{Name: t.Name, Description: t.Description, Parameters: t.Parameters}
 }
 
-// call runs the tool and turns every failure — bad arguments, an error, a
-// panic — into an error whose text goes back to the model.
+// call runs the tool on arguments already judged, and turns a panic into
+// an error whose text goes back to the model.
 func (t Tool) call(ctx context.Context, args json.RawMessage) (out string, err error) {
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
-	}
-	if t.args != nil {
-		if err := t.args.Check(string(args)); err != nil {
-			return "", fmt.Errorf("invalid arguments: %w", err)
-		}
-	} else if !json.Valid(args) {
-		return "", fmt.Errorf("invalid arguments: not JSON")
-	}
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = "", fmt.Errorf("%w: %v", errToolPanic, r)
@@ -79,18 +76,20 @@ func uniqueIDs(calls []ToolCall, iteration int) {
 	toolcall.Unique(calls, func(c *ToolCall) *string { return &c.ID }, iteration)
 }
 
-// runTools runs the calls and appends one tool message per call, in order.
-// Tool failures become messages; only a done ctx stops the run, and at
-// once: a tool that ignores ctx is left to finish on its own goroutine.
+// runTools judges the calls, runs those that passed, and appends one
+// tool message per call, in order. Tool failures become messages; a done
+// ctx stops the run at once (a tool that ignores ctx is left to finish
+// on its own goroutine), and so does a call exhausted under
+// [WithToolCallLimit], once every call of the reply is answered.
 func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
-	results := make([]string, len(calls))
+	runs := st.judgeCalls(calls)
 	if ctx.Done() == nil { // never cancelled: nothing to return early for
-		st.callTools(ctx, calls, results)
+		st.callTools(ctx, calls, runs)
 	} else {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			st.callTools(ctx, calls, results)
+			st.callTools(ctx, calls, runs)
 		}()
 		select {
 		case <-done:
@@ -102,21 +101,21 @@ func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
 		return err
 	}
 	for i, c := range calls {
-		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: results[i], ToolCallID: c.ID})
+		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: runs[i].out, ToolCallID: c.ID})
 	}
-	return nil
+	return st.exhausted(runs)
 }
 
-// callTools writes each call's result at its index, on up to
+// callTools writes each call's result into its run, on up to
 // [WithParallelTools] goroutines, and starts no call once ctx is done.
-func (st *runState) callTools(ctx context.Context, calls []ToolCall, results []string) {
+func (st *runState) callTools(ctx context.Context, calls []ToolCall, runs []toolRun) {
 	workers := min(max(st.a.cfg.parallelTools, 1), len(calls))
 	if workers == 1 {
 		for i, c := range calls {
 			if ctx.Err() != nil {
 				return
 			}
-			results[i] = st.callTool(ctx, c)
+			runs[i].out = st.callTool(ctx, c, &runs[i])
 		}
 		return
 	}
@@ -131,7 +130,7 @@ func (st *runState) callTools(ctx context.Context, calls []ToolCall, results []s
 				if i >= len(calls) {
 					return
 				}
-				results[i] = st.callTool(ctx, calls[i])
+				runs[i].out = st.callTool(ctx, calls[i], &runs[i])
 			}
 		}()
 	}
@@ -139,28 +138,36 @@ func (st *runState) callTools(ctx context.Context, calls []ToolCall, results []s
 }
 
 // callTool runs one call; every failure becomes the text the model sees.
-func (st *runState) callTool(ctx context.Context, c ToolCall) string {
+func (st *runState) callTool(ctx context.Context, c ToolCall, r *toolRun) string {
 	started := false
 	if st.a.cfg.observer != nil {
 		ctx, started = st.a.toolStart(ctx, c)
+		if r.tool != nil {
+			st.a.observeCall(ctx, r.row)
+		}
 	}
-	out, err := st.tool(ctx, c)
+	out, err := st.tool(ctx, c, r)
 	if started {
 		st.a.toolEnd(ctx, c, out, err)
 	}
-	if err != nil {
+	switch {
+	case r.failed != nil:
+		return r.message
+	case err != nil:
 		return "error: " + err.Error()
 	}
 	return out
 }
 
-// tool runs one call.
-func (st *runState) tool(ctx context.Context, c ToolCall) (string, error) {
-	idx, ok := st.a.cfg.toolIndex[c.Name]
-	if !ok {
+// tool runs one call, unless it failed to be judged or names no tool.
+func (st *runState) tool(ctx context.Context, c ToolCall, r *toolRun) (string, error) {
+	switch {
+	case r.tool == nil:
 		return "", fmt.Errorf("unknown tool %q; available: %s", c.Name, st.toolNames())
+	case r.failed != nil:
+		return "", r.failed
 	}
-	out, err := st.a.cfg.tools[idx].call(ctx, c.Arguments)
+	out, err := r.tool.call(ctx, r.args)
 	if err != nil {
 		st.a.cfg.logger.Debug("tool failed", "tool", c.Name, "id", c.ID, "error", err)
 	}

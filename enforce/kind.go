@@ -20,6 +20,9 @@ const (
 	// KindElements ("elements"): a JSON answer whose array's elements
 	// were delivered as they closed ([NewElements]).
 	KindElements Kind = "elements"
+	// KindToolCall ("tool-call"): a row of a tool call's arguments
+	// judged against its tool's parameters ([CallLedger]), not an answer.
+	KindToolCall Kind = "tool-call"
 )
 
 // Kind returns the kind of answer s takes: "" for one JSON value (never

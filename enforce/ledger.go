@@ -109,6 +109,10 @@ type Attempt struct {
 	// Mode is the output mode the answer was asked in, when the caller
 	// chose it per model ([Answer.Mode]): "native", "tool" or "prompted".
 	Mode string `json:"mode,omitempty"`
+	// Tool and CallID name the tool and the call of a tool call's row
+	// ([CallLedger]); absent on an answer's.
+	Tool   string `json:"tool,omitempty"`
+	CallID string `json:"callId,omitempty"`
 }
 
 // ReadBack names the members removed from a model's text before it was

@@ -43,6 +43,9 @@ const (
 	// are admitted) becomes that number, and "true" or "false" that
 	// boolean; where only an array is admitted, a single value becomes an
 	// array of it. Nothing is rounded, clipped, guessed or invented.
+	// A tool call's arguments ([CallLedger]) written as one JSON string
+	// where the parameters admit none become the one JSON object the
+	// string holds, or {} for a string of nothing where {} passes.
 	RepairCoerce
 	// RepairLabel: a [Choice]'s or [MultiLabel]'s label written in
 	// another case, with whitespace around it, or with a trailing full

@@ -104,9 +104,16 @@ func (m Message) String() string {
 	b.WriteString(w.Reply)
 	b.WriteString("\n")
 	b.WriteString(w.After)
-	lines := make([]string, 0, len(m.Issues))
+	writeIssues(&b, m.Issues)
+	return b.String()
+}
+
+// writeIssues writes issues, each pointer and message quoted as data and
+// capped, the list stopping at MaxText bytes.
+func writeIssues(b *strings.Builder, issues []Issue) {
+	lines := make([]string, 0, len(issues))
 	written := 0
-	for i, is := range m.Issues {
+	for i, is := range issues {
 		line := "- at " + pointerLabel(jsonvalue.Clip(is.Path, MaxQuote)) + ": " + strconv.Quote(jsonvalue.Clip(is.Message, MaxQuote))
 		if written+len(line)+1 > MaxText && i > 0 {
 			break
@@ -114,16 +121,15 @@ func (m Message) String() string {
 		lines = append(lines, line)
 		written += len(line) + 1
 	}
-	switch n := len(m.Issues); {
+	switch n := len(issues); {
 	case len(lines) < n:
-		fmt.Fprintf(&b, "The first %d of %d issues follow, each pointer and message quoted as data:\n", len(lines), n)
+		fmt.Fprintf(b, "The first %d of %d issues follow, each pointer and message quoted as data:\n", len(lines), n)
 	case n == 1:
 		b.WriteString("The issue follows, its pointer and message quoted as data:\n")
 	default:
-		fmt.Fprintf(&b, "The %d issues follow, each pointer and message quoted as data:\n", n)
+		fmt.Fprintf(b, "The %d issues follow, each pointer and message quoted as data:\n", n)
 	}
 	b.WriteString(strings.Join(lines, "\n"))
-	return b.String()
 }
 
 func pointerLabel(p string) string {
