@@ -79,6 +79,8 @@ func transcript() []Event {
 			InputTokens: 1830, OutputTokens: 42},
 		SchemaExhausted{TurnID: "t1", Attempt: 2, Iteration: 3, Stage: "json-parse", Error: "invalid character 'x' at 1:1",
 			Reason: ExhaustRepeated, InputTokens: 1902, OutputTokens: 17},
+		ToolCallRejected{TurnID: "t1", Call: 1, Iteration: 3, Tool: "lookup", CallID: "call_1", Outcome: "retried", Stage: "schema-validate",
+			Error: "city: city is required", Path: "/city", CorrectiveMessageHash: "5e1f0a2b"},
 		TurnCompleted{TurnID: "t1", Terminal: "completed", Duration: 48211 * time.Millisecond, TimeToFirstToken: 902 * time.Millisecond,
 			Usage: &Usage{InputTokens: 48210, OutputTokens: 1211, CachedTokens: 40100, ReasoningTokens: 384}},
 		TurnStarted{TurnID: "t2", CommandID: "c2"},

@@ -46,6 +46,7 @@ func pageWords() map[string]map[string]string {
 	method := map[string]string{
 		"turnStarted": string(MethodTurnStarted), "turnRetry": string(MethodTurnRetry), "modelRetry": string(MethodModelRetry),
 		"schemaRetry": string(MethodSchemaRetry), "schemaExhausted": string(MethodSchemaExhausted),
+		"toolCallRejected": string(MethodToolCallRejected),
 		"turnCompleted": string(MethodTurnCompleted), "turnUnqueued": string(MethodTurnUnqueued),
 	}
 	errs := map[string]string{}

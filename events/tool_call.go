@@ -59,10 +59,8 @@ func (e ToolCallRejected) check() (Event, error) {
 		return nil, invalid("%s: tool or callId is empty", name)
 	case e.Outcome == "retried" && !isHex8(e.CorrectiveMessageHash):
 		return nil, invalid("%s: correctiveMessageHash %q is not 8 lowercase hex digits", name, e.CorrectiveMessageHash)
-	case e.Outcome == "retried" && e.Reason != "":
-		return nil, invalid("%s: a retried call has no reason", name)
-	case e.Outcome == "exhausted" && e.CorrectiveMessageHash != "":
-		return nil, invalid("%s: an exhausted call has no corrective message", name)
+	case e.CorrectiveMessageHash != "" && !isHex8(e.CorrectiveMessageHash):
+		return nil, invalid("%s: correctiveMessageHash %q is not 8 lowercase hex digits", name, e.CorrectiveMessageHash)
 	case e.Outcome != "retried" && e.Outcome != "exhausted":
 		return nil, invalid("%s: outcome %q is not retried or exhausted", name, text(e.Outcome))
 	case e.Reason != "" && !slices.Contains(exhaust.Reasons, string(e.Reason)):

@@ -80,6 +80,11 @@
       }
       case M.schemaExhausted:
         return rejected(p) + " · " + exhaustedWhy(p);
+      case M.toolCallRejected: {
+        const tool = /^[A-Za-z0-9_-]{1,64}$/.test(str(p.tool)) ? p.tool : "(unnamed)";
+        const why = str(p.outcome) !== "exhausted" ? "asking again" : str(p.reason) === "repeated" ? "same issues again" : "run stopped";
+        return "tool call " + tool + " rejected (" + stageWords(p.stage) + ") · " + why;
+      }
       case M.turnCompleted: {
         const t = str(p.terminal);
         if (t === "completed" || t === "cancelled") return "turn " + t;
