@@ -39,7 +39,7 @@ func fullResult() *agent.Result {
 			Mode:     "tool",
 			Cost:     enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250, Money: 0.00125},
 			Provider: "openai", Model: "gpt-4o-mini",
-			Tool:     "lookup", CallID: "c1", // a call's row has these; the round trip covers them here
+			Tool: "lookup", CallID: "c1", // a call's row has these; the round trip covers them here
 		}},
 		Usage:      agent.Usage{InputTokens: 300, OutputTokens: 30, CachedTokens: 192, ReasoningTokens: 12, Detailed: true},
 		Modes:      []agent.ModeChoice{{Iteration: 1, Mode: agent.ModeTool, Why: "refused", Unsupported: agent.ModeNative}},

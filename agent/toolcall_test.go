@@ -177,7 +177,9 @@ func TestWithoutRepairsArgumentsAreJudgedAsWritten(t *testing.T) {
 
 func TestToolCallLimitEndsTheRunNamingTheTool(t *testing.T) {
 	var got []string
-	bad := func(id string) agenttest.Step { return agenttest.CallTools(agenttest.Call(id, "lookup", `{"town":"Paris"}`)) }
+	bad := func(id string) agenttest.Step {
+		return agenttest.CallTools(agenttest.Call(id, "lookup", `{"town":"Paris"}`))
+	}
 	m := agenttest.NewModel(t, bad("c1"), bad("c2"), bad("c3"))
 	res, err := agent.New(m, agent.WithTools(plainLookup(&got)), agent.WithToolCallLimit(3)).Run(t.Context(), "Weather?")
 	var te *agent.ToolCallError
@@ -265,7 +267,9 @@ func TestTheObserverIsToldEachCallsRowUnderItsToolSpan(t *testing.T) {
 	type key struct{}
 	var rows []enforce.Attempt
 	o := agent.Observer{
-		ToolStart: func(ctx context.Context, c agent.ToolCall) context.Context { return context.WithValue(ctx, key{}, c.ID) },
+		ToolStart: func(ctx context.Context, c agent.ToolCall) context.Context {
+			return context.WithValue(ctx, key{}, c.ID)
+		},
 		Call: func(ctx context.Context, row enforce.Attempt) {
 			if ctx.Value(key{}) != row.CallID {
 				t.Errorf("row of %s told under the tool span of %v", row.CallID, ctx.Value(key{}))

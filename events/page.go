@@ -47,7 +47,7 @@ func pageWords() map[string]map[string]string {
 		"turnStarted": string(MethodTurnStarted), "turnRetry": string(MethodTurnRetry), "modelRetry": string(MethodModelRetry),
 		"schemaRetry": string(MethodSchemaRetry), "schemaExhausted": string(MethodSchemaExhausted),
 		"toolCallRejected": string(MethodToolCallRejected),
-		"turnCompleted": string(MethodTurnCompleted), "turnUnqueued": string(MethodTurnUnqueued),
+		"turnCompleted":    string(MethodTurnCompleted), "turnUnqueued": string(MethodTurnUnqueued),
 	}
 	errs := map[string]string{}
 	for _, k := range []ErrorKind{KindRateLimit, KindOverloaded, KindServerError, KindTimeout, KindConnection, KindBadRequest, KindAuth, KindUnknown} {
