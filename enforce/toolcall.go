@@ -186,7 +186,7 @@ func stringifiedObject(args string, ce *CheckError) (string, bool) {
 	if !utf8.ValidString(args) || json.Unmarshal([]byte(args), &content) != nil {
 		return "", false // invalid UTF-8 would decode as U+FFFD: not what was written
 	}
-	switch trimmed := strings.TrimSpace(content); {
+	switch trimmed := strings.Trim(content, " \t\r\n"); { // JSON's whitespace only: "\f" is not nothing
 	case trimmed == "":
 		return "{}", true
 	case trimmed[0] == '{' && json.Valid([]byte(trimmed)):
