@@ -103,7 +103,7 @@ func Observer(opts ...Option) agent.Observer {
 		RunStart: t.runStart, RunEnd: t.runEnd,
 		ModelStart: t.modelStart, ModelEnd: t.modelEnd,
 		ToolStart: t.toolStart, ToolEnd: t.toolEnd,
-		Attempt: t.attempt, Retry: t.retry,
+		Attempt: t.attempt, Retry: t.retry, Call: t.call,
 	}
 }
 
@@ -294,6 +294,35 @@ func (t *tracer) toolEnd(ctx context.Context, _ agent.ToolCall, result string, e
 	}
 	t.fail(span, err)
 	span.End()
+}
+
+// call sets a tool call's row (agent.Result.Calls) on its tool span: the
+// outcome, and for a call that failed or was mended the stage, pointer,
+// error, corrective message's hash, reason and repairs.
+func (t *tracer) call(ctx context.Context, row enforce.Attempt) {
+	span := own(ctx, toolSpan)
+	if span == nil {
+		return
+	}
+	attrs := []attribute.KeyValue{
+		attribute.Int("enforcer.tool_call.number", row.Attempt),
+		attribute.String("enforcer.tool_call.outcome", string(row.Outcome)),
+	}
+	for _, f := range [...]struct{ k, v string }{
+		{"stage", string(row.Stage)}, {"path", row.Path}, {"corrective_message_hash", row.CorrectiveMessageHash},
+		{"reason", string(row.Reason)}, {"provider", row.Provider}, {"model", row.Model},
+	} {
+		if f.v != "" {
+			attrs = append(attrs, attribute.String("enforcer.tool_call."+f.k, f.v))
+		}
+	}
+	if row.Error != "" {
+		attrs = append(attrs, t.text("enforcer.tool_call.error", "enforcer.tool_call.error", row.Error)...)
+	}
+	if row.Repaired != 0 {
+		attrs = append(attrs, attribute.StringSlice("enforcer.tool_call.repaired", strings.Split(row.Repaired.String(), ",")))
+	}
+	span.SetAttributes(attrs...)
 }
 
 // attempt adds a row as an "enforcer.attempt" event on the run span.
