@@ -39,8 +39,10 @@ type Observer struct {
 	ModelStart func(ctx context.Context, req Request) context.Context
 	ModelEnd   func(ctx context.Context, call ModelCall)
 	// ToolStart is called before each tool call runs; ToolEnd after it,
-	// with the tool's result and its error (an unknown tool, bad
-	// arguments, a panic), which the model is shown as "error: " + text.
+	// with the tool's result and its error (an unknown tool, a panic),
+	// which the model is shown as "error: " + text; for arguments that
+	// failed, the *enforce.CheckError (the model is shown the call's
+	// corrective tool message).
 	ToolStart func(ctx context.Context, call ToolCall) context.Context
 	ToolEnd   func(ctx context.Context, call ToolCall, result string, err error)
 	// Call is called with each tool call's row ([Result.Calls]), under
