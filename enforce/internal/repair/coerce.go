@@ -72,8 +72,9 @@ func (m Mender) coerce(text string) (string, bool) {
 }
 
 // stringsAdmitted reports whether the schema admits a string at every
-// place v's bare words were quoted (the quote repair's condition); true
-// when there are none.
+// place v's bare words were quoted, and no boolean where the word is a
+// yes or a no (yesNoWord): the quote repair's condition; true when there
+// are none.
 func (m Mender) stringsAdmitted(v relaxed) bool {
 	if len(v.bare) == 0 {
 		return true

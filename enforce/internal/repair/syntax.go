@@ -19,7 +19,9 @@ import (
 // as a member's value (day: Monday, "unit": celsius) is written as the
 // same word quoted, and its place in the output is noted, so that the
 // caller keeps the result only where the schema admits a string at every
-// such place (Mender.stringsAdmitted).
+// such place, and no boolean where the word is a yes or a no
+// (Mender.stringsAdmitted). A word some language reads as a literal is
+// never quoted (literalWord).
 
 // relaxed is what the relaxer made of a value: its JSON, the repairs it
 // used (of those allowed), and where in it each bare word it quoted
