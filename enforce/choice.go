@@ -40,7 +40,8 @@ type Label struct {
 // labels named. As it streams ([Schema.Stream]), an answer in none of
 // the JSON forms fails at the first byte that no label, no JSON number
 // or literal, and with the repair no near-miss can begin with. Labels
-// must be distinct, also in case; a *[SchemaError] says which is not.
+// must be distinct, also in case and in how a letter is composed (é, or
+// e and U+0301); a *[SchemaError] says which is not.
 func Choice(labels ...Label) (*Schema, error) { return newChoice(false, labels) }
 
 // MultiLabel returns the contract of an answer that is a set of labels:

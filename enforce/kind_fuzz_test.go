@@ -12,10 +12,13 @@ import (
 // fuzzLabels are labels that take every path of a choice's stream: ones
 // that are JSON (a literal, a number), one with a space, a full stop, a
 // letter whose case folds across scripts (the Kelvin sign) and one whose
-// bytes change length in another case.
+// bytes change length in another case; and pairs whose case folds meet
+// (kit and kıt in Turkish, straße and STRASSE in full folding), and a
+// letter with a combining mark.
 var fuzzLabels = []enforce.Label{
 	{Name: "positive"}, {Name: "negative"}, {Name: "neutral"}, {Name: "true"}, {Name: "12"},
 	{Name: "very good"}, {Name: "etc."}, {Name: "k"}, {Name: "straße"}, {Name: "ǅ"},
+	{Name: "kit"}, {Name: "kıt"}, {Name: "STRASSE"}, {Name: "café"},
 }
 
 // soundEarly fails t unless early, the early verdict of an Incremental
@@ -58,7 +61,7 @@ func closeIsCheck(t *testing.T, s *enforce.Schema, answer string, closed error) 
 // read passes, and its Close is Check.
 func FuzzChoiceStream(f *testing.F) {
 	for _, a := range []string{"positive", "The review is positive.", "Positive.\n", " POSITIVE ", "tru", "true ", "12.5", "-", "nul", "very  good",
-		"VERY GOOD", "ETC.", "etc", "K", "STRASSE", "Straße.", "ǆ", `"positive"`, `{"label":"positive"}`, `["neutral","true"]`, "\xe2\x80", "\u00a0positive"} {
+		"VERY GOOD", "ETC.", "etc", "K", "STRASSE", "Straße.", "ǆ", "KIT", "Kit", "KIT.", "strasse", "STRASSE.", "CAFÉ", "CAFE\u0301", `"positive"`, `{"label":"positive"}`, `["neutral","true"]`, "\xe2\x80", "\u00a0positive"} {
 		f.Add(a, byte(1), false, false)
 		f.Add(a, byte(3), true, true)
 	}

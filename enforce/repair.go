@@ -25,8 +25,10 @@ const (
 	// a missing comma between an object's members on separate lines.
 	RepairSyntax
 	// RepairQuote: a member's unquoted string value (day: Monday)
-	// where the schema admits a string there; never NaN, Infinity or
-	// undefined, nor an array's bare items.
+	// where the schema admits a string there; never a word some language
+	// reads as a literal (null, nil, none, true, false, NaN, inf,
+	// Infinity, undefined, in any case), nor yes, no, on, off where a
+	// boolean is admitted, nor an array's bare items.
 	RepairQuote
 	// RepairProse: exactly one JSON object or array inside text before
 	// and/or after it. Text that holds two such values is left alone (the
@@ -41,15 +43,19 @@ const (
 	// RepairCoerce: where no subschema that may apply admits a string, a
 	// string that spells a JSON number (an integer, where only integers
 	// are admitted) becomes that number, and "true" or "false" that
-	// boolean; where only an array is admitted, a single value becomes an
-	// array of it. Nothing is rounded, clipped, guessed or invented.
+	// boolean; where only an array is admitted, a string holding a JSON
+	// array becomes that array, and another single value an array of it
+	// (but null, "" and a string holding a comma, semicolon, bar, tab or
+	// newline, which read two ways, are left). Nothing is rounded,
+	// clipped, guessed or invented.
 	// A tool call's arguments ([CallLedger]) written as one JSON string
 	// where the parameters admit none become the one JSON object the
 	// string holds, or {} for a string of nothing where {} passes.
 	RepairCoerce
 	// RepairLabel: a [Choice]'s or [MultiLabel]'s label written in
 	// another case, with whitespace around it, or with a trailing full
-	// stop, where exactly one label is so written.
+	// stop, where exactly one label is so written, also in full and in
+	// Turkish case folding (KIT is left when the labels are kit and kıt).
 	RepairLabel
 
 	// AllRepairs is every repair.

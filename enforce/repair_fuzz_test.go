@@ -128,6 +128,13 @@ func holdRepairLaws(t *testing.T, strict, s *Schema, answer string) {
 			t.Fatalf("schema %s: the coerce repair turned %q into %q", s.source, answer, mended)
 		}
 	}
+	if applied&RepairQuote != 0 {
+		var v any
+		_ = json.Unmarshal([]byte(mended), &v)
+		if w, ok := quotedLiteral(v, answer); ok {
+			t.Fatalf("schema %s: the quote repair read %q in %q as a string", s.source, w, answer)
+		}
+	}
 	if applied != RepairFence && !validJSON(mended) { // a fence is removed whatever it holds
 		t.Fatalf("schema %s: %q was mended by %s into %q, which is not JSON", s.source, answer, applied, mended)
 	}
@@ -409,7 +416,19 @@ func coercedFrom(was, is any) bool {
 			}
 			return true
 		}
-		return len(is) == 1 && coercedFrom(was, is[0])
+		if s, ok := was.(string); ok {
+			// A string holding a JSON array is that array; any other
+			// string is wrapped only when it reads one way: not empty,
+			// no separator, no bracket (issue 42).
+			var v any
+			if strings.HasPrefix(strings.TrimSpace(s), "[") {
+				return decodeNumbers(s, &v) == nil && reflect.DeepEqual(v, []any(is))
+			}
+			if s == "" || strings.ContainsAny(s, ",;|\t\n\r") {
+				return false
+			}
+		}
+		return was != nil && len(is) == 1 && coercedFrom(was, is[0])
 	case map[string]any:
 		w, ok := was.(map[string]any)
 		if !ok || len(w) != len(is) {
@@ -440,4 +459,31 @@ func tryComplete(read string) (c string, ok bool) {
 func validJSON(text string) bool {
 	_, err := jsonvalue.Parse(text)
 	return err == nil
+}
+
+// quotedLiteral finds in v a string that spells a literal of some
+// language (NULL, nil, True…) that answer does not write quoted: the
+// quote repair must leave such a word (issue 42).
+func quotedLiteral(v any, answer string) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		for _, lit := range []string{"null", "nil", "none", "true", "false", "nan", "inf", "infinity", "undefined"} {
+			if strings.EqualFold(v, lit) && !strings.Contains(answer, `"`+v+`"`) && !strings.Contains(answer, "'"+v+"'") {
+				return v, true
+			}
+		}
+	case []any:
+		for _, x := range v {
+			if w, ok := quotedLiteral(x, answer); ok {
+				return w, true
+			}
+		}
+	case map[string]any:
+		for _, x := range v {
+			if w, ok := quotedLiteral(x, answer); ok {
+				return w, true
+			}
+		}
+	}
+	return "", false
 }

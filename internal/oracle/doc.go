@@ -3,7 +3,9 @@
 // differential fuzz test over generated schemas and answers, and a run
 // over a corpus of real-world schemas. Its benchmarks time enforce beside
 // other Go validators (gojsonschema, santhosh-tekuri/jsonschema,
-// github.com/google/jsonschema-go) on the same contract and answer. It is
+// github.com/google/jsonschema-go) on the same contract and answer. And
+// it writes and holds enforce's label tables (canonical decompositions,
+// combining classes, full case folding) to golang.org/x/text. It is
 // a module of its own so that the core module keeps its three
 // dependencies; the test command (internal/testall) runs it.
 package oracle

@@ -11,18 +11,22 @@ import (
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
 
-// A Set is the labels of a choice, in order, each distinct in case.
+// A Set is the labels of a choice, in order, each distinct in case and
+// canonical form (fold.go).
 type Set struct {
 	// Multi: the answer is a set of labels, not one.
 	Multi bool
 	// Names and Descs are each label's name and description.
 	Names, Descs []string
 	has          map[string]struct{}
+	// keys is each label's keys (fold.go), for the near-miss repair.
+	keys [][folds]string
 }
 
 // New returns the Set of names and descs (one each), for the contract
 // what ("Choice", "MultiLabel"); its error, a label that is invalid or
-// not distinct in case, is the reason to refuse it, quoting a name
+// not distinct in simple case folding and canonical form (café written
+// with é or with e and U+0301), is the reason to refuse it, quoting a name
 // clipped to clip bytes.
 func New(what string, multi bool, names, descs []string, clip int) (*Set, error) {
 	if len(names) == 0 {
@@ -34,12 +38,13 @@ func New(what string, multi bool, names, descs []string, clip int) (*Set, error)
 		if err := check(name); err != nil {
 			return nil, fmt.Errorf("%s: label %d (%s) %w", what, i+1, strconv.Quote(jsonvalue.Clip(name, clip)), err)
 		}
-		key := foldKey(name)
-		if prev, dup := folded[key]; dup {
-			return nil, fmt.Errorf("%s: labels %s and %s differ only in case, if at all: the answer could not tell them apart", what, strconv.Quote(jsonvalue.Clip(prev, clip)), strconv.Quote(jsonvalue.Clip(name, clip)))
+		k := keys(name)
+		if prev, dup := folded[k[simpleFold]]; dup {
+			return nil, fmt.Errorf("%s: labels %s and %s differ only in case or in how their letters are composed, if at all: the answer could not tell them apart", what, strconv.Quote(jsonvalue.Clip(prev, clip)), strconv.Quote(jsonvalue.Clip(name, clip)))
 		}
-		folded[key] = name
+		folded[k[simpleFold]] = name
 		s.has[name] = struct{}{}
+		s.keys = append(s.keys, k)
 	}
 	return s, nil
 }
@@ -62,25 +67,6 @@ func check(name string) error {
 		}
 	}
 	return nil
-}
-
-// foldKey is the same for two names exactly when strings.EqualFold
-// holds for them.
-func foldKey(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		b.WriteRune(foldRune(r))
-	}
-	return b.String()
-}
-
-// foldRune is the least rune of r's case-folding orbit.
-func foldRune(r rune) rune {
-	least := r
-	for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
-		least = min(least, f)
-	}
-	return least
 }
 
 // Has reports whether name is one of the labels, exactly.
@@ -167,18 +153,37 @@ func (s *Set) Mend(js string, object bool) (string, bool) {
 	return string(b), err == nil
 }
 
-// NearMiss returns the one label str spells in another case, with
-// whitespace around it or a trailing full stop.
+// NearMiss returns the one label str spells in another case (simple
+// folding), with whitespace around it or a trailing full stop; false
+// when it spells none, or when another label is the same as it under
+// any fold fold.go considers (KIT, with kit and kıt).
 func (s *Set) NearMiss(str string) (string, bool) {
 	t := strings.TrimSpace(str)
-	stop, hasStop := strings.CutSuffix(t, ".")
+	words := []string{t}
+	if stop, ok := strings.CutSuffix(t, "."); ok {
+		words = append(words, stop)
+	}
+	var ks [2][folds]string
+	for i, w := range words {
+		ks[i] = keys(w)
+	}
 	found, n := "", 0
-	for _, name := range s.Names {
-		if strings.EqualFold(t, name) || hasStop && strings.EqualFold(stop, name) {
-			found, n = name, n+1
+	for i, name := range s.Names {
+		spelled, reached := false, false
+		for j, w := range words {
+			spelled = spelled || strings.EqualFold(w, name)
+			for f := range folds {
+				reached = reached || ks[j][f] == s.keys[i][f]
+			}
+		}
+		if spelled {
+			found = name
+		}
+		if spelled || reached {
+			n++
 		}
 	}
-	return found, n == 1
+	return found, found != "" && n == 1
 }
 
 // Read reads answer: the JSON judged and whether it is the object form

@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"encoding/json"
 	"regexp"
 	"strings"
 
@@ -11,9 +12,11 @@ import (
 // The coerce repair ([Coerce]) rewrites a value only where the
 // schema leaves no doubt: at a location where no subschema that may
 // apply admits a string, a string that spells a JSON number or a boolean
-// becomes it; where only an array is admitted, a lone value becomes an
-// array of it. So the answer as written certainly failed there, and the
-// new value is the one the string spelled.
+// becomes it; where only an array is admitted, a string that holds a
+// JSON array becomes that array, and another lone value an array of it,
+// unless it has a second reading (null, an empty string, a string with a
+// separator: see stringForArray), which is left. So the answer as
+// written certainly failed there, and the new value is the one it spelled.
 //
 // "May apply" is read generously, so that doubt never coerces: allOf
 // constrains, anyOf and oneOf admit what any branch admits, and not,
@@ -69,8 +72,9 @@ func (m Mender) coerce(text string) (string, bool) {
 }
 
 // stringsAdmitted reports whether the schema admits a string at every
-// place v's bare words were quoted (the quote repair's condition); true
-// when there are none.
+// place v's bare words were quoted, and no boolean where the word is a
+// yes or a no (yesNoWord): the quote repair's condition; true when there
+// are none.
 func (m Mender) stringsAdmitted(v relaxed) bool {
 	if len(v.bare) == 0 {
 		return true
@@ -95,7 +99,16 @@ func (c *coercer) walk(i int, schema any) (int, bool) {
 	t := c.text[i]
 	if len(c.bare) > 0 && c.bare[0] == i {
 		c.bare = c.bare[1:]
-		c.misplaced = c.misplaced || k&engine.KindString == 0
+		c.misplaced = c.misplaced || k&engine.KindString == 0 ||
+			k&engine.KindBoolean != 0 && yesNoWord(c.text[i+1:strings.IndexByte(c.text[i+1:], '"')+i+1])
+	}
+	if k == engine.KindArray && t == '"' {
+		return c.stringForArray(i)
+	}
+	if k == engine.KindArray && t == 'n' {
+		// null where only an array is admitted: [] or [null], two
+		// readings.
+		return i + len("null"), true
 	}
 	if k == engine.KindArray && t != '[' {
 		// A lone value where only an array is admitted: [value].
@@ -125,6 +138,32 @@ func (c *coercer) walk(i int, schema any) (int, bool) {
 	}
 	p := jsonvalue.Parser{S: c.text, I: i}
 	p.Value()
+	return p.I, true
+}
+
+// stringForArray reads the string at text[i:] where only an array is
+// admitted, and returns where it ends. A string that holds a JSON array
+// ("[\"a\", \"b\"]") is read as that array: it has one reading. A string
+// that begins with '[' and is no JSON array, is empty, or holds a
+// separator (a comma, semicolon, bar, tab or newline: "a, b") has two,
+// one item or several, and is left. Any other string is an array of it.
+func (c *coercer) stringForArray(i int) (int, bool) {
+	p := jsonvalue.Parser{S: c.text, I: i}
+	p.Str()
+	var content string
+	if json.Unmarshal([]byte(c.text[i:p.I]), &content) != nil {
+		return p.I, true
+	}
+	inner := jsonvalue.Parser{S: content}
+	inner.SkipSpace()
+	switch {
+	case inner.I < len(content) && content[inner.I] == '[':
+		if validJSON(content) {
+			c.edits = append(c.edits, textEdit{start: i, end: p.I, with: strings.TrimSpace(content)})
+		}
+	case content != "" && !strings.ContainsAny(content, ",;|\t\n\r"):
+		c.edits = append(c.edits, textEdit{start: i, end: i, with: "["}, textEdit{start: p.I, end: p.I, with: "]"})
+	}
 	return p.I, true
 }
 

@@ -19,7 +19,9 @@ import (
 // as a member's value (day: Monday, "unit": celsius) is written as the
 // same word quoted, and its place in the output is noted, so that the
 // caller keeps the result only where the schema admits a string at every
-// such place (Mender.stringsAdmitted).
+// such place, and no boolean where the word is a yes or a no
+// (Mender.stringsAdmitted). A word some language reads as a literal is
+// never quoted (literalWord).
 
 // relaxed is what the relaxer made of a value: its JSON, the repairs it
 // used (of those allowed), and where in it each bare word it quoted
@@ -173,10 +175,10 @@ func (r *relaxer) value() bool {
 // bareWord reads, as a member's value, words of identifier bytes, one
 // space between words, that begin with a letter or '_', and writes them
 // as a string. Only a member's: a name says what the word is for, where
-// "[see below]" in prose or an array's bare items say nothing. A word JSON5
-// or JavaScript reads as something else (NaN, Infinity, undefined) is no
-// string; nor is anything with other bytes in it (Math.PI, 2 * x, f(x)),
-// which the caller then finds where a ',' belongs.
+// "[see below]" in prose or an array's bare items say nothing. A word
+// that another language reads as a literal (literalWord) is no string;
+// nor is anything with other bytes in it (Math.PI, 2 * x, f(x)), which
+// the caller then finds where a ',' belongs.
 func (r *relaxer) bareWord() bool {
 	if c := r.at(r.i); !(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) || r.allow&Quote == 0 || !r.member {
 		return false
@@ -191,18 +193,50 @@ func (r *relaxer) bareWord() bool {
 		}
 		r.i++
 	}
-	switch word := r.s[start:r.i]; word {
-	case "NaN", "Infinity", "undefined":
+	word := r.s[start:r.i]
+	if literalWord(word) {
 		r.i = start
 		return false
-	default:
-		r.take(Quote)
-		r.bare = append(r.bare, r.b.Len())
-		r.b.WriteByte('"')
-		r.b.WriteString(word)
-		r.b.WriteByte('"')
-		return true
 	}
+	r.take(Quote)
+	r.bare = append(r.bare, r.b.Len())
+	r.b.WriteByte('"')
+	r.b.WriteString(word)
+	r.b.WriteByte('"')
+	return true
+}
+
+// literalWord reports whether word, in any case, is a literal where it is
+// written bare in some language a model writes: null (JSON, YAML, SQL,
+// Java), nil (Go, Ruby, Lua, Swift), none (Python), true and false
+// (everywhere), NaN, inf, Infinity and undefined (JavaScript, Python,
+// numpy). Such a word has two readings, the literal and the word, and
+// the string reading invents a value ({"middle_name": NULL} is no name
+// "NULL"): the quote repair leaves it, whatever the schema admits, and
+// the model is asked. Python's own True, False and None never get here:
+// the syntax repair reads them as the literals they are, and without it
+// they are not read. (yes, no, on and off, YAML 1.1's booleans, are words
+// first: see yesNoWord.)
+func literalWord(word string) bool {
+	for _, lit := range [...]string{"null", "nil", "none", "true", "false", "nan", "inf", "infinity", "undefined"} {
+		if strings.EqualFold(word, lit) {
+			return true
+		}
+	}
+	return false
+}
+
+// yesNoWord reports whether word, in any case, is one of YAML 1.1's
+// booleans (yes, no, on, off, y, n): a word, and a boolean to a YAML
+// reader. The quote repair quotes it only where the schema admits no
+// boolean, where the word is the one reading that can pass.
+func yesNoWord(word string) bool {
+	for _, lit := range [...]string{"yes", "no", "on", "off", "y", "n"} {
+		if strings.EqualFold(word, lit) {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *relaxer) at(i int) byte {
