@@ -41,7 +41,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 		}
 		return true, err
 	}
-	if e := st.overBudget(); e != nil {
+	if e := st.overBudget(true); e != nil {
 		ans.Stop = e.Reason // no correction can be asked for
 	}
 	v := st.ledger.Judge(ctx, ans)

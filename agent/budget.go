@@ -31,8 +31,10 @@ type Budget struct {
 // once a cap is reached, nor when the input tokens of the model's last
 // call in this conversation prove that the request would pass the
 // input, total or money cap (the request re-sends that call's whole
-// conversation; not so with [WithLatestRetryOnly], on another model, or
-// in a new run of the turn, where nothing is proved before the reply).
+// conversation; not so with [WithLatestRetryOnly], on another model —
+// also for a correction [WithEscalation]'s rules may send to the next
+// one — or in a new run of the turn, where nothing is proved before the
+// reply).
 // A reply that passes a cap is still taken: a final answer that keeps
 // the contract passes; one that fails, with retries left, is exhausted
 // with the cap's reason ([enforce.ReasonTokenBudget],
@@ -196,15 +198,16 @@ func (st *runState) price(u Usage) float64 {
 // overBudget is the cap a next request would reach or pass, nil when
 // none: see [WithBudget]. proven is what the model's last call in this
 // conversation proves the request will send (its input tokens), 0 when
-// nothing is proved.
-func (st *runState) overBudget() *BudgetError {
+// nothing is proved. afterRow: asked of the correction of a retried row,
+// which may go to another model ([runState.mayMoveOn]).
+func (st *runState) overBudget(afterRow bool) *BudgetError {
 	b := st.a.cfg.runBudget
 	if b == (Budget{}) {
 		return nil
 	}
 	s := st.chain.spend
 	proven := 0
-	if !st.a.cfg.latestOnly && st.lastInputAt == st.chain.at {
+	if !st.a.cfg.latestOnly && st.lastInputAt == st.chain.at && !(afterRow && st.mayMoveOn()) {
 		proven = st.lastInput
 	}
 	over := func(reason enforce.Reason, name string, spent, next, limit float64) *BudgetError {

@@ -193,3 +193,20 @@ func TestBudgetOptionsAreChecked(t *testing.T) {
 		})
 	}
 }
+
+func TestBudgetProvesNothingOfTheFirstRequestToAModelEscalatedTo(t *testing.T) {
+	// A's 200 input tokens prove nothing of what B's tokenizer counts:
+	// the correction goes to B, which is asked.
+	a := agenttest.NewModel(t, agenttest.Reply(missing).WithUsage(200, 50))
+	b := agenttest.NewModel(t, agenttest.Reply(valid).WithUsage(100, 20))
+	ag := agent.New(a, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2),
+		agent.WithEscalation(agent.Escalation{Models: []agent.Model{b}, AfterFailures: 1}),
+		agent.WithBudget(agent.Budget{TotalTokens: 400}))
+	res, err := ag.Run(context.Background(), "Weather?")
+	if err != nil {
+		t.Fatalf("err = %v, want B asked and its answer passing", err)
+	}
+	if len(res.Attempts) != 2 || res.Attempts[0].Outcome != enforce.OutcomeRetried {
+		t.Errorf("rows %+v, want A's answer retried on B", res.Attempts)
+	}
+}
