@@ -294,3 +294,26 @@ func TestEscalationOutOfToolModeTellsThePromptedModelWhatWasWrong(t *testing.T) 
 		t.Errorf("B's last message = %+v, want the corrective turn (hash %s) answering c1", last, res.Attempts[0].CorrectiveMessageHash)
 	}
 }
+
+// streamingReporting is a streaming scripted model that says which output
+// modes it takes.
+type streamingReporting struct {
+	*agenttest.StreamingModel
+	modes agent.Modes
+}
+
+func (r streamingReporting) OutputModes(json.RawMessage) agent.Modes { return r.modes }
+
+func TestProseBeforeTheOutputToolsCallIsNoAnswerInAutoToolModeAsInOutputToolMode(t *testing.T) {
+	// Blank lines a degenerate stop would cut, were the text the answer.
+	prose := agent.Chunk{Text: "Here is the weather." + strings.Repeat("\n", 20)}
+	call := agent.Chunk{Call: &agent.CallDelta{Index: 0, ID: "c1", Name: answerTool, Arguments: valid}}
+	for _, opt := range []agent.Option{agent.WithOutputTool(answerTool), agent.WithAutoOutputMode(answerTool)} {
+		m := streamingReporting{agenttest.NewStreamingModel(t, agenttest.Chunks(prose, call)), agent.Modes{Tools: true}}
+		ag := agent.New(m, opt, agent.WithOutputRetries(1), agent.WithDegenerateStop(agent.Degenerate{Whitespace: 8}))
+		_, res, err := agent.RunTyped[Weather](t.Context(), ag, "w?")
+		if err != nil || len(res.Attempts) != 1 || res.Attempts[0].Outcome != enforce.OutcomePassed {
+			t.Errorf("rows %+v, %v; want the call's answer passing at once", res.Attempts, err)
+		}
+	}
+}
