@@ -89,23 +89,34 @@ func (p Price) Of(u Usage) float64 {
 	if reasoningPrice == 0 {
 		reasoningPrice = p.Output
 	}
-	return (float64(in-cached)*p.Input + float64(cached)*cachedPrice +
-		float64(out-reasoning)*p.Output + float64(reasoning)*reasoningPrice) / 1e6
+	// Saturated: a Result holding +Inf could not be marshalled.
+	return min((float64(in-cached)*p.Input+float64(cached)*cachedPrice+
+		float64(out-reasoning)*p.Output+float64(reasoning)*reasoningPrice)/1e6, math.MaxFloat64)
 }
+
+// maxPrice is the largest price [WithPrices] takes: at it, any count of
+// input and output tokens (each at most math.MaxInt64) costs less than
+// the largest float64.
+const maxPrice = 1e288
+
+// addMoney is a+b, saturated at the largest float64 where it overflows.
+func addMoney(a, b float64) float64 { return min(a+b, math.MaxFloat64) }
 
 // WithPrices gives the price of each model by the name its adapter
 // reports (its ModelName method, as openai.Model's; "" for a model
 // that reports none). A call of a priced model puts its money on its
 // row ([enforce.Cost].Money) and in [Result.Money]; a model with no
-// price costs nothing there. The library keeps no prices of its own:
-// they change. A negative, NaN or infinite price makes Run return an
-// error matching [ErrInvalidOption].
+// price costs nothing there; sums saturate at the largest float64. The
+// library keeps no prices of its own: they change. A negative, NaN or
+// infinite price, or one past 1e288 (where a call's tokens could cost
+// more than a float64 holds), makes Run return an error matching
+// [ErrInvalidOption].
 func WithPrices(prices map[string]Price) Option {
 	return optionFunc(func(c *config) {
 		for name, p := range prices {
 			for _, v := range [...]float64{p.Input, p.CachedInput, p.Output, p.Reasoning} {
-				if !finite(v) || v < 0 {
-					c.invalid("WithPrices: %q: a price is negative or not a number", name)
+				if !finite(v) || v < 0 || v > maxPrice {
+					c.invalid("WithPrices: %q: price %g is negative, not a number or past %g", name, v, maxPrice)
 					break
 				}
 			}
@@ -167,9 +178,9 @@ func (s *spend) add(at int, u Usage, money float64) {
 	m := &s.models[at]
 	m.Requests++
 	m.Usage.add(u)
-	m.Money += money
+	m.Money = addMoney(m.Money, money)
 	s.requests++
-	s.money += money
+	s.money = addMoney(s.money, money)
 	s.usage.add(u)
 }
 
@@ -212,7 +223,7 @@ func (st *runState) overBudget(afterRow bool) *BudgetError {
 	}
 	over := func(reason enforce.Reason, name string, spent, next, limit float64) *BudgetError {
 		if limit > 0 && (spent >= limit || spent+next > limit) {
-			return &BudgetError{Reason: reason, Cap: name, Limit: limit, Spent: spent + next}
+			return &BudgetError{Reason: reason, Cap: name, Limit: limit, Spent: addMoney(spent, next)}
 		}
 		return nil
 	}
