@@ -174,6 +174,9 @@ func runTyped[T any](ctx context.Context, a *Agent, input string, watch watcher)
 		} else if schema, err = a.cfg.schema.For(reflect.TypeFor[T]()); err != nil {
 			err = fmt.Errorf("%w: WithOutputSchema does not fit RunTyped[%v]: %w", ErrInvalidOption, reflect.TypeFor[T](), err)
 		}
+		if err == nil {
+			err = elementsOf(ctx).check(schema)
+		}
 		if err != nil {
 			res := &Result{TurnID: turnID(ctx)}
 			a.refused(ctx, input, res, err)

@@ -41,7 +41,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 		}
 		return true, err
 	}
-	if e := st.overBudget(); e != nil {
+	if e := st.overBudget(true); e != nil {
 		ans.Stop = e.Reason // no correction can be asked for
 	}
 	v := st.ledger.Judge(ctx, ans)
@@ -57,7 +57,6 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	if v.Row.Outcome != enforce.OutcomeRetried {
 		return true, v.Err
 	}
-	st.escalateAfter(v.Row)
 	if a.cfg.latestOnly {
 		for _, i := range st.lastPair {
 			if st.skip == nil {
@@ -66,7 +65,11 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 			st.skip[i] = true
 		}
 	}
+	// Corrected in the mode the answer was given in, before moving on
+	// may change the mode: the output tool's call gets the correction,
+	// whatever the next model is asked in.
 	st.correct(v.Corrective)
+	st.escalateAfter(v.Row)
 	return false, nil
 }
 

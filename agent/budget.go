@@ -31,8 +31,10 @@ type Budget struct {
 // once a cap is reached, nor when the input tokens of the model's last
 // call in this conversation prove that the request would pass the
 // input, total or money cap (the request re-sends that call's whole
-// conversation; not so with [WithLatestRetryOnly], on another model, or
-// in a new run of the turn, where nothing is proved before the reply).
+// conversation; not so with [WithLatestRetryOnly], on another model —
+// also for a correction [WithEscalation]'s rules may send to the next
+// one — or in a new run of the turn, where nothing is proved before the
+// reply).
 // A reply that passes a cap is still taken: a final answer that keeps
 // the contract passes; one that fails, with retries left, is exhausted
 // with the cap's reason ([enforce.ReasonTokenBudget],
@@ -87,23 +89,34 @@ func (p Price) Of(u Usage) float64 {
 	if reasoningPrice == 0 {
 		reasoningPrice = p.Output
 	}
-	return (float64(in-cached)*p.Input + float64(cached)*cachedPrice +
-		float64(out-reasoning)*p.Output + float64(reasoning)*reasoningPrice) / 1e6
+	// Saturated: a Result holding +Inf could not be marshalled.
+	return min((float64(in-cached)*p.Input+float64(cached)*cachedPrice+
+		float64(out-reasoning)*p.Output+float64(reasoning)*reasoningPrice)/1e6, math.MaxFloat64)
 }
+
+// maxPrice is the largest price [WithPrices] takes: at it, any count of
+// input and output tokens (each at most math.MaxInt64) costs less than
+// the largest float64.
+const maxPrice = 1e288
+
+// addMoney is a+b, saturated at the largest float64 where it overflows.
+func addMoney(a, b float64) float64 { return min(a+b, math.MaxFloat64) }
 
 // WithPrices gives the price of each model by the name its adapter
 // reports (its ModelName method, as openai.Model's; "" for a model
 // that reports none). A call of a priced model puts its money on its
 // row ([enforce.Cost].Money) and in [Result.Money]; a model with no
-// price costs nothing there. The library keeps no prices of its own:
-// they change. A negative, NaN or infinite price makes Run return an
-// error matching [ErrInvalidOption].
+// price costs nothing there; sums saturate at the largest float64. The
+// library keeps no prices of its own: they change. A negative, NaN or
+// infinite price, or one past 1e288 (where a call's tokens could cost
+// more than a float64 holds), makes Run return an error matching
+// [ErrInvalidOption].
 func WithPrices(prices map[string]Price) Option {
 	return optionFunc(func(c *config) {
 		for name, p := range prices {
 			for _, v := range [...]float64{p.Input, p.CachedInput, p.Output, p.Reasoning} {
-				if !finite(v) || v < 0 {
-					c.invalid("WithPrices: %q: a price is negative or not a number", name)
+				if !finite(v) || v < 0 || v > maxPrice {
+					c.invalid("WithPrices: %q: price %g is negative, not a number or past %g", name, v, maxPrice)
 					break
 				}
 			}
@@ -165,9 +178,9 @@ func (s *spend) add(at int, u Usage, money float64) {
 	m := &s.models[at]
 	m.Requests++
 	m.Usage.add(u)
-	m.Money += money
+	m.Money = addMoney(m.Money, money)
 	s.requests++
-	s.money += money
+	s.money = addMoney(s.money, money)
 	s.usage.add(u)
 }
 
@@ -196,20 +209,21 @@ func (st *runState) price(u Usage) float64 {
 // overBudget is the cap a next request would reach or pass, nil when
 // none: see [WithBudget]. proven is what the model's last call in this
 // conversation proves the request will send (its input tokens), 0 when
-// nothing is proved.
-func (st *runState) overBudget() *BudgetError {
+// nothing is proved. afterRow: asked of the correction of a retried row,
+// which may go to another model ([runState.mayMoveOn]).
+func (st *runState) overBudget(afterRow bool) *BudgetError {
 	b := st.a.cfg.runBudget
 	if b == (Budget{}) {
 		return nil
 	}
 	s := st.chain.spend
 	proven := 0
-	if !st.a.cfg.latestOnly && st.lastInputAt == st.chain.at {
+	if !st.a.cfg.latestOnly && st.lastInputAt == st.chain.at && !(afterRow && st.mayMoveOn()) {
 		proven = st.lastInput
 	}
 	over := func(reason enforce.Reason, name string, spent, next, limit float64) *BudgetError {
 		if limit > 0 && (spent >= limit || spent+next > limit) {
-			return &BudgetError{Reason: reason, Cap: name, Limit: limit, Spent: spent + next}
+			return &BudgetError{Reason: reason, Cap: name, Limit: limit, Spent: addMoney(spent, next)}
 		}
 		return nil
 	}

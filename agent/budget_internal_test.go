@@ -17,7 +17,7 @@ func BenchmarkBudgetPerCall(b *testing.B) {
 	resp := Response{Usage: Usage{InputTokens: 900, OutputTokens: 300}}
 	b.ReportAllocs()
 	for b.Loop() {
-		if e := st.overBudget(); e != nil {
+		if e := st.overBudget(false); e != nil {
 			b.Fatal(e)
 		}
 		st.spent(resp, nil)

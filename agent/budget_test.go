@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"testing"
@@ -161,6 +162,7 @@ func TestPriceOf(t *testing.T) {
 		{"reasoning priced as output when not given", agent.Price{Output: 10}, agent.Usage{OutputTokens: 100_000, ReasoningTokens: 100_000}, 1},
 		{"negative counts are unknown", agent.Price{Input: 2, Output: 10}, agent.Usage{InputTokens: -5, OutputTokens: -5}, 0},
 		{"more cached than input is all cached", agent.Price{Input: 2, CachedInput: 1}, agent.Usage{InputTokens: 1_000_000, CachedTokens: 2_000_000}, 1},
+		{"past the largest float64 is the largest", agent.Price{Input: math.MaxFloat64, Output: math.MaxFloat64}, agent.Usage{InputTokens: 1 << 40, OutputTokens: 1 << 40}, math.MaxFloat64},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := tc.price.Of(tc.usage); math.Abs(got-tc.want) > 1e-9 {
@@ -184,6 +186,7 @@ func TestBudgetOptionsAreChecked(t *testing.T) {
 		{"a money cap without prices", agent.WithBudget(agent.Budget{Money: 1})},
 		{"a negative price", agent.WithPrices(map[string]agent.Price{"m": {Output: -1}})},
 		{"an infinite price", agent.WithPrices(map[string]agent.Price{"m": {Input: math.Inf(1)}})},
+		{"a price so large a call's tokens could cost more than a float64 holds", agent.WithPrices(map[string]agent.Price{"m": {Reasoning: 1e300}})},
 		{"a negative failed money budget", agent.WithFailedCostBudget(enforce.Cost{Money: -1})},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -191,5 +194,40 @@ func TestBudgetOptionsAreChecked(t *testing.T) {
 				t.Errorf("err = %v, want ErrInvalidOption", err)
 			}
 		})
+	}
+}
+
+func TestBudgetProvesNothingOfTheFirstRequestToAModelEscalatedTo(t *testing.T) {
+	// A's 200 input tokens prove nothing of what B's tokenizer counts:
+	// the correction goes to B, which is asked.
+	a := agenttest.NewModel(t, agenttest.Reply(missing).WithUsage(200, 50))
+	b := agenttest.NewModel(t, agenttest.Reply(valid).WithUsage(100, 20))
+	ag := agent.New(a, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2),
+		agent.WithEscalation(agent.Escalation{Models: []agent.Model{b}, AfterFailures: 1}),
+		agent.WithBudget(agent.Budget{TotalTokens: 400}))
+	res, err := ag.Run(context.Background(), "Weather?")
+	if err != nil {
+		t.Fatalf("err = %v, want B asked and its answer passing", err)
+	}
+	if len(res.Attempts) != 2 || res.Attempts[0].Outcome != enforce.OutcomeRetried {
+		t.Errorf("rows %+v, want A's answer retried on B", res.Attempts)
+	}
+}
+
+func TestAResultWithAHugePriceMarshals(t *testing.T) {
+	// 1e305 a million tokens is refused: a million tokens at it are more
+	// than a float64 holds. So the run never makes money +Inf, and its
+	// Result, refused or not, marshals.
+	m := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+		return agent.Response{Message: agent.Message{Role: agent.RoleAssistant, Content: valid}, Usage: agent.Usage{InputTokens: 1e6, OutputTokens: 1e6}}, nil
+	})
+	ag := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1),
+		agent.WithPrices(map[string]agent.Price{"": {Input: 1e305, Output: 1e305}}))
+	res, err := ag.Run(context.Background(), "Weather?")
+	if !errors.Is(err, agent.ErrInvalidOption) {
+		t.Errorf("err = %v, want ErrInvalidOption for the price", err)
+	}
+	if _, err := json.Marshal(res); err != nil {
+		t.Errorf("json.Marshal(Result) = %v", err)
 	}
 }

@@ -120,8 +120,13 @@ func (g *degenerate) read(answer string) (int, string) {
 		for ; at <= end; at += g.stride {
 			w := answer[at-k : at]
 			if p := g.period(w[k-g.tail:]); p*g.d.Repeats < k && w[p:] == w[:k-p] {
-				unit := clipUnit(w[k-p:])
-				return at, fmt.Sprintf("its last %d bytes repeat the %d-byte unit %s %d times", k, p, strconv.Quote(unit), k/p)
+				// Cut where a character ends, less than utf8.UTFMax bytes
+				// back: the kept answer and the unit quoted are then
+				// whole characters (the unit a rotation of the one found,
+				// as p is a period of the window and 2p < k).
+				cut := charEnd(answer, at)
+				unit := clipUnit(answer[cut-p : cut])
+				return cut, fmt.Sprintf("its last %d bytes repeat the %d-byte unit %s %d times", k, p, strconv.Quote(unit), k/p)
 			}
 		}
 	}
@@ -157,6 +162,20 @@ func (g *degenerate) period(s string) int {
 // are degenerate for why.
 func degenerateCut(n int, why string, u Usage) *enforce.Cut {
 	return &enforce.Cut{Verdict: enforce.Degenerate("the answer degenerated: " + why), Bytes: n, OutputTokens: max(u.OutputTokens, 0)}
+}
+
+// charEnd is the last place at or before i, and less than utf8.UTFMax
+// bytes before it, where no character of s is cut: i, unless a
+// character begun before i ends after it (or is not whole yet in s).
+func charEnd(s string, i int) int {
+	j := i - 1
+	for j > 0 && j > i-utf8.UTFMax && !utf8.RuneStart(s[j]) {
+		j--
+	}
+	if j >= 0 && !utf8.FullRuneInString(s[j:i]) {
+		return j
+	}
+	return i
 }
 
 // clipUnit is u up to 40 bytes, cut where a character begins, with "…"

@@ -4,12 +4,13 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // bruteDegenerate is the definition, checked at the same points: the
 // first check point at which the last Window bytes have a period p with
-// p·Repeats < Window, or the byte that makes more than Whitespace blank
-// bytes in a row.
+// p·Repeats < Window (moved back to where no character is cut), or the
+// byte that makes more than Whitespace blank bytes in a row.
 func bruteDegenerate(d Degenerate, s string) int {
 	stride := max(d.Window/4, 1)
 	blank := 0
@@ -27,10 +28,26 @@ func bruteDegenerate(d Degenerate, s string) int {
 			w := s[i+1-k : i+1]
 			for p := 1; p*d.Repeats < k; p++ {
 				if w[p:] == w[:k-p] {
-					return i + 1
+					return i + 1 - partial(s[:i+1])
 				}
 			}
 		}
+	}
+	return 0
+}
+
+// partial is how many bytes at the end of s begin a character s does not
+// finish: 1 to 3 bytes that a whole encoding would go on from, or 0.
+func partial(s string) int {
+	for n := 1; n < utf8.UTFMax && n <= len(s); n++ {
+		t := s[len(s)-n:]
+		if !utf8.RuneStart(t[0]) {
+			continue
+		}
+		if !utf8.FullRuneInString(t) {
+			return n
+		}
+		return 0
 	}
 	return 0
 }
@@ -45,7 +62,7 @@ func TestDegenerateDetectorAgreesWithTheDefinition(t *testing.T) {
 		var b strings.Builder
 		for b.Len() < 300 {
 			if r.IntN(4) == 0 {
-				unit := string(rune('a' + r.IntN(3)))
+				unit := string([]rune("aé日")[r.IntN(3)])
 				if r.IntN(2) == 0 {
 					unit += "b "
 				}
@@ -143,6 +160,9 @@ func FuzzDegenerateDetector(f *testing.F) {
 		}
 		if got != want {
 			t.Fatalf("%+v on %q: cut at %d, want %d", d, s, got, want)
+		}
+		if got > 0 && utf8.ValidString(s) && !utf8.ValidString(s[:got]) {
+			t.Fatalf("%+v on %q: the %d bytes kept are not valid UTF-8", d, s, got)
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/agent/agenttest"
@@ -174,5 +175,30 @@ func TestDegenerateOutputToolArgumentsAreCutAndCorrectedAsTheCallsResult(t *test
 	}
 	if r := res.Messages[3]; r.Role != agent.RoleTool || r.ToolCallID != "c1" || !strings.Contains(r.Content, "degenerated") {
 		t.Errorf("correction %+v, want the call's result saying it degenerated", r)
+	}
+}
+
+func TestADegenerateStopCutsAtACharactersBoundary(t *testing.T) {
+	summary := `{"type":"object","properties":{"summary":{"type":"string"}},"required":["summary"],"additionalProperties":false}`
+	// The window's check points fall inside the 3-byte characters.
+	loop := `{"summary":"` + strings.Repeat("日本", 2000)
+	m := agenttest.NewStreamingModel(t, agenttest.Reply(loop).InChunks(5), agenttest.Reply(`{"summary":"Fine."}`))
+	ag := agent.New(m, agent.WithOutputSchema(compile(t, summary)), agent.WithOutputRetries(1),
+		agent.WithDegenerateStop(agent.Degenerate{Window: 64, Repeats: 4}))
+	res, err := ag.Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := res.Attempts[0]
+	if first.Stage != enforce.StageDegenerate || first.Cut == nil {
+		t.Fatalf("first row %+v, want a degenerate cut", first)
+	}
+	kept := res.Messages[2].Content // system, user, the cut answer
+	if !utf8.ValidString(kept) || len(kept) != first.Cut.Bytes || !utf8.ValidString(first.Error) {
+		t.Errorf("kept %d bytes (valid UTF-8: %t; cut says %d), row's error %q (valid: %t)",
+			len(kept), utf8.ValidString(kept), first.Cut.Bytes, first.Error, utf8.ValidString(first.Error))
+	}
+	if !strings.Contains(first.Error, `"日本"`) && !strings.Contains(first.Error, `"本日"`) {
+		t.Errorf("row's error %q, want it to quote the unit whole", first.Error)
 	}
 }

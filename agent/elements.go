@@ -105,6 +105,18 @@ func kindOf(ctx context.Context) []enforce.LedgerOption {
 	return []enforce.LedgerOption{enforce.WithKind(enforce.KindElements)}
 }
 
+// check refuses, before the model is called, a pointer where no answer
+// schema passes holds an array; nil without a hook.
+func (h *elementsHook) check(schema *enforce.Schema) error {
+	if h == nil {
+		return nil
+	}
+	if _, err := enforce.NewElements(schema.Stream(), h.pointer, nil); err != nil {
+		return fmt.Errorf("%w: RunElements: %w", ErrInvalidOption, err)
+	}
+	return nil
+}
+
 // open returns the Elements reading es, an answer of the row attempt;
 // nil without a hook.
 func (h *elementsHook) open(es *enforce.Incremental, attempt int) *enforce.Elements {
@@ -114,7 +126,7 @@ func (h *elementsHook) open(es *enforce.Incremental, attempt int) *enforce.Eleme
 	var el *enforce.Elements
 	el, err := enforce.NewElements(es, h.pointer, func(e enforce.Element) { h.deliver(el, attempt, e) })
 	if err != nil {
-		return nil // refused before the run (see Elements)
+		return nil // refused before the run (see check)
 	}
 	return el
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"iter"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -230,5 +231,19 @@ func TestRunElementsWithoutRetriesAsksTheValidatorsOfAnElementAsItCloses(t *test
 	var oe *enforce.OutputError
 	if _, _, err := s.Result(); !errors.As(err, &oe) || oe.Path != "/1/name" {
 		t.Errorf("Result's error = %v, want the validator's issue at /1/name", err)
+	}
+}
+
+func TestRunElementsRefusesAPointerToNoArrayBeforeTheModelIsCalled(t *testing.T) {
+	for _, p := range []string{"/summary", "/items/0", "", "/nope", "/summary/x"} {
+		m := agenttest.NewModel(t) // fails the test if it is called
+		_, res, err := agent.RunElements[Order, Line](t.Context(), agent.New(m), "List the order.", p).Result()
+		if !errors.Is(err, agent.ErrInvalidOption) || !errors.Is(err, enforce.ErrPointer) || res == nil {
+			t.Errorf("RunElements at %q: error %v (a Result: %t); want ErrInvalidOption and ErrPointer, and a Result", p, err, res != nil)
+			continue
+		}
+		if !strings.Contains(err.Error(), strconv.Quote(p)) {
+			t.Errorf("RunElements at %q: %v does not name the pointer", p, err)
+		}
 	}
 }

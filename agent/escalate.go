@@ -147,6 +147,18 @@ func (st *runState) escalateAfter(row enforce.Attempt) {
 	}
 }
 
+// mayMoveOn reports whether a retried row written now may move the run
+// to the next model: its correction is then no request of this model's,
+// and nothing this model's calls proved holds of it ([WithBudget]). An
+// OnRow rule is not asked before the row exists, so it may.
+func (st *runState) mayMoveOn() bool {
+	e := st.a.cfg.escalation
+	if e == nil || st.chain.at+1 >= len(st.chain.models) {
+		return false
+	}
+	return e.AfterFailures > 0 && st.chain.failures+1 >= e.AfterFailures || e.OnRow != nil
+}
+
 // escalateOnError moves on after a model call failed with err, when a
 // rule says so.
 func (st *runState) escalateOnError(ctx context.Context, err error) bool {

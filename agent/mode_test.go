@@ -13,6 +13,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent/agenttest"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/fnv"
 )
 
 // reporting is a scripted model that says which output modes it takes.
@@ -269,5 +270,50 @@ func TestAutoOutputModeChoosesAgainForTheModelEscalatedTo(t *testing.T) {
 	}
 	if len(b.seen) != 1 {
 		t.Errorf("B was asked about %d contracts, want 1", len(b.seen))
+	}
+}
+
+func TestEscalationOutOfToolModeTellsThePromptedModelWhatWasWrong(t *testing.T) {
+	a := &reporting{Model: agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("c1", answerTool, missing))), modes: agent.Modes{Tools: true}}
+	b := agenttest.NewModel(t, agenttest.Reply(valid)) // says nothing of its modes: prompted
+	ag := agent.New(a, agent.WithAutoOutputMode(answerTool), agent.WithOutputRetries(1),
+		agent.WithEscalation(agent.Escalation{Models: []agent.Model{b}, AfterFailures: 1}))
+	_, res, err := agent.RunTyped[Weather](t.Context(), ag, "w?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := modesOf(res.Attempts); !slices.Equal(got, []string{"tool", "prompted"}) {
+		t.Fatalf("rows' modes = %v, want tool, prompted", got)
+	}
+	req := b.Requests()[0]
+	if got := modeSent(req); got != agent.ModePrompted {
+		t.Errorf("B was asked in %s, want prompted", got)
+	}
+	last := req.Messages[len(req.Messages)-1]
+	if last.ToolCallID != "c1" || fnv.Hex32a(last.Content) != res.Attempts[0].CorrectiveMessageHash {
+		t.Errorf("B's last message = %+v, want the corrective turn (hash %s) answering c1", last, res.Attempts[0].CorrectiveMessageHash)
+	}
+}
+
+// streamingReporting is a streaming scripted model that says which output
+// modes it takes.
+type streamingReporting struct {
+	*agenttest.StreamingModel
+	modes agent.Modes
+}
+
+func (r streamingReporting) OutputModes(json.RawMessage) agent.Modes { return r.modes }
+
+func TestProseBeforeTheOutputToolsCallIsNoAnswerInAutoToolModeAsInOutputToolMode(t *testing.T) {
+	// Blank lines a degenerate stop would cut, were the text the answer.
+	prose := agent.Chunk{Text: "Here is the weather." + strings.Repeat("\n", 20)}
+	call := agent.Chunk{Call: &agent.CallDelta{Index: 0, ID: "c1", Name: answerTool, Arguments: valid}}
+	for _, opt := range []agent.Option{agent.WithOutputTool(answerTool), agent.WithAutoOutputMode(answerTool)} {
+		m := streamingReporting{agenttest.NewStreamingModel(t, agenttest.Chunks(prose, call)), agent.Modes{Tools: true}}
+		ag := agent.New(m, opt, agent.WithOutputRetries(1), agent.WithDegenerateStop(agent.Degenerate{Whitespace: 8}))
+		_, res, err := agent.RunTyped[Weather](t.Context(), ag, "w?")
+		if err != nil || len(res.Attempts) != 1 || res.Attempts[0].Outcome != enforce.OutcomePassed {
+			t.Errorf("rows %+v, %v; want the call's answer passing at once", res.Attempts, err)
+		}
 	}
 }

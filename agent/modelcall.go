@@ -14,7 +14,7 @@ func (st *runState) generate(ctx context.Context) (resp Response, err error) {
 	req := st.request()
 	p := st.a.cfg.modelRetry
 	for attempt := 1; ; attempt++ {
-		if e := st.overBudget(); e != nil {
+		if e := st.overBudget(false); e != nil {
 			return Response{}, e
 		}
 		resp, err = st.call(ctx, req)

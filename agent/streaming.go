@@ -170,7 +170,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			// early verdict: it is judged whole.
 			call, n, why := -1, 0, ""
 			switch d := c.Call; {
-			case c.Text != "" && st.a.cfg.outputTool == "" && len(r.calls) == 0:
+			case c.Text != "" && r.tool == "" && len(r.calls) == 0: // the text is the answer in no mode with an output tool
 				n, why = degen.read(r.text.String())
 			case d != nil && d.Arguments != "" && r.isAnswer(d.Index):
 				call = d.Index

@@ -33,7 +33,7 @@ func FailedCost(rows []Attempt) Cost {
 		sum.ReasoningTokens = int(addSat(int64(sum.ReasoningTokens), int64(r.ReasoningTokens), math.MaxInt))
 		sum.LatencyMs = addSat(sum.LatencyMs, r.LatencyMs, math.MaxInt64)
 		if r.Money > 0 {
-			sum.Money += r.Money
+			sum.Money = min(sum.Money+r.Money, math.MaxFloat64) // +Inf would not marshal
 		}
 	}
 	return sum

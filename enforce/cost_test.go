@@ -103,3 +103,13 @@ func TestAFailedCostBudgetWithANegativeMemberIsRefused(t *testing.T) {
 		}
 	}
 }
+
+func TestFailedCostMoneySaturatesAtTheLargestFloat64(t *testing.T) {
+	rows := []enforce.Attempt{
+		{Outcome: enforce.OutcomeRetried, Cost: enforce.Cost{Money: math.MaxFloat64}},
+		{Outcome: enforce.OutcomeExhausted, Cost: enforce.Cost{Money: math.MaxFloat64}},
+	}
+	if got := enforce.FailedCost(rows).Money; got != math.MaxFloat64 {
+		t.Errorf("FailedCost(...).Money = %v, want the largest float64", got)
+	}
+}

@@ -66,8 +66,9 @@ func (s *elementSink) Element(i int, text string) {
 }
 
 // ErrPointer is what [NewElements] returns for a pointer that is not a
-// JSON Pointer (RFC 6901): "" or "/"-separated reference tokens.
-var ErrPointer = errors.New("enforce: not a JSON Pointer")
+// JSON Pointer (RFC 6901: "" or "/"-separated reference tokens), or
+// where no answer the schema passes holds an array.
+var ErrPointer = errors.New("enforce: no array at the pointer")
 
 // NewElements returns an [Elements] reading the answer through st, from
 // [Schema.Stream] or [Schema.StreamValidating] with nothing written yet,
@@ -78,10 +79,18 @@ func NewElements(st *Incremental, pointer string, deliver func(Element)) (*Eleme
 	if why != "" {
 		return nil, fmt.Errorf("%w: %q %s", ErrPointer, pointer, why)
 	}
+	s := st.schemaOf()
+	// Refused at once, or the model is asked for what can never be read.
+	// A kind's contract (nil here) has no schema to ask.
+	if s != nil {
+		if why := s.fast.ArrayAt(toks); why != "" {
+			return nil, fmt.Errorf("%w: %q: %s", ErrPointer, pointer, why)
+		}
+	}
 	if deliver == nil {
 		deliver = func(Element) {}
 	}
-	e := &Elements{st: st, s: st.schemaOf(), ptr: pointer, deliver: deliver}
+	e := &Elements{st: st, s: s, ptr: pointer, deliver: deliver}
 	if st.mend == nil && st.kind == nil {
 		// The scanner delivers them as they close; with repairs, Close
 		// delivers them from the mended answer.

@@ -261,8 +261,9 @@ func TestNewElementsRefusesWhatIsNoJSONPointer(t *testing.T) {
 			t.Errorf("NewElements(%q) = %v, want ErrPointer", p, err)
 		}
 	}
+	anything := mustCompile(t, `{}`)
 	for _, p := range []string{"", "/items", "/a~0b/0/c~1d"} {
-		if _, err := enforce.NewElements(s.Stream(), p, nil); err != nil {
+		if _, err := enforce.NewElements(anything.Stream(), p, nil); err != nil {
 			t.Errorf("NewElements(%q) = %v", p, err)
 		}
 	}
@@ -277,5 +278,24 @@ func TestElementsAtAnEscapedPointerInsideAnArray(t *testing.T) {
 	}
 	if want := (deliveries{"/1/a~1b/0 1", "/1/a~1b/1 2"}); !slices.Equal(got, want) {
 		t.Errorf("delivered %q, want %q", got, want)
+	}
+}
+
+func TestNewElementsRefusesAPointerWhereTheSchemaHoldsNoArray(t *testing.T) {
+	s := mustCompile(t, `{"type":"object","properties":{
+		"note": {"type": "string"},
+		"lines": {"type": "array", "items": {"type": "object", "properties": {"tags": {"type": "array"}}}},
+		"maybe": {"anyOf": [{"type": "array"}, {"type": "null"}]},
+		"open": {"type": "object"}
+	},"additionalProperties": false}`)
+	for _, p := range []string{"/note", "/lines/0", "", "/nope", "/note/0", "/lines/x"} {
+		if _, err := enforce.NewElements(s.Stream(), p, nil); !errors.Is(err, enforce.ErrPointer) || !strings.Contains(err.Error(), strconv.Quote(p)) {
+			t.Errorf("NewElements(%q) = %v, want ErrPointer naming the pointer", p, err)
+		}
+	}
+	for _, p := range []string{"/lines", "/lines/0/tags", "/maybe", "/open/anything"} {
+		if _, err := enforce.NewElements(s.Stream(), p, nil); err != nil {
+			t.Errorf("NewElements(%q) = %v, want an Elements: an array may be there", p, err)
+		}
 	}
 }

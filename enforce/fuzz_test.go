@@ -1,7 +1,9 @@
 package enforce
 
 import (
+	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,8 +74,10 @@ func FuzzCheck(f *testing.F) {
 // MaxCheckWork.
 func FuzzCompileSchema(f *testing.F) {
 	f.Add(`{"type": "object", "properties": {"a": {"$ref": "#"}}}`)
+	f.Add(`{"type": "object", "properties": {"a": {"type": "array", "items": [{"type": "integer"}]}, "b": {"additionalProperties": {"type": ["array", "null"]}}}}`)
 	answers := []string{`null`, `true`, `0`, `-1.5`, `"a"`, `[]`, `{}`, `[1, "a", {"b": [null]}]`, `{"a": {"a": {"a": 1}}, "b": "x"}`,
-		strings.Repeat(`[`, 40) + `"a"` + strings.Repeat(`]`, 40), strings.Repeat(`{"a": `, 40) + `"a"` + strings.Repeat(`}`, 40)}
+		strings.Repeat(`[`, 40) + `"a"` + strings.Repeat(`]`, 40), strings.Repeat(`{"a": `, 40) + `"a"` + strings.Repeat(`}`, 40),
+		`{"a": [1, [2]], "b": {"c/d": [], "e~": null}}`}
 	f.Fuzz(func(t *testing.T, schema string) {
 		s, err := CompileSchema([]byte(schema))
 		if err != nil {
@@ -96,9 +100,42 @@ func FuzzCompileSchema(f *testing.F) {
 				if !errors.As(err, &ce) || ce.Stage != StageSchemaValidate && !(deepest && ce.Stage == StageJSONParse) {
 					t.Fatalf("schema %q: Check(%q) = %v, want nil or a schema-validate *CheckError", schema, a, err)
 				}
+				continue
+			}
+			// NewElements refuses a pointer only where no passing answer
+			// holds an array: never where this one does.
+			for _, ptr := range arrayPointers(a) {
+				if _, err := NewElements(s.Stream(), ptr, nil); err != nil {
+					t.Fatalf("schema %q: %q passes with an array at %q, and NewElements refuses it: %v", schema, a, ptr, err)
+				}
 			}
 		}
 	})
+}
+
+// arrayPointers are the JSON Pointers of the arrays in the JSON text s.
+func arrayPointers(s string) []string {
+	var v any
+	if json.Unmarshal([]byte(s), &v) != nil {
+		return nil
+	}
+	var out []string
+	var walk func(v any, at string)
+	walk = func(v any, at string) {
+		switch v := v.(type) {
+		case []any:
+			out = append(out, at)
+			for i, e := range v {
+				walk(e, at+"/"+strconv.Itoa(i))
+			}
+		case map[string]any:
+			for k, e := range v {
+				walk(e, at+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"))
+			}
+		}
+	}
+	walk(v, "")
+	return out
 }
 
 // nesting is how deeply arrays and objects nest in the JSON text s, which
