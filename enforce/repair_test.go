@@ -94,6 +94,14 @@ func TestRepairsRefuseWhatIsNotExact(t *testing.T) {
 		{"NaN unquoted", `{"sku": NaN, "qty": 1}`},
 		{"a comma forgotten between members on one line", `{"sku": "A" "qty": 1}`},
 		{"a comma forgotten between items", "{\"sku\": \"A\", \"qty\": 1, \"tags\": [\"x\"\n\"y\"]}"},
+		// Two readings (issue 42): a broken answer beside a whole one, a
+		// value nested in a broken answer, an answer taken back.
+		{"a broken answer beside a whole rival", "Final answer: {\"sku\": \"A\", \"qty\": 1 (I am sure)}\nFor comparison, the wrong one was {\"sku\": \"B\", \"qty\": 2}."},
+		{"a value inside a broken answer, after a brace in a string", `{"sku": "A", "note": "use } to close", "qty": 1, "rejected": {"sku": "B", "qty": 2} (sure)}`},
+		{"an answer retracted, the correction cut off", "{\"sku\": \"A\", \"qty\": 1}\n\nWait, that's wrong. Corrected: {\"sku\": \"B\", \"qty\": 2"},
+		{"an answer retracted, the corrected fence cut off", "{\"sku\": \"A\", \"qty\": 1}\n\nActually no. The correct JSON is: ```json\n{\"sku\": \"B\","},
+		{"an answer retracted, the correction cut at its brace", "```json\n{\"sku\": \"A\", \"qty\": 1}\n```\nSorry, corrected:\n```json\n{"},
+		{"an answer taken back with no correction", "{\"sku\": \"A\", \"qty\": 1}\n\nWait, that's wrong."},
 	}
 	s := mustCompile(t, repairSchema).WithRepairs(enforce.AllRepairs)
 	for _, tt := range tests {
@@ -168,6 +176,14 @@ func TestGatherRefusesWhatIsNotExact(t *testing.T) {
 		{"a fenced list and a quoted one that passes too", callsSchema, "```json\n[{\"name\": \"a\"}]\n```\nor [{\"name\": \"b\"}]"},
 		{"two fenced lists", callsSchema, "Use\n```json\n[{\"name\": \"a\"}]\n```\nor\n```json\n[]\n```\nand see [1]."},
 		{"a fenced object and an object in prose, for an object root", repairSchema, "Say {\"sku\": 1}\n```json\n{\"sku\": \"A\", \"qty\": 1}\n```"},
+		// Two readings (issue 42): alternatives, a template, a
+		// restatement, a call beside an array.
+		{"alternatives in prose", callsSchema, "You could call {\"name\": \"paris\"} or, instead, {\"name\": \"lyon\"}."},
+		{"alternatives in two fences", callsSchema, "Either\n```json\n{\"name\": \"paris\"}\n```\nor, if Paris is full,\n```json\n{\"name\": \"lyon\"}\n```"},
+		{"a template before the calls", callsSchema, "Each call has the form {\"name\": \"<function>\"}. Calls: {\"name\": \"a\"} {\"name\": \"b\"}"},
+		{"a call restated", callsSchema, "Call 1: {\"name\": \"a\", \"n\": 1} To be clear, call 1 again: {\"name\": \"a\",\"n\":1}"},
+		{"a call beside an array", callsSchema, "[{\"name\": \"a\"}]\nand also {\"name\": \"b\"}"},
+		{"a call taken back", callsSchema, "Call 1: {\"name\": \"a\"}\nWait, that's wrong. Call 1: {\"name\": \"b\"}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
