@@ -39,6 +39,7 @@ func TestRepairsMendWhatTheyName(t *testing.T) {
 		{"comments", enforce.RepairSyntax, "{\n  // the item\n  \"sku\": \"A\", /* one */ \"qty\": 1\n}", "{\n  \n  \"sku\": \"A\",  \"qty\": 1\n}", "syntax"},
 		{"single quotes and unquoted names", enforce.RepairSyntax, `{sku: 'A "x" it\'s', qty: 1}`, `{"sku": "A \"x\" it's", "qty": 1}`, "syntax"},
 		{"Python literals", enforce.RepairSyntax, `{"sku": "A", "qty": 1, "gift": True, "note": None}`, `{"sku": "A", "qty": 1, "gift": true, "note": null}`, "syntax"},
+		{"brackets of prose beside the value are no second reading", enforce.RepairProse, "Here {\"sku\": \"A\", \"qty\": 1}, from [(3/3)x^3]_1^4, \\frac{a}{b} and [see below].", `{"sku": "A", "qty": 1}`, "prose"},
 		{"relaxed syntax in prose", enforce.RepairProse | enforce.RepairSyntax, "Here you go:\n{sku: 'A', qty: 1,}\nThanks!", `{"sku": "A", "qty": 1}`, "syntax,prose"},
 		{"a quoted integer", enforce.RepairCoerce, `{"sku": "A", "qty": "21"}`, `{"sku": "A", "qty": 21}`, "coerce"},
 		{"a quoted number and boolean", enforce.RepairCoerce, `{"sku": "A", "qty": 1, "price": "-2.5e3", "gift": "false"}`, `{"sku": "A", "qty": 1, "price": -2.5e3, "gift": false}`, "coerce"},
