@@ -203,3 +203,32 @@ func TestACutToolCallIsNotRun(t *testing.T) {
 		}
 	}
 }
+
+// A reply cut at the output limit is not mended out of prose: what the
+// model was still writing after its value (a correction, a second thought)
+// is unknown, so a second reading cannot be ruled out (issue 42). The model
+// is asked again.
+func TestATruncatedAnswerIsNotTakenOutOfProse(t *testing.T) {
+	for _, given := range []string{
+		`{"city":"Paris","tempC":21}` + "\n\nWait, that's wrong. Corrected: {\"city\":\"Lyon\"",
+		`{"city":"Paris","tempC":21}` + "\n\nActually no. The correct JSON is: ```json\n{\"city\":\"Lyon\"",
+		`{"city":"Paris","tempC":21}` + "\n\nOn second thought, the",
+	} {
+		t.Run(given, func(t *testing.T) {
+			lyon := `{"city":"Lyon","tempC":19}`
+			m := agenttest.NewModel(t, agenttest.Reply(given).WithStop(agent.StopLength), agenttest.Reply(lyon))
+			a := agent.New(m, agent.WithOutputRetries(1), agent.WithRepairs(enforce.AllRepairs))
+
+			w, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Lyon?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := (Weather{City: "Lyon", TempC: 19}); w != want {
+				t.Errorf("value = %+v, want %+v (the answer asked for again)", w, want)
+			}
+			if got, want := truncatedRows(res.Attempts), []bool{true, false}; !reflect.DeepEqual(got, want) {
+				t.Errorf("rows' Truncated = %v, want %v", got, want)
+			}
+		})
+	}
+}

@@ -162,10 +162,11 @@ type Answer struct {
 	// retries left, so no row claims a correction that is never sent.
 	Last bool
 	// Truncated says the answer was truncated at the model's output limit
-	// (a provider's "length" or "max_tokens"). A failing answer's row and
-	// error say so, and its corrective message asks for a shorter answer;
-	// when the answer before it was truncated too, it is exhausted at
-	// once, retries unspent.
+	// (a provider's "length" or "max_tokens"). The prose and gather
+	// repairs do not apply to it. A failing answer's row and error say
+	// so, and its corrective message asks for a shorter answer; when the
+	// answer before it was truncated too, it is exhausted at once,
+	// retries unspent.
 	Truncated bool
 	// Withheld, when not empty, says why the model gave no answer at all
 	// (a refusal, a content filter: the caller's word for it). Nothing is

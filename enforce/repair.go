@@ -31,14 +31,16 @@ const (
 	// boolean is admitted, nor an array's bare items.
 	RepairQuote
 	// RepairProse: exactly one JSON object or array inside text before
-	// and/or after it. Text that holds two such values is left alone (the
-	// model was ambiguous), unless exactly one of them is the content of
-	// a fence and only that one passes.
+	// and/or after it, where the text has no second reading (the ledger
+	// guide's rule): no second value, whole or broken, no words taking it
+	// back, no cut at the output limit. Of two values, one that alone is
+	// a fence's content and alone passes is taken.
 	RepairProse
 	// RepairGather: where the root schema admits an array and no object,
 	// several complete values — fenced blocks, or values in or between
 	// text — gathered in their order into one array: an object is an
 	// item, an array's items are items (unless the items may be arrays).
+	// Never alternatives, corrections, templates or a value said twice.
 	RepairGather
 	// RepairCoerce: where no subschema that may apply admits a string, a
 	// string that spells a JSON number (an integer, where only integers

@@ -39,6 +39,7 @@ func TestRepairsMendWhatTheyName(t *testing.T) {
 		{"comments", enforce.RepairSyntax, "{\n  // the item\n  \"sku\": \"A\", /* one */ \"qty\": 1\n}", "{\n  \n  \"sku\": \"A\",  \"qty\": 1\n}", "syntax"},
 		{"single quotes and unquoted names", enforce.RepairSyntax, `{sku: 'A "x" it\'s', qty: 1}`, `{"sku": "A \"x\" it's", "qty": 1}`, "syntax"},
 		{"Python literals", enforce.RepairSyntax, `{"sku": "A", "qty": 1, "gift": True, "note": None}`, `{"sku": "A", "qty": 1, "gift": true, "note": null}`, "syntax"},
+		{"brackets of prose beside the value are no second reading", enforce.RepairProse, "Here {\"sku\": \"A\", \"qty\": 1}, from [(3/3)x^3]_1^4, \\frac{a}{b} and [see below].", `{"sku": "A", "qty": 1}`, "prose"},
 		{"relaxed syntax in prose", enforce.RepairProse | enforce.RepairSyntax, "Here you go:\n{sku: 'A', qty: 1,}\nThanks!", `{"sku": "A", "qty": 1}`, "syntax,prose"},
 		{"a quoted integer", enforce.RepairCoerce, `{"sku": "A", "qty": "21"}`, `{"sku": "A", "qty": 21}`, "coerce"},
 		{"a quoted number and boolean", enforce.RepairCoerce, `{"sku": "A", "qty": 1, "price": "-2.5e3", "gift": "false"}`, `{"sku": "A", "qty": 1, "price": -2.5e3, "gift": false}`, "coerce"},
@@ -94,6 +95,14 @@ func TestRepairsRefuseWhatIsNotExact(t *testing.T) {
 		{"NaN unquoted", `{"sku": NaN, "qty": 1}`},
 		{"a comma forgotten between members on one line", `{"sku": "A" "qty": 1}`},
 		{"a comma forgotten between items", "{\"sku\": \"A\", \"qty\": 1, \"tags\": [\"x\"\n\"y\"]}"},
+		// Two readings (issue 42): a broken answer beside a whole one, a
+		// value nested in a broken answer, an answer taken back.
+		{"a broken answer beside a whole rival", "Final answer: {\"sku\": \"A\", \"qty\": 1 (I am sure)}\nFor comparison, the wrong one was {\"sku\": \"B\", \"qty\": 2}."},
+		{"a value inside a broken answer, after a brace in a string", `{"sku": "A", "note": "use } to close", "qty": 1, "rejected": {"sku": "B", "qty": 2} (sure)}`},
+		{"an answer retracted, the correction cut off", "{\"sku\": \"A\", \"qty\": 1}\n\nWait, that's wrong. Corrected: {\"sku\": \"B\", \"qty\": 2"},
+		{"an answer retracted, the corrected fence cut off", "{\"sku\": \"A\", \"qty\": 1}\n\nActually no. The correct JSON is: ```json\n{\"sku\": \"B\","},
+		{"an answer retracted, the correction cut at its brace", "```json\n{\"sku\": \"A\", \"qty\": 1}\n```\nSorry, corrected:\n```json\n{"},
+		{"an answer taken back with no correction", "{\"sku\": \"A\", \"qty\": 1}\n\nWait, that's wrong."},
 	}
 	s := mustCompile(t, repairSchema).WithRepairs(enforce.AllRepairs)
 	for _, tt := range tests {
@@ -168,6 +177,14 @@ func TestGatherRefusesWhatIsNotExact(t *testing.T) {
 		{"a fenced list and a quoted one that passes too", callsSchema, "```json\n[{\"name\": \"a\"}]\n```\nor [{\"name\": \"b\"}]"},
 		{"two fenced lists", callsSchema, "Use\n```json\n[{\"name\": \"a\"}]\n```\nor\n```json\n[]\n```\nand see [1]."},
 		{"a fenced object and an object in prose, for an object root", repairSchema, "Say {\"sku\": 1}\n```json\n{\"sku\": \"A\", \"qty\": 1}\n```"},
+		// Two readings (issue 42): alternatives, a template, a
+		// restatement, a call beside an array.
+		{"alternatives in prose", callsSchema, "You could call {\"name\": \"paris\"} or, instead, {\"name\": \"lyon\"}."},
+		{"alternatives in two fences", callsSchema, "Either\n```json\n{\"name\": \"paris\"}\n```\nor, if Paris is full,\n```json\n{\"name\": \"lyon\"}\n```"},
+		{"a template before the calls", callsSchema, "Each call has the form {\"name\": \"<function>\"}. Calls: {\"name\": \"a\"} {\"name\": \"b\"}"},
+		{"a call restated", callsSchema, "Call 1: {\"name\": \"a\", \"n\": 1} To be clear, call 1 again: {\"name\": \"a\",\"n\":1}"},
+		{"a call beside an array", callsSchema, "[{\"name\": \"a\"}]\nand also {\"name\": \"b\"}"},
+		{"a call taken back", callsSchema, "Call 1: {\"name\": \"a\"}\nWait, that's wrong. Call 1: {\"name\": \"b\"}"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

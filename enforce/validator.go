@@ -197,6 +197,12 @@ func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 	if ce := a.early(); ce != nil {
 		return judgement{ce: ce} // recorded as it stands: a rewrite cannot have broken it
 	}
+	if a.Truncated && s.repairs&(RepairProse|RepairGather) != 0 {
+		// What a cut reply went on to write after its values (a
+		// correction, another call) is unknown: a second reading cannot
+		// be ruled out, so none is taken out of prose.
+		s = s.WithRepairs(s.repairs &^ (RepairProse | RepairGather))
+	}
 	text := a.Text()
 	j := s.judgeText(ctx, text, at)
 	if j.done() || j.ce == nil || len(a.Rewrites) == 0 || a.Given == text {

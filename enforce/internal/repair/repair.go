@@ -220,15 +220,19 @@ type candidate struct {
 
 // fromText mends text that holds values among other text, or several
 // values: it returns the value the prose repair takes out of it, or the
-// array the gather repair makes of them, and the repairs used.
+// array the gather repair makes of them, and the repairs used. Either acts
+// only when the text has one reading: no start of a value that is no
+// candidate (a broken or cut-off rival, a value nested in a broken one).
 //
-// The prose repair takes the one candidate there is; of several, the
-// one that is a fence's whole content, when every other is an array
-// (one quoted in the explanation around it) and only the fenced one
-// passes. The gather repair takes every candidate, in order, when the
-// root admits an array and no object, no bracket outside the candidates
-// begins a value that is not whole (it would be dropped), and the
-// candidates all lie in fences or none do.
+// The prose repair takes the one candidate there is, of a kind the root
+// admits; of several, the one that is a fence's whole content, when every
+// other is an array (one quoted in the explanation around it) and only
+// the fenced one passes. No words after it may take it back. The gather
+// repair takes every candidate, in order, when the root admits an array
+// and no object, no bracket outside the candidates begins a value that is
+// not whole (it would be dropped), the candidates all lie in fences or
+// none do, no words set them side by side as alternatives, corrections,
+// restatements or templates, and no item is a template or said twice.
 func (m Mender) fromText(text string) (string, Set, bool) {
 	root := m.rootKinds()
 	admit := root
@@ -241,27 +245,27 @@ func (m Mender) fromText(text string) (string, Set, bool) {
 		limit = 1 // two objects for an object root: ambiguous, whatever else the text holds
 	}
 	var buf [4]candidate // most texts hold one or two
-	cands, broken, ok := candidates(buf[:0], text, m.Set&(Syntax|Quote), admit, limit)
-	if !ok || len(cands) == 0 {
+	f, ok := candidates(buf[:0], text, m.Set&(Syntax|Quote), admit, limit)
+	cands := f.cands
+	if !ok || len(cands) == 0 || f.rival {
 		return "", 0, false
 	}
 	var spans []span // the fences' contents, once there are rivals
 	if m.Set&Prose != 0 {
-		own := cands // the root's own kinds: all of them, unless gather admitted objects too
-		if gather && slices.ContainsFunc(cands, func(c candidate) bool { return c.kind&root == 0 }) {
-			own = slices.DeleteFunc(slices.Clone(cands), func(c candidate) bool { return c.kind&root == 0 })
-		}
-		if len(own) == 1 && m.stringsAdmitted(own[0].v) {
-			return own[0].v.json, own[0].v.used | Prose, true
-		}
-		if len(own) > 1 {
+		pick, ok := candidate{}, false
+		switch {
+		case len(cands) == 1:
+			// An object for an array root is gather's item, not prose's.
+			pick, ok = cands[0], cands[0].kind&root != 0 && m.stringsAdmitted(cands[0].v)
+		default:
 			spans = fenceContents(text)
-			if c, ok := m.preferFenced(spans, own); ok {
-				return c.v.json, c.v.used | Prose, true
-			}
+			pick, ok = m.preferFenced(spans, cands, root)
+		}
+		if ok && !saysSecondReading(text[pick.end:], retract) {
+			return pick.v.json, pick.v.used | Prose, true
 		}
 	}
-	if !gather || broken || len(cands) < 2 {
+	if !gather || f.broken || len(cands) < 2 {
 		return "", 0, false
 	}
 	if spans == nil {
@@ -276,17 +280,25 @@ func (m Mender) fromText(text string) (string, Set, bool) {
 	if fenced > 0 && fenced < len(cands) {
 		return "", 0, false // one in a fence, one not: an answer and what the text around it quotes, or two answers
 	}
+	if saysSecondReading(text[:cands[0].start], template) || saysSecondReading(text[cands[len(cands)-1].end:], retract) {
+		return "", 0, false // a form shown before the values, or the last taken back
+	}
+	for i, c := range cands[1:] {
+		if saysSecondReading(text[cands[i].end:c.start], retract|alternative|restate|template) {
+			return "", 0, false // "or, instead", "Wait, that's wrong", "call 1 again", "for example"
+		}
+	}
 	g, ok := m.gather(text, cands)
-	if !ok || (g.used&Prose != 0 && m.Set&Prose == 0) || !m.stringsAdmitted(g) {
+	if !ok || (g.used&Prose != 0 && m.Set&Prose == 0) || !m.stringsAdmitted(g) || templateOrRestated(g.json) {
 		return "", 0, false
 	}
 	return g.json, g.used, true
 }
 
 // preferFenced returns, of several candidates, the one that is the whole
-// content of a fence, when it is the only one that is, every other is an
-// array, and it alone passes.
-func (m Mender) preferFenced(spans []span, cands []candidate) (candidate, bool) {
+// content of a fence, of a kind of root, when it is the only one that is,
+// every other is an array, and it alone passes.
+func (m Mender) preferFenced(spans []span, cands []candidate, root engine.Kinds) (candidate, bool) {
 	pick := -1
 	for i, c := range cands {
 		if isFenced(spans, c) {
@@ -298,7 +310,7 @@ func (m Mender) preferFenced(spans []span, cands []candidate) (candidate, bool) 
 			return candidate{}, false
 		}
 	}
-	if pick < 0 || !m.passes(cands[pick].v) {
+	if pick < 0 || cands[pick].kind&root == 0 || !m.passes(cands[pick].v) {
 		return candidate{}, false
 	}
 	for i, c := range cands {
@@ -439,21 +451,35 @@ func itemsAreObjects(a string) bool {
 	return true
 }
 
-// candidates appends to cands the complete JSON objects and arrays that
-// text holds, in order. A candidate begins at a bracket outside any other
-// bracket of the text (so a value inside a broken one is not taken for
-// the answer), and is of a kind of admit (what the schema's root admits,
-// so "[1]" citing a source is no object's rival); the liberties of allow
-// apply to it too. broken says a bracket outside the candidates began no
-// whole value. Past limit candidates, or when the search would read the
-// text more than a few times over, it gives up.
-func candidates(cands []candidate, text string, allow Set, admit engine.Kinds, limit int) (_ []candidate, broken bool, ok bool) {
+// found is what candidates found in a text.
+type found struct {
+	// cands are the complete values, in order.
+	cands []candidate
+	// broken says a bracket outside the candidates began no whole value;
+	// rival, that a bracket that is no candidate's looks like the start
+	// of a value (looksLikeValue), or is a whole value of a kind the root
+	// does not admit that may hold or be a part of the answer (an array
+	// of objects beside an object root's answer, an object beside an
+	// array): a second reading.
+	broken, rival bool
+}
+
+// candidates finds the complete JSON objects and arrays that text holds,
+// appending them to cands, in order. A candidate begins at a bracket
+// outside any other bracket of the text (so a value inside a broken one
+// is not taken for the answer), and is of a kind of admit (what the
+// schema's root admits, so "[1]" citing a source is no object's rival);
+// the liberties of allow apply to it too. Past limit candidates, or when
+// the search would read the text more than a few times over, it gives up.
+func candidates(cands []candidate, text string, allow Set, admit engine.Kinds, limit int) (_ found, ok bool) {
 	budget := 8*len(text) + 1<<16
+	f := found{cands: cands}
 	depth := 0
 	for i := 0; i < len(text); i++ {
 		switch text[i] {
 		case '{', '[':
 			if depth > 0 {
+				f.rival = f.rival || looksLikeValue(text, i) // a value nested in a broken one
 				depth++
 				continue
 			}
@@ -465,10 +491,11 @@ func candidates(cands []candidate, text string, allow Set, admit engine.Kinds, l
 				read += more
 			}
 			if budget -= read; budget < 0 {
-				return nil, false, false
+				return found{}, false
 			}
 			if end < 0 {
-				broken = true
+				f.broken = true
+				f.rival = f.rival || looksLikeValue(text, i)
 				depth++
 				continue
 			}
@@ -477,13 +504,17 @@ func candidates(cands []candidate, text string, allow Set, admit engine.Kinds, l
 				kind = engine.KindArray
 			}
 			if admit&kind == 0 {
-				i = end - 1 // whole, but it could never pass
+				// Whole, but it could never pass: "[1]" citing a source is
+				// no object's rival, but [{…}] may hold one, and an object
+				// beside an array may be one of its items.
+				f.rival = f.rival || kind == engine.KindObject || (itemsAreObjects(v.json) && strings.Contains(v.json, "{"))
+				i = end - 1
 				continue
 			}
-			if len(cands) == limit {
-				return nil, false, false
+			if len(f.cands) == limit {
+				return found{}, false
 			}
-			cands = append(cands, candidate{start: i, end: end, v: v, kind: kind})
+			f.cands = append(f.cands, candidate{start: i, end: end, v: v, kind: kind})
 			i = end - 1
 		case '}', ']':
 			if depth > 0 {
@@ -491,7 +522,7 @@ func candidates(cands []candidate, text string, allow Set, admit engine.Kinds, l
 			}
 		}
 	}
-	return cands, broken, true
+	return f, true
 }
 
 // A span is where a fence's content begins, past leading whitespace, and
