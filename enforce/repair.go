@@ -27,28 +27,33 @@ const (
 	// RepairQuote: a member's unquoted string value (day: Monday)
 	// where the schema admits a string there; never a word some language
 	// reads as a literal (null, nil, none, true, false, NaN, inf,
-	// Infinity, undefined, in any case), nor yes, no, on, off where a
-	// boolean is admitted, nor an array's bare items.
+	// Infinity, undefined, NA, undef, nullptr, Nothing, missing, in any
+	// case), nor yes, no, on, off where a boolean is admitted, nor an
+	// array's bare items.
 	RepairQuote
 	// RepairProse: exactly one JSON object or array inside text before
 	// and/or after it, where the text has no second reading (the ledger
 	// guide's rule): no second value, whole or broken, no words taking it
-	// back, no cut at the output limit. Of two values, one that alone is
+	// back or doubting it, no cut at the output limit. Of two values, one
+	// that alone is
 	// a fence's content and alone passes is taken.
 	RepairProse
 	// RepairGather: where the root schema admits an array and no object,
 	// several complete values — fenced blocks, or values in or between
 	// text — gathered in their order into one array: an object is an
 	// item, an array's items are items (unless the items may be arrays).
-	// Never alternatives, corrections, templates or a value said twice.
+	// Only values set out as one list (nothing but fences, commas and
+	// list markers between them, or each part numbered); never
+	// alternatives, corrections, templates or a value said twice.
 	RepairGather
 	// RepairCoerce: where no subschema that may apply admits a string, a
 	// string that spells a JSON number (an integer, where only integers
 	// are admitted) becomes that number, and "true" or "false" that
 	// boolean; where only an array is admitted, a string holding a JSON
 	// array becomes that array, and another single value an array of it
-	// (but null, "" and a string holding a comma, semicolon, bar, tab or
-	// newline, which read two ways, are left). Nothing is rounded,
+	// (but null, "" and a string holding a separator — a comma,
+	// semicolon, bar, slash, ampersand, plus, tab, line break, "and" or
+	// "or" — which read two ways, are left). Nothing is rounded,
 	// clipped, guessed or invented.
 	// A tool call's arguments ([CallLedger]) written as one JSON string
 	// where the parameters admit none become the one JSON object the

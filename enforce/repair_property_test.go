@@ -168,6 +168,27 @@ var twoReadings = []family{
 		}
 		return text + g.pick("\nTo be clear, call 1 again: ", "\n\n", "\ni.e. ", "\nRepeated: ") + g.spell(c)
 	}},
+	{"alternatives in words no list knows", callsSchema, func(g gen) string {
+		// Random words stand for any language's "or, if that fails": with
+		// no number before each value and text between them, the values
+		// may be choices, whatever the words say.
+		word := func() string {
+			var b strings.Builder
+			for range 2 + g.r.IntN(6) {
+				b.WriteByte(byte('a' + g.r.IntN(26)))
+			}
+			return b.String()
+		}
+		a, b := g.spell(g.call()), g.spell(g.call())
+		return g.lead() + a + "\n" + word() + " " + word() + g.pick(":", ",", "") + "\n" + b + g.tail()
+	}},
+	{"alternatives set side by side", callsSchema, func(g gen) string {
+		a, b := g.spell(g.call()), g.spell(g.call())
+		return g.pick("", "Option A: ", "Choice 1: ") + a + g.pick("\nvs\n", " / ", "\nOption B: ", "\nIf that fails, ", "\nNo, call this: ", "\nreplace with ", "\nor maybe\n", "\nBut if Paris is full: ") + b
+	}},
+	{"an answer offered in doubt", repairSchema, func(g gen) string {
+		return g.lead() + g.maybeFenced(g.spell(g.order())) + g.pick(" — or ", " (not sure, ", "\nMaybe ", "\nPerhaps ", "\nI'm not certain; ", "\nThat is incorrect; ", "\nIgnore the above; ") + g.word() + g.pick(".", ")", "")
+	}},
 	{"a call beside an array", callsSchema, func(g gen) string {
 		arr := "[" + g.spell(g.call()) + "]"
 		one := g.spell(g.call())

@@ -145,8 +145,8 @@ func (c *coercer) walk(i int, schema any) (int, bool) {
 // admitted, and returns where it ends. A string that holds a JSON array
 // ("[\"a\", \"b\"]") is read as that array: it has one reading. A string
 // that begins with '[' and is no JSON array, is empty, or holds a
-// separator (a comma, semicolon, bar, tab or newline: "a, b") has two,
-// one item or several, and is left. Any other string is an array of it.
+// separator (listSeparated: "a, b", "a/b", "a and b") has two, one item
+// or several, and is left. Any other string is an array of it.
 func (c *coercer) stringForArray(i int) (int, bool) {
 	p := jsonvalue.Parser{S: c.text, I: i}
 	p.Str()
@@ -161,10 +161,26 @@ func (c *coercer) stringForArray(i int) (int, bool) {
 		if validJSON(content) {
 			c.edits = append(c.edits, textEdit{start: i, end: p.I, with: strings.TrimSpace(content)})
 		}
-	case content != "" && !strings.ContainsAny(content, ",;|\t\n\r"):
+	case content != "" && !listSeparated(content):
 		c.edits = append(c.edits, textEdit{start: i, end: i, with: "["}, textEdit{start: p.I, end: p.I, with: "]"})
 	}
 	return p.I, true
+}
+
+// listSeparated reports whether s may be a list written in one string:
+// it holds a comma, semicolon, bar, slash, ampersand, plus, tab or line
+// break, or the word "and" or "or" ("salt and pepper" is one item or
+// two).
+func listSeparated(s string) bool {
+	if strings.ContainsAny(s, ",;|/&+\t\n\r") {
+		return true
+	}
+	for _, w := range strings.Fields(s) {
+		if strings.EqualFold(w, "and") || strings.EqualFold(w, "or") {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *coercer) object(i int, schema any) (int, bool) {

@@ -261,7 +261,7 @@ func (m Mender) fromText(text string) (string, Set, bool) {
 			spans = fenceContents(text)
 			pick, ok = m.preferFenced(spans, cands, root)
 		}
-		if ok && !saysSecondReading(text[pick.end:], retract) {
+		if ok && !saysSecondReading(text[pick.end:], retract|doubt|opening) {
 			return pick.v.json, pick.v.used | Prose, true
 		}
 	}
@@ -280,13 +280,16 @@ func (m Mender) fromText(text string) (string, Set, bool) {
 	if fenced > 0 && fenced < len(cands) {
 		return "", 0, false // one in a fence, one not: an answer and what the text around it quotes, or two answers
 	}
-	if saysSecondReading(text[:cands[0].start], template) || saysSecondReading(text[cands[len(cands)-1].end:], retract) {
+	if saysSecondReading(text[:cands[0].start], template) || saysSecondReading(text[cands[len(cands)-1].end:], retract|doubt|opening) {
 		return "", 0, false // a form shown before the values, or the last taken back
 	}
 	for i, c := range cands[1:] {
-		if saysSecondReading(text[cands[i].end:c.start], retract|alternative|restate|template) {
+		if saysSecondReading(text[cands[i].end:c.start], retract|alternative|restate|template|doubt|opening|between) {
 			return "", 0, false // "or, instead", "Wait, that's wrong", "call 1 again", "for example"
 		}
+	}
+	if !setOut(text, cands) {
+		return "", 0, false // words between the values, and no numbers: perhaps alternatives
 	}
 	g, ok := m.gather(text, cands)
 	if !ok || (g.used&Prose != 0 && m.Set&Prose == 0) || !m.stringsAdmitted(g) || templateOrRestated(g.json) {

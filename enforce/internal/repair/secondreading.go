@@ -2,6 +2,7 @@ package repair
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
@@ -76,6 +77,17 @@ const (
 	restate
 	// template: a value shows a form, not an answer ("for example").
 	template
+	// doubt: the value before is offered as unsure ("maybe", "not sure").
+	doubt
+	// opening: a word that offers another value where a clause begins
+	// with it ("— or Lyon"), and is an ordinary word elsewhere ("updates
+	// or patches").
+	opening
+	// between: a word that makes values alternatives, or takes one back,
+	// where a clause between two values begins with it ("If Paris is
+	// full, {…}", "No, call this: {…}"), and in the text around a single
+	// value is an ordinary word ("No problem! Here is the JSON").
+	between
 )
 
 // secondReading lists the words of each class, in English, the language
@@ -86,19 +98,34 @@ var secondReading = map[string]wordClass{
 	"wait": retract, "actually": retract, "sorry": retract, "oops": retract,
 	"mistake": retract, "mistaken": retract, "wrong": retract, "correction": retract,
 	"corrected": retract, "scratch": retract, "disregard": retract, "retract": retract,
-	"or": alternative, "instead": alternative, "rather": alternative, "otherwise": alternative,
-	"alternatively": alternative, "alternative": alternative,
+	"ignore": retract, "incorrect": retract, "meant": retract, "typo": retract,
+	"erroneous": retract, "hmm": retract,
+	"instead": alternative, "alternatively": alternative, "alternative": alternative,
+	"alternatives": alternative, "otherwise": alternative,
+	// Words that set values side by side only where a clause begins with
+	// them ("or, if Paris is full"), and are ordinary words elsewhere
+	// ("updates or patches").
+	"or": opening, "rather": opening, "either": between, "option": between, "options": between,
+	"choice": between, "vs": between, "versus": between, "if": between, "unless": between,
+	"replace": between, "no": between, "but": between, "though": between, "although": between,
 	"again": restate, "repeat": restate, "repeated": restate, "restate": restate, "restated": restate,
 	"template": template, "placeholder": template, "placeholders": template,
 	"example": template, "examples": template, "form": template, "skeleton": template,
+	"maybe": doubt, "perhaps": doubt, "possibly": doubt, "unsure": doubt,
+	"uncertain": doubt, "guess": doubt,
 }
 
 // saysSecondReading reports whether text holds a word of the classes of
 // in (or the abbreviations "i.e.", a restatement, and "e.g.", a
 // template).
 func saysSecondReading(text string, in wordClass) bool {
+	clause, prev := true, ""
 	for i := 0; i < len(text); {
 		if !wordByte(text[i]) {
+			switch text[i] {
+			case '\n', '.', ':', ';', '!', '?', '(', ')':
+				clause = true
+			}
 			i++
 			continue
 		}
@@ -107,9 +134,19 @@ func saysSecondReading(text string, in wordClass) bool {
 			j++
 		}
 		w := text[i:j]
-		if len(w) <= 13 && secondReading[strings.ToLower(w)]&in != 0 {
+		if w == "—" || w == "–" { // a dash, a byte past ASCII like a word's
+			clause, i = true, j
+			continue
+		}
+		lw := strings.ToLower(w)
+		c := secondReading[lw]
+		if len(w) <= 13 && c&in != 0 && (c&(opening|between) == 0 || clause) {
 			return true
 		}
+		if in&doubt != 0 && (lw == "sure" || lw == "certain") && prev == "not" {
+			return true // "not sure", "I'm not certain"
+		}
+		clause, prev = false, lw
 		if len(w) == 1 && j+3 <= len(text) && text[j] == '.' && text[j+2] == '.' {
 			switch strings.ToLower(text[i : j+3]) {
 			case "i.e.":
@@ -204,4 +241,98 @@ func placeholder(s string) bool {
 		}
 	}
 	return true
+}
+
+// setOut reports whether the values cands of text are set out as the
+// parts of one list, in a way no language's words are needed to read:
+// after whatever text comes before the first, each gap between two values
+// holds nothing but space, commas, semicolons, fences and list markers (a
+// part's values), or begins the next part by its number ("2.", "Call 3:",
+// "the second", a greater number than the last) or a word of sequence
+// ("Then:"). Values with other text between them may be alternatives in
+// words no list knows ("ou plutôt"): a second reading.
+func setOut(text string, cands []candidate) bool {
+	n, _ := partNumber(text[:cands[0].start], 0)
+	n = max(n, 1) // the first value is the first part, numbered or not
+	for i, c := range cands[1:] {
+		gap := text[cands[i].end:c.start]
+		if bareGap(gap) {
+			continue
+		}
+		m, ok := partNumber(gap, n)
+		if !ok {
+			return false
+		}
+		n = m
+	}
+	return true
+}
+
+// bareGap reports whether gap holds nothing but space, commas,
+// semicolons, list markers and fences (with an info string).
+func bareGap(gap string) bool {
+	for i := 0; i < len(gap); i++ {
+		switch c := gap[i]; c {
+		case ' ', '\t', '\r', '\n', ',', ';', '-', '*', '+':
+		case '`', '~':
+			for i+1 < len(gap) && gap[i+1] == c {
+				i++
+			}
+			for i+1 < len(gap) && wordByte(gap[i+1]) {
+				i++ // the fence's info string: json
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ordinals are the English words for the first ten places.
+var ordinals = [...]string{"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
+
+// sequence are the English words that begin a list's next part where a
+// clause begins with them ("Then:", "Next we need:"). A list of what
+// allows, not of what refuses: a word it lacks leaves the values alone.
+var sequence = [...]string{"then", "next", "also", "and", "finally", "lastly", "additionally", "afterwards"}
+
+// partNumber reads the number by which gap, the text before a list's
+// next part, begins it, where n parts were numbered before: a number past
+// n as a word of its own followed by '.', ')' or ':' ("2.", "Call 3:"), an
+// ordinal word past n ("the second"), or, past the first, a word of
+// sequence where a clause begins ("Then:", n+1).
+func partNumber(gap string, n int) (int, bool) {
+	clause := true
+	for i := 0; i < len(gap); {
+		if !wordByte(gap[i]) {
+			switch gap[i] {
+			case '\n', '.', ':', ';', '!', '?', '(', ')':
+				clause = true
+			}
+			i++
+			continue
+		}
+		j := i
+		for j < len(gap) && wordByte(gap[j]) {
+			j++
+		}
+		w := gap[i:j]
+		if m, err := strconv.Atoi(w); err == nil && m > n && m < 1000 && j < len(gap) && (gap[j] == '.' || gap[j] == ')' || gap[j] == ':') {
+			return m, true
+		}
+		for k, o := range ordinals {
+			if k+1 > n && strings.EqualFold(w, o) {
+				return k + 1, true
+			}
+		}
+		if n > 0 && clause {
+			for _, s := range sequence {
+				if strings.EqualFold(w, s) {
+					return n + 1, true
+				}
+			}
+		}
+		clause, i = false, j
+	}
+	return n, false
 }

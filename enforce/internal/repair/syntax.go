@@ -210,7 +210,8 @@ func (r *relaxer) bareWord() bool {
 // written bare in some language a model writes: null (JSON, YAML, SQL,
 // Java), nil (Go, Ruby, Lua, Swift), none (Python), true and false
 // (everywhere), NaN, inf, Infinity and undefined (JavaScript, Python,
-// numpy). Such a word has two readings, the literal and the word, and
+// numpy), NA (R), undef (Perl), nullptr (C++), Nothing (Visual Basic)
+// and missing (Julia). Such a word has two readings, the literal and the word, and
 // the string reading invents a value ({"middle_name": NULL} is no name
 // "NULL"): the quote repair leaves it, whatever the schema admits, and
 // the model is asked. Python's own True, False and None never get here:
@@ -218,7 +219,7 @@ func (r *relaxer) bareWord() bool {
 // they are not read. (yes, no, on and off, YAML 1.1's booleans, are words
 // first: see yesNoWord.)
 func literalWord(word string) bool {
-	for _, lit := range [...]string{"null", "nil", "none", "true", "false", "nan", "inf", "infinity", "undefined"} {
+	for _, lit := range [...]string{"null", "nil", "none", "true", "false", "nan", "inf", "infinity", "undefined", "na", "undef", "nullptr", "nothing", "missing"} {
 		if strings.EqualFold(word, lit) {
 			return true
 		}
