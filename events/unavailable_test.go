@@ -189,9 +189,9 @@ func TestCloseReportsTheRecordsTheLogStillRefuses(t *testing.T) {
 	}
 }
 
-// The kept records are bounded: past heldMax, an event is refused and not
-// kept, except a terminal event, which has heldMax more places, so that a
-// turn that started still ends when the log answers again.
+// The kept records are bounded: past heldMax, an event is dropped
+// (ErrDropped, not ErrUnavailable), except the end of a turn that
+// started, so that it still ends when the log answers again.
 func TestKeptRecordsAreBoundedButTerminalsKeepTheirPlace(t *testing.T) {
 	s, l, _ := newUnavailableStream(t)
 	l.setDown(true)
@@ -201,8 +201,8 @@ func TestKeptRecordsAreBoundedButTerminalsKeepTheirPlace(t *testing.T) {
 		}
 	}
 	_, err := s.Append(TurnStarted{TurnID: "t2"})
-	if !errors.Is(err, ErrUnavailable) || len(s.held) != heldMax {
-		t.Fatalf("Append past the bound = %v with %d kept, want ErrUnavailable with %d kept", err, len(s.held), heldMax)
+	if !errors.Is(err, ErrDropped) || errors.Is(err, ErrUnavailable) || len(s.held) != heldMax {
+		t.Fatalf("Append past the bound = %v with %d kept, want ErrDropped with %d kept", err, len(s.held), heldMax)
 	}
 	if _, err := s.Append(TurnCompleted{TurnID: "t1", Terminal: TerminalCompleted}); !errors.Is(err, ErrUnavailable) || len(s.held) != heldMax+1 {
 		t.Fatalf("Append(turn/completed) past the bound = %v with %d kept, want it kept too", err, len(s.held))
