@@ -73,9 +73,9 @@ func badOption(name, format string, args ...any) error {
 	return fmt.Errorf("events: %s: "+format, append([]any{name}, args...)...)
 }
 
-// WithClock sets the clock that stamps records and their IDs (default
-// time.Now). Tests pass a fixed clock to get byte-identical logs and
-// frames.
+// WithClock sets the clock that stamps records and their IDs, and that
+// [Stream.Close] measures its minute on (default time.Now). Tests pass a
+// fixed clock to get byte-identical logs and frames.
 func WithClock(now func() time.Time) Option {
 	return streamOption(func(o *streamOptions) {
 		if now == nil {

@@ -191,8 +191,12 @@ func (s *Stream) Append(ev Event) (Notification, error) {
 // passes; each pass is itself bounded by the log's own retries.
 const heldRetryWait = 2 * time.Second
 
-// closePasses is how many more times Close appends the kept records,
-// heldRetryWait apart, while the log is unavailable: about a minute.
+// closeWait is how long, on the stream's clock, Close keeps appending
+// the kept records while the log is unavailable.
+const closeWait = time.Minute
+
+// closePasses bounds the passes of Close too, for a clock that does not
+// move (a test's): heldRetryWait apart, about a minute.
 const closePasses = 30
 
 // heldMax is how many kept records that end no open turn may wait for a
@@ -608,7 +612,9 @@ func (s *Stream) readEntry(seq int64) (entry, error) {
 // Close ends every subscription and wait with ErrClosed and closes the log.
 // Appends after Close fail with ErrClosed. Close waits for an Append in
 // progress. It first appends the records kept for an unavailable log
-// (see Append), trying for about a minute; those the log still refuses
+// (see Append), trying for about a minute of the stream's clock
+// ([WithClock]), however long each append of the log takes: it starts
+// no pass that, as long as the last, would end past it; those the log still refuses
 // are reported by an error matching ErrUnavailable that names them (they
 // were not stored, or not acknowledged). It also closes the log of a stream that a failed
 // log append closed.
@@ -623,9 +629,20 @@ func (s *Stream) Close() error {
 	closed := s.closed
 	s.mu.Unlock()
 	var lost error
+	var start time.Time
 	for pass := 0; !closed && len(s.held) > 0; pass++ {
+		began := s.clock() // read only when records are kept: a clock may be a test's sequence
+		if pass == 0 {
+			start = began
+		}
 		err := s.appendHeld()
-		if err != nil && errors.Is(err, ErrUnavailable) && pass < closePasses {
+		// A pass takes what the log's own retries take: seconds while it
+		// elects a leader, its whole bound (15 s for JetStream) while its
+		// stream is gone. Another pass starts only if one as long would
+		// end within closeWait, so Close keeps its minute either way.
+		now := s.clock()
+		if err != nil && errors.Is(err, ErrUnavailable) && pass < closePasses &&
+			now.Sub(start)+s.retryWait+now.Sub(began) <= closeWait {
 			<-s.after(s.retryWait) // an election takes seconds
 			continue
 		}
