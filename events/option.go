@@ -31,13 +31,14 @@ type fileOptions struct {
 	errs     []error
 
 	// test hooks
-	tick     <-chan time.Time // replaces the interval ticker
-	synced   func()           // called after each pass of the background syncer
-	noSync   bool             // never fsync (fuzzing)
-	syncFile func() error     // called instead of each fsync of the file
-	opened   func()           // called between opening the file and locking it
-	pollTick <-chan time.Time // replaces the poll ticker of a waiting reader
-	commit   *committer       // replaces the log's committer
+	tick     <-chan time.Time   // replaces the interval ticker
+	synced   func()             // called after each pass of the background syncer
+	noSync   bool               // never fsync (fuzzing)
+	syncFile func() error       // called instead of each fsync of the file
+	opened   func()             // called between opening the file and locking it
+	pollTick <-chan time.Time   // replaces the poll ticker of a waiting reader
+	commit   *committer         // replaces the log's committer
+	syncDir  func(string) error // called instead of each fsync of a directory
 }
 
 type streamOption func(*streamOptions)
@@ -159,6 +160,8 @@ func (o *fileOptions) fsync(f *os.File, dir string) error {
 		return o.syncFile()
 	case f != nil:
 		return f.Sync()
+	case o.syncDir != nil:
+		return o.syncDir(dir)
 	}
 	return syncDir(dir)
 }
