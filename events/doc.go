@@ -67,7 +67,9 @@
 // background and at Close, so a turn that started still ends in the log,
 // in order; see [Stream.Append]. A producer does nothing more: its
 // TurnCompleted is kept too, and one appended in its place would be a
-// second terminal.
+// second terminal. An error matching [ErrDropped] means the stream kept
+// as many records as it may and lost this event; the end of a turn that
+// started is never dropped.
 //
 // Any other error means the log could not store the record (an I/O error,
 // a failed fsync, a file log whose file was moved — see [OpenFile]), and a

@@ -42,6 +42,11 @@ var (
 	// and appends it again; a caller of a Log retries the same record or
 	// reopens the log.
 	ErrUnavailable = errors.New("events: log unavailable")
+	// ErrDropped: the log was unavailable and the [Stream] keeps as many
+	// records for it as it may (see [Stream.Append]), so this event was
+	// neither stored nor kept: it is lost. The stream stays open, and the
+	// end of a turn that started is never dropped.
+	ErrDropped = errors.New("events: event dropped")
 	// ErrUnknownMethod: a notification's method is none of this
 	// package's (see the Method constants), so [Notification.Event]
 	// cannot decode it; a client can skip a newer server's notification.
@@ -103,7 +108,7 @@ func (e *Error) parts() (kind error, cause []error) {
 // isSentinel reports whether err is one of the sentinels above.
 func isSentinel(err error) bool {
 	switch err {
-	case ErrInvalid, ErrCorrupt, ErrCursor, ErrStale, ErrClosed, ErrLocked, ErrConflict, ErrUnavailable, ErrUnknownMethod:
+	case ErrInvalid, ErrCorrupt, ErrCursor, ErrStale, ErrClosed, ErrLocked, ErrConflict, ErrUnavailable, ErrDropped, ErrUnknownMethod:
 		return true
 	}
 	return false

@@ -38,6 +38,8 @@ const maxLine = 16 << 20
 // an fsync, and on Linux 5.8 or later, on ext4, xfs, btrfs and f2fs, the
 // logs of one filesystem share one syncfs(2), which reports the write-back
 // errors of its whole filesystem; elsewhere each log fsyncs its own file.
+// A name through symlinks is synced where its file is: the file's
+// directory and filesystem, not the link's.
 // A failed sync fails every append it may concern (with syncfs: of each
 // log written since the last good sync) and closes those logs as a failed
 // write does; the records they had not acknowledged are removed.
@@ -59,14 +61,14 @@ func OpenFile(name string, opts ...FileOption) (Log, error) {
 		name = abs // the check before each append must not follow a Chdir
 	}
 	for range 3 {
-		f, created, err := openLocked(name, o)
+		f, real, created, err := openLocked(name, o)
 		if err != nil {
 			return nil, err
 		}
 		if f == nil {
 			continue // replaced between open and lock: open the new file
 		}
-		l, err := openLog(f, name, created, o)
+		l, err := openLog(f, name, filepath.Dir(real), created, o)
 		if err != nil {
 			f.Close()
 			return nil, err
@@ -76,27 +78,43 @@ func OpenFile(name string, opts ...FileOption) (Log, error) {
 	return nil, &Error{Op: "open", Detail: name + " is replaced each time it is opened", Err: ErrLocked}
 }
 
-// openLocked opens and locks the file at name. It returns a nil file when
-// name no longer names the file once locked.
-func openLocked(name string, o fileOptions) (f *os.File, created bool, err error) {
+// openLocked opens and locks the file at name, and returns the file's
+// path with no symlink in it. It returns a nil file when name no longer
+// names the file once locked.
+//
+// The directory fsynced for a new file, and the filesystem its records
+// are synced on, are those of that path: through a symlink into another
+// filesystem, the link's directory holds no entry of the file, and a
+// syncfs of the link's filesystem leaves the file's records unsynced.
+func openLocked(name string, o fileOptions) (f *os.File, real string, created bool, err error) {
 	_, statErr := os.Stat(name)
 	created = errors.Is(statErr, fs.ErrNotExist)
 	f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
-		return nil, false, &Error{Op: "open", Err: err}
+		return nil, "", false, &Error{Op: "open", Err: err}
 	}
 	if o.opened != nil {
 		o.opened()
 	}
 	if err := lockFile(f); err != nil {
 		f.Close()
-		return nil, false, err
+		return nil, "", false, err
 	}
-	if err := atPath(f, name); err != nil {
+	// name, and the resolved path, must both still name the locked file.
+	if atPath(f, name) != nil {
 		f.Close()
-		return nil, false, nil
+		return nil, "", false, nil
 	}
-	return f, created, nil
+	real, err = filepath.EvalSymlinks(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) || err == nil && atPath(f, real) != nil:
+		f.Close()
+		return nil, "", false, nil
+	case err != nil:
+		f.Close()
+		return nil, "", false, &Error{Op: "open", Detail: "resolving the path's symlinks", Err: err}
+	}
+	return f, real, created, nil
 }
 
 // atPath reports, with an error, when name no longer names the open file f
@@ -116,9 +134,11 @@ func atPath(f *os.File, name string) error {
 	return nil
 }
 
-func openLog(f *os.File, name string, created bool, o fileOptions) (*fileLog, error) {
+// openLog reads the locked file f, opened by name, whose directory
+// with no symlink in its path is dir.
+func openLog(f *os.File, name, dir string, created bool, o fileOptions) (*fileLog, error) {
 	if created {
-		if err := o.fsync(nil, filepath.Dir(f.Name())); err != nil {
+		if err := o.fsync(nil, dir); err != nil {
 			return nil, &Error{Op: "open", Err: err}
 		}
 	}
@@ -140,7 +160,7 @@ func openLog(f *os.File, name string, created bool, o fileOptions) (*fileLog, er
 	}
 	l := &fileLog{f: f, name: name, id: idOf(st), size: good, wsize: good, offsets: offsets, syncedN: int64(len(offsets)),
 		opt: o, stop: make(chan struct{})}
-	l.c = committerFor(l, filepath.Dir(f.Name()), o)
+	l.c = committerFor(l, dir, o)
 	if o.interval > 0 || o.tick != nil {
 		tick, stopTicker := o.tick, func() {}
 		if tick == nil {

@@ -31,13 +31,14 @@ type fileOptions struct {
 	errs     []error
 
 	// test hooks
-	tick     <-chan time.Time // replaces the interval ticker
-	synced   func()           // called after each pass of the background syncer
-	noSync   bool             // never fsync (fuzzing)
-	syncFile func() error     // called instead of each fsync of the file
-	opened   func()           // called between opening the file and locking it
-	pollTick <-chan time.Time // replaces the poll ticker of a waiting reader
-	commit   *committer       // replaces the log's committer
+	tick     <-chan time.Time   // replaces the interval ticker
+	synced   func()             // called after each pass of the background syncer
+	noSync   bool               // never fsync (fuzzing)
+	syncFile func() error       // called instead of each fsync of the file
+	opened   func()             // called between opening the file and locking it
+	pollTick <-chan time.Time   // replaces the poll ticker of a waiting reader
+	commit   *committer         // replaces the log's committer
+	syncDir  func(string) error // called instead of each fsync of a directory
 }
 
 type streamOption func(*streamOptions)
@@ -73,9 +74,9 @@ func badOption(name, format string, args ...any) error {
 	return fmt.Errorf("events: %s: "+format, append([]any{name}, args...)...)
 }
 
-// WithClock sets the clock that stamps records and their IDs (default
-// time.Now). Tests pass a fixed clock to get byte-identical logs and
-// frames.
+// WithClock sets the clock that stamps records and their IDs, and that
+// [Stream.Close] measures its minute on (default time.Now). Tests pass a
+// fixed clock to get byte-identical logs and frames.
 func WithClock(now func() time.Time) Option {
 	return streamOption(func(o *streamOptions) {
 		if now == nil {
@@ -159,6 +160,8 @@ func (o *fileOptions) fsync(f *os.File, dir string) error {
 		return o.syncFile()
 	case f != nil:
 		return f.Sync()
+	case o.syncDir != nil:
+		return o.syncDir(dir)
 	}
 	return syncDir(dir)
 }

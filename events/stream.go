@@ -30,7 +30,14 @@ type Stream struct {
 	// held are the records the log refused with ErrUnavailable, oldest
 	// first, numbered after last; they are appended again, in order,
 	// before any later record (guarded by wmu).
-	held      []heldRecord
+	held []heldRecord
+	// ends is how many of held end an open turn; the others are bounded
+	// by heldMax (guarded by wmu).
+	ends int
+	// open are the turns whose turn/started is stored or kept and whose
+	// end is neither: each may need a place in held to end (guarded by
+	// wmu).
+	open      map[string]bool
 	retrying  chan struct{} // closed when the retrier of held has stopped; nil when none runs (guarded by wmu)
 	retryWait time.Duration // test hook: how long the retrier waits between passes (default heldRetryWait)
 	// test hook: the timer of the retrier (default time.After)
@@ -85,6 +92,7 @@ func newStream(id string, log Log, o streamOptions) (*Stream, error) {
 		subs:      map[chan struct{}]struct{}{},
 		terminals: map[string]int64{},
 		waiters:   map[string][]chan entry{},
+		open:      map[string]bool{},
 		done:      make(chan struct{}),
 		retryWait: heldRetryWait, after: time.After,
 	}
@@ -100,6 +108,7 @@ func newStream(id string, log Log, o streamOptions) (*Stream, error) {
 			return nil, err
 		}
 		s.publish(e)
+		s.track(e)
 	}
 	return s, nil
 }
@@ -129,10 +138,11 @@ func (s *Stream) belongs(op string, rec Record) error {
 // in time; the stream stays open and keeps the record: it is appended
 // again, before any later one, by the next Append, by a retry in the
 // background every few seconds, or by Close, so the log holds every
-// record in order, once. At most 64 kept records wait so, and 64 more
-// for terminal events, so that every turn that started can still end;
-// past that an event is refused with ErrUnavailable and not kept (the
-// error says so). WaitTurn and subscribers see a kept record once it is
+// record in order, once. The end of a turn that started (its
+// turn/started stored or kept) is always kept; of the other events at
+// most 64 wait so, and a turn/started only while fewer than 64 turns are
+// open, so that every turn that started can still end. An event past
+// that is refused with [ErrDropped] and lost. WaitTurn and subscribers see a kept record once it is
 // stored. Any other error is the log's: the record was not stored, and
 // the stream closes itself, so that waiters and subscribers end with an
 // error matching ErrClosed and wrapping the log's error (see Producers
@@ -170,6 +180,7 @@ func (s *Stream) Append(ev Event) (Notification, error) {
 	if err := s.log.Append(rec); err != nil {
 		return Notification{}, s.keep(rec, e, err)
 	}
+	s.track(e)
 	s.mu.Lock()
 	s.publish(e)
 	s.mu.Unlock()
@@ -180,18 +191,35 @@ func (s *Stream) Append(ev Event) (Notification, error) {
 // passes; each pass is itself bounded by the log's own retries.
 const heldRetryWait = 2 * time.Second
 
-// closePasses is how many more times Close appends the kept records,
-// heldRetryWait apart, while the log is unavailable: about a minute.
+// closeWait is how long, on the stream's clock, Close keeps appending
+// the kept records while the log is unavailable.
+const closeWait = time.Minute
+
+// closePasses bounds the passes of Close too, for a clock that does not
+// move (a test's): heldRetryWait apart, about a minute.
 const closePasses = 30
 
-// heldMax is how many kept records may wait for a log that is
-// unavailable, and heldMax more for terminal events.
+// heldMax is how many kept records that end no open turn may wait for a
+// log that is unavailable, and how many turns may be open when a
+// turn/started is kept: so at most heldMax more end a turn.
 const heldMax = 64
 
 // heldRecord is a record kept for an unavailable log, with its fold.
 type heldRecord struct {
 	rec Record
 	e   entry
+	end bool // it ends an open turn (counted in ends)
+}
+
+// track notes that e is stored or kept: a turn/started opens its turn,
+// a terminal ends it; s.wmu must be held (or s not yet shared).
+func (s *Stream) track(e entry) {
+	switch {
+	case e.terminal:
+		delete(s.open, e.turn)
+	case e.n.Method == MethodTurnStarted:
+		s.open[e.turn] = true
+	}
 }
 
 // appendHeld appends the kept records, in order, until one fails;
@@ -205,6 +233,9 @@ func (s *Stream) appendHeld() error {
 				s.fail(err)
 			}
 			return err
+		}
+		if h.end {
+			s.ends--
 		}
 		s.held[0] = heldRecord{}
 		s.held = s.held[1:]
@@ -220,17 +251,31 @@ func (s *Stream) appendHeld() error {
 // the kept records: it keeps rec when the log was unavailable and there is room, and
 // closes the stream when the log failed otherwise; s.wmu must be held.
 // It returns the error for Append.
+//
+// The end of an open turn is always kept: the places it takes are
+// bounded by the open turns, which a kept turn/started may make heldMax
+// at most. A turn whose turn/started was dropped is not open, so its
+// events, its end too, take places of the others: a turn that never
+// started in the log cannot crowd out the end of one that did.
 func (s *Stream) keep(rec Record, e entry, err error) error {
+	end := e.terminal && s.open[e.turn]
 	switch {
 	case errors.Is(err, ErrInvalid):
 		return err
 	case !errors.Is(err, ErrUnavailable):
 		s.fail(err)
 		return err
-	case len(s.held) >= heldMax && !(e.terminal && len(s.held) < 2*heldMax):
-		return &Error{Op: "append", Seq: e.seq, Detail: fmt.Sprintf("%d records wait for the log already; this event was not kept", len(s.held)), Err: err}
+	case end:
+	case len(s.held)-s.ends >= heldMax:
+		return &Error{Op: "append", Seq: e.seq, Detail: fmt.Sprintf("the log is unavailable and %d records wait for it already; this event was not kept", len(s.held)), Err: ErrDropped}
+	case e.n.Method == MethodTurnStarted && !s.open[e.turn] && len(s.open) >= heldMax:
+		return &Error{Op: "append", Seq: e.seq, Detail: fmt.Sprintf("the log is unavailable and %d turns are open; this turn/started was not kept", len(s.open)), Err: ErrDropped}
 	}
-	s.held = append(s.held, heldRecord{rec, e})
+	if end {
+		s.ends++
+	}
+	s.held = append(s.held, heldRecord{rec, e, end})
+	s.track(e)
 	if s.retrying == nil {
 		s.retrying = make(chan struct{})
 		go s.retryHeld(s.retrying)
@@ -567,7 +612,9 @@ func (s *Stream) readEntry(seq int64) (entry, error) {
 // Close ends every subscription and wait with ErrClosed and closes the log.
 // Appends after Close fail with ErrClosed. Close waits for an Append in
 // progress. It first appends the records kept for an unavailable log
-// (see Append), trying for about a minute; those the log still refuses
+// (see Append), trying for about a minute of the stream's clock
+// ([WithClock]), however long each append of the log takes: it starts
+// no pass that, as long as the last, would end past it; those the log still refuses
 // are reported by an error matching ErrUnavailable that names them (they
 // were not stored, or not acknowledged). It also closes the log of a stream that a failed
 // log append closed.
@@ -582,9 +629,20 @@ func (s *Stream) Close() error {
 	closed := s.closed
 	s.mu.Unlock()
 	var lost error
+	var start time.Time
 	for pass := 0; !closed && len(s.held) > 0; pass++ {
+		began := s.clock() // read only when records are kept: a clock may be a test's sequence
+		if pass == 0 {
+			start = began
+		}
 		err := s.appendHeld()
-		if err != nil && errors.Is(err, ErrUnavailable) && pass < closePasses {
+		// A pass takes what the log's own retries take: seconds while it
+		// elects a leader, its whole bound (15 s for JetStream) while its
+		// stream is gone. Another pass starts only if one as long would
+		// end within closeWait, so Close keeps its minute either way.
+		now := s.clock()
+		if err != nil && errors.Is(err, ErrUnavailable) && pass < closePasses &&
+			now.Sub(start)+s.retryWait+now.Sub(began) <= closeWait {
 			<-s.after(s.retryWait) // an election takes seconds
 			continue
 		}

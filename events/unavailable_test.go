@@ -3,7 +3,9 @@ package events
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -189,9 +191,9 @@ func TestCloseReportsTheRecordsTheLogStillRefuses(t *testing.T) {
 	}
 }
 
-// The kept records are bounded: past heldMax, an event is refused and not
-// kept, except a terminal event, which has heldMax more places, so that a
-// turn that started still ends when the log answers again.
+// The kept records are bounded: past heldMax, an event is dropped
+// (ErrDropped, not ErrUnavailable), except the end of a turn that
+// started, so that it still ends when the log answers again.
 func TestKeptRecordsAreBoundedButTerminalsKeepTheirPlace(t *testing.T) {
 	s, l, _ := newUnavailableStream(t)
 	l.setDown(true)
@@ -201,8 +203,8 @@ func TestKeptRecordsAreBoundedButTerminalsKeepTheirPlace(t *testing.T) {
 		}
 	}
 	_, err := s.Append(TurnStarted{TurnID: "t2"})
-	if !errors.Is(err, ErrUnavailable) || len(s.held) != heldMax {
-		t.Fatalf("Append past the bound = %v with %d kept, want ErrUnavailable with %d kept", err, len(s.held), heldMax)
+	if !errors.Is(err, ErrDropped) || errors.Is(err, ErrUnavailable) || len(s.held) != heldMax {
+		t.Fatalf("Append past the bound = %v with %d kept, want ErrDropped with %d kept", err, len(s.held), heldMax)
 	}
 	if _, err := s.Append(TurnCompleted{TurnID: "t1", Terminal: TerminalCompleted}); !errors.Is(err, ErrUnavailable) || len(s.held) != heldMax+1 {
 		t.Fatalf("Append(turn/completed) past the bound = %v with %d kept, want it kept too", err, len(s.held))
@@ -213,5 +215,77 @@ func TestKeptRecordsAreBoundedButTerminalsKeepTheirPlace(t *testing.T) {
 	}
 	if got := len(storedMethods(t, l.Log)); got != heldMax+1 {
 		t.Errorf("the log holds %d records, want %d", got, heldMax+1)
+	}
+}
+
+// slowUnavailableLog refuses every append with ErrUnavailable after
+// taking d of its clock, as a JetStream log whose stream was deleted
+// does after its WithRetry (15 s).
+type slowUnavailableLog struct {
+	Log
+	mu  sync.Mutex
+	now time.Time
+	d   time.Duration
+}
+
+func (l *slowUnavailableLog) Append(rec Record) error {
+	l.advance(l.d)
+	return &Error{Op: "append", Seq: rec.Sequence, Detail: "no answer from the log", Err: ErrUnavailable}
+}
+
+func (l *slowUnavailableLog) Close() error { return nil }
+
+func (l *slowUnavailableLog) advance(d time.Duration) {
+	l.mu.Lock()
+	l.now = l.now.Add(d)
+	l.mu.Unlock()
+}
+
+func (l *slowUnavailableLog) clock() time.Time {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.now
+}
+
+// Close tries for about a minute of the stream's clock whatever each
+// append of the log takes: it starts no pass that would end past it.
+func TestCloseTriesForAboutAMinuteHoweverLongTheLogTakes(t *testing.T) {
+	for _, d := range []time.Duration{0, time.Second, 15 * time.Second, 50 * time.Second} {
+		t.Run(fmt.Sprintf("an append taking %v", d), func(t *testing.T) {
+			l := &slowUnavailableLog{Log: NewMemoryLog(), now: time.UnixMilli(1754590940000), d: d}
+			s, err := NewStream(testSession, l, WithClock(l.clock))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var closing atomic.Bool
+			parked := make(chan struct{}, 1)
+			s.after = func(d time.Duration) <-chan time.Time {
+				c := make(chan time.Time, 1)
+				if !closing.Load() { // the background retrier's wait never ends
+					parked <- struct{}{}
+					return c
+				}
+				l.advance(d) // Close's passes on the clock at once
+				c <- time.Time{}
+				return c
+			}
+			if _, err := s.Append(TurnStarted{TurnID: "t1"}); !errors.Is(err, ErrUnavailable) {
+				t.Fatalf("Append = %v, want ErrUnavailable", err)
+			}
+			<-parked // the retrier waits: the clock is Close's alone
+			closing.Store(true)
+			start := l.clock()
+			err = s.Close()
+			took := l.clock().Sub(start)
+			if !errors.Is(err, ErrUnavailable) {
+				t.Errorf("Close = %v, want ErrUnavailable naming the record", err)
+			}
+			if limit := max(time.Minute, d); took > limit {
+				t.Errorf("Close took %v of the stream's clock, want at most %v", took, limit)
+			}
+			if d <= 15*time.Second && took < 45*time.Second {
+				t.Errorf("Close took %v of the stream's clock, want it to keep trying for about a minute", took)
+			}
+		})
 	}
 }
