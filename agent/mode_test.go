@@ -290,8 +290,22 @@ func TestEscalationOutOfToolModeTellsThePromptedModelWhatWasWrong(t *testing.T) 
 		t.Errorf("B was asked in %s, want prompted", got)
 	}
 	last := req.Messages[len(req.Messages)-1]
-	if last.ToolCallID != "c1" || fnv.Hex32a(last.Content) != res.Attempts[0].CorrectiveMessageHash {
-		t.Errorf("B's last message = %+v, want the corrective turn (hash %s) answering c1", last, res.Attempts[0].CorrectiveMessageHash)
+	if last.Role != agent.RoleUser || fnv.Hex32a(last.Content) != res.Attempts[0].CorrectiveMessageHash {
+		t.Errorf("B's last message = %+v, want the corrective turn (hash %s) as a user message", last, res.Attempts[0].CorrectiveMessageHash)
+	}
+	// B takes no tools: the output tool's call is its arguments in text,
+	// so no provider is sent a call of a tool the request does not declare.
+	for _, m := range req.Messages {
+		if len(m.ToolCalls) > 0 || m.ToolCallID != "" {
+			t.Errorf("B was sent %+v, a tool call or result with no tool declared", m)
+		}
+	}
+	if got := req.Messages[len(req.Messages)-2]; got.Role != agent.RoleAssistant || got.Content != missing {
+		t.Errorf("B was sent the failed answer as %+v, want the assistant's text %q", got, missing)
+	}
+	// The run's own conversation keeps the call as the model made it.
+	if !slices.ContainsFunc(res.Messages, func(m agent.Message) bool { return m.ToolCallID == "c1" }) {
+		t.Errorf("the run's messages lost the output tool's call c1")
 	}
 }
 

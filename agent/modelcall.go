@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/enforcer-go/enforcer/events"
 )
@@ -81,7 +82,48 @@ func (st *runState) request() Request {
 			}
 		}
 	}
+	if st.a.cfg.autoTool != "" && (st.contract == nil || st.contract.tools == nil) {
+		outputCallsAsText(req.Messages, st.a.cfg.autoTool)
+	}
 	return req
+}
+
+// outputCallsAsText rewrites, in msgs (the request's own copy), the calls
+// of the output tool named tool as what they are to a model asked in text:
+// the arguments as the assistant's text, the tool message answering a
+// call (its correction) as a user message. A run that moved out of tool
+// mode (to a model that takes no tools) sends no request holding a call
+// of a tool it does not declare, which some providers refuse.
+func outputCallsAsText(msgs []Message, tool string) {
+	var ids map[string]bool
+	for i, m := range msgs {
+		if m.Role == RoleTool && ids[m.ToolCallID] {
+			msgs[i] = Message{Role: RoleUser, Content: m.Content}
+			continue
+		}
+		if !slices.ContainsFunc(m.ToolCalls, func(c ToolCall) bool { return c.Name == tool }) {
+			continue
+		}
+		text, calls := m.Content, make([]ToolCall, 0, len(m.ToolCalls))
+		for _, c := range m.ToolCalls {
+			if c.Name != tool {
+				calls = append(calls, c)
+				continue
+			}
+			if ids == nil {
+				ids = map[string]bool{}
+			}
+			ids[c.ID] = true
+			if text != "" {
+				text += "\n"
+			}
+			text += string(c.Arguments)
+		}
+		if len(calls) == 0 {
+			calls = nil
+		}
+		msgs[i].Content, msgs[i].ToolCalls = text, calls
+	}
 }
 
 // call makes one model call, streamed when the model can stream, turning
