@@ -18,8 +18,14 @@ const (
 
 // Message is one turn of the conversation.
 type Message struct {
-	Role       Role       `json:"role"`
-	Content    string     `json:"content,omitempty"`
+	Role    Role   `json:"role"`
+	Content string `json:"content,omitempty"`
+	// Reasoning is the model's thinking before its answer, kept apart
+	// from Content and never judged: what an adapter's provider gave
+	// apart, and the thinking the reply's text began with
+	// ([WithInlineThinking]). Whether it is sent back to the model is
+	// the adapter's choice, as its provider documents.
+	Reasoning  string     `json:"reasoning,omitempty"`
 	ToolCalls  []ToolCall `json:"toolCalls,omitzero"`
 	ToolCallID string     `json:"toolCallId,omitempty"` // on a RoleTool message: the call it answers
 }

@@ -34,6 +34,8 @@ func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stoppe
 	switch {
 	case e.Stage == StageDegenerate:
 		m.Stage = corrective.Degenerate
+	case e.Stage == StageNoAnswer:
+		m.Stage = corrective.NoAnswer
 	case e.Stage == StageJSONParse:
 		m.Stage = corrective.Parse
 	case e.byValidators:

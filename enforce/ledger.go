@@ -109,6 +109,9 @@ type Attempt struct {
 	// Mode is the output mode the answer was asked in, when the caller
 	// chose it per model ([Answer.Mode]): "native", "tool" or "prompted".
 	Mode string `json:"mode,omitempty"`
+	// Thinking: the reply held thinking, kept apart from the answer and
+	// not judged ([Answer.Thinking]); nil when it held none.
+	Thinking *Thinking `json:"thinking,omitempty"`
 }
 
 // ReadBack names the members removed from a model's text before it was
@@ -202,6 +205,12 @@ type Answer struct {
 	// a reason of its own (a run's budget reached): a failing answer is
 	// exhausted with this reason, retries unspent. A passing one passes.
 	Stop Reason
+	// Thinking says how much thinking the reply held beside Given, which
+	// holds none of it; the row carries it. When Given is blank after
+	// thinking, at the output limit (Truncated), or after reasoning
+	// tokens (Cost), the answer never came: it fails at [StageNoAnswer],
+	// not json-parse, and its corrective message asks for the answer.
+	Thinking Thinking
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -388,6 +397,9 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	}
 	if len(a.ReadBack) > 0 {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
+	}
+	if a.Thinking != (Thinking{}) {
+		row.Thinking = &Thinking{Bytes: a.Thinking.Bytes, Inline: a.Thinking.Inline}
 	}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld
