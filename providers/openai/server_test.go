@@ -42,13 +42,13 @@ func streamOf(body string) []string {
 		Choices []struct {
 			FinishReason string `json:"finish_reason"`
 			Message      struct {
-				Content   *string `json:"content"`
-				Refusal   *string `json:"refusal"`
+				Content *string `json:"content"`
+				Refusal *string `json:"refusal"`
 				// The thinking OpenAI-compatible servers give apart
 				// (see reasoningFields), streamed first, as they do.
 				ReasoningContent *string `json:"reasoning_content"`
 				Reasoning        *string `json:"reasoning"`
-				ToolCalls []struct {
+				ToolCalls        []struct {
 					ID       string `json:"id"`
 					Type     string `json:"type"`
 					Function struct {
