@@ -88,6 +88,10 @@ func (m Message) String() string {
 		}
 		fmt.Fprintf(&b, "This was attempt %d of %d. Think briefly, then give the answer.\n", m.Attempt, m.MaxAttempts)
 		b.WriteString(w.Reply)
+		if w.After != "" {
+			b.WriteString("\n")
+			b.WriteString(strings.TrimRight(w.After, "\n"))
+		}
 		return b.String()
 	}
 	switch {
