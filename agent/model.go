@@ -25,9 +25,14 @@ type Message struct {
 	// apart, and the thinking the reply's text began with
 	// ([WithInlineThinking]). Whether it is sent back to the model is
 	// the adapter's choice, as its provider documents.
-	Reasoning  string     `json:"reasoning,omitempty"`
-	ToolCalls  []ToolCall `json:"toolCalls,omitzero"`
-	ToolCallID string     `json:"toolCallId,omitempty"` // on a RoleTool message: the call it answers
+	Reasoning string `json:"reasoning,omitempty"`
+	// ReasoningRaw is the thinking in the provider's own form (JSON), for
+	// an adapter whose provider must be sent it back as it came
+	// (Anthropic's signed thinking blocks); the loop keeps it with the
+	// message and reads none of it.
+	ReasoningRaw json.RawMessage `json:"reasoningRaw,omitempty"`
+	ToolCalls    []ToolCall      `json:"toolCalls,omitzero"`
+	ToolCallID   string          `json:"toolCallId,omitempty"` // on a RoleTool message: the call it answers
 }
 
 // ToolCall is the model asking to run a tool. Within a reply each call

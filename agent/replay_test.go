@@ -21,7 +21,7 @@ func fullResult() *agent.Result {
 		Input:        "Weather in Paris?",
 		Output:       `{"city":"Paris","tempC":21}`,
 		Messages: []agent.Message{
-			{Role: agent.RoleAssistant, Content: "Let me look.", Reasoning: "The weather is a lookup.", ToolCalls: []agent.ToolCall{
+			{Role: agent.RoleAssistant, Content: "Let me look.", Reasoning: "The weather is a lookup.", ReasoningRaw: json.RawMessage(`[{"type":"thinking","thinking":"The weather is a lookup.","signature":"c2ln"}]`), ToolCalls: []agent.ToolCall{
 				{ID: "c1", Name: "lookup", Arguments: json.RawMessage(`{"city":"Paris"}`)},
 				{ID: "c2", Name: "lookup", Arguments: json.RawMessage(`{"city": "Lyon", "note": "<b>"}`)}, // not compact, HTML
 				{ID: "c3", Name: "final_result", Arguments: json.RawMessage(`{"city":"Pa`)},               // cut off: not JSON

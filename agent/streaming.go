@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -41,8 +42,10 @@ type Chunk struct {
 	// Text continues the reply's text (Message.Content).
 	Text string
 	// Reasoning continues the thinking the provider gives apart from the
-	// text (Message.Reasoning).
-	Reasoning string
+	// text (Message.Reasoning); ReasoningRaw, when not nil, is the
+	// reply's Message.ReasoningRaw so far, and a later one replaces it.
+	Reasoning    string
+	ReasoningRaw json.RawMessage
 	// Call continues one of the reply's tool calls.
 	Call *CallDelta
 	// Usage holds the counts known so far; a count above zero replaces

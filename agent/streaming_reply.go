@@ -14,6 +14,7 @@ import (
 type ReplyBuilder struct {
 	text      strings.Builder
 	reasoning strings.Builder
+	raw       json.RawMessage // the latest Chunk.ReasoningRaw
 	calls     []ToolCall
 	args      []*strings.Builder // pointers: a Builder written to must not be copied as the slice grows
 	usage     Usage
@@ -29,6 +30,9 @@ func (b *ReplyBuilder) Add(c Chunk) error {
 	}
 	b.text.WriteString(c.Text)
 	b.reasoning.WriteString(c.Reasoning)
+	if c.ReasoningRaw != nil {
+		b.raw = c.ReasoningRaw
+	}
 	if d := c.Call; d != nil {
 		if d.Index == len(b.calls) {
 			b.calls = append(b.calls, ToolCall{})
@@ -65,7 +69,7 @@ func (b *ReplyBuilder) Response() Response {
 		}
 	}
 	return Response{
-		Message: Message{Role: RoleAssistant, Content: b.text.String(), Reasoning: b.reasoning.String(), ToolCalls: calls},
+		Message: Message{Role: RoleAssistant, Content: b.text.String(), Reasoning: b.reasoning.String(), ReasoningRaw: b.raw, ToolCalls: calls},
 		Usage:   b.usage, Stop: b.stop, StopRaw: b.stopRaw,
 	}
 }
