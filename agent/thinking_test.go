@@ -271,6 +271,41 @@ func TestStreamedThinking(t *testing.T) {
 		}
 	})
 
+	t.Run("blank space while thinking is not a degenerate answer", func(t *testing.T) {
+		m := agenttest.NewStreamingModel(t, agenttest.Reply("<think>"+strings.Repeat(" ", 64)+"</think>"+valid).InChunks(4))
+		a := agent.New(m, agent.WithOutputRetries(1), agent.WithDegenerateStop(agent.Degenerate{Whitespace: 16}))
+		_, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Attempts[0]; got.Outcome != enforce.OutcomePassed || got.Cut != nil {
+			t.Errorf("row = %+v, want passed, not cut", got)
+		}
+	})
+
+	t.Run("typed partials begin at the answer, after the thinking", func(t *testing.T) {
+		m := agenttest.NewStreamingModel(t, agenttest.Reply(`<think>{"city":"Lyon"}</think>`+valid).InChunks(3))
+		s := agent.RunTypedStream[Weather](t.Context(), agent.New(m), "Weather in Paris?")
+		var cities []string
+		for p := range s.Partials() {
+			if c := p.Value.City; c != "" && (len(cities) == 0 || cities[len(cities)-1] != c) {
+				cities = append(cities, c)
+			}
+		}
+		if _, _, err := s.Result(); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cities {
+			if !strings.HasPrefix("Paris", c) {
+				t.Errorf("cities shown = %q, want only the answer's", cities)
+				break
+			}
+		}
+		if len(cities) == 0 {
+			t.Errorf("no partial showed the answer's city")
+		}
+	})
+
 	t.Run("reasoning streamed apart is assembled beside the answer", func(t *testing.T) {
 		m := agenttest.NewStreamingModel(t, agenttest.Reply(valid).WithReasoning("Paris, in summer.").InChunks(3))
 		a := agent.New(m, agent.WithOutputRetries(0))
