@@ -102,6 +102,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	if st.a.cfg.degenerate != nil && st.schema != nil {
 		degen = newDegenerate(*st.a.cfg.degenerate)
 	}
+	thinkDegen := st.thinkingDegenerate()
 	size := 0 // bytes of text, reasoning and tool-call arguments read
 	// think finds where the answer begins in the text, past its inline
 	// thinking: nothing before it is judged, cut or watched.
@@ -198,6 +199,14 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 				if kept := r.keepAnswer(call, off+n)[off:]; st.schema.Check(kept) != nil {
 					st.cut = degenerateCut(n, why, r.usage)
 				} // else a whole answer, then only blank space or repetition: taken as it is
+				return false
+			}
+		}
+		if thinkDegen != nil && r.stop == "" {
+			if cut := thinkDegen.read(c, &r, &think); cut != nil {
+				cancel()
+				cut.OutputTokens = max(r.usage.OutputTokens, 0)
+				st.cut = cut
 				return false
 			}
 		}

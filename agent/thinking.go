@@ -103,6 +103,7 @@ func (a *Agent) thinking(msg *Message) enforce.Thinking {
 // thinking, reading each byte of the text a bounded number of times.
 type thinkScan struct {
 	off      int
+	open     int    // where the open block's text begins
 	name     string // the open block's tag, "" before one is seen
 	from     int    // where to look next for the block's end
 	closed   bool   // the block has closed; blank space follows until off
@@ -137,6 +138,7 @@ func (t *thinkScan) answer(s string) (int, bool) {
 			return 0, true
 		}
 		t.name, t.from = name, t.from+open
+		t.open = t.from
 	}
 	if !t.closed {
 		at := indexCloseTag(s, t.from, t.name)
@@ -166,4 +168,52 @@ func maybeOpenTag(s string) bool {
 		}
 	}
 	return false
+}
+
+// thinking reports where the text of the open inline block begins, and
+// false when no block is open (none began, or it closed): call it after
+// answer, with the same text.
+func (t *thinkScan) thinking() (int, bool) {
+	return t.open, !t.disabled && t.name != "" && !t.closed
+}
+
+// thinkingDegenerate watches a streamed reply's thinking for
+// [Degenerate].Thinking: the inline block and the reasoning given apart,
+// each read as a text of its own.
+type thinkingDegenerate struct{ inline, apart *degenerate }
+
+// thinkingDegenerate is the watch for the run's degenerate stop, nil
+// when it does not read thinking.
+func (st *runState) thinkingDegenerate() *thinkingDegenerate {
+	d := st.a.cfg.degenerate
+	if d == nil || !d.Thinking || st.schema == nil {
+		return nil
+	}
+	return &thinkingDegenerate{inline: newDegenerate(*d), apart: newDegenerate(*d)}
+}
+
+// read reads the thinking chunk c grew, and when it has degenerated cuts
+// the reply there (no answer has begun) and returns the cut.
+func (g *thinkingDegenerate) read(c Chunk, r *assembly, think *thinkScan) *enforce.Cut {
+	switch {
+	case c.Text != "" && len(r.calls) == 0:
+		text := r.text.String()
+		think.answer(text)
+		at, open := think.thinking()
+		if !open {
+			return nil
+		}
+		if n, why := g.inline.read(text[at:]); n > 0 {
+			r.keepAnswer(-1, at+n)
+			return thinkingCut(n, why, Usage{})
+		}
+	case c.Reasoning != "" && r.text.Len() == 0 && len(r.calls) == 0:
+		if n, why := g.apart.read(r.reasoning.String()); n > 0 {
+			kept := r.reasoning.String()[:n]
+			r.reasoning.Reset()
+			r.reasoning.WriteString(kept)
+			return thinkingCut(n, why, Usage{})
+		}
+	}
+	return nil
 }

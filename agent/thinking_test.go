@@ -330,3 +330,51 @@ func TestStreamedThinking(t *testing.T) {
 		}
 	})
 }
+
+func TestThinkingThatLoops(t *testing.T) {
+	loop := strings.Repeat("Wait, let me reconsider. ", 80)
+	bounds := agent.Degenerate{Window: 256, Repeats: 4}
+	for _, tc := range []struct {
+		name string
+		step agenttest.Step
+	}{
+		{"inline", agenttest.Reply("<think>" + loop + "</think>" + valid).InChunks(16)},
+		{"given apart", agenttest.Reply(valid).WithReasoning(loop).InChunks(16)},
+	} {
+		t.Run(tc.name+", opted in: it is cut, and the answer asked for", func(t *testing.T) {
+			m := agenttest.NewStreamingModel(t, tc.step, agenttest.Reply(valid))
+			d := bounds
+			d.Thinking = true
+			a := agent.New(m, agent.WithOutputRetries(1), agent.WithDegenerateStop(d))
+			_, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			row := res.Attempts[0]
+			if row.Stage != enforce.StageDegenerate || row.Cut == nil || !row.Cut.Thinking || row.Cut.Bytes >= len(loop) {
+				t.Fatalf("first row = %+v (cut %+v), want degenerate, cut in its thinking", row, row.Cut)
+			}
+			if c := m.Consumed()[0]; !c.Stopped || !c.Cancelled {
+				t.Errorf("consumed = %+v, want the call stopped and cancelled", c)
+			}
+			if got := res.Messages[2]; got.Content != "" || len(got.Reasoning) > len(loop) || got.Reasoning == "" {
+				t.Errorf("the cut reply = %+v, want its thinking as far as it was read, and no answer", got)
+			}
+			msgs := m.Requests()[1].Messages
+			if corr := msgs[len(msgs)-1].Content; !strings.Contains(corr, "thinking") || fnv.Hex32a(corr) != row.CorrectiveMessageHash {
+				t.Errorf("corrective = %q, want one about the thinking, hashed on the row", corr)
+			}
+		})
+		t.Run(tc.name+", not opted in: thinking is never read", func(t *testing.T) {
+			m := agenttest.NewStreamingModel(t, tc.step)
+			a := agent.New(m, agent.WithOutputRetries(1), agent.WithDegenerateStop(bounds))
+			_, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Attempts[0]; got.Outcome != enforce.OutcomePassed || got.Cut != nil {
+				t.Errorf("row = %+v, want passed, not cut", got)
+			}
+		})
+	}
+}

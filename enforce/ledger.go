@@ -138,6 +138,9 @@ type Cut struct {
 	// OutputTokens is the model's output tokens by then, when the
 	// provider reported them before the cut; 0 when it did not.
 	OutputTokens int `json:"outputTokens,omitempty"`
+	// Thinking: the reply was stopped in its thinking, before any answer
+	// (a degenerate stop that reads thinking); Bytes are the thinking's.
+	Thinking bool `json:"thinking,omitempty"`
 }
 
 // Rewrite is one step that changed the model's answer after the model gave
@@ -427,7 +430,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	row.Stage, row.Error, row.Path, row.Repaired = ce.Stage, ce.Issues[0].Message, ce.Path(), ce.Repaired
 	row.Truncated = a.Truncated
 	if a.Cut != nil {
-		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens}
+		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens, Thinking: a.Cut.Thinking}
 	}
 	sig := ce.signature(a.Truncated)
 	fail := func(reason Reason, brokenBy string) Verdict {

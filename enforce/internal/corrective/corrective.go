@@ -65,6 +65,9 @@ type Message struct {
 	// did.
 	Truncated bool
 	Stopped   int
+	// InThinking: Stopped counts bytes of the reply's thinking, stopped
+	// before any answer.
+	InThinking bool
 	Stage     Stage
 	Repaired  string // what the repairs applied did, in our words; "" for none
 	Words     *Words // nil: JSON's
@@ -95,6 +98,8 @@ func (m Message) String() string {
 		return b.String()
 	}
 	switch {
+	case m.Stopped >= 0 && m.InThinking:
+		fmt.Fprintf(&b, "We stopped reading your previous reply after the first %d bytes of its thinking, before any answer: the thinking had degenerated into blank space or a repetition that does not end. Think briefly, then give the answer.\n", m.Stopped)
 	case m.Stopped >= 0 && m.Stage == Degenerate:
 		fmt.Fprintf(&b, "We stopped reading your previous answer after its first %d bytes: it had degenerated into whitespace or a repetition that does not end, so the rest was not read.\n", m.Stopped)
 	case m.Stopped >= 0:
