@@ -31,7 +31,7 @@ func fullResult() *agent.Result {
 		Attempts: []enforce.Attempt{{
 			Attempt: 1, Iteration: 2, Outcome: enforce.OutcomeExhausted, Stage: enforce.StageSchemaValidate,
 			Error: "tempC is required", Path: "/tempC", CorrectiveMessageHash: "0c1f2e3d", BrokenBy: "signature",
-			Truncated: true, Withheld: "refusal", Reason: enforce.ReasonRepeated, Cut: &enforce.Cut{Bytes: 3, OutputTokens: 2},
+			Truncated: true, Withheld: "refusal", Reason: enforce.ReasonRepeated, Cut: &enforce.Cut{Bytes: 3, OutputTokens: 2, Thinking: true},
 			Repaired: enforce.RepairFence | enforce.RepairCoerce,
 			ReadBack: &enforce.ReadBack{Members: []string{"/nick"}},
 			Thinking: &enforce.Thinking{Bytes: 40, Inline: true},
