@@ -198,6 +198,22 @@ func TestAnAnswerThatNeverCame(t *testing.T) {
 		})
 	}
 
+	t.Run("with escalation, it can move to the next model", func(t *testing.T) {
+		thinker := agenttest.NewModel(t, agenttest.Reply("<think>and so on").WithStop(agent.StopLength))
+		next := agenttest.NewModel(t, agenttest.Reply(valid))
+		a := agent.New(thinker, agent.WithOutputRetries(1), agent.WithEscalation(agent.Escalation{
+			Models: []agent.Model{next},
+			OnRow:  func(r enforce.Attempt) bool { return r.Stage == enforce.StageNoAnswer },
+		}))
+		_, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := outcomesOf(res.Attempts); !slices.Equal(got, []enforce.Outcome{enforce.OutcomeRetried, enforce.OutcomePassed}) || next.Calls() != 1 {
+			t.Errorf("outcomes = %v, next model's calls = %d; want retried then passed on the next model", got, next.Calls())
+		}
+	})
+
 	t.Run("with no retry left, the run ends at no-answer", func(t *testing.T) {
 		m := agenttest.NewModel(t, agenttest.Reply("<think>and so on").WithStop(agent.StopLength))
 		a := agent.New(m, agent.WithOutputRetries(0))
@@ -377,4 +393,12 @@ func TestThinkingThatLoops(t *testing.T) {
 			}
 		})
 	}
+}
+
+func outcomesOf(rows []enforce.Attempt) []enforce.Outcome {
+	var out []enforce.Outcome
+	for _, r := range rows {
+		out = append(out, r.Outcome)
+	}
+	return out
 }
