@@ -6,15 +6,11 @@ import (
 	"github.com/enforcer-go/enforcer/enforce"
 )
 
-// WithInlineThinking turns the reading of inline thinking on (the
-// default) or off. On, a reply whose text begins with the model's
-// thinking in tags — blank space, then <think>, <thinking> or <reasoning>
-// (in any case), its text and the matching closing tag — has that block
-// moved out of Message.Content into Message.Reasoning before anything
-// reads the answer: the judge, the middleware, the streaming judge and
-// early abort, elements. A block never closed is all thinking: the
-// answer never came (see Thinking in the package doc). Off, the text is
-// the answer as written. A reply with no such block is untouched.
+// WithInlineThinking turns inline thinking on (the default) or off. On,
+// the thinking a reply's text begins with — <think>, <thinking> or
+// <reasoning>, any case, to its closing tag — moves to Message.Reasoning
+// before anything reads the answer, streamed or not; a block never closed
+// is all thinking. Off, the text is the answer as written.
 func WithInlineThinking(on bool) Option {
 	return optionFunc(func(c *config) { c.inlineThinkingOff = !on })
 }
