@@ -235,6 +235,8 @@ type runState struct {
 	lastInputAt int
 	// degen watches a streamed answer for [WithDegenerateStop].
 	degen *degenerate
+	// thought is the latest reply's thinking, for its row.
+	thought enforce.Thinking
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema, watch watcher) (*Result, error) {
@@ -381,6 +383,8 @@ func (st *runState) loop(ctx context.Context) error {
 		}
 		msg := resp.Message
 		msg.Role = RoleAssistant
+		st.thought = a.thinking(&msg) // before anything reads the answer
+		resp.Message.Content, resp.Message.Reasoning = msg.Content, msg.Reasoning
 		msg.ToolCalls = slices.Clone(msg.ToolCalls) // IDs are assigned below; the model's reply stays its own
 		uniqueIDs(msg.ToolCalls, iteration)
 		res.Messages = append(res.Messages, msg)

@@ -25,6 +25,13 @@ type Degenerate struct {
 	// fills the window. Window is 0 (off) or up to 65536, and Repeats
 	// then 2 or more, below Window.
 	Window, Repeats int
+	// Thinking: the bounds hold for the model's thinking too, which is
+	// otherwise never read — the inline block at the start of its text
+	// ([WithInlineThinking]) and what its adapter streams apart
+	// ([Chunk.Reasoning]) — so that thinking which loops is cut. Its row
+	// fails at stage enforce.StageDegenerate with a Cut that says Thinking
+	// (its Bytes are the thinking's), and the corrective turn says so.
+	Thinking bool
 }
 
 // maxDegenerateWindow is the largest [Degenerate].Window.
@@ -176,6 +183,12 @@ func charEnd(s string, i int) int {
 		return j
 	}
 	return i
+}
+
+// thinkingCut is the cut of thinking read as far as n bytes, which are
+// degenerate for why, before any answer.
+func thinkingCut(n int, why string, u Usage) *enforce.Cut {
+	return &enforce.Cut{Verdict: enforce.Degenerate("the thinking degenerated: " + why), Bytes: n, OutputTokens: max(u.OutputTokens, 0), Thinking: true}
 }
 
 // clipUnit is u up to 40 bytes, cut where a character begins, with "…"

@@ -70,6 +70,21 @@
 //     ends with a [*RefusalError] whose Text is the provider's, as data.
 //     The session stream says only the kind (turn/completed, modelError).
 //
+// # Thinking
+//
+// A reasoning model's thinking is never the answer. Adapters put what
+// their provider gives apart in [Message.Reasoning] (and, where the
+// provider must be sent it back as it came, [Message.ReasoningRaw]);
+// the loop moves thinking written in tags at the start of any model's
+// text there too ([WithInlineThinking]). The answer's row says how much
+// thinking there was (enforce.Attempt.Thinking). A reply with no answer
+// after its thinking — cut at the output limit while thinking, or all of
+// it in the reasoning — fails at enforce.StageNoAnswer, not json-parse,
+// and its corrective turn asks for the answer. The conversation keeps
+// the model's message, thinking beside the answer; each adapter sends
+// back what its provider documents (the thinking of a turn that called
+// tools, not an answer's).
+//
 // # Streaming
 //
 // A model that can stream its reply ([StreamingModel]) is streamed: the

@@ -18,10 +18,21 @@ const (
 
 // Message is one turn of the conversation.
 type Message struct {
-	Role       Role       `json:"role"`
-	Content    string     `json:"content,omitempty"`
-	ToolCalls  []ToolCall `json:"toolCalls,omitzero"`
-	ToolCallID string     `json:"toolCallId,omitempty"` // on a RoleTool message: the call it answers
+	Role    Role   `json:"role"`
+	Content string `json:"content,omitempty"`
+	// Reasoning is the model's thinking before its answer, kept apart
+	// from Content and never judged: what an adapter's provider gave
+	// apart, and the thinking the reply's text began with
+	// ([WithInlineThinking]). Whether it is sent back to the model is
+	// the adapter's choice, as its provider documents.
+	Reasoning string `json:"reasoning,omitempty"`
+	// ReasoningRaw is the thinking in the provider's own form (JSON), for
+	// an adapter whose provider must be sent it back as it came
+	// (Anthropic's signed thinking blocks); the loop keeps it with the
+	// message and reads none of it.
+	ReasoningRaw json.RawMessage `json:"reasoningRaw,omitempty"`
+	ToolCalls    []ToolCall      `json:"toolCalls,omitzero"`
+	ToolCallID   string          `json:"toolCallId,omitempty"` // on a RoleTool message: the call it answers
 }
 
 // ToolCall is the model asking to run a tool. Within a reply each call

@@ -23,37 +23,38 @@ func (f optionFunc) apply(c *config) { f(c) }
 const defaultMaxIterations = 10
 
 type config struct {
-	schema        *enforce.Schema
-	retries       int
-	retriesSet    bool
-	validators    []enforce.Validator // WithValidators
-	repeats       int                 // WithRepeatLimit; 0: off
-	callLimit     int                 // WithToolCallLimit; 0: none
-	repairs       enforce.Repairs     // WithRepairs
-	budget        enforce.Cost        // WithFailedCostBudget
-	runBudget     Budget              // WithBudget
-	prices        map[string]Price    // WithPrices
-	escalation    *Escalation         // WithEscalation
-	degenerate    *Degenerate         // WithDegenerateStop
-	middleware    []middleware.Middleware
-	tools         []Tool
-	toolIndex     map[string]int
-	parallelTools int // at most this many tool calls at once; 0: one after another
-	maxIterations int
-	system        string
-	latestOnly    bool // WithLatestRetryOnly
-	earlyAbort    bool // WithEarlyAbort; on unless turned off
-	earlyAbortSet bool
-	outputSteps   bool // some middleware has an Output step
-	logger        hclog.Logger
-	modelRetry    *RetryPolicy
-	turnRetry     *RetryPolicy
-	events        Recorder
-	now           func() time.Time // times model calls for the rows' latency (WithClock)
-	outputTool    string           // WithOutputTool
-	autoTool      string           // WithAutoOutputMode: its output tool's name
-	observer      *Observer        // WithObserver
-	errs          []error
+	schema            *enforce.Schema
+	retries           int
+	retriesSet        bool
+	validators        []enforce.Validator // WithValidators
+	repeats           int                 // WithRepeatLimit; 0: off
+	callLimit         int                 // WithToolCallLimit; 0: none
+	repairs           enforce.Repairs     // WithRepairs
+	budget            enforce.Cost        // WithFailedCostBudget
+	runBudget         Budget              // WithBudget
+	prices            map[string]Price    // WithPrices
+	escalation        *Escalation         // WithEscalation
+	degenerate        *Degenerate         // WithDegenerateStop
+	middleware        []middleware.Middleware
+	tools             []Tool
+	toolIndex         map[string]int
+	parallelTools     int // at most this many tool calls at once; 0: one after another
+	maxIterations     int
+	system            string
+	latestOnly        bool // WithLatestRetryOnly
+	earlyAbort        bool // WithEarlyAbort; on unless turned off
+	earlyAbortSet     bool
+	inlineThinkingOff bool // WithInlineThinking(false)
+	outputSteps       bool // some middleware has an Output step
+	logger            hclog.Logger
+	modelRetry        *RetryPolicy
+	turnRetry         *RetryPolicy
+	events            Recorder
+	now               func() time.Time // times model calls for the rows' latency (WithClock)
+	outputTool        string           // WithOutputTool
+	autoTool          string           // WithAutoOutputMode: its output tool's name
+	observer          *Observer        // WithObserver
+	errs              []error
 }
 
 func (c *config) invalid(format string, args ...any) {

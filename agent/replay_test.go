@@ -21,7 +21,7 @@ func fullResult() *agent.Result {
 		Input:        "Weather in Paris?",
 		Output:       `{"city":"Paris","tempC":21}`,
 		Messages: []agent.Message{
-			{Role: agent.RoleAssistant, Content: "Let me look.", ToolCalls: []agent.ToolCall{
+			{Role: agent.RoleAssistant, Content: "Let me look.", Reasoning: "The weather is a lookup.", ReasoningRaw: json.RawMessage(`[{"type":"thinking","thinking":"The weather is a lookup.","signature":"c2ln"}]`), ToolCalls: []agent.ToolCall{
 				{ID: "c1", Name: "lookup", Arguments: json.RawMessage(`{"city":"Paris"}`)},
 				{ID: "c2", Name: "lookup", Arguments: json.RawMessage(`{"city": "Lyon", "note": "<b>"}`)}, // not compact, HTML
 				{ID: "c3", Name: "final_result", Arguments: json.RawMessage(`{"city":"Pa`)},               // cut off: not JSON
@@ -31,9 +31,10 @@ func fullResult() *agent.Result {
 		Attempts: []enforce.Attempt{{
 			Attempt: 1, Iteration: 2, Outcome: enforce.OutcomeExhausted, Stage: enforce.StageSchemaValidate,
 			Error: "tempC is required", Path: "/tempC", CorrectiveMessageHash: "0c1f2e3d", BrokenBy: "signature",
-			Truncated: true, Withheld: "refusal", Reason: enforce.ReasonRepeated, Cut: &enforce.Cut{Bytes: 3, OutputTokens: 2},
+			Truncated: true, Withheld: "refusal", Reason: enforce.ReasonRepeated, Cut: &enforce.Cut{Bytes: 3, OutputTokens: 2, Thinking: true},
 			Repaired: enforce.RepairFence | enforce.RepairCoerce,
 			ReadBack: &enforce.ReadBack{Members: []string{"/nick"}},
+			Thinking: &enforce.Thinking{Bytes: 40, Inline: true},
 			Kind:     enforce.KindElements,
 			Member:   "refund",
 			Mode:     "tool",

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -40,6 +41,11 @@ type StreamingModel interface {
 type Chunk struct {
 	// Text continues the reply's text (Message.Content).
 	Text string
+	// Reasoning continues the thinking the provider gives apart from the
+	// text (Message.Reasoning); ReasoningRaw, when not nil, is the
+	// reply's Message.ReasoningRaw so far, and a later one replaces it.
+	Reasoning    string
+	ReasoningRaw json.RawMessage
 	// Call continues one of the reply's tool calls.
 	Call *CallDelta
 	// Usage holds the counts known so far; a count above zero replaces
@@ -96,7 +102,11 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	if st.a.cfg.degenerate != nil && st.schema != nil {
 		degen = newDegenerate(*st.a.cfg.degenerate)
 	}
-	size := 0 // bytes of text and tool-call arguments read
+	thinkDegen := st.thinkingDegenerate()
+	size := 0 // bytes of text, reasoning and tool-call arguments read
+	// think finds where the answer begins in the text, past its inline
+	// thinking: nothing before it is judged, cut or watched.
+	think := thinkScan{disabled: st.a.cfg.inlineThinkingOff}
 	idle := 0 // chunks that added no bytes
 	// take reads one chunk and reports whether to read another.
 	take := func(c Chunk, err error) bool {
@@ -116,7 +126,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			failed = err
 			return false
 		}
-		size += len(c.Text)
+		size += len(c.Text) + len(c.Reasoning)
 		if d := c.Call; d != nil {
 			size += len(d.ID) + len(d.Name) + len(d.Arguments)
 			if len(r.calls) > calls {
@@ -141,9 +151,13 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 		if j != nil && j.fresh(c, &r) {
 			fed := j.fed
 			var ce *enforce.CheckError
-			var n int
+			var n, off int // n bytes of the answer, which begins at off
 			if j.tool == "" {
-				ce, n = j.read(r.text.String())
+				text := r.text.String()
+				var ok bool
+				if off, ok = think.answer(text); ok {
+					ce, n = j.read(text[off:])
+				}
 			} else {
 				ce, n = j.read(r.args[j.call].String())
 			}
@@ -154,7 +168,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			if ce != nil && j.cut && r.stop == "" {
 				cancel() // before stopping: the provider sees the connection close at once
 				st.cut = &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}
-				r.keepAnswer(j.call, n)
+				r.keepAnswer(j.call, off+n)
 				return false
 			}
 			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt, false) {
@@ -168,19 +182,31 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 		if degen != nil && r.stop == "" {
 			// A reply that has said why it ended has come whole, as for an
 			// early verdict: it is judged whole.
-			call, n, why := -1, 0, ""
+			call, n, why, off := -1, 0, "", 0
 			switch d := c.Call; {
 			case c.Text != "" && r.tool == "" && len(r.calls) == 0: // the text is the answer in no mode with an output tool
-				n, why = degen.read(r.text.String())
+				text := r.text.String()
+				if o, ok := think.answer(text); ok {
+					off = o
+					n, why = degen.read(text[off:])
+				}
 			case d != nil && d.Arguments != "" && r.isAnswer(d.Index):
 				call = d.Index
 				n, why = degen.read(r.args[call].String())
 			}
 			if n > 0 {
 				cancel()
-				if kept := r.keepAnswer(call, n); st.schema.Check(kept) != nil {
+				if kept := r.keepAnswer(call, off+n)[off:]; st.schema.Check(kept) != nil {
 					st.cut = degenerateCut(n, why, r.usage)
 				} // else a whole answer, then only blank space or repetition: taken as it is
+				return false
+			}
+		}
+		if thinkDegen != nil && r.stop == "" {
+			if cut := thinkDegen.read(c, &r, &think); cut != nil {
+				cancel()
+				cut.OutputTokens = max(r.usage.OutputTokens, 0)
+				st.cut = cut
 				return false
 			}
 		}
@@ -188,9 +214,13 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			// The answer is longer than the contract judges: the byte past
 			// the bound decides its verdict whatever follows, as Check
 			// decides it for the whole text. Cut it there, retries or not.
-			cancel()
-			st.cut = st.tooLong(r.keepAnswer(-1, bound+1), r.usage)
-			return false
+			// Thinking before it is not the answer, and counts only to the
+			// reply's bound.
+			if off, ok := think.answer(r.text.String()); ok && r.text.Len()-off > bound {
+				cancel()
+				st.cut = st.tooLong(r.keepAnswer(-1, off+bound+1)[off:], r.usage)
+				return false
+			}
 		}
 		if d := c.Call; d != nil && st.schema != nil && !st.a.cfg.outputSteps &&
 			r.isAnswer(d.Index) && r.args[d.Index].Len() > bound {

@@ -12,12 +12,14 @@ import (
 // does ([Chunk] says how each field continues the reply). The zero value
 // is ready to use; do not copy one after its first Add.
 type ReplyBuilder struct {
-	text    strings.Builder
-	calls   []ToolCall
-	args    []*strings.Builder // pointers: a Builder written to must not be copied as the slice grows
-	usage   Usage
-	stop    StopReason
-	stopRaw string
+	text      strings.Builder
+	reasoning strings.Builder
+	raw       json.RawMessage // the latest Chunk.ReasoningRaw
+	calls     []ToolCall
+	args      []*strings.Builder // pointers: a Builder written to must not be copied as the slice grows
+	usage     Usage
+	stop      StopReason
+	stopRaw   string
 }
 
 // Add adds c to the reply. A chunk that continues a tool call that has
@@ -27,6 +29,10 @@ func (b *ReplyBuilder) Add(c Chunk) error {
 		return fmt.Errorf("%w: call %d after %d calls", errCallOrder, d.Index, len(b.calls))
 	}
 	b.text.WriteString(c.Text)
+	b.reasoning.WriteString(c.Reasoning)
+	if c.ReasoningRaw != nil {
+		b.raw = c.ReasoningRaw
+	}
 	if d := c.Call; d != nil {
 		if d.Index == len(b.calls) {
 			b.calls = append(b.calls, ToolCall{})
@@ -63,7 +69,7 @@ func (b *ReplyBuilder) Response() Response {
 		}
 	}
 	return Response{
-		Message: Message{Role: RoleAssistant, Content: b.text.String(), ToolCalls: calls},
+		Message: Message{Role: RoleAssistant, Content: b.text.String(), Reasoning: b.reasoning.String(), ReasoningRaw: b.raw, ToolCalls: calls},
 		Usage:   b.usage, Stop: b.stop, StopRaw: b.stopRaw,
 	}
 }
@@ -109,6 +115,10 @@ func (r *assembly) trim(c Chunk, room, bound int) Chunk {
 		c.Text = c.Text[:n]
 	}
 	room -= len(c.Text)
+	if n := max(room, 0); len(c.Reasoning) > n {
+		c.Reasoning = c.Reasoning[:n]
+	}
+	room -= len(c.Reasoning)
 	if d := c.Call; d != nil && d.Index >= 0 && d.Index <= len(r.calls) {
 		have := 0
 		if d.Index < len(r.calls) {

@@ -29,11 +29,13 @@ func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stoppe
 	m := corrective.Message{Attempt: attempt, MaxAttempts: maxAttempts, Truncated: truncated, Stopped: -1,
 		Repaired: repair.Set(e.Repaired).Words(), Words: e.words, Issues: make([]corrective.Issue, len(e.Issues))}
 	if stopped != nil {
-		m.Stopped = stopped.Bytes
+		m.Stopped, m.InThinking = stopped.Bytes, stopped.Thinking
 	}
 	switch {
 	case e.Stage == StageDegenerate:
 		m.Stage = corrective.Degenerate
+	case e.Stage == StageNoAnswer:
+		m.Stage = corrective.NoAnswer
 	case e.Stage == StageJSONParse:
 		m.Stage = corrective.Parse
 	case e.byValidators:

@@ -115,7 +115,10 @@
 //
 // Tell the ledger why an answer ended when it ended early: truncated at
 // the output limit ([Answer.Truncated]) or withheld ([Answer.Withheld]: a
-// refusal, a content filter). Both rows say so.
+// refusal, a content filter). Both rows say so. Give the answer without
+// the model's thinking, and say how much there was ([Answer.Thinking]):
+// an answer blank after it never came, and fails at [StageNoAnswer],
+// its corrective message asking for the answer, not its syntax.
 //
 // # Bounds
 //

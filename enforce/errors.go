@@ -21,6 +21,11 @@ const (
 	// had degenerated into whitespace or repetition ([Degenerate]); it
 	// was not judged.
 	StageDegenerate Stage = "degenerate"
+	// StageNoAnswer: the reply held no answer, only thinking (or reasoning
+	// tokens): its reasoning spent it, most often up to the output limit.
+	// Nothing was judged; the corrective message asks for the answer
+	// ([Thinking]).
+	StageNoAnswer Stage = "no-answer"
 )
 
 // Issue is one way an answer breaks its contract.
@@ -36,7 +41,8 @@ type Issue struct {
 	// Keyword is the schema keyword that failed ("required", "type", …);
 	// the validator's name for a validator's issue ([NewValidator]); "json"
 	// for a json-parse issue, "tool" for a reply in text where a call
-	// of the answer's tool was due ([Answer.NoCall]), and a rule's name
+	// of the answer's tool was due ([Answer.NoCall]), "answer" for a
+	// reply with no answer ([StageNoAnswer]), and a rule's name
 	// for a [Text]'s ([TextRule]).
 	Keyword string `json:"keyword"`
 	// Message is the message of what found the issue — gojsonschema,

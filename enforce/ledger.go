@@ -113,6 +113,9 @@ type Attempt struct {
 	// ([CallLedger]); absent on an answer's.
 	Tool   string `json:"tool,omitempty"`
 	CallID string `json:"callId,omitempty"`
+	// Thinking: the reply held thinking, kept apart from the answer and
+	// not judged ([Answer.Thinking]); nil when it held none.
+	Thinking *Thinking `json:"thinking,omitempty"`
 }
 
 // ReadBack names the members removed from a model's text before it was
@@ -139,6 +142,9 @@ type Cut struct {
 	// OutputTokens is the model's output tokens by then, when the
 	// provider reported them before the cut; 0 when it did not.
 	OutputTokens int `json:"outputTokens,omitempty"`
+	// Thinking: the reply was stopped in its thinking, before any answer
+	// (a degenerate stop that reads thinking); Bytes are the thinking's.
+	Thinking bool `json:"thinking,omitempty"`
 }
 
 // Rewrite is one step that changed the model's answer after the model gave
@@ -207,6 +213,12 @@ type Answer struct {
 	// a reason of its own (a run's budget reached): a failing answer is
 	// exhausted with this reason, retries unspent. A passing one passes.
 	Stop Reason
+	// Thinking says how much thinking the reply held beside Given, which
+	// holds none of it; the row carries it. When Given is blank after
+	// thinking, at the output limit (Truncated), or after reasoning
+	// tokens (Cost), the answer never came: it fails at [StageNoAnswer],
+	// not json-parse, and its corrective message asks for the answer.
+	Thinking Thinking
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -394,6 +406,9 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if len(a.ReadBack) > 0 {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
 	}
+	if a.Thinking != (Thinking{}) {
+		row.Thinking = &Thinking{Bytes: a.Thinking.Bytes, Inline: a.Thinking.Inline}
+	}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld
 		return l.record(row, "", Verdict{Answer: a.Text()})
@@ -420,7 +435,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	row.Stage, row.Error, row.Path, row.Repaired = ce.Stage, ce.Issues[0].Message, ce.Path(), ce.Repaired
 	row.Truncated = a.Truncated
 	if a.Cut != nil {
-		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens}
+		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens, Thinking: a.Cut.Thinking}
 	}
 	sig := ce.signature(a.Truncated)
 	fail := func(reason Reason, brokenBy string) Verdict {

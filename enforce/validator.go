@@ -191,6 +191,9 @@ func (j judgement) done() bool { return j.failed != nil || j.stopped != nil }
 // failure is the one to report (the model can see and fix its own text);
 // if it passes, the rewrite that first broke it is named.
 func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
+	if a.noAnswer() {
+		return judgement{ce: s.noAnswerError(a)}
+	}
 	if a.NoCall {
 		return judgement{ce: noCall(a, s.Members())}
 	}

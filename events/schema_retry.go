@@ -20,7 +20,7 @@ type SchemaRetry struct {
 	Attempt               int    `json:"attempt"`          // >= 1
 	RetriesRemaining      int    `json:"retriesRemaining"` // after the corrective turn being sent
 	Iteration             int    `json:"iteration"`        // >= 1
-	Stage                 string `json:"stage"`            // "json-parse", "schema-validate" or "degenerate"
+	Stage                 string `json:"stage"`            // "json-parse", "schema-validate", "degenerate" or "no-answer"
 	Error                 string `json:"error"`            // the validator's message, verbatim
 	Path                  string `json:"path,omitempty"`
 	CorrectiveMessageHash string `json:"correctiveMessageHash"` // 8 lowercase hex digits
@@ -115,8 +115,8 @@ func checkLedger(name, turnID string, attempt, iteration int, stage, msg string)
 		return invalid("%s: attempt %d < 1", name, attempt)
 	case iteration < 1:
 		return invalid("%s: iteration %d < 1", name, iteration)
-	case stage != "json-parse" && stage != "schema-validate" && stage != "degenerate":
-		return invalid("%s: stage %q is not json-parse, schema-validate or degenerate", name, stage)
+	case !knownStage(stage):
+		return invalid("%s: stage %q is not json-parse, schema-validate, degenerate or no-answer", name, stage)
 	case msg == "":
 		return invalid("%s: error is empty", name)
 	}
@@ -194,8 +194,17 @@ func rejected(kind, stage, member string) string {
 // stageWords shows a stage read from a frame: a known stage verbatim,
 // anything else (a hostile or newer server's) as "output contract".
 func stageWords(stage string) string {
-	if stage == "json-parse" || stage == "schema-validate" || stage == "degenerate" {
+	if knownStage(stage) {
 		return stage
 	}
 	return "output contract"
+}
+
+// knownStage reports whether stage is one of enforce's stages.
+func knownStage(stage string) bool {
+	switch stage {
+	case "json-parse", "schema-validate", "degenerate", "no-answer":
+		return true
+	}
+	return false
 }

@@ -77,6 +77,15 @@ func (s Step) WithStop(r agent.StopReason) Step {
 	return s
 }
 
+// WithReasoning sets the thinking the step's provider gives apart from
+// its text (agent.Message.Reasoning), as a reasoning model's adapter
+// does; a [StreamingModel] streams it before the text, in the step's
+// chunk sizes.
+func (s Step) WithReasoning(text string) Step {
+	s.msg.Reasoning = text
+	return s
+}
+
 // Model is a scripted agent.Model. It is safe for concurrent use; steps
 // are handed out in order of arrival.
 type Model struct {

@@ -145,6 +145,9 @@ func (s Step) chunks() []agent.Chunk {
 		return s.script
 	}
 	var out []agent.Chunk
+	for _, p := range pieces(s.msg.Reasoning, s.sizes) {
+		out = append(out, agent.Chunk{Reasoning: p})
+	}
 	for _, p := range pieces(s.msg.Content, s.sizes) {
 		out = append(out, agent.Chunk{Text: p})
 	}

@@ -205,7 +205,7 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 			}
 			add(agent.RoleUser, sdk.ContentBlockParamUnion{OfToolResult: &result})
 		case agent.RoleAssistant:
-			var blocks []sdk.ContentBlockParamUnion
+			blocks := sentBack(msg.ReasoningRaw, len(msg.ToolCalls))
 			if hasText(msg.Content) {
 				blocks = append(blocks, sdk.NewTextBlock(msg.Content))
 			}
@@ -297,14 +297,15 @@ func inputSchema(b json.RawMessage) (sdk.ToolInputSchemaParam, error) {
 }
 
 // fromMessage maps the reply: text blocks joined into the content, tool_use
-// blocks into tool calls. Other blocks (thinking, server tools) are not
-// part of agent.Message and are dropped.
+// blocks into tool calls, thinking and redacted_thinking blocks into
+// Reasoning and ReasoningRaw (see thoughts). Other blocks (server tools)
+// are not part of agent.Message and are dropped.
 func fromMessage(msg *sdk.Message, raw *http.Response) (agent.Response, error) {
 	if msg == nil || msg.Role != "assistant" {
 		return agent.Response{}, notAssistant(raw)
 	}
 	out := agent.Message{Role: agent.RoleAssistant}
-	thought := false
+	var th thoughts
 	for _, b := range msg.Content {
 		switch b.Type {
 		case "text":
@@ -316,15 +317,16 @@ func fromMessage(msg *sdk.Message, raw *http.Response) (agent.Response, error) {
 			}
 			out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 		case "thinking", "redacted_thinking":
-			thought = true
+			th.add(thought{Type: string(b.Type), Thinking: b.Thinking, Signature: b.Signature, Data: b.Data})
 		}
 	}
+	out.Reasoning, out.ReasoningRaw = th.text, th.raw()
 	u := msg.Usage
 	return agent.Response{
 		Message: out,
 		Stop:    stopReason(msg.StopReason),
 		StopRaw: string(msg.StopReason),
-		Usage:   usage(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens, u.JSON.CacheReadInputTokens.Valid() && !thought),
+		Usage:   usage(u.InputTokens, u.CacheCreationInputTokens, u.CacheReadInputTokens, u.OutputTokens, u.JSON.CacheReadInputTokens.Valid() && th.blocks == nil),
 	}, nil
 }
 

@@ -89,4 +89,12 @@
 // The answer is judged by the contract either way; without the option (or
 // the format) the contract reaches the model only through the system
 // prompt the agent writes.
+//
+// Thinking: extended thinking's thinking blocks, whole or streamed
+// (thinking_delta, signature_delta), become agent.Message.Reasoning (each
+// block's text, a blank line between), never the answer; every thinking
+// and redacted_thinking block, signature and data unchanged, is kept in
+// Message.ReasoningRaw. Sent back, an assistant message that called tools
+// begins with those blocks, as the API requires in a tool loop; an
+// answer's thinking is not sent (the API drops earlier turns' thinking).
 package anthropic

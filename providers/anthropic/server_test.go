@@ -34,7 +34,8 @@ func newFakeServer(t *testing.T, script ...reply) *fakeServer {
 
 // streamOf is a Messages API body streamed as the API streams it:
 // message_start with the usage's input counts, each content block started,
-// its text, thinking or tool input in deltas of a few bytes, and stopped,
+// its text, thinking (then its signature) or tool input in deltas of a
+// few bytes, a redacted_thinking block whole at its start, and stopped,
 // then message_delta with stop_reason and output tokens, message_stop. A
 // body that does not decode is sent as one message_start event.
 func streamOf(body string) []string {
@@ -44,6 +45,8 @@ func streamOf(body string) []string {
 			Type     string          `json:"type"`
 			Text     string          `json:"text"`
 			Thinking string          `json:"thinking"`
+			Sig      string          `json:"signature"`
+			Data     string          `json:"data"`
 			ID       string          `json:"id"`
 			Name     string          `json:"name"`
 			Input    json.RawMessage `json:"input"`
@@ -74,6 +77,12 @@ func streamOf(body string) []string {
 			for _, p := range wiretest.Pieces(b.Thinking, 5) {
 				evs = append(evs, sseDelta(i, `{"type":"thinking_delta","thinking":`+jsonOf(p)+`}`))
 			}
+			if b.Sig != "" {
+				// The signature comes whole, just before the block stops.
+				evs = append(evs, sseDelta(i, `{"type":"signature_delta","signature":`+jsonOf(b.Sig)+`}`))
+			}
+		case "redacted_thinking":
+			evs = append(evs, sseBlockStart(i, `{"type":"redacted_thinking","data":`+jsonOf(b.Data)+`}`))
 		case "tool_use":
 			evs = append(evs, sseBlockStart(i, `{"type":"tool_use","id":`+jsonOf(b.ID)+`,"name":`+jsonOf(b.Name)+`,"input":{}}`))
 			for _, p := range wiretest.Pieces(string(b.Input), 4) {

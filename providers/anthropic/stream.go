@@ -59,8 +59,12 @@ type eventReader struct {
 	usage   sdk.Usage     // the counts so far; message_delta's are totals
 	cached  bool          // cache_read_input_tokens was reported
 	thought bool          // a thinking block began: reasoning tokens are unknown
-	stopped bool          // message_stop arrived
-	out     []agent.Chunk
+	// th holds the thinking blocks so far, and thinking maps a thinking
+	// block's index to its place there.
+	th       thoughts
+	thinking map[int64]bool
+	stopped  bool // message_stop arrived
+	out      []agent.Chunk
 }
 
 // read maps one event of the stream.
@@ -83,6 +87,13 @@ func (r *eventReader) read(ev sdk.MessageStreamEventUnion, raw *http.Response) (
 			}
 		case "thinking", "redacted_thinking":
 			r.thought = true
+			if r.thinking == nil {
+				r.thinking = map[int64]bool{}
+			}
+			r.thinking[ev.Index] = true
+			if s := r.th.add(thought{Type: string(b.Type), Thinking: b.Thinking, Signature: b.Signature, Data: b.Data}); s != "" {
+				r.out = append(r.out, agent.Chunk{Reasoning: s})
+			}
 		case "tool_use":
 			i := len(r.argless)
 			r.calls[ev.Index] = i
@@ -101,6 +112,17 @@ func (r *eventReader) read(ev sdk.MessageStreamEventUnion, raw *http.Response) (
 			if d.Text != "" {
 				r.out = append(r.out, agent.Chunk{Text: d.Text})
 			}
+		case "thinking_delta":
+			if !r.thinking[ev.Index] {
+				break
+			}
+			if s := r.th.write(d.Thinking); s != "" {
+				r.out = append(r.out, agent.Chunk{Reasoning: s})
+			}
+		case "signature_delta":
+			if r.thinking[ev.Index] {
+				r.th.sign(d.Signature)
+			}
 		case "input_json_delta":
 			if i, ok := r.calls[ev.Index]; ok && d.PartialJSON != "" {
 				r.argless[i] = false
@@ -108,6 +130,11 @@ func (r *eventReader) read(ev sdk.MessageStreamEventUnion, raw *http.Response) (
 			}
 		}
 	case "content_block_stop":
+		if r.thinking[ev.Index] {
+			// The block is whole, its signature too: the blocks so far
+			// are what the reply sends back.
+			r.out = append(r.out, agent.Chunk{ReasoningRaw: r.th.raw()})
+		}
 		if i, ok := r.calls[ev.Index]; ok && r.argless[i] {
 			r.argless[i] = false
 			r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{Index: i, Arguments: "{}"}})

@@ -103,7 +103,7 @@ func TestGenerateStreamAddsUpToWhatGenerateReturns(t *testing.T) {
 			}, sseEnd("tool_use", 5)...),
 		},
 		{
-			Name: "thinking is left out",
+			Name: "thinking is kept beside the answer, with its signature",
 			Body: stopped("end_turn", `[{"type":"thinking","thinking":"Paris it is.","signature":"sig"},{"type":"text","text":"Paris."}]`),
 			Events: append([]string{sseStart(10, 0, 0),
 				sseBlockStart(0, `{"type":"thinking","thinking":"","signature":""}`),

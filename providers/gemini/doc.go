@@ -74,8 +74,9 @@
 // A call's ID carries the API's call ID (or "call_<n>" when it gave none)
 // and the part's thought signature, which Gemini 3 models require back
 // with the call: the conversation stays the agent's, and no state is kept
-// between requests. Thought parts are not part of the answer and are left
-// out.
+// between requests. Thought parts (thought summaries, with
+// includeThoughts) are never the answer: their text, whole or streamed,
+// is agent.Message.Reasoning, and is not sent back, as the API documents.
 //
 // WithNativeSchema sends the agent's output schema as responseJsonSchema,
 // for models that support structured output. The answer is judged by the

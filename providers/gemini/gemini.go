@@ -360,7 +360,9 @@ func fromResponse(resp *genai.GenerateContentResponse, status int) (agent.Respon
 	}
 	for _, p := range parts {
 		switch {
-		case p == nil || p.Thought:
+		case p == nil:
+		case p.Thought:
+			out.Reasoning += p.Text // a thought summary (includeThoughts), never the answer
 		case p.FunctionCall != nil:
 			out.ToolCalls = append(out.ToolCalls, agent.ToolCall{
 				ID: callID(p.FunctionCall, p.ThoughtSignature, len(out.ToolCalls)), Name: p.FunctionCall.Name, Arguments: arguments(p.FunctionCall.Args),

@@ -37,7 +37,7 @@ func TestGenerateSendsThePlainConversationAndMapsTheAnswer(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := agent.Response{
-		Message: agent.Message{Role: agent.RoleAssistant, Content: `{"city":"Paris","tempC":18}`},
+		Message: agent.Message{Role: agent.RoleAssistant, Content: `{"city":"Paris","tempC":18}`, Reasoning: "thinking about Paris"},
 		Usage:   agent.Usage{InputTokens: 52, OutputTokens: 39, CachedTokens: 40, ReasoningTokens: 30, Detailed: true},
 		Stop:    agent.StopComplete, StopRaw: "STOP",
 	}

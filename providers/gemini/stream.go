@@ -102,7 +102,11 @@ func (r *chunkReader) read(resp *genai.GenerateContentResponse, status int) ([]a
 	if cand.Content != nil {
 		for _, p := range cand.Content.Parts {
 			switch {
-			case p == nil || p.Thought:
+			case p == nil:
+			case p.Thought:
+				if p.Text != "" {
+					r.out = append(r.out, agent.Chunk{Reasoning: p.Text})
+				}
 			case p.FunctionCall != nil:
 				fc := p.FunctionCall
 				r.out = append(r.out, agent.Chunk{Call: &agent.CallDelta{

@@ -97,4 +97,14 @@
 // means and its row says so. NativeReport says, for a contract, what is
 // sent and which keywords only the agent judges. The answer is judged by
 // the contract either way.
+//
+// Thinking: the reasoning OpenAI-compatible servers give apart from the
+// content — reasoning_content (DeepSeek, vLLM, SGLang, llama.cpp's
+// server, LM Studio) or reasoning (OpenRouter, Ollama, newer vLLM), whole
+// or in deltas — becomes agent.Message.Reasoning, never the answer; a
+// server without a reasoning parser that writes <think>…</think> into the
+// content is read by the agent (agent.WithInlineThinking). Sent back, an
+// assistant message that called tools carries its thinking as
+// reasoning_content (DeepSeek's thinking mode refuses the conversation
+// without it); an answer's thinking is not sent.
 package openai

@@ -200,6 +200,9 @@ func (m *Model) newParams(req agent.Request, stream bool) (sdk.ChatCompletionNew
 					},
 				})
 			}
+			if msg.Reasoning != "" && len(msg.ToolCalls) > 0 {
+				a.SetExtraFields(map[string]any{sentReasoning: msg.Reasoning})
+			}
 			p.Messages = append(p.Messages, sdk.ChatCompletionMessageParamUnion{OfAssistant: &a})
 		default:
 			return p, fmt.Errorf("openai: message %d: unknown role %q", i, msg.Role)
@@ -250,7 +253,7 @@ func fromCompletion(cc *sdk.ChatCompletion, raw *http.Response) (agent.Response,
 	}
 	choice := cc.Choices[0]
 	msg := choice.Message
-	out := agent.Message{Role: agent.RoleAssistant, Content: msg.Content}
+	out := agent.Message{Role: agent.RoleAssistant, Content: msg.Content, Reasoning: reasoningOf(msg.JSON.ExtraFields)}
 	stop := stopReason(choice.FinishReason)
 	if msg.Refusal != "" {
 		// A refusal ends with finish_reason "stop" and its text in

@@ -32,7 +32,8 @@ func newFakeServer(t *testing.T, script ...reply) *fakeServer {
 }
 
 // streamOf is a chat completion body streamed as OpenAI streams it: the
-// first choice's content (or refusal) in deltas of a few bytes, each tool
+// first choice's thinking (reasoning_content or reasoning), then its
+// content (or refusal), in deltas of a few bytes, each tool
 // call's id, type and name first and its arguments in fragments, the
 // finish_reason, the usage in a last chunk without choices, [DONE]. A body
 // that does not decode is sent as one event.
@@ -41,9 +42,13 @@ func streamOf(body string) []string {
 		Choices []struct {
 			FinishReason string `json:"finish_reason"`
 			Message      struct {
-				Content   *string `json:"content"`
-				Refusal   *string `json:"refusal"`
-				ToolCalls []struct {
+				Content *string `json:"content"`
+				Refusal *string `json:"refusal"`
+				// The thinking OpenAI-compatible servers give apart
+				// (see reasoningFields), streamed first, as they do.
+				ReasoningContent *string `json:"reasoning_content"`
+				Reasoning        *string `json:"reasoning"`
+				ToolCalls        []struct {
 					ID       string `json:"id"`
 					Type     string `json:"type"`
 					Function struct {
@@ -61,6 +66,16 @@ func streamOf(body string) []string {
 	ch := cc.Choices[0]
 	jsonOf := func(v any) string { b, _ := json.Marshal(v); return string(b) }
 	evs := []string{delta(`{"role":"assistant","content":"","refusal":null}`, "")}
+	for _, f := range [...]struct {
+		name string
+		text *string
+	}{{"reasoning_content", ch.Message.ReasoningContent}, {"reasoning", ch.Message.Reasoning}} {
+		if f.text != nil {
+			for _, p := range wiretest.Pieces(*f.text, 5) {
+				evs = append(evs, delta(`{`+jsonOf(f.name)+`:`+jsonOf(p)+`}`, ""))
+			}
+		}
+	}
 	if c := ch.Message.Content; c != nil {
 		for _, p := range wiretest.Pieces(*c, 5) {
 			evs = append(evs, delta(`{"content":`+jsonOf(p)+`}`, ""))

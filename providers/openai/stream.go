@@ -80,7 +80,7 @@ func wholeReply(resp agent.Response) []agent.Chunk {
 	// Why it ended comes first, with the text: the agent then knows the
 	// reply is whole and judges it whole, where it would cut an answer
 	// still streaming.
-	out := []agent.Chunk{{Text: resp.Message.Content, Usage: resp.Usage, Stop: resp.Stop, StopRaw: resp.StopRaw, ReadBack: resp.ReadBack}}
+	out := []agent.Chunk{{Text: resp.Message.Content, Reasoning: resp.Message.Reasoning, Usage: resp.Usage, Stop: resp.Stop, StopRaw: resp.StopRaw, ReadBack: resp.ReadBack}}
 	for i, c := range resp.Message.ToolCalls {
 		out = append(out, agent.Chunk{Call: &agent.CallDelta{Index: i, ID: c.ID, Name: c.Name, Arguments: string(c.Arguments)}})
 	}
@@ -118,6 +118,9 @@ func (r *chunkReader) read(cc sdk.ChatCompletionChunk, status int) ([]agent.Chun
 			continue
 		}
 		d := choice.Delta
+		if th := reasoningOf(d.JSON.ExtraFields); th != "" {
+			r.out = append(r.out, agent.Chunk{Reasoning: th})
+		}
 		if d.Content != "" {
 			if text := r.readBack.Write(d.Content); text != "" {
 				r.out = append(r.out, agent.Chunk{Text: text})

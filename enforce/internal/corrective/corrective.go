@@ -51,6 +51,7 @@ const (
 	Parse                   // json-parse (Words.Parse)
 	Validators              // the validators (Words.Validators)
 	Degenerate              // a degenerate answer, whatever the kind
+	NoAnswer                // no answer came, only thinking, whatever the kind
 )
 
 // An Issue is a pointer and a message, as a message quotes them.
@@ -64,16 +65,41 @@ type Message struct {
 	// did.
 	Truncated bool
 	Stopped   int
-	Stage     Stage
-	Repaired  string // what the repairs applied did, in our words; "" for none
-	Words     *Words // nil: JSON's
-	Issues    []Issue
+	// InThinking: Stopped counts bytes of the reply's thinking, stopped
+	// before any answer.
+	InThinking bool
+	Stage      Stage
+	Repaired   string // what the repairs applied did, in our words; "" for none
+	Words      *Words // nil: JSON's
+	Issues     []Issue
 }
 
 // String is the message's text.
 func (m Message) String() string {
 	var b strings.Builder
+	w := m.Words
+	if w == nil {
+		w = &JSON
+	}
+	if m.Stage == NoAnswer {
+		// Nothing was written to fix: the message asks for the answer,
+		// and quotes nothing.
+		if m.Truncated {
+			b.WriteString("Your previous reply reached the output length limit while you were still thinking, before its answer began.\n")
+		} else {
+			b.WriteString("Your previous reply held only thinking, and no answer.\n")
+		}
+		fmt.Fprintf(&b, "This was attempt %d of %d. Think briefly, then give the answer.\n", m.Attempt, m.MaxAttempts)
+		b.WriteString(w.Reply)
+		if w.After != "" {
+			b.WriteString("\n")
+			b.WriteString(strings.TrimRight(w.After, "\n"))
+		}
+		return b.String()
+	}
 	switch {
+	case m.Stopped >= 0 && m.InThinking:
+		fmt.Fprintf(&b, "We stopped reading your previous reply after the first %d bytes of its thinking, before any answer: the thinking had degenerated into blank space or a repetition that does not end. Think briefly, then give the answer.\n", m.Stopped)
 	case m.Stopped >= 0 && m.Stage == Degenerate:
 		fmt.Fprintf(&b, "We stopped reading your previous answer after its first %d bytes: it had degenerated into whitespace or a repetition that does not end, so the rest was not read.\n", m.Stopped)
 	case m.Stopped >= 0:
@@ -84,10 +110,6 @@ func (m Message) String() string {
 			"Give a shorter answer that fits: keep every required field, keep text values brief, leave out optional detail.\n")
 	}
 	fmt.Fprintf(&b, "Your previous answer did not satisfy the required output format. This was attempt %d of %d.\n", m.Attempt, m.MaxAttempts)
-	w := m.Words
-	if w == nil {
-		w = &JSON
-	}
 	switch m.Stage {
 	case Degenerate:
 		b.WriteString("Stage: degenerate — write the answer once, compactly, with no run of blank space and no part repeated over and over.\n")

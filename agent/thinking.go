@@ -1,0 +1,215 @@
+package agent
+
+import (
+	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce"
+)
+
+// WithInlineThinking turns inline thinking on (the default) or off. On,
+// the thinking a reply's text begins with — <think>, <thinking> or
+// <reasoning>, any case, to its closing tag — moves to Message.Reasoning
+// before anything reads the answer, streamed or not; a block never closed
+// is all thinking. Off, the text is the answer as written.
+func WithInlineThinking(on bool) Option {
+	return optionFunc(func(c *config) { c.inlineThinkingOff = !on })
+}
+
+// thinkTags are the tags a reply's inline thinking may be written in.
+var thinkTags = [...]string{"think", "thinking", "reasoning"}
+
+// splitThinking finds the thinking written inline at the start of s: blank
+// space, an opening tag of thinkTags (ASCII case ignored), its text, the
+// matching closing tag and the blank space after it. It returns how many
+// bytes of s that is (0 when s begins with no such block), the text
+// between the tags without its surrounding blank space, and whether the
+// block closed; a block never closed runs to the end of s. s[n:] is the
+// answer, so no byte is lost or added.
+func splitThinking(s string) (n int, text string, closed bool) {
+	open, name := openTag(s)
+	if open == 0 {
+		return 0, "", false
+	}
+	at := indexCloseTag(s, open, name)
+	if at < 0 {
+		return len(s), strings.TrimSpace(s[open:]), false
+	}
+	end := at + len(name) + 3
+	return end + blanks(s[end:]), strings.TrimSpace(s[open:at]), true
+}
+
+// openTag returns the end of the opening tag s begins with, after blank
+// space, and the tag's name; 0 when s begins with none.
+func openTag(s string) (int, string) {
+	i := blanks(s)
+	for _, name := range thinkTags {
+		end := i + len(name) + 2
+		if len(s) >= end && s[i] == '<' && s[end-1] == '>' && strings.EqualFold(s[i+1:end-1], name) {
+			return end, name
+		}
+	}
+	return 0, ""
+}
+
+// indexCloseTag is the index of the first "</name>" (ASCII case ignored)
+// in s at or after from, or -1.
+func indexCloseTag(s string, from int, name string) int {
+	for i := from; ; {
+		k := strings.Index(s[i:], "</")
+		if k < 0 {
+			return -1
+		}
+		i += k
+		if end := i + len(name) + 3; end <= len(s) && s[end-1] == '>' && strings.EqualFold(s[i+2:end-1], name) {
+			return i
+		}
+		i += 2
+	}
+}
+
+// blanks is the length of the blank space s begins with.
+func blanks(s string) int {
+	return len(s) - len(strings.TrimLeft(s, " \t\r\n"))
+}
+
+// thinking moves the inline thinking at the start of msg's text into its
+// Reasoning (after any the adapter gave) unless the agent reads none, and
+// says what the reply's thinking was, for its row.
+func (a *Agent) thinking(msg *Message) enforce.Thinking {
+	t := enforce.Thinking{Bytes: len(msg.Reasoning)}
+	if a.cfg.inlineThinkingOff {
+		return t
+	}
+	n, text, _ := splitThinking(msg.Content)
+	if n == 0 {
+		return t
+	}
+	msg.Content = msg.Content[n:]
+	t.Bytes, t.Inline = t.Bytes+n, true
+	switch {
+	case msg.Reasoning == "":
+		msg.Reasoning = text
+	case text != "":
+		msg.Reasoning += "\n\n" + text
+	}
+	return t
+}
+
+// thinkScan finds where a streamed reply's answer begins, past its inline
+// thinking, reading each byte of the text a bounded number of times.
+type thinkScan struct {
+	off      int
+	open     int    // where the open block's text begins
+	name     string // the open block's tag, "" before one is seen
+	from     int    // where to look next for the block's end
+	closed   bool   // the block has closed; blank space follows until off
+	decided  bool
+	disabled bool
+}
+
+// answer reports where the answer begins in s, the reply's text so far
+// (each call's s extends the last's), and false while the text may still
+// be thinking: a prefix of an opening tag, an open block, or blank space
+// before the answer's first byte. What it reports agrees with
+// splitThinking on every later text.
+func (t *thinkScan) answer(s string) (int, bool) {
+	switch {
+	case t.disabled:
+		return 0, true
+	case t.decided:
+		return t.off, true
+	case t.name == "":
+		// Blank space is skipped once: a model may stream it a byte at a
+		// time.
+		t.from += blanks(s[t.from:])
+		if t.from == len(s) {
+			return 0, false
+		}
+		open, name := openTag(s[t.from:])
+		if open == 0 {
+			if maybeOpenTag(s[t.from:]) {
+				return 0, false
+			}
+			t.decided = true
+			return 0, true
+		}
+		t.name, t.from = name, t.from+open
+		t.open = t.from
+	}
+	if !t.closed {
+		at := indexCloseTag(s, t.from, t.name)
+		if at < 0 {
+			// A closing tag may be split across pieces: look again from
+			// where it may begin.
+			t.from = max(t.from, len(s)-len(t.name)-2)
+			return 0, false
+		}
+		t.closed, t.from = true, at+len(t.name)+3
+	}
+	t.from += blanks(s[t.from:])
+	if t.from == len(s) {
+		return 0, false
+	}
+	t.off, t.decided = t.from, true
+	return t.off, true
+}
+
+// maybeOpenTag reports whether s, not blank, is the beginning of an
+// opening tag of thinkTags, which more text may complete.
+func maybeOpenTag(s string) bool {
+	for _, name := range thinkTags {
+		tag := "<" + name + ">"
+		if len(s) < len(tag) && strings.EqualFold(s, tag[:len(s)]) {
+			return true
+		}
+	}
+	return false
+}
+
+// thinking reports where the text of the open inline block begins, and
+// false when no block is open (none began, or it closed): call it after
+// answer, with the same text.
+func (t *thinkScan) thinking() (int, bool) {
+	return t.open, !t.disabled && t.name != "" && !t.closed
+}
+
+// thinkingDegenerate watches a streamed reply's thinking for
+// [Degenerate].Thinking: the inline block and the reasoning given apart,
+// each read as a text of its own.
+type thinkingDegenerate struct{ inline, apart *degenerate }
+
+// thinkingDegenerate is the watch for the run's degenerate stop, nil
+// when it does not read thinking.
+func (st *runState) thinkingDegenerate() *thinkingDegenerate {
+	d := st.a.cfg.degenerate
+	if d == nil || !d.Thinking || st.schema == nil {
+		return nil
+	}
+	return &thinkingDegenerate{inline: newDegenerate(*d), apart: newDegenerate(*d)}
+}
+
+// read reads the thinking chunk c grew, and when it has degenerated cuts
+// the reply there (no answer has begun) and returns the cut.
+func (g *thinkingDegenerate) read(c Chunk, r *assembly, think *thinkScan) *enforce.Cut {
+	switch {
+	case c.Text != "" && len(r.calls) == 0:
+		text := r.text.String()
+		think.answer(text)
+		at, open := think.thinking()
+		if !open {
+			return nil
+		}
+		if n, why := g.inline.read(text[at:]); n > 0 {
+			r.keepAnswer(-1, at+n)
+			return thinkingCut(n, why, Usage{})
+		}
+	case c.Reasoning != "" && r.text.Len() == 0 && len(r.calls) == 0:
+		if n, why := g.apart.read(r.reasoning.String()); n > 0 {
+			kept := r.reasoning.String()[:n]
+			r.reasoning.Reset()
+			r.reasoning.WriteString(kept)
+			return thinkingCut(n, why, Usage{})
+		}
+	}
+	return nil
+}
