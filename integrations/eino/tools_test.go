@@ -136,7 +136,9 @@ func (r refusedParams) Info(context.Context) (*schema.ToolInfo, error) {
 	return &schema.ToolInfo{Name: "pair", ParamsOneOf: schema.NewParamsOneOfByJSONSchema(&js)}, nil
 }
 
-func (refusedParams) InvokableRun(context.Context, string, ...tool.Option) (string, error) { return "", nil }
+func (refusedParams) InvokableRun(context.Context, string, ...tool.Option) (string, error) {
+	return "", nil
+}
 
 func TestJudgeToolsRefusesAToolWhoseParametersEnforceRefuses(t *testing.T) {
 	calls, err := eino.NewToolCalls(0, 0, 0)
