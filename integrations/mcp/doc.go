@@ -26,8 +26,9 @@
 //
 // # Calls
 //
-// A tool's Run calls it on the server with the arguments the model wrote
-// and the run's context: a cancelled run cancels the call (the SDK tells
+// A tool's Run judges the arguments the model wrote against the tool's
+// inputSchema, and sends nothing when they break it ([ErrInputContract]);
+// else it calls the tool on the server with them and the run's context: a cancelled run cancels the call (the SDK tells
 // the server). What the model is shown:
 //
 //   - a tool that declares an output schema: its structuredContent as
