@@ -56,7 +56,7 @@
 // by the provider and enforcer or by enforcer only.
 //
 // eval judges each record of DATASET (JSON Lines: schema, output, and
-// optionally id, model, expected; package eval says more) as check does,
+// optionally id, model, expected, tool; package eval says more) as check does,
 // as written and with -repair's repairs, and prints the figures by model
 // (or by the field -by names): a table, -json (a contract, docs/eval.md)
 // or -md; -html FILE also writes it as a self-contained page with
