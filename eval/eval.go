@@ -53,6 +53,12 @@ type Record struct {
 	// the model wrote it, and its first row's model names the record's
 	// when Model is empty.
 	Result json.RawMessage `json:"result,omitempty"`
+	// Tool, when set, names the tool whose call's arguments Output holds:
+	// Schema is its parameters, and the record is judged as the agent
+	// judges a call (enforce.CallLedger: no arguments are {}, and the
+	// repairs mend as for a call). Such records are grouped by tool unless
+	// [Options.By] names a field.
+	Tool string `json:"tool,omitempty"`
 	// Expected, when present, is the value the answer should hold; each
 	// of its leaves is compared with the answer's value at its pointer
 	// ([Fields]).
@@ -299,7 +305,11 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	case rec.Output == nil:
 		return Verdict{}, errors.New(`the record has no "output" (a live run's "prompt" needs a model: not offline)`)
 	}
-	name, c, err := j.admit(text, rec.Model, rec.Schema)
+	group := rec.Model
+	if rec.Tool != "" && j.opts.By == "" {
+		group = rec.Tool
+	}
+	name, c, err := j.admit(text, group, rec.Schema)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -310,6 +320,14 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	}
 	g := j.group(name)
 	out := *rec.Output
+	if rec.Tool != "" {
+		final := judgeCall(&v, c, rec.Tool, out, j.opts.Repairs != 0)
+		if len(rec.Expected) > 0 {
+			v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
+		}
+		g.add(v)
+		return v, nil
+	}
 	v.PassedAsWritten = c.plain.Check(out) == nil
 	final := out
 	if v.PassedAsWritten || j.opts.Repairs == 0 {
@@ -333,6 +351,28 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	}
 	g.add(v)
 	return v, nil
+}
+
+// judgeCall judges args as a call of tool against c, as written and,
+// with repairs, as they mend it, into v; it returns the arguments the
+// tool would be given.
+func judgeCall(v *Verdict, c compiled, tool, args string, repairs bool) string {
+	call := enforce.Call{Tool: tool, Arguments: args}
+	l, _ := enforce.NewCallLedger(0, 0) // no limit, no repeats: in bounds
+	as := l.Judge(c.plain, call)
+	v.PassedAsWritten, v.PassedAfterRepair = as.Err == nil, as.Err == nil
+	if as.Err == nil || !repairs {
+		if as.Err != nil {
+			v.Stage, v.Issues = as.Err.Stage, as.Err.Issues
+		}
+		return as.Arguments
+	}
+	mended := l.Judge(c.repaired, call)
+	v.PassedAfterRepair, v.Repaired = mended.Err == nil, mended.Row.Repaired
+	if mended.Err != nil {
+		v.Stage, v.Issues = mended.Err.Stage, mended.Err.Issues
+	}
+	return mended.Arguments
 }
 
 // firstAnswer is the first final answer of a saved agent.Result, as the

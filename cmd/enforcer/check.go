@@ -23,6 +23,7 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	// there is named here too.
 	repair := fs.String("repair", "", "the repairs in `LIST` to apply to an answer that fails as written, comma-separated: "+
 		strings.ReplaceAll(enforce.AllRepairs.String(), ",", ", ")+"; or all (as enforce.ParseRepairs)")
+	tool := fs.String("tool", "", "judge ANSWER as the arguments of a call of the tool `NAME`, SCHEMA its parameters (as the agent judges a call)")
 	kind := addKindFlags(fs)
 	files, err := parseAll(fs, args, []string{"SCHEMA", "ANSWER"})
 	if h, ok := err.(helpError); ok {
@@ -35,6 +36,9 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	schema, err := kind.contract(fs)
 	if err != nil {
 		return 0, err
+	}
+	if *tool != "" && schema != nil {
+		return 0, errors.New("check: -tool judges arguments against a SCHEMA file: no -choice, -labels or -text")
 	}
 	operands := []string{"SCHEMA", "ANSWER"}
 	if schema != nil {
@@ -66,6 +70,9 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 		}
 	}
 	schema = schema.WithRepairs(repairs)
+	if *tool != "" {
+		return checkCall(*tool, schema, files[1], stdin, stdout)
+	}
 	// One byte past the size bound is enough for Check to refuse an
 	// answer as too long, without holding all of it.
 	answer, err := readBounded(files[len(files)-1], stdin, enforce.MaxAnswerBytes+1)
@@ -94,6 +101,33 @@ func check(args []string, stdin io.Reader, stdout io.Writer) (int, error) {
 	default:
 		return 0, fmt.Errorf("check: %w", err)
 	}
+}
+
+// checkCall judges the arguments in file as a call of tool whose
+// parameters are s, as the agent judges one (enforce.CallLedger): "pass",
+// after what was mended, or the tool message the model would get.
+func checkCall(tool string, s *enforce.Schema, file string, stdin io.Reader, stdout io.Writer) (int, error) {
+	args, err := readBounded(file, stdin, enforce.MaxAnswerBytes+1)
+	if err != nil && !errors.Is(err, errTooLong) {
+		return 0, fmt.Errorf("check: arguments: %w", err)
+	}
+	l, _ := enforce.NewCallLedger(0, 0) // no limit, no repeats: in bounds
+	v := l.Judge(s, enforce.Call{Tool: tool, Arguments: string(args)})
+	if v.Row.Repaired != 0 {
+		fmt.Fprintf(stdout, "repaired: %s\n", v.Row.Repaired)
+	}
+	if v.Err != nil {
+		fmt.Fprint(stdout, v.Message)
+		if !strings.HasSuffix(v.Message, "\n") {
+			fmt.Fprintln(stdout)
+		}
+		return exitFail, nil
+	}
+	if v.Row.Repaired != 0 {
+		fmt.Fprintf(stdout, "mended arguments:\n%s\n", strings.TrimRight(v.Arguments, "\n"))
+	}
+	fmt.Fprintln(stdout, "pass")
+	return exitOK, nil
 }
 
 var errTooLong = errors.New("file is too long")

@@ -5,6 +5,7 @@
 //	enforcer check [-attempt N] [-retries M] [-repair LIST] SCHEMA ANSWER
 //	enforcer check (-choice LABELS | -labels FILE) [-multi-label] [-repair LIST] ANSWER
 //	enforcer check -text [-max-length N] [-must-not-contain S] [...] ANSWER
+//	enforcer check -tool NAME [-repair LIST] SCHEMA ARGUMENTS
 //	enforcer tail [-follow=false] LOG
 //	enforcer view [-addr HOST:PORT] LOG
 //	enforcer schema [-provider P] FILE
@@ -30,7 +31,11 @@
 // one label of a set (enforce.Choice), with -multi-label for a set of
 // them (enforce.MultiLabel); -text for plain text (enforce.Text) held to
 // -min-length, -max-length, -min-bytes, -max-bytes, -pattern,
-// -must-contain and -must-not-contain, the last three repeatable.
+// -must-contain and -must-not-contain, the last three repeatable. With
+// -tool NAME, the file judged holds a recorded call's arguments and SCHEMA
+// is the tool's parameters: judged as the agent judges a call
+// (enforce.CallLedger), it prints "pass", or the tool message the model
+// would get.
 //
 // tail prints each record of a file log (events.OpenFile's format) as
 // one line for people — its time, its turn and Notification.Describe's
@@ -51,7 +56,7 @@
 // by the provider and enforcer or by enforcer only.
 //
 // eval judges each record of DATASET (JSON Lines: schema, output, and
-// optionally id, model, expected; package eval says more) as check does,
+// optionally id, model, expected, tool; package eval says more) as check does,
 // as written and with -repair's repairs, and prints the figures by model
 // (or by the field -by names): a table, -json (a contract, docs/eval.md)
 // or -md; -html FILE also writes it as a self-contained page with
@@ -104,6 +109,7 @@ const usage = `usage:
   enforcer check [-attempt N] [-retries M] [-repair LIST] SCHEMA ANSWER   judge an answer (- reads standard input)
   enforcer check -choice LABELS [-multi-label] ANSWER     judge a label (or -labels FILE; check -h says more)
   enforcer check -text [-max-length N] [-must-not-contain S] ANSWER   judge a text held to rules
+  enforcer check -tool NAME [-repair LIST] SCHEMA ARGUMENTS   judge a tool call's arguments
   enforcer tail [-follow=false] LOG                        print a session log, following it
   enforcer view [-addr HOST:PORT] LOG                      serve the live page for a session log
   enforcer schema [-provider P] FILE                       what a provider's native mode enforces of a schema

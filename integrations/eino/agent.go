@@ -16,9 +16,9 @@ import (
 // a compiled graph's Invoke, called with opts. Each call runs it once on
 // the conversation so far and gives its final message as the final
 // answer, so a failing answer and its corrective turn are the input of
-// its next run. Its tools run inside eino: the agent.Agent must offer
-// none (agent.WithTools, agent.WithOutputTool), or the call fails with
-// agent.ErrInvalidOption. Usage is the sum of every chat model call the
+// its next run. Its tools run inside eino ([JudgeTools] puts the judge
+// in front of them): the agent.Agent must offer none (agent.WithTools,
+// agent.WithOutputTool), or the call fails with agent.ErrInvalidOption. Usage is the sum of every chat model call the
 // run made, read from eino's callbacks (a handler is set in the ctx
 // generate is called with, replacing the ctx's own; eino's global
 // handlers stay); when no model call reports any, the final message's.

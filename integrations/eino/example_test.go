@@ -78,3 +78,41 @@ func ExampleAgent() {
 	// 2 passed
 	// eino model calls: 3
 }
+
+func ExampleJudgeTools() {
+	ctx := context.Background()
+	// The eino ReAct agent's model first gives city a number, then
+	// corrects the call once told, then answers.
+	chatModel := newScripted(
+		[]*schema.Message{schema.AssistantMessage("", []schema.ToolCall{{ID: "c1", Type: "function", Function: schema.FunctionCall{Name: "lookup", Arguments: `{"city":7}`}}})},
+		[]*schema.Message{schema.AssistantMessage("", []schema.ToolCall{{ID: "c2", Type: "function", Function: schema.FunctionCall{Name: "lookup", Arguments: `{"city":"Paris"}`}}})},
+		text(`{"city": "Paris", "tempC": 21}`),
+	)
+	lookup, _ := utils.InferTool("lookup", "Current weather of a city.", func(_ context.Context, in struct {
+		City string `json:"city"`
+	}) (string, error) {
+		return "21C", nil
+	})
+	calls, _ := eino.NewToolCalls(0, 3, 0) // no repairs, the run ends at the 3rd failed call of one tool in a row
+	tools, err := eino.JudgeTools(ctx, calls, lookup)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	ra, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: chatModel, ToolsConfig: compose.ToolsNodeConfig{Tools: tools}})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	s, _ := enforce.SchemaFor[Weather]()
+	if _, _, err := agent.RunTyped[Weather](ctx, agent.New(eino.Agent(ra.Generate), agent.WithOutputSchema(s)), "Weather in Paris?"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range calls.Rows() {
+		fmt.Println(strings.TrimSpace(fmt.Sprintln(r.Tool, r.CallID, r.Outcome, r.Stage, r.Path)))
+	}
+	// Output:
+	// lookup c1 retried schema-validate /city
+	// lookup c2 passed
+}

@@ -23,7 +23,8 @@ import (
 // conversation chain, a conversational agent); a chain without memory
 // (memory.Simple), or whose prompt does not show it (an executor with
 // memory over a one-shot agent), is given the whole conversation, each
-// failed answer after "Your previous answer:". Its tools run inside langchaingo: the
+// failed answer after "Your previous answer:". Its tools run inside
+// langchaingo ([JudgeTool] puts the judge in front of each): the
 // agent.Agent must offer none, or the call fails with
 // agent.ErrInvalidOption. A failed run is mapped as [Model.Generate] maps
 // a failed call, and unwraps to the chain's error. A chain reports no

@@ -61,3 +61,43 @@ func ExampleChain() {
 	// 1 retried json-parse fd65d1c0
 	// 2 passed
 }
+
+func ExampleJudgeTool() {
+	// A one-shot agent's model gives the tool arguments that break its
+	// parameters, then, told so, arguments that keep them.
+	llm := fake.NewFakeLLM([]string{
+		"Action: lookup\nAction Input: {\"town\": \"Paris\"}",
+		"Action: lookup\nAction Input: {\"city\": \"Paris\"}",
+		`Final Answer: {"city": "Paris", "tempC": 21}`,
+	})
+	calls, _ := langchaingo.NewToolCalls(0, 3, 0) // no repairs, the run ends at the 3rd failed call of one tool in a row
+	lookup, err := langchaingo.JudgeTool(calls, weatherLookup{},
+		[]byte(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"],"additionalProperties":false}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	exec := agents.NewExecutor(agents.NewOneShotAgent(llm, []tools.Tool{lookup}))
+	s, _ := enforce.SchemaFor[Weather]()
+	if _, _, err := agent.RunTyped[Weather](context.Background(), agent.New(langchaingo.Chain(exec), agent.WithOutputSchema(s)), "Weather in Paris?"); err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, r := range calls.Rows() {
+		fmt.Println(strings.TrimSpace(fmt.Sprintln(r.Tool, r.Outcome, r.Stage, r.Path)))
+	}
+	// Output:
+	// lookup retried schema-validate /city
+	// lookup passed
+}
+
+// weatherLookup is a langchaingo tool whose input is JSON arguments.
+type weatherLookup struct{}
+
+func (weatherLookup) Name() string { return "lookup" }
+func (weatherLookup) Description() string {
+	return "Current weather of a city; input: {\"city\": NAME}."
+}
+func (weatherLookup) Call(context.Context, string) (string, error) {
+	return "21C", nil
+}

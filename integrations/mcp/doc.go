@@ -26,17 +26,22 @@
 //
 // # Calls
 //
-// A tool's Run calls it on the server with the arguments the model wrote
-// and the run's context: a cancelled run cancels the call (the SDK tells
-// the server). What the model is shown:
+// A tool's Run judges the arguments the model wrote against the tool's
+// inputSchema, and sends nothing when they break it ([ErrInputContract]);
+// else it calls the tool on the server with them and the run's context:
+// a cancelled run cancels the call (the SDK tells the server). Under an
+// agent the arguments are judged first against the tool's Parameters,
+// the same inputSchema, with a row in Result.Calls. What the model is
+// shown:
 //
 //   - a tool that declares an output schema: its structuredContent as
 //     JSON, once it keeps the schema;
 //   - a tool that declares none: its content blocks as text (an image or
 //     a binary resource as a line that names it), or its
 //     structuredContent when it has no blocks;
-//   - a failure: "error: " and the text of an *[Error] — the tool's own
-//     content for a result marked isError ([ErrToolFailed]), the issues
+//   - a failure: "error: " and the text of an *[Error] — the issues of
+//     arguments that break the inputSchema ([ErrInputContract]), the
+//     tool's own content for a result marked isError ([ErrToolFailed]), the issues
 //     of a result that breaks the schema ([ErrOutputContract]), the
 //     SDK's error for a call that failed in the protocol (a closed
 //     session, a JSON-RPC error).
@@ -44,10 +49,11 @@
 // # Output contracts
 //
 // The MCP specification asks clients to validate a tool's structured
-// result against its declared outputSchema. Here the schema is compiled
-// by enforce.CompileSchema when the tools are listed (a schema that names
-// no dialect is JSON Schema 2020-12, as MCP says), so one it refuses
-// fails [Tools] with [ErrSchemaRefused] instead of passing unjudged; and
+// result against its declared outputSchema. Here the schema, and the
+// inputSchema too, is compiled by enforce.CompileSchema when the tools
+// are listed (a schema that names no dialect is JSON Schema 2020-12, as
+// MCP says), so one it refuses fails [Tools] with [ErrSchemaRefused]
+// instead of passing unjudged; and
 // each result is judged by enforce's Schema.Check. Connected through
 // [Transport], a result is judged and shown as the bytes the server sent
 // (a duplicate key fails, an integer past 2^53 keeps its digits); without

@@ -12,10 +12,15 @@ import (
 // session closed, the server answered with a JSON-RPC error), whose
 // cause is the SDK's error.
 var (
-	// ErrSchemaRefused: the tool declares an output schema that
-	// enforce.CompileSchema refuses, so its results could not be judged.
-	// [Tools] returns it; the *enforce.SchemaError says why.
-	ErrSchemaRefused = errors.New("mcp: output schema refused")
+	// ErrSchemaRefused: the tool declares an input or output schema that
+	// enforce.CompileSchema refuses, so its calls or results could not be
+	// judged. [Tools] returns it; [Error.Schema] names which, and the
+	// *enforce.SchemaError says why (the keyword, its location).
+	ErrSchemaRefused = errors.New("mcp: schema refused")
+	// ErrInputContract: the arguments of a call break the tool's input
+	// schema (the *enforce.CheckError has every issue). The call was not
+	// sent to the server.
+	ErrInputContract = errors.New("mcp: the arguments break the tool's input schema")
 	// ErrToolFailed: the server answered the call with a result marked
 	// isError. The model is shown the result's content.
 	ErrToolFailed = errors.New("mcp: the tool reported an error")
@@ -38,11 +43,14 @@ var (
 type Error struct {
 	// Tool is the tool's name on the server.
 	Tool string
+	// Schema is the refused schema, "inputSchema" or "outputSchema", as
+	// MCP names them ([ErrSchemaRefused]); "" otherwise.
+	Schema string
 	// Result is the result the server sent, when it sent one.
 	Result *mcp.CallToolResult
 	// Err is the cause: an *enforce.SchemaError ([ErrSchemaRefused]), an
-	// *enforce.CheckError ([ErrOutputContract] when the result had
-	// structuredContent), the SDK's error for a protocol failure, or nil.
+	// *enforce.CheckError ([ErrInputContract], and [ErrOutputContract]
+	// when the result had structuredContent), the SDK's error for a protocol failure, or nil.
 	Err error
 
 	kind error // the sentinel, or nil for a protocol failure
@@ -53,7 +61,9 @@ func (e *Error) Error() string {
 	var s string
 	switch e.kind {
 	case ErrSchemaRefused:
-		s = "mcp: tool " + tool + ": output schema refused"
+		s = "mcp: tool " + tool + ": " + e.Schema + " refused"
+	case ErrInputContract:
+		s = "mcp: the arguments of tool " + tool + " break its input schema; the call was not sent"
 	case ErrToolFailed:
 		s = "mcp: tool " + tool + " reported an error"
 		if e.Result != nil {

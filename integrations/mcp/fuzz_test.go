@@ -24,7 +24,7 @@ func FuzzResult(f *testing.F) {
 		"required":             []any{"city", "tempC"},
 		"additionalProperties": false,
 	}
-	schema, err := outputSchema(declared)
+	schema, err := compileDeclared(declared)
 	if err != nil {
 		f.Fatal(err)
 	}

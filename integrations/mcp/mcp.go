@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,16 +21,19 @@ const dialect2020 = "https://json-schema.org/draft/2020-12/schema"
 // schema as the server declares them, and a Run that calls it with ctx,
 // so that cancelling the run cancels the call on the server.
 //
-// A tool that declares an output schema has it compiled here with
-// [enforce.CompileSchema], read as JSON Schema 2020-12 when it names no
-// dialect, as MCP says. When a schema is refused, Tools returns the other
-// tools and an error joining one *[Error] matching [ErrSchemaRefused] per
-// refused tool; a failed listing returns no tools and the SDK's error,
+// Each tool's inputSchema, and its outputSchema when it declares one, is
+// compiled here with [enforce.CompileSchema], read as JSON Schema 2020-12
+// when it names no dialect, as MCP says. When a schema is refused, Tools
+// returns the other tools and an error joining one *[Error] matching
+// [ErrSchemaRefused] per refused tool, naming the schema; a failed listing returns no tools and the SDK's error,
 // and a listing whose ctx ends returns no tools and its cause, checked
 // before each tool's schema is compiled (a 10,000-link $ref chain
 // compiles in about 0.1 s).
 //
-// Run calls the tool by its name on the server, so a tool renamed (to
+// Run judges the arguments against the input schema before anything is
+// sent: arguments that break it are an *[Error] matching
+// [ErrInputContract], and the server never sees the call. Run calls the
+// tool by its name on the server, so a tool renamed (to
 // keep a provider's rules for names, or to tell two servers' tools apart)
 // still calls it. The tools are a snapshot: list again after the server
 // says its list changed. What a call returns is described on [Error] and in the
@@ -62,17 +66,25 @@ func Tools(ctx context.Context, cs *mcp.ClientSession) ([]agent.Tool, error) {
 func newTool(cs *mcp.ClientSession, t *mcp.Tool) (agent.Tool, error) {
 	var out *enforce.Schema
 	if t.OutputSchema != nil {
-		s, err := outputSchema(t.OutputSchema)
+		s, err := compileDeclared(t.OutputSchema)
 		if err != nil {
-			return agent.Tool{}, &Error{Tool: t.Name, Err: err, kind: ErrSchemaRefused}
+			return agent.Tool{}, &Error{Tool: t.Name, Schema: "outputSchema", Err: err, kind: ErrSchemaRefused}
 		}
 		out = s
 	}
+	// The input schema is judged here, in its own dialect, as the output
+	// schema is: the agent judges the arguments against Parameters too,
+	// but reads a schema that names no dialect as draft-07, and a Run
+	// called outside an agent has no judge in front of it.
+	in := anyInput()
 	var params json.RawMessage
 	if t.InputSchema != nil {
 		b, err := json.Marshal(t.InputSchema)
 		if err != nil { // the SDK decoded it from JSON, so it marshals; a guard
-			return agent.Tool{}, &Error{Tool: t.Name, Err: err, kind: ErrSchemaRefused}
+			return agent.Tool{}, &Error{Tool: t.Name, Schema: "inputSchema", Err: err, kind: ErrSchemaRefused}
+		}
+		if in, err = compileDeclared(t.InputSchema); err != nil {
+			return agent.Tool{}, &Error{Tool: t.Name, Schema: "inputSchema", Err: err, kind: ErrSchemaRefused}
 		}
 		params = b
 	}
@@ -82,6 +94,12 @@ func newTool(cs *mcp.ClientSession, t *mcp.Tool) (agent.Tool, error) {
 		Description: t.Description,
 		Parameters:  params,
 		Run: func(ctx context.Context, args json.RawMessage) (string, error) {
+			if len(args) == 0 {
+				args = json.RawMessage(`{}`) // no arguments, as the agent gives them
+			}
+			if err := in.Check(string(args)); err != nil {
+				return "", &Error{Tool: name, Err: err, kind: ErrInputContract}
+			}
 			raw := &rawResult{}
 			res, err := cs.CallTool(context.WithValue(ctx, rawKey{}, raw), &mcp.CallToolParams{Name: name, Arguments: args})
 			raw.done()
@@ -97,9 +115,19 @@ func newTool(cs *mcp.ClientSession, t *mcp.Tool) (agent.Tool, error) {
 	}, nil
 }
 
-// outputSchema compiles a declared output schema, as 2020-12 when it
-// names no dialect.
-func outputSchema(declared any) (*enforce.Schema, error) {
+// anyInput judges the arguments of a tool that declares no input schema:
+// any one JSON value.
+var anyInput = sync.OnceValue(func() *enforce.Schema {
+	s, err := enforce.CompileSchema([]byte(`{}`))
+	if err != nil {
+		panic(err) // {} is a schema
+	}
+	return s
+})
+
+// compileDeclared compiles a declared input or output schema, as 2020-12
+// when it names no dialect.
+func compileDeclared(declared any) (*enforce.Schema, error) {
 	if m, ok := declared.(map[string]any); ok {
 		if _, named := m["$schema"]; !named {
 			withDialect := make(map[string]any, len(m)+1)

@@ -48,6 +48,8 @@ func TestAgentThroughTheWire(t *testing.T) {
 	answer := okReply(message(`{"city":"Paris","tempC":18}`))
 	wiretest.AgentTruncatedAnswers(t, adapter, okReply(stopped("max_tokens", textBlock(cutAnswer))), answer)
 	wiretest.AgentTruncatedCall(t, adapter, okReply(stopped("max_tokens", cutToolUse)), "toolu_cut", answer)
+	wiretest.AgentJudgesToolCalls(t, adapter, okReply(toolUse("toolu_bad", "weather", `{"city":42}`)), "toolu_bad",
+		okReply(toolUse("toolu_good", "weather", `{"city":"Paris"}`)), "toolu_good", answer)
 	wiretest.AgentWithheld(t, adapter, []wiretest.Withheld{{
 		Name: "a refusal", Reply: okReply(stopped("refusal", textBlock("I can't help with that."))),
 		Stop: agent.StopRefusal, Raw: "refusal", Text: "I can't help with that.",

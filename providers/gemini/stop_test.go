@@ -13,6 +13,8 @@ func TestAgentThroughTheWire(t *testing.T) {
 	whole := okReply(answer(`{"city":"Paris","tempC":18}`))
 	wiretest.AgentTruncatedAnswers(t, adapter, okReply(response("MAX_TOKENS", "", text(cutAnswer))), whole)
 	wiretest.AgentTruncatedCall(t, adapter, okReply(response("MAX_TOKENS", "", funcCall("fc-cut", "weather", `{"city":"Par"}`))), "fc-cut", whole)
+	wiretest.AgentJudgesToolCalls(t, adapter, okReply(response("STOP", "", funcCall("fc-bad", "weather", `{"city":42}`))), "fc-bad",
+		okReply(response("STOP", "", funcCall("fc-good", "weather", `{"city":"Paris"}`))), "fc-good", whole)
 	wiretest.AgentWithheld(t, adapter, []wiretest.Withheld{
 		{Name: "a safety stop", Reply: okReply(response("SAFETY", "", text(`{"city":`))), Stop: agent.StopContentFilter, Raw: "SAFETY", Text: `{"city":`},
 		// Streamed, the stop comes with the last chunk: what came before it

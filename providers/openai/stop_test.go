@@ -46,6 +46,8 @@ func TestAgentThroughTheWire(t *testing.T) {
 	answer := okReply(completion(`{"city":"Paris","tempC":18}`))
 	wiretest.AgentTruncatedAnswers(t, adapter, okReply(finished("length", text(cutAnswer))), answer)
 	wiretest.AgentTruncatedCall(t, adapter, okReply(finished("length", cutCall)), "call_cut", answer)
+	wiretest.AgentJudgesToolCalls(t, adapter, okReply(toolCall("call_bad", "weather", `{"city":42}`)), "call_bad",
+		okReply(toolCall("call_good", "weather", `{"city":"Paris"}`)), "call_good", answer)
 	// Early abort stays on: a refusal is marked from its first delta, and
 	// the loop stops judging the reply there.
 	wiretest.AgentWithheld(t, adapter, []wiretest.Withheld{
