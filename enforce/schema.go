@@ -321,7 +321,11 @@ func (s *Schema) Judge(ctx context.Context, a Answer) error {
 		return nil
 	}
 	oe := a.outputError(j.ce, j.brokenBy, nil)
-	if j.brokenBy == "" && j.ce.beyondRepair {
+	switch {
+	case j.brokenBy != "":
+	case j.ce.tripwire != "":
+		oe.Reason, oe.Rule = ReasonTripwire, j.ce.tripwire
+	case j.ce.beyondRepair:
 		oe.Reason = ReasonBeyondRepair
 	}
 	return oe
