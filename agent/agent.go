@@ -235,6 +235,9 @@ type runState struct {
 	lastInputAt int
 	// degen watches a streamed answer for [WithDegenerateStop].
 	degen *degenerate
+	// judged gathers what the contract's rules spent asking models
+	// (judge.go); nil without rules, until the first answer is judged.
+	judged *judgeRun
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema, watch watcher) (*Result, error) {
@@ -316,7 +319,7 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 		}
 	}
 	res.FailedCost = enforce.FailedCost(res.Attempts)
-	res.Models, res.Money = chain.spend.called(), chain.spend.money
+	res.Models, res.Money = append(chain.spend.called(), chain.spend.judges...), chain.spend.money
 	a.recordTerminal(completed(ctx, turn, res, err))
 	return res, err
 }
@@ -332,6 +335,7 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 		if st.calls != nil {
 			res.Calls = st.calls.Calls()
 		}
+		st.endJudged()
 	}()
 	if err := context.Cause(ctx); err != nil {
 		return res, err
@@ -366,6 +370,7 @@ func (st *runState) loop(ctx context.Context) error {
 		iteration := res.Iterations
 		st.latency = 0
 		resp, err := st.generate(ctx)
+		st.takeJudged() // rules asked as the answer streamed
 		st.readBack = resp.ReadBack
 		res.Usage.add(resp.Usage)
 		st.cost = enforce.Cost{

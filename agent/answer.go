@@ -35,6 +35,15 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	if st.ledger == nil {
 		// Not opted in: judged once, after the run, with no rows.
+		if jctx := st.judging(ctx); st.judged != nil {
+			// Rules may fix the answer: it passes as they left it.
+			text, err := st.schema.Accept(jctx, ans)
+			st.takeJudged()
+			if err == nil {
+				res.Output = text
+			}
+			return true, err
+		}
 		err := st.schema.Judge(ctx, ans)
 		if err == nil && st.schema.Repairs() != 0 {
 			res.Output, _ = st.schema.Repaired(out) // a choice's: the mended label
@@ -44,7 +53,8 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	if e := st.overBudget(true); e != nil {
 		ans.Stop = e.Reason // no correction can be asked for
 	}
-	v := st.ledger.Judge(ctx, ans)
+	v := st.ledger.Judge(st.judging(ctx), ans)
+	st.takeJudged()
 	if v.Row.Outcome == "" {
 		return true, v.Err // ctx ended while a validator ran: no row
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/guard"
@@ -55,6 +56,10 @@ func (v Validator) Fix(fix func(ctx context.Context, value any, issues []Issue) 
 	v.policy, v.fix = PolicyFix, fix
 	return v
 }
+
+// Validators returns the rules joined to s's contract, in order
+// ([Schema.WithValidators]); nil when it has none.
+func (s *Schema) Validators() []Validator { return slices.Clone(s.validators) }
 
 // checkPolicy says what is wrong with v's policy, "" when nothing is.
 func (v Validator) checkPolicy(s *Schema) string {
