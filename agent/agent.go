@@ -235,9 +235,6 @@ type runState struct {
 	lastInputAt int
 	// degen watches a streamed answer for [WithDegenerateStop].
 	degen *degenerate
-	// judged gathers what the contract's rules spent asking models
-	// (judge.go); nil without rules, until the first answer is judged.
-	judged *judgeRun
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema, watch watcher) (*Result, error) {
@@ -295,6 +292,7 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 	var res *Result
 	var err error
 	chain := a.newChain()
+	ctx, judges := a.judgeRunFor(ctx, schema)
 	for attempt := 1; ; attempt++ {
 		res, err = a.runOnce(ctx, turn, input, schema, ledger, chain, watch)
 		usage.add(res.Usage)
@@ -319,7 +317,7 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 		}
 	}
 	res.FailedCost = enforce.FailedCost(res.Attempts)
-	res.Models, res.Money = append(chain.spend.called(), chain.spend.judges...), chain.spend.money
+	res.Models, res.Money = append(chain.spend.called(), judges.end()...), chain.spend.money
 	a.recordTerminal(completed(ctx, turn, res, err))
 	return res, err
 }
@@ -335,7 +333,7 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 		if st.calls != nil {
 			res.Calls = st.calls.Calls()
 		}
-		st.endJudged()
+		st.takeJudged(ctx)
 	}()
 	if err := context.Cause(ctx); err != nil {
 		return res, err
@@ -370,7 +368,7 @@ func (st *runState) loop(ctx context.Context) error {
 		iteration := res.Iterations
 		st.latency = 0
 		resp, err := st.generate(ctx)
-		st.takeJudged() // rules asked as the answer streamed
+		st.takeJudged(ctx) // rules asked as the answer streamed
 		st.readBack = resp.ReadBack
 		res.Usage.add(resp.Usage)
 		st.cost = enforce.Cost{

@@ -35,10 +35,11 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	if st.ledger == nil {
 		// Not opted in: judged once, after the run, with no rows.
-		if jctx := st.judging(ctx); st.judged != nil {
+		if runOf(ctx) != nil {
 			// Rules may fix the answer: it passes as they left it.
-			text, err := st.schema.Accept(jctx, ans)
-			st.takeJudged()
+			st.takeJudged(ctx)
+			text, err := st.schema.Accept(ctx, ans)
+			st.takeJudged(ctx)
 			if err == nil {
 				res.Output = text
 			}
@@ -53,8 +54,9 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	if e := st.overBudget(true); e != nil {
 		ans.Stop = e.Reason // no correction can be asked for
 	}
-	v := st.ledger.Judge(st.judging(ctx), ans)
-	st.takeJudged()
+	st.takeJudged(ctx)
+	v := st.ledger.Judge(ctx, ans)
+	st.takeJudged(ctx)
 	if v.Row.Outcome == "" {
 		return true, v.Err // ctx ended while a validator ran: no row
 	}

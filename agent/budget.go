@@ -174,8 +174,6 @@ type spend struct {
 	requests int
 	money    float64
 	usage    Usage // of every call of the turn
-	// judges is what the rules' models spent ([Judge]), one per model.
-	judges []ModelSpend
 }
 
 // add counts one call of the chain's model at, which spent u.

@@ -79,7 +79,7 @@ func detached(ctx context.Context) (context.Context, func()) {
 	return d, func() { stop(); cancel(nil) }
 }
 
-// judgeRunKey keys the *judgeRun of a run whose contract has rules.
+// judgeRunKey keys the *judgeRun of a turn whose contract has rules.
 type judgeRunKey struct{}
 
 // runOf is the run whose answer ctx judges; nil outside one.
@@ -88,17 +88,18 @@ func runOf(ctx context.Context) *judgeRun {
 	return r
 }
 
-// judgeRun is what a run's judges spend, kept apart until the run takes
+// judgeRun is what a turn's judges spend, kept apart until the run takes
 // it ([runState.takeJudged]): a judge runs on a goroutine of its own
-// and may outlive the judging that asked it, or the run.
+// and may outlive the judging that asked it, or the turn.
 type judgeRun struct {
 	mu     sync.Mutex
 	prices map[string]Price
 	budget Budget
-	// spent is the run's spend as of the last take, and pending what
-	// judges spent since.
+	// spent is the turn's spend as of the last take, pending what judges
+	// spent since, and judges what they spent before, one per model.
 	spent   spendTotals
 	pending []ModelSpend
+	judges  []ModelSpend
 	done    bool
 }
 
@@ -162,27 +163,22 @@ func (r *judgeRun) refuse() error {
 	return nil
 }
 
-// judging returns ctx carrying st's judgeRun when st's contract has
-// rules (made at the first call); ctx itself otherwise, so a run
-// without rules pays nothing for them.
-func (st *runState) judging(ctx context.Context) context.Context {
-	if st.schema == nil {
-		return ctx
+// judgeRunFor returns ctx carrying a judgeRun for a turn whose contract
+// s has rules, and it; ctx itself and nil otherwise, so a turn without
+// rules pays nothing for them.
+func (a *Agent) judgeRunFor(ctx context.Context, s *enforce.Schema) (context.Context, *judgeRun) {
+	if s == nil || len(s.Validators()) == 0 {
+		return ctx, nil
 	}
-	if st.judged == nil {
-		if len(st.schema.Validators()) == 0 {
-			return ctx
-		}
-		st.judged = &judgeRun{prices: st.a.cfg.prices, budget: st.a.cfg.runBudget}
-	}
-	st.takeJudged()
-	return context.WithValue(ctx, judgeRunKey{}, st.judged)
+	r := &judgeRun{prices: a.cfg.prices, budget: a.cfg.runBudget}
+	return context.WithValue(ctx, judgeRunKey{}, r), r
 }
 
-// takeJudged moves what st's judges spent since the last take into the
-// run's Usage and spend, and tells the judges what the run has spent.
-func (st *runState) takeJudged() {
-	r := st.judged
+// takeJudged moves what the judges of ctx's turn spent since the last
+// take into st's Usage and the turn's spend, and tells the judges what
+// the turn has spent.
+func (st *runState) takeJudged(ctx context.Context) {
+	r := runOf(ctx)
 	if r == nil {
 		return
 	}
@@ -191,37 +187,37 @@ func (st *runState) takeJudged() {
 	s := &st.chain.spend
 	for _, m := range r.pending {
 		st.res.Usage.add(m.Usage)
-		s.addJudge(m)
+		s.requests += m.Requests
+		s.money = addMoney(s.money, m.Money)
+		s.usage.add(m.Usage)
+		r.add(m)
 	}
 	r.pending = nil
 	r.spent = spendTotals{requests: s.requests, usage: s.usage, money: s.money}
 }
 
-// endJudged takes what st's judges spent for the last time: a judge that
-// outlives its run is not counted.
-func (st *runState) endJudged() {
-	if st.judged == nil {
-		return
+// end stops counting: a judge that outlives its turn is not counted.
+// It returns what the turn's judges spent, one row per model.
+func (r *judgeRun) end() []ModelSpend {
+	if r == nil {
+		return nil
 	}
-	st.takeJudged()
-	st.judged.mu.Lock()
-	st.judged.done = true
-	st.judged.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.done = true
+	return r.judges
 }
 
-// addJudge counts m, what a judge spent on one model, in s: in the
-// judges' row of that model ([ModelSpend.Judge]) and in the turn's sums.
-func (s *spend) addJudge(m ModelSpend) {
-	s.requests += m.Requests
-	s.money = addMoney(s.money, m.Money)
-	s.usage.add(m.Usage)
-	for i := range s.judges {
-		if j := &s.judges[i]; j.Provider == m.Provider && j.Model == m.Model {
+// add counts m, what a judge spent on one model, in the judges' row of
+// that model ([ModelSpend.Judge]).
+func (r *judgeRun) add(m ModelSpend) {
+	for i := range r.judges {
+		if j := &r.judges[i]; j.Provider == m.Provider && j.Model == m.Model {
 			j.Requests += m.Requests
 			j.Usage.add(m.Usage)
 			j.Money = addMoney(j.Money, m.Money)
 			return
 		}
 	}
-	s.judges = append(s.judges, m)
+	r.judges = append(r.judges, m)
 }

@@ -79,11 +79,11 @@ func (st *runState) newJudge(ctx context.Context, req Request) *judge {
 		j.attempt += len(st.ledger.Attempts())
 		// The validators of one member are asked as it closes, where the
 		// answer may be cut, as the ledger will ask them at its end.
-		j.ctx, j.try = st.judging(ctx), enforce.Try{Attempt: j.attempt, RetriesLeft: st.ledger.RetriesLeft()}
+		j.ctx, j.try = ctx, enforce.Try{Attempt: j.attempt, RetriesLeft: st.ledger.RetriesLeft()}
 	} else if j.elems != nil {
 		// An element is delivered once the validators of its members
 		// found no issue in it.
-		j.ctx, j.try = st.judging(ctx), enforce.Try{Attempt: 1}
+		j.ctx, j.try = ctx, enforce.Try{Attempt: 1}
 	}
 	if tool == "" {
 		j.es, j.gated = j.stream(), len(req.Tools) > 0
