@@ -201,3 +201,29 @@ func TestJudgeBudget(t *testing.T) {
 		t.Errorf("Models = %+v, want the judge's one request", res.Models)
 	}
 }
+
+// blockingModel answers only when ctx ends, with its cause.
+type blockingModel struct{ asked chan struct{} }
+
+func (m blockingModel) Generate(ctx context.Context, _ agent.Request) (agent.Response, error) {
+	close(m.asked)
+	<-ctx.Done()
+	return agent.Response{}, context.Cause(ctx)
+}
+
+func TestJudgeStopsWithTheRun(t *testing.T) {
+	stop := errors.New("the caller gave up")
+	ctx, cancel := context.WithCancelCause(t.Context())
+	jm := blockingModel{asked: make(chan struct{})}
+	go func() { <-jm.asked; cancel(stop) }()
+	m := agenttest.NewModel(t, agenttest.Reply(valid))
+	a := agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1),
+		agent.WithValidators(agent.Judge("about-paris", jm, "Is it about Paris?")))
+	res, err := a.Run(ctx, "Weather in Paris?")
+	if !errors.Is(err, stop) {
+		t.Fatalf("err = %v, want the run's cause", err)
+	}
+	if len(res.Attempts) != 0 {
+		t.Errorf("rows = %+v, want none: nothing was concluded", res.Attempts)
+	}
+}
