@@ -294,6 +294,7 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 	var res *Result
 	var err error
 	chain := a.newChain()
+	ctx, judges := a.judgeRunFor(ctx, schema)
 	for attempt := 1; ; attempt++ {
 		res, err = a.runOnce(ctx, turn, input, schema, ledger, chain, watch)
 		usage.add(res.Usage)
@@ -318,7 +319,7 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 		}
 	}
 	res.FailedCost = enforce.FailedCost(res.Attempts)
-	res.Models, res.Money = chain.spend.called(), chain.spend.money
+	res.Models, res.Money = append(chain.spend.called(), judges.end()...), chain.spend.money
 	a.recordTerminal(completed(ctx, turn, res, err))
 	return res, err
 }
@@ -334,6 +335,7 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 		if st.calls != nil {
 			res.Calls = st.calls.Calls()
 		}
+		st.takeJudged(ctx)
 	}()
 	if err := context.Cause(ctx); err != nil {
 		return res, err
@@ -368,6 +370,7 @@ func (st *runState) loop(ctx context.Context) error {
 		iteration := res.Iterations
 		st.latency = 0
 		resp, err := st.generate(ctx)
+		st.takeJudged(ctx) // rules asked as the answer streamed
 		st.readBack = resp.ReadBack
 		res.Usage.add(resp.Usage)
 		st.cost = enforce.Cost{

@@ -35,6 +35,16 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	if st.ledger == nil {
 		// Not opted in: judged once, after the run, with no rows.
+		if runOf(ctx) != nil {
+			// Rules may fix the answer: it passes as they left it.
+			st.takeJudged(ctx)
+			text, err := st.schema.Accept(ctx, ans)
+			st.takeJudged(ctx)
+			if err == nil {
+				res.Output = text
+			}
+			return true, err
+		}
 		err := st.schema.Judge(ctx, ans)
 		if err == nil && st.schema.Repairs() != 0 {
 			res.Output, _ = st.schema.Repaired(out) // a choice's: the mended label
@@ -44,7 +54,9 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	if e := st.overBudget(true); e != nil {
 		ans.Stop = e.Reason // no correction can be asked for
 	}
+	st.takeJudged(ctx)
 	v := st.ledger.Judge(ctx, ans)
+	st.takeJudged(ctx)
 	if v.Row.Outcome == "" {
 		return true, v.Err // ctx ended while a validator ran: no row
 	}

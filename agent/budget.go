@@ -141,6 +141,9 @@ type ModelSpend struct {
 	Usage    Usage `json:"usage"`
 	// Money is Usage at the model's price ([WithPrices]); 0 without one.
 	Money float64 `json:"money,omitempty"`
+	// Judge: the model was asked by the contract's rules ([Judge]), not
+	// by the agent; such rows follow the chain's.
+	Judge bool `json:"judge,omitempty"`
 }
 
 // BudgetError is a model request [WithBudget] refused where no answer's

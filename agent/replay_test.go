@@ -35,6 +35,8 @@ func fullResult() *agent.Result {
 			Repaired: enforce.RepairFence | enforce.RepairCoerce,
 			ReadBack: &enforce.ReadBack{Members: []string{"/nick"}},
 			Thinking: &enforce.Thinking{Bytes: 40, Inline: true},
+			Rules: &enforce.Rulings{{Rule: "polite", Verdict: enforce.RuleWarned, Path: "/nick", Reason: "curt",
+				Provider: "openai", Model: "gpt-4o-mini", Cost: enforce.Cost{InputTokens: 20, OutputTokens: 3, CachedTokens: 8, ReasoningTokens: 1, LatencyMs: 40, Money: 0.0001}}},
 			Kind:     enforce.KindElements,
 			Member:   "refund",
 			Mode:     "tool",
@@ -46,7 +48,8 @@ func fullResult() *agent.Result {
 		Modes:      []agent.ModeChoice{{Iteration: 1, Mode: agent.ModeTool, Why: "refused", Unsupported: agent.ModeNative}},
 		FailedCost: enforce.Cost{InputTokens: 100, OutputTokens: 10, CachedTokens: 64, ReasoningTokens: 4, LatencyMs: 250, Money: 0.00125},
 		Models: []agent.ModelSpend{{Provider: "openai", Model: "gpt-4o-mini", Requests: 3,
-			Usage: agent.Usage{InputTokens: 300, OutputTokens: 30, CachedTokens: 192, ReasoningTokens: 12, Detailed: true}, Money: 0.00375}},
+			Usage: agent.Usage{InputTokens: 300, OutputTokens: 30, CachedTokens: 192, ReasoningTokens: 12, Detailed: true}, Money: 0.00375,
+			Judge: true}}, // a round trip of every field, not a run's
 		Money: 0.00375,
 		Trace: []middleware.Step{{Name: "signature", Phase: middleware.PhaseOutput, Changed: true, Why: "signed", Text: "x"}},
 	}

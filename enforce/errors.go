@@ -67,6 +67,8 @@ type CheckError struct {
 	// validators' ([Validator]); beyondRepair: one said no retry can fix
 	// it ([ErrBeyondRepair]).
 	byValidators, beyondRepair bool
+	// tripwire names the first rule of PolicyTripwire that found issues.
+	tripwire string
 	// form is what kind of json-parse failure it is (jsonvalue.SyntaxError.Form), so the
 	// repeat limit can tell a fence from prose; "" at schema-validate.
 	form string
@@ -138,7 +140,7 @@ func (e *SchemaError) Unwrap() error { return e.Err }
 
 // Sentinels that say why enforcement stopped. An *[OutputError] wraps
 // ErrBrokenBy when a rewrite broke a valid answer, ErrRepeated,
-// [ErrBeyondRepair] or ErrBudget when its Reason says so, and otherwise
+// [ErrBeyondRepair], [ErrTripwire] or ErrBudget when its Reason says so, and otherwise
 // ErrExhausted when retries were opted into.
 var (
 	// ErrExhausted: the answer failed with no retries left.
@@ -174,9 +176,12 @@ type OutputError struct {
 	// ([Answer.Truncated]).
 	Truncated bool
 	// Reason says why the run stopped other than by running out of
-	// retries: [ReasonRepeated], [ReasonBeyondRepair] or [ReasonBudget];
+	// retries: [ReasonRepeated], [ReasonBeyondRepair], [ReasonTripwire] or [ReasonBudget];
 	// "" otherwise.
 	Reason Reason
+	// Rule names the rule whose tripwire stopped the run
+	// ([ReasonTripwire]); "" otherwise.
+	Rule string
 	// Attempts is the ledger, nil when retries were not opted into.
 	Attempts []Attempt
 	// FailedCost is what the failing answers of Attempts spent
@@ -205,6 +210,8 @@ func (e *OutputError) Error() string {
 		b.WriteString(", failing with the same issues as the answer before it: the model is not converging, so no retry was spent")
 	case ReasonBeyondRepair:
 		b.WriteString(", which a validator found wrong beyond repair")
+	case ReasonTripwire:
+		fmt.Fprintf(&b, ", which the tripwire of rule %q refused, so no retry was spent", e.Rule)
 	case ReasonBudget:
 		b.WriteString(", and the failed answers cost more than the budget, so no retry was spent")
 	case ReasonTokenBudget, ReasonRequestBudget, ReasonMoneyBudget:
@@ -219,7 +226,7 @@ func (e *OutputError) Error() string {
 
 // Unwrap returns the cause and the sentinel that says why enforcement
 // stopped — ErrBrokenBy when BrokenBy is set, ErrRepeated or
-// ErrBeyondRepair for those Reasons, else ErrExhausted when retries were
+// ErrBeyondRepair or ErrTripwire for those Reasons, else ErrExhausted when retries were
 // opted into — so errors.Is and errors.As see both.
 func (e *OutputError) Unwrap() []error {
 	errs := make([]error, 0, 2)
@@ -233,6 +240,8 @@ func (e *OutputError) Unwrap() []error {
 		errs = append(errs, ErrRepeated)
 	case e.Reason == ReasonBeyondRepair:
 		errs = append(errs, ErrBeyondRepair)
+	case e.Reason == ReasonTripwire:
+		errs = append(errs, ErrTripwire)
 	case e.Reason.budget():
 		errs = append(errs, ErrBudget)
 	case e.Attempts != nil:

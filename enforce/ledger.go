@@ -53,6 +53,9 @@ const (
 	ReasonTokenBudget   Reason = exhaust.TokenBudget
 	ReasonRequestBudget Reason = exhaust.RequestBudget
 	ReasonMoneyBudget   Reason = exhaust.MoneyBudget
+	// ReasonTripwire ("tripwire"): a rule of [PolicyTripwire] found
+	// issues ([ErrTripwire]); the *OutputError's Rule names it.
+	ReasonTripwire Reason = exhaust.Tripwire
 )
 
 // budget reports whether r is a budget's reason: the failed answers' or
@@ -116,6 +119,10 @@ type Attempt struct {
 	// Thinking: the reply held thinking, kept apart from the answer and
 	// not judged ([Answer.Thinking]); nil when it held none.
 	Thinking *Thinking `json:"thinking,omitempty"`
+	// Rules are the verdicts of the contract's validators on the answer
+	// judged, in order; nil when none was asked. (A pointer, as Cut is,
+	// so that rows stay comparable.)
+	Rules *Rulings `json:"rules,omitempty"`
 }
 
 // ReadBack names the members removed from a model's text before it was
@@ -382,7 +389,8 @@ func (l *Ledger) RetriesLeft() int {
 // Judge judges one final answer (the schema, then its validators) and
 // records its row. The row is passed when it keeps the contract; when it
 // fails, exhausted at once, retries unspent, if a rewrite broke the
-// model's passing answer (BrokenBy), a validator says [ErrBeyondRepair],
+// model's passing answer (BrokenBy), a rule's tripwire trips
+// ([PolicyTripwire]), a validator says [ErrBeyondRepair],
 // the repeat limit or the budget is reached ([WithRepeatLimit],
 // [WithFailedCostBudget]), or it is truncated again ([Answer.Truncated]);
 // else retried, with [Verdict.Corrective], while retries are left, and
@@ -422,10 +430,10 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	case j.stopped != nil:
 		return Verdict{Err: j.stopped}
 	case j.failed != nil:
-		row.Outcome, row.Stage, row.Error, row.Reason = OutcomeExhausted, StageSchemaValidate, quote(j.failed.text()), ReasonValidatorFailed
+		row.Outcome, row.Stage, row.Error, row.Reason, row.Rules = OutcomeExhausted, StageSchemaValidate, quote(j.failed.text()), ReasonValidatorFailed, rulings(j.rules)
 		return l.record(row, "", Verdict{Err: j.failed, Answer: a.Text()})
 	case j.ce == nil:
-		row.Outcome, row.Repaired, row.Member = OutcomePassed, j.repaired, l.schema.Member(j.text)
+		row.Outcome, row.Repaired, row.Member, row.Rules = OutcomePassed, j.repaired, l.schema.Member(j.text), rulings(j.rules)
 		return l.record(row, "", Verdict{Answer: j.text})
 	}
 	if !a.NoCall && a.Cut == nil {
@@ -433,7 +441,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	}
 	ce := j.ce
 	row.Stage, row.Error, row.Path, row.Repaired = ce.Stage, ce.Issues[0].Message, ce.Path(), ce.Repaired
-	row.Truncated = a.Truncated
+	row.Truncated, row.Rules = a.Truncated, rulings(j.rules)
 	if a.Cut != nil {
 		row.Cut = &Cut{Bytes: a.Cut.Bytes, OutputTokens: a.Cut.OutputTokens, Thinking: a.Cut.Thinking}
 	}
@@ -443,11 +451,16 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 		l.record(row, sig, Verdict{})
 		e := a.outputError(ce, brokenBy, l.Attempts())
 		e.Reason = reason
+		if reason == ReasonTripwire {
+			e.Rule = ce.tripwire
+		}
 		return Verdict{Row: row, Err: e, Answer: a.Text()}
 	}
 	switch {
 	case j.brokenBy != "":
 		return fail("", j.brokenBy)
+	case ce.tripwire != "":
+		return fail(ReasonTripwire, "")
 	case ce.beyondRepair:
 		return fail(ReasonBeyondRepair, "")
 	}

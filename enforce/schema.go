@@ -311,20 +311,32 @@ func (s *Schema) maxAnswerBytes() int {
 // context.Cause(ctx) when ctx ends while a validator runs. a.Withheld is
 // ignored: the text is judged.
 func (s *Schema) Judge(ctx context.Context, a Answer) error {
+	_, err := s.Accept(ctx, a)
+	return err
+}
+
+// Accept is [Schema.Judge] that also returns, when the answer passes,
+// the answer to use: as the repairs mended it ([Schema.Repaired]) and
+// the rules' fixes rewrote it ([Validator.Fix]).
+func (s *Schema) Accept(ctx context.Context, a Answer) (string, error) {
 	j := s.judgeAnswer(ctx, a, Try{Attempt: 1})
 	switch {
 	case j.stopped != nil:
-		return j.stopped
+		return "", j.stopped
 	case j.failed != nil:
-		return j.failed
+		return "", j.failed
 	case j.ce == nil:
-		return nil
+		return j.text, nil
 	}
 	oe := a.outputError(j.ce, j.brokenBy, nil)
-	if j.brokenBy == "" && j.ce.beyondRepair {
+	switch {
+	case j.brokenBy != "":
+	case j.ce.tripwire != "":
+		oe.Reason, oe.Rule = ReasonTripwire, j.ce.tripwire
+	case j.ce.beyondRepair:
 		oe.Reason = ReasonBeyondRepair
 	}
-	return oe
+	return "", oe
 }
 
 // Decode decodes answer into v (a non-nil pointer) as json.Unmarshal

@@ -69,7 +69,9 @@ func (s *Schema) StreamValidating(ctx context.Context, at Try) *Incremental {
 	}
 	h := streamHost{s: s, vctx: ctx, vtry: at}
 	for _, v := range s.validators {
-		if v.pointed {
+		// Only a rule that fails the answer may cut it: a warning or a
+		// fix accepts it, and a tripwire stops the run at the end.
+		if v.pointed && (v.policy == "" || v.policy == PolicyRetry) {
 			h.pointed = append(h.pointed, v)
 		}
 	}

@@ -29,6 +29,10 @@ type Validator struct {
 	// at is the member it judges, with pointed ([Validator.At]).
 	at      string
 	pointed bool
+	// policy is what its issues do to the answer ([Validator.OnFail]; ""
+	// is PolicyRetry), and fix its rewrite under PolicyFix (rule.go).
+	policy Policy
+	fix    func(ctx context.Context, value any, issues []Issue) (any, error)
 }
 
 // At returns v judging only the member at pointer: its check gets that
@@ -122,6 +126,9 @@ func (s *Schema) WithValidators(vs ...Validator) (*Schema, error) {
 		case seen[v.name]:
 			return nil, &SchemaError{Reason: fmt.Sprintf("validator name %q given twice: it names the issues, so it must be unique", v.name)}
 		}
+		if why := v.checkPolicy(s); why != "" {
+			return nil, &SchemaError{Reason: why}
+		}
 		seen[v.name] = true
 	}
 	c := *s
@@ -180,6 +187,8 @@ type judgement struct {
 	// the model's own when ce describes that.
 	text     string
 	repaired Repairs
+	// rules are the rulings of the validators asked of text, in order.
+	rules []Ruling
 }
 
 // done reports whether judging must stop at j: a validator failed or ctx
@@ -246,7 +255,8 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 		return judgement{text: text, repaired: repaired}
 	}
 	var issues []Issue
-	beyond := false
+	var rules []Ruling
+	beyond, tripped := false, ""
 	for _, v := range s.validators {
 		if cause := context.Cause(ctx); cause != nil {
 			return judgement{stopped: cause}
@@ -255,26 +265,58 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 		if !has {
 			continue // the member it judges is absent
 		}
-		r := guard.Check(ctx, func() ([]Issue, error) { return v.check(ctx, judged, at) }, isBeyondRepair)
+		sc := &ruleScope{}
+		vctx := context.WithValue(ctx, ruleScopeKey{}, sc)
+		r := guard.Check(vctx, func() ([]Issue, error) { return v.check(vctx, judged, at) }, isBeyondRepair)
 		switch {
 		case r.Stopped != nil:
 			return judgement{stopped: r.Stopped}
 		case r.Failed:
-			return judgement{failed: &ValidatorError{Name: v.name, Panic: r.Panic, Err: r.Err}}
+			return judgement{failed: &ValidatorError{Name: v.name, Panic: r.Panic, Err: r.Err}, rules: rules}
 		}
 		found, err := v.found(r)
 		if err != nil {
-			return judgement{failed: &ValidatorError{Name: v.name, Err: err}}
+			return judgement{failed: &ValidatorError{Name: v.name, Err: err}, rules: rules}
 		}
-		issues = append(issues, found...)
-		beyond = beyond || r.Err != nil
+		if len(found) == 0 {
+			rules = append(rules, sc.ruling(v, RulePassed))
+			continue
+		}
+		ru := sc.ruling(v, v.verdict())
+		ru.Path, ru.Reason = found[0].Path, found[0].Message
+		switch v.policy {
+		case PolicyWarn:
+			// Recorded, not held against the answer.
+		case PolicyFix:
+			given := r.Value
+			if len(given) == 0 {
+				given = []Issue{{Message: found[0].Message}}
+			}
+			fixedText, failed, stopped := s.fixed(vctx, v, text, given)
+			switch {
+			case stopped != nil:
+				return judgement{stopped: stopped}
+			case failed != nil:
+				return judgement{failed: failed, rules: append(rules, ru)}
+			}
+			text = fixedText
+		case PolicyTripwire:
+			if tripped == "" {
+				tripped = v.name
+			}
+			fallthrough
+		default:
+			issues = append(issues, found...)
+			beyond = beyond || r.Err != nil
+		}
+		rules = append(rules, ru)
 	}
 	if len(issues) == 0 {
-		return judgement{text: text, repaired: repaired}
+		return judgement{text: text, repaired: repaired, rules: rules}
 	}
 	sort.SliceStable(issues, func(i, k int) bool { return issues[i].Path < issues[k].Path })
-	ce := &CheckError{Stage: StageSchemaValidate, Issues: issues, Repaired: repaired, byValidators: true, beyondRepair: beyond, words: s.kindWords()}
-	return judgement{ce: ce, text: text, repaired: repaired}
+	ce := &CheckError{Stage: StageSchemaValidate, Issues: issues, Repaired: repaired, byValidators: true, beyondRepair: beyond, tripwire: tripped, words: s.kindWords()}
+	return judgement{ce: ce, text: text, repaired: repaired, rules: rules}
 }
 
 // found is what v's result r says of the answer: its issues, named for v

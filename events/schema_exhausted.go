@@ -18,7 +18,8 @@ const MethodSchemaExhausted Method = "output/schemaExhausted"
 // "output rejected (json-parse) · no retries left", "output rejected
 // (schema-validate) · broken by <middleware>", or with a Reason "… · same
 // issues again", "… · beyond repair", "… · validator failed", "… · over
-// budget", "… · token budget reached" (and so for requests and money);
+// budget", "… · token budget reached" (and so for requests and money),
+// "… · tripwire";
 // the kind and the member as [SchemaRetry]'s line says them.
 type SchemaExhausted struct {
 	TurnID    string `json:"turnId"`
@@ -74,6 +75,9 @@ const (
 	ExhaustTokenBudget   ExhaustReason = exhaust.TokenBudget
 	ExhaustRequestBudget ExhaustReason = exhaust.RequestBudget
 	ExhaustMoneyBudget   ExhaustReason = exhaust.MoneyBudget
+	// ExhaustTripwire ("tripwire"): a rule whose policy is to end the
+	// run at once found issues in the answer.
+	ExhaustTripwire ExhaustReason = exhaust.Tripwire
 )
 
 var kindSchemaExhausted = register("output_schema_exhausted", MethodSchemaExhausted, false, decodePlain[SchemaExhausted])
@@ -142,6 +146,7 @@ var exhaustReasons = map[ExhaustReason]string{
 	ExhaustTokenBudget:     "token budget reached",
 	ExhaustRequestBudget:   "request budget reached",
 	ExhaustMoneyBudget:     "money budget reached",
+	ExhaustTripwire:        "tripwire",
 }
 
 // words is r for people; a newer producer's reason reads "answer stands".

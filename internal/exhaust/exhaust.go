@@ -12,7 +12,8 @@ const (
 	TokenBudget     = "token-budget"
 	RequestBudget   = "request-budget"
 	MoneyBudget     = "money-budget"
+	Tripwire        = "tripwire"
 )
 
 // Reasons are all of them, in the order above.
-var Reasons = []string{Repeated, BeyondRepair, ValidatorFailed, Budget, TokenBudget, RequestBudget, MoneyBudget}
+var Reasons = []string{Repeated, BeyondRepair, ValidatorFailed, Budget, TokenBudget, RequestBudget, MoneyBudget, Tripwire}
