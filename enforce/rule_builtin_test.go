@@ -3,10 +3,10 @@ package enforce_test
 import (
 	"encoding/json"
 	"errors"
-	"strings"
-	"unicode/utf8"
 	"reflect"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/enforcer-go/enforcer/enforce"
 )
