@@ -1,6 +1,6 @@
 module github.com/enforcer-go/enforcer/providers/goopenai
 
-go 1.26.0
+go 1.24
 
 require (
 	github.com/enforcer-go/enforcer v0.0.0

@@ -352,3 +352,17 @@ func TestModelNameIsTheModelGivenToNew(t *testing.T) {
 		t.Errorf("ProviderName() = %q, want openai", got)
 	}
 }
+
+// go-openai sends a nil Parameters as null, which OpenAI refuses: a tool
+// that takes nothing is sent an empty object schema.
+func TestAToolWithoutParametersIsSentAnEmptyObject(t *testing.T) {
+	srv := newFakeServer(t, okReply(plainCompletion))
+	req := agent.Request{Messages: userTurn.Messages, Tools: []agent.ToolSpec{{Name: "now", Description: "The time."}}}
+	if _, err := New(srv.client(), "gpt-4o-mini").Generate(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	sent, _ := decodeRequest(t, srv.requests()[0])
+	if len(sent.Tools) != 1 || string(sent.Tools[0].Function.Parameters) != `{"type":"object","properties":{}}` {
+		t.Errorf("tools = %+v, want now with an empty object schema", sent.Tools)
+	}
+}
