@@ -31,6 +31,11 @@ type Adapter struct {
 	// NamesResults says that a tool result on the wire names the tool
 	// it answers (Gemini's functionResponse does).
 	NamesResults bool
+	// LinesAlone says that the adapter's SDK decodes each data line of
+	// a stream alone (go-openai), where the server-sent event format joins
+	// an event's lines: an event of endless data lines fails at its first
+	// line, as malformed, before it reaches a bound.
+	LinesAlone bool
 }
 
 // Client is how a scenario asks for the adapter's client to be set up.

@@ -1,0 +1,102 @@
+package goopenai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"testing"
+
+	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
+	"github.com/enforcer-go/enforcer/providers/native"
+)
+
+// compatible is each OpenAI-compatible provider of issue 36, with the
+// rules its wire server refuses a response_format by, and whether it
+// reads them only under strict: true (the others read every schema).
+var compatible = []struct {
+	profile    native.Profile
+	check      func([]byte) error
+	strictOnly bool
+}{
+	{native.Mistral, wiretest.MistralStrict, true},
+	{native.Groq, wiretest.GroqStrict, true},
+	{native.XAI, wiretest.XAISchema, false},
+	{native.OpenRouter, wiretest.OpenAIStrict, true},
+	{native.DeepSeek, wiretest.DeepSeekSchema, false},
+}
+
+// profileServer is a chat completions server that answers 400, as the
+// provider does, for a json_schema response format its rules refuse.
+func profileServer(t *testing.T, check func([]byte) error, strictOnly bool, script ...reply) *fakeServer {
+	srv := newFakeServer(t, script...)
+	srv.Refuses(func(body []byte) (int, string, bool) {
+		var req wireRequest
+		if json.Unmarshal(body, &req) != nil || req.ResponseFormat == nil || req.ResponseFormat.Type != "json_schema" {
+			return 0, "", false
+		}
+		js := req.ResponseFormat.JSONSchema
+		if strictOnly && (js.Strict == nil || !*js.Strict) {
+			return 0, "", false
+		}
+		if err := check(js.Schema); err != nil {
+			msg, _ := json.Marshal(err.Error())
+			return http.StatusBadRequest, `{"error":{"message":` + string(msg) + `,"type":"invalid_request_error","param":"response_format","code":null}}`, true
+		}
+		return 0, "", false
+	})
+	return srv
+}
+
+func TestEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T) {
+	contracts := wiretest.Contracts(t, "../native/testdata/contracts")
+	contracts["Person"] = wiretest.SchemaOf[Person](t)
+	for _, p := range compatible {
+		t.Run(string(p.profile)+"'s server refuses what the adapter sends unlowered", func(t *testing.T) {
+			_, raw, _ := inlineRoot(contracts["Person"])
+			b, _ := json.Marshal(raw)
+			if p.check(b) == nil {
+				t.Fatal("the rules take Person's schema as reflected (minLength, optional members, no additionalProperties)")
+			}
+		})
+		for name, c := range contracts {
+			t.Run(string(p.profile)+": "+name+" is taken", func(t *testing.T) {
+				srv := profileServer(t, p.check, p.strictOnly, okReply(completion(`{}`)))
+				req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}, OutputSchema: c}
+				if _, err := New(srv.client(), "m", WithNativeSchema(p.profile)).Generate(context.Background(), req); err != nil {
+					var pe *agent.ProviderError
+					if errors.As(err, &pe) && pe.HTTPStatus == http.StatusBadRequest {
+						t.Fatalf("refused: %s", pe.Message)
+					}
+					t.Fatal(err)
+				}
+				report, err := NativeReport(c, p.profile)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, keys := decodeRequest(t, srv.requests()[0])
+				switch report.Mode {
+				case native.ModeNone:
+					if keys["response_format"] != nil {
+						t.Errorf("mode none, but response_format = %s", keys["response_format"])
+					}
+				default:
+					if got.ResponseFormat == nil || *got.ResponseFormat.JSONSchema.Strict != (report.Mode == native.ModeStrict) {
+						t.Errorf("mode %s, but response_format = %s", report.Mode, keys["response_format"])
+					}
+				}
+			})
+		}
+	}
+}
+
+func TestDeepSeekIsNeverSentASchema(t *testing.T) {
+	report, err := NativeReport(wiretest.SchemaOf[Person](t), native.DeepSeek)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Mode != native.ModeNone || report.Reason == "" || report.Dropped() != len(report.Keywords) {
+		t.Errorf("report = %+v, want mode none with a reason and every keyword judged by enforcer only", report)
+	}
+}
