@@ -68,7 +68,7 @@ func (s *elementSink) Element(i int, text string) {
 // ErrPointer is what [NewElements] returns for a pointer that is not a
 // JSON Pointer (RFC 6901: "" or "/"-separated reference tokens), or
 // where no answer the schema passes holds an array.
-var ErrPointer = errors.New("enforce: no array at the pointer")
+var ErrPointer = errors.New("enforce: not a pointer to an array")
 
 // NewElements returns an [Elements] reading the answer through st, from
 // [Schema.Stream] or [Schema.StreamValidating] with nothing written yet,
