@@ -276,7 +276,7 @@ func TestRepairsJSONIsAnArrayOfNamesInOrder(t *testing.T) {
 	if rs, err := enforce.ParseRepairs(" coerce,fence "); err != nil || rs != enforce.RepairFence|enforce.RepairCoerce {
 		t.Errorf("ParseRepairs = %s, %v", rs, err)
 	}
-	if rs, err := enforce.ParseRepairs("all"); err != nil || rs != enforce.AllRepairs || rs.String() != "fence,syntax,quote,prose,gather,coerce,label" {
+	if rs, err := enforce.ParseRepairs("all"); err != nil || rs != enforce.AllRepairs || rs.String() != "fence,syntax,quote,prose,gather,coerce,label,tooltext" {
 		t.Errorf("ParseRepairs(all) = %s, %v", rs, err)
 	}
 	if _, err := enforce.ParseRepairs("fence,quotes"); err == nil {

@@ -23,6 +23,9 @@ type Call struct {
 	Iteration int
 	// Provider and Model name the model that wrote the call.
 	Provider, Model string
+	// FromText says the call was read back from the reply's text
+	// ([ReadTextCalls]): its row names [RepairToolText].
+	FromText bool
 }
 
 // CallVerdict is what a [CallLedger] decided about one call.
@@ -102,6 +105,12 @@ func (l *CallLedger) Calls() []Attempt {
 func (l *CallLedger) Judge(s *Schema, c Call) CallVerdict {
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: c.Iteration, Kind: KindToolCall, Tool: c.Tool, CallID: c.ID, Provider: c.Provider, Model: c.Model}
 	args, repaired, ce := s.judgeCall(c.Arguments)
+	if c.FromText {
+		repaired |= RepairToolText
+		if ce != nil {
+			ce.Repaired |= RepairToolText // the corrective message says so too
+		}
+	}
 	t := l.tools[c.Tool]
 	if ce == nil {
 		if t != nil {
