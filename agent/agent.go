@@ -221,6 +221,9 @@ type runState struct {
 	cut *enforce.Cut
 	// readBack is the reply's Response.ReadBack, for its row.
 	readBack []string
+	// fromText: the latest reply's calls were read back from its text
+	// (enforce.RepairToolText).
+	fromText bool
 	// watch is shown each streamed answer as it forms ([RunTypedStream]).
 	watch watcher
 	// auto is the output mode in force ([WithAutoOutputMode]); nil
@@ -385,6 +388,11 @@ func (st *runState) loop(ctx context.Context) error {
 		msg.Role = RoleAssistant
 		st.thought = a.thinking(&msg) // before anything reads the answer
 		resp.Message.Content, resp.Message.Reasoning = msg.Content, msg.Reasoning
+		st.fromText = false
+		if len(msg.ToolCalls) == 0 && resp.Stop != StopLength && !resp.Stop.withheld() {
+			msg.ToolCalls = st.textCalls(msg.Content) // the text stays as written
+			st.fromText = msg.ToolCalls != nil
+		}
 		msg.ToolCalls = slices.Clone(msg.ToolCalls) // IDs are assigned below; the model's reply stays its own
 		uniqueIDs(msg.ToolCalls, iteration)
 		res.Messages = append(res.Messages, msg)

@@ -61,6 +61,27 @@ func (c *config) judgeTools() {
 	}
 }
 
+// textCalls reads a reply's text as the calls of the agent's tools a
+// provider's server left in it, with [WithRepairs] holding
+// enforce.RepairToolText: only where enforce.ReadTextCalls has exactly one
+// reading and, in text mode, the text does not keep the contract as the
+// answer (then it is one). nil otherwise.
+func (st *runState) textCalls(content string) []ToolCall {
+	cfg := st.a.cfg
+	if cfg.repairs&enforce.RepairToolText == 0 || len(cfg.toolIndex) == 0 {
+		return nil
+	}
+	read, ok := enforce.ReadTextCalls(content, func(name string) bool { _, ok := cfg.toolIndex[name]; return ok })
+	if !ok || st.schema != nil && st.outputTool() == "" && st.schema.Check(content) == nil {
+		return nil
+	}
+	calls := make([]ToolCall, len(read))
+	for i, c := range read {
+		calls[i] = ToolCall{ID: c.ID, Name: c.Tool, Arguments: json.RawMessage(c.Arguments)}
+	}
+	return calls
+}
+
 // toolRun is one call of a reply as judged, and then as run.
 type toolRun struct {
 	tool *Tool // nil: no tool of that name
@@ -92,7 +113,7 @@ func (st *runState) judgeCalls(calls []ToolCall) []toolRun {
 			st.calls, _ = enforce.NewCallLedger(st.a.cfg.callLimit, st.a.cfg.repeats) // bounds checked by the options
 		}
 		v := st.calls.Judge(r.tool.args, enforce.Call{Tool: c.Name, ID: c.ID, Arguments: string(c.Arguments),
-			Iteration: st.res.Iterations, Provider: m.provider, Model: m.name})
+			Iteration: st.res.Iterations, Provider: m.provider, Model: m.name, FromText: st.fromText})
 		r.row = v.Row
 		switch {
 		case v.Err != nil:

@@ -480,12 +480,6 @@ func TestAMendPastTheSizeBoundIsNotMade(t *testing.T) {
 	}
 }
 
-func TestUnknownRepairBitsMarshalAsNoRepair(t *testing.T) {
-	if b, err := json.Marshal(enforce.Repairs(0x80)); err != nil || string(b) != "[]" {
-		t.Errorf("Marshal(0x80) = %s, %v; want []", b, err)
-	}
-}
-
 // TestRepairsStayLinearOnHostileAnswers: answers built to make the
 // repairs search — many values, many fences, brackets that never close,
 // bare words, forgotten commas — are judged in time linear in their
