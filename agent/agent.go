@@ -122,8 +122,9 @@ type Result struct {
 	// Money is what the whole turn's calls cost by [WithPrices]; 0
 	// without prices.
 	Money float64 `json:"money,omitempty"`
-	// FailedCost is what the answers of rows that did not pass spent
-	// (enforce.FailedCost of Attempts): zero without rows or failures.
+	// FailedCost is what the rows that did not pass spent, answers' and
+	// calls' (enforce.FailedCost of Attempts and Calls): zero without
+	// failures.
 	FailedCost enforce.Cost `json:"failedCost,omitzero"`
 	// Trace lists what act middleware did, in order, for input and output.
 	Trace []middleware.Step `json:"trace,omitzero"`
@@ -320,7 +321,7 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 			break
 		}
 	}
-	res.FailedCost = enforce.FailedCost(res.Attempts)
+	res.FailedCost = enforce.FailedCost(append(slices.Clip(res.Attempts), res.Calls...))
 	res.Models, res.Money = chain.spend.called(), chain.spend.money
 	a.recordTerminal(completed(ctx, turn, res, err))
 	return res, err

@@ -252,8 +252,8 @@ func (c *config) finish() {
 		c.now = time.Now
 	}
 	c.checkBudget()
-	if e := c.escalation; e != nil && e.AfterFailures > 0 && !c.retriesSet {
-		c.invalid("WithEscalation: AfterFailures needs WithOutputRetries")
+	if e := c.escalation; e != nil && e.AfterFailures > 0 && !c.retriesSet && len(c.tools) == 0 {
+		c.invalid("WithEscalation: AfterFailures needs WithOutputRetries or WithTools")
 	}
 	if err := middleware.Validate(c.middleware...); err != nil {
 		c.invalid("WithMiddleware: %v", err)
