@@ -123,7 +123,10 @@ func WithRepeatLimit(n int) Option {
 // costs no model call, its row names the repairs, and it is what
 // [Result.Output] and [RunTyped] give; the conversation keeps what the
 // model wrote. Tool calls' arguments are mended alike: the tool gets
-// them mended and the call's row names the repairs ([Result.Calls]). By default none. A bit outside [enforce.AllRepairs] makes
+// them mended and the call's row names the repairs ([Result.Calls]).
+// enforce.RepairToolText reads back calls of the agent's tools left in a
+// reply's text, where that is the one reading ([enforce.ReadTextCalls]).
+// By default none. A bit outside [enforce.AllRepairs] makes
 // Run return an error matching [ErrInvalidOption].
 func WithRepairs(rs enforce.Repairs) Option {
 	return optionFunc(func(c *config) {
