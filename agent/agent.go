@@ -122,8 +122,9 @@ type Result struct {
 	// Money is what the whole turn's calls cost by [WithPrices]; 0
 	// without prices.
 	Money float64 `json:"money,omitempty"`
-	// FailedCost is what the answers of rows that did not pass spent
-	// (enforce.FailedCost of Attempts): zero without rows or failures.
+	// FailedCost is what the rows that did not pass spent, answers' and
+	// calls' (enforce.FailedCost of Attempts and Calls): zero without
+	// failures.
 	FailedCost enforce.Cost `json:"failedCost,omitzero"`
 	// Trace lists what act middleware did, in order, for input and output.
 	Trace []middleware.Step `json:"trace,omitzero"`
@@ -221,6 +222,9 @@ type runState struct {
 	cut *enforce.Cut
 	// readBack is the reply's Response.ReadBack, for its row.
 	readBack []string
+	// fromText: the latest reply's calls were read back from its text
+	// (enforce.RepairToolText).
+	fromText bool
 	// watch is shown each streamed answer as it forms ([RunTypedStream]).
 	watch watcher
 	// auto is the output mode in force ([WithAutoOutputMode]); nil
@@ -318,7 +322,7 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 			break
 		}
 	}
-	res.FailedCost = enforce.FailedCost(res.Attempts)
+	res.FailedCost = enforce.FailedCost(append(slices.Clip(res.Attempts), res.Calls...))
 	res.Models, res.Money = append(chain.spend.called(), judges.end()...), chain.spend.money
 	a.recordTerminal(completed(ctx, turn, res, err))
 	return res, err
@@ -388,6 +392,11 @@ func (st *runState) loop(ctx context.Context) error {
 		msg.Role = RoleAssistant
 		st.thought = a.thinking(&msg) // before anything reads the answer
 		resp.Message.Content, resp.Message.Reasoning = msg.Content, msg.Reasoning
+		st.fromText = false
+		if len(msg.ToolCalls) == 0 && resp.Stop != StopLength && !resp.Stop.withheld() {
+			msg.ToolCalls = st.textCalls(msg.Content) // the text stays as written
+			st.fromText = msg.ToolCalls != nil
+		}
 		msg.ToolCalls = slices.Clone(msg.ToolCalls) // IDs are assigned below; the model's reply stays its own
 		uniqueIDs(msg.ToolCalls, iteration)
 		res.Messages = append(res.Messages, msg)

@@ -26,7 +26,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 		return true, nil
 	}
 	m := st.model()
-	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, Cut: st.cut, ReadBack: st.readBack, Provider: m.provider, Model: m.name, Mode: st.mode(), Thinking: st.thought}
+	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, FailedCalls: st.failedCalls(), Cut: st.cut, ReadBack: st.readBack, Provider: m.provider, Model: m.name, Mode: st.mode(), Thinking: st.thought}
 	ans.Tool, ans.NoCall = st.answerTool()
 	for _, s := range steps {
 		if s.Changed {

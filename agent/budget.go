@@ -53,10 +53,13 @@ func WithBudget(b Budget) Option {
 	})
 }
 
-// WithFailedCostBudget stops a run of [WithOutputRetries] once its failed
-// answers cost more than b ([enforce.WithFailedCostBudget]): the answer
-// that passes it is exhausted with reason budget, retries unspent, and
-// the run returns an *enforce.OutputError matching [ErrBudget].
+// WithFailedCostBudget stops a run once its failed answers (with
+// [WithOutputRetries]) and failed tool calls cost more than b
+// ([enforce.WithFailedCostBudget]; a reply whose calls failed counts
+// once, on its first failed call's row): the
+// answer that passes it is exhausted with reason budget, retries
+// unspent, and the run returns an *enforce.OutputError; a call, a
+// [*ToolCallError]. Both match [ErrBudget].
 // Each member of b that is not zero is a limit: input, output, cached
 // and reasoning tokens, latency, and money (priced by [WithPrices]). A
 // negative member makes Run return an error matching [ErrInvalidOption].

@@ -55,7 +55,8 @@ type RefusalError struct {
 // arguments that break its parameters ([WithToolCallLimit], and
 // [WithRepeatLimit] for calls failing the same way): the call whose row
 // is exhausted, and its issues. It matches enforce.ErrRepeated when
-// Reason is enforce.ReasonRepeated.
+// Reason is enforce.ReasonRepeated, and [ErrBudget] when it is
+// enforce.ReasonBudget ([WithFailedCostBudget]).
 type ToolCallError struct {
 	Tool, CallID string
 	Stage        enforce.Stage
@@ -63,8 +64,8 @@ type ToolCallError struct {
 	// every one, sorted by pointer. The arguments are the model's text:
 	// treat the messages as data.
 	Issues []enforce.Issue
-	// Reason is enforce.ReasonRepeated, or "" for the limit of failed
-	// calls.
+	// Reason is enforce.ReasonRepeated, enforce.ReasonBudget, or "" for
+	// the limit of failed calls.
 	Reason enforce.Reason
 	// Calls are the run's call rows, the exhausted one last.
 	Calls []enforce.Attempt
@@ -72,8 +73,11 @@ type ToolCallError struct {
 
 func (e *ToolCallError) Error() string {
 	why := "too many failed calls in a row"
-	if e.Reason == enforce.ReasonRepeated {
+	switch e.Reason {
+	case enforce.ReasonRepeated:
 		why = "the same issues again"
+	case enforce.ReasonBudget:
+		why = "the failed calls and answers cost more than the budget"
 	}
 	first := e.Issues[0]
 	msg := "agent: tool " + strconv.Quote(e.Tool) + ": " + why + "; last at " + string(e.Stage) + ": "
@@ -83,10 +87,14 @@ func (e *ToolCallError) Error() string {
 	return msg + first.Message
 }
 
-// Unwrap gives enforce.ErrRepeated for a repeat, else nothing.
+// Unwrap gives enforce.ErrRepeated for a repeat, ErrBudget for the
+// budget, else nothing.
 func (e *ToolCallError) Unwrap() error {
-	if e.Reason == enforce.ReasonRepeated {
+	switch e.Reason {
+	case enforce.ReasonRepeated:
 		return enforce.ErrRepeated
+	case enforce.ReasonBudget:
+		return ErrBudget
 	}
 	return nil
 }

@@ -17,11 +17,13 @@ type Escalation struct {
 	// conversation for its own provider.
 	Models []Model
 	// AfterFailures moves on once the model has written this many
-	// retried rows (failed answers a correction follows; 0: never for
-	// that). Needs [WithOutputRetries].
+	// retried rows (0: never for that): failed answers a correction
+	// follows, and failed tool calls ([Result.Calls]), each one. Needs
+	// [WithOutputRetries] or [WithTools].
 	AfterFailures int
-	// OnRow moves on after a retried row when it reports true; the row
-	// names the model that wrote it (enforce.Attempt.Model).
+	// OnRow moves on after a retried row, an answer's or a call's, when
+	// it reports true; the row names the model that wrote it
+	// (enforce.Attempt.Model).
 	OnRow func(row enforce.Attempt) bool
 	// OnError moves on when a model call failed with err, after any
 	// [WithModelRetry] tries of it (the next model gets the same request,
@@ -132,19 +134,22 @@ func (st *runState) moveOn(why string) bool {
 	return true
 }
 
-// escalateAfter moves on after row, a retried one, when a rule says so.
-func (st *runState) escalateAfter(row enforce.Attempt) {
+// escalateAfter moves on after row, a retried one (an answer's or a
+// call's: each counts as one failure), when a rule says so, and reports
+// whether it did.
+func (st *runState) escalateAfter(row enforce.Attempt) bool {
 	e := st.a.cfg.escalation
 	if e == nil {
-		return
+		return false
 	}
 	st.chain.failures++
 	switch {
 	case e.AfterFailures > 0 && st.chain.failures >= e.AfterFailures:
-		st.moveOn(fmt.Sprintf("%d failed answers", st.chain.failures))
+		return st.moveOn(fmt.Sprintf("%d failed answers and calls", st.chain.failures))
 	case e.OnRow != nil && st.ask("OnRow", func() bool { return e.OnRow(row) }):
-		st.moveOn("OnRow")
+		return st.moveOn("OnRow")
 	}
+	return false
 }
 
 // mayMoveOn reports whether a retried row written now may move the run

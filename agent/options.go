@@ -123,7 +123,10 @@ func WithRepeatLimit(n int) Option {
 // costs no model call, its row names the repairs, and it is what
 // [Result.Output] and [RunTyped] give; the conversation keeps what the
 // model wrote. Tool calls' arguments are mended alike: the tool gets
-// them mended and the call's row names the repairs ([Result.Calls]). By default none. A bit outside [enforce.AllRepairs] makes
+// them mended and the call's row names the repairs ([Result.Calls]).
+// enforce.RepairToolText reads back calls of the agent's tools left in a
+// reply's text, where that is the one reading ([enforce.ReadTextCalls]).
+// By default none. A bit outside [enforce.AllRepairs] makes
 // Run return an error matching [ErrInvalidOption].
 func WithRepairs(rs enforce.Repairs) Option {
 	return optionFunc(func(c *config) {
@@ -252,8 +255,8 @@ func (c *config) finish() {
 		c.now = time.Now
 	}
 	c.checkBudget()
-	if e := c.escalation; e != nil && e.AfterFailures > 0 && !c.retriesSet {
-		c.invalid("WithEscalation: AfterFailures needs WithOutputRetries")
+	if e := c.escalation; e != nil && e.AfterFailures > 0 && !c.retriesSet && len(c.tools) == 0 {
+		c.invalid("WithEscalation: AfterFailures needs WithOutputRetries or WithTools")
 	}
 	if err := middleware.Validate(c.middleware...); err != nil {
 		c.invalid("WithMiddleware: %v", err)

@@ -95,14 +95,6 @@ func TestAStreamedFencedAnswerWhoseContentIsDoomedIsCut(t *testing.T) {
 	}
 }
 
-func TestWithRepairsRefusesUnknownRepairs(t *testing.T) {
-	m := agenttest.NewModel(t)
-	_, _, err := agent.RunTyped[Weather](t.Context(), agent.New(m, agent.WithRepairs(enforce.Repairs(0x80))), "?")
-	if !errors.Is(err, agent.ErrInvalidOption) || m.Calls() != 0 {
-		t.Errorf("err = %v after %d calls, want ErrInvalidOption before any", err, m.Calls())
-	}
-}
-
 func TestAFailedCostBudgetStopsTheRun(t *testing.T) {
 	m := agenttest.NewModel(t, agenttest.Reply(prose).WithUsage(100, 10), agenttest.Reply(missing).WithUsage(120, 10))
 	a := agent.New(m, agent.WithOutputRetries(3), agent.WithFailedCostBudget(enforce.Cost{InputTokens: 150}))

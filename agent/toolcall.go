@@ -61,6 +61,27 @@ func (c *config) judgeTools() {
 	}
 }
 
+// textCalls reads a reply's text as the calls of the agent's tools a
+// provider's server left in it, with [WithRepairs] holding
+// enforce.RepairToolText: only where enforce.ReadTextCalls has exactly one
+// reading and, in text mode, the text does not keep the contract as the
+// answer (then it is one). nil otherwise.
+func (st *runState) textCalls(content string) []ToolCall {
+	cfg := st.a.cfg
+	if cfg.repairs&enforce.RepairToolText == 0 || len(cfg.toolIndex) == 0 {
+		return nil
+	}
+	read, ok := enforce.ReadTextCalls(content, func(name string) bool { _, ok := cfg.toolIndex[name]; return ok })
+	if !ok || st.schema != nil && st.outputTool() == "" && st.schema.Check(content) == nil {
+		return nil
+	}
+	calls := make([]ToolCall, len(read))
+	for i, c := range read {
+		calls[i] = ToolCall{ID: c.ID, Name: c.Tool, Arguments: json.RawMessage(c.Arguments)}
+	}
+	return calls
+}
+
 // toolRun is one call of a reply as judged, and then as run.
 type toolRun struct {
 	tool *Tool // nil: no tool of that name
@@ -81,6 +102,11 @@ type toolRun struct {
 func (st *runState) judgeCalls(calls []ToolCall) []toolRun {
 	runs := make([]toolRun, len(calls))
 	m := st.model()
+	var answers enforce.Cost // the failed answers' cost, toward the failed-cost budget
+	if st.ledger != nil && st.a.cfg.budget != (enforce.Cost{}) {
+		answers = enforce.FailedCost(st.ledger.Attempts())
+	}
+	moved := false
 	for i, c := range calls {
 		idx, ok := st.a.cfg.toolIndex[c.Name]
 		if !ok {
@@ -90,9 +116,11 @@ func (st *runState) judgeCalls(calls []ToolCall) []toolRun {
 		r.tool = &st.a.cfg.tools[idx]
 		if st.calls == nil {
 			st.calls, _ = enforce.NewCallLedger(st.a.cfg.callLimit, st.a.cfg.repeats) // bounds checked by the options
+			_ = st.calls.Budget(st.a.cfg.budget)                                      // checked by WithFailedCostBudget
 		}
 		v := st.calls.Judge(r.tool.args, enforce.Call{Tool: c.Name, ID: c.ID, Arguments: string(c.Arguments),
-			Iteration: st.res.Iterations, Provider: m.provider, Model: m.name})
+			Iteration: st.res.Iterations, Provider: m.provider, Model: m.name, FromText: st.fromText,
+			Cost: st.cost, FailedAnswers: answers})
 		r.row = v.Row
 		switch {
 		case v.Err != nil:
@@ -100,6 +128,9 @@ func (st *runState) judgeCalls(calls []ToolCall) []toolRun {
 			st.a.cfg.logger.Debug("tool call rejected", "tool", c.Name, "id", c.ID, "outcome", v.Row.Outcome,
 				"stage", v.Row.Stage, "path", v.Row.Path, "error", v.Row.Error)
 			st.a.recordCall(st.turn, v.Row)
+			if v.Row.Outcome == enforce.OutcomeRetried && !moved {
+				moved = st.escalateAfter(v.Row) // once moved, the rest of the reply is the next model's to redo
+			}
 		case v.Row.Repaired != 0 || len(c.Arguments) == 0:
 			r.args = json.RawMessage(v.Arguments)
 		default:
@@ -138,4 +169,13 @@ func (a *Agent) observeCall(ctx context.Context, row enforce.Attempt) {
 	}
 	f := a.cfg.observer.Call
 	a.observe("Call", func() { f(ctx, row) })
+}
+
+// failedCalls is what the run's failed calls cost so far, toward
+// [WithFailedCostBudget] beside the failed answers.
+func (st *runState) failedCalls() enforce.Cost {
+	if st.calls == nil || st.a.cfg.budget == (enforce.Cost{}) {
+		return enforce.Cost{}
+	}
+	return enforce.FailedCost(st.calls.Calls())
 }

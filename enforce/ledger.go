@@ -188,6 +188,10 @@ type Answer struct {
 	// Cost is what the model call that produced the answer spent; the
 	// row carries it as given.
 	Cost Cost
+	// FailedCalls is what the run's failed tool calls cost so far
+	// ([FailedCost] of a [CallLedger]'s rows): it counts toward
+	// [WithFailedCostBudget] beside the failed answers.
+	FailedCalls Cost
 	// Tool names the tool whose call carries the answer (tool-call
 	// output): Given is that call's arguments, and a corrective message
 	// asks for a call of the tool instead of a reply of only JSON.
@@ -317,8 +321,8 @@ func WithKind(k Kind) LedgerOption {
 }
 
 // WithFailedCostBudget stops a run whose failed answers cost more than b:
-// the failing answer that takes the failed rows' cost ([FailedCost])
-// past a non-zero member of b is exhausted at once with [ReasonBudget],
+// the failing answer that takes the failed rows' cost ([FailedCost]),
+// with its [Answer.FailedCalls], past a non-zero member of b is exhausted at once with [ReasonBudget],
 // retries unspent; its *OutputError matches [ErrBudget]. Every member is
 // a limit of its own, CachedTokens and ReasoningTokens too. A negative
 // member is an error.
@@ -334,18 +338,22 @@ func WithFailedCostBudget(b Cost) LedgerOption {
 
 // overBudget reports whether the failed rows and row, a failing one,
 // cost more than the budget allows.
-func (l *Ledger) overBudget(row Attempt) bool {
+func (l *Ledger) overBudget(row Attempt, calls Cost) bool {
 	if l.budget == (Cost{}) {
 		return false
 	}
-	spent := FailedCost(append(l.Attempts(), row))
+	return l.budget.passedBy(FailedCost(append(l.Attempts(), row, Attempt{Outcome: OutcomeRetried, Cost: calls})))
+}
+
+// passedBy reports whether spent passes a non-zero member of the budget b.
+func (b Cost) passedBy(spent Cost) bool {
 	over := func(spent, limit int64) bool { return limit > 0 && spent > limit }
-	return over(int64(spent.InputTokens), int64(l.budget.InputTokens)) ||
-		over(int64(spent.OutputTokens), int64(l.budget.OutputTokens)) ||
-		over(int64(spent.CachedTokens), int64(l.budget.CachedTokens)) ||
-		over(int64(spent.ReasoningTokens), int64(l.budget.ReasoningTokens)) ||
-		over(spent.LatencyMs, l.budget.LatencyMs) ||
-		l.budget.Money > 0 && spent.Money > l.budget.Money
+	return over(int64(spent.InputTokens), int64(b.InputTokens)) ||
+		over(int64(spent.OutputTokens), int64(b.OutputTokens)) ||
+		over(int64(spent.CachedTokens), int64(b.CachedTokens)) ||
+		over(int64(spent.ReasoningTokens), int64(b.ReasoningTokens)) ||
+		over(spent.LatencyMs, b.LatencyMs) ||
+		b.Money > 0 && spent.Money > b.Money
 }
 
 // NewLedger returns a ledger for a run that opted into retries (0 to
@@ -472,7 +480,7 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	if l.repeats > 0 && sig == l.last && l.streak+1 >= l.repeats {
 		return fail(ReasonRepeated, "")
 	}
-	if row.Outcome = OutcomeRetried; l.overBudget(row) {
+	if row.Outcome = OutcomeRetried; l.overBudget(row, a.FailedCalls) {
 		return fail(ReasonBudget, "")
 	}
 	if a.Stop != "" {

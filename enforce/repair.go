@@ -64,9 +64,14 @@ const (
 	// stop, where exactly one label is so written, also in full and in
 	// Turkish case folding (KIT is left when the labels are kit and kıt).
 	RepairLabel
+	// RepairToolText: tool calls a provider's server left in a reply's
+	// text, read back as calls where there is exactly one reading
+	// ([ReadTextCalls]); an agent with tools does so, and the call's row
+	// names it ([Call.FromText]). It never mends an answer.
+	RepairToolText
 
 	// AllRepairs is every repair.
-	AllRepairs = RepairFence | RepairSyntax | RepairQuote | RepairProse | RepairGather | RepairCoerce | RepairLabel
+	AllRepairs = RepairFence | RepairSyntax | RepairQuote | RepairProse | RepairGather | RepairCoerce | RepairLabel | RepairToolText
 )
 
 // Each repair's bit is the repair room's: a difference does not compile
@@ -80,6 +85,7 @@ const (
 	_ = uint(int(RepairGather)-int(repair.Gather)) + uint(int(repair.Gather)-int(RepairGather))
 	_ = uint(int(RepairCoerce)-int(repair.Coerce)) + uint(int(repair.Coerce)-int(RepairCoerce))
 	_ = uint(int(RepairLabel)-int(repair.Label)) + uint(int(repair.Label)-int(RepairLabel))
+	_ = uint(int(RepairToolText)-int(repair.ToolText)) + uint(int(repair.ToolText)-int(RepairToolText))
 )
 
 // ParseRepairs reads a comma-separated list of repair names ("fence,prose";
@@ -122,10 +128,10 @@ func (rs *Repairs) UnmarshalJSON(b []byte) error {
 // WithRepairs returns a copy of s that judges an answer failing as
 // written as the repairs rs mend it ([Schema.Repaired]). Without repairs
 // (the default) both stages are strict. Bits outside [AllRepairs] are
-// ignored.
+// ignored, and so is [RepairToolText], which reads replies, not answers.
 func (s *Schema) WithRepairs(rs Repairs) *Schema {
 	c := *s
-	c.repairs = rs & AllRepairs
+	c.repairs = rs & AllRepairs &^ RepairToolText
 	c.typed = new(sync.Map)
 	return &c
 }

@@ -276,7 +276,7 @@ func TestRepairsJSONIsAnArrayOfNamesInOrder(t *testing.T) {
 	if rs, err := enforce.ParseRepairs(" coerce,fence "); err != nil || rs != enforce.RepairFence|enforce.RepairCoerce {
 		t.Errorf("ParseRepairs = %s, %v", rs, err)
 	}
-	if rs, err := enforce.ParseRepairs("all"); err != nil || rs != enforce.AllRepairs || rs.String() != "fence,syntax,quote,prose,gather,coerce,label" {
+	if rs, err := enforce.ParseRepairs("all"); err != nil || rs != enforce.AllRepairs || rs.String() != "fence,syntax,quote,prose,gather,coerce,label,tooltext" {
 		t.Errorf("ParseRepairs(all) = %s, %v", rs, err)
 	}
 	if _, err := enforce.ParseRepairs("fence,quotes"); err == nil {
@@ -477,12 +477,6 @@ func TestAMendPastTheSizeBoundIsNotMade(t *testing.T) {
 	got := checkError(t, s.WithRepairs(enforce.RepairCoerce).Check(answer))
 	if got.Stage != strict.Stage || got.Repaired != 0 || got.Issues[0] != strict.Issues[0] {
 		t.Errorf("with coerce: %v (repaired %s), want the strict verdict %v", got, got.Repaired, strict)
-	}
-}
-
-func TestUnknownRepairBitsMarshalAsNoRepair(t *testing.T) {
-	if b, err := json.Marshal(enforce.Repairs(0x80)); err != nil || string(b) != "[]" {
-		t.Errorf("Marshal(0x80) = %s, %v; want []", b, err)
 	}
 }
 

@@ -23,6 +23,16 @@ type Call struct {
 	Iteration int
 	// Provider and Model name the model that wrote the call.
 	Provider, Model string
+	// FromText says the call was read back from the reply's text
+	// ([ReadTextCalls]): its row names [RepairToolText].
+	FromText bool
+	// Cost is what the model call that wrote the reply spent. The
+	// reply's first failed call (the first of its Iteration) carries it
+	// on its row, so that [FailedCost] of the rows counts each reply once.
+	Cost Cost
+	// FailedAnswers is what the run's failed answers cost so far
+	// ([FailedCost] of a [Ledger]'s rows), for [CallLedger.Budget].
+	FailedAnswers Cost
 }
 
 // CallVerdict is what a [CallLedger] decided about one call.
@@ -52,6 +62,24 @@ type CallLedger struct {
 	// allocation beyond the ledger's.
 	first [1]Attempt
 	tools map[string]*callStreak
+	// budget is the failed-cost budget (zero: none); charged is the
+	// iteration whose reply's cost a failed row carries, and anyCharged
+	// says one does.
+	budget     Cost
+	charged    int
+	anyCharged bool
+}
+
+// Budget holds the run's failed calls, with their [Call.FailedAnswers],
+// to b ([WithFailedCostBudget]'s limits): the failed call that takes
+// their cost past a non-zero member of b is exhausted with
+// [ReasonBudget]. A negative member is an error.
+func (l *CallLedger) Budget(b Cost) error {
+	if b.negative() {
+		return fmt.Errorf("enforce: CallLedger.Budget(%+v): a limit is negative", b)
+	}
+	l.budget = b
+	return nil
 }
 
 // callStreak is one tool's failed calls in a row: how many, the
@@ -102,6 +130,12 @@ func (l *CallLedger) Calls() []Attempt {
 func (l *CallLedger) Judge(s *Schema, c Call) CallVerdict {
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: c.Iteration, Kind: KindToolCall, Tool: c.Tool, CallID: c.ID, Provider: c.Provider, Model: c.Model}
 	args, repaired, ce := s.judgeCall(c.Arguments)
+	if c.FromText {
+		repaired |= RepairToolText
+		if ce != nil {
+			ce.Repaired |= RepairToolText // the corrective message says so too
+		}
+	}
 	t := l.tools[c.Tool]
 	if ce == nil {
 		if t != nil {
@@ -125,12 +159,17 @@ func (l *CallLedger) Judge(s *Schema, c Call) CallVerdict {
 		t.last, t.same = sig, 1
 	}
 	row.Stage, row.Error, row.Path, row.Repaired = ce.Stage, ce.Issues[0].Message, ce.Path(), ce.Repaired
+	if !l.anyCharged || l.charged != c.Iteration {
+		row.Cost, l.charged, l.anyCharged = c.Cost, c.Iteration, true
+	}
 	msg := ce.callMessage(c.Tool, t.failures, l.limit)
 	switch {
 	case l.limit > 0 && t.failures >= l.limit:
 		row.Outcome = OutcomeExhausted
 	case l.repeats > 0 && t.same >= l.repeats:
 		row.Outcome, row.Reason = OutcomeExhausted, ReasonRepeated
+	case l.budget != (Cost{}) && l.budget.passedBy(FailedCost(append(l.Calls(), row, Attempt{Outcome: OutcomeRetried, Cost: c.FailedAnswers}))):
+		row.Outcome, row.Reason = OutcomeExhausted, ReasonBudget
 	default:
 		row.Outcome, row.CorrectiveMessageHash = OutcomeRetried, fnv.Hex32a(msg)
 	}

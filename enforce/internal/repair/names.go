@@ -13,6 +13,7 @@ var kinds = [...]struct{ name, words string }{
 	{"gather", "gathered separate values into one array, in order"},
 	{"coerce", "read strings as the numbers or booleans they spell, or a value as an array of it"},
 	{"label", "read a label written in another case, with spaces around it or a full stop after it, as the one label it spells"},
+	{"tooltext", "read the tool calls written in your reply's text as calls"},
 }
 
 // Parse reads a comma-separated list of repair names ("all" for All, ""

@@ -23,9 +23,12 @@ const (
 	// Label: a choice's label read loosely; enforce's choice reading
 	// applies it, never a Mender.
 	Label
+	// ToolText: tool calls read back from a reply's text; enforce's
+	// ReadTextCalls applies it, never a Mender.
+	ToolText
 
 	// All is every repair.
-	All = Fence | Syntax | Quote | Prose | Gather | Coerce | Label
+	All = Fence | Syntax | Quote | Prose | Gather | Coerce | Label | ToolText
 )
 
 // A Contract is the schema an answer is mended for, as the repairs ask
