@@ -16,7 +16,7 @@ import (
 // Schema is a compiled output contract. It is safe for concurrent use.
 type Schema struct {
 	source []byte          // the schema as given, for prompts and logs
-	gs     *engine.Checker // the judge of every answer the fast path does not pass
+	gs     *engine.Judge // the judge of every answer the fast path does not pass
 	// canonical: canonicalize an answer's numbers before validating (the
 	// schema compares values by their JSON text).
 	canonical bool
@@ -81,7 +81,8 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, refused(err)
 	}
-	gs, err := engine.Compile(tree, a.Target)
+	fast := engine.CompileFast(tree, a.Target)
+	gs, err := engine.NewJudge(tree, a.Target, fast)
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a valid " + a.Target.String() + " schema", Err: err}
 	}
@@ -89,7 +90,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.Compares, typed: new(sync.Map),
 		work:    a.Work(),
 		plan:    &engine.Plan{Tree: tree, Draft: a.Target},
-		fast:    engine.CompileFast(tree, a.Target),
+		fast:    fast,
 		ignored: ignored(a.Ignored),
 	}, nil
 }
@@ -360,7 +361,7 @@ func (s *Schema) Decode(answer string, v any) error {
 }
 
 func (s *Schema) validate(doc any) error {
-	var words func(doc any, path, keyword string) (string, bool)
+	var words engine.Words
 	if s.union != nil {
 		words = func(doc any, path, keyword string) (string, bool) {
 			return compose.Reword(doc, s.union.names, path, keyword)

@@ -167,7 +167,7 @@ func keywordOf(t string) string {
 // float64 where enum, const or uniqueItems compares it, tooLarge is
 // that number's pointer (ok true); its error, or a panic of any other
 // cause, is err.
-func (c *Checker) Judge(doc any, canonical bool, clip int, words func(doc any, path, keyword string) (string, bool)) (issues []Issue, err error) {
+func (c *Checker) Judge(doc any, canonical bool, clip int, words Words) (issues []Issue, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			// The one cause known: a number too large for a float64
@@ -186,6 +186,15 @@ func (c *Checker) Judge(doc any, canonical bool, clip int, words func(doc any, p
 	if issues, err = c.Validate(doc); err != nil || len(issues) == 0 {
 		return nil, err
 	}
+	return finish(issues, doc, clip, words), nil
+}
+
+// Words gives the message of an issue at path of keyword in doc, where
+// it says ok (a union's members, named).
+type Words func(doc any, path, keyword string) (string, bool)
+
+// finish clips, rewords and sorts issues as Judge returns them.
+func finish(issues []Issue, doc any, clip int, words Words) []Issue {
 	for i, is := range issues {
 		issues[i].Path, issues[i].Message = jsonvalue.Clip(is.Path, clip), jsonvalue.Clip(is.Message, clip)
 		if words == nil {
@@ -201,8 +210,48 @@ func (c *Checker) Judge(doc any, canonical bool, clip int, words func(doc any, p
 		}
 		return issues[i].Message < issues[j].Message
 	})
-	return issues, nil
+	return issues
 }
+
+// A Judge decides the answers the fast path fails and writes their
+// issues: its compiled evaluator where it writes exactly what
+// gojsonschema would ([Node.Issues]), gojsonschema elsewhere.
+type Judge struct {
+	own     *Node // nil: gojsonschema writes every issue
+	checker *Checker
+}
+
+// NewJudge compiles tree, which the audit made for draft, with
+// gojsonschema (see Compile), to judge beside own, the evaluator
+// CompileFast made of it (nil when it made none).
+func NewJudge(tree any, draft Draft, own *Node) (*Judge, error) {
+	c, err := Compile(tree, draft)
+	if err != nil {
+		return nil, err
+	}
+	return &Judge{own: own, checker: c}, nil
+}
+
+// Judge is Checker.Judge, the issues written by the evaluator where it
+// can.
+func (j *Judge) Judge(doc any, canonical bool, clip int, words Words) ([]Issue, error) {
+	if j.own != nil {
+		if canonical {
+			doc = jsonvalue.CanonicalizeInPlace(doc)
+		}
+		if issues, ok := j.own.Issues(doc); ok {
+			if len(issues) == 0 {
+				return nil, nil
+			}
+			return finish(issues, doc, clip, words), nil
+		}
+	}
+	return j.checker.Judge(doc, canonical, clip, words)
+}
+
+// Checker is gojsonschema compiled for j: the judge alone, for tests
+// that hold the evaluator's issues to its.
+func (j *Judge) Checker() *Checker { return j.checker }
 
 // TooLargeNumber is the message of the issue of a number gojsonschema
 // cannot compare.

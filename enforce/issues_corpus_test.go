@@ -1,0 +1,113 @@
+package enforce
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+	"github.com/enforcer-go/enforcer/internal/corpus"
+)
+
+// raceSample is set under the race detector (race_internal_on_test.go).
+var raceSample bool
+
+// TestIssuesAgreeOnJSONSchemaBench holds the issues of every labelled
+// document of JSONSchemaBench's schemas that compile, as Check writes
+// them (by the compiled evaluator where it can), to gojsonschema's alone:
+// the same issues, pointers, words and order for every failing document.
+func TestIssuesAgreeOnJSONSchemaBench(t *testing.T) {
+	files := corpus.Bench(t, nil)
+	failing, own := 0, 0
+	for i, bf := range files {
+		if raceSample && i%8 != 0 {
+			continue
+		}
+		s, err := CompileSchema(bf.Schema)
+		if err != nil {
+			continue
+		}
+		for _, tc := range bf.Tests {
+			fails, byOwn := issuesAgree(t, s, string(tc.Data), bf.Name)
+			failing, own = failing+count(fails), own+count(byOwn)
+		}
+	}
+	t.Logf("%d documents failing at schema-validate, %d with the issues written by the evaluator", failing, own)
+	if own == 0 {
+		t.Errorf("the evaluator wrote no document's issues")
+	}
+}
+
+// TestIssuesAgreeOnRealModelOutputs is TestIssuesAgreeOnJSONSchemaBench
+// over the real model outputs corpus, each completion against its
+// schema as written and as every repair mends it.
+func TestIssuesAgreeOnRealModelOutputs(t *testing.T) {
+	recs := corpus.ModelOutputs(t)
+	failing, own := 0, 0
+	schemas := map[string]*Schema{}
+	for i, r := range recs {
+		if raceSample && i%8 != 0 {
+			continue
+		}
+		s, seen := schemas[string(r.Schema)]
+		if !seen {
+			var err error
+			if s, err = CompileSchema(r.Schema); err != nil {
+				t.Fatalf("record %d: %v", i, err)
+			}
+			schemas[string(r.Schema)] = s
+		}
+		texts := []string{r.Output}
+		if mended, _ := s.WithRepairs(AllRepairs).Repaired(r.Output); mended != r.Output {
+			texts = append(texts, mended)
+		}
+		for _, text := range texts {
+			fails, byOwn := issuesAgree(t, s, text, r.Source+"/"+r.Model)
+			failing, own = failing+count(fails), own+count(byOwn)
+		}
+	}
+	t.Logf("%d answers failing at schema-validate, %d with the issues written by the evaluator", failing, own)
+	if own == 0 {
+		t.Errorf("the evaluator wrote no answer's issues")
+	}
+}
+
+// TestEvaluatorWritesTheCommonKeywordsIssues: an answer failing the
+// common keywords gets its issues from the compiled evaluator, without
+// gojsonschema, in gojsonschema's words and order.
+func TestEvaluatorWritesTheCommonKeywordsIssues(t *testing.T) {
+	s, err := CompileSchema([]byte(`{"type": "object", "additionalProperties": false, "required": ["id", "tags", "kind"],
+		"properties": {"id": {"type": "integer", "minimum": 1, "maximum": 9}, "name": {"type": "string", "minLength": 2, "pattern": "^[a-z]+$"},
+		"kind": {"enum": ["a", "b", 3]}, "tags": {"type": "array", "maxItems": 1, "uniqueItems": true, "items": {"type": "string", "maxLength": 2}},
+		"at": {"type": "string", "format": "date-time"}, "c": {"const": {"x": 1}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer := `{"id": 10, "name": "B", "kind": "c", "tags": ["abc", 1, "abc"], "at": "2024-01-01", "c": {"x": 2}, "extra": null}`
+	doc, _ := jsonvalue.Parse(answer)
+	if _, own := s.fast.Issues(doc); !own {
+		t.Fatal("gojsonschema had to write the issues")
+	}
+	var ce *CheckError
+	if !errors.As(s.Check(answer), &ce) {
+		t.Fatal("the answer passed")
+	}
+	want := []Issue{
+		{"/at", "format", "Does not match format 'date-time'"},
+		{"/c", "const", "c does not match: {\"x\":1}"},
+		{"/extra", "additionalProperties", "Additional property extra is not allowed"},
+		{"/id", "maximum", "Must be less than or equal to 9"},
+		{"/kind", "enum", "kind must be one of the following: \"a\", \"b\", 3"},
+		{"/name", "pattern", "Does not match pattern '^[a-z]+$'"},
+		{"/name", "minLength", "String length must be greater than or equal to 2"},
+		{"/tags", "maxItems", "Array must have at most 1 items"},
+		{"/tags", "uniqueItems", "array items[0,2] must be unique"},
+		{"/tags/0", "maxLength", "String length must be less than or equal to 2"},
+		{"/tags/1", "type", "Invalid type. Expected: string, given: integer"},
+		{"/tags/2", "maxLength", "String length must be less than or equal to 2"},
+	}
+	if !slices.Equal(ce.Issues, want) {
+		t.Errorf("issues\n%q, want\n%q", ce.Issues, want)
+	}
+	issuesAgree(t, s, answer, "common keywords")
+}
