@@ -15,7 +15,7 @@ import (
 
 // Schema is a compiled output contract. It is safe for concurrent use.
 type Schema struct {
-	source []byte          // the schema as given, for prompts and logs
+	source []byte        // the schema as given, for prompts and logs
 	gs     *engine.Judge // the judge of every answer the fast path does not pass
 	// canonical: canonicalize an answer's numbers before validating (the
 	// schema compares values by their JSON text).
