@@ -253,6 +253,9 @@ func (j *Judge) Judge(doc any, canonical bool, clip int, words Words) ([]Issue, 
 // that hold the evaluator's issues to its.
 func (j *Judge) Checker() *Checker { return j.checker }
 
+// Alone is j with gojsonschema writing every issue, for benchmarks.
+func (j *Judge) Alone() *Judge { return &Judge{checker: j.checker} }
+
 // TooLargeNumber is the message of the issue of a number gojsonschema
 // cannot compare.
 const TooLargeNumber = "the number is too large for a float64 (beyond about 1.8e308), so the schema's enum, const or uniqueItems cannot compare it: write a number within that range"

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
@@ -77,8 +78,9 @@ type cenum struct {
 // cnum is a number from the schema: exact as a decimal where it fits,
 // and always as the big.Rat gojsonschema compares.
 type cnum struct {
-	d jsonvalue.Dec
-	r *big.Rat
+	d    jsonvalue.Dec
+	r    *big.Rat
+	text atomic.Pointer[string] // as an issue writes it (bound), once written
 }
 
 var anyCnode = &Node{always: true, minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}

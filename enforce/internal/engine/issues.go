@@ -113,14 +113,14 @@ func (w *issueWalk) walk(n *Node, v any) {
 			given = "string"
 		}
 	case json.Number:
-		r, ok := new(big.Rat).SetString(string(x))
-		if !ok {
+		nv := numberOf(x)
+		if !nv.d.OK && nv.rat() == nil { // a decimal that fits always parses
 			w.ok = false // gojsonschema would fail on it
 			return
 		}
-		if n.types != 0 && n.types&KindNumber == 0 && !(r.IsInt() && n.types&KindInteger != 0) {
+		if n.types != 0 && n.types&KindNumber == 0 && !(nv.isInt() && n.types&KindInteger != 0) {
 			given = "number"
-			if r.IsInt() {
+			if nv.isInt() {
 				given = "integer"
 			}
 		}
@@ -251,27 +251,84 @@ func (w *issueWalk) str(n *Node, s string) {
 	w.format(n, s)
 }
 
-// bound is a number of the schema as gojsonschema writes it in an issue.
-func bound(c *cnum) string { return fmt.Sprint(new(big.Float).SetRat(c.r)) }
+// bound is a number of the schema as gojsonschema writes it in an issue
+// (a big.Float of its value, printed), made once.
+func bound(c *cnum) string {
+	if t := c.text.Load(); t != nil {
+		return *t
+	}
+	t := fmt.Sprint(new(big.Float).SetRat(c.r))
+	c.text.Store(&t)
+	return t
+}
+
+// answerNumber is a number of the answer, as a decimal where it fits,
+// and as gojsonschema's big.Rat where it must be.
+type answerNumber struct {
+	text string
+	d    jsonvalue.Dec
+	r    *big.Rat
+	bad  bool // the big.Rat does not parse
+}
+
+func numberOf(num json.Number) answerNumber {
+	return answerNumber{text: string(num), d: jsonvalue.ParseDec(string(num))}
+}
+
+func (a *answerNumber) rat() *big.Rat {
+	if a.r == nil && !a.bad {
+		var ok bool
+		a.r, ok = new(big.Rat).SetString(a.text)
+		a.bad = !ok
+	}
+	return a.r
+}
+
+func (a *answerNumber) isInt() bool {
+	if a.d.OK {
+		return a.d.IsInt()
+	}
+	return a.rat().IsInt()
+}
+
+// cmp compares a with b as gojsonschema does, exactly.
+func (a *answerNumber) cmp(b *cnum) int {
+	if a.d.OK && b.d.OK {
+		return a.d.Cmp(b.d)
+	}
+	return a.rat().Cmp(b.r)
+}
 
 func (w *issueWalk) number(n *Node, num json.Number) {
 	if n.multipleOf == nil && n.minimum == nil && n.maximum == nil && n.exMin == nil && n.exMax == nil && n.format == "" {
 		return
 	}
-	r, _ := new(big.Rat).SetString(string(num)) // walk checked it parses
-	if m := n.multipleOf; m != nil && !new(big.Rat).Quo(r, m.r).IsInt() {
-		w.add("multipleOf", "Must be a multiple of "+bound(m))
+	a := numberOf(num)
+	if !a.d.OK && a.rat() == nil {
+		w.ok = false // gojsonschema would fail on it
+		return
 	}
-	if n.maximum != nil && r.Cmp(n.maximum.r) > 0 {
+	if m := n.multipleOf; m != nil {
+		multiple := false
+		if a.d.OK && m.d.OK {
+			multiple = a.d.MultipleOf(m.d)
+		} else {
+			multiple = new(big.Rat).Quo(a.rat(), m.r).IsInt()
+		}
+		if !multiple {
+			w.add("multipleOf", "Must be a multiple of "+bound(m))
+		}
+	}
+	if n.maximum != nil && a.cmp(n.maximum) > 0 {
 		w.add("maximum", "Must be less than or equal to "+bound(n.maximum))
 	}
-	if n.exMax != nil && r.Cmp(n.exMax.r) >= 0 {
+	if n.exMax != nil && a.cmp(n.exMax) >= 0 {
 		w.add("exclusiveMaximum", "Must be less than "+bound(n.exMax))
 	}
-	if n.minimum != nil && r.Cmp(n.minimum.r) < 0 {
+	if n.minimum != nil && a.cmp(n.minimum) < 0 {
 		w.add("minimum", "Must be greater than or equal to "+bound(n.minimum))
 	}
-	if n.exMin != nil && r.Cmp(n.exMin.r) <= 0 {
+	if n.exMin != nil && a.cmp(n.exMin) <= 0 {
 		w.add("exclusiveMinimum", "Must be greater than "+bound(n.exMin))
 	}
 	w.format(n, num)
