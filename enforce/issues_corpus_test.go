@@ -111,3 +111,33 @@ func TestEvaluatorWritesTheCommonKeywordsIssues(t *testing.T) {
 	}
 	issuesAgree(t, s, answer, "common keywords")
 }
+
+// TestGojsonschemaCompilesOnFirstNeed: a contract the evaluator judges
+// alone compiles without gojsonschema, which compiles on the first
+// answer the evaluator cannot write the issues of; a schema gojsonschema
+// refuses is still refused by CompileSchema, not by a later Check.
+func TestGojsonschemaCompilesOnFirstNeed(t *testing.T) {
+	s, err := CompileSchema([]byte(`{"type": "object", "required": ["a"], "properties": {"a": {"type": "integer", "maximum": 3}, "b": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{`{"a": 1}`, `{"a": 4}`, `{"b": null}`, `[]`} {
+		_ = s.Check(a)
+		if s.gs.Compiled() {
+			t.Fatalf("gojsonschema compiled for %s, which the evaluator judges alone", a)
+		}
+	}
+	var ce *CheckError
+	if !errors.As(s.Check(`{"a": 1, "b": 5}`), &ce) || !s.gs.Compiled() {
+		t.Fatalf("a failing anyOf: %v, gojsonschema compiled: %t", ce, s.gs.Compiled())
+	}
+	for _, schema := range []string{
+		`{"minLength": 3, "maxLength": 2}`,
+		`{"definitions": {"x": {"minProperties": 1, "maxProperties": 0}}, "type": "string"}`,
+	} {
+		var se *SchemaError
+		if _, err := CompileSchema([]byte(schema)); !errors.As(err, &se) {
+			t.Errorf("CompileSchema(%s) = %v, want a *SchemaError", schema, err)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/xeipuuv/gojsonschema"
@@ -215,21 +217,46 @@ func finish(issues []Issue, doc any, clip int, words Words) []Issue {
 
 // A Judge decides the answers the fast path fails and writes their
 // issues: its compiled evaluator where it writes exactly what
-// gojsonschema would ([Node.Issues]), gojsonschema elsewhere.
+// gojsonschema would ([Node.Issues]), gojsonschema elsewhere, compiled
+// when first needed where it surely compiles ([Compiles]).
 type Judge struct {
-	own     *Node // nil: gojsonschema writes every issue
+	own *Node // nil: gojsonschema writes every issue
+	// lazy builds checker on first need; nil when it was built at once.
+	lazy    *sync.Once
+	tree    any
+	draft   Draft
 	checker *Checker
+	err     error
+	done    atomic.Bool // lazy ran
 }
 
-// NewJudge compiles tree, which the audit made for draft, with
-// gojsonschema (see Compile), to judge beside own, the evaluator
-// CompileFast made of it (nil when it made none).
+// NewJudge makes the judge of tree, which the audit made for draft,
+// beside own, the evaluator CompileFast made of it (nil when it made
+// none). gojsonschema compiles tree now, its error (see Compile)
+// returned, unless own and Compiles(tree, draft) say no answer need
+// wait for it: then on the first answer own cannot judge alone.
 func NewJudge(tree any, draft Draft, own *Node) (*Judge, error) {
+	if own != nil && Compiles(tree, draft) {
+		return &Judge{own: own, lazy: new(sync.Once), tree: tree, draft: draft}, nil
+	}
 	c, err := Compile(tree, draft)
 	if err != nil {
 		return nil, err
 	}
 	return &Judge{own: own, checker: c}, nil
+}
+
+// gojsonschema is j's Checker, compiled now if it was not.
+func (j *Judge) gojsonschema() (*Checker, error) {
+	if j.lazy != nil {
+		j.lazy.Do(func() {
+			// Compiles said it compiles; should it not, every answer
+			// the evaluator cannot judge fails with this error.
+			j.checker, j.err = Compile(deepCopy(j.tree), j.draft)
+			j.done.Store(true)
+		})
+	}
+	return j.checker, j.err
 }
 
 // Judge is Checker.Judge, the issues written by the evaluator where it
@@ -246,15 +273,25 @@ func (j *Judge) Judge(doc any, canonical bool, clip int, words Words) ([]Issue, 
 			return finish(issues, doc, clip, words), nil
 		}
 	}
-	return j.checker.Judge(doc, canonical, clip, words)
+	c, err := j.gojsonschema()
+	if err != nil {
+		return nil, fmt.Errorf("validator failed: %w", err)
+	}
+	return c.Judge(doc, canonical, clip, words)
 }
 
-// Checker is gojsonschema compiled for j: the judge alone, for tests
-// that hold the evaluator's issues to its.
-func (j *Judge) Checker() *Checker { return j.checker }
+// Compiled reports whether gojsonschema is compiled for j yet.
+func (j *Judge) Compiled() bool { return j.lazy == nil || j.done.Load() }
+
+// Checker is gojsonschema compiled for j (now, if it was not): the
+// judge alone, for tests that hold the evaluator's issues to its.
+func (j *Judge) Checker() *Checker {
+	c, _ := j.gojsonschema()
+	return c
+}
 
 // Alone is j with gojsonschema writing every issue, for benchmarks.
-func (j *Judge) Alone() *Judge { return &Judge{checker: j.checker} }
+func (j *Judge) Alone() *Judge { return &Judge{checker: j.Checker()} }
 
 // TooLargeNumber is the message of the issue of a number gojsonschema
 // cannot compare.
