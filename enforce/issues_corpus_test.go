@@ -2,7 +2,9 @@ package enforce
 
 import (
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
@@ -140,4 +142,41 @@ func TestGojsonschemaCompilesOnFirstNeed(t *testing.T) {
 			t.Errorf("CompileSchema(%s) = %v, want a *SchemaError", schema, err)
 		}
 	}
+}
+
+// TestGojsonschemaCompilesOnceUnderConcurrentChecks: answers judged at
+// once, on goroutines, while gojsonschema compiles on first need and
+// streams read the audited tree, get the verdicts judged alone give.
+func TestGojsonschemaCompilesOnceUnderConcurrentChecks(t *testing.T) {
+	schema := []byte(`{"type": "object", "definitions": {"n": {"type": "integer"}}, "properties": {"a": {"$ref": "#/definitions/n"}, "b": {"oneOf": [{"type": "string"}, {"$ref": "#/definitions/n"}]}}}`)
+	answers := []string{`{"a": 1}`, `{"a": "x"}`, `{"b": true}`, `{"b": 2, "a": 2}`}
+	want := make([]string, len(answers))
+	for i, a := range answers {
+		s, err := CompileSchema(schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i] = fmt.Sprint(s.Check(a))
+	}
+	s, err := CompileSchema(schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range answers {
+				i := (i + g) % len(answers)
+				if got := fmt.Sprint(s.Check(answers[i])); got != want[i] {
+					t.Errorf("%s: %s, judged alone %s", answers[i], got, want[i])
+				}
+				st := s.Stream()
+				_, _ = st.WriteString(answers[i])
+				_ = st.Close()
+			}
+		}()
+	}
+	wg.Wait()
 }
