@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
@@ -90,7 +91,7 @@ func (c *compilesCheck) object(m map[string]any) bool {
 			}
 		}
 	}
-	counts := map[string]int{}
+	counts := [6]int{-1, -1, -1, -1, -1, -1} // countKeys' values, -1 when absent
 	for k, v := range m {
 		ok := true
 		switch k {
@@ -139,7 +140,7 @@ func (c *compilesCheck) object(m map[string]any) bool {
 			n, isNum := v.(json.Number)
 			i, err := strconv.Atoi(string(n))
 			ok = isNum && err == nil && i >= 0
-			counts[k] = i
+			counts[slices.Index(countKeys[:], k)] = i
 		case "pattern":
 			s, isString := v.(string)
 			_, err := regexp.Compile(s)
@@ -161,15 +162,19 @@ func (c *compilesCheck) object(m map[string]any) bool {
 			return false
 		}
 	}
-	for _, pair := range [][2]string{{"minLength", "maxLength"}, {"minItems", "maxItems"}, {"minProperties", "maxProperties"}} {
-		lo, hasLo := counts[pair[0]]
-		hi, hasHi := counts[pair[1]]
-		if hasLo && hasHi && lo > hi {
+	for i := 0; i < len(counts); i += 2 {
+		// gojsonschema refuses a minimum above the maximum (of lengths
+		// and of members; of items, this check too, to be safe).
+		if lo, hi := counts[i], counts[i+1]; lo >= 0 && hi >= 0 && lo > hi {
 			return false
 		}
 	}
 	return true
 }
+
+// countKeys are the keywords whose value is a count, each minimum
+// before its maximum.
+var countKeys = [6]string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"}
 
 func number(v any) *big.Rat {
 	n, ok := v.(json.Number)
