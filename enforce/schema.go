@@ -219,9 +219,11 @@ func reflectSchema(t reflect.Type) (*Schema, error) {
 func (s *Schema) Check(answer string) error {
 	// At schema-validate, an evaluator compiled with the schema judges
 	// first, with gojsonschema's own semantics; when it says the answer
-	// passes, it passes. Any other answer goes to gojsonschema, which
-	// decides and writes the issues (it compares enum, const and
-	// uniqueItems values as float64s: hence the "type" issue).
+	// passes, it passes. It also writes a failing answer's issues, in
+	// gojsonschema's words, where it can write exactly its (see
+	// engine.Node.Issues); gojsonschema writes the others (it compares
+	// enum, const and uniqueItems values as float64s: hence the "type"
+	// issue).
 	_, _, err := s.judgeForm(answer)
 	return err
 }
