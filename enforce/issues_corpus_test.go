@@ -3,6 +3,7 @@ package enforce
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -119,7 +120,7 @@ func TestEvaluatorWritesTheCommonKeywordsIssues(t *testing.T) {
 // answer the evaluator cannot write the issues of; a schema gojsonschema
 // refuses is still refused by CompileSchema, not by a later Check.
 func TestGojsonschemaCompilesOnFirstNeed(t *testing.T) {
-	s, err := CompileSchema([]byte(`{"type": "object", "required": ["a"], "properties": {"a": {"type": "integer", "maximum": 3}, "b": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}`))
+	s, err := compileSchema([]byte(`{"type": "object", "required": ["a"], "properties": {"a": {"type": "integer", "maximum": 3}, "b": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,13 +153,13 @@ func TestGojsonschemaCompilesOnceUnderConcurrentChecks(t *testing.T) {
 	answers := []string{`{"a": 1}`, `{"a": "x"}`, `{"b": true}`, `{"b": 2, "a": 2}`}
 	want := make([]string, len(answers))
 	for i, a := range answers {
-		s, err := CompileSchema(schema)
+		s, err := compileSchema(schema)
 		if err != nil {
 			t.Fatal(err)
 		}
 		want[i] = fmt.Sprint(s.Check(a))
 	}
-	s, err := CompileSchema(schema)
+	s, err := compileSchema(schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,4 +180,32 @@ func TestGojsonschemaCompilesOnceUnderConcurrentChecks(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+// TestCompileSchemaSharesWhatItCompiledOfTheSameBytes: compiling the
+// same bytes again shares the compiled judge, and each *Schema is its
+// caller's own.
+func TestCompileSchemaSharesWhatItCompiledOfTheSameBytes(t *testing.T) {
+	raw := []byte(`{"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}`)
+	a, err := CompileSchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := CompileSchema(append([]byte(nil), raw...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a == b || a.gs != b.gs || a.fast != b.fast {
+		t.Fatalf("the same bytes compiled twice: shared *Schema %t, judge %t, evaluator %t", a == b, a.gs == b.gs, a.fast == b.fast)
+	}
+	type N struct {
+		N uint8 `json:"n"`
+	}
+	ta, err := a.For(reflect.TypeFor[N]())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ta.Check(`{"n": 300}`) == nil || b.Check(`{"n": 300}`) != nil || a.Check(`{"n": 300}`) != nil {
+		t.Error("For on one copy changed the other")
+	}
 }

@@ -58,8 +58,64 @@ type Schema struct {
 // ([Schema.Ignored]); $ref resolves by $id, id and anchors to any place
 // in the document. A schema gojsonschema would check wrongly is refused
 // with a *[SchemaError] naming the keyword, its location and why;
-// validation never reaches the network.
+// validation never reaches the network. Bytes compiled lately compile
+// again at once.
 func CompileSchema(jsonSchema []byte) (*Schema, error) {
+	// A schema compiled before, byte for byte, is the same contract: its
+	// compiled parts are shared, and the *Schema is the caller's own.
+	if c := compiledCache.get(jsonSchema); c != nil {
+		s := *c
+		s.typed = new(sync.Map)
+		return &s, nil
+	}
+	s, err := compileSchema(jsonSchema)
+	if err != nil {
+		return nil, err
+	}
+	c := *s
+	compiledCache.put(jsonSchema, &c)
+	return s, nil
+}
+
+// compiledCache holds the schemas compiled lately, by their bytes:
+// an MCP client compiles every tool's schema at each connect, and an
+// eval judges many answers of few schemas. It holds at most
+// maxCompiledCached schemas of up to maxCompiledCachedBytes each, and
+// starts again empty when full.
+var compiledCache = bytesCache{m: map[string]*Schema{}}
+
+const (
+	maxCompiledCached      = 256
+	maxCompiledCachedBytes = 64 << 10
+)
+
+type bytesCache struct {
+	sync.Mutex
+	m map[string]*Schema
+}
+
+func (c *bytesCache) get(b []byte) *Schema {
+	if len(b) > maxCompiledCachedBytes {
+		return nil
+	}
+	c.Lock()
+	defer c.Unlock()
+	return c.m[string(b)]
+}
+
+func (c *bytesCache) put(b []byte, s *Schema) {
+	if len(b) > maxCompiledCachedBytes {
+		return
+	}
+	c.Lock()
+	defer c.Unlock()
+	if len(c.m) >= maxCompiledCached {
+		clear(c.m)
+	}
+	c.m[string(b)] = s
+}
+
+func compileSchema(jsonSchema []byte) (*Schema, error) {
 	// Details. Since 2019-09 format is an annotation. prefixItems,
 	// dependentRequired and dependentSchemas are translated to their
 	// exact draft-07 equivalents, as are unevaluatedProperties and
