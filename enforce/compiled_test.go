@@ -3,22 +3,26 @@ package enforce
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/enforcer-go/enforcer/enforce/internal/engine"
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/enforcer-go/enforcer/internal/corpus"
 )
 
 // fastAgrees judges text with the fast path and with gojsonschema, on
-// separate parses, and fails the test when they disagree. It reports
-// whether the fast path judged (the text parsed).
-func fastAgrees(t *testing.T, s *Schema, text, what string) bool {
+// separate parses, and fails the test when they disagree, in verdict or
+// (issuesAgree) in issues. It reports whether the fast path judged (the
+// text parsed), whether the answer failed, and whether the evaluator
+// wrote its issues.
+func fastAgrees(t *testing.T, s *Schema, text, what string) (judged, failing, own bool) {
 	t.Helper()
 	doc, err := jsonvalue.Parse(text)
 	if err != nil {
-		return false
+		return false, false, false
 	}
 	fast := s.passesFast(doc)
 	doc, _ = jsonvalue.Parse(text)
@@ -26,7 +30,47 @@ func fastAgrees(t *testing.T, s *Schema, text, what string) bool {
 	if fast != (want == nil) {
 		t.Errorf("%s: schema %s, answer %s: the fast path says pass=%t, gojsonschema %v", what, s.source, text, fast, want)
 	}
-	return true
+	failing, own = issuesAgree(t, s, text, what)
+	return true, failing, own
+}
+
+// issuesAgree judges text as Check does, issues written by the compiled
+// evaluator where it can, and by gojsonschema alone, on separate parses,
+// and fails the test unless both give the same issues in the same order
+// (path, keyword, message). It reports whether the answer parsed and
+// failed, and whether the evaluator wrote its issues (where it did not,
+// gojsonschema had to).
+func issuesAgree(t *testing.T, s *Schema, text, what string) (failing, own bool) {
+	t.Helper()
+	doc, err := jsonvalue.Parse(text)
+	if err != nil {
+		return false, false
+	}
+	var got []Issue
+	if ce, _ := s.validate(doc).(*CheckError); ce != nil {
+		got = ce.Issues
+	}
+	doc, _ = jsonvalue.Parse(text)
+	found, err := s.gs.Checker().Judge(doc, s.canonical, MaxQuote, nil)
+	if err != nil {
+		found = []engine.Issue{{Keyword: "validator", Message: err.Error()}}
+	}
+	want := make([]Issue, len(found))
+	for i, is := range found {
+		want[i] = Issue(is)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: schema %s, answer %s:\nissues %q,\ngojsonschema's %q", what, s.source, text, got, want)
+	}
+	if s.fast == nil || len(want) == 0 {
+		return len(want) > 0, false
+	}
+	doc, _ = jsonvalue.Parse(text)
+	if s.canonical {
+		doc = jsonvalue.CanonicalizeInPlace(doc)
+	}
+	_, own = s.fast.Issues(doc)
+	return true, own
 }
 
 // TestFastAgreesOnSuite runs the compiled evaluator against the
@@ -48,7 +92,7 @@ func TestFastAgreesOnSuite(t *testing.T) {
 		}
 		sort.Strings(files)
 		t.Run(draft, func(t *testing.T) {
-			var judged, outside int
+			var judged, outside, failing, own int
 			for _, file := range files {
 				if strings.HasSuffix(file, "refRemote.json") {
 					continue
@@ -72,13 +116,12 @@ func TestFastAgreesOnSuite(t *testing.T) {
 						continue
 					}
 					for _, tc := range g.Tests {
-						if fastAgrees(t, s, string(tc.Data), filepath.Base(file)+" / "+g.Description+" / "+tc.Description) {
-							judged++
-						}
+						ok, fails, byOwn := fastAgrees(t, s, string(tc.Data), filepath.Base(file)+" / "+g.Description+" / "+tc.Description)
+						judged, failing, own = judged+count(ok), failing+count(fails), own+count(byOwn)
 					}
 				}
 			}
-			t.Logf("%s: %d cases judged alike by the fast path and gojsonschema; %d schemas outside the subset", draft, judged, outside)
+			t.Logf("%s: %d cases judged alike by the fast path and gojsonschema; %d schemas outside the subset; of %d failing, %d with the issues written by the evaluator, the same", draft, judged, outside, failing, own)
 			if judged == 0 {
 				t.Errorf("no case judged")
 			}
@@ -141,4 +184,12 @@ func TestFastAgreesOnEdges(t *testing.T) {
 			fastAgrees(t, s, string(a), "edge")
 		}
 	}
+}
+
+// count is 1 for true, 0 for false.
+func count(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -15,8 +15,8 @@ import (
 
 // Schema is a compiled output contract. It is safe for concurrent use.
 type Schema struct {
-	source []byte          // the schema as given, for prompts and logs
-	gs     *engine.Checker // the judge of every answer the fast path does not pass
+	source []byte        // the schema as given, for prompts and logs
+	gs     *engine.Judge // the judge of every answer the fast path does not pass
 	// canonical: canonicalize an answer's numbers before validating (the
 	// schema compares values by their JSON text).
 	canonical bool
@@ -58,8 +58,64 @@ type Schema struct {
 // ([Schema.Ignored]); $ref resolves by $id, id and anchors to any place
 // in the document. A schema gojsonschema would check wrongly is refused
 // with a *[SchemaError] naming the keyword, its location and why;
-// validation never reaches the network.
+// validation never reaches the network. Bytes compiled lately compile
+// again at once.
 func CompileSchema(jsonSchema []byte) (*Schema, error) {
+	// A schema compiled before, byte for byte, is the same contract: its
+	// compiled parts are shared, and the *Schema is the caller's own.
+	if c := compiledCache.get(jsonSchema); c != nil {
+		s := *c
+		s.typed = new(sync.Map)
+		return &s, nil
+	}
+	s, err := compileSchema(jsonSchema)
+	if err != nil {
+		return nil, err
+	}
+	c := *s
+	compiledCache.put(jsonSchema, &c)
+	return s, nil
+}
+
+// compiledCache holds the schemas compiled lately, by their bytes:
+// an MCP client compiles every tool's schema at each connect, and an
+// eval judges many answers of few schemas. It holds at most
+// maxCompiledCached schemas of up to maxCompiledCachedBytes each, and
+// starts again empty when full.
+var compiledCache = bytesCache{m: map[string]*Schema{}}
+
+const (
+	maxCompiledCached      = 256
+	maxCompiledCachedBytes = 64 << 10
+)
+
+type bytesCache struct {
+	sync.Mutex
+	m map[string]*Schema
+}
+
+func (c *bytesCache) get(b []byte) *Schema {
+	if len(b) > maxCompiledCachedBytes {
+		return nil
+	}
+	c.Lock()
+	defer c.Unlock()
+	return c.m[string(b)]
+}
+
+func (c *bytesCache) put(b []byte, s *Schema) {
+	if len(b) > maxCompiledCachedBytes {
+		return
+	}
+	c.Lock()
+	defer c.Unlock()
+	if len(c.m) >= maxCompiledCached {
+		clear(c.m)
+	}
+	c.m[string(b)] = s
+}
+
+func compileSchema(jsonSchema []byte) (*Schema, error) {
 	// Details. Since 2019-09 format is an annotation. prefixItems,
 	// dependentRequired and dependentSchemas are translated to their
 	// exact draft-07 equivalents, as are unevaluatedProperties and
@@ -81,7 +137,8 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, refused(err)
 	}
-	gs, err := engine.Compile(tree, a.Target)
+	fast := engine.CompileFast(tree, a.Target)
+	gs, err := engine.NewJudge(tree, a.Target, fast)
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a valid " + a.Target.String() + " schema", Err: err}
 	}
@@ -89,7 +146,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.Compares, typed: new(sync.Map),
 		work:    a.Work(),
 		plan:    &engine.Plan{Tree: tree, Draft: a.Target},
-		fast:    engine.CompileFast(tree, a.Target),
+		fast:    fast,
 		ignored: ignored(a.Ignored),
 	}, nil
 }
@@ -218,9 +275,11 @@ func reflectSchema(t reflect.Type) (*Schema, error) {
 func (s *Schema) Check(answer string) error {
 	// At schema-validate, an evaluator compiled with the schema judges
 	// first, with gojsonschema's own semantics; when it says the answer
-	// passes, it passes. Any other answer goes to gojsonschema, which
-	// decides and writes the issues (it compares enum, const and
-	// uniqueItems values as float64s: hence the "type" issue).
+	// passes, it passes. It also writes a failing answer's issues, in
+	// gojsonschema's words, where it can write exactly its (see
+	// engine.Node.Issues); gojsonschema writes the others (it compares
+	// enum, const and uniqueItems values as float64s: hence the "type"
+	// issue).
 	_, _, err := s.judgeForm(answer)
 	return err
 }
@@ -372,7 +431,7 @@ func (s *Schema) Decode(answer string, v any) error {
 }
 
 func (s *Schema) validate(doc any) error {
-	var words func(doc any, path, keyword string) (string, bool)
+	var words engine.Words
 	if s.union != nil {
 		words = func(doc any, path, keyword string) (string, bool) {
 			return compose.Reword(doc, s.union.names, path, keyword)

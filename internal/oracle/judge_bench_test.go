@@ -156,3 +156,93 @@ func BenchmarkJudge1KiB(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkJudgeSideBySideFailing1KiB is BenchmarkJudgeSideBySide1KiB on
+// the order answer failing at every item (each quantity 0): each
+// validator writes every issue it reports (google/jsonschema-go its
+// first alone).
+func BenchmarkJudgeSideBySideFailing1KiB(b *testing.B) {
+	js, answer := judges(b)
+	failing := strings.ReplaceAll(answer, `"qty": 1`, `"qty": 0`)
+	spent := make([]time.Duration, len(js))
+	for b.Loop() {
+		for i, j := range js {
+			t0 := time.Now()
+			if j.ok(failing) {
+				b.Fatalf("%s passes the failing answer", j.name)
+			}
+			spent[i] += time.Since(t0)
+		}
+	}
+	for i, j := range js {
+		b.ReportMetric(float64(spent[i].Nanoseconds())/float64(b.N), j.name+"-ns/op")
+		if i > 0 {
+			b.ReportMetric(float64(spent[0])/float64(spent[i]), "enforce/"+j.name)
+		}
+	}
+}
+
+// BenchmarkCompileSideBySide compiles the order contract from its bytes
+// with enforce and with each other Go validator in every iteration, and
+// reports each one's time and enforce's ratio to it: a compile anew,
+// not one of bytes enforce compiled before.
+func BenchmarkCompileSideBySide(b *testing.B) {
+	schema, err := os.ReadFile(filepath.Join("..", "..", "enforce", "testdata", "bench", "order.schema.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	compilers := []struct {
+		name    string
+		compile func() error
+	}{
+		{"enforce", func() error { _, err := enforce.CompileSchema(schema); return err }},
+		{"gojsonschema", func() error { _, err := gojsonschema.NewSchema(gojsonschema.NewBytesLoader(schema)); return err }},
+		{"santhosh-tekuri", func() error {
+			doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
+			if err != nil {
+				return err
+			}
+			c := jsonschema.NewCompiler()
+			c.DefaultDraft(jsonschema.Draft7)
+			c.AssertFormat()
+			if err := c.AddResource(schemaURL, doc); err != nil {
+				return err
+			}
+			_, err = c.Compile(schemaURL)
+			return err
+		}},
+		{"google", func() error {
+			var g googleschema.Schema
+			if err := json.Unmarshal(schema, &g); err != nil {
+				return err
+			}
+			_, err := g.Resolve(nil)
+			return err
+		}},
+	}
+	spent := make([]time.Duration, len(compilers))
+	// Each iteration's bytes differ (the schema after 0 to 999 spaces),
+	// so that enforce's cache of schemas by their bytes never answers.
+	padded := make([][]byte, 1000)
+	for i := range padded {
+		padded[i] = append(bytes.Repeat([]byte(" "), i), schema...)
+	}
+	n := 0
+	for b.Loop() {
+		schema = padded[n%len(padded)]
+		n++
+		for i, c := range compilers {
+			t0 := time.Now()
+			if err := c.compile(); err != nil {
+				b.Fatalf("%s: %v", c.name, err)
+			}
+			spent[i] += time.Since(t0)
+		}
+	}
+	for i, c := range compilers {
+		b.ReportMetric(float64(spent[i].Nanoseconds())/float64(b.N), c.name+"-ns/op")
+		if i > 0 {
+			b.ReportMetric(float64(spent[0])/float64(spent[i]), "enforce/"+c.name)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 	"github.com/xeipuuv/gojsonschema"
@@ -167,7 +169,7 @@ func keywordOf(t string) string {
 // float64 where enum, const or uniqueItems compares it, tooLarge is
 // that number's pointer (ok true); its error, or a panic of any other
 // cause, is err.
-func (c *Checker) Judge(doc any, canonical bool, clip int, words func(doc any, path, keyword string) (string, bool)) (issues []Issue, err error) {
+func (c *Checker) Judge(doc any, canonical bool, clip int, words Words) (issues []Issue, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			// The one cause known: a number too large for a float64
@@ -186,6 +188,15 @@ func (c *Checker) Judge(doc any, canonical bool, clip int, words func(doc any, p
 	if issues, err = c.Validate(doc); err != nil || len(issues) == 0 {
 		return nil, err
 	}
+	return finish(issues, doc, clip, words), nil
+}
+
+// Words gives the message of an issue at path of keyword in doc, where
+// it says ok (a union's members, named).
+type Words func(doc any, path, keyword string) (string, bool)
+
+// finish clips, rewords and sorts issues as Judge returns them.
+func finish(issues []Issue, doc any, clip int, words Words) []Issue {
 	for i, is := range issues {
 		issues[i].Path, issues[i].Message = jsonvalue.Clip(is.Path, clip), jsonvalue.Clip(is.Message, clip)
 		if words == nil {
@@ -201,8 +212,86 @@ func (c *Checker) Judge(doc any, canonical bool, clip int, words func(doc any, p
 		}
 		return issues[i].Message < issues[j].Message
 	})
-	return issues, nil
+	return issues
 }
+
+// A Judge decides the answers the fast path fails and writes their
+// issues: its compiled evaluator where it writes exactly what
+// gojsonschema would ([Node.Issues]), gojsonschema elsewhere, compiled
+// when first needed where it surely compiles ([Compiles]).
+type Judge struct {
+	own *Node // nil: gojsonschema writes every issue
+	// lazy builds checker on first need; nil when it was built at once.
+	lazy    *sync.Once
+	tree    any
+	draft   Draft
+	checker *Checker
+	err     error
+	done    atomic.Bool // lazy ran
+}
+
+// NewJudge makes the judge of tree, which the audit made for draft,
+// beside own, the evaluator CompileFast made of it (nil when it made
+// none). gojsonschema compiles tree now, its error (see Compile)
+// returned, unless own and Compiles(tree, draft) say no answer need
+// wait for it: then on the first answer own cannot judge alone.
+func NewJudge(tree any, draft Draft, own *Node) (*Judge, error) {
+	if own != nil && Compiles(tree, draft) {
+		return &Judge{own: own, lazy: new(sync.Once), tree: tree, draft: draft}, nil
+	}
+	c, err := Compile(tree, draft)
+	if err != nil {
+		return nil, err
+	}
+	return &Judge{own: own, checker: c}, nil
+}
+
+// gojsonschema is j's Checker, compiled now if it was not.
+func (j *Judge) gojsonschema() (*Checker, error) {
+	if j.lazy != nil {
+		j.lazy.Do(func() {
+			// Compiles said it compiles; should it not, every answer
+			// the evaluator cannot judge fails with this error.
+			j.checker, j.err = Compile(deepCopy(j.tree), j.draft)
+			j.done.Store(true)
+		})
+	}
+	return j.checker, j.err
+}
+
+// Judge is Checker.Judge, the issues written by the evaluator where it
+// can.
+func (j *Judge) Judge(doc any, canonical bool, clip int, words Words) ([]Issue, error) {
+	if j.own != nil {
+		if canonical {
+			doc = jsonvalue.CanonicalizeInPlace(doc)
+		}
+		if issues, ok := j.own.Issues(doc); ok {
+			if len(issues) == 0 {
+				return nil, nil
+			}
+			return finish(issues, doc, clip, words), nil
+		}
+	}
+	c, err := j.gojsonschema()
+	if err != nil {
+		return nil, fmt.Errorf("validator failed: %w", err)
+	}
+	return c.Judge(doc, canonical, clip, words)
+}
+
+// Compiled reports whether gojsonschema is compiled for j yet.
+func (j *Judge) Compiled() bool { return j.lazy == nil || j.done.Load() }
+
+// Checker is gojsonschema compiled for j (now, if it was not): the
+// judge alone, for tests that hold the evaluator's issues to its.
+func (j *Judge) Checker() *Checker {
+	c, _ := j.gojsonschema()
+	return c
+}
+
+// Alone is j with gojsonschema writing every issue, for benchmarks.
+func (j *Judge) Alone() *Judge { return &Judge{checker: j.Checker()} }
 
 // TooLargeNumber is the message of the issue of a number gojsonschema
 // cannot compare.

@@ -5,6 +5,8 @@ import (
 	"math/big"
 	"regexp"
 	"strconv"
+	"strings"
+	"sync/atomic"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
@@ -16,7 +18,8 @@ import (
 type Node struct {
 	always, never bool // the schemas true and false
 
-	types Kinds // 0: any
+	types     Kinds  // 0: any
+	typeNames string // the type keyword as gojsonschema writes it in an issue
 
 	enum     *cenum // nil when absent
 	constant *cenum
@@ -69,13 +72,15 @@ type cpattern struct {
 type cenum struct {
 	strs map[string]bool
 	keys map[string]bool
+	list []string // the keys in the schema's order, for an issue's message
 }
 
 // cnum is a number from the schema: exact as a decimal where it fits,
 // and always as the big.Rat gojsonschema compares.
 type cnum struct {
-	d jsonvalue.Dec
-	r *big.Rat
+	d    jsonvalue.Dec
+	r    *big.Rat
+	text atomic.Pointer[string] // as an issue writes it (bound), once written
 }
 
 var anyCnode = &Node{always: true, minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}
@@ -159,6 +164,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 		if n.types, ok = TypeKinds(t); !ok {
 			b.fail()
 		}
+		n.typeNames = typeNames(t)
 	}
 	if e, has := m["enum"]; has {
 		list, ok := e.([]any)
@@ -437,6 +443,27 @@ func (b *cbuilder) enumOf(list []any) *cenum {
 			b.fail()
 		}
 		e.keys[k] = true
+		e.list = append(e.list, k)
 	}
 	return e
+}
+
+// typeNames is the type keyword's value t (a name or a list of names) as
+// gojsonschema writes it in an issue: the name, or the names in the
+// schema's order as [a,b].
+func typeNames(t any) string {
+	switch t := t.(type) {
+	case string:
+		return t
+	case []any:
+		names := make([]string, len(t))
+		for i, e := range t {
+			names[i], _ = e.(string)
+		}
+		if len(names) == 1 {
+			return names[0]
+		}
+		return "[" + strings.Join(names, ",") + "]"
+	}
+	return ""
 }

@@ -1,0 +1,284 @@
+package engine
+
+import (
+	"encoding/json"
+	"math/big"
+	"regexp"
+	"slices"
+	"strconv"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
+)
+
+// Compiles reports whether gojsonschema surely compiles tree, which the
+// audit made for draft (see Compile): its parse (schema.go, parseSchema)
+// refuses nothing in it. It is sound, not complete: false where it
+// cannot tell, and then the caller compiles at once, so that whether a
+// schema is refused never waits for an answer. It reads every subschema
+// gojsonschema parses: definitions too, and each $ref's target.
+func Compiles(tree any, draft Draft) bool {
+	c := compilesCheck{tree: tree, draft: draft, refs: map[string]bool{}}
+	return c.schema(tree)
+}
+
+type compilesCheck struct {
+	tree  any
+	draft Draft
+	refs  map[string]bool // the targets read (or being read)
+}
+
+// gojsonschemaTypes are the names its type keyword takes.
+var gojsonschemaTypes = map[string]bool{"array": true, "boolean": true, "integer": true, "number": true, "null": true, "object": true, "string": true}
+
+// safeRef is a reference the audit wrote that gojsonschema resolves as
+// this package does: the root, or a pointer of plain names.
+var safeRef = regexp.MustCompile(`^#(/[A-Za-z0-9_.\-]+)*$`)
+
+func (c *compilesCheck) schema(v any) bool {
+	switch v := v.(type) {
+	case bool:
+		return c.draft >= Draft6
+	case map[string]any:
+		return c.object(v)
+	}
+	return false
+}
+
+// schemas is a map of subschemas (definitions, properties).
+func (c *compilesCheck) schemas(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, s := range m {
+		if !c.schema(s) {
+			return false
+		}
+	}
+	return true
+}
+
+// list is an array of subschemas (allOf, anyOf, oneOf, items).
+func (c *compilesCheck) list(v any) bool {
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	for _, s := range l {
+		if !c.schema(s) {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *compilesCheck) object(m map[string]any) bool {
+	if _, has := m["definitions"]; has && !c.schemas(m["definitions"]) {
+		return false
+	}
+	if ref, has := m["$ref"]; has {
+		// gojsonschema parses the target, and the siblings too once the
+		// same reference was parsed before (schema.go, parseSchema).
+		rs, ok := ref.(string)
+		if !ok || !safeRef.MatchString(rs) {
+			return false
+		}
+		if !c.refs[rs] {
+			c.refs[rs] = true
+			target, found := jsonvalue.ResolvePointer(c.tree, rs[1:])
+			if !found || !c.schema(target) {
+				return false
+			}
+		}
+	}
+	counts := [6]int{-1, -1, -1, -1, -1, -1} // countKeys' values, -1 when absent
+	for k, v := range m {
+		ok := true
+		switch k {
+		case "definitions", "$defs", "$ref":
+			// read above; $defs is no keyword of gojsonschema's
+		case "type":
+			ok = c.types(v)
+		case "properties":
+			ok = c.schemas(v)
+		case "additionalProperties", "additionalItems":
+			_, isBool := v.(bool)
+			_, isMap := v.(map[string]any)
+			ok = isBool || isMap && c.schema(v)
+		case "patternProperties":
+			pm, isMap := v.(map[string]any)
+			ok = isMap
+			for p, s := range pm {
+				if _, err := regexp.Compile(p); err != nil || !c.schema(s) {
+					ok = false
+				}
+			}
+		case "propertyNames", "contains", "if", "then", "else", "not":
+			ok = c.schema(v)
+		case "dependencies":
+			ok = c.dependencies(v)
+		case "items":
+			if _, isList := v.([]any); isList {
+				ok = c.list(v)
+			} else {
+				ok = c.schema(v)
+			}
+		case "allOf", "anyOf", "oneOf":
+			ok = c.list(v)
+		case "multipleOf", "minimum", "maximum":
+			r := number(v)
+			ok = r != nil && (k != "multipleOf" || r.Sign() > 0)
+		case "exclusiveMinimum", "exclusiveMaximum":
+			if c.draft == Draft4 {
+				_, isBool := v.(bool)
+				_, bounded := m[map[string]string{"exclusiveMinimum": "minimum", "exclusiveMaximum": "maximum"}[k]]
+				ok = isBool && bounded && number(m[map[string]string{"exclusiveMinimum": "minimum", "exclusiveMaximum": "maximum"}[k]]) != nil
+			} else {
+				ok = number(v) != nil
+			}
+		case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
+			n, isNum := v.(json.Number)
+			i, err := strconv.Atoi(string(n))
+			ok = isNum && err == nil && i >= 0
+			counts[slices.Index(countKeys[:], k)] = i
+		case "pattern":
+			s, isString := v.(string)
+			_, err := regexp.Compile(s)
+			ok = isString && err == nil
+		case "format":
+			_, ok = v.(string)
+		case "required":
+			ok = c.names(v, c.draft == Draft4)
+		case "uniqueItems":
+			_, ok = v.(bool)
+		case "const":
+			_, ok = EqKey(v)
+		case "enum":
+			ok = c.enum(v)
+		default:
+			ok = false // a keyword this check does not know: gojsonschema judges at once
+		}
+		if !ok {
+			return false
+		}
+	}
+	for i := 0; i < len(counts); i += 2 {
+		// gojsonschema refuses a minimum above the maximum (of lengths
+		// and of members; of items, this check too, to be safe).
+		if lo, hi := counts[i], counts[i+1]; lo >= 0 && hi >= 0 && lo > hi {
+			return false
+		}
+	}
+	return true
+}
+
+// countKeys are the keywords whose value is a count, each minimum
+// before its maximum.
+var countKeys = [6]string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"}
+
+func number(v any) *big.Rat {
+	n, ok := v.(json.Number)
+	if !ok {
+		return nil
+	}
+	r, ok := new(big.Rat).SetString(string(n))
+	if !ok {
+		return nil
+	}
+	return r
+}
+
+func (c *compilesCheck) types(v any) bool {
+	switch v := v.(type) {
+	case string:
+		return gojsonschemaTypes[v]
+	case []any:
+		seen := map[string]bool{}
+		for _, e := range v {
+			s, ok := e.(string)
+			if !ok || !gojsonschemaTypes[s] || seen[s] {
+				return false
+			}
+			seen[s] = true
+		}
+		return true
+	}
+	return false
+}
+
+// names is a list of unique strings (required), not empty where
+// nonEmpty.
+func (c *compilesCheck) names(v any, nonEmpty bool) bool {
+	l, ok := v.([]any)
+	if !ok || nonEmpty && len(l) == 0 {
+		return false
+	}
+	seen := map[string]bool{}
+	for _, e := range l {
+		s, ok := e.(string)
+		if !ok || seen[s] {
+			return false
+		}
+		seen[s] = true
+	}
+	return true
+}
+
+func (c *compilesCheck) dependencies(v any) bool {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, d := range m {
+		switch d := d.(type) {
+		case []any:
+			for _, e := range d {
+				if _, ok := e.(string); !ok {
+					return false
+				}
+			}
+		default:
+			if !c.schema(d) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (c *compilesCheck) enum(v any) bool {
+	l, ok := v.([]any)
+	if !ok {
+		return false
+	}
+	seen := make(map[string]bool, len(l))
+	for _, e := range l {
+		k, ok := EqKey(e)
+		if !ok || seen[k] {
+			return false
+		}
+		seen[k] = true
+	}
+	return true
+}
+
+// deepCopy is a copy of tree sharing nothing that can change:
+// gojsonschema writes each $ref back into the tree it compiles, which
+// a lazy compile must not do under readers of the audited tree.
+func deepCopy(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, e := range v {
+			m[k] = deepCopy(e)
+		}
+		return m
+	case []any:
+		l := make([]any, len(v))
+		for i, e := range v {
+			l[i] = deepCopy(e)
+		}
+		return l
+	}
+	return v
+}
