@@ -126,15 +126,9 @@ func WithRepeatLimit(n int) Option {
 // them mended and the call's row names the repairs ([Result.Calls]).
 // enforce.RepairToolText reads back calls of the agent's tools left in a
 // reply's text, where that is the one reading ([enforce.ReadTextCalls]).
-// By default none. A bit outside [enforce.AllRepairs] makes
-// Run return an error matching [ErrInvalidOption].
+// By default none.
 func WithRepairs(rs enforce.Repairs) Option {
-	return optionFunc(func(c *config) {
-		if rs&^enforce.AllRepairs != 0 {
-			c.invalid("WithRepairs(%#x): unknown repairs", uint8(rs))
-		}
-		c.repairs = rs
-	})
+	return optionFunc(func(c *config) { c.repairs = rs })
 }
 
 // WithMiddleware adds act middleware, run in the order given: Input steps

@@ -24,9 +24,6 @@ type Calls struct {
 // the repeats-th failing the same way (0: off), as agent.WithRepairs,
 // WithToolCallLimit and WithRepeatLimit do.
 func NewCalls(repairs enforce.Repairs, limit, repeats int) (*Calls, error) {
-	if repairs&^enforce.AllRepairs != 0 {
-		return nil, fmt.Errorf("%w: repairs %#x: bits outside enforce.AllRepairs", agent.ErrInvalidOption, uint(repairs))
-	}
 	l, err := enforce.NewCallLedger(limit, repeats)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", agent.ErrInvalidOption, err)
