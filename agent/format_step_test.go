@@ -191,3 +191,33 @@ func TestFormatStepNeverCutsTheFreeAnswerAsItStreams(t *testing.T) {
 		t.Errorf("rows %+v, want %+v", got, want)
 	}
 }
+
+func TestFormatStepChoosesTheOutputModeForTheFormatter(t *testing.T) {
+	big := &reporting{Model: agenttest.NewModel(t, agenttest.Reply(freeAnswer)), modes: agent.Modes{Native: true, Why: "exact"}}
+	small := &reporting{Model: agenttest.NewModel(t,
+		agenttest.Fail(&agent.ProviderError{System: "fake", HTTPStatus: 400, Message: "no tools", Unsupported: agent.ModeTool}),
+		agenttest.Reply(valid)),
+		modes: agent.Modes{Tools: true, Why: "no native mode"}}
+	a := agent.New(big, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1),
+		agent.WithAutoOutputMode("final"), agent.WithFormatStep(small))
+	res, err := a.Run(context.Background(), "Weather in Paris?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(big.seen) != 0 {
+		t.Errorf("the free step's model was asked its modes %d times, want never", len(big.seen))
+	}
+	if got, want := res.Modes, []agent.ModeChoice{
+		{Iteration: 2, Mode: agent.ModeTool, Why: "no native mode; tool output instead"},
+		{Iteration: 2, Mode: agent.ModePrompted, Why: "the provider refused tool output (HTTP 400)", Unsupported: agent.ModeTool},
+	}; !slices.Equal(got, want) {
+		t.Errorf("Modes\n got %+v\nwant %+v", got, want)
+	}
+	reqs := small.Requests()
+	if first, moved := reqs[0].Messages[0], reqs[1].Messages[0]; moved.Role != agent.RoleSystem || moved.Content == first.Content || !strings.Contains(moved.Content, "JSON Schema:") {
+		t.Errorf("the format step's system message after the move = %q, want the prompted contract", moved.Content)
+	}
+	if got := big.Requests()[0].Messages; got[0].Role != agent.RoleUser {
+		t.Errorf("the free step was sent a system message %q", got[0].Content)
+	}
+}
