@@ -36,9 +36,11 @@ type Modes struct {
 	// Strict: the native mode constrains the answer, though it may leave
 	// keywords out (native.Report's mode strict); Native implies it.
 	Strict bool
-	// Tools: the model takes tools and can be made to call one.
+	// Tools: the model takes tools and can be made to call one (not so,
+	// say, for Anthropic with extended thinking on).
 	Tools bool
-	// Why says, in the model's words, why Native is what it is.
+	// Why says, in the model's words, why Native and Tools are what they
+	// are.
 	Why string
 }
 
