@@ -10,19 +10,18 @@ import (
 // second call turns its answer into the contract's JSON. Strict formats
 // cost reasoning accuracy ("Let Me Speak Freely?", Tam et al., 2024); a
 // formatting step after a free answer keeps the reasoning unconstrained
-// and the contract enforced.
+// and the contract enforced. The format step's conversation is the
+// contract as its system message and the free answer quoted as data, with
+// no tools but the output tool: the formatter copies, it does not act.
+// Escalation moves the free step only; a free step with no answer ends
+// the run as a run without a contract does (ErrEmptyAnswer).
 
-// WithFormatStep has the model answer freely — no contract in the system
-// message, no [Request.OutputSchema], no output tool; its tools run as
-// usual — and then has format (nil: the model that answered) turn that
-// answer into the contract's JSON in a conversation of its own: the
-// contract as its system message, the free answer quoted as data, no
-// tools. Only the format step is judged, with the agent's retries,
-// repairs, output mode and act-output middleware; its rows name format.
-// Both steps count in Usage, [WithBudget] and [Result.Models], where the
-// format step has a row of its own ([ModelSpend.Format]); [WithEscalation]
-// moves the free step only. It needs a JSON contract ([WithOutputSchema]
-// or [RunTyped]), not a text.
+// WithFormatStep has the model answer freely (no contract, output schema
+// or output tool; its tools run), then format (nil: the same model) turn
+// that answer into the contract's JSON in a conversation of its own,
+// judged as usual; its rows name format. Both steps count in Usage,
+// [WithBudget] and [Result.Models] ([ModelSpend.Format]). It needs a JSON
+// contract.
 func WithFormatStep(format Model) Option {
 	return optionFunc(func(c *config) { c.format = &formatOpt{m: format} })
 }

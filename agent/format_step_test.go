@@ -221,3 +221,15 @@ func TestFormatStepChoosesTheOutputModeForTheFormatter(t *testing.T) {
 		t.Errorf("the free step was sent a system message %q", got[0].Content)
 	}
 }
+
+func TestFormatStepAfterAFreeStepWithNoAnswerIsNeverAsked(t *testing.T) {
+	big := agenttest.NewModel(t, agenttest.Reply("").WithReasoning("Paris? Let me think").WithStop(agent.StopLength))
+	small := agenttest.NewModel(t)
+	a := agent.New(big, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1), agent.WithFormatStep(small))
+	if _, err := a.Run(context.Background(), "Weather in Paris?"); !errors.Is(err, agent.ErrEmptyAnswer) {
+		t.Errorf("err = %v, want ErrEmptyAnswer", err)
+	}
+	if n := len(small.Requests()); n != 0 {
+		t.Errorf("formatter asked %d times, want never", n)
+	}
+}
