@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -22,6 +23,8 @@ type Agent struct {
 	// chain is the agent's model, then [WithEscalation]'s, with their
 	// names.
 	chain []chainModel
+	// formatter is [WithFormatStep]'s model, nil when none was named.
+	formatter *chainModel
 	// contract is the [WithOutputSchema] contract's text, made once in New;
 	// contracts holds those of the schemas [RunTyped] brings
 	// (*enforce.Schema → *contract), one per schema, made on first use.
@@ -55,6 +58,13 @@ func New(m Model, opts ...Option) *Agent {
 		if p, ok := a.cfg.prices[a.chain[i].name]; ok {
 			a.chain[i].price = &p
 		}
+	}
+	if f := a.cfg.format; f != nil && f.m != nil {
+		m := named(f.m)
+		if p, ok := a.cfg.prices[m.name]; ok {
+			m.price = &p
+		}
+		a.formatter = &m
 	}
 	if a.cfg.schema != nil && len(a.cfg.validators) > 0 {
 		if s, err := a.cfg.schema.WithValidators(a.cfg.validators...); err != nil {
@@ -241,6 +251,8 @@ type runState struct {
 	degen *degenerate
 	// thought is the latest reply's thinking, for its row.
 	thought enforce.Thinking
+	// format is the format step ([WithFormatStep]); nil without it.
+	format *formatStep
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema, watch watcher) (*Result, error) {
@@ -279,6 +291,9 @@ func (a *Agent) runTurn(ctx context.Context, turn, input string, override *enfor
 	}
 	if a.cfg.degenerate != nil && schema == nil {
 		return &Result{TurnID: turn}, fmt.Errorf("%w: WithDegenerateStop needs WithOutputSchema or RunTyped", ErrInvalidOption)
+	}
+	if a.cfg.format != nil && (schema == nil || schema.Kind() == enforce.KindText) {
+		return &Result{TurnID: turn}, fmt.Errorf("%w: WithFormatStep needs a JSON contract (WithOutputSchema or RunTyped), not a text", ErrInvalidOption)
 	}
 	// One ledger for the whole turn: rows keep their order and numbers
 	// across turn retries, and share one retry budget.
@@ -350,6 +365,7 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 	if err != nil {
 		return res, err
 	}
+	st.holdFormat()
 	if st.contract != nil && a.cfg.autoTool != "" {
 		st.chooseMode()
 	}
@@ -422,6 +438,10 @@ func (st *runState) loop(ctx context.Context) error {
 			if err := st.runTools(ctx, msg.ToolCalls); err != nil {
 				return err
 			}
+			continue
+		}
+		if st.freeStep() && strings.TrimSpace(msg.Content) != "" {
+			st.beginFormat(msg.Content)
 			continue
 		}
 		done, err := st.final(ctx, iteration, msg.Content, resp.Stop == StopLength)

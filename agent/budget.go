@@ -147,6 +147,9 @@ type ModelSpend struct {
 	// Judge: the model was asked by the contract's rules ([Judge]), not
 	// by the agent; such rows follow the chain's.
 	Judge bool `json:"judge,omitempty"`
+	// Format: the model formatted the free answer ([WithFormatStep]); its
+	// row follows the chain's, before the judges'.
+	Format bool `json:"format,omitempty"`
 }
 
 // BudgetError is a model request [WithBudget] refused where no answer's
@@ -190,18 +193,25 @@ func (s *spend) add(at int, u Usage, money float64) {
 	s.usage.add(u)
 }
 
-// called is the models that were called, in the chain's order: a
+// called is the models that were called, in the chain's order (a
 // prefix of the chain, since a run moves on only from a model it has
-// called. The turn's own slice: nothing else holds it once the turn ends.
+// called), then the format step's. The turn's own slice: nothing else
+// holds it once the turn ends.
 func (s *spend) called() []ModelSpend {
 	k := 0
 	for k < len(s.models) && s.models[k].Requests > 0 {
 		k++
 	}
-	if k == 0 {
+	out := s.models[:k:k]
+	for _, m := range s.models[k:] {
+		if m.Requests > 0 { // the format step's row ([WithFormatStep])
+			out = append(out, m)
+		}
+	}
+	if len(out) == 0 {
 		return nil
 	}
-	return s.models[:k:k]
+	return out
 }
 
 // price is what u costs on the chain's model at, 0 with no price.
@@ -224,7 +234,7 @@ func (st *runState) overBudget(afterRow bool) *BudgetError {
 	}
 	s := st.chain.spend
 	proven := 0
-	if !st.a.cfg.latestOnly && st.lastInputAt == st.chain.at && !(afterRow && st.mayMoveOn()) {
+	if !st.a.cfg.latestOnly && st.lastInputAt == st.spendAt() && !(afterRow && st.mayMoveOn()) {
 		proven = st.lastInput
 	}
 	over := func(reason enforce.Reason, name string, spent, next, limit float64) *BudgetError {

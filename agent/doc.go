@@ -83,7 +83,8 @@
 // and its corrective turn asks for the answer. The conversation keeps
 // the model's message, thinking beside the answer; each adapter sends
 // back what its provider documents (the thinking of a turn that called
-// tools, not an answer's).
+// tools, not an answer's). [WithFormatStep] has the model answer freely
+// and a second call turn the answer into the contract's JSON.
 //
 // # Streaming
 //

@@ -103,9 +103,14 @@ type chain struct {
 // newChain starts a turn on the agent's first model.
 func (a *Agent) newChain() *chain {
 	c := &chain{models: a.chain}
-	if len(a.chain) == 1 {
+	switch {
+	case a.cfg.format != nil:
+		// The format step's row follows the chain's.
+		c.spend.models = make([]ModelSpend, len(a.chain)+1)
+		c.spend.models[len(a.chain)].Format = true
+	case len(a.chain) == 1:
 		c.spend.models = c.one[:]
-	} else {
+	default:
 		c.spend.models = make([]ModelSpend, len(a.chain))
 	}
 	for i, m := range a.chain {
@@ -115,14 +120,19 @@ func (a *Agent) newChain() *chain {
 }
 
 // model is the model that answers.
-func (st *runState) model() chainModel { return st.chain.models[st.chain.at] }
+func (st *runState) model() chainModel {
+	if st.format != nil && st.format.on {
+		return st.format.model
+	}
+	return st.chain.models[st.chain.at]
+}
 
 // moveOn moves the run to the next model, and reports whether there was
 // one.
 func (st *runState) moveOn(why string) bool {
 	c := st.chain
-	if c.at+1 >= len(c.models) {
-		return false
+	if c.at+1 >= len(c.models) || st.format != nil && st.format.on {
+		return false // the format step is not moved ([WithFormatStep])
 	}
 	c.at++
 	c.failures = 0

@@ -36,9 +36,11 @@ type Modes struct {
 	// Strict: the native mode constrains the answer, though it may leave
 	// keywords out (native.Report's mode strict); Native implies it.
 	Strict bool
-	// Tools: the model takes tools and can be made to call one.
+	// Tools: the model takes tools and can be made to call one (not so,
+	// say, for Anthropic with extended thinking on).
 	Tools bool
-	// Why says, in the model's words, why Native is what it is.
+	// Why says, in the model's words, why Native and Tools are what they
+	// are.
 	Why string
 }
 
@@ -147,8 +149,8 @@ func (st *runState) chooseMode() {
 	st.auto = &autoMode{base: base, mode: mode, tools: m.Tools}
 	st.contract = base.forMode(mode)
 	st.res.Modes = append(st.res.Modes, ModeChoice{Iteration: st.res.Iterations + 1, Mode: mode, Why: why})
-	if msgs := st.res.Messages; moved && len(msgs) > 0 && msgs[0].Role == RoleSystem {
-		msgs[0].Content = st.contract.system
+	if sys := st.systemMessage(); moved && sys != nil {
+		sys.Content = st.contract.system
 	}
 }
 
@@ -175,9 +177,9 @@ func (st *runState) unsupported(err error) bool {
 	st.a.cfg.logger.Debug("output mode unsupported", "turn", st.turn, "mode", au.mode, "next", next, "error", err)
 	au.mode = next
 	st.contract = au.base.forMode(next)
-	if msgs := st.res.Messages; len(msgs) > 0 && msgs[0].Role == RoleSystem {
+	if sys := st.systemMessage(); sys != nil {
 		// The system message says how to answer: as the new mode asks.
-		msgs[0].Content = st.contract.system
+		sys.Content = st.contract.system
 	}
 	return true
 }

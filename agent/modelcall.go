@@ -72,12 +72,22 @@ func (st *runState) request() Request {
 			req.Tools, req.RequireToolCall = st.contract.tools, true
 		}
 	}
+	from := 0
+	if f := st.format; f != nil && f.on {
+		// A conversation of its own, with no tools but the output tools,
+		// which follow the agent's in a contract's tools.
+		from = f.from
+		req.Tools = req.Tools[min(len(st.a.specs), len(req.Tools)):]
+		if len(req.Tools) == 0 {
+			req.Tools = nil
+		}
+	}
 	if len(st.skip) == 0 {
-		req.Messages = append([]Message(nil), st.res.Messages...)
+		req.Messages = append([]Message(nil), st.res.Messages[from:]...)
 	} else {
-		req.Messages = make([]Message, 0, len(st.res.Messages)-len(st.skip))
-		for i, m := range st.res.Messages {
-			if !st.skip[i] {
+		req.Messages = make([]Message, 0, len(st.res.Messages)-from)
+		for i, m := range st.res.Messages[from:] {
+			if !st.skip[from+i] {
 				req.Messages = append(req.Messages, m)
 			}
 		}
@@ -174,7 +184,7 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 // err, in the turn's spending, and keeps its input tokens for
 // [WithBudget]'s proof when it reported them.
 func (st *runState) spent(resp Response, err error) {
-	at := st.chain.at
+	at := st.spendAt()
 	st.chain.spend.add(at, resp.Usage, st.price(resp.Usage))
 	if err == nil && resp.Usage.InputTokens > 0 {
 		st.lastInput, st.lastInputAt = resp.Usage.InputTokens, at

@@ -34,6 +34,7 @@ type config struct {
 	runBudget         Budget              // WithBudget
 	prices            map[string]Price    // WithPrices
 	escalation        *Escalation         // WithEscalation
+	format            *formatOpt          // WithFormatStep
 	degenerate        *Degenerate         // WithDegenerateStop
 	middleware        []middleware.Middleware
 	tools             []Tool

@@ -131,7 +131,7 @@ func WithRequestOptions(opts ...option.RequestOption) Option {
 // *agent.ProviderError (System "anthropic"), except a done ctx, which
 // returns context.Cause(ctx). A request with RequireToolCall
 // (agent.WithOutputTool) and tools is sent with tool_choice {"type":
-// "any"}.
+// "any"}, or "auto" when thinking is on, which the API refuses to force.
 func (m *Model) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
 	if err := m.opts.Err(); err != nil {
 		return agent.Response{}, err
@@ -231,9 +231,11 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 		}
 		p.Tools = append(p.Tools, sdk.ToolUnionParam{OfTool: &tp})
 	}
+	var forced *sdk.ToolChoiceAnyParam
 	if req.RequireToolCall && len(p.Tools) > 0 {
 		// agent.WithOutputTool: the reply must call a tool.
-		p.ToolChoice = sdk.ToolChoiceUnionParam{OfAny: &sdk.ToolChoiceAnyParam{}}
+		forced = &sdk.ToolChoiceAnyParam{}
+		p.ToolChoice = sdk.ToolChoiceUnionParam{OfAny: forced}
 	}
 	if m.native && len(req.OutputSchema) > 0 {
 		l, err := native.Lower(req.OutputSchema, native.Anthropic)
@@ -249,6 +251,11 @@ func (m *Model) newParams(req agent.Request) (sdk.MessageNewParams, error) {
 		}
 	}
 	m.opts.Apply(&p)
+	if forced != nil && p.ToolChoice.OfAny == forced && thinking(p) {
+		// The API refuses a forced tool call while thinking: the output
+		// tool is offered, and a reply in text is judged as no call.
+		p.ToolChoice = sdk.ToolChoiceUnionParam{OfAuto: &sdk.ToolChoiceAutoParam{}}
+	}
 	return p, nil
 }
 

@@ -97,4 +97,8 @@
 // Message.ReasoningRaw. Sent back, an assistant message that called tools
 // begins with those blocks, as the API requires in a tool loop; an
 // answer's thinking is not sent (the API drops earlier turns' thinking).
+// The API refuses a forced tool call while thinking (WithParams setting
+// thinking): the output tool is then sent with tool_choice auto, and
+// OutputModes reports no tools, so agent.WithAutoOutputMode chooses
+// native or prompted and says why in agent.Result.Modes.
 package anthropic

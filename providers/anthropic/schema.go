@@ -20,16 +20,27 @@ func inlineRoot(b json.RawMessage) (map[string]any, error) {
 // OutputModes says what the API takes for contract
 // (agent.ModeReporter, read by agent.WithAutoOutputMode): native when
 // WithNativeSchema is given and its lowering is exact
-// (native.Report.Exact), and tools.
+// (native.Report.Exact), and tools, unless WithParams turns extended
+// thinking on: the API refuses a forced tool call with it.
 func (m *Model) OutputModes(contract json.RawMessage) agent.Modes {
+	var modes agent.Modes
 	if !m.native {
-		return wire.Modes(nil, nil, "WithNativeSchema")
+		modes = wire.Modes(nil, nil, "WithNativeSchema")
+	} else {
+		l, err := native.Lower(contract, native.Anthropic)
+		if err != nil {
+			err = fmt.Errorf("anthropic: output schema: %w", err)
+		}
+		modes = wire.Modes(l, err, "WithNativeSchema")
 	}
-	l, err := native.Lower(contract, native.Anthropic)
-	if err != nil {
-		err = fmt.Errorf("anthropic: output schema: %w", err)
+	if m.thinks() {
+		why := whyThinking
+		if modes.Why != "" {
+			why = modes.Why + "; " + why
+		}
+		modes.Tools, modes.Why = false, why
 	}
-	return wire.Modes(l, err, "WithNativeSchema")
+	return modes
 }
 
 // NativeReport says how WithNativeSchema sends contract (a JSON Schema,

@@ -84,3 +84,28 @@ func sentBack(msg []byte, calls int) []sdk.ContentBlockParamUnion {
 	}
 	return out
 }
+
+// whyThinking is why a model with extended thinking on takes no output
+// tool in agent.WithAutoOutputMode: with thinking, tool_choice may be
+// only auto or none.
+const whyThinking = "extended thinking is on, and the API refuses a forced tool call with it"
+
+// thinking reports whether p turns extended thinking on.
+func thinking(p sdk.MessageNewParams) bool {
+	t := p.Thinking
+	return t.OfEnabled != nil || t.OfAdaptive != nil || t.OfBetweenTools != nil
+}
+
+// thinks reports whether m's requests turn extended thinking on
+// (WithParams), as far as the caller's adjustments say without a
+// request: one that panics on empty parameters says nothing.
+func (m *Model) thinks() (on bool) {
+	defer func() {
+		if recover() != nil {
+			on = false
+		}
+	}()
+	var p sdk.MessageNewParams
+	m.opts.Apply(&p)
+	return thinking(p)
+}
