@@ -99,7 +99,9 @@ func TestEarlyAbortLeavesAToolCallWhole(t *testing.T) {
 	begin := func(i int, id, args string) agent.Chunk {
 		return agent.Chunk{Call: &agent.CallDelta{Index: i, ID: id, Name: "trip", Arguments: args}}
 	}
-	more := func(i int, args string) agent.Chunk { return agent.Chunk{Call: &agent.CallDelta{Index: i, Arguments: args}} }
+	more := func(i int, args string) agent.Chunk {
+		return agent.Chunk{Call: &agent.CallDelta{Index: i, Arguments: args}}
+	}
 	tests := []struct {
 		name  string
 		opts  []agent.Option
