@@ -230,6 +230,9 @@ type runState struct {
 	// cut says the latest reply was stopped at an early verdict
 	// ([WithEarlyAbort]); nil otherwise.
 	cut *enforce.Cut
+	// callCut says the latest reply was stopped at an early verdict on
+	// one of its tool calls' arguments; nil otherwise.
+	callCut *callCut
 	// readBack is the reply's Response.ReadBack, for its row.
 	readBack []string
 	// fromText: the latest reply's calls were read back from its text

@@ -102,8 +102,10 @@
 // out at once. A reply that may still become a tool call is not cut;
 // with [WithOutputTool] the answer is the output tool's call, whose
 // arguments are judged, and cut, from the moment that call begins.
-// With or without retries, no streamed reply is read past a bound (see
-// Bounds).
+// A tool call's arguments are judged the same way, against its tool's
+// parameters, and cut while that call is the only one the reply has
+// begun (see [WithEarlyAbort]). With or without retries, no streamed
+// reply is read past a bound (see Bounds).
 //
 // [RunTypedStream] is [RunTyped] whose answer can be watched as it forms:
 // a range loop over its Partials sees the value decoded so far and the

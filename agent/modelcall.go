@@ -150,7 +150,7 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 		var started bool
 		if ctx, started = st.a.modelStart(ctx, req); started {
 			defer func() {
-				st.a.modelEnd(ctx, ModelCall{Request: req, Response: resp, Err: err, Streamed: streamed, Cut: st.cut, Latency: st.latency})
+				st.a.modelEnd(ctx, ModelCall{Request: req, Response: resp, Err: err, Streamed: streamed, Cut: st.replyCut(), Latency: st.latency})
 			}()
 		}
 	}
@@ -158,10 +158,10 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 	defer func() {
 		st.latency = max(st.a.cfg.now().Sub(start), 0)
 		if r := recover(); r != nil {
-			resp, err, st.cut = Response{}, fmt.Errorf("%w: %v", errModelPanic, r), nil
+			resp, err, st.cut, st.callCut = Response{}, fmt.Errorf("%w: %v", errModelPanic, r), nil, nil
 		}
 	}()
-	st.cut = nil
+	st.cut, st.callCut = nil, nil
 	model := st.model().m
 	switch m, ok := model.(StreamingModel); {
 	case ok:
@@ -175,7 +175,7 @@ func (st *runState) call(ctx context.Context, req Request) (resp Response, err e
 	if err == nil && ctx.Err() != nil {
 		// The reply came as ctx ended: it is dropped, as one that comes
 		// later is, however the two raced to this goroutine.
-		resp, err, st.cut = Response{Usage: resp.Usage}, context.Cause(ctx), nil
+		resp, err, st.cut, st.callCut = Response{Usage: resp.Usage}, context.Cause(ctx), nil, nil
 	}
 	return resp, err
 }

@@ -205,7 +205,10 @@ func WithLatestRetryOnly() Option {
 // answered unrun. A reply that has said why it ended (a chunk with Stop)
 // has come whole and is judged whole, not cut. A reply marked
 // [StopRefusal] or [StopContentFilter] is judged no further. Whatever this says, no streamed answer is read past
-// the byte after the contract's size bound.
+// the byte after the contract's size bound. A tool call whose arguments
+// its tool's parameters doom is cut too, with or without retries, while
+// it is the only call the reply has begun; its row in [Result.Calls]
+// says how far it got.
 func WithEarlyAbort(on bool) Option {
 	// Why not with tools in prompted output: a reply may write text, even
 	// text that looks like JSON ("[Looking that up]"), and then call a
@@ -219,6 +222,11 @@ func WithEarlyAbort(on bool) Option {
 	// (Anthropic's) is text until then, so it is cut like other prose.
 	// The size bound holds so that a model writing without end costs
 	// bounded memory: the byte past it fails the answer whatever follows.
+	// A doomed call is cut only while it is the reply's one call: a call
+	// begun before or beside it may run, and would be lost. Its text is
+	// kept as far as it came, and a reply that calls a tool has no answer
+	// in it. Arguments that begin with '"' are judged whole under the
+	// coerce repair, which may read the string as an object.
 	return optionFunc(func(c *config) { c.earlyAbort, c.earlyAbortSet = on, true })
 }
 

@@ -84,7 +84,9 @@ type CallDelta struct {
 // reads no further chunk, even from a model that goes on yielding, and
 // returns at once, even from one that blocks (see [readStream]). A reply
 // that streamed to its end still as an answer is shown to the watcher
-// once more, as the end of it.
+// once more, as the end of it. With early abort on, a tool call's
+// arguments are judged too, and cut the same way, with st.callCut
+// saying so (see [callJudge] for when).
 func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (Response, error) {
 	run := ctx
 	ctx, cancel := context.WithCancel(ctx)
@@ -92,6 +94,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	r := assembly{tool: st.outputTool()}
 	var failed error
 	j := st.newJudge(run, req)
+	cj := st.newCallJudge()
 	bound := st.answerBound()
 	limit := max(bound, enforce.MaxAnswerBytes) // the whole reply's
 	// The text is the answer as it stands, to be cut at the answer's
@@ -177,6 +180,16 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			}
 			if ce != nil {
 				j = nil // doomed: the answer so far changes no more
+			}
+		}
+		if cj != nil {
+			// A reply that has said why it ended has come whole: judged
+			// whole, as an answer is.
+			if ce, n := cj.read(st, c, &r); ce != nil && r.stop == "" {
+				cancel()
+				st.callCut = &callCut{call: 0, cut: &enforce.Cut{Verdict: ce, Bytes: n, OutputTokens: max(r.usage.OutputTokens, 0)}}
+				r.keepAnswer(0, n)
+				return false
 			}
 		}
 		if degen != nil && r.stop == "" {

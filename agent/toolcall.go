@@ -120,7 +120,7 @@ func (st *runState) judgeCalls(calls []ToolCall) []toolRun {
 		}
 		v := st.calls.Judge(r.tool.args, enforce.Call{Tool: c.Name, ID: c.ID, Arguments: string(c.Arguments),
 			Iteration: st.res.Iterations, Provider: m.provider, Model: m.name, FromText: st.fromText,
-			Cost: st.cost, FailedAnswers: answers})
+			Cost: st.cost, FailedAnswers: answers, Cut: st.cutOf(i)})
 		r.row = v.Row
 		switch {
 		case v.Err != nil:

@@ -33,6 +33,11 @@ type Call struct {
 	// FailedAnswers is what the run's failed answers cost so far
 	// ([FailedCost] of a [Ledger]'s rows), for [CallLedger.Budget].
 	FailedAnswers Cost
+	// Cut, when not nil, says the caller stopped reading the arguments at
+	// an [Incremental]'s early verdict (Cut.Verdict), as [Answer.Cut] does
+	// an answer's: Arguments are those read, and the verdict is recorded
+	// as it stands, not judged again. The row and tool message say so.
+	Cut *Cut
 }
 
 // CallVerdict is what a [CallLedger] decided about one call.
@@ -129,7 +134,17 @@ func (l *CallLedger) Calls() []Attempt {
 // limit's n-th in a row failing with the same issues ([ReasonRepeated]).
 func (l *CallLedger) Judge(s *Schema, c Call) CallVerdict {
 	row := Attempt{Attempt: len(l.rows) + 1, Iteration: c.Iteration, Kind: KindToolCall, Tool: c.Tool, CallID: c.ID, Provider: c.Provider, Model: c.Model}
-	args, repaired, ce := s.judgeCall(c.Arguments)
+	var args string
+	var repaired Repairs
+	var ce *CheckError
+	if c.Cut != nil {
+		// Judged again, the arguments read would fail at their end (most
+		// often at json-parse), not where no completion could pass.
+		ce, repaired = c.Cut.Verdict, c.Cut.Verdict.Repaired
+		row.Cut = &Cut{Bytes: c.Cut.Bytes, OutputTokens: c.Cut.OutputTokens}
+	} else {
+		args, repaired, ce = s.judgeCall(c.Arguments)
+	}
 	if c.FromText {
 		repaired |= RepairToolText
 		if ce != nil {
@@ -162,7 +177,7 @@ func (l *CallLedger) Judge(s *Schema, c Call) CallVerdict {
 	if !l.anyCharged || l.charged != c.Iteration {
 		row.Cost, l.charged, l.anyCharged = c.Cost, c.Iteration, true
 	}
-	msg := ce.callMessage(c.Tool, t.failures, l.limit)
+	msg := ce.callMessage(c.Tool, t.failures, l.limit, row.Cut)
 	switch {
 	case l.limit > 0 && t.failures >= l.limit:
 		row.Outcome = OutcomeExhausted
@@ -246,12 +261,15 @@ func rootType(ce *CheckError) bool {
 
 // callMessage is the tool message answering a call whose arguments failed
 // with e: failures is its place among its tool's failed calls in a row,
-// limit the ledger's.
-func (e *CheckError) callMessage(tool string, failures, limit int) string {
+// limit the ledger's; cut, when not nil, where they were stopped.
+func (e *CheckError) callMessage(tool string, failures, limit int, cut *Cut) string {
 	c := corrective.Call{Tool: tool, Failures: failures, Limit: limit, Stage: corrective.Validate,
 		Repaired: repair.Set(e.Repaired).Words(), Issues: make([]corrective.Issue, len(e.Issues))}
 	if e.Stage == StageJSONParse {
 		c.Stage = corrective.Parse
+	}
+	if cut != nil {
+		c.Stopped = cut.Bytes
 	}
 	for i, is := range e.Issues {
 		c.Issues[i] = corrective.Issue{Path: is.Path, Message: is.Message}

@@ -19,7 +19,10 @@ type Call struct {
 	Failures, Limit int
 	Stage           Stage // Parse or Validate
 	Repaired        string
-	Issues          []Issue
+	// Stopped is how many bytes of the arguments were read before an
+	// early verdict stopped them; 0: read whole.
+	Stopped int
+	Issues  []Issue
 }
 
 // String is the message's text. It begins "error: ", as every tool
@@ -29,6 +32,9 @@ func (c Call) String() string {
 	fmt.Fprintf(&b, "error: the tool %s was not run: the arguments of this call did not satisfy its parameters schema.\n", strconv.Quote(jsonvalue.Clip(c.Tool, MaxQuote)))
 	if c.Limit > 0 {
 		fmt.Fprintf(&b, "This was failed call %d of %d allowed in a row for this tool.\n", c.Failures, c.Limit)
+	}
+	if c.Stopped > 0 {
+		fmt.Fprintf(&b, "We stopped reading the arguments after their first %d bytes: at that point they could no longer satisfy the parameters schema, so the rest was not read.\n", c.Stopped)
 	}
 	if c.Stage == Parse {
 		b.WriteString("Stage: json-parse — the arguments must be exactly one JSON value, with no text, markdown fences or second value around it.\n")
