@@ -374,3 +374,20 @@ func BenchmarkRepairs1KiB(b *testing.B) {
 		})
 	}
 }
+
+// TestCheckPassingAllocates holds the judge of a passing 1 KiB answer to
+// reading it once: no tree, a few allocations (82 when it built one).
+func TestCheckPassingAllocates(t *testing.T) {
+	if underRace {
+		t.Skip("the race detector allocates")
+	}
+	s := mustCompile(t, orderSchema)
+	answer := orderAnswer()
+	if got := testing.AllocsPerRun(20, func() {
+		if err := s.Check(answer); err != nil {
+			t.Fatal(err)
+		}
+	}); got > 8 {
+		t.Errorf("Check of a passing 1 KiB answer allocates %v times, want at most 8", got)
+	}
+}

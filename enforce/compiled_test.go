@@ -22,9 +22,17 @@ func fastAgrees(t *testing.T, s *Schema, text, what string) (judged, failing, ow
 	t.Helper()
 	doc, err := jsonvalue.Parse(text)
 	if err != nil {
+		if scanned, _, _ := s.fast.Scan(text); s.fast != nil && scanned {
+			t.Errorf("%s: schema %s, answer %s: Scan passes what the parser refuses: %v", what, s.source, text, err)
+		}
 		return false, false, false
 	}
 	fast := s.passesFast(doc)
+	// The judge that reads as it validates passes exactly what the tree
+	// passes, where it judges (numbers not canonicalized).
+	if scanned, _, _ := s.fast.Scan(text); s.fast != nil && !s.canonical && scanned != fast {
+		t.Errorf("%s: schema %s, answer %s: Scan says pass=%t, the tree %t", what, s.source, text, scanned, fast)
+	}
 	doc, _ = jsonvalue.Parse(text)
 	want := s.validate(doc)
 	if fast != (want == nil) {

@@ -289,11 +289,27 @@ func (s *Schema) checkStrict(answer string) error {
 	if err := s.checkSize(answer); err != nil {
 		return err
 	}
+	if s.scanPasses(answer) {
+		return s.checkTyped(answer)
+	}
 	doc, values, names, err := jsonvalue.ParseCounting(answer)
 	if err != nil {
 		return parseFailure(answer, err)
 	}
 	return s.checkParsed(answer, doc, values, names, false)
+}
+
+// scanPasses reports whether the compiled evaluator passes answer as it
+// reads it (engine.Node.Scan), within MaxCheckWork: then Check passes it
+// at schema-validate as the tree would. False: judge the tree.
+func (s *Schema) scanPasses(answer string) bool {
+	// Where numbers compare by their canonical text, or the bound on
+	// work follows the tree's shape, the tree is needed anyway.
+	if s.fast == nil || s.canonical || s.work.Fan != nil {
+		return false
+	}
+	ok, values, names := s.fast.Scan(answer)
+	return ok && s.work.Refusal(nil, values, names, MaxCheckWork) == ""
 }
 
 // checkParsed is Check after parsing: answer parsed into doc, which holds
@@ -311,6 +327,12 @@ func (s *Schema) checkParsed(answer string, doc any, values, names int, passed b
 			return err
 		}
 	}
+	return s.checkTyped(answer)
+}
+
+// checkTyped is Check of an answer that passed the schema: the Go type
+// of [Schema.For], and a union's members.
+func (s *Schema) checkTyped(answer string) error {
 	if s.goType != nil {
 		if err := jsonvalue.Unmarshal(answer, reflect.New(s.goType).Interface()); err != nil {
 			return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{decodeIssue(answer, err)}}

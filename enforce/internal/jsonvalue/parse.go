@@ -286,6 +286,16 @@ const MaxNumberLength = 1000
 
 // Number reads the number at p.I.
 func (p *Parser) Number() any {
+	text, ok := p.NumberText()
+	if !ok {
+		return nil
+	}
+	return json.Number(text)
+}
+
+// NumberText is Number as the number's text, without boxing it; false
+// when p.Err says why there is none.
+func (p *Parser) NumberText() (string, bool) {
 	start := p.I
 	s := p.S
 	i := p.I
@@ -301,13 +311,13 @@ func (p *Parser) Number() any {
 		}
 	default:
 		p.fail(i, "unexpected %s in number: expected a digit", p.Describe(i))
-		return nil
+		return "", false
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
 		if i >= len(s) || s[i] < '0' || s[i] > '9' {
 			p.fail(i, "unexpected %s after decimal point: expected a digit", p.Describe(i))
-			return nil
+			return "", false
 		}
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
 			i++
@@ -320,7 +330,7 @@ func (p *Parser) Number() any {
 		}
 		if i >= len(s) || s[i] < '0' || s[i] > '9' {
 			p.fail(i, "unexpected %s in exponent: expected a digit", p.Describe(i))
-			return nil
+			return "", false
 		}
 		expStart, exp := i, 0
 		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
@@ -331,15 +341,15 @@ func (p *Parser) Number() any {
 		}
 		if exp > MaxExponent {
 			p.fail(expStart, "exponent larger than %d in number: gojsonschema's exact arithmetic would not finish", MaxExponent)
-			return nil
+			return "", false
 		}
 	}
 	if i-start > MaxNumberLength {
 		p.fail(start, "number longer than %d characters: gojsonschema's exact arithmetic would not finish", MaxNumberLength)
-		return nil
+		return "", false
 	}
 	p.I = i
-	return json.Number(s[start:i])
+	return s[start:i], true
 }
 
 // Str decodes a string starting at the opening quote at p.I. A plain
