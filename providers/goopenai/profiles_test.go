@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwire"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -54,7 +55,7 @@ func TestEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T) {
 	contracts["Person"] = wiretest.SchemaOf[Person](t)
 	for _, p := range compatible {
 		t.Run(string(p.profile)+"'s server refuses what the adapter sends unlowered", func(t *testing.T) {
-			_, raw, _ := inlineRoot(contracts["Person"])
+			_, raw, _ := openaiwire.InlineRoot(contracts["Person"])
 			b, _ := json.Marshal(raw)
 			if p.check(b) == nil {
 				t.Fatal("the rules take Person's schema as reflected (minLength, optional members, no additionalProperties)")

@@ -8,6 +8,7 @@ import (
 	sdk "github.com/openai/openai-go/v3"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwire"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
@@ -23,14 +24,14 @@ func FuzzChunkReader(f *testing.F) {
 		f.Add(b.Bytes())
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r := chunkReader{calls: map[int64]int{}}
+		r := openaiwire.NewChunkReader(System, nil)
 		var chunks []agent.Chunk
 		for line := range bytes.Lines(data) {
 			var cc sdk.ChatCompletionChunk
 			if json.Unmarshal(line, &cc) != nil {
 				continue
 			}
-			got, err := r.read(cc, 200)
+			got, err := r.Read(choices(nil, cc), usageOf(cc.Usage), 200)
 			if err != nil {
 				return
 			}

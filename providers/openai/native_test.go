@@ -14,6 +14,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwire"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -53,7 +54,7 @@ func TestNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
 	contracts := wiretest.Contracts(t, "../native/testdata/contracts")
 	contracts["Person"] = wiretest.SchemaOf[Person](t)
 	t.Run("the server refuses what the adapter sent before lowering", func(t *testing.T) {
-		_, raw, _ := inlineRoot(contracts["Person"])
+		_, raw, _ := openaiwire.InlineRoot(contracts["Person"])
 		b, _ := json.Marshal(raw)
 		if wiretest.OpenAIStrict(b) == nil {
 			t.Fatal("the strict rules take a schema with an optional member")
