@@ -9,6 +9,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwiretest"
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
@@ -31,7 +32,7 @@ func TestAnEndlessDataLineIsReadToItsBound(t *testing.T) {
 		Events: []string{}, Body: `data: {"choices":[{"index":0,"delta":{"content":"`, Repeat: strings.Repeat("x", 1<<20), Times: 192})
 	var err error
 	n := wiretest.Allocated(func() {
-		_, err = wiretest.Collect(New(clientAt(srv.URL), "gpt-4o-mini").GenerateStream(context.Background(), userTurn))
+		_, err = wiretest.Collect(New(clientAt(srv.URL), "gpt-4o-mini").GenerateStream(context.Background(), openaiwiretest.UserTurn))
 	})
 	var pe *agent.ProviderError
 	if !errors.As(err, &pe) || !errors.Is(err, wire.ErrTooLong) || pe.Kind != events.KindUnknown || pe.HTTPStatus != 200 {
@@ -47,8 +48,8 @@ func TestAnEndlessDataLineIsReadToItsBound(t *testing.T) {
 // is closed, even when the server holds it open without [DONE].
 func TestAStreamedReplyEndsAtItsFinishReason(t *testing.T) {
 	answer := `{"city":"Paris"}`
-	after := []string{content(answer), delta(`{}`, "stop"), content(" and more"), usage(9, 4)}
-	wiretest.StreamEndsAtItsEnd(t, adapter, after, []string{done}, agent.Response{
+	after := []string{openaiwiretest.Content(answer), openaiwiretest.Delta(`{}`, "stop"), openaiwiretest.Content(" and more"), openaiwiretest.Usage(9, 4)}
+	wiretest.StreamEndsAtItsEnd(t, adapter, after, []string{openaiwiretest.Done}, agent.Response{
 		Message: agent.Message{Content: answer}, Usage: agent.Usage{InputTokens: 9, OutputTokens: 4}, Stop: agent.StopComplete,
 	})
 }
@@ -75,17 +76,17 @@ func TestUsageWithEveryDeltaRidesOnTheDeltasChunk(t *testing.T) {
 		if finish != "" {
 			f = `"` + finish + `"`
 		}
-		return event(fmt.Sprintf(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":%s,"finish_reason":%s}],`+
+		return openaiwiretest.Event(fmt.Sprintf(`{"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":%s,"finish_reason":%s}],`+
 			`"usage":{"prompt_tokens":9,"completion_tokens":%d,"total_tokens":%d}}`, d, f, n, 9+n))
 	}
 	var evs []string
 	for i := range 100 {
 		evs = append(evs, withUsage(`{"content":"x"}`, "", i+1))
 	}
-	evs = append(evs, withUsage(`{}`, "stop", 100), usage(9, 100), done)
+	evs = append(evs, withUsage(`{}`, "stop", 100), openaiwiretest.Usage(9, 100), openaiwiretest.Done)
 	srv := newFakeServer(t, wiretest.Stream(evs...))
 	idle := 0
-	for c, err := range New(srv.client(), "gpt-4o-mini").GenerateStream(context.Background(), userTurn) {
+	for c, err := range New(srv.client(), "gpt-4o-mini").GenerateStream(context.Background(), openaiwiretest.UserTurn) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwiretest"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
 	sdk "github.com/sashabaranov/go-openai"
@@ -82,7 +83,7 @@ func TestGenerateSendsThePlainConversationAndMapsTheAnswer(t *testing.T) {
 	if got, want := string(keys["stream"]), "false"; got != want {
 		t.Errorf("stream = %s, want %s", got, want)
 	}
-	checkGolden(t, "plain_request.json", bodies[0])
+	openaiwiretest.CheckGolden(t, "plain_request.json", bodies[0])
 }
 
 type weatherArgs struct {
@@ -150,7 +151,7 @@ func TestToolCallRoundTripSendsTheResultWithTheCallID(t *testing.T) {
 	if got, want := string(toolMsg.Content), `"18°C, clear"`; got != want {
 		t.Errorf("tool content = %s, want %s", got, want)
 	}
-	checkGolden(t, "tool_result_request.json", bodies[1])
+	openaiwiretest.CheckGolden(t, "tool_result_request.json", bodies[1])
 }
 
 func TestGenerateMapsToolCallsFromTheResponse(t *testing.T) {
@@ -287,7 +288,7 @@ func TestWithNativeSchemaSendsAJSONSchemaResponseFormat(t *testing.T) {
 		if schema.Type != "object" || schema.Ref != "" || !slices.Equal(schema.Required, []string{"city", "tempC"}) || schema.AdditionalProperties == nil || *schema.AdditionalProperties {
 			t.Errorf("schema = %s, want the Weather object at the root", rf.JSONSchema.Schema)
 		}
-		checkGolden(t, "native_schema_request.json", body)
+		openaiwiretest.CheckGolden(t, "native_schema_request.json", body)
 	})
 	t.Run("without the option, no response_format is sent", func(t *testing.T) {
 		srv := newFakeServer(t, okReply(completion(`{"city":"Paris","tempC":18}`)))
@@ -357,7 +358,7 @@ func TestModelNameIsTheModelGivenToNew(t *testing.T) {
 // that takes nothing is sent an empty object schema.
 func TestAToolWithoutParametersIsSentAnEmptyObject(t *testing.T) {
 	srv := newFakeServer(t, okReply(plainCompletion))
-	req := agent.Request{Messages: userTurn.Messages, Tools: []agent.ToolSpec{{Name: "now", Description: "The time."}}}
+	req := agent.Request{Messages: openaiwiretest.UserTurn.Messages, Tools: []agent.ToolSpec{{Name: "now", Description: "The time."}}}
 	if _, err := New(srv.client(), "gpt-4o-mini").Generate(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/providers/internal/openaiwire"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwiretest"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 )
 
@@ -16,7 +17,7 @@ import (
 // line: whatever they say, it never panics, and the chunks it yields keep
 // agent.Chunk's contract (a call continued only after it began).
 func FuzzChunkReader(f *testing.F) {
-	for _, evs := range [][]string{textStream("stop", 21, 3, "Par", "is."), toolCallStream} {
+	for _, evs := range [][]string{openaiwiretest.TextStream("stop", 21, 3, "Par", "is."), openaiwiretest.ToolCallStream} {
 		var b bytes.Buffer
 		for _, ev := range evs {
 			b.WriteString(ev[len("data: ") : len(ev)-1])

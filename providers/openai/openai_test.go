@@ -11,6 +11,7 @@ import (
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwiretest"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
 	sdk "github.com/openai/openai-go/v3"
@@ -79,7 +80,7 @@ func TestGenerateSendsThePlainConversationAndMapsTheAnswer(t *testing.T) {
 			t.Errorf("request has %q, want it absent", k)
 		}
 	}
-	checkGolden(t, "plain_request.json", bodies[0])
+	openaiwiretest.CheckGolden(t, "plain_request.json", bodies[0])
 }
 
 type weatherArgs struct {
@@ -147,7 +148,7 @@ func TestToolCallRoundTripSendsTheResultWithTheCallID(t *testing.T) {
 	if got, want := string(toolMsg.Content), `"18°C, clear"`; got != want {
 		t.Errorf("tool content = %s, want %s", got, want)
 	}
-	checkGolden(t, "tool_result_request.json", bodies[1])
+	openaiwiretest.CheckGolden(t, "tool_result_request.json", bodies[1])
 }
 
 func TestGenerateMapsToolCallsFromTheResponse(t *testing.T) {
@@ -295,7 +296,7 @@ func TestWithNativeSchemaSendsAJSONSchemaResponseFormat(t *testing.T) {
 		if schema.Type != "object" || schema.Ref != "" || !slices.Equal(schema.Required, []string{"city", "tempC"}) || schema.AdditionalProperties == nil || *schema.AdditionalProperties {
 			t.Errorf("schema = %s, want the Weather object at the root", rf.JSONSchema.Schema)
 		}
-		checkGolden(t, "native_schema_request.json", body)
+		openaiwiretest.CheckGolden(t, "native_schema_request.json", body)
 	})
 	t.Run("without the option, no response_format is sent", func(t *testing.T) {
 		srv := newFakeServer(t, okReply(completion(`{"city":"Paris","tempC":18}`)))

@@ -1,4 +1,4 @@
-package goopenai
+package openaiwiretest
 
 import (
 	"context"
@@ -50,7 +50,7 @@ func profileServer(t *testing.T, check func([]byte) error, strictOnly bool, scri
 	return srv
 }
 
-func TestEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T) {
+func (h Harness) testEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T) {
 	contracts := wiretest.Contracts(t, "../native/testdata/contracts")
 	contracts["Person"] = wiretest.SchemaOf[Person](t)
 	for _, p := range compatible {
@@ -65,14 +65,14 @@ func TestEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T) {
 			t.Run(string(p.profile)+": "+name+" is taken", func(t *testing.T) {
 				srv := profileServer(t, p.check, p.strictOnly, okReply(completion(`{}`)))
 				req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}, OutputSchema: c}
-				if _, err := New(srv.client(), "m", WithNativeSchema(p.profile)).Generate(context.Background(), req); err != nil {
+				if _, err := h.New(srv.URL, "m", WithNativeSchema(p.profile)).Generate(context.Background(), req); err != nil {
 					var pe *agent.ProviderError
 					if errors.As(err, &pe) && pe.HTTPStatus == http.StatusBadRequest {
 						t.Fatalf("refused: %s", pe.Message)
 					}
 					t.Fatal(err)
 				}
-				report, err := NativeReport(c, p.profile)
+				report, err := openaiwire.NativeReport(c, p.profile)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -92,8 +92,8 @@ func TestEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T) {
 	}
 }
 
-func TestDeepSeekIsNeverSentASchema(t *testing.T) {
-	report, err := NativeReport(wiretest.SchemaOf[Person](t), native.DeepSeek)
+func (h Harness) testDeepSeekIsNeverSentASchema(t *testing.T) {
+	report, err := openaiwire.NativeReport(wiretest.SchemaOf[Person](t), native.DeepSeek)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package openai
+package openaiwiretest
 
 import (
 	"context"
@@ -8,9 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	sdk "github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
@@ -50,7 +47,7 @@ type Person struct {
 	Email string `json:"email,omitempty" jsonschema:"format=email"`
 }
 
-func TestNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
+func (h Harness) testNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
 	contracts := wiretest.Contracts(t, "../native/testdata/contracts")
 	contracts["Person"] = wiretest.SchemaOf[Person](t)
 	t.Run("the server refuses what the adapter sent before lowering", func(t *testing.T) {
@@ -64,14 +61,14 @@ func TestNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
 		t.Run(name+" is taken", func(t *testing.T) {
 			srv := strictServer(t, okReply(completion(`{}`)))
 			req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}, OutputSchema: c}
-			if _, err := New(srv.client(), "gpt-4o-mini", WithNativeSchema(native.OpenAI)).Generate(context.Background(), req); err != nil {
+			if _, err := h.New(srv.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI)).Generate(context.Background(), req); err != nil {
 				var pe *agent.ProviderError
 				if errors.As(err, &pe) && pe.HTTPStatus == http.StatusBadRequest {
 					t.Fatalf("refused: %s", pe.Message)
 				}
 				t.Fatal(err)
 			}
-			report, err := NativeReport(c, native.OpenAI)
+			report, err := openaiwire.NativeReport(c, native.OpenAI)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +87,7 @@ func TestNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
 	}
 }
 
-func TestNativeSchemaNullsForOptionalMembersPassTheContract(t *testing.T) {
+func (h Harness) testNativeSchemaNullsForOptionalMembersPassTheContract(t *testing.T) {
 	for _, streamed := range []bool{false, true} {
 		name := "generated"
 		if streamed {
@@ -98,7 +95,7 @@ func TestNativeSchemaNullsForOptionalMembersPassTheContract(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			srv := strictServer(t, okReply(completion(`{"name":"Ada","nick":null,"age":null,"email":null}`)))
-			m := agent.Model(New(srv.client(), "gpt-4o-mini", WithNativeSchema(native.OpenAI)))
+			m := agent.Model(h.New(srv.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI)))
 			if !streamed {
 				m = agent.ModelFunc(m.Generate) // no GenerateStream: the agent calls Generate
 			}
@@ -131,13 +128,13 @@ func TestNativeSchemaNullsForOptionalMembersPassTheContract(t *testing.T) {
 	}
 }
 
-func TestNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
+func (h Harness) testNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
 	srv := strictServer(t,
 		okReply(completion(`{"name":"A","nick":null,"age":null,"email":null}`)), // minLength 2, which OpenAI does not enforce
 		okReply(completion(`{"name":"Ada","nick":null,"age":7,"email":null}`)),
 	)
 	p, res, err := agent.RunTyped[Person](context.Background(),
-		agent.New(New(srv.client(), "gpt-4o-mini", WithNativeSchema(native.OpenAI)), agent.WithOutputRetries(1)), "who?")
+		agent.New(h.New(srv.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI)), agent.WithOutputRetries(1)), "who?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +151,7 @@ func TestNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
 	if rb := res.Attempts[1].ReadBack; rb == nil || !slices.Equal(rb.Members, []string{"/nick", "/email"}) {
 		t.Errorf("second row readBack = %+v, want /nick, /email", rb)
 	}
-	report, _ := NativeReport(wiretest.SchemaOf[Person](t), native.OpenAI)
+	report, _ := openaiwire.NativeReport(wiretest.SchemaOf[Person](t), native.OpenAI)
 	for _, k := range report.Keywords {
 		if k.Name == "minLength" && k.Enforced {
 			t.Errorf("the report says OpenAI enforces minLength")
@@ -168,17 +165,17 @@ func TestNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
 	}
 }
 
-func TestWithNativeSchemaRefusesAnUnknownProfile(t *testing.T) {
-	_, err := New(sdk.NewClient(option.WithAPIKey("k")), "gpt-4o-mini", WithNativeSchema("gpt")).Generate(context.Background(), agent.Request{})
+func (h Harness) testWithNativeSchemaRefusesAnUnknownProfile(t *testing.T) {
+	_, err := h.New("http://127.0.0.1:1", "gpt-4o-mini", WithNativeSchema("gpt")).Generate(context.Background(), agent.Request{})
 	if !errors.Is(err, agent.ErrInvalidOption) {
 		t.Errorf("err = %v, want agent.ErrInvalidOption", err)
 	}
 }
 
-func TestWithNativeSchemaForALocalServerSendsItsSubset(t *testing.T) {
+func (h Harness) testWithNativeSchemaForALocalServerSendsItsSubset(t *testing.T) {
 	srv := newFakeServer(t, okReply(completion(`{"name":"Ada"}`)))
 	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "who?"}}, OutputSchema: wiretest.SchemaOf[Person](t)}
-	resp, err := New(srv.client(), "qwen3", WithNativeSchema(native.VLLM)).Generate(context.Background(), req)
+	resp, err := h.New(srv.URL, "qwen3", WithNativeSchema(native.VLLM)).Generate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package openai
+package openaiwiretest
 
 import (
 	"context"
@@ -19,61 +19,62 @@ import (
 // the choice has its finish_reason; with stream_options.include_usage a
 // last chunk with no choices carries the usage; then "data: [DONE]".
 
-// event is one server-sent event of the stream.
-func event(data string) string { return "data: " + data + "\n\n" }
+// Event is one server-sent event of the stream.
+func Event(data string) string { return "data: " + data + "\n\n" }
 
-const done = "data: [DONE]\n\n"
+const Done = "data: [DONE]\n\n"
 
-// delta is a chunk of choice 0 carrying delta (its JSON), finished with
+// Delta is a chunk of choice 0 carrying delta (its JSON), finished with
 // finish when that is not empty.
-func delta(d, finish string) string {
+func Delta(d, finish string) string {
 	f := "null"
 	if finish != "" {
 		f = `"` + finish + `"`
 	}
-	return event(`{"id":"chatcmpl-s1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini",` +
+	return Event(`{"id":"chatcmpl-s1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini",` +
 		`"system_fingerprint":"fp_1","choices":[{"index":0,"delta":` + d + `,"logprobs":null,"finish_reason":` + f + `}],"usage":null}`)
 }
 
-// content is a delta chunk whose content is s.
-func content(s string) string {
+// Content is a delta chunk whose content is s.
+func Content(s string) string {
 	b, _ := json.Marshal(s)
-	return delta(`{"content":`+string(b)+`}`, "")
+	return Delta(`{"content":`+string(b)+`}`, "")
 }
 
-// usage is the last chunk of a stream with include_usage.
-func usage(prompt, completion int) string {
+// Usage is the last chunk of a stream with include_usage.
+func Usage(prompt, completion int) string {
 	b, _ := json.Marshal(map[string]int{"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion})
-	return event(`{"id":"chatcmpl-s1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini","choices":[],"usage":` + string(b) + `}`)
+	return Event(`{"id":"chatcmpl-s1","object":"chat.completion.chunk","created":1700000000,"model":"gpt-4o-mini","choices":[],"usage":` + string(b) + `}`)
 }
 
-// textStream streams s in pieces, then finish, usage and [DONE].
-func textStream(finish string, prompt, completion int, pieces ...string) []string {
-	evs := []string{delta(`{"role":"assistant","content":"","refusal":null}`, "")}
+// TextStream streams s in pieces, then finish, usage and [DONE].
+func TextStream(finish string, prompt, completion int, pieces ...string) []string {
+	evs := []string{Delta(`{"role":"assistant","content":"","refusal":null}`, "")}
 	for _, p := range pieces {
-		evs = append(evs, content(p))
+		evs = append(evs, Content(p))
 	}
-	return append(evs, delta(`{}`, finish), usage(prompt, completion), done)
+	return append(evs, Delta(`{}`, finish), Usage(prompt, completion), Done)
 }
 
-// toolCallStream streams the calls of toolCallCompletion as OpenAI does:
+// ToolCallStream streams the calls of toolCallCompletion as OpenAI does:
 // the call's id, type and name first, its arguments in fragments.
-var toolCallStream = []string{
-	delta(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_abc","type":"function","function":{"name":"weather","arguments":""}}],"refusal":null}`, ""),
-	delta(`{"tool_calls":[{"index":0,"function":{"arguments":"{\""}}]}`, ""),
-	delta(`{"tool_calls":[{"index":0,"function":{"arguments":"city\":\"Par"}}]}`, ""),
-	delta(`{"tool_calls":[{"index":0,"function":{"arguments":"is\"}"}}]}`, ""),
-	delta(`{}`, "tool_calls"),
-	usage(40, 12),
-	done,
+var ToolCallStream = []string{
+	Delta(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_abc","type":"function","function":{"name":"weather","arguments":""}}],"refusal":null}`, ""),
+	Delta(`{"tool_calls":[{"index":0,"function":{"arguments":"{\""}}]}`, ""),
+	Delta(`{"tool_calls":[{"index":0,"function":{"arguments":"city\":\"Par"}}]}`, ""),
+	Delta(`{"tool_calls":[{"index":0,"function":{"arguments":"is\"}"}}]}`, ""),
+	Delta(`{}`, "tool_calls"),
+	Usage(40, 12),
+	Done,
 }
 
-var userTurn = agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "Weather in Paris?"}}}
+// UserTurn is a request of one user message.
+var UserTurn = agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "Weather in Paris?"}}}
 
-func TestGenerateStreamAddsUpToWhatGenerateReturns(t *testing.T) {
-	wiretest.StreamAddsUp(t, adapter, []wiretest.Streamed{
-		{Name: "a text answer", Body: plainCompletion, Events: textStream("stop", 21, 3, "Par", "is", ".")},
-		{Name: "a tool call", Body: toolCallCompletion, Events: toolCallStream},
+func (h Harness) testGenerateStreamAddsUpToWhatGenerateReturns(t *testing.T) {
+	wiretest.StreamAddsUp(t, h.Adapter, []wiretest.Streamed{
+		{Name: "a text answer", Body: plainCompletion, Events: TextStream("stop", 21, 3, "Par", "is", ".")},
+		{Name: "a tool call", Body: toolCallCompletion, Events: ToolCallStream},
 		{
 			Name: "two calls, one without id or arguments",
 			Body: `{"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
@@ -81,35 +82,35 @@ func TestGenerateStreamAddsUpToWhatGenerateReturns(t *testing.T) {
               {"id":"x1","type":"function","function":{"name":"b","arguments":"{\"n\":1}"}}]}}],
 "usage":{"prompt_tokens":8,"completion_tokens":4,"total_tokens":12}}`,
 			Events: []string{
-				delta(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"type":"function","function":{"name":"a","arguments":""}}]}`, ""),
-				delta(`{"tool_calls":[{"index":1,"id":"x1","type":"function","function":{"name":"b","arguments":""}}]}`, ""),
-				delta(`{"tool_calls":[{"index":1,"function":{"arguments":"{\"n\":"}}]}`, ""),
-				delta(`{"tool_calls":[{"index":1,"function":{"arguments":"1}"}}]}`, ""),
-				delta(`{}`, "tool_calls"),
-				usage(8, 4),
-				done,
+				Delta(`{"role":"assistant","content":null,"tool_calls":[{"index":0,"type":"function","function":{"name":"a","arguments":""}}]}`, ""),
+				Delta(`{"tool_calls":[{"index":1,"id":"x1","type":"function","function":{"name":"b","arguments":""}}]}`, ""),
+				Delta(`{"tool_calls":[{"index":1,"function":{"arguments":"{\"n\":"}}]}`, ""),
+				Delta(`{"tool_calls":[{"index":1,"function":{"arguments":"1}"}}]}`, ""),
+				Delta(`{}`, "tool_calls"),
+				Usage(8, 4),
+				Done,
 			},
 		},
 		{
 			Name: "a refusal",
 			Body: finished("stop", refusalMsg),
 			Events: []string{
-				delta(`{"role":"assistant","content":null,"refusal":""}`, ""),
-				delta(`{"refusal":"I'm sorry, "}`, ""),
-				delta(`{"refusal":"I can't help with that."}`, ""),
-				delta(`{}`, "stop"),
-				usage(10, 5),
-				done,
+				Delta(`{"role":"assistant","content":null,"refusal":""}`, ""),
+				Delta(`{"refusal":"I'm sorry, "}`, ""),
+				Delta(`{"refusal":"I can't help with that."}`, ""),
+				Delta(`{}`, "stop"),
+				Usage(10, 5),
+				Done,
 			},
 		},
-		{Name: "an answer cut at max tokens", Body: finished("length", text(cutAnswer)), Events: textStream("length", 10, 5, `{"city":`, `"Paris","te`)},
-		{Name: "a finish_reason OpenAI does not document", Body: finished("insufficient_system_resource", text("")), Events: textStream("insufficient_system_resource", 10, 5)},
+		{Name: "an answer cut at max tokens", Body: finished("length", text(cutAnswer)), Events: TextStream("length", 10, 5, `{"city":`, `"Paris","te`)},
+		{Name: "a finish_reason OpenAI does not document", Body: finished("insufficient_system_resource", text("")), Events: TextStream("insufficient_system_resource", 10, 5)},
 	})
 }
 
-func TestGenerateStreamSendsAStreamedRequestAskingForUsage(t *testing.T) {
-	srv := newFakeServer(t, wiretest.Stream(textStream("stop", 21, 3, "Paris.")...))
-	if _, err := wiretest.Collect(New(srv.client(), "gpt-4o-mini").GenerateStream(context.Background(), userTurn)); err != nil {
+func (h Harness) testGenerateStreamSendsAStreamedRequestAskingForUsage(t *testing.T) {
+	srv := newFakeServer(t, wiretest.Stream(TextStream("stop", 21, 3, "Paris.")...))
+	if _, err := wiretest.Collect(h.New(srv.URL, "gpt-4o-mini").GenerateStream(context.Background(), UserTurn)); err != nil {
 		t.Fatal(err)
 	}
 	_, keys := decodeRequest(t, srv.requests()[0])
@@ -124,8 +125,8 @@ func TestGenerateStreamSendsAStreamedRequestAskingForUsage(t *testing.T) {
 	}
 }
 
-func TestGenerateStreamYieldsEachDeltaAsItArrives(t *testing.T) {
-	wiretest.StreamYields(t, adapter, toolCallStream, []agent.Chunk{
+func (h Harness) testGenerateStreamYieldsEachDeltaAsItArrives(t *testing.T) {
+	wiretest.StreamYields(t, h.Adapter, ToolCallStream, []agent.Chunk{
 		{Call: &agent.CallDelta{Index: 0, ID: "call_abc", Name: "weather"}},
 		{Call: &agent.CallDelta{Index: 0, Arguments: `{"`}},
 		{Call: &agent.CallDelta{Index: 0, Arguments: `city":"Par`}},
@@ -135,8 +136,8 @@ func TestGenerateStreamYieldsEachDeltaAsItArrives(t *testing.T) {
 	})
 }
 
-func TestGenerateStreamClassifiesFailuresAsGenerateDoes(t *testing.T) {
-	wiretest.StreamFailures(t, adapter, []wiretest.StreamFailure{
+func (h Harness) testGenerateStreamClassifiesFailuresAsGenerateDoes(t *testing.T) {
+	wiretest.StreamFailures(t, h.Adapter, []wiretest.StreamFailure{
 		{
 			Name:  "a 429 with Retry-After before the stream",
 			Reply: reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: errorBody("rate_limit_exceeded", "Rate limit reached")},
@@ -155,60 +156,60 @@ func TestGenerateStreamClassifiesFailuresAsGenerateDoes(t *testing.T) {
 		{
 			Name: "an error event mid-stream, by its type",
 			Reply: wiretest.Stream(
-				delta(`{"role":"assistant","content":"","refusal":null}`, ""), content(`{"city":`),
-				event(`{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`)),
+				Delta(`{"role":"assistant","content":"","refusal":null}`, ""), Content(`{"city":`),
+				Event(`{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}`)),
 			Kind: events.KindServerError, Message: "The server had an error while processing your request.", Before: `{"city":`,
 		},
 		{
 			Name: "a rate limit event mid-stream, by its code",
-			Reply: wiretest.Stream(content("Par"),
-				event(`{"error":{"message":"Rate limit reached","type":"tokens","param":null,"code":"rate_limit_exceeded"}}`)),
+			Reply: wiretest.Stream(Content("Par"),
+				Event(`{"error":{"message":"Rate limit reached","type":"tokens","param":null,"code":"rate_limit_exceeded"}}`)),
 			Kind: events.KindRateLimit, Message: "Rate limit reached", Before: "Par",
 		},
 		{
 			Name:  "an error event of a type OpenAI does not send",
-			Reply: wiretest.Stream(event(`{"error":{"message":"odd","type":"weird_error"}}`)),
+			Reply: wiretest.Stream(Event(`{"error":{"message":"odd","type":"weird_error"}}`)),
 			Kind:  events.KindUnknown, Message: "odd",
 		},
 		{
 			Name:  "a connection dropped mid-stream",
-			Reply: reply{Status: 200, Events: []string{content("Par"), content("is")}, Cut: true},
+			Reply: reply{Status: 200, Events: []string{Content("Par"), Content("is")}, Cut: true},
 			Kind:  events.KindConnection, Before: "Paris",
 		},
 		{
 			Name:  "a stream that ends cleanly before any finish_reason",
-			Reply: wiretest.Stream(content("Par"), content("is")),
+			Reply: wiretest.Stream(Content("Par"), Content("is")),
 			Kind:  events.KindConnection, Message: "stream ended before the reply did", Before: "Paris",
 		},
 		{
 			Name:  "a chunk that is not JSON",
-			Reply: wiretest.Stream(content("Par"), event(`{"choices": [ this is not json`)),
+			Reply: wiretest.Stream(Content("Par"), Event(`{"choices": [ this is not json`)),
 			Kind:  events.KindUnknown, Status: 200, Message: "malformed response body", Before: "Par",
 		},
 		{
 			Name:  "a tool call of a type never declared",
-			Reply: wiretest.Stream(delta(`{"tool_calls":[{"index":0,"id":"c","type":"custom","custom":{"name":"x"}}]}`, "")),
+			Reply: wiretest.Stream(Delta(`{"tool_calls":[{"index":0,"id":"c","type":"custom","custom":{"name":"x"}}]}`, "")),
 			Kind:  events.KindUnknown, Status: 200, Message: `malformed response: tool call 0 has type "custom"; only function tools are sent`,
 		},
 	})
 }
 
-func TestGenerateStreamClosesTheConnectionWhenTheConsumerStops(t *testing.T) {
-	wiretest.StreamStopsWithItsConsumer(t, adapter, []string{content("Sure! "), content("Here is")})
+func (h Harness) testGenerateStreamClosesTheConnectionWhenTheConsumerStops(t *testing.T) {
+	wiretest.StreamStopsWithItsConsumer(t, h.Adapter, []string{Content("Sure! "), Content("Here is")})
 }
 
-func TestGenerateStreamRefusesBadInputBeforeSending(t *testing.T) {
-	wiretest.StreamRefusesBadInput(t, adapter, func(t *testing.T, srv *wiretest.Server) agent.StreamingModel {
-		return New(clientAt(srv.URL), "gpt-4o-mini", WithParams(nil))
+func (h Harness) testGenerateStreamRefusesBadInputBeforeSending(t *testing.T) {
+	wiretest.StreamRefusesBadInput(t, h.Adapter, func(t *testing.T, srv *wiretest.Server) agent.StreamingModel {
+		return h.New(srv.URL, "gpt-4o-mini", withAnInvalidOption())
 	})
 }
 
 // A caller that stops reading a typed stream over the adapter ends the
 // request: the server sees the connection close, and no goroutine of the
 // run or the connection is left behind.
-func TestBreakingOutOfATypedStreamLeavesNothingBehind(t *testing.T) {
-	wiretest.TypedStreamLeavesNothingBehind(t, adapter, []string{
-		delta(`{"role":"assistant","content":"","refusal":null}`, ""), content(`{"city":"Pa`), content(`ris","te`),
+func (h Harness) testBreakingOutOfATypedStreamLeavesNothingBehind(t *testing.T) {
+	wiretest.TypedStreamLeavesNothingBehind(t, h.Adapter, []string{
+		Delta(`{"role":"assistant","content":"","refusal":null}`, ""), Content(`{"city":"Pa`), Content(`ris","te`),
 	})
 }
 
@@ -217,11 +218,11 @@ func TestBreakingOutOfATypedStreamLeavesNothingBehind(t *testing.T) {
 // Content-Type received and the option that turns streaming off; it is
 // a malformed response (kind unknown, not retried), as the same server
 // would answer every retry alike.
-func TestAServerThatDoesNotStreamIsToldSo(t *testing.T) {
+func (h Harness) testAServerThatDoesNotStreamIsToldSo(t *testing.T) {
 	for _, contentType := range []string{"application/json", "application/json; charset=utf-8"} {
 		t.Run(contentType, func(t *testing.T) {
 			srv := wiretest.NewServer(t, reply{Status: 200, Header: map[string]string{"Content-Type": contentType}, Body: plainCompletion})
-			_, err := wiretest.Collect(New(clientAt(srv.URL), "gpt-4o-mini").GenerateStream(context.Background(), userTurn))
+			_, err := wiretest.Collect(h.New(srv.URL, "gpt-4o-mini").GenerateStream(context.Background(), UserTurn))
 			var pe *agent.ProviderError
 			if !errors.As(err, &pe) {
 				t.Fatalf("err = %v, want a *agent.ProviderError", err)
@@ -246,19 +247,19 @@ func TestAServerThatDoesNotStreamIsToldSo(t *testing.T) {
 
 // With WithoutStreaming, GenerateStream asks for the whole reply, as
 // Generate does, and yields what Generate returns for it.
-func TestWithoutStreamingAsksForWholeReplies(t *testing.T) {
+func (h Harness) testWithoutStreamingAsksForWholeReplies(t *testing.T) {
 	for _, tt := range []struct{ name, body string }{
 		{"a text answer", plainCompletion},
 		{"a tool call", toolCallCompletion},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := wiretest.NewServer(t, okReply(tt.body), okReply(tt.body))
-			m := New(clientAt(srv.URL), "gpt-4o-mini", WithoutStreaming())
-			want, err := m.Generate(context.Background(), userTurn)
+			m := h.New(srv.URL, "gpt-4o-mini", WithoutStreaming())
+			want, err := m.Generate(context.Background(), UserTurn)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := wiretest.Collect(m.GenerateStream(context.Background(), userTurn))
+			got, err := wiretest.Collect(m.GenerateStream(context.Background(), UserTurn))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +271,11 @@ func TestWithoutStreamingAsksForWholeReplies(t *testing.T) {
 				if err := json.Unmarshal(body, &sent); err != nil {
 					t.Fatal(err)
 				}
-				if s, ok := sent["stream"]; ok {
+				s, ok := sent["stream"]
+				switch {
+				case h.SendsStream && string(s) != "false":
+					t.Errorf("request %d has \"stream\": %s, want false", i+1, s)
+				case !h.SendsStream && ok:
 					t.Errorf("request %d has \"stream\": %s, want none", i+1, s)
 				}
 			}
@@ -280,9 +285,9 @@ func TestWithoutStreamingAsksForWholeReplies(t *testing.T) {
 
 // Through the agent, a server that does not stream answers a run of a
 // model made WithoutStreaming.
-func TestAnAgentRunsOverAServerThatDoesNotStream(t *testing.T) {
+func (h Harness) testAnAgentRunsOverAServerThatDoesNotStream(t *testing.T) {
 	srv := wiretest.NewServer(t, okReply(plainCompletion))
-	res, err := agent.New(New(clientAt(srv.URL), "gpt-4o-mini", WithoutStreaming())).Run(context.Background(), "Capital of France?")
+	res, err := agent.New(h.New(srv.URL, "gpt-4o-mini", WithoutStreaming())).Run(context.Background(), "Capital of France?")
 	if err != nil {
 		t.Fatal(err)
 	}
