@@ -10,7 +10,8 @@ import (
 // chat completions wire share (see openaiwiretest), against this one.
 func TestTheChatCompletionsWire(t *testing.T) {
 	openaiwiretest.Run(t, openaiwiretest.Harness{
-		Adapter: adapter,
+		Adapter:    adapter,
+		IsSDKError: isSDKError,
 		Build: func(url, model string, o openaiwiretest.Options) openaiwiretest.Model {
 			var opts []Option
 			if o.Native != "" {

@@ -1,7 +1,6 @@
 package openai
 
 import (
-	"encoding/json"
 	"testing"
 
 	sdk "github.com/openai/openai-go/v3"
@@ -62,60 +61,3 @@ var adapter = wiretest.Adapter{
 
 // requests returns the request bodies received so far.
 func (f *fakeServer) requests() [][]byte { return f.Requests() }
-
-// wireRequest is a chat completions request body as OpenAI documents it.
-type wireRequest struct {
-	Model    string `json:"model"`
-	Messages []struct {
-		Role       string          `json:"role"`
-		Content    json.RawMessage `json:"content"`
-		ToolCallID string          `json:"tool_call_id"`
-		ToolCalls  []struct {
-			ID       string `json:"id"`
-			Type     string `json:"type"`
-			Function struct {
-				Name      string `json:"name"`
-				Arguments string `json:"arguments"`
-			} `json:"function"`
-		} `json:"tool_calls"`
-	} `json:"messages"`
-	Tools []struct {
-		Type     string `json:"type"`
-		Function struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			Parameters  json.RawMessage `json:"parameters"`
-		} `json:"function"`
-	} `json:"tools"`
-	ResponseFormat *struct {
-		Type       string `json:"type"`
-		JSONSchema struct {
-			Name   string          `json:"name"`
-			Strict *bool           `json:"strict"`
-			Schema json.RawMessage `json:"schema"`
-		} `json:"json_schema"`
-	} `json:"response_format"`
-	Temperature *float64 `json:"temperature"`
-}
-
-func decodeRequest(t *testing.T, body []byte) (wireRequest, map[string]json.RawMessage) {
-	t.Helper()
-	var req wireRequest
-	var keys map[string]json.RawMessage
-	if err := json.Unmarshal(body, &req); err != nil {
-		t.Fatalf("request body is not a chat completions request: %v\n%s", err, body)
-	}
-	if err := json.Unmarshal(body, &keys); err != nil {
-		t.Fatal(err)
-	}
-	return req, keys
-}
-
-// roles lists the roles of a request's messages, in order.
-func (r wireRequest) roles() []string {
-	var out []string
-	for _, m := range r.Messages {
-		out = append(out, m.Role)
-	}
-	return out
-}

@@ -9,7 +9,7 @@ import (
 )
 
 func (h Harness) testRunElementsThroughTheWire(t *testing.T) {
-	text := func(answer string) wiretest.Reply { return okReply(completion(answer)) }
+	text := func(answer string) wiretest.Reply { return okReply(Completion(answer)) }
 	t.Run("prompted", func(t *testing.T) { wiretest.ElementsThroughTheWire(t, h.Adapter, text) })
 	t.Run("native", func(t *testing.T) {
 		a := h.Adapter

@@ -9,7 +9,7 @@ import (
 )
 
 func (h Harness) testAgentChoiceThroughTheWire(t *testing.T) {
-	wiretest.ChoiceThroughTheWire(t, h.Adapter, okReply(completion("Positive.")), okReply(completion("positive")))
+	wiretest.ChoiceThroughTheWire(t, h.Adapter, okReply(Completion("Positive.")), okReply(Completion("positive")))
 }
 
 func (h Harness) testAgentChoiceAsAnOutputToolThroughTheWire(t *testing.T) {
@@ -23,12 +23,12 @@ func (h Harness) testAgentChoiceInStrictModeThroughTheWire(t *testing.T) {
 	strict.New = func(t *testing.T, c wiretest.Client) agent.StreamingModel {
 		return h.New(c.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI))
 	}
-	wiretest.ChoiceNative(t, strict, okReply(completion(`{"label":"neutral"}`)))
+	wiretest.ChoiceNative(t, strict, okReply(Completion(`{"label":"neutral"}`)))
 }
 
 func (h Harness) testAgentTextCutAtAForbiddenSubstringThroughTheWire(t *testing.T) {
 	wiretest.TextCutThroughTheWire(t, h.Adapter, []string{
 		Delta(`{"role":"assistant","content":"","refusal":null}`, ""),
 		Content("Well, as "), Content("an AI, I "), Content("cannot feel the weather."),
-	}, okReply(completion("Sunny in Paris.")))
+	}, okReply(Completion("Sunny in Paris.")))
 }

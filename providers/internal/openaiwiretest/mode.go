@@ -28,7 +28,7 @@ type City struct {
 func modeServer(t *testing.T, script ...reply) *fakeServer {
 	srv := newFakeServer(t, script...)
 	srv.Refuses(func(body []byte) (int, string, bool) {
-		var req wireRequest
+		var req WireRequest
 		if json.Unmarshal(body, &req) != nil || req.ResponseFormat == nil || req.ResponseFormat.Type != "json_schema" {
 			return 0, "", false
 		}
@@ -69,7 +69,7 @@ func (h Harness) testAutoOutputModeThroughTheWire(t *testing.T) {
 			if len(reqs) != 2 {
 				t.Fatalf("%d requests, want the refused one and its resend", len(reqs))
 			}
-			second, keys := decodeRequest(t, reqs[1])
+			second, keys := DecodeRequest(t, reqs[1])
 			if keys["response_format"] != nil || len(second.Tools) != 1 || second.Tools[0].Function.Name != "final_result" || string(keys["tool_choice"]) != `"required"` {
 				t.Errorf("resent with response_format %s, tools %+v, tool_choice %s; want the output tool, required, and no response format",
 					keys["response_format"], second.Tools, keys["tool_choice"])

@@ -21,7 +21,7 @@ import (
 func strictServer(t *testing.T, script ...reply) *fakeServer {
 	srv := newFakeServer(t, script...)
 	srv.Refuses(func(body []byte) (int, string, bool) {
-		var req wireRequest
+		var req WireRequest
 		if json.Unmarshal(body, &req) != nil || req.ResponseFormat == nil {
 			return 0, "", false
 		}
@@ -59,7 +59,7 @@ func (h Harness) testNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
 	})
 	for name, c := range contracts {
 		t.Run(name+" is taken", func(t *testing.T) {
-			srv := strictServer(t, okReply(completion(`{}`)))
+			srv := strictServer(t, okReply(Completion(`{}`)))
 			req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}, OutputSchema: c}
 			if _, err := h.New(srv.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI)).Generate(context.Background(), req); err != nil {
 				var pe *agent.ProviderError
@@ -72,7 +72,7 @@ func (h Harness) testNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, keys := decodeRequest(t, srv.requests()[0])
+			got, keys := DecodeRequest(t, srv.requests()[0])
 			switch report.Mode {
 			case native.ModeNone:
 				if keys["response_format"] != nil {
@@ -94,7 +94,7 @@ func (h Harness) testNativeSchemaNullsForOptionalMembersPassTheContract(t *testi
 			name = "streamed"
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := strictServer(t, okReply(completion(`{"name":"Ada","nick":null,"age":null,"email":null}`)))
+			srv := strictServer(t, okReply(Completion(`{"name":"Ada","nick":null,"age":null,"email":null}`)))
 			m := agent.Model(h.New(srv.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI)))
 			if !streamed {
 				m = agent.ModelFunc(m.Generate) // no GenerateStream: the agent calls Generate
@@ -116,7 +116,7 @@ func (h Harness) testNativeSchemaNullsForOptionalMembersPassTheContract(t *testi
 			if got, want := res.Output, `{"name":"Ada"}`; got != want {
 				t.Errorf("output = %s, want %s: the nulls read back as left out", got, want)
 			}
-			sent, _ := decodeRequest(t, srv.requests()[0])
+			sent, _ := DecodeRequest(t, srv.requests()[0])
 			var schema struct {
 				Required []string `json:"required"`
 			}
@@ -130,8 +130,8 @@ func (h Harness) testNativeSchemaNullsForOptionalMembersPassTheContract(t *testi
 
 func (h Harness) testNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
 	srv := strictServer(t,
-		okReply(completion(`{"name":"A","nick":null,"age":null,"email":null}`)), // minLength 2, which OpenAI does not enforce
-		okReply(completion(`{"name":"Ada","nick":null,"age":7,"email":null}`)),
+		okReply(Completion(`{"name":"A","nick":null,"age":null,"email":null}`)), // minLength 2, which OpenAI does not enforce
+		okReply(Completion(`{"name":"Ada","nick":null,"age":7,"email":null}`)),
 	)
 	p, res, err := agent.RunTyped[Person](context.Background(),
 		agent.New(h.New(srv.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI)), agent.WithOutputRetries(1)), "who?")
@@ -159,7 +159,7 @@ func (h Harness) testNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
 	}
 	// The correction speaks of the answer as read back: no word of the
 	// nulls the provider had to write.
-	second, _ := decodeRequest(t, srv.requests()[1])
+	second, _ := DecodeRequest(t, srv.requests()[1])
 	if last := string(second.Messages[len(second.Messages)-1].Content); strings.Contains(last, "null") {
 		t.Errorf("corrective message mentions null: %s", last)
 	}
@@ -173,7 +173,7 @@ func (h Harness) testWithNativeSchemaRefusesAnUnknownProfile(t *testing.T) {
 }
 
 func (h Harness) testWithNativeSchemaForALocalServerSendsItsSubset(t *testing.T) {
-	srv := newFakeServer(t, okReply(completion(`{"name":"Ada"}`)))
+	srv := newFakeServer(t, okReply(Completion(`{"name":"Ada"}`)))
 	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "who?"}}, OutputSchema: wiretest.SchemaOf[Person](t)}
 	resp, err := h.New(srv.URL, "qwen3", WithNativeSchema(native.VLLM)).Generate(context.Background(), req)
 	if err != nil {
@@ -182,7 +182,7 @@ func (h Harness) testWithNativeSchemaForALocalServerSendsItsSubset(t *testing.T)
 	if resp.Message.Content != `{"name":"Ada"}` || resp.ReadBack != nil {
 		t.Errorf("answer %s, read back %q; want it as the server wrote it", resp.Message.Content, resp.ReadBack)
 	}
-	got, _ := decodeRequest(t, srv.requests()[0])
+	got, _ := DecodeRequest(t, srv.requests()[0])
 	var schema struct {
 		Required   []string `json:"required"`
 		Properties struct {

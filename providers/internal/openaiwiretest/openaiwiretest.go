@@ -31,6 +31,9 @@ type Harness struct {
 	// Build returns the adapter asking for model over a client of the
 	// server at url, configured as a user would, with o's options.
 	Build func(url, model string, o Options) Model
+	// IsSDKError reports the error the client's SDK returns for an error
+	// body, which a ProviderError must unwrap to.
+	IsSDKError func(error) bool
 	// SendsStream says that an unstreamed request carries "stream": false
 	// (go-openai's always does), where it would carry no "stream".
 	SendsStream bool
@@ -113,6 +116,21 @@ func Run(t *testing.T, h Harness) {
 		{"TestWithNativeSchemaForALocalServerSendsItsSubset", h.testWithNativeSchemaForALocalServerSendsItsSubset},
 		{"TestReasoningFieldsAreThinking", h.testReasoningFieldsAreThinking},
 		{"TestReasoningSentBack", h.testReasoningSentBack},
+		{"TestGenerateSendsThePlainConversationAndMapsTheAnswer", h.testGenerateSendsThePlainConversationAndMapsTheAnswer},
+		{"TestToolCallRoundTripSendsTheResultWithTheCallID", h.testToolCallRoundTripSendsTheResultWithTheCallID},
+		{"TestGenerateMapsToolCallsFromTheResponse", h.testGenerateMapsToolCallsFromTheResponse},
+		{"TestProviderErrors", h.testProviderErrors},
+		{"TestMalformedResponsesAreErrorsNotPanics", h.testMalformedResponsesAreErrorsNotPanics},
+		{"TestTransportFailures", h.testTransportFailures},
+		{"TestWithNativeSchemaSendsAJSONSchemaResponseFormat", h.testWithNativeSchemaSendsAJSONSchemaResponseFormat},
+		{"TestBadRequestInputIsRefusedBeforeSending", h.testBadRequestInputIsRefusedBeforeSending},
+		{"TestAStatusOutsideHTTPsRangeIsAnUnknownFailureWithoutTheStatus", h.testAStatusOutsideHTTPsRangeIsAnUnknownFailureWithoutTheStatus},
+		{"TestAReplyIsReadNoFurtherThanItsBounds", h.testAReplyIsReadNoFurtherThanItsBounds},
+		{"TestAStreamedReplyEndsAtItsFinishReason", h.testAStreamedReplyEndsAtItsFinishReason},
+		{"TestAWebPageIsTheSameFailureStreamedOrNot", h.testAWebPageIsTheSameFailureStreamedOrNot},
+		{"TestARetryAfterPastTheCapIsTheCap", h.testARetryAfterPastTheCapIsTheCap},
+		{"TestUsageWithEveryDeltaRidesOnTheDeltasChunk", h.testUsageWithEveryDeltaRidesOnTheDeltasChunk},
+		{"TestARunOverAReplyPastItsBoundFailsWithErrModel", h.testARunOverAReplyPastItsBoundFailsWithErrModel},
 	} {
 		t.Run(tt.name, tt.test)
 	}
@@ -215,7 +233,7 @@ func StreamOf(body string) []string {
 // tool message one result, a tool call or a tool a function.
 func ReadRequest(t *testing.T, body []byte) wiretest.Sent {
 	t.Helper()
-	req, keys := decodeRequest(t, body)
+	req, keys := DecodeRequest(t, body)
 	var sent wiretest.Sent
 	for i, m := range req.Messages {
 		msg := wiretest.Message{Role: m.Role}
@@ -262,8 +280,8 @@ func ReadRequest(t *testing.T, body []byte) wiretest.Sent {
 // requests returns the request bodies received so far.
 func (f *fakeServer) requests() [][]byte { return f.Requests() }
 
-// wireRequest is a chat completions request body as OpenAI documents it.
-type wireRequest struct {
+// WireRequest is a chat completions request body as OpenAI documents it.
+type WireRequest struct {
 	Model    string `json:"model"`
 	Messages []struct {
 		Role       string          `json:"role"`
@@ -297,9 +315,10 @@ type wireRequest struct {
 	Temperature *float64 `json:"temperature"`
 }
 
-func decodeRequest(t *testing.T, body []byte) (wireRequest, map[string]json.RawMessage) {
+// DecodeRequest reads a request body the adapter sent, and its members.
+func DecodeRequest(t *testing.T, body []byte) (WireRequest, map[string]json.RawMessage) {
 	t.Helper()
-	var req wireRequest
+	var req WireRequest
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal(body, &req); err != nil {
 		t.Fatalf("request body is not a chat completions request: %v\n%s", err, body)
@@ -311,7 +330,7 @@ func decodeRequest(t *testing.T, body []byte) (wireRequest, map[string]json.RawM
 }
 
 // roles lists the roles of a request's messages, in order.
-func (r wireRequest) roles() []string {
+func (r WireRequest) roles() []string {
 	var out []string
 	for _, m := range r.Messages {
 		out = append(out, m.Role)
@@ -319,14 +338,16 @@ func (r wireRequest) roles() []string {
 	return out
 }
 
-const plainCompletion = `{
+// PlainCompletion is a 200 body answering "Paris.".
+const PlainCompletion = `{
   "id": "chatcmpl-1", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-mini",
   "choices": [{"index": 0, "finish_reason": "stop",
     "message": {"role": "assistant", "content": "Paris.", "refusal": null}}],
   "usage": {"prompt_tokens": 21, "completion_tokens": 3, "total_tokens": 24}
 }`
 
-const toolCallCompletion = `{
+// ToolCallCompletion is a 200 body calling the weather tool.
+const ToolCallCompletion = `{
   "id": "chatcmpl-2", "object": "chat.completion", "created": 1700000000, "model": "gpt-4o-mini",
   "choices": [{"index": 0, "finish_reason": "tool_calls",
     "message": {"role": "assistant", "content": null, "refusal": null,
@@ -335,15 +356,16 @@ const toolCallCompletion = `{
   "usage": {"prompt_tokens": 40, "completion_tokens": 12, "total_tokens": 52}
 }`
 
-// completion is a 200 body whose answer is content.
-func completion(content string) string {
+// Completion is a 200 body whose answer is content.
+func Completion(content string) string {
 	b, _ := json.Marshal(content)
 	return `{"id":"chatcmpl-3","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini",
 "choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":` + string(b) + `}}],
 "usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`
 }
 
-func errorBody(typ, msg string) string {
+// ErrorBody is an error body of OpenAI's of type typ.
+func ErrorBody(typ, msg string) string {
 	return `{"error":{"message":"` + msg + `","type":"` + typ + `","param":null,"code":null}}`
 }
 

@@ -24,13 +24,13 @@ func (h Harness) testAgentOutputToolThroughTheWire(t *testing.T) {
 }
 
 func (h Harness) testRequireToolCallSendsToolChoiceOnlyWithTools(t *testing.T) {
-	wiretest.RequireToolCallOnlyWithTools(t, h.Adapter, plainCompletion)
+	wiretest.RequireToolCallOnlyWithTools(t, h.Adapter, PlainCompletion)
 }
 
 // A reply in prose instead of a call of the output tool fails at
 // json-parse, and its correction is a user message asking for the call.
 func (h Harness) testAgentOutputToolProseInsteadOfTheCallThroughTheWire(t *testing.T) {
 	wiretest.OutputToolProse(t, h.Adapter,
-		okReply(plainCompletion), "Paris.", // text, not a call
+		okReply(PlainCompletion), "Paris.", // text, not a call
 		okReply(toolCall("call_1", "final_result", `{"city":"Paris","tempC":18}`)))
 }

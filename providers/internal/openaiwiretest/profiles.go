@@ -33,7 +33,7 @@ var compatible = []struct {
 func profileServer(t *testing.T, check func([]byte) error, strictOnly bool, script ...reply) *fakeServer {
 	srv := newFakeServer(t, script...)
 	srv.Refuses(func(body []byte) (int, string, bool) {
-		var req wireRequest
+		var req WireRequest
 		if json.Unmarshal(body, &req) != nil || req.ResponseFormat == nil || req.ResponseFormat.Type != "json_schema" {
 			return 0, "", false
 		}
@@ -63,7 +63,7 @@ func (h Harness) testEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T
 		})
 		for name, c := range contracts {
 			t.Run(string(p.profile)+": "+name+" is taken", func(t *testing.T) {
-				srv := profileServer(t, p.check, p.strictOnly, okReply(completion(`{}`)))
+				srv := profileServer(t, p.check, p.strictOnly, okReply(Completion(`{}`)))
 				req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}, OutputSchema: c}
 				if _, err := h.New(srv.URL, "m", WithNativeSchema(p.profile)).Generate(context.Background(), req); err != nil {
 					var pe *agent.ProviderError
@@ -76,7 +76,7 @@ func (h Harness) testEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, keys := decodeRequest(t, srv.requests()[0])
+				got, keys := DecodeRequest(t, srv.requests()[0])
 				switch report.Mode {
 				case native.ModeNone:
 					if keys["response_format"] != nil {

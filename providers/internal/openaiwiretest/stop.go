@@ -34,7 +34,7 @@ func (h Harness) testGenerateSaysWhyTheReplyEnded(t *testing.T) {
 	wiretest.StopReasons(t, h.Adapter, []wiretest.Ended{
 		{Name: "stop is complete", Body: finished("stop", text("Paris.")), Stop: agent.StopComplete, Raw: "stop", Content: "Paris."},
 		{Name: "length is a cut-off reply", Body: finished("length", text(cutAnswer)), Stop: agent.StopLength, Raw: "length", Content: cutAnswer},
-		{Name: "tool_calls is tool use", Body: toolCallCompletion, Stop: agent.StopToolUse, Raw: "tool_calls"},
+		{Name: "tool_calls is tool use", Body: ToolCallCompletion, Stop: agent.StopToolUse, Raw: "tool_calls"},
 		{Name: "the older function_call is tool use", Body: finished("function_call", `{"role":"assistant","content":null,"function_call":{"name":"weather","arguments":"{}"}}`), Stop: agent.StopToolUse, Raw: "function_call"},
 		{Name: "content_filter is a filtered reply", Body: finished("content_filter", filtered), Stop: agent.StopContentFilter, Raw: "content_filter"},
 		{Name: "a message with a refusal is a refusal, its text the content", Body: finished("stop", refusalMsg), Stop: agent.StopRefusal, Raw: "stop", Content: "I'm sorry, I can't help with that."},
@@ -43,7 +43,7 @@ func (h Harness) testGenerateSaysWhyTheReplyEnded(t *testing.T) {
 }
 
 func (h Harness) testAgentThroughTheWire(t *testing.T) {
-	answer := okReply(completion(`{"city":"Paris","tempC":18}`))
+	answer := okReply(Completion(`{"city":"Paris","tempC":18}`))
 	wiretest.AgentTruncatedAnswers(t, h.Adapter, okReply(finished("length", text(cutAnswer))), answer)
 	wiretest.AgentTruncatedCall(t, h.Adapter, okReply(finished("length", cutCall)), "call_cut", answer)
 	wiretest.AgentJudgesToolCalls(t, h.Adapter, okReply(toolCall("call_bad", "weather", `{"city":42}`)), "call_bad",

@@ -73,8 +73,8 @@ var UserTurn = agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Co
 
 func (h Harness) testGenerateStreamAddsUpToWhatGenerateReturns(t *testing.T) {
 	wiretest.StreamAddsUp(t, h.Adapter, []wiretest.Streamed{
-		{Name: "a text answer", Body: plainCompletion, Events: TextStream("stop", 21, 3, "Par", "is", ".")},
-		{Name: "a tool call", Body: toolCallCompletion, Events: ToolCallStream},
+		{Name: "a text answer", Body: PlainCompletion, Events: TextStream("stop", 21, 3, "Par", "is", ".")},
+		{Name: "a tool call", Body: ToolCallCompletion, Events: ToolCallStream},
 		{
 			Name: "two calls, one without id or arguments",
 			Body: `{"choices":[{"index":0,"finish_reason":"tool_calls","message":{"role":"assistant","content":null,
@@ -113,7 +113,7 @@ func (h Harness) testGenerateStreamSendsAStreamedRequestAskingForUsage(t *testin
 	if _, err := wiretest.Collect(h.New(srv.URL, "gpt-4o-mini").GenerateStream(context.Background(), UserTurn)); err != nil {
 		t.Fatal(err)
 	}
-	_, keys := decodeRequest(t, srv.requests()[0])
+	_, keys := DecodeRequest(t, srv.requests()[0])
 	if got, want := string(keys["stream"]), "true"; got != want {
 		t.Errorf("stream = %s, want %s", got, want)
 	}
@@ -140,17 +140,17 @@ func (h Harness) testGenerateStreamClassifiesFailuresAsGenerateDoes(t *testing.T
 	wiretest.StreamFailures(t, h.Adapter, []wiretest.StreamFailure{
 		{
 			Name:  "a 429 with Retry-After before the stream",
-			Reply: reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: errorBody("rate_limit_exceeded", "Rate limit reached")},
+			Reply: reply{Status: 429, Header: map[string]string{"Retry-After": "7"}, Body: ErrorBody("rate_limit_exceeded", "Rate limit reached")},
 			Kind:  events.KindRateLimit, Status: 429, RetryAfter: 7 * time.Second, Message: "Rate limit reached",
 		},
 		{
 			Name:  "a 500 before the stream",
-			Reply: reply{Status: 500, Body: errorBody("server_error", "The server had an error")},
+			Reply: reply{Status: 500, Body: ErrorBody("server_error", "The server had an error")},
 			Kind:  events.KindServerError, Status: 500, Message: "The server had an error",
 		},
 		{
 			Name:  "a 503 before the stream",
-			Reply: reply{Status: 503, Body: errorBody("server_error", "overloaded")},
+			Reply: reply{Status: 503, Body: ErrorBody("server_error", "overloaded")},
 			Kind:  events.KindOverloaded, Status: 503, Message: "overloaded",
 		},
 		{
@@ -221,7 +221,7 @@ func (h Harness) testBreakingOutOfATypedStreamLeavesNothingBehind(t *testing.T) 
 func (h Harness) testAServerThatDoesNotStreamIsToldSo(t *testing.T) {
 	for _, contentType := range []string{"application/json", "application/json; charset=utf-8"} {
 		t.Run(contentType, func(t *testing.T) {
-			srv := wiretest.NewServer(t, reply{Status: 200, Header: map[string]string{"Content-Type": contentType}, Body: plainCompletion})
+			srv := wiretest.NewServer(t, reply{Status: 200, Header: map[string]string{"Content-Type": contentType}, Body: PlainCompletion})
 			_, err := wiretest.Collect(h.New(srv.URL, "gpt-4o-mini").GenerateStream(context.Background(), UserTurn))
 			var pe *agent.ProviderError
 			if !errors.As(err, &pe) {
@@ -249,8 +249,8 @@ func (h Harness) testAServerThatDoesNotStreamIsToldSo(t *testing.T) {
 // Generate does, and yields what Generate returns for it.
 func (h Harness) testWithoutStreamingAsksForWholeReplies(t *testing.T) {
 	for _, tt := range []struct{ name, body string }{
-		{"a text answer", plainCompletion},
-		{"a tool call", toolCallCompletion},
+		{"a text answer", PlainCompletion},
+		{"a tool call", ToolCallCompletion},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := wiretest.NewServer(t, okReply(tt.body), okReply(tt.body))
@@ -286,7 +286,7 @@ func (h Harness) testWithoutStreamingAsksForWholeReplies(t *testing.T) {
 // Through the agent, a server that does not stream answers a run of a
 // model made WithoutStreaming.
 func (h Harness) testAnAgentRunsOverAServerThatDoesNotStream(t *testing.T) {
-	srv := wiretest.NewServer(t, okReply(plainCompletion))
+	srv := wiretest.NewServer(t, okReply(PlainCompletion))
 	res, err := agent.New(h.New(srv.URL, "gpt-4o-mini", WithoutStreaming())).Run(context.Background(), "Capital of France?")
 	if err != nil {
 		t.Fatal(err)

@@ -75,7 +75,7 @@ func (h Harness) testReasoningFieldsAreThinking(t *testing.T) {
 			})
 
 			t.Run(srv.name+", "+mode.name+": the JSON only in the reasoning is an answer that never came (vllm#48863)", func(t *testing.T) {
-				f := newFakeServer(t, okReply(reasoned(srv.field, paris, nil, "stop")), okReply(completion(paris)))
+				f := newFakeServer(t, okReply(reasoned(srv.field, paris, nil, "stop")), okReply(Completion(paris)))
 				a := agent.New(h.New(f.URL, "qwen3", mode.opts...), agent.WithOutputRetries(1))
 
 				_, res, err := agent.RunTyped[weather](t.Context(), a, "Weather in Paris?")
@@ -88,7 +88,7 @@ func (h Harness) testReasoningFieldsAreThinking(t *testing.T) {
 			})
 
 			t.Run(srv.name+", "+mode.name+": reasoning cut at the limit is an answer that never came", func(t *testing.T) {
-				f := newFakeServer(t, okReply(reasoned(srv.field, "Let me think about Paris. Hmm", nil, "length")), okReply(completion(paris)))
+				f := newFakeServer(t, okReply(reasoned(srv.field, "Let me think about Paris. Hmm", nil, "length")), okReply(Completion(paris)))
 				a := agent.New(h.New(f.URL, "qwen3", mode.opts...), agent.WithOutputRetries(1))
 
 				_, res, err := agent.RunTyped[weather](t.Context(), a, "Weather in Paris?")
@@ -104,7 +104,7 @@ func (h Harness) testReasoningFieldsAreThinking(t *testing.T) {
 
 	for _, mode := range modes {
 		t.Run(mode.name+": a server without a reasoning parser sends <think> in the content", func(t *testing.T) {
-			f := newFakeServer(t, okReply(completion("<think>\nParis, June.\n</think>\n\n"+paris)))
+			f := newFakeServer(t, okReply(Completion("<think>\nParis, June.\n</think>\n\n"+paris)))
 			a := agent.New(h.New(f.URL, "qwen3", mode.opts...), agent.WithOutputRetries(0))
 			_, res, err := agent.RunTyped[weather](t.Context(), a, "Weather in Paris?")
 			if err != nil {
@@ -125,7 +125,7 @@ func (h Harness) testReasoningSentBack(t *testing.T) {
 "tool_calls":[{"id":"call_1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Paris\"}"}}]}}],
 "usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`
 	prose := "It is sunny."
-	f := newFakeServer(t, okReply(call), okReply(reasoned("reasoning_content", "Now answer.", &prose, "stop")), okReply(completion(paris)))
+	f := newFakeServer(t, okReply(call), okReply(reasoned("reasoning_content", "Now answer.", &prose, "stop")), okReply(Completion(paris)))
 	tool := agent.NewTool("weather", "the weather", func(_ context.Context, in struct {
 		City string `json:"city"`
 	}) (string, error) {

@@ -26,8 +26,8 @@ func (h Harness) testAgentUnionNativeThroughTheWire(t *testing.T) {
 		return h.New(c.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI))
 	}
 	res, sent := wiretest.UnionNativeThroughTheWire(t, strict,
-		okReply(completion(`{"refund":{"order":"A1","amount":5},"escalation":{"team":"billing"}}`)),
-		okReply(completion(`{"refund":null,"escalation":{"team":"billing"}}`)))
+		okReply(Completion(`{"refund":{"order":"A1","amount":5},"escalation":{"team":"billing"}}`)),
+		okReply(Completion(`{"refund":null,"escalation":{"team":"billing"}}`)))
 	if rb := res.Attempts[1].ReadBack; rb == nil || !slices.Equal(rb.Members, []string{"/refund"}) {
 		t.Errorf("row 2 readBack = %+v, want /refund, the member not chosen", rb)
 	}
