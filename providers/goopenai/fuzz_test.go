@@ -1,43 +1,24 @@
 package goopenai
 
 import (
-	"bytes"
 	"encoding/json"
 	"testing"
 
 	sdk "github.com/sashabaranov/go-openai"
 
 	"github.com/enforcer-go/enforcer/agent"
-	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwire"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwiretest"
 )
 
 // FuzzChunkReader feeds the stream reader chunks from the provider, one a
-// line: whatever they say, it never panics, and the chunks it yields keep
-// agent.Chunk's contract (a call continued only after it began).
+// line, as the SDK decodes them (see openaiwiretest.FuzzChunks).
 func FuzzChunkReader(f *testing.F) {
-	for _, evs := range [][]string{textStream("stop", 21, 3, "Par", "is."), toolCallStream} {
-		var b bytes.Buffer
-		for _, ev := range evs {
-			b.WriteString(ev[len("data: ") : len(ev)-1])
+	openaiwiretest.FuzzChunks(f, System, func(line []byte) ([]openaiwire.Choice, agent.Usage, bool) {
+		var cc sdk.ChatCompletionStreamResponse
+		if json.Unmarshal(line, &cc) != nil {
+			return nil, agent.Usage{}, false
 		}
-		f.Add(b.Bytes())
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		r := chunkReader{calls: map[int]int{}}
-		var chunks []agent.Chunk
-		for line := range bytes.Lines(data) {
-			var cc sdk.ChatCompletionStreamResponse
-			if json.Unmarshal(line, &cc) != nil {
-				continue
-			}
-			got, err := r.read(cc, 200)
-			if err != nil {
-				return
-			}
-			chunks = append(chunks, got...)
-		}
-		if _, err := wiretest.CollectChunks(chunks); err != nil {
-			t.Errorf("the reader broke the chunk contract: %v", err)
-		}
+		return choices(nil, cc), usageOf(cc.Usage), true
 	})
 }

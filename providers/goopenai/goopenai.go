@@ -11,6 +11,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/internal/toolcall"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwire"
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -26,7 +27,7 @@ type Model struct {
 	client     *sdk.Client
 	model      string
 	native     native.Profile // "" without WithNativeSchema
-	lowered    lowerings
+	lowered    openaiwire.Lowerings
 	unstreamed bool
 	opts       wire.Options[sdk.ChatCompletionRequest]
 }
@@ -165,7 +166,7 @@ func (m *Model) newRequest(req agent.Request, stream bool) (sdk.ChatCompletionRe
 			if len(msg.ToolCalls) > 0 {
 				// DeepSeek's thinking mode refuses a tool-calling turn sent
 				// back without its reasoning_content; an answer's thinking
-				// is not sent (see providers/openai's sentReasoning).
+				// is not sent (see openaiwire.SentReasoning).
 				a.ReasoningContent = msg.Reasoning
 			}
 			p.Messages = append(p.Messages, a)
@@ -176,7 +177,7 @@ func (m *Model) newRequest(req agent.Request, stream bool) (sdk.ChatCompletionRe
 	for _, t := range req.Tools {
 		fd := &sdk.FunctionDefinition{Name: t.Name, Description: t.Description, Parameters: noParameters}
 		if len(t.Parameters) > 0 {
-			_, obj, err := inlineRoot(t.Parameters)
+			_, obj, err := openaiwire.InlineRoot(t.Parameters)
 			if err != nil {
 				return p, fmt.Errorf("goopenai: tool %q: parameters: %w", t.Name, err)
 			}
@@ -191,12 +192,9 @@ func (m *Model) newRequest(req agent.Request, stream bool) (sdk.ChatCompletionRe
 	if l, err := m.lowering(req); err != nil {
 		return p, err
 	} else if l != nil && l.Schema != nil {
-		name, schema, err := inlineRoot(l.Schema)
+		name, schema, err := openaiwire.ResponseFormat(l)
 		if err != nil {
 			return p, fmt.Errorf("goopenai: output schema: %w", err)
-		}
-		if l.Name != "" && schemaName.MatchString(l.Name) {
-			name = l.Name
 		}
 		b, err := json.Marshal(schema)
 		if err != nil {
@@ -225,7 +223,7 @@ func fromCompletion(cc sdk.ChatCompletionResponse, raw *http.Response) (agent.Re
 	choice := cc.Choices[0]
 	msg := choice.Message
 	out := agent.Message{Role: agent.RoleAssistant, Content: msg.Content, Reasoning: msg.ReasoningContent}
-	stop := stopReason(string(choice.FinishReason))
+	stop := openaiwire.StopReason(string(choice.FinishReason))
 	if msg.Refusal != "" {
 		// A refusal ends with finish_reason "stop" and its text in
 		// message.refusal: no answer to judge. The agent returns the text
@@ -233,7 +231,7 @@ func fromCompletion(cc sdk.ChatCompletionResponse, raw *http.Response) (agent.Re
 		stop, out.Content = agent.StopRefusal, msg.Refusal
 	}
 	for i, tc := range msg.ToolCalls {
-		if err := checkToolType(status, i, tc.Type); err != nil {
+		if err := openaiwire.CheckToolType(System, status, i, string(tc.Type)); err != nil {
 			return agent.Response{}, err
 		}
 		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: toolcall.ID(tc.ID, i), Name: tc.Function.Name, Arguments: toolcall.Arguments(tc.Function.Arguments)})
@@ -260,27 +258,4 @@ func tokenUsage(u sdk.Usage) agent.Usage {
 	}
 	out.Detailed = u.PromptTokensDetails != nil && u.CompletionTokensDetails != nil
 	return out
-}
-
-// stopReason maps a chat completions finish_reason.
-func stopReason(finish string) agent.StopReason {
-	switch finish {
-	case "stop":
-		return agent.StopComplete
-	case "length":
-		return agent.StopLength
-	case "tool_calls", "function_call":
-		return agent.StopToolUse
-	case "content_filter":
-		return agent.StopContentFilter
-	}
-	return agent.StopUnknown
-}
-
-// checkToolType refuses a tool call of a type the adapter never declares.
-func checkToolType(status, i int, typ sdk.ToolType) error {
-	if typ != "" && typ != sdk.ToolTypeFunction {
-		return wire.Malformed(System, status, fmt.Sprintf("tool call %d has type %q; only function tools are sent", i, typ))
-	}
-	return nil
 }

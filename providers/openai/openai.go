@@ -8,6 +8,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/internal/toolcall"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwire"
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
 	"github.com/enforcer-go/enforcer/providers/native"
 	sdk "github.com/openai/openai-go/v3"
@@ -25,7 +26,7 @@ type Model struct {
 	client     sdk.Client
 	model      string
 	native     native.Profile // "" without WithNativeSchema
-	lowered    lowerings
+	lowered    openaiwire.Lowerings
 	unstreamed bool
 	opts       wire.Options[sdk.ChatCompletionNewParams]
 	reqOpts    []option.RequestOption
@@ -201,7 +202,7 @@ func (m *Model) newParams(req agent.Request, stream bool) (sdk.ChatCompletionNew
 				})
 			}
 			if msg.Reasoning != "" && len(msg.ToolCalls) > 0 {
-				a.SetExtraFields(map[string]any{sentReasoning: msg.Reasoning})
+				a.SetExtraFields(map[string]any{openaiwire.SentReasoning: msg.Reasoning})
 			}
 			p.Messages = append(p.Messages, sdk.ChatCompletionMessageParamUnion{OfAssistant: &a})
 		default:
@@ -214,7 +215,7 @@ func (m *Model) newParams(req agent.Request, stream bool) (sdk.ChatCompletionNew
 			fd.Description = sdk.String(t.Description)
 		}
 		if len(t.Parameters) > 0 {
-			_, obj, err := inlineRoot(t.Parameters)
+			_, obj, err := openaiwire.InlineRoot(t.Parameters)
 			if err != nil {
 				return p, fmt.Errorf("openai: tool %q: parameters: %w", t.Name, err)
 			}
@@ -229,12 +230,9 @@ func (m *Model) newParams(req agent.Request, stream bool) (sdk.ChatCompletionNew
 	if l, err := m.lowering(req); err != nil {
 		return p, err
 	} else if l != nil && l.Schema != nil {
-		name, schema, err := inlineRoot(l.Schema)
+		name, schema, err := openaiwire.ResponseFormat(l)
 		if err != nil {
 			return p, fmt.Errorf("openai: output schema: %w", err)
-		}
-		if l.Name != "" && schemaName.MatchString(l.Name) {
-			name = l.Name
 		}
 		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{
 			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{Name: name, Schema: schema, Strict: sdk.Bool(l.Strict())},
@@ -253,8 +251,8 @@ func fromCompletion(cc *sdk.ChatCompletion, raw *http.Response) (agent.Response,
 	}
 	choice := cc.Choices[0]
 	msg := choice.Message
-	out := agent.Message{Role: agent.RoleAssistant, Content: msg.Content, Reasoning: reasoningOf(msg.JSON.ExtraFields)}
-	stop := stopReason(choice.FinishReason)
+	out := agent.Message{Role: agent.RoleAssistant, Content: msg.Content, Reasoning: openaiwire.ReasoningOf(msg.JSON.ExtraFields)}
+	stop := openaiwire.StopReason(choice.FinishReason)
 	if msg.Refusal != "" {
 		// A refusal ends with finish_reason "stop" and its text in
 		// message.refusal: no answer to judge. The agent returns the text
@@ -262,7 +260,7 @@ func fromCompletion(cc *sdk.ChatCompletion, raw *http.Response) (agent.Response,
 		stop, out.Content = agent.StopRefusal, msg.Refusal
 	}
 	for i, tc := range msg.ToolCalls {
-		if err := checkToolType(status, i, tc.Type); err != nil {
+		if err := openaiwire.CheckToolType(System, status, i, tc.Type); err != nil {
 			return agent.Response{}, err
 		}
 		out.ToolCalls = append(out.ToolCalls, agent.ToolCall{ID: toolcall.ID(tc.ID, i), Name: tc.Function.Name, Arguments: toolcall.Arguments(tc.Function.Arguments)})
@@ -285,27 +283,4 @@ func tokenUsage(u sdk.CompletionUsage) agent.Usage {
 		ReasoningTokens: int(u.CompletionTokensDetails.ReasoningTokens),
 		Detailed:        u.PromptTokensDetails.JSON.CachedTokens.Valid() && u.CompletionTokensDetails.JSON.ReasoningTokens.Valid(),
 	}
-}
-
-// stopReason maps a chat completions finish_reason.
-func stopReason(finish string) agent.StopReason {
-	switch finish {
-	case "stop":
-		return agent.StopComplete
-	case "length":
-		return agent.StopLength
-	case "tool_calls", "function_call":
-		return agent.StopToolUse
-	case "content_filter":
-		return agent.StopContentFilter
-	}
-	return agent.StopUnknown
-}
-
-// checkToolType refuses a tool call of a type the adapter never declares.
-func checkToolType(status, i int, typ string) error {
-	if typ != "" && typ != "function" {
-		return wire.Malformed(System, status, fmt.Sprintf("tool call %d has type %q; only function tools are sent", i, typ))
-	}
-	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/events"
 	"github.com/enforcer-go/enforcer/internal/loadbench"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwiretest"
 )
 
 // BenchmarkSessionsOverOpenAI runs turns in 2,000 sessions at once (or
@@ -94,7 +95,7 @@ func TestSessionsServer(t *testing.T) {
 		c, _ := json.Marshal(content)
 		body := `{"id":"chatcmpl-s1","object":"chat.completion","created":1700000000,"model":"gpt-4o-mini","choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":` +
 			string(c) + `}}],"usage":{"prompt_tokens":40,"completion_tokens":300,"total_tokens":340}}`
-		return []byte(strings.Join(streamOf(body), ""))
+		return []byte(strings.Join(openaiwiretest.StreamOf(body), ""))
 	}
 	ok, broken := sse(benchAnswer()), sse(`{"title":"x","items":"none"}`)
 	loadbench.Serve(t, sessionsServerEnv, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,7 @@
 // event, a break inside a stream, a reply that makes no sense), reading
 // Retry-After, and bounding what is read of each response (see [Bound]).
 // Schemas are shaped for the wire by internal/wireschema, which the
-// framework integrations share; tool call IDs are internal/toolcall's. It
-// is internal to the providers.
+// framework integrations share; tool call IDs are internal/toolcall's.
+// What only the adapters of OpenAI's chat completions wire share is
+// providers/internal/openaiwire's. It is internal to the providers.
 package wire

@@ -1,4 +1,4 @@
-package goopenai
+package openaiwiretest
 
 import (
 	"context"
@@ -9,10 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	sdk "github.com/sashabaranov/go-openai"
-
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwire"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -22,7 +21,7 @@ import (
 func strictServer(t *testing.T, script ...reply) *fakeServer {
 	srv := newFakeServer(t, script...)
 	srv.Refuses(func(body []byte) (int, string, bool) {
-		var req wireRequest
+		var req WireRequest
 		if json.Unmarshal(body, &req) != nil || req.ResponseFormat == nil {
 			return 0, "", false
 		}
@@ -48,11 +47,11 @@ type Person struct {
 	Email string `json:"email,omitempty" jsonschema:"format=email"`
 }
 
-func TestNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
+func (h Harness) testNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
 	contracts := wiretest.Contracts(t, "../native/testdata/contracts")
 	contracts["Person"] = wiretest.SchemaOf[Person](t)
 	t.Run("the server refuses what the adapter sent before lowering", func(t *testing.T) {
-		_, raw, _ := inlineRoot(contracts["Person"])
+		_, raw, _ := openaiwire.InlineRoot(contracts["Person"])
 		b, _ := json.Marshal(raw)
 		if wiretest.OpenAIStrict(b) == nil {
 			t.Fatal("the strict rules take a schema with an optional member")
@@ -60,20 +59,20 @@ func TestNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
 	})
 	for name, c := range contracts {
 		t.Run(name+" is taken", func(t *testing.T) {
-			srv := strictServer(t, okReply(completion(`{}`)))
+			srv := strictServer(t, okReply(Completion(`{}`)))
 			req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}, OutputSchema: c}
-			if _, err := New(srv.client(), "gpt-4o-mini", WithNativeSchema(native.OpenAI)).Generate(context.Background(), req); err != nil {
+			if _, err := h.New(srv.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI)).Generate(context.Background(), req); err != nil {
 				var pe *agent.ProviderError
 				if errors.As(err, &pe) && pe.HTTPStatus == http.StatusBadRequest {
 					t.Fatalf("refused: %s", pe.Message)
 				}
 				t.Fatal(err)
 			}
-			report, err := NativeReport(c, native.OpenAI)
+			report, err := openaiwire.NativeReport(c, native.OpenAI)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, keys := decodeRequest(t, srv.requests()[0])
+			got, keys := DecodeRequest(t, srv.requests()[0])
 			switch report.Mode {
 			case native.ModeNone:
 				if keys["response_format"] != nil {
@@ -88,15 +87,15 @@ func TestNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
 	}
 }
 
-func TestNativeSchemaNullsForOptionalMembersPassTheContract(t *testing.T) {
+func (h Harness) testNativeSchemaNullsForOptionalMembersPassTheContract(t *testing.T) {
 	for _, streamed := range []bool{false, true} {
 		name := "generated"
 		if streamed {
 			name = "streamed"
 		}
 		t.Run(name, func(t *testing.T) {
-			srv := strictServer(t, okReply(completion(`{"name":"Ada","nick":null,"age":null,"email":null}`)))
-			m := agent.Model(New(srv.client(), "gpt-4o-mini", WithNativeSchema(native.OpenAI)))
+			srv := strictServer(t, okReply(Completion(`{"name":"Ada","nick":null,"age":null,"email":null}`)))
+			m := agent.Model(h.New(srv.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI)))
 			if !streamed {
 				m = agent.ModelFunc(m.Generate) // no GenerateStream: the agent calls Generate
 			}
@@ -117,7 +116,7 @@ func TestNativeSchemaNullsForOptionalMembersPassTheContract(t *testing.T) {
 			if got, want := res.Output, `{"name":"Ada"}`; got != want {
 				t.Errorf("output = %s, want %s: the nulls read back as left out", got, want)
 			}
-			sent, _ := decodeRequest(t, srv.requests()[0])
+			sent, _ := DecodeRequest(t, srv.requests()[0])
 			var schema struct {
 				Required []string `json:"required"`
 			}
@@ -129,13 +128,13 @@ func TestNativeSchemaNullsForOptionalMembersPassTheContract(t *testing.T) {
 	}
 }
 
-func TestNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
+func (h Harness) testNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
 	srv := strictServer(t,
-		okReply(completion(`{"name":"A","nick":null,"age":null,"email":null}`)), // minLength 2, which OpenAI does not enforce
-		okReply(completion(`{"name":"Ada","nick":null,"age":7,"email":null}`)),
+		okReply(Completion(`{"name":"A","nick":null,"age":null,"email":null}`)), // minLength 2, which OpenAI does not enforce
+		okReply(Completion(`{"name":"Ada","nick":null,"age":7,"email":null}`)),
 	)
 	p, res, err := agent.RunTyped[Person](context.Background(),
-		agent.New(New(srv.client(), "gpt-4o-mini", WithNativeSchema(native.OpenAI)), agent.WithOutputRetries(1)), "who?")
+		agent.New(h.New(srv.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI)), agent.WithOutputRetries(1)), "who?")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +151,7 @@ func TestNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
 	if rb := res.Attempts[1].ReadBack; rb == nil || !slices.Equal(rb.Members, []string{"/nick", "/email"}) {
 		t.Errorf("second row readBack = %+v, want /nick, /email", rb)
 	}
-	report, _ := NativeReport(wiretest.SchemaOf[Person](t), native.OpenAI)
+	report, _ := openaiwire.NativeReport(wiretest.SchemaOf[Person](t), native.OpenAI)
 	for _, k := range report.Keywords {
 		if k.Name == "minLength" && k.Enforced {
 			t.Errorf("the report says OpenAI enforces minLength")
@@ -160,30 +159,30 @@ func TestNativeSchemaADroppedKeywordIsStillJudged(t *testing.T) {
 	}
 	// The correction speaks of the answer as read back: no word of the
 	// nulls the provider had to write.
-	second, _ := decodeRequest(t, srv.requests()[1])
+	second, _ := DecodeRequest(t, srv.requests()[1])
 	if last := string(second.Messages[len(second.Messages)-1].Content); strings.Contains(last, "null") {
 		t.Errorf("corrective message mentions null: %s", last)
 	}
 }
 
-func TestWithNativeSchemaRefusesAnUnknownProfile(t *testing.T) {
-	_, err := New(sdk.DefaultConfig("k"), "gpt-4o-mini", WithNativeSchema("gpt")).Generate(context.Background(), agent.Request{})
+func (h Harness) testWithNativeSchemaRefusesAnUnknownProfile(t *testing.T) {
+	_, err := h.New("http://127.0.0.1:1", "gpt-4o-mini", WithNativeSchema("gpt")).Generate(context.Background(), agent.Request{})
 	if !errors.Is(err, agent.ErrInvalidOption) {
 		t.Errorf("err = %v, want agent.ErrInvalidOption", err)
 	}
 }
 
-func TestWithNativeSchemaForALocalServerSendsItsSubset(t *testing.T) {
-	srv := newFakeServer(t, okReply(completion(`{"name":"Ada"}`)))
+func (h Harness) testWithNativeSchemaForALocalServerSendsItsSubset(t *testing.T) {
+	srv := newFakeServer(t, okReply(Completion(`{"name":"Ada"}`)))
 	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "who?"}}, OutputSchema: wiretest.SchemaOf[Person](t)}
-	resp, err := New(srv.client(), "qwen3", WithNativeSchema(native.VLLM)).Generate(context.Background(), req)
+	resp, err := h.New(srv.URL, "qwen3", WithNativeSchema(native.VLLM)).Generate(context.Background(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if resp.Message.Content != `{"name":"Ada"}` || resp.ReadBack != nil {
 		t.Errorf("answer %s, read back %q; want it as the server wrote it", resp.Message.Content, resp.ReadBack)
 	}
-	got, _ := decodeRequest(t, srv.requests()[0])
+	got, _ := DecodeRequest(t, srv.requests()[0])
 	var schema struct {
 		Required   []string `json:"required"`
 		Properties struct {

@@ -1,4 +1,4 @@
-package goopenai
+package openaiwiretest
 
 import (
 	"context"
@@ -28,7 +28,7 @@ type City struct {
 func modeServer(t *testing.T, script ...reply) *fakeServer {
 	srv := newFakeServer(t, script...)
 	srv.Refuses(func(body []byte) (int, string, bool) {
-		var req wireRequest
+		var req WireRequest
 		if json.Unmarshal(body, &req) != nil || req.ResponseFormat == nil || req.ResponseFormat.Type != "json_schema" {
 			return 0, "", false
 		}
@@ -37,7 +37,7 @@ func modeServer(t *testing.T, script ...reply) *fakeServer {
 	return srv
 }
 
-func TestAutoOutputModeThroughTheWire(t *testing.T) {
+func (h Harness) testAutoOutputModeThroughTheWire(t *testing.T) {
 	for _, streamed := range []bool{false, true} {
 		name := "generated"
 		if streamed {
@@ -45,9 +45,9 @@ func TestAutoOutputModeThroughTheWire(t *testing.T) {
 		}
 		t.Run(name+": a model refusing its native mode is moved to tool output", func(t *testing.T) {
 			srv := modeServer(t, okReply(toolCall("call_1", "final_result", `{"name":"Lyon","population":520000}`)))
-			var m agent.Model = New(srv.client(), "llama-3.1-8b-instant", WithNativeSchema(native.Groq))
+			var m agent.Model = h.New(srv.URL, "llama-3.1-8b-instant", WithNativeSchema(native.Groq))
 			if !streamed {
-				m = reporter{m.(*Model)} // Generate only, still saying its modes
+				m = reporter{m.(Model)} // Generate only, still saying its modes
 			}
 			c, res, err := agent.RunTyped[City](context.Background(), agent.New(m, agent.WithAutoOutputMode("final_result"), agent.WithOutputRetries(1)), "Lyon?")
 			if err != nil {
@@ -69,7 +69,7 @@ func TestAutoOutputModeThroughTheWire(t *testing.T) {
 			if len(reqs) != 2 {
 				t.Fatalf("%d requests, want the refused one and its resend", len(reqs))
 			}
-			second, keys := decodeRequest(t, reqs[1])
+			second, keys := DecodeRequest(t, reqs[1])
 			if keys["response_format"] != nil || len(second.Tools) != 1 || second.Tools[0].Function.Name != "final_result" || string(keys["tool_choice"]) != `"required"` {
 				t.Errorf("resent with response_format %s, tools %+v, tool_choice %s; want the output tool, required, and no response format",
 					keys["response_format"], second.Tools, keys["tool_choice"])
@@ -78,7 +78,7 @@ func TestAutoOutputModeThroughTheWire(t *testing.T) {
 	}
 	t.Run("DeepSeek's profile sends no schema: tool output from the start", func(t *testing.T) {
 		srv := profileServer(t, wiretest.DeepSeekSchema, false, okReply(toolCall("call_1", "final_result", `{"name":"Lyon","population":520000}`)))
-		m := New(srv.client(), "deepseek-chat", WithNativeSchema(native.DeepSeek))
+		m := h.New(srv.URL, "deepseek-chat", WithNativeSchema(native.DeepSeek))
 		_, res, err := agent.RunTyped[City](context.Background(), agent.New(m, agent.WithAutoOutputMode("final_result")), "Lyon?")
 		if err != nil {
 			t.Fatal(err)
@@ -93,7 +93,7 @@ func TestAutoOutputModeThroughTheWire(t *testing.T) {
 }
 
 // reporter is a Model without GenerateStream that still says its modes.
-type reporter struct{ m *Model }
+type reporter struct{ m Model }
 
 func (r reporter) Generate(ctx context.Context, req agent.Request) (agent.Response, error) {
 	return r.m.Generate(ctx, req)
@@ -101,7 +101,7 @@ func (r reporter) Generate(ctx context.Context, req agent.Request) (agent.Respon
 
 func (r reporter) OutputModes(contract json.RawMessage) agent.Modes { return r.m.OutputModes(contract) }
 
-func TestOutputModesSaysWhatTheEndpointTakes(t *testing.T) {
+func (h Harness) testOutputModesSaysWhatTheEndpointTakes(t *testing.T) {
 	person := wiretest.SchemaOf[Person](t)
 	tests := []struct {
 		name     string
@@ -118,14 +118,14 @@ func TestOutputModesSaysWhatTheEndpointTakes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := New(newFakeServer(t).client(), "m", tt.opts...).OutputModes(tt.contract); got != tt.want {
+			if got := h.New(newFakeServer(t).URL, "m", tt.opts...).OutputModes(tt.contract); got != tt.want {
 				t.Errorf("OutputModes = %+v\nwant %+v", got, tt.want)
 			}
 		})
 	}
 }
 
-func TestARefusedOutputModeIsOnTheProviderError(t *testing.T) {
+func (h Harness) testARefusedOutputModeIsOnTheProviderError(t *testing.T) {
 	tests := []struct {
 		name string
 		body string
@@ -139,7 +139,7 @@ func TestARefusedOutputModeIsOnTheProviderError(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newFakeServer(t, reply{Status: http.StatusBadRequest, Body: tt.body})
-			_, err := agent.Model(New(srv.client(), "m")).Generate(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}})
+			_, err := agent.Model(h.New(srv.URL, "m")).Generate(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}})
 			var pe *agent.ProviderError
 			if !errors.As(err, &pe) || pe.Unsupported != tt.want {
 				t.Errorf("err = %v (Unsupported %q), want Unsupported %q", err, pe.Unsupported, tt.want)
@@ -148,7 +148,7 @@ func TestARefusedOutputModeIsOnTheProviderError(t *testing.T) {
 	}
 	t.Run("a 5xx naming response_format is no refusal of the mode", func(t *testing.T) {
 		srv := newFakeServer(t, reply{Status: http.StatusInternalServerError, Body: `{"error":{"message":"response_format backend down","type":"server_error"}}`})
-		_, err := New(srv.client(), "m").Generate(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}})
+		_, err := h.New(srv.URL, "m").Generate(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}})
 		var pe *agent.ProviderError
 		if !errors.As(err, &pe) || pe.Unsupported != "" {
 			t.Errorf("err = %v, want a ProviderError with no Unsupported", err)

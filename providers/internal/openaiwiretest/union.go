@@ -1,4 +1,4 @@
-package goopenai
+package openaiwiretest
 
 import (
 	"encoding/json"
@@ -10,8 +10,8 @@ import (
 	"github.com/enforcer-go/enforcer/providers/native"
 )
 
-func TestAgentUnionToolsThroughTheWire(t *testing.T) {
-	wiretest.UnionToolsThroughTheWire(t, adapter,
+func (h Harness) testAgentUnionToolsThroughTheWire(t *testing.T) {
+	wiretest.UnionToolsThroughTheWire(t, h.Adapter,
 		okReply(toolCall("call_1", "refund", `{"order":"A1"}`)), // amount missing
 		okReply(toolCall("call_2", "escalation", `{"team":"billing"}`)),
 		"call_1")
@@ -20,14 +20,14 @@ func TestAgentUnionToolsThroughTheWire(t *testing.T) {
 // In strict mode both members are sent required and nullable: the model
 // writes the one it did not choose as null, which the read-back removes
 // (and the row names) before the union judges the answer.
-func TestAgentUnionNativeThroughTheWire(t *testing.T) {
-	strict := adapter
+func (h Harness) testAgentUnionNativeThroughTheWire(t *testing.T) {
+	strict := h.Adapter
 	strict.New = func(t *testing.T, c wiretest.Client) agent.StreamingModel {
-		return New(clientAt(c.URL), "gpt-4o-mini", WithNativeSchema(native.OpenAI))
+		return h.New(c.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI))
 	}
 	res, sent := wiretest.UnionNativeThroughTheWire(t, strict,
-		okReply(completion(`{"refund":{"order":"A1","amount":5},"escalation":{"team":"billing"}}`)),
-		okReply(completion(`{"refund":null,"escalation":{"team":"billing"}}`)))
+		okReply(Completion(`{"refund":{"order":"A1","amount":5},"escalation":{"team":"billing"}}`)),
+		okReply(Completion(`{"refund":null,"escalation":{"team":"billing"}}`)))
 	if rb := res.Attempts[1].ReadBack; rb == nil || !slices.Equal(rb.Members, []string{"/refund"}) {
 		t.Errorf("row 2 readBack = %+v, want /refund, the member not chosen", rb)
 	}

@@ -1,4 +1,4 @@
-package openai
+package openaiwiretest
 
 import (
 	"encoding/json"
@@ -16,21 +16,21 @@ func toolCall(id, name, args string) string {
 "usage":{"prompt_tokens":30,"completion_tokens":8,"total_tokens":38}}`
 }
 
-func TestAgentOutputToolThroughTheWire(t *testing.T) {
-	wiretest.OutputToolThroughTheWire(t, adapter,
+func (h Harness) testAgentOutputToolThroughTheWire(t *testing.T) {
+	wiretest.OutputToolThroughTheWire(t, h.Adapter,
 		okReply(toolCall("call_1", "final_result", `{"city":"Paris"}`)), // tempC missing
 		okReply(toolCall("call_2", "final_result", `{"city":"Paris","tempC":18}`)),
 		"call_1")
 }
 
-func TestRequireToolCallSendsToolChoiceOnlyWithTools(t *testing.T) {
-	wiretest.RequireToolCallOnlyWithTools(t, adapter, plainCompletion)
+func (h Harness) testRequireToolCallSendsToolChoiceOnlyWithTools(t *testing.T) {
+	wiretest.RequireToolCallOnlyWithTools(t, h.Adapter, PlainCompletion)
 }
 
 // A reply in prose instead of a call of the output tool fails at
 // json-parse, and its correction is a user message asking for the call.
-func TestAgentOutputToolProseInsteadOfTheCallThroughTheWire(t *testing.T) {
-	wiretest.OutputToolProse(t, adapter,
-		okReply(plainCompletion), "Paris.", // text, not a call
+func (h Harness) testAgentOutputToolProseInsteadOfTheCallThroughTheWire(t *testing.T) {
+	wiretest.OutputToolProse(t, h.Adapter,
+		okReply(PlainCompletion), "Paris.", // text, not a call
 		okReply(toolCall("call_1", "final_result", `{"city":"Paris","tempC":18}`)))
 }

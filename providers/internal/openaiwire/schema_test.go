@@ -1,4 +1,4 @@
-package goopenai
+package openaiwire
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 )
 
 // TestInlineRootNames checks the naming OpenAI needs on top of the shared
-// inlining (tested in providers/internal/wire).
+// inlining (tested in internal/wireschema).
 func TestInlineRootNames(t *testing.T) {
 	tests := []struct {
 		name, schema, want string
@@ -17,7 +17,7 @@ func TestInlineRootNames(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, obj, err := inlineRoot(json.RawMessage(tt.schema))
+			got, obj, err := InlineRoot(json.RawMessage(tt.schema))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -29,7 +29,7 @@ func TestInlineRootNames(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := inlineRoot(json.RawMessage(`[1]`)); err == nil {
-		t.Error("inlineRoot([1]): err = nil, want an error")
+	if _, _, err := InlineRoot(json.RawMessage(`[1]`)); err == nil {
+		t.Error("InlineRoot([1]): err = nil, want an error")
 	}
 }

@@ -1,4 +1,4 @@
-package openai
+package openaiwiretest
 
 import (
 	"context"
@@ -34,19 +34,29 @@ var servers = []struct{ name, field string }{
 	{"OpenRouter's and Ollama's reasoning", "reasoning"},
 }
 
+// servers are the reasoning members h's client decodes: reasoning_content
+// alone with ReasoningContentOnly (see
+// TestAReasoningMemberGoOpenAIDropsLeavesTheAnswer).
+func (h Harness) servers() []struct{ name, field string } {
+	if h.ReasoningContentOnly {
+		return servers[:1]
+	}
+	return servers
+}
+
 // modes are how the agent reads a reply: streamed, or whole.
 var modes = []struct {
 	name string
 	opts []Option
 }{{"streamed", nil}, {"whole", []Option{WithoutStreaming()}}}
 
-func TestReasoningFieldsAreThinking(t *testing.T) {
-	for _, srv := range servers {
+func (h Harness) testReasoningFieldsAreThinking(t *testing.T) {
+	for _, srv := range h.servers() {
 		for _, mode := range modes {
 			t.Run(srv.name+", "+mode.name+": kept beside the answer, not judged", func(t *testing.T) {
 				answer := paris
 				f := newFakeServer(t, okReply(reasoned(srv.field, `Paris in June: {"tempC": maybe 18}.`, &answer, "stop")))
-				a := agent.New(New(f.client(), "deepseek-reasoner", mode.opts...), agent.WithOutputRetries(1))
+				a := agent.New(h.New(f.URL, "deepseek-reasoner", mode.opts...), agent.WithOutputRetries(1))
 
 				w, res, err := agent.RunTyped[weather](t.Context(), a, "Weather in Paris?")
 				if err != nil {
@@ -65,8 +75,8 @@ func TestReasoningFieldsAreThinking(t *testing.T) {
 			})
 
 			t.Run(srv.name+", "+mode.name+": the JSON only in the reasoning is an answer that never came (vllm#48863)", func(t *testing.T) {
-				f := newFakeServer(t, okReply(reasoned(srv.field, paris, nil, "stop")), okReply(completion(paris)))
-				a := agent.New(New(f.client(), "qwen3", mode.opts...), agent.WithOutputRetries(1))
+				f := newFakeServer(t, okReply(reasoned(srv.field, paris, nil, "stop")), okReply(Completion(paris)))
+				a := agent.New(h.New(f.URL, "qwen3", mode.opts...), agent.WithOutputRetries(1))
 
 				_, res, err := agent.RunTyped[weather](t.Context(), a, "Weather in Paris?")
 				if err != nil {
@@ -78,8 +88,8 @@ func TestReasoningFieldsAreThinking(t *testing.T) {
 			})
 
 			t.Run(srv.name+", "+mode.name+": reasoning cut at the limit is an answer that never came", func(t *testing.T) {
-				f := newFakeServer(t, okReply(reasoned(srv.field, "Let me think about Paris. Hmm", nil, "length")), okReply(completion(paris)))
-				a := agent.New(New(f.client(), "qwen3", mode.opts...), agent.WithOutputRetries(1))
+				f := newFakeServer(t, okReply(reasoned(srv.field, "Let me think about Paris. Hmm", nil, "length")), okReply(Completion(paris)))
+				a := agent.New(h.New(f.URL, "qwen3", mode.opts...), agent.WithOutputRetries(1))
 
 				_, res, err := agent.RunTyped[weather](t.Context(), a, "Weather in Paris?")
 				if err != nil {
@@ -94,8 +104,8 @@ func TestReasoningFieldsAreThinking(t *testing.T) {
 
 	for _, mode := range modes {
 		t.Run(mode.name+": a server without a reasoning parser sends <think> in the content", func(t *testing.T) {
-			f := newFakeServer(t, okReply(completion("<think>\nParis, June.\n</think>\n\n"+paris)))
-			a := agent.New(New(f.client(), "qwen3", mode.opts...), agent.WithOutputRetries(0))
+			f := newFakeServer(t, okReply(Completion("<think>\nParis, June.\n</think>\n\n"+paris)))
+			a := agent.New(h.New(f.URL, "qwen3", mode.opts...), agent.WithOutputRetries(0))
 			_, res, err := agent.RunTyped[weather](t.Context(), a, "Weather in Paris?")
 			if err != nil {
 				t.Fatal(err)
@@ -107,7 +117,7 @@ func TestReasoningFieldsAreThinking(t *testing.T) {
 	}
 }
 
-func TestReasoningSentBack(t *testing.T) {
+func (h Harness) testReasoningSentBack(t *testing.T) {
 	// DeepSeek's thinking mode: the turn that called a tool comes back
 	// with its reasoning_content; an answer's thinking does not.
 	call := `{"id":"chatcmpl-t","object":"chat.completion","created":1700000000,"model":"deepseek-chat",
@@ -115,13 +125,13 @@ func TestReasoningSentBack(t *testing.T) {
 "tool_calls":[{"id":"call_1","type":"function","function":{"name":"weather","arguments":"{\"city\":\"Paris\"}"}}]}}],
 "usage":{"prompt_tokens":10,"completion_tokens":5,"total_tokens":15}}`
 	prose := "It is sunny."
-	f := newFakeServer(t, okReply(call), okReply(reasoned("reasoning_content", "Now answer.", &prose, "stop")), okReply(completion(paris)))
+	f := newFakeServer(t, okReply(call), okReply(reasoned("reasoning_content", "Now answer.", &prose, "stop")), okReply(Completion(paris)))
 	tool := agent.NewTool("weather", "the weather", func(_ context.Context, in struct {
 		City string `json:"city"`
 	}) (string, error) {
 		return "18", nil
 	})
-	a := agent.New(New(f.client(), "deepseek-chat"), agent.WithTools(tool), agent.WithOutputRetries(1))
+	a := agent.New(h.New(f.URL, "deepseek-chat"), agent.WithTools(tool), agent.WithOutputRetries(1))
 	if _, _, err := agent.RunTyped[weather](t.Context(), a, "Weather in Paris?"); err != nil {
 		t.Fatal(err)
 	}
@@ -143,5 +153,24 @@ func TestReasoningSentBack(t *testing.T) {
 	}
 	if strings.Contains(string(reqs[2]), "Now answer.") {
 		t.Errorf("the answer's thinking was sent back: %s", reqs[2])
+	}
+}
+
+// go-openai decodes no reasoning member but reasoning_content: a server
+// that sends OpenRouter's or Ollama's reasoning has its thinking dropped,
+// and its answer judged as ever.
+func (h Harness) testAReasoningMemberGoOpenAIDropsLeavesTheAnswer(t *testing.T) {
+	for _, mode := range modes {
+		t.Run(mode.name, func(t *testing.T) {
+			answer := paris
+			f := newFakeServer(t, okReply(reasoned("reasoning", "Paris in June.", &answer, "stop")))
+			w, res, err := agent.RunTyped[weather](t.Context(), agent.New(h.New(f.URL, "qwen3", mode.opts...)), "Weather in Paris?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := res.Messages[len(res.Messages)-1]; w != (weather{City: "Paris", TempC: 18}) || msg.Reasoning != "" {
+				t.Errorf("answer %+v, reasoning %q; want the answer, no reasoning", w, msg.Reasoning)
+			}
+		})
 	}
 }

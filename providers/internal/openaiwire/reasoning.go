@@ -1,10 +1,6 @@
-package openai
+package openaiwire
 
-import (
-	"encoding/json"
-
-	"github.com/openai/openai-go/v3/packages/respjson"
-)
+import "encoding/json"
 
 // reasoningFields are the members in which OpenAI-compatible servers give
 // a reply's thinking apart from its content, in the order they are read:
@@ -13,14 +9,12 @@ import (
 // chat completions give none.
 var reasoningFields = [...]string{"reasoning_content", "reasoning"}
 
-// reasoningOf is the thinking a message or delta carries in one of
-// reasoningFields (the SDK keeps members it does not know in
-// ExtraFields): the first that is a non-empty string, else "". A member
-// of another type (null, an object) is no thinking.
-func reasoningOf(extra map[string]respjson.Field) string {
+// ReasoningOf is the thinking a message or delta carries in one of
+// reasoningFields, given the raw JSON of the members its SDK did not
+// know: the first that is a non-empty string, else "". A member of
+// another type (null, an object) is no thinking.
+func ReasoningOf[F interface{ Raw() string }](extra map[string]F) string {
 	for _, name := range reasoningFields {
-		// The SDK marks a member it does not know as not Valid, whatever
-		// it holds: its raw JSON says.
 		var s string
 		if f, ok := extra[name]; ok && json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
 			return s
@@ -29,11 +23,11 @@ func reasoningOf(extra map[string]respjson.Field) string {
 	return ""
 }
 
-// sentReasoning is the member an assistant message with tool calls sends
+// SentReasoning is the member an assistant message with tool calls sends
 // its thinking back in. DeepSeek's thinking mode refuses a conversation
 // whose tool-calling turns come back without it (400), and ignores it
 // elsewhere; vLLM and SGLang ignore it, and Qwen's and gpt-oss's chat
 // templates read it in the turn in progress. An answer's thinking (a
 // message without tool calls) is not sent back: DeepSeek's R1 refused it,
 // and every server documents dropping it.
-const sentReasoning = "reasoning_content"
+const SentReasoning = "reasoning_content"

@@ -1,4 +1,4 @@
-package openai
+package openaiwiretest
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/providers/internal/openaiwire"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
 )
@@ -32,7 +33,7 @@ var compatible = []struct {
 func profileServer(t *testing.T, check func([]byte) error, strictOnly bool, script ...reply) *fakeServer {
 	srv := newFakeServer(t, script...)
 	srv.Refuses(func(body []byte) (int, string, bool) {
-		var req wireRequest
+		var req WireRequest
 		if json.Unmarshal(body, &req) != nil || req.ResponseFormat == nil || req.ResponseFormat.Type != "json_schema" {
 			return 0, "", false
 		}
@@ -49,12 +50,12 @@ func profileServer(t *testing.T, check func([]byte) error, strictOnly bool, scri
 	return srv
 }
 
-func TestEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T) {
+func (h Harness) testEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T) {
 	contracts := wiretest.Contracts(t, "../native/testdata/contracts")
 	contracts["Person"] = wiretest.SchemaOf[Person](t)
 	for _, p := range compatible {
 		t.Run(string(p.profile)+"'s server refuses what the adapter sends unlowered", func(t *testing.T) {
-			_, raw, _ := inlineRoot(contracts["Person"])
+			_, raw, _ := openaiwire.InlineRoot(contracts["Person"])
 			b, _ := json.Marshal(raw)
 			if p.check(b) == nil {
 				t.Fatal("the rules take Person's schema as reflected (minLength, optional members, no additionalProperties)")
@@ -62,20 +63,20 @@ func TestEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T) {
 		})
 		for name, c := range contracts {
 			t.Run(string(p.profile)+": "+name+" is taken", func(t *testing.T) {
-				srv := profileServer(t, p.check, p.strictOnly, okReply(completion(`{}`)))
+				srv := profileServer(t, p.check, p.strictOnly, okReply(Completion(`{}`)))
 				req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}, OutputSchema: c}
-				if _, err := New(srv.client(), "m", WithNativeSchema(p.profile)).Generate(context.Background(), req); err != nil {
+				if _, err := h.New(srv.URL, "m", WithNativeSchema(p.profile)).Generate(context.Background(), req); err != nil {
 					var pe *agent.ProviderError
 					if errors.As(err, &pe) && pe.HTTPStatus == http.StatusBadRequest {
 						t.Fatalf("refused: %s", pe.Message)
 					}
 					t.Fatal(err)
 				}
-				report, err := NativeReport(c, p.profile)
+				report, err := openaiwire.NativeReport(c, p.profile)
 				if err != nil {
 					t.Fatal(err)
 				}
-				got, keys := decodeRequest(t, srv.requests()[0])
+				got, keys := DecodeRequest(t, srv.requests()[0])
 				switch report.Mode {
 				case native.ModeNone:
 					if keys["response_format"] != nil {
@@ -91,8 +92,8 @@ func TestEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T) {
 	}
 }
 
-func TestDeepSeekIsNeverSentASchema(t *testing.T) {
-	report, err := NativeReport(wiretest.SchemaOf[Person](t), native.DeepSeek)
+func (h Harness) testDeepSeekIsNeverSentASchema(t *testing.T) {
+	report, err := openaiwire.NativeReport(wiretest.SchemaOf[Person](t), native.DeepSeek)
 	if err != nil {
 		t.Fatal(err)
 	}

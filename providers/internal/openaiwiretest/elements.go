@@ -1,4 +1,4 @@
-package goopenai
+package openaiwiretest
 
 import (
 	"testing"
@@ -8,13 +8,13 @@ import (
 	"github.com/enforcer-go/enforcer/providers/native"
 )
 
-func TestRunElementsThroughTheWire(t *testing.T) {
-	text := func(answer string) wiretest.Reply { return okReply(completion(answer)) }
-	t.Run("prompted", func(t *testing.T) { wiretest.ElementsThroughTheWire(t, adapter, text) })
+func (h Harness) testRunElementsThroughTheWire(t *testing.T) {
+	text := func(answer string) wiretest.Reply { return okReply(Completion(answer)) }
+	t.Run("prompted", func(t *testing.T) { wiretest.ElementsThroughTheWire(t, h.Adapter, text) })
 	t.Run("native", func(t *testing.T) {
-		a := adapter
+		a := h.Adapter
 		a.New = func(t *testing.T, c wiretest.Client) agent.StreamingModel {
-			return New(clientAt(c.URL), "gpt-4o-mini", WithNativeSchema(native.OpenAI))
+			return h.New(c.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI))
 		}
 		srv := wiretest.ElementsThroughTheWire(t, a, text)
 		if sent := a.Sent(t, srv, 0); sent.Format == nil {
@@ -27,6 +27,6 @@ func TestRunElementsThroughTheWire(t *testing.T) {
 			n++
 			return okReply(toolCall("call_"+string(rune('0'+n)), "final_result", answer))
 		}
-		wiretest.ElementsThroughTheWire(t, adapter, call, agent.WithOutputTool("final_result"))
+		wiretest.ElementsThroughTheWire(t, h.Adapter, call, agent.WithOutputTool("final_result"))
 	})
 }

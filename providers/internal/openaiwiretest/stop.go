@@ -1,4 +1,4 @@
-package openai
+package openaiwiretest
 
 import (
 	"encoding/json"
@@ -30,11 +30,11 @@ const (
 "function":{"name":"weather","arguments":"{\"city\":\"Pa"}}]}`
 )
 
-func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
-	wiretest.StopReasons(t, adapter, []wiretest.Ended{
+func (h Harness) testGenerateSaysWhyTheReplyEnded(t *testing.T) {
+	wiretest.StopReasons(t, h.Adapter, []wiretest.Ended{
 		{Name: "stop is complete", Body: finished("stop", text("Paris.")), Stop: agent.StopComplete, Raw: "stop", Content: "Paris."},
 		{Name: "length is a cut-off reply", Body: finished("length", text(cutAnswer)), Stop: agent.StopLength, Raw: "length", Content: cutAnswer},
-		{Name: "tool_calls is tool use", Body: toolCallCompletion, Stop: agent.StopToolUse, Raw: "tool_calls"},
+		{Name: "tool_calls is tool use", Body: ToolCallCompletion, Stop: agent.StopToolUse, Raw: "tool_calls"},
 		{Name: "the older function_call is tool use", Body: finished("function_call", `{"role":"assistant","content":null,"function_call":{"name":"weather","arguments":"{}"}}`), Stop: agent.StopToolUse, Raw: "function_call"},
 		{Name: "content_filter is a filtered reply", Body: finished("content_filter", filtered), Stop: agent.StopContentFilter, Raw: "content_filter"},
 		{Name: "a message with a refusal is a refusal, its text the content", Body: finished("stop", refusalMsg), Stop: agent.StopRefusal, Raw: "stop", Content: "I'm sorry, I can't help with that."},
@@ -42,15 +42,15 @@ func TestGenerateSaysWhyTheReplyEnded(t *testing.T) {
 	})
 }
 
-func TestAgentThroughTheWire(t *testing.T) {
-	answer := okReply(completion(`{"city":"Paris","tempC":18}`))
-	wiretest.AgentTruncatedAnswers(t, adapter, okReply(finished("length", text(cutAnswer))), answer)
-	wiretest.AgentTruncatedCall(t, adapter, okReply(finished("length", cutCall)), "call_cut", answer)
-	wiretest.AgentJudgesToolCalls(t, adapter, okReply(toolCall("call_bad", "weather", `{"city":42}`)), "call_bad",
+func (h Harness) testAgentThroughTheWire(t *testing.T) {
+	answer := okReply(Completion(`{"city":"Paris","tempC":18}`))
+	wiretest.AgentTruncatedAnswers(t, h.Adapter, okReply(finished("length", text(cutAnswer))), answer)
+	wiretest.AgentTruncatedCall(t, h.Adapter, okReply(finished("length", cutCall)), "call_cut", answer)
+	wiretest.AgentJudgesToolCalls(t, h.Adapter, okReply(toolCall("call_bad", "weather", `{"city":42}`)), "call_bad",
 		okReply(toolCall("call_good", "weather", `{"city":"Paris"}`)), "call_good", answer)
 	// Early abort stays on: a refusal is marked from its first delta, and
 	// the loop stops judging the reply there.
-	wiretest.AgentWithheld(t, adapter, []wiretest.Withheld{
+	wiretest.AgentWithheld(t, h.Adapter, []wiretest.Withheld{
 		{Name: "a refusal", Reply: okReply(finished("stop", refusalMsg)), Stop: agent.StopRefusal, Raw: "stop", Text: "I'm sorry, I can't help with that."},
 		{Name: "a content filter stop", Reply: okReply(finished("content_filter", filtered)), Stop: agent.StopContentFilter, Raw: "content_filter"},
 	})
