@@ -131,6 +131,8 @@ func Run(t *testing.T, h Harness) {
 		{"TestARetryAfterPastTheCapIsTheCap", h.testARetryAfterPastTheCapIsTheCap},
 		{"TestUsageWithEveryDeltaRidesOnTheDeltasChunk", h.testUsageWithEveryDeltaRidesOnTheDeltasChunk},
 		{"TestARunOverAReplyPastItsBoundFailsWithErrModel", h.testARunOverAReplyPastItsBoundFailsWithErrModel},
+		{"TestFormatStepThroughTheWire", h.testFormatStepThroughTheWire},
+		{"TestAgentCutsADoomedToolCallOffMidStream", h.testAgentCutsADoomedToolCallOffMidStream},
 	} {
 		t.Run(tt.name, tt.test)
 	}
