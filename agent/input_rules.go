@@ -50,6 +50,9 @@ type InputRuleError struct {
 
 // Error names the rule and its first issue.
 func (e *InputRuleError) Error() string {
+	if len(e.Issues) == 0 {
+		return "agent: input rule " + e.Rule + " tripped"
+	}
 	return fmt.Sprintf("agent: input rule %s tripped: %s", e.Rule, e.Issues[0].Message)
 }
 
@@ -103,6 +106,9 @@ func judgeInput(ctx context.Context, rules *enforce.Schema, in string) error {
 		if is.Keyword == rule {
 			issues = append(issues, is)
 		}
+	}
+	if issues == nil {
+		issues = ce.Issues
 	}
 	return &InputRuleError{Rule: rule, Issues: issues}
 }

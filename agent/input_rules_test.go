@@ -150,3 +150,28 @@ func TestAReplyIsNotActedOnBeforeTheInputRulesPass(t *testing.T) {
 		t.Error("the reply's tool call ran before the input rules passed")
 	}
 }
+
+func TestInputRulesPolicies(t *testing.T) {
+	reply := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+		return agent.Response{Message: agent.Message{Content: "ok"}, Stop: agent.StopComplete}, nil
+	})
+	word := func() enforce.Validator { return enforce.ForbiddenWords("words", "Globex") }
+	t.Run("a rule that warns lets the input through", func(t *testing.T) {
+		if _, err := agent.New(reply, agent.WithInputRules(word().OnFail(enforce.PolicyWarn))).Run(t.Context(), "Globex?"); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("a tripwire trips as a rule that retries does", func(t *testing.T) {
+		_, err := agent.New(reply, agent.WithInputRules(word().OnFail(enforce.PolicyTripwire))).Run(t.Context(), "Globex?")
+		var ie *agent.InputRuleError
+		if !errors.As(err, &ie) || ie.Rule != "words" || len(ie.Issues) != 1 {
+			t.Fatalf("err = %v, want the rule's *agent.InputRuleError", err)
+		}
+	})
+	t.Run("a rule given twice by name is refused", func(t *testing.T) {
+		_, err := agent.New(reply, agent.WithInputRules(word()), agent.WithInputRules(word())).Run(t.Context(), "hi")
+		if !errors.Is(err, agent.ErrInvalidOption) {
+			t.Fatalf("err = %v, want ErrInvalidOption", err)
+		}
+	})
+}
