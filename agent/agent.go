@@ -207,12 +207,15 @@ func runTyped[T any](ctx context.Context, a *Agent, input string, watch watcher)
 
 // runState is one run's mutable state.
 type runState struct {
-	a      *Agent
-	schema *enforce.Schema
-	ledger *enforce.Ledger
-	calls  *enforce.CallLedger // made at the first tool call
-	res    *Result
-	turn   string
+	a *Agent
+	// inputVerdict waits for the input rules' verdict, until the first
+	// call returns ([WithInputRules]); then nil.
+	inputVerdict func() error
+	schema       *enforce.Schema
+	ledger       *enforce.Ledger
+	calls        *enforce.CallLedger // made at the first tool call
+	res          *Result
+	turn         string
 	// contract is the schema's text, shared by every request (nil
 	// without a schema).
 	contract *contract
@@ -380,6 +383,11 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 		res.Messages = append(res.Messages, Message{Role: RoleSystem, Content: system})
 	}
 	res.Messages = append(res.Messages, Message{Role: RoleUser, Content: in})
+	if a.cfg.inputRules != nil {
+		var stop func()
+		ctx, st.inputVerdict, stop = guardInput(ctx, a.cfg.inputRules, in)
+		defer stop()
+	}
 	return res, st.loop(ctx)
 }
 
@@ -400,6 +408,14 @@ func (st *runState) loop(ctx context.Context) error {
 			InputTokens: max(resp.Usage.InputTokens, 0), OutputTokens: max(resp.Usage.OutputTokens, 0),
 			CachedTokens: max(resp.Usage.CachedTokens, 0), ReasoningTokens: max(resp.Usage.ReasoningTokens, 0),
 			LatencyMs: st.latency.Milliseconds(), Money: st.price(resp.Usage),
+		}
+		if wait := st.inputVerdict; wait != nil {
+			// Nothing the first reply asks is done before the input
+			// rules pass ([WithInputRules]).
+			st.inputVerdict = nil
+			if verdict := wait(); verdict != nil {
+				return verdict
+			}
 		}
 		if err != nil {
 			if cause := context.Cause(ctx); cause != nil {

@@ -27,6 +27,7 @@ type config struct {
 	retries           int
 	retriesSet        bool
 	validators        []enforce.Validator // WithValidators
+	inputRules        *enforce.Schema     // WithInputRules: a string held to them
 	repeats           int                 // WithRepeatLimit; 0: off
 	callLimit         int                 // WithToolCallLimit; 0: none
 	repairs           enforce.Repairs     // WithRepairs

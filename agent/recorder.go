@@ -148,6 +148,7 @@ func completed(ctx context.Context, turn string, res *Result, err error) events.
 	var de *middleware.DeniedError
 	var re *RefusalError
 	var ve *enforce.ValidatorError
+	var ie *InputRuleError
 	switch {
 	case errors.Is(err, ErrMaxIterations):
 		te.Kind = events.FailureStepLimit
@@ -159,7 +160,7 @@ func completed(ctx context.Context, turn string, res *Result, err error) events.
 		if pe.Kind == events.KindAuth {
 			te.Kind = events.FailureAuthRequired
 		}
-	case errors.As(err, &de), errors.As(err, &ve): // our side failed, not the model
+	case errors.As(err, &de), errors.As(err, &ve), errors.As(err, &ie): // our side stopped it, not the model
 		te.Kind = events.FailureEnvironmentError
 	case errors.As(err, &re):
 		te.Message = re.Error() // the kind in our words; the model's text stays off the stream

@@ -27,7 +27,7 @@ func ForbiddenWords(name string, words ...string) Validator {
 			folded, kept = append(folded, f), append(kept, w)
 		}
 	}
-	return stringRule(name, func(s string) []string {
+	v := stringRule(name, func(s string) []string {
 		text := foldRunes(s)
 		var found []string
 		for i, w := range folded {
@@ -37,6 +37,8 @@ func ForbiddenWords(name string, words ...string) Validator {
 		}
 		return found
 	})
+	v.prefix = forbiddenPrefix(folded, kept)
+	return v
 }
 
 // AllowedDomains returns a rule named name that fails an answer whose

@@ -62,8 +62,13 @@ func (s *Schema) stream(h streamHost, noSchema bool) *Incremental {
 // StreamValidating returns an [Incremental] that also asks the schema's
 // validators of one member ([Validator.At]), with ctx and at, as soon as
 // that member's value closes: an issue they find fails the answer there.
-// One that errs, panics or outlives ctx gives no early verdict.
+// One that errs, panics or outlives ctx gives no early verdict. A text
+// answer ([Text]) is also held, as it streams, to the prefix-sound
+// built-in rules (docs/guardrails.md names them).
 func (s *Schema) StreamValidating(ctx context.Context, at Try) *Incremental {
+	if t, ok := s.reading.(*text); ok && s.repairs == 0 {
+		return &Incremental{kind: t.streamRules(s)}
+	}
 	if s.repairs != 0 || s.reading != nil {
 		return s.Stream() // validators judge the mended answer, or a kind's, at its end
 	}

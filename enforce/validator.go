@@ -33,6 +33,9 @@ type Validator struct {
 	// is PolicyRetry), and fix its rewrite under PolicyFix (rule.go).
 	policy Policy
 	fix    func(ctx context.Context, value any, issues []Issue) (any, error)
+	// prefix judges a text as it streams, for a rule that is prefix-sound
+	// (rule_stream.go); nil for one judged only whole.
+	prefix prefixJudge
 }
 
 // At returns v judging only the member at pointer: its check gets that
