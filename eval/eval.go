@@ -21,6 +21,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"path"
@@ -110,6 +111,14 @@ type Verdict struct {
 	// SchemaError is why the record's schema did not compile: the record
 	// is counted apart ([Group.SchemaErrors]), neither passed nor failed.
 	SchemaError string `json:"schemaError,omitempty"`
+	// Mended is the answer as the repairs applied left it; "" when none
+	// was.
+	Mended string `json:"mended,omitempty"`
+	// Runs are a live record's runs ([Live]), by run number; nil offline.
+	// Live sets PassedAsWritten and PassedAfterRepair when every run's
+	// first answer did so, and Stage and Issues from the first run whose
+	// first answer failed.
+	Runs []RunVerdict `json:"runs,omitzero"`
 }
 
 // Fields is how an answer's values compare with those a record expected:
@@ -133,6 +142,12 @@ type Report struct {
 	// Groups holds one group per model (or [Options.By] value), sorted by
 	// name.
 	Groups []Group `json:"groups"`
+	// Dataset is a digest of the dataset's bytes (CRC-32C): [Compare]
+	// matches records without an id by line only between reports of one
+	// dataset.
+	Dataset string `json:"dataset,omitempty"`
+	// Cases holds every record's verdict, in the dataset's order.
+	Cases []Verdict `json:"cases"`
 }
 
 // Group is the figures of one group of records.
@@ -199,7 +214,8 @@ type Count struct {
 // context.Cause(ctx).
 func Offline(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	j := judge{opts: opts, schemas: map[string]compiled{}, groups: map[string]*group{}}
-	err := eachRecord(r, func(line int, text []byte) error {
+	var cases []Verdict
+	digest, err := eachRecord(r, func(line int, text []byte) error {
 		if err := context.Cause(ctx); err != nil {
 			return err
 		}
@@ -207,6 +223,7 @@ func Offline(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 		if err != nil {
 			return fmt.Errorf("eval: line %d: %w", line, err)
 		}
+		cases = append(cases, v)
 		if opts.Verdict != nil {
 			opts.Verdict(v)
 		}
@@ -215,32 +232,43 @@ func Offline(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return j.report(), nil
+	rep := j.report()
+	rep.Dataset, rep.Cases = digest, cases
+	return rep, nil
 }
 
 // eachRecord calls f with each line of r that is not blank, numbered
-// from 1, until f returns an error.
-func eachRecord(r io.Reader, f func(line int, text []byte) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+// from 1, until f returns an error; at the end of r it returns the
+// digest of r's bytes ([Report.Dataset]).
+func eachRecord(r io.Reader, f func(line int, text []byte) error) (string, error) {
+	// CRC-32C runs in hardware: the digest costs the eval no throughput.
+	// It tells one dataset from another, not a forgery from the original.
+	sum := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	br := bufio.NewReaderSize(io.TeeReader(r, sum), 64<<10)
 	for line := 1; ; line++ {
 		text, err := readLine(br)
 		if err == io.EOF {
-			return nil
+			return fmt.Sprintf("crc32c:%08x", sum.Sum32()), nil
 		}
 		if err != nil {
-			return fmt.Errorf("eval: line %d: %w", line, err)
+			return "", fmt.Errorf("eval: line %d: %w", line, err)
 		}
 		if len(bytes.TrimSpace(text)) == 0 {
 			continue
 		}
 		if err := f(line, text); err != nil {
-			return err
+			return "", err
 		}
 	}
 }
 
 // ErrLineTooLong is the error of a dataset line over [MaxRecordBytes].
 var ErrLineTooLong = errors.New("record is longer than eval.MaxRecordBytes")
+
+// ErrSchemaOutside is the error of a record whose schema path leaves the
+// dataset's folder ([Options.Schemas]): refused on purpose, so a dataset
+// reads no file its folder does not hold.
+var ErrSchemaOutside = errors.New("the path leaves the dataset's folder, which is refused on purpose: name a schema file beside or below the dataset")
 
 // readLine reads one line without its newline, at most MaxRecordBytes.
 func readLine(br *bufio.Reader) ([]byte, error) {
@@ -340,6 +368,9 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 		v.PassedAfterRepair = err == nil
 		mended, applied := c.repaired.Repaired(out)
 		v.Repaired = applied
+		if applied != 0 {
+			v.Mended = mended
+		}
 		if err == nil {
 			final = mended
 		} else {
@@ -476,7 +507,11 @@ func (j *judge) compile(raw json.RawMessage) (compiled, error) {
 		if c, ok := j.schemas[key]; ok {
 			return c, nil
 		}
-		b, err := fs.ReadFile(j.opts.Schemas, path.Clean(file))
+		name := path.Clean(file)
+		if !fs.ValidPath(name) { // "..", or rooted
+			return compiled{}, fmt.Errorf("schema %q: %w", file, ErrSchemaOutside)
+		}
+		b, err := fs.ReadFile(j.opts.Schemas, name)
 		if err != nil {
 			return compiled{}, fmt.Errorf("schema: %w", err)
 		}

@@ -73,9 +73,13 @@ type RunVerdict struct {
 	// cut. How long a cut answer would have been is not known.
 	Cut      int `json:"cut,omitempty"`
 	CutBytes int `json:"cutBytes,omitempty"`
-	Latency  time.Duration
+	// Latency is how long the run took; in JSON, in nanoseconds.
+	Latency time.Duration `json:"latencyNs"`
 	// Fields compares the passing answer with the record's expected value.
 	Fields *Fields `json:"fields,omitempty"`
+	// Rows are the run's ledger rows (agent.Result.Attempts), one per
+	// final answer; nil without retries.
+	Rows []enforce.Attempt `json:"rows,omitzero"`
 }
 
 // Latency is a group's run latencies, in milliseconds.
@@ -118,10 +122,14 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		group string
 		agent *agent.Agent
 		run   int
+		c     int // its case, in cases
 	}
-	var jobs []job
+	var (
+		jobs  []job
+		cases []Verdict
+	)
 	agents := map[*enforce.Schema]*agent.Agent{}
-	err := eachRecord(r, func(line int, text []byte) error {
+	digest, err := eachRecord(r, func(line int, text []byte) error {
 		var rec liveRecord
 		if err := json.Unmarshal(text, &rec); err != nil {
 			return fmt.Errorf("eval: line %d: not a record: %w", line, err)
@@ -140,6 +148,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		if err != nil {
 			return fmt.Errorf("eval: line %d: %w", line, err)
 		}
+		cases = append(cases, Verdict{Line: line, ID: rec.ID, Group: name, SchemaError: c.err})
 		if c.err != "" {
 			return nil
 		}
@@ -149,7 +158,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 			agents[c.plain] = a
 		}
 		for run := 1; run <= runs; run++ {
-			jobs = append(jobs, job{line, rec, name, a, run})
+			jobs = append(jobs, job{line, rec, name, a, run, len(cases) - 1})
 		}
 		return nil
 	})
@@ -185,6 +194,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 				}
 				mu.Lock()
 				j.group(jb.group).addRun(v)
+				cases[jb.c].Runs = append(cases[jb.c].Runs, v)
 				latencies[jb.group] = append(latencies[jb.group], v.Latency)
 				ended++
 				if opts.Run != nil {
@@ -210,6 +220,10 @@ feed:
 		return nil, cause
 	}
 	rep := j.report()
+	for i := range cases {
+		settle(&cases[i])
+	}
+	rep.Dataset, rep.Cases = digest, cases
 	for i := range rep.Groups {
 		g := &rep.Groups[i]
 		if ls := latencies[g.Group]; len(ls) > 0 {
@@ -224,7 +238,7 @@ func runVerdict(res *agent.Result, err error) RunVerdict {
 	var v RunVerdict
 	if res != nil {
 		v.Usage, v.Money = res.Usage, res.Money
-		v.Answers = len(res.Attempts)
+		v.Answers, v.Rows = len(res.Attempts), res.Attempts
 		for _, row := range res.Attempts {
 			if row.Cut != nil {
 				v.Cut++
@@ -252,6 +266,30 @@ func runVerdict(res *agent.Result, err error) RunVerdict {
 		v.Error = err.Error()
 	}
 	return v
+}
+
+// settle orders a live case's runs and sets its verdicts from them
+// ([Verdict.Runs]).
+func settle(c *Verdict) {
+	if c.SchemaError != "" {
+		return
+	}
+	slices.SortFunc(c.Runs, func(a, b RunVerdict) int { return a.Run - b.Run })
+	c.PassedAsWritten, c.PassedAfterRepair = true, true
+	for _, r := range c.Runs {
+		c.PassedAsWritten = c.PassedAsWritten && r.PassedAsWritten
+		c.PassedAfterRepair = c.PassedAfterRepair && r.PassedFirstTry
+		if r.PassedFirstTry || c.Stage != "" {
+			continue
+		}
+		switch {
+		case len(r.Rows) > 0:
+			c.Stage = r.Rows[0].Stage
+			c.Issues = []enforce.Issue{{Path: r.Rows[0].Path, Message: r.Rows[0].Error}}
+		case r.Error != "":
+			c.Issues = []enforce.Issue{{Keyword: "error", Message: r.Error}}
+		}
+	}
 }
 
 // addRun counts a run's verdict in g.
