@@ -1,0 +1,133 @@
+package main
+
+import (
+	"encoding/xml"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestEvalJSONHoldsEveryCaseInTheDatasetsOrder(t *testing.T) {
+	rep := evalJSON(t, "-repair", "fence", evalDataset(t))
+	if len(rep.Cases) != 3 {
+		t.Fatalf("cases = %+v, want 3", rep.Cases)
+	}
+	for i, c := range rep.Cases {
+		if c.Line != i+1 {
+			t.Errorf("case %d at line %d, want %d", i, c.Line, i+1)
+		}
+	}
+	if c := rep.Cases[1]; c.Group != "a" || c.PassedAsWritten || !c.PassedAfterRepair || strings.TrimSpace(c.Mended) != `{"city":"Rome"}` {
+		t.Errorf("the fenced answer's case = %+v, want mended by the fence repair", c)
+	}
+	if c := rep.Cases[2]; c.PassedAfterRepair || c.Stage != "schema-validate" || len(c.Issues) == 0 || c.Issues[0].Path != "/city" {
+		t.Errorf("b's case = %+v, want failed at #/city", c)
+	}
+}
+
+func TestEvalCompareListsTheCasesThatMoved(t *testing.T) {
+	data := evalDataset(t)
+	save := func(name string, args ...string) string {
+		_, out, _ := runCmd(t.Context(), "", append([]string{"eval", "-json"}, append(args, data)...)...)
+		return write(t, name, out)
+	}
+	mended, plain := save("mended.json", "-repair", "all"), save("plain.json")
+	code, out, _ := runCmd(t.Context(), "", "eval", "-compare", mended, plain)
+	for _, want := range []string{"cases: 1 newly failing, 0 newly passing, 0 changed issue\n", "newly failing: line 2 (a): json-parse at #: "} {
+		if code != exitFail || !strings.Contains(out, want) {
+			t.Errorf("compare mended → plain: status %d, output lacks %q:\n%s", code, want, out)
+		}
+	}
+	_, out, _ = runCmd(t.Context(), "", "eval", "-compare", plain, mended)
+	if !strings.Contains(out, "cases: 0 newly failing, 1 newly passing, 0 changed issue\n") || !strings.Contains(out, "newly passing: line 2 (a)\n") {
+		t.Errorf("compare plain → mended:\n%s", out)
+	}
+	// Another dataset without ids: no line is matched, and the command says why.
+	other := write(t, "other.jsonl", `{"model":"a","schema":{},"output":"1"}`+"\n")
+	_, o, _ := runCmd(t.Context(), "", "eval", "-json", other)
+	_, out, _ = runCmd(t.Context(), "", "eval", "-compare", plain, write(t, "other.json", o))
+	if !strings.Contains(out, "4 cases without a match (a record without an id is matched by line only in one dataset)") {
+		t.Errorf("compare two datasets without ids:\n%s", out)
+	}
+}
+
+func TestEvalWritesJUnitXMLThatParsesBack(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "junit.xml")
+	code, out, errs := runCmd(t.Context(), "", "eval", "-repair", "all", "-junit", file, evalDataset(t))
+	if code != exitOK || errs != "" || !strings.Contains(out, "repairs: ") {
+		t.Fatalf("status %d, stderr %q, stdout %q", code, errs, out)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Suites []struct {
+			Name     string `xml:"name,attr"`
+			Tests    int    `xml:"tests,attr"`
+			Failures int    `xml:"failures,attr"`
+			Cases    []struct {
+				Name      string `xml:"name,attr"`
+				Classname string `xml:"classname,attr"`
+				Failure   *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(b, &got); err != nil {
+		t.Fatalf("%v:\n%s", err, b)
+	}
+	if len(got.Suites) != 2 || got.Suites[1].Name != "b" || got.Suites[1].Tests != 1 || got.Suites[1].Failures != 1 {
+		t.Fatalf("suites = %+v, want a, and b with its one failing test", got.Suites)
+	}
+	if c := got.Suites[1].Cases[0]; c.Name != "line 3" || c.Classname != "b" || c.Failure == nil || !strings.HasPrefix(c.Failure.Message, "schema-validate at #/city: ") {
+		t.Errorf("b's case = %+v, want line 3 failing at schema-validate, #/city", c)
+	}
+	code, out, errs = runCmd(t.Context(), "", "eval", "-junit", filepath.Join(t.TempDir(), "no", "such", "dir.xml"), evalDataset(t))
+	wantOneLineError(t, code, out, errs, "-junit")
+}
+
+func TestEvalFailUnderABareShareGatesTheOverallAsWrittenRate(t *testing.T) {
+	data := evalDataset(t) // 1 of 3 pass as written
+	code, out, _ := runCmd(t.Context(), "", "eval", "-repair", "all", "-fail-under", "0.9", data)
+	if code != exitFail || !strings.Contains(out, "FAIL: as-written under 90.0%: all (33.3%)\n") {
+		t.Errorf("-fail-under 0.9: status %d, output:\n%s", code, out)
+	}
+	if code, out, _ := runCmd(t.Context(), "", "eval", "-fail-under", "0.3", data); code != exitOK {
+		t.Errorf("-fail-under 0.3: status %d, want 0:\n%s", code, out)
+	}
+	for _, bad := range []string{"1.5", "-0.1", "ninety"} {
+		code, out, errs := runCmd(t.Context(), "", "eval", "-fail-under", bad, data)
+		wantOneLineError(t, code, out, errs, "-fail-under")
+	}
+}
+
+func TestEvalSaysASchemaPathLeavesTheDatasetsFolder(t *testing.T) {
+	abs := filepath.Join(t.TempDir(), "outside.json")
+	if err := os.WriteFile(abs, []byte(citySchema), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"../outside.json", abs} {
+		data := write(t, "path.jsonl", `{"schema":"`+filepath.ToSlash(p)+`","output":"1"}`)
+		code, out, errs := runCmd(t.Context(), "", "eval", data)
+		wantOneLineError(t, code, out, errs, "leaves the dataset's folder, which is refused on purpose")
+	}
+}
+
+func TestEvalRefusesANegativePriceBeforeAnyRequest(t *testing.T) {
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { requests++ }))
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", liveKey)
+	data := write(t, "prompts.jsonl", `{"schema":{},"prompt":"x"}`)
+	prices := write(t, "prices.json", `{"m": {"input": 1, "output": 2}, "cheap": {"input": 0.1, "cachedInput": -0.05}}`)
+	code, out, errs := runCmd(t.Context(), "", "eval", "-model", "m", "-base-url", srv.URL+"/v1/", "-prices", prices, data)
+	wantOneLineError(t, code, out, errs, `-prices: "cheap": cachedInput is -0.05`)
+	if requests != 0 {
+		t.Errorf("%d requests sent, want none", requests)
+	}
+}
