@@ -1,13 +1,18 @@
 package main
 
 import (
+	"encoding/json"
 	"encoding/xml"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/enforcer-go/enforcer/eval"
+	"github.com/enforcer-go/enforcer/internal/corpus"
 )
 
 func TestEvalJSONHoldsEveryCaseInTheDatasetsOrder(t *testing.T) {
@@ -129,5 +134,53 @@ func TestEvalRefusesANegativePriceBeforeAnyRequest(t *testing.T) {
 	wantOneLineError(t, code, out, errs, `-prices: "cheap": cachedInput is -0.05`)
 	if requests != 0 {
 		t.Errorf("%d requests sent, want none", requests)
+	}
+}
+
+// The real model outputs, ids from their source, judged as written and
+// with every repair: the comparison lists, case by case, the answers the
+// repairs mended, and none they broke; by line, as one dataset, the same.
+func TestEvalCompareCaseByCaseOnRealOutputs(t *testing.T) {
+	var lines []string
+	for _, r := range corpus.ModelOutputs(t) {
+		b, err := json.Marshal(map[string]any{"id": r.Source, "model": r.Model, "schema": r.Schema, "output": r.Output})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, string(b))
+	}
+	withIDs := write(t, "ids.jsonl", strings.Join(lines, "\n")+"\n")
+	save := func(name, data string, args ...string) (string, *eval.Report) {
+		rep := evalJSON(t, append(args, data)...)
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return write(t, name, string(b)), rep
+	}
+	plainFile, plain := save("plain.json", withIDs)
+	mendedFile, mended := save("mended.json", withIDs, "-repair", "all")
+	sum := func(rep *eval.Report, f func(eval.Group) int) (n int) {
+		for _, g := range rep.Groups {
+			n += f(g)
+		}
+		return n
+	}
+	mendedN := sum(mended, func(g eval.Group) int { return g.PassedAfterRepair }) - sum(plain, func(g eval.Group) int { return g.PassedAsWritten })
+	code, out, _ := runCmd(t.Context(), "", "eval", "-compare", plainFile, mendedFile)
+	head := fmt.Sprintf("cases: 0 newly failing, %d newly passing, ", mendedN)
+	if code != exitOK || !strings.Contains(out, head) || strings.Count(out, "\nnewly passing: ") != mendedN || strings.Contains(out, "without a match") {
+		t.Errorf("as written → every repair: status %d, want %q and %d listed:\n%.2000s", code, head, mendedN, out)
+	}
+	code, out, _ = runCmd(t.Context(), "", "eval", "-compare", mendedFile, plainFile)
+	if code != exitFail || !strings.Contains(out, fmt.Sprintf("cases: %d newly failing, 0 newly passing, ", mendedN)) {
+		t.Errorf("every repair → as written: status %d:\n%.2000s", code, out)
+	}
+	// Without ids, one dataset: matched by line, the same cases move.
+	data := corpus.ModelOutputsFile(t)
+	byLinePlain, _ := save("lplain.json", data)
+	byLineMended, _ := save("lmended.json", data, "-repair", "all")
+	if _, out, _ := runCmd(t.Context(), "", "eval", "-compare", byLinePlain, byLineMended); !strings.Contains(out, head) {
+		t.Errorf("by line: want %q:\n%.2000s", head, out)
 	}
 }
