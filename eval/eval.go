@@ -214,7 +214,7 @@ type Count struct {
 // context.Cause(ctx).
 func Offline(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	j := judge{opts: opts, schemas: map[string]compiled{}, groups: map[string]*group{}}
-	var cases []Verdict
+	cases := []Verdict{} // "cases": [] for an empty dataset, as "groups"
 	digest, err := eachRecord(r, func(line int, text []byte) error {
 		if err := context.Cause(ctx); err != nil {
 			return err

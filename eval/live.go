@@ -124,10 +124,8 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		run   int
 		c     int // its case, in cases
 	}
-	var (
-		jobs  []job
-		cases []Verdict
-	)
+	var jobs []job
+	cases := []Verdict{} // "cases": [] for an empty dataset, as "groups"
 	agents := map[*enforce.Schema]*agent.Agent{}
 	digest, err := eachRecord(r, func(line int, text []byte) error {
 		var rec liveRecord

@@ -184,3 +184,37 @@ func TestEvalCompareCaseByCaseOnRealOutputs(t *testing.T) {
 		t.Errorf("by line: want %q:\n%.2000s", head, out)
 	}
 }
+
+// The eval guide's lines of a comparison are lines the command prints
+// for the real model outputs, mended by fence and syntax, then by every
+// repair.
+func TestTheEvalGuideShowsWhatCompareLists(t *testing.T) {
+	data := corpus.ModelOutputsFile(t)
+	guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "eval.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(guide), "<!-- eval-compare -->\n```\n")
+	block, _, ok2 := strings.Cut(block, "```\n")
+	if !ok || !ok2 {
+		t.Fatal("docs/eval.md has no block after <!-- eval-compare -->")
+	}
+	var reports []string
+	for _, repair := range []string{"fence,syntax", "all"} {
+		code, out, errs := runCmd(t.Context(), "", "eval", "-json", "-repair", repair, data)
+		if code != exitOK {
+			t.Fatalf("eval -repair %s: status %d, %s", repair, code, errs)
+		}
+		reports = append(reports, write(t, "r"+strings.ReplaceAll(repair, ",", "")+".json", out))
+	}
+	_, out, _ := runCmd(t.Context(), "", "eval", "-compare", reports[0], reports[1])
+	printed := map[string]bool{}
+	for line := range strings.Lines(out) {
+		printed[line] = true
+	}
+	for line := range strings.Lines(block) {
+		if !printed[line] {
+			t.Errorf("docs/eval.md shows %q; enforcer eval -compare does not print it", line)
+		}
+	}
+}
