@@ -111,6 +111,9 @@ type Verdict struct {
 	// SchemaError is why the record's schema did not compile: the record
 	// is counted apart ([Group.SchemaErrors]), neither passed nor failed.
 	SchemaError string `json:"schemaError,omitempty"`
+	// Output is the answer as the model wrote it, kept for a case that
+	// failed (after the repairs); "" for one that passed.
+	Output string `json:"output,omitempty"`
 	// Mended is the answer as the repairs applied left it; "" when none
 	// was.
 	Mended string `json:"mended,omitempty"`
@@ -350,6 +353,9 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	out := *rec.Output
 	if rec.Tool != "" {
 		final := judgeCall(&v, c, rec.Tool, out, j.opts.Repairs != 0)
+		if !v.PassedAfterRepair {
+			v.Output = out
+		}
 		if len(rec.Expected) > 0 {
 			v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
 		}
@@ -376,6 +382,9 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 		} else {
 			v.Stage, v.Issues = failure(err)
 		}
+	}
+	if !v.PassedAfterRepair {
+		v.Output = out
 	}
 	if len(rec.Expected) > 0 {
 		v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
