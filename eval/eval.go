@@ -151,6 +151,10 @@ type Report struct {
 	Dataset string `json:"dataset,omitempty"`
 	// Cases holds every record's verdict, in the dataset's order.
 	Cases []Verdict `json:"cases"`
+	// Partial: a live eval was stopped ([LiveOptions.Stop]) before every
+	// run; the report is of the runs that ended, and Cases holds only
+	// the records that ran.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Group is the figures of one group of records.

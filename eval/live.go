@@ -36,6 +36,9 @@ type LiveOptions struct {
 	Schemas fs.FS
 	// Now is the clock that times runs (default time.Now).
 	Now func() time.Time
+	// Stop, when closed, starts no more runs: the runs in flight end, and
+	// Live reports them and those before, with [Report.Partial] set.
+	Stop <-chan struct{}
 	// Run, when not nil, is called with each run's verdict as it ends,
 	// from one goroutine at a time, in no set order, with how many runs
 	// have ended and how many there are: a progress bar's figures.
@@ -175,8 +178,8 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		go func() {
 			defer wg.Done()
 			for jb := range next {
-				if ctx.Err() != nil {
-					continue // Live returns the cause; a run now would only fail
+				if ctx.Err() != nil || stopped(opts.Stop) {
+					continue // Live returns the cause, or stopped: no run starts
 				}
 				start := now()
 				res, err := jb.agent.Run(ctx, jb.rec.Prompt)
@@ -203,12 +206,16 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		}()
 	}
 	var cause error
+	partial := false
 feed:
 	for _, jb := range jobs {
 		select {
 		case next <- jb:
 		case <-ctx.Done():
 			cause = context.Cause(ctx)
+			break feed
+		case <-opts.Stop: // nil: never
+			partial = true
 			break feed
 		}
 	}
@@ -218,10 +225,18 @@ feed:
 		return nil, cause
 	}
 	rep := j.report()
-	for i := range cases {
-		settle(&cases[i])
+	// A worker may have passed over a job when Stop closed before the
+	// feeder saw it.
+	partial = partial || ended < len(jobs)
+	kept := cases[:0]
+	for _, c := range cases {
+		if partial && c.SchemaError == "" && len(c.Runs) == 0 {
+			continue // never run: not part of what finished
+		}
+		settle(&c)
+		kept = append(kept, c)
 	}
-	rep.Dataset, rep.Cases = digest, cases
+	rep.Dataset, rep.Cases, rep.Partial = digest, kept, partial
 	for i := range rep.Groups {
 		g := &rep.Groups[i]
 		if ls := latencies[g.Group]; len(ls) > 0 {
@@ -264,6 +279,16 @@ func runVerdict(res *agent.Result, err error) RunVerdict {
 		v.Error = err.Error()
 	}
 	return v
+}
+
+// stopped says whether stop is closed; a nil stop never is.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // settle orders a live case's runs and sets its verdicts from them

@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/enforcer-go/enforcer/agent"
@@ -98,13 +101,16 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			}
 			agentOpts = append(agentOpts, agent.WithPrices(p))
 		}
-		if rep, err = eval.Live(ctx, in, eval.LiveOptions{
+		runCtx, stop, end := stopOnSignal(ctx)
+		defer end()
+		if rep, err = eval.Live(runCtx, in, eval.LiveOptions{
 			Model:       m,
 			Agent:       agentOpts,
 			Runs:        *runs,
 			Concurrency: *concurrency,
 			By:          *by,
 			Schemas:     os.DirFS(dir),
+			Stop:        stop,
 			Run:         progress(stderr),
 		}); err != nil {
 			return 0, fmt.Errorf("eval: %s: %s", files[0], redact(err.Error(), getenv(providers[*provider])))
@@ -135,6 +141,15 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		writeLiveTable(stdout, rep)
 	default:
 		writeTable(stdout, rep)
+	}
+	if rep.Partial {
+		runs := 0
+		for _, g := range rep.Groups {
+			runs += g.Runs
+		}
+		// A partial report passes no gate: what did not run is unknown.
+		fmt.Fprintf(stdout, "PARTIAL: stopped by a signal; the figures are of the %s that ended\n", count(runs, "run"))
+		return exitFail, nil
 	}
 	if gate.rate == "" {
 		return exitOK, nil
@@ -313,16 +328,59 @@ func progress(w io.Writer) func(eval.RunVerdict, int, int) {
 	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		return nil
 	}
-	return func(_ eval.RunVerdict, done, total int) { drawProgress(w, done, total) }
+	return drawProgress(w)
 }
 
-// drawProgress redraws the bar's line: "runs 3/8 [=====     ]".
-func drawProgress(w io.Writer, done, total int) {
-	const width = 30
-	n := width * done / max(total, 1)
-	fmt.Fprintf(w, "\rruns %d/%d [%s%s]", done, total, strings.Repeat("=", n), strings.Repeat(" ", width-n))
-	if done == total {
-		fmt.Fprintln(w)
+// stopOnSignal is how a live eval ends on a signal: when ctx ends (the
+// first SIGINT or SIGTERM), stop closes and no more runs start, while
+// the runs in flight go on under runCtx; a second signal ends runCtx
+// too. end releases it all.
+func stopOnSignal(ctx context.Context) (runCtx context.Context, stop <-chan struct{}, end func()) {
+	runCtx, cancelRuns := context.WithCancel(context.WithoutCancel(ctx))
+	stopped, done := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-ctx.Done():
+			close(stopped)
+		case <-done:
+			return
+		}
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(again)
+		select {
+		case <-again:
+			cancelRuns()
+		case <-done:
+		}
+	}()
+	return runCtx, stopped, func() {
+		close(done)
+		wg.Wait()
+		cancelRuns()
+	}
+}
+
+// drawProgress is a bar on w, redrawn as each run ends, with the runs
+// that ended passing and those that did not so far: "runs 3/8 [=====
+// ] 2 passed, 1 failed". eval.Live calls it one run at a time.
+func drawProgress(w io.Writer) func(eval.RunVerdict, int, int) {
+	passed, failed := 0, 0
+	return func(v eval.RunVerdict, done, total int) {
+		if v.PassedAfterRetry {
+			passed++
+		} else {
+			failed++
+		}
+		const width = 30
+		n := width * done / max(total, 1)
+		fmt.Fprintf(w, "\rruns %d/%d [%s%s] %d passed, %d failed", done, total, strings.Repeat("=", n), strings.Repeat(" ", width-n), passed, failed)
+		if done == total {
+			fmt.Fprintln(w)
+		}
 	}
 }
 

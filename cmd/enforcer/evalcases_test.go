@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
@@ -216,5 +217,49 @@ func TestTheEvalGuideShowsWhatCompareLists(t *testing.T) {
 		if !printed[line] {
 			t.Errorf("docs/eval.md shows %q; enforcer eval -compare does not print it", line)
 		}
+	}
+}
+
+// A signal (the context's end) starts no more runs: the run in flight
+// ends and is reported, and the report says it is partial.
+func TestEvalLiveStoppedReportsTheRunsThatEndedAsPartial(t *testing.T) {
+	getenv = func(string) string { return liveKey }
+	t.Cleanup(func() { getenv = osGetenv })
+	ctx, interrupt := context.WithCancel(t.Context())
+	defer interrupt()
+	requests := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests++
+		interrupt() // the signal comes while this run is in flight
+		w.Header().Set("Content-Type", "text/event-stream")
+		liveServers["openai"](w, `{"city":"Oslo","days":3}`)
+	}))
+	defer srv.Close()
+	data := write(t, "prompts.jsonl", strings.Repeat(fmt.Sprintf(`{"schema":%s,"prompt":"oslo"}`+"\n", citySchema), 3))
+	code, out, errs := runCmd(ctx, "", "eval", "-model", "m", "-base-url", srv.URL+"/v1/", data)
+	if code != exitFail || errs != "" || requests != 1 {
+		t.Fatalf("status %d, stderr %q, %d requests; want 1, nothing, 1", code, errs, requests)
+	}
+	if lines := strings.Split(out, "\n"); len(lines) < 3 || !strings.HasPrefix(strings.Join(strings.Fields(lines[1]), " "), "m 1 1 (100.0%) 1 (100.0%) 0 0") ||
+		!strings.Contains(out, "PARTIAL: stopped by a signal; the figures are of the 1 run that ended\n") {
+		t.Errorf("the report of a stopped eval:\n%s", out)
+	}
+	_, out, _ = runCmd(ctx, "", "eval", "-json", "-model", "m", "-base-url", srv.URL+"/v1/", data)
+	if !strings.Contains(out, `"partial": true`) {
+		t.Errorf("-json of a stopped eval lacks \"partial\": true:\n%s", out)
+	}
+}
+
+func TestEvalProgressCountsPassedAndFailedRuns(t *testing.T) {
+	var b strings.Builder
+	draw := drawProgress(&b)
+	draw(eval.RunVerdict{PassedAfterRetry: true}, 1, 3)
+	draw(eval.RunVerdict{Exhausted: true}, 2, 3)
+	draw(eval.RunVerdict{Error: "503"}, 3, 3)
+	want := "\rruns 1/3 [==========                    ] 1 passed, 0 failed" +
+		"\rruns 2/3 [====================          ] 1 passed, 1 failed" +
+		"\rruns 3/3 [==============================] 1 passed, 2 failed\n"
+	if b.String() != want {
+		t.Errorf("the bar drew %q, want %q", b.String(), want)
 	}
 }
