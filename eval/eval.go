@@ -11,7 +11,9 @@
 // judged exactly as the library judges an answer ([enforce.Schema.Check]),
 // once as written and once with the repairs chosen, so its verdicts are
 // those of `enforcer check` and `enforcer check -repair LIST` on the same
-// schema and answer.
+// schema and answer. The report holds each record's case ([Verdict]) as
+// well as the groups' figures; [Compare] holds two reports against each
+// other, case by case, and [WriteJUnit] writes the cases for CI.
 package eval
 
 import (
