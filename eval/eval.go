@@ -27,6 +27,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -66,6 +67,9 @@ type Record struct {
 	// of its leaves is compared with the answer's value at its pointer
 	// ([Fields]).
 	Expected json.RawMessage `json:"expected,omitempty"`
+	// Checks, when present, hold the answer's values beyond its shape
+	// ([Check]), on the answer as mended.
+	Checks []Check `json:"checks,omitempty"`
 }
 
 // Options says how [Offline] judges a dataset. The zero value judges as
@@ -110,6 +114,9 @@ type Verdict struct {
 	// Fields compares the answer with the record's expected value; nil
 	// without one.
 	Fields *Fields `json:"fields,omitempty"`
+	// Checks is how the answer fared against the record's checks; nil
+	// without any.
+	Checks *Checks `json:"checks,omitempty"`
 	// SchemaError is why the record's schema did not compile: the record
 	// is counted apart ([Group.SchemaErrors]), neither passed nor failed.
 	SchemaError string `json:"schemaError,omitempty"`
@@ -184,6 +191,9 @@ type Group struct {
 	FieldsCompared int     `json:"fieldsCompared,omitzero"`
 	FieldsMatched  int     `json:"fieldsMatched,omitzero"`
 	FieldsWrong    []Count `json:"fieldsWrong,omitzero"`
+	// ChecksRun and ChecksPassed sum the records' [Checks].
+	ChecksRun    int `json:"checksRun,omitzero"`
+	ChecksPassed int `json:"checksPassed,omitzero"`
 
 	// The figures of a live eval ([Live]); zero offline. Runs counts the
 	// group's runs; PassedAsWritten and PassedAfterRepair count runs
@@ -311,7 +321,8 @@ type compiled struct {
 // judge is one Offline's state.
 type judge struct {
 	opts    Options
-	schemas map[string]compiled // by schema text (inline) or "file:"+path
+	regexps map[string]*regexp.Regexp // the checks', by their text
+	schemas map[string]compiled       // by schema text (inline) or "file:"+path
 	groups  map[string]*group
 	records int
 }
@@ -342,6 +353,13 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	case rec.Output == nil:
 		return Verdict{}, errors.New(`the record has no "output" (a live run's "prompt" needs a model: not offline)`)
 	}
+	if j.regexps == nil {
+		j.regexps = map[string]*regexp.Regexp{}
+	}
+	checks, err := compileChecks(rec.Checks, j.regexps)
+	if err != nil {
+		return Verdict{}, err
+	}
 	group := rec.Model
 	if rec.Tool != "" && j.opts.By == "" {
 		group = rec.Tool
@@ -364,6 +382,9 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 		}
 		if len(rec.Expected) > 0 {
 			v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
+		}
+		if len(rec.Checks) > 0 {
+			v.Checks = runChecks(checks, final, v.PassedAfterRepair)
 		}
 		g.add(v)
 		return v, nil
@@ -394,6 +415,9 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	}
 	if len(rec.Expected) > 0 {
 		v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
+	}
+	if len(rec.Checks) > 0 {
+		v.Checks = runChecks(checks, final, v.PassedAfterRepair)
 	}
 	g.add(v)
 	return v, nil
@@ -581,6 +605,10 @@ func (g *group) add(v Verdict) {
 				g.pointers[is.Path]++
 			}
 		}
+	}
+	if v.Checks != nil {
+		g.ChecksRun += v.Checks.Run
+		g.ChecksPassed += v.Checks.Passed
 	}
 	if v.Fields != nil {
 		g.FieldsCompared += v.Fields.Compared

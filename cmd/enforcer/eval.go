@@ -280,6 +280,11 @@ func writeTable(w io.Writer, rep *eval.Report) {
 	}
 	fmt.Fprintf(w, "repairs: %s\n", repairs)
 	for _, g := range rows[:len(rows)-1] {
+		if g.ChecksRun > 0 {
+			fmt.Fprintf(w, "%s checks: %d of %d passed\n", groupName(g.Group), g.ChecksPassed, g.ChecksRun)
+		}
+	}
+	for _, g := range rows[:len(rows)-1] {
 		if f := failedAt(g); f != "-" {
 			fmt.Fprintf(w, "%s failed at: %s", groupName(g.Group), f)
 			if len(g.Pointers) > 0 {

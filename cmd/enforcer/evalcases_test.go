@@ -263,3 +263,20 @@ func TestEvalProgressCountsPassedAndFailedRuns(t *testing.T) {
 		t.Errorf("the bar drew %q, want %q", b.String(), want)
 	}
 }
+
+func TestEvalPrintsEachGroupsChecks(t *testing.T) {
+	checks := `[{"at":"/city","regex":"^[A-Z]"},{"at":"/city","notContains":"x"}]`
+	data := write(t, "checks.jsonl", fmt.Sprintf(`{"model":"a","schema":%s,"output":"{\"city\":\"Oslo\"}","checks":%s}
+{"model":"a","schema":%s,"output":"{\"city\":\"oslo\"}","checks":%s}
+`, citySchema, checks, citySchema, checks))
+	code, out, _ := runCmd(t.Context(), "", "eval", data)
+	if code != exitOK || !strings.Contains(out, "a checks: 3 of 4 passed\n") {
+		t.Errorf("status %d, output:\n%s", code, out)
+	}
+	if rep := evalJSON(t, data); rep.Groups[0].ChecksRun != 4 || rep.Cases[1].Checks == nil || rep.Cases[1].Checks.Failed[0].Check != 0 {
+		t.Errorf("-json: %+v, cases %+v", rep.Groups[0], rep.Cases)
+	}
+	bad := write(t, "bad.jsonl", fmt.Sprintf(`{"schema":%s,"output":"{}","checks":[{"at":"/city","regex":"("}]}`, citySchema))
+	code, out, errs := runCmd(t.Context(), "", "eval", bad)
+	wantOneLineError(t, code, out, errs, "line 1: check 0: a check cannot run")
+}
