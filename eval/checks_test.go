@@ -54,3 +54,28 @@ func TestChecksThatCannotRunStopTheEvalNamingTheLine(t *testing.T) {
 		}
 	}
 }
+
+func TestLiveRunsChecksOnEachRunsFinalAnswer(t *testing.T) {
+	data := `{"id":"oslo","schema":` + cityJSON + `,"prompt":"oslo","checks":[{"at":"/city","contains":"Os"},{"at":"/tempC","near":10,"tolerance":1}]}`
+	rep, err := eval.Live(t.Context(), strings.NewReader(data), eval.LiveOptions{Model: scripted("m"), Runs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := rep.Groups[0]; g.ChecksRun != 4 || g.ChecksPassed != 2 {
+		t.Errorf("group checks %d run, %d passed; want 4 and 2 (tempC is 3, not near 10)", g.ChecksRun, g.ChecksPassed)
+	}
+	if r := rep.Cases[0].Runs[0]; r.Checks == nil || len(r.Checks.Failed) != 1 || r.Checks.Failed[0].Check != 1 {
+		t.Errorf("the first run's checks = %+v, want check 1 failed", r.Checks)
+	}
+}
+
+func TestJUnitFailsACaseWhoseChecksFail(t *testing.T) {
+	data := `{"id":"x","model":"a","schema":` + cityJSON + `,"output":"{\"city\":\"Oslo\",\"tempC\":3}","checks":[{"at":"/city","contains":"Rome"}]}`
+	var b strings.Builder
+	if err := eval.WriteJUnit(&b, offline(t, data, eval.Options{})); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `failures="1"`) || !strings.Contains(b.String(), `message="check 0: #/city does not contain &#34;Rome&#34;"`) {
+		t.Errorf("a case passing its contract but failing a check:\n%s", b.String())
+	}
+}

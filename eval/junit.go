@@ -12,9 +12,10 @@ import (
 // (Jenkins, GitLab, GitHub Actions' reporters): a testsuite per group,
 // in the report's order, and a testcase per record named by its id (or
 // "line N"). A record fails when its answer fails after the repairs
-// chosen (a live record: when a run ended without a passing answer); the
-// failure's message names the stage and the first issues. A schema that
-// did not compile is an error.
+// chosen (a live record: when a run ended without a passing answer), or
+// a check of its ([Check]) failed; the failure's message names the stage
+// and the first issues, or the check. A schema that did not compile is an
+// error.
 func WriteJUnit(w io.Writer, rep *Report) error {
 	suites := junitSuites{Name: "enforcer eval"}
 	at := map[string]int{}
@@ -46,6 +47,9 @@ func WriteJUnit(w io.Writer, rep *Report) error {
 			s.Errors++
 		case failing(v):
 			c.Failure = &junitFailure{Message: failureMessage(v, 3), Type: string(v.Stage), Text: failureMessage(v, len(v.Issues))}
+			s.Failures++
+		case checksFailed(v) != "":
+			c.Failure = &junitFailure{Message: checksFailed(v), Type: "check"}
 			s.Failures++
 		}
 		s.Tests++
@@ -80,6 +84,21 @@ func failing(v Verdict) bool {
 		}
 	}
 	return false
+}
+
+// checksFailed is "check N: why" of a case's first failed check (a live
+// case's, of its first run with one), or "" when none failed.
+func checksFailed(v Verdict) string {
+	all := []*Checks{v.Checks}
+	for _, r := range v.Runs {
+		all = append(all, r.Checks)
+	}
+	for _, c := range all {
+		if c != nil && len(c.Failed) > 0 {
+			return fmt.Sprintf("check %d: %s", c.Failed[0].Check, c.Failed[0].Why)
+		}
+	}
+	return ""
 }
 
 // failureMessage is "stage at #pointer: message; …" for v's first n

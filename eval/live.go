@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -80,6 +81,8 @@ type RunVerdict struct {
 	Latency time.Duration `json:"latencyNs"`
 	// Fields compares the passing answer with the record's expected value.
 	Fields *Fields `json:"fields,omitempty"`
+	// Checks holds the run's final answer to the record's checks.
+	Checks *Checks `json:"checks,omitempty"`
 	// Rows are the run's ledger rows (agent.Result.Attempts), one per
 	// final answer; nil without retries.
 	Rows []enforce.Attempt `json:"rows,omitzero"`
@@ -120,16 +123,18 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 	}
 	j := judge{opts: Options{By: opts.By, Schemas: opts.Schemas}, schemas: map[string]compiled{}, groups: map[string]*group{}}
 	type job struct {
-		line  int
-		rec   liveRecord
-		group string
-		agent *agent.Agent
-		run   int
-		c     int // its case, in cases
+		line   int
+		rec    liveRecord
+		group  string
+		agent  *agent.Agent
+		run    int
+		c      int // its case, in cases
+		checks []compiledCheck
 	}
 	var jobs []job
 	cases := []Verdict{} // "cases": [] for an empty dataset, as "groups"
 	agents := map[*enforce.Schema]*agent.Agent{}
+	regexps := map[string]*regexp.Regexp{}
 	digest, err := eachRecord(r, func(line int, text []byte) error {
 		var rec liveRecord
 		if err := json.Unmarshal(text, &rec); err != nil {
@@ -145,6 +150,10 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		if modelName != "" {
 			model = modelName
 		}
+		checks, err := compileChecks(rec.Checks, regexps)
+		if err != nil {
+			return fmt.Errorf("eval: line %d: %w", line, err)
+		}
 		name, c, err := j.admit(text, model, rec.Schema)
 		if err != nil {
 			return fmt.Errorf("eval: line %d: %w", line, err)
@@ -159,7 +168,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 			agents[c.plain] = a
 		}
 		for run := 1; run <= runs; run++ {
-			jobs = append(jobs, job{line, rec, name, a, run, len(cases) - 1})
+			jobs = append(jobs, job{line, rec, name, a, run, len(cases) - 1, checks})
 		}
 		return nil
 	})
@@ -186,12 +195,15 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 				v := runVerdict(res, err)
 				v.Latency = now().Sub(start)
 				v.Line, v.ID, v.Group, v.Run = jb.line, jb.rec.ID, jb.group, jb.run
+				out := ""
+				if res != nil {
+					out = res.Output
+				}
 				if len(jb.rec.Expected) > 0 {
-					out := ""
-					if res != nil {
-						out = res.Output
-					}
 					v.Fields = compare(jb.rec.Expected, out, v.PassedAfterRetry)
+				}
+				if len(jb.checks) > 0 {
+					v.Checks = runChecks(jb.checks, out, v.PassedAfterRetry)
 				}
 				mu.Lock()
 				j.group(jb.group).addRun(v)
@@ -338,6 +350,10 @@ func (g *group) addRun(v RunVerdict) {
 	g.Money += v.Money
 	g.Cut += v.Cut
 	g.CutBytes += v.CutBytes
+	if v.Checks != nil {
+		g.ChecksRun += v.Checks.Run
+		g.ChecksPassed += v.Checks.Passed
+	}
 	if v.Fields != nil {
 		g.FieldsCompared += v.Fields.Compared
 		g.FieldsMatched += v.Fields.Matched
