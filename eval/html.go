@@ -210,8 +210,11 @@ func (v *pageView) failingCases(rep *Report) {
 			if d.key == "p" && !offered[label] {
 				continue
 			}
-			if d.key == "p" {
+			switch {
+			case d.key == "p":
 				label = "#" + label
+			case label == "":
+				label = "-" // a stage of none: a provider's error
 			}
 			o := filterOption{ID: fmt.Sprintf("f-%s-%d", d.name, i), Class: fmt.Sprintf("%s%d", d.key, i), Label: label}
 			f.Options = append(f.Options, o)

@@ -33,3 +33,15 @@ func TestThePageListsTheFailingCasesWithTheirOutputAsText(t *testing.T) {
 		}
 	}
 }
+
+// A live run that ended in a provider's error failed at no stage: its
+// filter reads "-", as the group "" does, never an empty label.
+func TestThePageNamesAnEmptyFilterValue(t *testing.T) {
+	rep, err := eval.Live(t.Context(), strings.NewReader(liveDataset("down")), eval.LiveOptions{Model: scripted("m")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if html := page(t, rep); !strings.Contains(html, `<label for="f-stage-0">-</label>`) || strings.Contains(html, `"></label>`) {
+		t.Errorf("the stage filter of a provider's error:\n%s", html)
+	}
+}
