@@ -11,7 +11,9 @@
 // judged exactly as the library judges an answer ([enforce.Schema.Check]),
 // once as written and once with the repairs chosen, so its verdicts are
 // those of `enforcer check` and `enforcer check -repair LIST` on the same
-// schema and answer.
+// schema and answer. The report holds each record's case ([Verdict]) as
+// well as the groups' figures; [Compare] holds two reports against each
+// other, case by case, and [WriteJUnit] writes the cases for CI.
 package eval
 
 import (
@@ -21,9 +23,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"path"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -63,6 +67,9 @@ type Record struct {
 	// of its leaves is compared with the answer's value at its pointer
 	// ([Fields]).
 	Expected json.RawMessage `json:"expected,omitempty"`
+	// Checks, when present, hold the answer's values beyond its shape
+	// ([Check]), on the answer as mended.
+	Checks []Check `json:"checks,omitempty"`
 }
 
 // Options says how [Offline] judges a dataset. The zero value judges as
@@ -107,9 +114,23 @@ type Verdict struct {
 	// Fields compares the answer with the record's expected value; nil
 	// without one.
 	Fields *Fields `json:"fields,omitempty"`
+	// Checks is how the answer fared against the record's checks; nil
+	// without any.
+	Checks *Checks `json:"checks,omitempty"`
 	// SchemaError is why the record's schema did not compile: the record
 	// is counted apart ([Group.SchemaErrors]), neither passed nor failed.
 	SchemaError string `json:"schemaError,omitempty"`
+	// Output is the answer as the model wrote it, kept for a case that
+	// failed (after the repairs); "" for one that passed.
+	Output string `json:"output,omitempty"`
+	// Mended is the answer as the repairs applied left it; "" when none
+	// was.
+	Mended string `json:"mended,omitempty"`
+	// Runs are a live record's runs ([Live]), by run number; nil offline.
+	// Live sets PassedAsWritten and PassedAfterRepair when every run's
+	// first answer did so, and Stage and Issues from the first run whose
+	// first answer failed.
+	Runs []RunVerdict `json:"runs,omitzero"`
 }
 
 // Fields is how an answer's values compare with those a record expected:
@@ -133,6 +154,16 @@ type Report struct {
 	// Groups holds one group per model (or [Options.By] value), sorted by
 	// name.
 	Groups []Group `json:"groups"`
+	// Dataset is a digest of the dataset's bytes (CRC-32C): [Compare]
+	// matches records without an id by line only between reports of one
+	// dataset.
+	Dataset string `json:"dataset,omitempty"`
+	// Cases holds every record's verdict, in the dataset's order.
+	Cases []Verdict `json:"cases"`
+	// Partial: a live eval was stopped ([LiveOptions.Stop]) before every
+	// run; the report is of the runs that ended, and Cases holds only
+	// the records that ran.
+	Partial bool `json:"partial,omitempty"`
 }
 
 // Group is the figures of one group of records.
@@ -160,6 +191,9 @@ type Group struct {
 	FieldsCompared int     `json:"fieldsCompared,omitzero"`
 	FieldsMatched  int     `json:"fieldsMatched,omitzero"`
 	FieldsWrong    []Count `json:"fieldsWrong,omitzero"`
+	// ChecksRun and ChecksPassed sum the records' [Checks].
+	ChecksRun    int `json:"checksRun,omitzero"`
+	ChecksPassed int `json:"checksPassed,omitzero"`
 
 	// The figures of a live eval ([Live]); zero offline. Runs counts the
 	// group's runs; PassedAsWritten and PassedAfterRepair count runs
@@ -199,7 +233,8 @@ type Count struct {
 // context.Cause(ctx).
 func Offline(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	j := judge{opts: opts, schemas: map[string]compiled{}, groups: map[string]*group{}}
-	err := eachRecord(r, func(line int, text []byte) error {
+	cases := []Verdict{} // "cases": [] for an empty dataset, as "groups"
+	digest, err := eachRecord(r, func(line int, text []byte) error {
 		if err := context.Cause(ctx); err != nil {
 			return err
 		}
@@ -207,6 +242,7 @@ func Offline(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 		if err != nil {
 			return fmt.Errorf("eval: line %d: %w", line, err)
 		}
+		cases = append(cases, v)
 		if opts.Verdict != nil {
 			opts.Verdict(v)
 		}
@@ -215,32 +251,43 @@ func Offline(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	return j.report(), nil
+	rep := j.report()
+	rep.Dataset, rep.Cases = digest, cases
+	return rep, nil
 }
 
 // eachRecord calls f with each line of r that is not blank, numbered
-// from 1, until f returns an error.
-func eachRecord(r io.Reader, f func(line int, text []byte) error) error {
-	br := bufio.NewReaderSize(r, 64<<10)
+// from 1, until f returns an error; at the end of r it returns the
+// digest of r's bytes ([Report.Dataset]).
+func eachRecord(r io.Reader, f func(line int, text []byte) error) (string, error) {
+	// CRC-32C runs in hardware: the digest costs the eval no throughput.
+	// It tells one dataset from another, not a forgery from the original.
+	sum := crc32.New(crc32.MakeTable(crc32.Castagnoli))
+	br := bufio.NewReaderSize(io.TeeReader(r, sum), 64<<10)
 	for line := 1; ; line++ {
 		text, err := readLine(br)
 		if err == io.EOF {
-			return nil
+			return fmt.Sprintf("crc32c:%08x", sum.Sum32()), nil
 		}
 		if err != nil {
-			return fmt.Errorf("eval: line %d: %w", line, err)
+			return "", fmt.Errorf("eval: line %d: %w", line, err)
 		}
 		if len(bytes.TrimSpace(text)) == 0 {
 			continue
 		}
 		if err := f(line, text); err != nil {
-			return err
+			return "", err
 		}
 	}
 }
 
 // ErrLineTooLong is the error of a dataset line over [MaxRecordBytes].
 var ErrLineTooLong = errors.New("record is longer than eval.MaxRecordBytes")
+
+// ErrSchemaOutside is the error of a record whose schema path leaves the
+// dataset's folder ([Options.Schemas]): refused on purpose, so a dataset
+// reads no file its folder does not hold.
+var ErrSchemaOutside = errors.New("the path leaves the dataset's folder, which is refused on purpose: name a schema file beside or below the dataset")
 
 // readLine reads one line without its newline, at most MaxRecordBytes.
 func readLine(br *bufio.Reader) ([]byte, error) {
@@ -274,7 +321,8 @@ type compiled struct {
 // judge is one Offline's state.
 type judge struct {
 	opts    Options
-	schemas map[string]compiled // by schema text (inline) or "file:"+path
+	regexps map[string]*regexp.Regexp // the checks', by their text
+	schemas map[string]compiled       // by schema text (inline) or "file:"+path
 	groups  map[string]*group
 	records int
 }
@@ -305,6 +353,13 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	case rec.Output == nil:
 		return Verdict{}, errors.New(`the record has no "output" (a live run's "prompt" needs a model: not offline)`)
 	}
+	if j.regexps == nil {
+		j.regexps = map[string]*regexp.Regexp{}
+	}
+	checks, err := compileChecks(rec.Checks, j.regexps)
+	if err != nil {
+		return Verdict{}, err
+	}
 	group := rec.Model
 	if rec.Tool != "" && j.opts.By == "" {
 		group = rec.Tool
@@ -322,8 +377,14 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	out := *rec.Output
 	if rec.Tool != "" {
 		final := judgeCall(&v, c, rec.Tool, out, j.opts.Repairs != 0)
+		if !v.PassedAfterRepair {
+			v.Output = out
+		}
 		if len(rec.Expected) > 0 {
 			v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
+		}
+		if len(rec.Checks) > 0 {
+			v.Checks = runChecks(checks, final, v.PassedAfterRepair)
 		}
 		g.add(v)
 		return v, nil
@@ -340,14 +401,23 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 		v.PassedAfterRepair = err == nil
 		mended, applied := c.repaired.Repaired(out)
 		v.Repaired = applied
+		if applied != 0 {
+			v.Mended = mended
+		}
 		if err == nil {
 			final = mended
 		} else {
 			v.Stage, v.Issues = failure(err)
 		}
 	}
+	if !v.PassedAfterRepair {
+		v.Output = out
+	}
 	if len(rec.Expected) > 0 {
 		v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
+	}
+	if len(rec.Checks) > 0 {
+		v.Checks = runChecks(checks, final, v.PassedAfterRepair)
 	}
 	g.add(v)
 	return v, nil
@@ -476,7 +546,11 @@ func (j *judge) compile(raw json.RawMessage) (compiled, error) {
 		if c, ok := j.schemas[key]; ok {
 			return c, nil
 		}
-		b, err := fs.ReadFile(j.opts.Schemas, path.Clean(file))
+		name := path.Clean(file)
+		if !fs.ValidPath(name) { // "..", or rooted
+			return compiled{}, fmt.Errorf("schema %q: %w", file, ErrSchemaOutside)
+		}
+		b, err := fs.ReadFile(j.opts.Schemas, name)
 		if err != nil {
 			return compiled{}, fmt.Errorf("schema: %w", err)
 		}
@@ -531,6 +605,10 @@ func (g *group) add(v Verdict) {
 				g.pointers[is.Path]++
 			}
 		}
+	}
+	if v.Checks != nil {
+		g.ChecksRun += v.Checks.Run
+		g.ChecksPassed += v.Checks.Passed
 	}
 	if v.Fields != nil {
 		g.FieldsCompared += v.Fields.Compared

@@ -91,6 +91,31 @@ type PointerChange struct {
 type Diff struct {
 	Rates    []Change        `json:"rates"`
 	Pointers []PointerChange `json:"pointers,omitzero"`
+	// Cases lists the records whose verdict moved, in the new report's
+	// order.
+	Cases []CaseChange `json:"cases,omitzero"`
+	// Unmatched counts the cases of either report the other has no
+	// match for.
+	Unmatched int `json:"unmatched,omitzero"`
+}
+
+// CaseMove says how one record's verdict moved between two reports.
+type CaseMove string
+
+// The moves of a record's verdict after the repairs chosen
+// ([Verdict.PassedAfterRepair]; a schema that did not compile fails).
+const (
+	NewlyFailing CaseMove = "newly-failing" // passed in the old report, fails in the new
+	NewlyPassing CaseMove = "newly-passing" // failed in the old, passes in the new
+	IssueChanged CaseMove = "changed-issue" // fails in both, at another stage or pointers
+)
+
+// CaseChange is one record whose verdict moved: its verdicts in the old
+// report and the new.
+type CaseChange struct {
+	Move CaseMove `json:"move"`
+	Old  Verdict  `json:"old"`
+	New  Verdict  `json:"new"`
 }
 
 // Regressions returns the changes that regressed.
@@ -152,7 +177,73 @@ func Compare(old, new *Report, tolerance float64) Diff {
 		}
 		d.Pointers = append(d.Pointers, pointerChanges(name, og.Pointers, ng.Pointers)...)
 	}
+	d.Cases, d.Unmatched = caseChanges(old, new)
 	return d
+}
+
+// caseChanges matches the cases of two reports — by id (the nth of an
+// id with the nth), and a case without one by line when both reports
+// are of one dataset — and lists those whose verdict moved, with the
+// count of cases left without a match.
+func caseChanges(old, new *Report) ([]CaseChange, int) {
+	sameData := old.Dataset != "" && old.Dataset == new.Dataset
+	keys := func(cs []Verdict) []string {
+		seen := map[string]int{}
+		out := make([]string, len(cs))
+		for i, c := range cs {
+			switch {
+			case c.ID != "":
+				seen[c.ID]++
+				out[i] = fmt.Sprintf("id %d %s", seen[c.ID], c.ID)
+			case sameData:
+				out[i] = fmt.Sprintf("line %d", c.Line)
+			}
+		}
+		return out
+	}
+	oldKeys, newKeys := keys(old.Cases), keys(new.Cases)
+	byKey := make(map[string]int, len(oldKeys))
+	for i, k := range oldKeys {
+		if k != "" {
+			byKey[k] = i
+		}
+	}
+	var out []CaseChange
+	matched := 0
+	for i, k := range newKeys {
+		j, ok := byKey[k]
+		if k == "" || !ok {
+			continue
+		}
+		matched++
+		o, n := old.Cases[j], new.Cases[i]
+		op, np := passed(o), passed(n)
+		switch {
+		case op && !np:
+			out = append(out, CaseChange{NewlyFailing, o, n})
+		case !op && np:
+			out = append(out, CaseChange{NewlyPassing, o, n})
+		case !op && !np && issueKey(o) != issueKey(n):
+			out = append(out, CaseChange{IssueChanged, o, n})
+		}
+	}
+	return out, len(old.Cases) + len(new.Cases) - 2*matched
+}
+
+func passed(v Verdict) bool { return v.SchemaError == "" && v.PassedAfterRepair }
+
+// issueKey is where a failing case failed: its stage and its issues'
+// pointers, or its schema's error.
+func issueKey(v Verdict) string {
+	if v.SchemaError != "" {
+		return "schema " + v.SchemaError
+	}
+	ptrs := make([]string, 0, len(v.Issues))
+	for _, is := range v.Issues {
+		ptrs = append(ptrs, is.Path)
+	}
+	slices.Sort(ptrs)
+	return string(v.Stage) + "\x00" + strings.Join(slices.Compact(ptrs), "\x00")
 }
 
 func pointerChanges(group string, old, new []Count) []PointerChange {

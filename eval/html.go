@@ -6,6 +6,9 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce"
 )
 
 // WriteHTML writes rep as one self-contained HTML page (no script, no
@@ -42,6 +45,36 @@ type pageView struct {
 	Live   bool
 	Rows   []groupRow
 	Kinds  []segment // the legend
+	// The failing cases: at most maxPageCases of Failing listed, and the
+	// filters over them with their CSS.
+	Cases   []caseRow
+	Failing int
+	Filters []filter
+	Style   template.CSS
+}
+
+// maxPageCases is how many failing cases the page lists: a report of
+// 100,000 records stays a page a browser opens at once; -json holds all.
+const maxPageCases = 1000
+
+// caseRow is a failing case as the page lists it.
+type caseRow struct {
+	Verdict
+	Name    string
+	Classes string // the filters' options it matches
+	Pointer string // its first issue's
+}
+
+// A filter narrows the failing cases to those of one option, with no
+// script: each option is a radio input whose :checked rule hides the
+// cases without its class (an index, never the data's text).
+type filter struct {
+	Name    string
+	Options []filterOption
+}
+
+type filterOption struct {
+	ID, Class, Label string
 }
 
 // The segments' kinds, in the order a bar draws them.
@@ -101,7 +134,115 @@ func pageData(rep *Report) pageView {
 		r.Top = g.Pointers[:min(len(g.Pointers), 10)]
 		v.Rows = append(v.Rows, r)
 	}
+	v.failingCases(rep)
 	return v
+}
+
+// failingCases fills in the page's failing cases and their filters: by
+// group, stage, pointer (the 20 most failing) and repair.
+func (v *pageView) failingCases(rep *Report) {
+	type dim struct {
+		name, key string
+		index     map[string]int
+		labels    []string
+		counts    []int
+	}
+	dims := []*dim{{name: "group", key: "g"}, {name: "stage", key: "s"}, {name: "pointer", key: "p"}, {name: "repair", key: "r"}}
+	for _, d := range dims {
+		d.index = map[string]int{}
+	}
+	values := func(c Verdict) [][]string {
+		var ptrs []string
+		for _, is := range c.Issues {
+			if !slices.Contains(ptrs, is.Path) {
+				ptrs = append(ptrs, is.Path)
+			}
+		}
+		var reps []string
+		if c.Repaired != 0 {
+			reps = strings.Split(c.Repaired.String(), ",")
+		}
+		return [][]string{{groupLabel(c.Group)}, {string(c.Stage)}, ptrs, reps}
+	}
+	var listed []Verdict
+	for _, c := range rep.Cases {
+		if c.SchemaError != "" || !failing(c) {
+			continue
+		}
+		v.Failing++
+		if len(listed) < maxPageCases {
+			listed = append(listed, c)
+		}
+		for i, vals := range values(c) {
+			d := dims[i]
+			for _, val := range vals {
+				j, ok := d.index[val]
+				if !ok {
+					j = len(d.labels)
+					d.index[val] = j
+					d.labels, d.counts = append(d.labels, val), append(d.counts, 0)
+				}
+				d.counts[j]++
+			}
+		}
+	}
+	// Only the 20 most failing pointers are offered: a filter of
+	// thousands of pointers would be a list no one reads.
+	offered := map[string]bool{}
+	{
+		d := dims[2]
+		order := make([]int, len(d.labels))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortStableFunc(order, func(a, b int) int { return d.counts[b] - d.counts[a] })
+		for _, i := range order[:min(len(order), 20)] {
+			offered[d.labels[i]] = true
+		}
+	}
+	var css strings.Builder
+	for _, d := range dims {
+		f := filter{Name: d.name}
+		all := "f-" + d.name + "-all"
+		f.Options = append(f.Options, filterOption{ID: all, Label: "all"})
+		fmt.Fprintf(&css, "#%s:checked ~ .filters label[for=%s] { font-weight: bold; }\n", all, all)
+		for i, label := range d.labels {
+			if d.key == "p" && !offered[label] {
+				continue
+			}
+			switch {
+			case d.key == "p":
+				label = "#" + label
+			case label == "":
+				label = "-" // a stage of none: a provider's error
+			}
+			o := filterOption{ID: fmt.Sprintf("f-%s-%d", d.name, i), Class: fmt.Sprintf("%s%d", d.key, i), Label: label}
+			f.Options = append(f.Options, o)
+			fmt.Fprintf(&css, "#%s:checked ~ .cases .case:not(.%s) { display: none; }\n", o.ID, o.Class)
+			fmt.Fprintf(&css, "#%s:checked ~ .filters label[for=%s] { font-weight: bold; }\n", o.ID, o.ID)
+		}
+		if len(f.Options) > 1 {
+			v.Filters = append(v.Filters, f)
+		}
+	}
+	v.Style = template.CSS(css.String()) // ids and classes of ASCII letters and digits only
+	for _, c := range listed {
+		row := caseRow{Verdict: c, Name: c.ID}
+		if row.Name == "" {
+			row.Name = "line " + strconv.Itoa(c.Line)
+		}
+		if len(c.Issues) > 0 {
+			row.Pointer = c.Issues[0].Path
+		}
+		var classes []string
+		for i, vals := range values(c) {
+			for _, val := range vals {
+				classes = append(classes, fmt.Sprintf("%s%d", dims[i].key, dims[i].index[val]))
+			}
+		}
+		row.Classes = strings.Join(classes, " ")
+		v.Cases = append(v.Cases, row)
+	}
 }
 
 func groupLabel(s string) string {
@@ -132,7 +273,9 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 		}
 		return r.Repairs.String()
 	},
-	"sprintf": fmt.Sprintf,
+	"sprintf":    fmt.Sprintf,
+	"join":       func(r enforce.Repairs) string { return r.String() },
+	"groupLabel": groupLabel,
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -149,7 +292,11 @@ svg.bar { width: 28em; height: 1.2em; display: block; }
 .retried { fill: #fbc02d; background: #fbc02d; } .failed { fill: #c62828; background: #c62828; }
 .schema-error { fill: #9e9e9e; background: #9e9e9e; } .count { fill: #5c6bc0; }
 .legend span.swatch { display: inline-block; width: .9em; height: .9em; margin: 0 .3em 0 1em; vertical-align: -.1em; }
-</style>
+#cases input { display: none; } .filters label { cursor: pointer; margin-right: .8em; text-decoration: underline dotted; }
+details.case { border-top: 1px solid #ddd; padding: .2em 0; } details.case summary { cursor: pointer; }
+details.case pre { white-space: pre-wrap; word-break: break-all; background: #f5f5f5; padding: .5em; max-height: 30em; overflow: auto; }
+.case-body { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
+{{.Style}}</style>
 </head>
 <body>
 <h1>enforcer eval</h1>
@@ -192,6 +339,32 @@ svg.bar { width: 28em; height: 1.2em; display: block; }
 {{- end}}
 </table>
 {{- end}}{{end}}
+{{- if .Failing}}
+
+<section id="cases">
+<h2>Failing cases</h2>
+<p id="cases-shown">{{if gt .Failing (len .Cases)}}The first {{len .Cases}} of {{.Failing}} failing cases, in the dataset's order (-json holds them all){{else}}{{.Failing}} failing cases, in the dataset's order{{end}}; a case opens to its output and issues.</p>
+{{- range .Filters}}{{$name := .Name}}{{range $i, $o := .Options}}
+<input type="radio" name="f-{{$name}}" id="{{$o.ID}}"{{if eq $i 0}} checked{{end}}>
+{{- end}}{{end}}
+<div class="filters">
+{{- range .Filters}}
+<p data-filter="{{.Name}}">{{.Name}}: {{range .Options}}<label for="{{.ID}}">{{.Label}}</label>{{end}}</p>
+{{- end}}
+</div>
+<div class="cases">
+{{- range .Cases}}
+<details class="case {{.Classes}}" data-line="{{.Line}}" data-id="{{.ID}}" data-group="{{.Group}}" data-stage="{{.Stage}}">
+<summary>{{.Name}} · {{groupLabel .Group}} · {{.Stage}}{{if .Issues}} at <code>{{pointer .Pointer}}</code>{{end}}{{if .Repaired}} · mended by {{join .Repaired}}{{end}}</summary>
+<div class="case-body">
+<div><h4>output</h4><pre class="output">{{.Output}}</pre>{{if .Mended}}<h4>mended</h4><pre class="mended">{{.Mended}}</pre>{{end}}</div>
+<div><h4>issues</h4><ul class="issues">{{range .Issues}}<li><code>{{pointer .Path}}</code> {{.Message}}</li>{{end}}</ul></div>
+</div>
+</details>
+{{- end}}
+</div>
+</section>
+{{- end}}
 </body>
 </html>
 `))

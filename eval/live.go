@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -36,6 +37,9 @@ type LiveOptions struct {
 	Schemas fs.FS
 	// Now is the clock that times runs (default time.Now).
 	Now func() time.Time
+	// Stop, when closed, starts no more runs: the runs in flight end, and
+	// Live reports them and those before, with [Report.Partial] set.
+	Stop <-chan struct{}
 	// Run, when not nil, is called with each run's verdict as it ends,
 	// from one goroutine at a time, in no set order, with how many runs
 	// have ended and how many there are: a progress bar's figures.
@@ -73,9 +77,15 @@ type RunVerdict struct {
 	// cut. How long a cut answer would have been is not known.
 	Cut      int `json:"cut,omitempty"`
 	CutBytes int `json:"cutBytes,omitempty"`
-	Latency  time.Duration
+	// Latency is how long the run took; in JSON, in nanoseconds.
+	Latency time.Duration `json:"latencyNs"`
 	// Fields compares the passing answer with the record's expected value.
 	Fields *Fields `json:"fields,omitempty"`
+	// Checks holds the run's final answer to the record's checks.
+	Checks *Checks `json:"checks,omitempty"`
+	// Rows are the run's ledger rows (agent.Result.Attempts), one per
+	// final answer; nil without retries.
+	Rows []enforce.Attempt `json:"rows,omitzero"`
 }
 
 // Latency is a group's run latencies, in milliseconds.
@@ -113,15 +123,19 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 	}
 	j := judge{opts: Options{By: opts.By, Schemas: opts.Schemas}, schemas: map[string]compiled{}, groups: map[string]*group{}}
 	type job struct {
-		line  int
-		rec   liveRecord
-		group string
-		agent *agent.Agent
-		run   int
+		line   int
+		rec    liveRecord
+		group  string
+		agent  *agent.Agent
+		run    int
+		c      int // its case, in cases
+		checks []compiledCheck
 	}
 	var jobs []job
+	cases := []Verdict{} // "cases": [] for an empty dataset, as "groups"
 	agents := map[*enforce.Schema]*agent.Agent{}
-	err := eachRecord(r, func(line int, text []byte) error {
+	regexps := map[string]*regexp.Regexp{}
+	digest, err := eachRecord(r, func(line int, text []byte) error {
 		var rec liveRecord
 		if err := json.Unmarshal(text, &rec); err != nil {
 			return fmt.Errorf("eval: line %d: not a record: %w", line, err)
@@ -136,10 +150,15 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		if modelName != "" {
 			model = modelName
 		}
+		checks, err := compileChecks(rec.Checks, regexps)
+		if err != nil {
+			return fmt.Errorf("eval: line %d: %w", line, err)
+		}
 		name, c, err := j.admit(text, model, rec.Schema)
 		if err != nil {
 			return fmt.Errorf("eval: line %d: %w", line, err)
 		}
+		cases = append(cases, Verdict{Line: line, ID: rec.ID, Group: name, SchemaError: c.err})
 		if c.err != "" {
 			return nil
 		}
@@ -149,7 +168,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 			agents[c.plain] = a
 		}
 		for run := 1; run <= runs; run++ {
-			jobs = append(jobs, job{line, rec, name, a, run})
+			jobs = append(jobs, job{line, rec, name, a, run, len(cases) - 1, checks})
 		}
 		return nil
 	})
@@ -168,23 +187,27 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		go func() {
 			defer wg.Done()
 			for jb := range next {
-				if ctx.Err() != nil {
-					continue // Live returns the cause; a run now would only fail
+				if ctx.Err() != nil || stopped(opts.Stop) {
+					continue // Live returns the cause, or stopped: no run starts
 				}
 				start := now()
 				res, err := jb.agent.Run(ctx, jb.rec.Prompt)
 				v := runVerdict(res, err)
 				v.Latency = now().Sub(start)
 				v.Line, v.ID, v.Group, v.Run = jb.line, jb.rec.ID, jb.group, jb.run
+				out := ""
+				if res != nil {
+					out = res.Output
+				}
 				if len(jb.rec.Expected) > 0 {
-					out := ""
-					if res != nil {
-						out = res.Output
-					}
 					v.Fields = compare(jb.rec.Expected, out, v.PassedAfterRetry)
+				}
+				if len(jb.checks) > 0 {
+					v.Checks = runChecks(jb.checks, out, v.PassedAfterRetry)
 				}
 				mu.Lock()
 				j.group(jb.group).addRun(v)
+				cases[jb.c].Runs = append(cases[jb.c].Runs, v)
 				latencies[jb.group] = append(latencies[jb.group], v.Latency)
 				ended++
 				if opts.Run != nil {
@@ -195,12 +218,16 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		}()
 	}
 	var cause error
+	partial := false
 feed:
 	for _, jb := range jobs {
 		select {
 		case next <- jb:
 		case <-ctx.Done():
 			cause = context.Cause(ctx)
+			break feed
+		case <-opts.Stop: // nil: never
+			partial = true
 			break feed
 		}
 	}
@@ -210,6 +237,18 @@ feed:
 		return nil, cause
 	}
 	rep := j.report()
+	// A worker may have passed over a job when Stop closed before the
+	// feeder saw it.
+	partial = partial || ended < len(jobs)
+	kept := cases[:0]
+	for _, c := range cases {
+		if partial && c.SchemaError == "" && len(c.Runs) == 0 {
+			continue // never run: not part of what finished
+		}
+		settle(&c)
+		kept = append(kept, c)
+	}
+	rep.Dataset, rep.Cases, rep.Partial = digest, kept, partial
 	for i := range rep.Groups {
 		g := &rep.Groups[i]
 		if ls := latencies[g.Group]; len(ls) > 0 {
@@ -224,7 +263,7 @@ func runVerdict(res *agent.Result, err error) RunVerdict {
 	var v RunVerdict
 	if res != nil {
 		v.Usage, v.Money = res.Usage, res.Money
-		v.Answers = len(res.Attempts)
+		v.Answers, v.Rows = len(res.Attempts), res.Attempts
 		for _, row := range res.Attempts {
 			if row.Cut != nil {
 				v.Cut++
@@ -254,6 +293,40 @@ func runVerdict(res *agent.Result, err error) RunVerdict {
 	return v
 }
 
+// stopped says whether stop is closed; a nil stop never is.
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// settle orders a live case's runs and sets its verdicts from them
+// ([Verdict.Runs]).
+func settle(c *Verdict) {
+	if c.SchemaError != "" {
+		return
+	}
+	slices.SortFunc(c.Runs, func(a, b RunVerdict) int { return a.Run - b.Run })
+	c.PassedAsWritten, c.PassedAfterRepair = true, true
+	for _, r := range c.Runs {
+		c.PassedAsWritten = c.PassedAsWritten && r.PassedAsWritten
+		c.PassedAfterRepair = c.PassedAfterRepair && r.PassedFirstTry
+		if r.PassedFirstTry || c.Stage != "" {
+			continue
+		}
+		switch {
+		case len(r.Rows) > 0:
+			c.Stage = r.Rows[0].Stage
+			c.Issues = []enforce.Issue{{Path: r.Rows[0].Path, Message: r.Rows[0].Error}}
+		case r.Error != "":
+			c.Issues = []enforce.Issue{{Keyword: "error", Message: r.Error}}
+		}
+	}
+}
+
 // addRun counts a run's verdict in g.
 func (g *group) addRun(v RunVerdict) {
 	g.Runs++
@@ -277,6 +350,10 @@ func (g *group) addRun(v RunVerdict) {
 	g.Money += v.Money
 	g.Cut += v.Cut
 	g.CutBytes += v.CutBytes
+	if v.Checks != nil {
+		g.ChecksRun += v.Checks.Run
+		g.ChecksPassed += v.Checks.Passed
+	}
 	if v.Fields != nil {
 		g.FieldsCompared += v.Fields.Compared
 		g.FieldsMatched += v.Fields.Matched

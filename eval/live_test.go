@@ -175,3 +175,45 @@ func TestLiveCountsTheAnswersCutEarly(t *testing.T) {
 		t.Errorf("group = %+v, want one answer cut after %d bytes, then a pass", g, len(`{"city":5,`))
 	}
 }
+
+// Stop closed, no run starts; the runs in flight end and are counted,
+// and the report says it is partial.
+func TestLiveStoppedFinishesTheRunsInFlightAndReportsThem(t *testing.T) {
+	stop, release, slowStarted := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	base := scripted("m").(named)
+	m := named{name: "m", ModelFunc: func(ctx context.Context, req agent.Request) (agent.Response, error) {
+		for _, msg := range req.Messages {
+			switch {
+			case msg.Role != agent.RoleUser:
+				continue
+			case msg.Content == "slow":
+				close(slowStarted)
+				<-release // in flight when Stop closes
+			case msg.Content == "oslo":
+				<-slowStarted // oslo ends with slow in flight
+			}
+			break
+		}
+		return base.ModelFunc(ctx, req)
+	}}
+	var ended []string
+	rep, err := eval.Live(t.Context(), strings.NewReader(liveDataset("oslo", "slow", "lima", "never")), eval.LiveOptions{
+		Model: m, Concurrency: 2, Stop: stop,
+		Run: func(v eval.RunVerdict, done, total int) {
+			ended = append(ended, v.ID)
+			if v.ID == "oslo" {
+				close(stop)
+				close(release)
+			}
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Partial || rep.Groups[0].Runs != 2 || len(rep.Cases) != 2 || rep.Cases[1].ID != "slow" || len(rep.Cases[1].Runs) != 1 {
+		t.Errorf("report: partial %v, %d runs, cases %+v; want partial, the 2 runs that started (oslo, slow), their cases only", rep.Partial, rep.Groups[0].Runs, rep.Cases)
+	}
+	if strings.Join(ended, " ") != "oslo slow" {
+		t.Errorf("runs ended: %v, want oslo and slow", ended)
+	}
+}

@@ -8,10 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"text/tabwriter"
 
 	"github.com/enforcer-go/enforcer/agent"
@@ -30,7 +33,8 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	asJSON := fs.Bool("json", false, "print the report as JSON (the contract docs/eval.md describes)")
 	asMD := fs.Bool("md", false, "print the report as a Markdown table, for a pull request")
 	htmlFile := fs.String("html", "", "also write the report as one self-contained HTML page with charts to this file")
-	failUnder := fs.String("fail-under", "", "RATE=MIN: exit 1 when a group's rate (as-written or after-repair) is under MIN (0..1)")
+	failUnder := fs.String("fail-under", "", "RATE=MIN: exit 1 when a group's rate (as-written or after-repair) is under MIN (0..1); a bare MIN gates the overall as-written rate")
+	junitFile := fs.String("junit", "", "also write the cases as JUnit XML to this file, for CI (a test case per record, a suite per group)")
 	compare := fs.Bool("compare", false, "compare two -json reports, OLD and NEW: what moved, exit 1 on a regression")
 	tolerance := fs.Float64("tolerance", 0.01, "with -compare: how far (a share, 0.01 for one point) a rate may fall before it is a regression")
 	model := fs.String("model", "", "run the dataset's prompts live through this model (records hold prompt, not output)")
@@ -97,13 +101,16 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			}
 			agentOpts = append(agentOpts, agent.WithPrices(p))
 		}
-		if rep, err = eval.Live(ctx, in, eval.LiveOptions{
+		runCtx, stop, end := stopOnSignal(ctx)
+		defer end()
+		if rep, err = eval.Live(runCtx, in, eval.LiveOptions{
 			Model:       m,
 			Agent:       agentOpts,
 			Runs:        *runs,
 			Concurrency: *concurrency,
 			By:          *by,
 			Schemas:     os.DirFS(dir),
+			Stop:        stop,
 			Run:         progress(stderr),
 		}); err != nil {
 			return 0, fmt.Errorf("eval: %s: %s", files[0], redact(err.Error(), getenv(providers[*provider])))
@@ -112,7 +119,12 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return 0, fmt.Errorf("eval: %s: %w", files[0], err)
 	}
 	if *htmlFile != "" {
-		if err := writeHTMLFile(*htmlFile, rep); err != nil {
+		if err := writeFile("-html", *htmlFile, rep, eval.WriteHTML); err != nil {
+			return 0, err
+		}
+	}
+	if *junitFile != "" {
+		if err := writeFile("-junit", *junitFile, rep, eval.WriteJUnit); err != nil {
 			return 0, err
 		}
 	}
@@ -130,10 +142,24 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	default:
 		writeTable(stdout, rep)
 	}
+	if rep.Partial {
+		runs := 0
+		for _, g := range rep.Groups {
+			runs += g.Runs
+		}
+		// A partial report passes no gate: what did not run is unknown.
+		fmt.Fprintf(stdout, "PARTIAL: stopped by a signal; the figures are of the %s that ended\n", count(runs, "run"))
+		return exitFail, nil
+	}
 	if gate.rate == "" {
 		return exitOK, nil
 	}
-	low, err := rep.Below(gate.rate, gate.min)
+	var low []eval.Group
+	if gate.overall {
+		low, err = (&eval.Report{Groups: []eval.Group{total(rep)}}).Below(gate.rate, gate.min)
+	} else {
+		low, err = rep.Below(gate.rate, gate.min)
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -152,8 +178,9 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 
 // gate is a parsed -fail-under.
 type gate struct {
-	rate eval.Rate
-	min  float64
+	rate    eval.Rate
+	min     float64
+	overall bool // of all records, not of each group
 }
 
 func parseGate(s string) (gate, error) {
@@ -161,11 +188,14 @@ func parseGate(s string) (gate, error) {
 		return gate{}, nil
 	}
 	name, v, ok := strings.Cut(s, "=")
-	min, err := strconv.ParseFloat(v, 64)
-	if !ok || err != nil || min < 0 || min > 1 {
-		return gate{}, fmt.Errorf("eval: -fail-under %q: want RATE=MIN with MIN in 0..1, as after-repair=0.95", s)
+	if !ok { // a bare share, as a user first types it: the overall as-written rate
+		name, v, ok = string(eval.AsWritten), s, true
 	}
-	g := gate{rate: eval.Rate(name), min: min}
+	min, err := strconv.ParseFloat(v, 64)
+	if err != nil || min < 0 || min > 1 {
+		return gate{}, fmt.Errorf("eval: -fail-under %q: want MIN or RATE=MIN with MIN in 0..1, as 0.9 or after-repair=0.95", s)
+	}
+	g := gate{rate: eval.Rate(name), min: min, overall: !strings.Contains(s, "=")}
 	if _, err := (eval.Group{}).Rate(g.rate); err != nil {
 		return gate{}, fmt.Errorf("eval: -fail-under: %w", err)
 	}
@@ -250,6 +280,11 @@ func writeTable(w io.Writer, rep *eval.Report) {
 	}
 	fmt.Fprintf(w, "repairs: %s\n", repairs)
 	for _, g := range rows[:len(rows)-1] {
+		if g.ChecksRun > 0 {
+			fmt.Fprintf(w, "%s checks: %d of %d passed\n", groupName(g.Group), g.ChecksPassed, g.ChecksRun)
+		}
+	}
+	for _, g := range rows[:len(rows)-1] {
 		if f := failedAt(g); f != "-" {
 			fmt.Fprintf(w, "%s failed at: %s", groupName(g.Group), f)
 			if len(g.Pointers) > 0 {
@@ -298,16 +333,59 @@ func progress(w io.Writer) func(eval.RunVerdict, int, int) {
 	if fi, err := f.Stat(); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
 		return nil
 	}
-	return func(_ eval.RunVerdict, done, total int) { drawProgress(w, done, total) }
+	return drawProgress(w)
 }
 
-// drawProgress redraws the bar's line: "runs 3/8 [=====     ]".
-func drawProgress(w io.Writer, done, total int) {
-	const width = 30
-	n := width * done / max(total, 1)
-	fmt.Fprintf(w, "\rruns %d/%d [%s%s]", done, total, strings.Repeat("=", n), strings.Repeat(" ", width-n))
-	if done == total {
-		fmt.Fprintln(w)
+// stopOnSignal is how a live eval ends on a signal: when ctx ends (the
+// first SIGINT or SIGTERM), stop closes and no more runs start, while
+// the runs in flight go on under runCtx; a second signal ends runCtx
+// too. end releases it all.
+func stopOnSignal(ctx context.Context) (runCtx context.Context, stop <-chan struct{}, end func()) {
+	runCtx, cancelRuns := context.WithCancel(context.WithoutCancel(ctx))
+	stopped, done := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-ctx.Done():
+			close(stopped)
+		case <-done:
+			return
+		}
+		again := make(chan os.Signal, 1)
+		signal.Notify(again, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(again)
+		select {
+		case <-again:
+			cancelRuns()
+		case <-done:
+		}
+	}()
+	return runCtx, stopped, func() {
+		close(done)
+		wg.Wait()
+		cancelRuns()
+	}
+}
+
+// drawProgress is a bar on w, redrawn as each run ends, with the runs
+// that ended passing and those that did not so far: "runs 3/8 [=====
+// ] 2 passed, 1 failed". eval.Live calls it one run at a time.
+func drawProgress(w io.Writer) func(eval.RunVerdict, int, int) {
+	passed, failed := 0, 0
+	return func(v eval.RunVerdict, done, total int) {
+		if v.PassedAfterRetry {
+			passed++
+		} else {
+			failed++
+		}
+		const width = 30
+		n := width * done / max(total, 1)
+		fmt.Fprintf(w, "\rruns %d/%d [%s%s] %d passed, %d failed", done, total, strings.Repeat("=", n), strings.Repeat(" ", width-n), passed, failed)
+		if done == total {
+			fmt.Fprintln(w)
+		}
 	}
 }
 
@@ -323,21 +401,39 @@ func readPrices(name string) (map[string]agent.Price, error) {
 	if err := d.Decode(&p); err != nil {
 		return nil, fmt.Errorf("eval: -prices %s: want {\"MODEL\": {\"input\": …, \"cachedInput\": …, \"output\": …, \"reasoning\": …}}: %w", name, err)
 	}
+	// agent.WithPrices refuses these too, but at each run: every run
+	// would end as an error with no request sent.
+	models := make([]string, 0, len(p))
+	for m := range p {
+		models = append(models, m)
+	}
+	sort.Strings(models)
+	for _, m := range models {
+		for _, f := range []struct {
+			member string
+			v      float64
+		}{{"input", p[m].Input}, {"cachedInput", p[m].CachedInput}, {"output", p[m].Output}, {"reasoning", p[m].Reasoning}} {
+			if f.v < 0 {
+				return nil, fmt.Errorf("eval: -prices: %q: %s is %g; a price is at least 0", m, f.member, f.v)
+			}
+		}
+	}
 	return p, nil
 }
 
-// writeHTMLFile writes the report's page to name.
-func writeHTMLFile(name string, rep *eval.Report) error {
+// writeFile writes the report to name as write does; flag names the
+// option in errors.
+func writeFile(flag, name string, rep *eval.Report, write func(io.Writer, *eval.Report) error) error {
 	f, err := os.Create(name)
 	if err != nil {
-		return fmt.Errorf("eval: -html: %w", err)
+		return fmt.Errorf("eval: %s: %w", flag, err)
 	}
-	if err := eval.WriteHTML(f, rep); err != nil {
+	if err := write(f, rep); err != nil {
 		f.Close()
-		return fmt.Errorf("eval: -html: %w", err)
+		return fmt.Errorf("eval: %s: %w", flag, err)
 	}
 	if err := f.Close(); err != nil {
-		return fmt.Errorf("eval: -html: %w", err)
+		return fmt.Errorf("eval: %s: %w", flag, err)
 	}
 	return nil
 }
@@ -375,6 +471,58 @@ func mdCell(s string) string {
 	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
 }
 
+// writeCaseChanges prints the cases that moved: their counts, then one
+// line each, in the new report's order.
+func writeCaseChanges(w io.Writer, d eval.Diff) {
+	n := map[eval.CaseMove]int{}
+	for _, c := range d.Cases {
+		n[c.Move]++
+	}
+	fmt.Fprintf(w, "cases: %d newly failing, %d newly passing, %d changed issue\n", n[eval.NewlyFailing], n[eval.NewlyPassing], n[eval.IssueChanged])
+	for _, c := range d.Cases {
+		name := c.New.ID
+		if name == "" {
+			name = fmt.Sprintf("line %d", c.New.Line)
+		}
+		name += " (" + groupName(c.New.Group) + ")"
+		switch c.Move {
+		case eval.NewlyFailing:
+			fmt.Fprintf(w, "newly failing: %s: %s\n", name, caseIssue(c.New))
+		case eval.NewlyPassing:
+			fmt.Fprintf(w, "newly passing: %s\n", name)
+		case eval.IssueChanged:
+			fmt.Fprintf(w, "changed issue: %s: %s → %s\n", name, caseIssue(c.Old), caseIssue(c.New))
+		}
+	}
+	if d.Unmatched > 0 {
+		fmt.Fprintf(w, "%s without a match (a record without an id is matched by line only in one dataset)\n", count(d.Unmatched, "case"))
+	}
+}
+
+// caseIssue is a failing case's stage and first issue, on one line.
+func caseIssue(v eval.Verdict) string {
+	if v.SchemaError != "" {
+		return "the schema did not compile: " + clip(v.SchemaError)
+	}
+	if len(v.Issues) == 0 {
+		return string(v.Stage)
+	}
+	s := fmt.Sprintf("%s at %s: %s", v.Stage, pointerName(v.Issues[0].Path), clip(v.Issues[0].Message))
+	if len(v.Issues) > 1 {
+		s += fmt.Sprintf(" (and %d more)", len(v.Issues)-1)
+	}
+	return s
+}
+
+// clip is s on one line, at most 120 runes.
+func clip(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 120 {
+		return string(r[:119]) + "…"
+	}
+	return s
+}
+
 // compareCmd is `enforcer eval -compare OLD NEW`.
 func compareCmd(oldFile, newFile string, tolerance float64, stdout io.Writer) (int, error) {
 	if tolerance < 0 || tolerance > 1 {
@@ -408,6 +556,9 @@ func compareCmd(oldFile, newFile string, tolerance float64, stdout io.Writer) (i
 	})
 	for _, p := range d.Pointers {
 		fmt.Fprintf(stdout, "%s: %s failing %d → %d\n", groupName(p.Group), pointerName(p.Pointer), p.Old, p.New)
+	}
+	if len(reps[0].Cases)+len(reps[1].Cases) > 0 {
+		writeCaseChanges(stdout, d)
 	}
 	if n := len(d.Regressions()); n > 0 {
 		fmt.Fprintf(stdout, "FAIL: %s beyond %s\n", count(n, "regression"), percent(tolerance))

@@ -147,9 +147,5 @@ func TestEvalDrawsProgressOnlyOnATerminal(t *testing.T) {
 	if progress(f) != nil {
 		t.Error("progress on a file, want none")
 	}
-	drawProgress(&b, 1, 3)
-	drawProgress(&b, 3, 3)
-	if want := "\rruns 1/3 [==========                    ]\rruns 3/3 [==============================]\n"; b.String() != want {
-		t.Errorf("the bar drew %q, want %q", b.String(), want)
-	}
+
 }

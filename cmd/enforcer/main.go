@@ -113,7 +113,7 @@ const usage = `usage:
   enforcer tail [-follow=false] LOG                        print a session log, following it
   enforcer view [-addr HOST:PORT] LOG                      serve the live page for a session log
   enforcer schema [-provider P] FILE                       what a provider's native mode enforces of a schema
-  enforcer eval [-repair LIST] [-by FIELD] [-json|-md] [-fail-under RATE=MIN] DATASET
+  enforcer eval [-repair LIST] [-by FIELD] [-json|-md] [-junit FILE] [-fail-under [RATE=]MIN] DATASET
                                                            how a dataset's recorded answers keep their contracts
   enforcer eval -model M [-provider P] [-base-url URL] DATASET   the same, run live through a model
   enforcer eval -compare [-tolerance T] OLD.json NEW.json  what moved between two eval -json reports
