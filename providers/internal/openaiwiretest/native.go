@@ -59,30 +59,7 @@ func (h Harness) testNativeSchemaIsNeverRefusedByAStrictServer(t *testing.T) {
 	})
 	for name, c := range contracts {
 		t.Run(name+" is taken", func(t *testing.T) {
-			srv := strictServer(t, okReply(Completion(`{}`)))
-			req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}, OutputSchema: c}
-			if _, err := h.New(srv.URL, "gpt-4o-mini", WithNativeSchema(native.OpenAI)).Generate(context.Background(), req); err != nil {
-				var pe *agent.ProviderError
-				if errors.As(err, &pe) && pe.HTTPStatus == http.StatusBadRequest {
-					t.Fatalf("refused: %s", pe.Message)
-				}
-				t.Fatal(err)
-			}
-			report, err := openaiwire.NativeReport(c, native.OpenAI)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, keys := DecodeRequest(t, srv.requests()[0])
-			switch report.Mode {
-			case native.ModeNone:
-				if keys["response_format"] != nil {
-					t.Errorf("mode none, but response_format = %s", keys["response_format"])
-				}
-			default:
-				if got.ResponseFormat == nil || *got.ResponseFormat.JSONSchema.Strict != (report.Mode == native.ModeStrict) {
-					t.Errorf("mode %s, but response_format = %s", report.Mode, keys["response_format"])
-				}
-			}
+			h.sentAsReported(t, strictServer(t, okReply(Completion(`{}`))), "gpt-4o-mini", native.OpenAI, c)
 		})
 	}
 }
@@ -197,5 +174,36 @@ func (h Harness) testWithNativeSchemaForALocalServerSendsItsSubset(t *testing.T)
 	// vLLM takes optional members and minLength: nothing nullable, nothing left out.
 	if !slices.Equal(schema.Required, []string{"name"}) || schema.Properties.Name.MinLength != 2 {
 		t.Errorf("schema = %s, want name alone required and its minLength kept", got.ResponseFormat.JSONSchema.Schema)
+	}
+}
+
+// sentAsReported sends contract c over srv with WithNativeSchema(p) and
+// checks that the server took it and that the request carried it as
+// NativeReport says: no response_format for mode none, else one whose
+// strict flag is the report's.
+func (h Harness) sentAsReported(t *testing.T, srv *fakeServer, model string, p native.Profile, c json.RawMessage) {
+	t.Helper()
+	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}, OutputSchema: c}
+	if _, err := h.New(srv.URL, model, WithNativeSchema(p)).Generate(context.Background(), req); err != nil {
+		var pe *agent.ProviderError
+		if errors.As(err, &pe) && pe.HTTPStatus == http.StatusBadRequest {
+			t.Fatalf("refused: %s", pe.Message)
+		}
+		t.Fatal(err)
+	}
+	report, err := openaiwire.NativeReport(c, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, keys := DecodeRequest(t, srv.requests()[0])
+	switch report.Mode {
+	case native.ModeNone:
+		if keys["response_format"] != nil {
+			t.Errorf("mode none, but response_format = %s", keys["response_format"])
+		}
+	default:
+		if got.ResponseFormat == nil || *got.ResponseFormat.JSONSchema.Strict != (report.Mode == native.ModeStrict) {
+			t.Errorf("mode %s, but response_format = %s", report.Mode, keys["response_format"])
+		}
 	}
 }

@@ -1,13 +1,10 @@
 package openaiwiretest
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"testing"
 
-	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/providers/internal/openaiwire"
 	"github.com/enforcer-go/enforcer/providers/internal/wiretest"
 	"github.com/enforcer-go/enforcer/providers/native"
@@ -63,30 +60,7 @@ func (h Harness) testEachCompatibleProfileIsNeverRefusedByItsServer(t *testing.T
 		})
 		for name, c := range contracts {
 			t.Run(string(p.profile)+": "+name+" is taken", func(t *testing.T) {
-				srv := profileServer(t, p.check, p.strictOnly, okReply(Completion(`{}`)))
-				req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"}}, OutputSchema: c}
-				if _, err := h.New(srv.URL, "m", WithNativeSchema(p.profile)).Generate(context.Background(), req); err != nil {
-					var pe *agent.ProviderError
-					if errors.As(err, &pe) && pe.HTTPStatus == http.StatusBadRequest {
-						t.Fatalf("refused: %s", pe.Message)
-					}
-					t.Fatal(err)
-				}
-				report, err := openaiwire.NativeReport(c, p.profile)
-				if err != nil {
-					t.Fatal(err)
-				}
-				got, keys := DecodeRequest(t, srv.requests()[0])
-				switch report.Mode {
-				case native.ModeNone:
-					if keys["response_format"] != nil {
-						t.Errorf("mode none, but response_format = %s", keys["response_format"])
-					}
-				default:
-					if got.ResponseFormat == nil || *got.ResponseFormat.JSONSchema.Strict != (report.Mode == native.ModeStrict) {
-						t.Errorf("mode %s, but response_format = %s", report.Mode, keys["response_format"])
-					}
-				}
+				h.sentAsReported(t, profileServer(t, p.check, p.strictOnly, okReply(Completion(`{}`))), "m", p.profile, c)
 			})
 		}
 	}
