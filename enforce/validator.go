@@ -222,7 +222,10 @@ func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 	// One answer's judging asks each rule once per value it judges: the
 	// answer as it stands, the model's own and each rewrite may share a
 	// member, and a rule that asks a model is paid per question.
-	memo := ruleMemo{}
+	var memo ruleMemo
+	if len(s.validators) > 0 {
+		memo = ruleMemo{}
+	}
 	j := s.judgeText(ctx, text, at, memo)
 	if j.done() || j.ce == nil || len(a.Rewrites) == 0 || a.Given == text {
 		return j
