@@ -418,6 +418,7 @@ func (st *runState) loop(ctx context.Context) error {
 			// rules pass ([WithInputRules]).
 			st.inputVerdict = nil
 			rulings, verdict := wait()
+			st.takeJudged(ctx) // the input's judges, before any cap is checked
 			st.inputRuled(rulings)
 			if verdict != nil {
 				return verdict

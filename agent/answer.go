@@ -35,7 +35,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	if st.ledger == nil {
 		// Not opted in: judged once, after the run, with no rows.
-		if runOf(ctx) != nil {
+		if judgesAnswers(ctx) {
 			// Rules may fix the answer: it passes as they left it.
 			st.takeJudged(ctx)
 			text, err := st.schema.Accept(ctx, ans)
@@ -53,7 +53,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	if e := st.overBudget(true); e != nil {
 		ans.Stop = e.Reason // no correction can be asked for
-	} else if runOf(ctx) != nil {
+	} else if judgesAnswers(ctx) {
 		// A judge's spend may reach a cap while it judges.
 		ans.StopAfter = func() enforce.Reason {
 			st.takeJudged(ctx)
