@@ -48,15 +48,23 @@ func (formatter) Handler(schema map[string]any) (ai.FormatHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := enforce.CompileSchema(b)
-	if err != nil {
-		return nil, err
+	// A schema is compiled once and kept: every request under it, and the
+	// Guard judging them, holds the same *enforce.Schema.
+	var s *enforce.Schema
+	if v, ok := contracts.Load("s:" + string(b)); ok {
+		s = v.(*enforce.Schema)
+	} else {
+		c, err := enforce.CompileSchema(b)
+		if err != nil {
+			return nil, err
+		}
+		v, _ := contracts.LoadOrStore("s:"+string(b), c)
+		s = v.(*enforce.Schema)
 	}
 	h := &handler{schema: s, instructions: instructions(b), config: ai.ModelOutputConfig{
 		Format: Format, ContentType: "application/json", Constrained: true, Schema: schema,
 	}}
-	contracts.Store("s:"+string(b), s)
-	contracts.Store("i:"+h.instructions, s)
+	contracts.LoadOrStore("i:"+h.instructions, s)
 	return h, nil
 }
 

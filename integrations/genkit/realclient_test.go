@@ -391,3 +391,19 @@ func TestGenkitsOwnFormatIsRefused(t *testing.T) {
 		t.Errorf("error = %v, want ErrTwoJudges", err)
 	}
 }
+
+// Output instructions of the caller's own, on a model without
+// constrained output, replace the format's, and with them the contract
+// the model would have been shown: the call fails, matching
+// ErrNoContract, before the model is asked.
+func TestALostContractIsRefused(t *testing.T) {
+	srv := gluetest.NewServer(t)
+	g, m := scripted(t, srv)
+	guard := guard(t)
+	_, err := gk.Generate(context.Background(), g, ai.WithModel(m), ai.WithPrompt("Weather in Paris?"),
+		ai.WithOutputType(Weather{}), ai.WithOutputFormat(enforcergenkit.Format), ai.WithOutputInstructions("Answer in JSON."),
+		ai.WithMiddleware(guard.Middleware()))
+	if !errors.Is(err, enforcergenkit.ErrNoContract) {
+		t.Errorf("error = %v, want ErrNoContract", err)
+	}
+}
