@@ -43,6 +43,8 @@
 // does not build beside enforcer as published: its dotprompt dependency
 // names the ordered map of invopop/jsonschema v0.13.0, and enforcer
 // requires v0.14.0. This module replaces dotprompt with a copy changed in
-// that one import (third_party/dotprompt); a program needs the same
-// replace directive.
+// that one import (third_party/dotprompt). A replace in a dependency
+// does not reach a program, so a program needs the line too:
+//
+//	replace github.com/google/dotprompt/go => ../enforcer/integrations/genkit/third_party/dotprompt
 package genkit
