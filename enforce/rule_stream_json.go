@@ -1,6 +1,7 @@
 package enforce
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -31,11 +32,20 @@ type stringWatch struct {
 	in, key, bad bool
 	esc          int
 	hex          []byte
-	decoded      []byte
-	rawEnd       []int // for each byte of decoded, the offset past its source
-	judged       int   // bytes of decoded asked of the prefix judges
+	// decoded is the string so far, grown in place so that each judge's
+	// view of it costs no copy; escapes are where each escape's decoded
+	// bytes end in it and its raw bytes end in the stream (elsewhere a
+	// raw byte is a decoded one).
+	decoded strings.Builder
+	escapes []escapeEnd
+	judged  int // bytes of decoded asked of the prefix judges
+	start   int // the offset in the stream of the string's first byte
 	ptr          string
 }
+
+// escapeEnd says an escape gave the decoded bytes [from, to), and its
+// raw bytes end at raw in the stream.
+type escapeEnd struct{ from, to, raw int }
 
 type watchFrame struct {
 	obj     bool
@@ -87,7 +97,7 @@ func (w *stringWatch) read(p string) (_ int, _ *CheckError, shut bool) {
 			}
 			continue
 		default:
-			w.decoded, w.rawEnd = append(w.decoded, c), append(w.rawEnd, w.off)
+			w.decoded.WriteByte(c)
 		}
 		if !w.key && !w.bad && (i+1 == len(p) || p[i+1] == '"') {
 			// Asked once per write, and before a string closes: the
@@ -125,8 +135,8 @@ func (w *stringWatch) structural(c byte) {
 			w.stack[top].wantKey = false
 		}
 	case '"':
-		w.in, w.bad, w.esc, w.judged = true, false, 0, 0
-		w.decoded, w.rawEnd = w.decoded[:0], w.rawEnd[:0]
+		w.in, w.bad, w.esc, w.judged, w.start = true, false, 0, 0, w.off
+		w.decoded, w.escapes = strings.Builder{}, w.escapes[:0]
 		w.key = top >= 0 && w.stack[top].obj && w.stack[top].wantKey
 		if !w.key {
 			w.ptr = w.pointer()
@@ -162,7 +172,8 @@ func (w *stringWatch) escaped(c byte) {
 			w.bad = true // not JSON: the scanner refuses it
 			return
 		}
-		w.decoded, w.rawEnd = append(w.decoded, d), append(w.rawEnd, w.off)
+		w.decoded.WriteByte(d)
+		w.escapes = append(w.escapes, escapeEnd{w.decoded.Len() - 1, w.decoded.Len(), w.off})
 		return
 	}
 	w.hex = append(w.hex, c)
@@ -177,10 +188,9 @@ func (w *stringWatch) escaped(c byte) {
 		w.bad = true
 		return
 	}
-	for range utf8.RuneLen(rune(r)) {
-		w.rawEnd = append(w.rawEnd, w.off)
-	}
-	w.decoded = utf8.AppendRune(w.decoded, rune(r))
+	from := w.decoded.Len()
+	w.decoded.WriteRune(rune(r))
+	w.escapes = append(w.escapes, escapeEnd{from, w.decoded.Len(), w.off})
 }
 
 // pointer is the JSON Pointer of the value about to be read.
@@ -205,7 +215,7 @@ func judges(v Validator, ptr string) bool {
 // open asks the prefix-sound rules of the open string, and returns the
 // offset of the stream past the byte that makes an issue sure.
 func (w *stringWatch) open() (int, *CheckError) {
-	text := string(w.decoded)
+	text := w.decoded.String()
 	best, msg, name := -1, "", ""
 	for _, v := range w.rules {
 		if v.prefix == nil || !judges(v, w.ptr) {
@@ -219,13 +229,27 @@ func (w *stringWatch) open() (int, *CheckError) {
 	if best <= 0 {
 		return -1, nil
 	}
-	return w.rawEnd[best-1], w.verdict(name, msg)
+	return w.rawAt(best), w.verdict(name, msg)
+}
+
+// rawAt is the offset in the stream past the source of the string's
+// first end bytes: past the escape when they end inside what it gave.
+func (w *stringWatch) rawAt(end int) int {
+	k := sort.Search(len(w.escapes), func(i int) bool { return w.escapes[i].to > end })
+	if k < len(w.escapes) && w.escapes[k].from < end {
+		return w.escapes[k].raw
+	}
+	if k == 0 {
+		return w.start + end
+	}
+	e := w.escapes[k-1]
+	return e.raw + end - e.to
 }
 
 // closed asks the rules of a value string that just closed; a member's
 // name is kept for the pointers.
 func (w *stringWatch) closed() *CheckError {
-	text := string(w.decoded)
+	text := w.decoded.String()
 	if w.key {
 		if top := len(w.stack) - 1; top >= 0 {
 			w.stack[top].key, w.stack[top].unsure = text, w.bad
