@@ -40,7 +40,7 @@ type stringWatch struct {
 	escapes []escapeEnd
 	judged  int // bytes of decoded asked of the prefix judges
 	start   int // the offset in the stream of the string's first byte
-	ptr          string
+	ptr     string
 }
 
 // escapeEnd says an escape gave the decoded bytes [from, to), and its
