@@ -17,7 +17,8 @@ import (
 // *[InputRuleError] naming the rule and the tool; a fix gives the model
 // the fixed text; a warning lets the result through. Their verdicts are
 // the Rules of the call's row ([Result.Calls]). A tool's error is not
-// judged. Rules given twice by name are refused.
+// judged; a rule that cannot judge ends the run with its
+// *enforce.ValidatorError. Rules given twice by name are refused.
 func WithToolResultRules(rules ...enforce.Validator) Option {
 	return optionFunc(func(c *config) {
 		base := inputContract
