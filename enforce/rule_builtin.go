@@ -37,7 +37,8 @@ func ForbiddenWords(name string, words ...string) Validator {
 		}
 		return found
 	})
-	v.prefix = forbiddenPrefix(folded, kept)
+	judge := forbiddenPrefix(folded, kept) // reads no more than it is given
+	v.prefix = func() prefixJudge { return judge }
 	return v
 }
 

@@ -47,18 +47,22 @@ func Grounded(name string, sources ...string) Validator {
 		}
 		return found
 	})
-	v.prefix = func(text string, from int) (int, string) {
+	v.prefix = func() prefixJudge {
 		// A span is sure once its closing mark is read: the marks pair
-		// from the start, so nothing after it changes the pairing.
-		if !strings.ContainsAny(text[max(0, from-utf8.UTFMax):], "\"”“»」") {
-			return -1, ""
-		}
-		for _, q := range quotedSpans(text) {
-			if q.end > from && !held(q.text) {
-				return q.end, groundedIssue(q)
+		// from the start, so nothing after it changes the pairing. The
+		// judge reads each byte once, where the pairing left off.
+		var sc quoteScan
+		return func(text string, _ int) (int, string) {
+			for {
+				q, ok := sc.next(text)
+				if !ok {
+					return -1, ""
+				}
+				if !held(q.text) {
+					return q.end, groundedIssue(q)
+				}
 			}
 		}
-		return -1, ""
 	}
 	return v
 }
@@ -82,22 +86,52 @@ var quoteCloses = map[rune]string{'"': "\"", '“': "”", '„': "“”", '«'
 // counts; a span never closed is no quotation.
 func quotedSpans(s string) []quoted {
 	var spans []quoted
-	open, closes, body := -1, "", 0
-	for i, r := range s {
-		if open < 0 {
+	var sc quoteScan
+	for {
+		q, ok := sc.next(s)
+		if !ok {
+			return spans
+		}
+		spans = append(spans, q)
+	}
+}
+
+// quoteScan pairs the quotation marks of a text that may grow: read is
+// where it left off, and open where the span being read opened (-1: none).
+type quoteScan struct {
+	read, open, body int
+	closes           string
+	started          bool
+}
+
+// next returns the next span of two words or more closed in s (which
+// begins with the text read before), and false when s holds no more.
+func (sc *quoteScan) next(s string) (quoted, bool) {
+	if !sc.started {
+		sc.open, sc.started = -1, true
+	}
+	for sc.read < len(s) {
+		r, size := utf8.DecodeRuneInString(s[sc.read:])
+		if r == utf8.RuneError && !utf8.FullRuneInString(s[sc.read:]) {
+			return quoted{}, false // a rune cut off at the end is not yet read
+		}
+		i := sc.read
+		sc.read += size
+		if sc.open < 0 {
 			if c, ok := quoteCloses[r]; ok {
-				open, closes, body = i, c, i+utf8.RuneLen(r)
+				sc.open, sc.closes, sc.body = i, c, i+size
 			}
 			continue
 		}
-		if strings.ContainsRune(closes, r) {
-			if text := s[body:i]; len(strings.Fields(text)) >= 2 {
-				spans = append(spans, quoted{text, open, i + utf8.RuneLen(r)})
+		if strings.ContainsRune(sc.closes, r) {
+			open := sc.open
+			sc.open = -1
+			if text := s[sc.body:i]; len(strings.Fields(text)) >= 2 {
+				return quoted{text, open, i + size}, true
 			}
-			open = -1
 		}
 	}
-	return spans
+	return quoted{}, false
 }
 
 // normalQuote is s as Grounded compares it: curly quotes and apostrophes

@@ -39,8 +39,11 @@ type stringWatch struct {
 	decoded strings.Builder
 	escapes []escapeEnd
 	judged  int // bytes of decoded asked of the prefix judges
-	start   int // the offset in the stream of the string's first byte
-	ptr     string
+	// judges are the string's prefix judges, one a rule (nil for a rule
+	// that is not prefix-sound or does not judge the string).
+	judges []prefixJudge
+	start  int // the offset in the stream of the string's first byte
+	ptr    string
 }
 
 // escapeEnd says an escape gave the decoded bytes [from, to), and its
@@ -143,6 +146,14 @@ func (w *stringWatch) structural(c byte) {
 			for _, f := range w.stack {
 				w.bad = w.bad || f.unsure
 			}
+			w.judges = w.judges[:0]
+			for _, v := range w.rules {
+				var j prefixJudge
+				if v.prefix != nil && judges(v, w.ptr) {
+					j = v.prefix()
+				}
+				w.judges = append(w.judges, j)
+			}
 		}
 	}
 }
@@ -217,11 +228,11 @@ func judges(v Validator, ptr string) bool {
 func (w *stringWatch) open() (int, *CheckError) {
 	text := w.decoded.String()
 	best, msg, name := -1, "", ""
-	for _, v := range w.rules {
-		if v.prefix == nil || !judges(v, w.ptr) {
+	for i, v := range w.rules {
+		if w.judges[i] == nil {
 			continue
 		}
-		if end, m := v.prefix(text, w.judged); end >= 0 && (best < 0 || end < best) {
+		if end, m := w.judges[i](text, w.judged); end >= 0 && (best < 0 || end < best) {
 			best, msg, name = end, m, v.name
 		}
 	}
