@@ -71,6 +71,12 @@ func (st *runState) judgeResult(ctx context.Context, c ToolCall, out string) (st
 			}
 		}
 	}
+	if withheld == nil && v.Err != nil {
+		// The result failed before a rule could judge it (longer than
+		// enforce.MaxAnswerBytes as a JSON string): it is not let through
+		// unjudged.
+		withheld = append(withheld, "too long to be judged")
+	}
 	if withheld != nil {
 		return fmt.Sprintf("error: the result of this call was withheld by a rule on tool results (%s). "+
 			"Go on without it, or call again if another call may give an acceptable result.", strings.Join(withheld, "; ")), v.Row.Rules, nil

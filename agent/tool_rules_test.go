@@ -117,3 +117,17 @@ func TestToolResultRules(t *testing.T) {
 		}
 	})
 }
+
+func TestToolResultRulesWithholdAResultTooLongToJudge(t *testing.T) {
+	huge := agent.NewTool("dump", "Dumps a table.", func(context.Context, struct{}) (string, error) {
+		return strings.Repeat("row ", enforce.MaxAnswerBytes/4+1), nil
+	})
+	m := agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("c1", "dump", `{}`)), agenttest.Reply("done"))
+	a := agent.New(m, agent.WithTools(huge), agent.WithToolResultRules(enforce.PII("personal")))
+	if _, err := a.Run(t.Context(), "Dump it."); err != nil {
+		t.Fatal(err)
+	}
+	if got := toolMessage(t, m); len(got) > 1000 || !strings.Contains(got, "too long to be judged") {
+		t.Errorf("the model saw %d bytes (%.80q…), want a note that the result was withheld", len(got), got)
+	}
+}
