@@ -218,8 +218,11 @@ type runState struct {
 	schema       *enforce.Schema
 	ledger       *enforce.Ledger
 	calls        *enforce.CallLedger // made at the first tool call
-	res          *Result
-	turn         string
+	// resultRulings are the verdicts of the rules on each call's result,
+	// by its row's number ([WithToolResultRules]).
+	resultRulings map[int]*enforce.Rulings
+	res           *Result
+	turn          string
 	// contract is the schema's text, shared by every request (nil
 	// without a schema).
 	contract *contract
@@ -362,7 +365,7 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 			res.Attempts = st.ledger.Attempts()
 		}
 		if st.calls != nil {
-			res.Calls = st.calls.Calls()
+			res.Calls = st.callRows()
 		}
 		st.takeJudged(ctx)
 	}()
