@@ -79,8 +79,7 @@ func detached(ctx context.Context) (context.Context, func()) {
 	return d, func() { stop(); cancel(nil) }
 }
 
-// judgeRunKey keys the *judgeRun of a turn whose contract or input has
-// rules.
+// judgeRunKey keys the *judgeRun of a turn with rules ([Agent.judgeRunFor]).
 type judgeRunKey struct{}
 
 // runOf is the run whose answer ctx judges; nil outside one.
@@ -167,13 +166,13 @@ func (r *judgeRun) refuse() error {
 }
 
 // judgeRunFor returns ctx carrying a judgeRun for a turn whose contract
-// s or input has rules, and it; ctx itself and nil otherwise, so a turn
-// without rules pays nothing for them.
+// s, input or tool results have rules, and it; ctx itself and nil
+// otherwise, so a turn without rules pays nothing for them.
 func (a *Agent) judgeRunFor(ctx context.Context, s *enforce.Schema) (context.Context, *judgeRun) {
-	// The input's judges are the turn's as the answer's are: one run
-	// counts both, whichever of them has rules.
+	// The judges of the input and of tool results are the turn's as the
+	// answer's are: one run counts them all, whichever has rules.
 	answers := s != nil && len(s.Validators()) > 0
-	if !answers && a.cfg.inputRules == nil {
+	if !answers && a.cfg.inputRules == nil && a.cfg.resultRules == nil {
 		return ctx, nil
 	}
 	r := &judgeRun{prices: a.cfg.prices, budget: a.cfg.runBudget, answers: answers}

@@ -100,6 +100,7 @@ func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}
+	st.takeJudged(ctx) // the results' judges, before the next request's caps
 	for _, r := range runs {
 		if r.rules != nil {
 			if st.resultRulings == nil {
