@@ -425,7 +425,7 @@ func (st *runState) loop(ctx context.Context) error {
 		}
 		msg := resp.Message
 		msg.Role = RoleAssistant
-		st.thought = a.thinking(&msg) // before anything reads the answer
+		st.thought = st.thinking(&msg) // before anything reads the answer
 		resp.Message.Content, resp.Message.Reasoning = msg.Content, msg.Reasoning
 		st.fromText = false
 		if len(msg.ToolCalls) == 0 && resp.Stop != StopLength && !resp.Stop.withheld() {
