@@ -425,6 +425,7 @@ func (st *runState) loop(ctx context.Context) error {
 		}
 		msg := resp.Message
 		msg.Role = RoleAssistant
+		apart := msg.Reasoning
 		st.thought = st.thinking(&msg) // before anything reads the answer
 		resp.Message.Content, resp.Message.Reasoning = msg.Content, msg.Reasoning
 		st.fromText = false
@@ -463,7 +464,8 @@ func (st *runState) loop(ctx context.Context) error {
 			st.beginFormat(msg.Content)
 			continue
 		}
-		done, err := st.final(ctx, iteration, msg.Content, resp.Stop == StopLength)
+		content := st.answerInReasoning(msg.Content, apart, resp.Stop)
+		done, err := st.final(ctx, iteration, content, resp.Stop == StopLength)
 		if done || err != nil {
 			return err
 		}

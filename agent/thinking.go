@@ -302,3 +302,25 @@ func (g *thinkingDegenerate) read(c Chunk, r *assembly, think *thinkScan) *enfor
 	}
 	return nil
 }
+
+// answerInReasoning is the answer a reply left in the reasoning it gave
+// apart, its text empty (vllm-project/vllm#48863): the one JSON value the
+// reasoning ends with, found as [enforce.RepairProse] finds a value in
+// prose, that keeps the contract as written. Found, the row says so
+// ([enforce.Thinking].Answer); it is the answer judged only under
+// RepairProse, since reading it is a mend. It returns content otherwise.
+func (st *runState) answerInReasoning(content, apart string, stop StopReason) string {
+	s := st.schema
+	if s == nil || s.Kind() != "" || apart == "" || stop == StopLength || st.cut != nil || strings.TrimSpace(content) != "" {
+		return content
+	}
+	text, applied := s.WithRepairs(enforce.RepairProse).Repaired(apart)
+	if applied != enforce.RepairProse || !strings.HasSuffix(strings.TrimRight(apart, " \t\r\n"), text) || s.WithRepairs(0).Check(text) != nil {
+		return content
+	}
+	st.thought.Answer = true
+	if s.Repairs()&enforce.RepairProse == 0 {
+		return content
+	}
+	return text
+}

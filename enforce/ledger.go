@@ -423,7 +423,8 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
 	}
 	if a.Thinking != (Thinking{}) {
-		row.Thinking = &Thinking{Bytes: a.Thinking.Bytes, Inline: a.Thinking.Inline}
+		t := a.Thinking
+		row.Thinking = &t
 	}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld

@@ -13,6 +13,12 @@ type Thinking struct {
 	// Inline: the reply's text began with the thinking in tags
 	// (<think>…</think>), removed before the answer was judged.
 	Inline bool `json:"inline,omitempty"`
+	// Answer: the reply's text was empty, and the reasoning given apart
+	// ended with the one JSON value that keeps the contract. Given is
+	// that value when the caller took it (the agent does under
+	// [RepairProse]); blank, the answer never came, and the corrective
+	// message asks for it in the text.
+	Answer bool `json:"answer,omitempty"`
 }
 
 // issueNoAnswer is the keyword of a [StageNoAnswer] issue.
@@ -33,10 +39,13 @@ func (a Answer) noAnswer() bool {
 // words of s's kind.
 func (s *Schema) noAnswerError(a Answer) *CheckError {
 	msg := "the reply held thinking and no answer"
-	if a.Truncated {
+	switch {
+	case a.Truncated:
 		msg = "the reply reached the output limit before its answer began"
+	case a.Thinking.Answer:
+		msg = "the reply's answer was in its reasoning, and its text was empty"
 	}
-	ce := &CheckError{Stage: StageNoAnswer, Issues: []Issue{{Keyword: issueNoAnswer, Message: msg}}}
+	ce := &CheckError{Stage: StageNoAnswer, Issues: []Issue{{Keyword: issueNoAnswer, Message: msg}}, inReasoning: a.Thinking.Answer}
 	if s.reading != nil {
 		ce.words = s.reading.words()
 	}
