@@ -259,6 +259,9 @@ type runState struct {
 	thought enforce.Thinking
 	// format is the format step ([WithFormatStep]); nil without it.
 	format *formatStep
+	// free: the answer judged is the free step's, which never came
+	// ([runState.freeNoAnswer]).
+	free bool
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema, watch watcher) (*Result, error) {
@@ -460,8 +463,15 @@ func (st *runState) loop(ctx context.Context) error {
 			}
 			continue
 		}
-		if st.freeStep() && strings.TrimSpace(msg.Content) != "" {
-			st.beginFormat(msg.Content)
+		if st.freeStep() {
+			if strings.TrimSpace(msg.Content) != "" {
+				st.beginFormat(msg.Content)
+				continue
+			}
+			done, err := st.freeNoAnswer(ctx, iteration, msg.Content, resp.Stop == StopLength)
+			if done || err != nil {
+				return err
+			}
 			continue
 		}
 		content := st.answerInReasoning(msg.Content, apart, resp.Stop)

@@ -230,6 +230,10 @@ type Answer struct {
 	// tokens (Cost), the answer never came: it fails at [StageNoAnswer],
 	// not json-parse, and its corrective message asks for the answer.
 	Thinking Thinking
+	// Free: the answer was asked for in no form (the agent's free step
+	// before a format step) and Given is blank: it never came, whatever
+	// the reply held, and its corrective message asks for it in no form.
+	Free bool
 }
 
 // Text is the answer as it stands after every rewrite.

@@ -1,6 +1,10 @@
 package enforce
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
+)
 
 // Thinking says how much of a reply was the model's thinking (its
 // reasoning before the answer), which was kept apart from the answer and
@@ -29,6 +33,9 @@ const issueNoAnswer = "answer"
 // reasoning tokens a provider did not show. Its reasoning spent the reply:
 // that is not a malformed answer, and is not judged as one.
 func (a Answer) noAnswer() bool {
+	if a.Free && a.Cut == nil && strings.TrimSpace(a.Given) == "" {
+		return true
+	}
 	if a.Cut != nil || a.Tool != "" && !a.NoCall || strings.TrimSpace(a.Given) != "" {
 		return false
 	}
@@ -46,7 +53,10 @@ func (s *Schema) noAnswerError(a Answer) *CheckError {
 		msg = "the reply's answer was in its reasoning, and its text was empty"
 	}
 	ce := &CheckError{Stage: StageNoAnswer, Issues: []Issue{{Keyword: issueNoAnswer, Message: msg}}, inReasoning: a.Thinking.Answer}
-	if s.reading != nil {
+	switch {
+	case a.Free:
+		ce.words = &corrective.Words{} // no form: the answer alone is asked for
+	case s.reading != nil:
 		ce.words = s.reading.words()
 	}
 	return ce

@@ -92,7 +92,7 @@ func (m Message) String() string {
 		case m.InReasoning:
 			b.WriteString("Your previous reply put its answer in its reasoning, and its text was empty.\n")
 		default:
-			b.WriteString("Your previous reply held only thinking, and no answer.\n")
+			b.WriteString("Your previous reply held no answer.\n")
 		}
 		if m.InReasoning && !m.Truncated {
 			fmt.Fprintf(&b, "This was attempt %d of %d. After thinking, give the answer in the reply's text, not in the reasoning.\n", m.Attempt, m.MaxAttempts)
@@ -104,7 +104,7 @@ func (m Message) String() string {
 			b.WriteString("\n")
 			b.WriteString(strings.TrimRight(w.After, "\n"))
 		}
-		return b.String()
+		return strings.TrimRight(b.String(), "\n") // words with no reply: in no form
 	}
 	switch {
 	case m.Stopped >= 0 && m.InThinking:
