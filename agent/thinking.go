@@ -151,10 +151,11 @@ func (st *runState) thinking(msg *Message) enforce.Thinking {
 }
 
 // headless reports whether a reply's text may hold thinking whose
-// opening tag the prompt held ([WithHeadlessThinking]): only where the answer is one JSON value
-// (the contract in force, or held back for [WithFormatStep]), which text
-// before a closing tag alone on its line cannot be. A text answer may
-// quote the tag, and a label is a bare word.
+// opening tag the prompt held ([WithHeadlessThinking]): only where the
+// answer is one JSON value, which text before a closing tag alone on its
+// line cannot be (a text answer may quote the tag, and a label is a bare
+// word), and in the free step before a [WithFormatStep], whose thinking
+// would otherwise be quoted to the formatter as the answer.
 func (st *runState) headless() bool {
 	if !st.a.cfg.headlessThinking {
 		return false
@@ -308,10 +309,11 @@ func (g *thinkingDegenerate) read(c Chunk, r *assembly, think *thinkScan) *enfor
 // reasoning ends with, found as [enforce.RepairProse] finds a value in
 // prose, that keeps the contract as written. Found, the row says so
 // ([enforce.Thinking].Answer); it is the answer judged only under
-// RepairProse, since reading it is a mend. It returns content otherwise.
+// RepairProse, since reading it is a mend, and never in place of an
+// output tool's call. It returns content otherwise.
 func (st *runState) answerInReasoning(content, apart string, stop StopReason) string {
 	s := st.schema
-	if s == nil || s.Kind() != "" || apart == "" || stop == StopLength || st.cut != nil || strings.TrimSpace(content) != "" {
+	if s == nil || s.Kind() != "" || apart == "" || stop == StopLength || st.cut != nil || st.outputTool() != "" || strings.TrimSpace(content) != "" {
 		return content
 	}
 	text, applied := s.WithRepairs(enforce.RepairProse).Repaired(apart)
