@@ -40,20 +40,28 @@ var inputContract = func() *enforce.Schema {
 	return s
 }()
 
-// InputRuleError is a run ended by a rule on its input ([WithInputRules]):
-// Rule names it and Issues are what it found. It matches
+// InputRuleError is a run ended by a rule on what the model is given:
+// its input ([WithInputRules]), or a tool's result
+// ([WithToolResultRules]), when Tool and CallID name the call. Rule
+// names the rule and Issues are what it found. It matches
 // enforce.ErrTripwire.
 type InputRuleError struct {
 	Rule   string
 	Issues []enforce.Issue
+	Tool   string
+	CallID string
 }
 
-// Error names the rule and its first issue.
+// Error names the rule, the tool if any, and the first issue.
 func (e *InputRuleError) Error() string {
-	if len(e.Issues) == 0 {
-		return "agent: input rule " + e.Rule + " tripped"
+	what := "input rule " + e.Rule
+	if e.Tool != "" {
+		what = fmt.Sprintf("rule %s on the result of tool %s", e.Rule, e.Tool)
 	}
-	return fmt.Sprintf("agent: input rule %s tripped: %s", e.Rule, e.Issues[0].Message)
+	if len(e.Issues) == 0 {
+		return "agent: " + what + " tripped"
+	}
+	return fmt.Sprintf("agent: %s tripped: %s", what, e.Issues[0].Message)
 }
 
 // Unwrap returns enforce.ErrTripwire.
@@ -61,21 +69,22 @@ func (e *InputRuleError) Unwrap() error { return enforce.ErrTripwire }
 
 // guardInput starts judging in by rules and returns the context of the
 // run from here, which ends with the verdict's error when a rule trips;
-// wait, which gives the verdict once there is one; and stop, which ends
-// the judging, called when the run ends.
-func guardInput(ctx context.Context, rules *enforce.Schema, in string) (_ context.Context, wait func() error, stop func()) {
+// wait, which gives the rules' rulings and the verdict once there is
+// one; and stop, which ends the judging, called when the run ends.
+func guardInput(ctx context.Context, rules *enforce.Schema, in string) (_ context.Context, wait func() ([]enforce.Ruling, error), stop func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	var verdict error
+	var rulings []enforce.Ruling
 	go func() {
 		defer close(done)
-		if verdict = judgeInput(ctx, rules, in); verdict != nil {
+		if rulings, verdict = judgeInput(ctx, rules, in); verdict != nil {
 			cancel(verdict) // the first call, if in flight, ends now
 		}
 	}()
-	wait = func() error {
+	wait = func() ([]enforce.Ruling, error) {
 		<-done
-		return verdict
+		return rulings, verdict
 	}
 	stop = func() {
 		cancel(context.Canceled)
@@ -84,17 +93,27 @@ func guardInput(ctx context.Context, rules *enforce.Schema, in string) (_ contex
 	return ctx, wait, stop
 }
 
-// judgeInput is the rules' verdict on in: nil, an *InputRuleError, or
-// why they could not judge it.
-func judgeInput(ctx context.Context, rules *enforce.Schema, in string) error {
+// judgeInput is the rules' rulings on in, in order, and their verdict:
+// nil, an *InputRuleError, or why they could not judge it.
+func judgeInput(ctx context.Context, rules *enforce.Schema, in string) ([]enforce.Ruling, error) {
 	given, err := json.Marshal(in)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	err = rules.Judge(ctx, enforce.Answer{Given: string(given)})
+	// A ledger of one row, for its rulings: the input has no retries.
+	l, err := enforce.NewLedger(rules, 0)
+	if err != nil {
+		return nil, err
+	}
+	v := l.Judge(ctx, enforce.Answer{Iteration: 1, Given: string(given)})
+	var rulings []enforce.Ruling
+	if v.Row.Rules != nil {
+		rulings = *v.Row.Rules
+	}
+	err = v.Err
 	var ce *enforce.CheckError
 	if !errors.As(err, &ce) || len(ce.Issues) == 0 {
-		return err
+		return rulings, err
 	}
 	rule := ce.Issues[0].Keyword
 	var oe *enforce.OutputError
@@ -110,5 +129,5 @@ func judgeInput(ctx context.Context, rules *enforce.Schema, in string) error {
 	if issues == nil {
 		issues = ce.Issues
 	}
-	return &InputRuleError{Rule: rule, Issues: issues}
+	return rulings, &InputRuleError{Rule: rule, Issues: issues}
 }

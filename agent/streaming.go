@@ -174,7 +174,9 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 				r.keepAnswer(j.call, off+n)
 				return false
 			}
-			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt, false) {
+			// A doomed answer is not shown past what was read before the
+			// verdict: the bytes that gave it are refused.
+			if ce == nil && st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt, false) {
 				failed = context.Cause(ctx) // the watcher ended the run
 				return false
 			}
