@@ -27,7 +27,11 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	m := st.model()
 	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, FailedCalls: st.failedCalls(), Cut: st.cut, ReadBack: st.readBack, Provider: m.provider, Model: m.name, Mode: st.mode(), Thinking: st.thought}
-	ans.Tool, ans.NoCall = st.answerTool()
+	if st.free {
+		ans.Free = true // asked in no form: no tool to call
+	} else {
+		ans.Tool, ans.NoCall = st.answerTool()
+	}
 	for _, s := range steps {
 		if s.Changed {
 			ans.Rewrites = append(ans.Rewrites, enforce.Rewrite{By: s.Name, Text: s.Text})

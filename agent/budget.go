@@ -149,7 +149,8 @@ type ModelSpend struct {
 	// chain's.
 	Judge bool `json:"judge,omitempty"`
 	// Format: the model formatted the free answer ([WithFormatStep]); its
-	// row follows the chain's, before the judges'.
+	// row follows the chain's, before the judges'. A chain's model that
+	// formats after escalation spends on its own row.
 	Format bool `json:"format,omitempty"`
 }
 

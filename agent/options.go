@@ -48,6 +48,7 @@ type config struct {
 	earlyAbort        bool // WithEarlyAbort; on unless turned off
 	earlyAbortSet     bool
 	inlineThinkingOff bool // WithInlineThinking(false)
+	headlessThinking  bool // WithHeadlessThinking
 	outputSteps       bool // some middleware has an Output step
 	logger            hclog.Logger
 	modelRetry        *RetryPolicy

@@ -109,7 +109,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	size := 0 // bytes of text, reasoning and tool-call arguments read
 	// think finds where the answer begins in the text, past its inline
 	// thinking: nothing before it is judged, cut or watched.
-	think := thinkScan{disabled: st.a.cfg.inlineThinkingOff}
+	think := thinkScan{disabled: st.a.cfg.inlineThinkingOff, headless: st.headless()}
 	idle := 0 // chunks that added no bytes
 	// take reads one chunk and reports whether to read another.
 	take := func(c Chunk, err error) bool {
