@@ -88,7 +88,7 @@ func TestEvaluatorWritesTheCommonKeywordsIssues(t *testing.T) {
 	}
 	answer := `{"id": 10, "name": "B", "kind": "c", "tags": ["abc", 1, "abc"], "at": "2024-01-01", "c": {"x": 2}, "extra": null}`
 	doc, _ := jsonvalue.Parse(answer)
-	if _, own := s.fast.Issues(doc); !own {
+	if _, own := s.parts().fast.Issues(doc); !own {
 		t.Fatal("gojsonschema had to write the issues")
 	}
 	var ce *CheckError
@@ -126,13 +126,13 @@ func TestGojsonschemaCompilesOnFirstNeed(t *testing.T) {
 	}
 	for _, a := range []string{`{"a": 1}`, `{"a": 4}`, `{"b": null}`, `[]`} {
 		_ = s.Check(a)
-		if s.gs.Compiled() {
+		if s.parts().gs.Compiled() {
 			t.Fatalf("gojsonschema compiled for %s, which the evaluator judges alone", a)
 		}
 	}
 	var ce *CheckError
-	if !errors.As(s.Check(`{"a": 1, "b": 5}`), &ce) || !s.gs.Compiled() {
-		t.Fatalf("a failing anyOf: %v, gojsonschema compiled: %t", ce, s.gs.Compiled())
+	if !errors.As(s.Check(`{"a": 1, "b": 5}`), &ce) || !s.parts().gs.Compiled() {
+		t.Fatalf("a failing anyOf: %v, gojsonschema compiled: %t", ce, s.parts().gs.Compiled())
 	}
 	for _, schema := range []string{
 		`{"minLength": 3, "maxLength": 2}`,
@@ -195,8 +195,8 @@ func TestCompileSchemaSharesWhatItCompiledOfTheSameBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a == b || a.gs != b.gs || a.fast != b.fast {
-		t.Fatalf("the same bytes compiled twice: shared *Schema %t, judge %t, evaluator %t", a == b, a.gs == b.gs, a.fast == b.fast)
+	if a == b || a.parts().gs != b.parts().gs || a.parts().fast != b.parts().fast {
+		t.Fatalf("the same bytes compiled twice: shared *Schema %t, judge %t, evaluator %t", a == b, a.parts().gs == b.parts().gs, a.parts().fast == b.parts().fast)
 	}
 	type N struct {
 		N uint8 `json:"n"`

@@ -53,13 +53,17 @@ type Auditor struct {
 	// steps maps a subschema's location to the subschemas it applies to a
 	// part of its instance, and to which part, for the fan-out bound.
 	steps map[string][]step
-	// PerValue is the most subschemas checkFanOut found one value of an
+	// fan and start are checkFanOut's walk and the answer's own
+	// subschemas, kept for reach.
+	fan   *FanOut
+	start visits
+	// PerValue is the most subschemas reach found one value of an
 	// answer checked against, and PerName one member's name (propertyNames):
 	// more, never fewer. Check holds an answer's
 	// values and names times these to MaxCheckWork.
 	PerValue, PerName int
 	// fans: recursion fans out, or the ways to nest are too many for
-	// checkFanOut to follow: Check counts each answer's checks instead.
+	// reach to follow: Check counts each answer's checks instead.
 	fans bool
 	// Ignored are the keywords the walk met where their subschema's
 	// dialect does not define them (enforce.Schema.Ignored).
@@ -104,6 +108,7 @@ func (a *Auditor) Audit() (any, error) {
 	if err := a.indexRoot(); err != nil {
 		return nil, err
 	}
+	a.walked = make(map[string]bool, len(a.ix.base)) // the index met every subschema a keyword holds
 	out, err := a.walk(a.root, "", "")
 	if err != nil {
 		return nil, err
@@ -679,6 +684,9 @@ func countValue(v any) (json.Number, error) {
 	n, ok := v.(json.Number)
 	if !ok {
 		return "", fmt.Errorf("must be a non-negative integer, not %s", jsonvalue.Kind(v))
+	}
+	if len(n) > 0 && len(n) < 19 && strings.Trim(string(n), "0123456789") == "" && (n[0] != '0' || len(n) == 1) {
+		return n, nil // plain digits, as most counts are written: the same number, no big.Rat
 	}
 	r, ok := new(big.Rat).SetString(string(n))
 	if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {
