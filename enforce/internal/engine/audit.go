@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -65,6 +66,9 @@ type Auditor struct {
 	// fans: recursion fans out, or the ways to nest are too many for
 	// reach to follow: Check counts each answer's checks instead.
 	fans bool
+	// keys holds each object's keys in order while its subschemas are
+	// walked (walkObject): one slice for the whole walk.
+	keys []string
 	// Ignored are the keywords the walk met where their subschema's
 	// dialect does not define them (enforce.Schema.Ignored).
 	Ignored []IgnoredKeyword
@@ -185,7 +189,15 @@ func (a *Auditor) walkObject(m map[string]any, loc string) (any, error) {
 		defer func(outer Draft) { a.draft = outer }(a.draft)
 		a.draft = d
 	}
-	keys := SortedKeys(m) // the first refusal found is always the same
+	// The first refusal found is always the same: keys in order, in a
+	// slice of a.keys, which the subschemas' walks append to past it.
+	from := len(a.keys)
+	for k := range m {
+		a.keys = append(a.keys, k)
+	}
+	keys := a.keys[from:len(a.keys):len(a.keys)]
+	slices.Sort(keys)
+	defer func() { a.keys = a.keys[:from] }()
 	if err := a.refuse(m, keys, loc); err != nil {
 		return nil, err
 	}
@@ -211,7 +223,7 @@ func (a *Auditor) walkObject(m map[string]any, loc string) (any, error) {
 	if err := a.rewriteForDialect(m, out, loc); err != nil {
 		return nil, err
 	}
-	if err := a.normalise(m, out, loc); err != nil {
+	if err := a.normalise(m, out, keys, loc); err != nil {
 		return nil, err
 	}
 	if err := a.descend(m, out, keys, loc); err != nil {
@@ -394,8 +406,16 @@ func (a *Auditor) rewriteForDialect(m, out map[string]any, loc string) error {
 // Schema means them: counts written as 2.0, an empty enum, an enum
 // listing a value twice, and numbers in values compared by their JSON
 // text.
-func (a *Auditor) normalise(m, out map[string]any, loc string) error {
-	for _, k := range countKeywords {
+func (a *Auditor) normalise(m, out map[string]any, keys []string, loc string) error {
+	counts := false // most subschemas bound no count: six lookups saved
+	for _, k := range keys {
+		if kw, ok := keywords[k]; ok && kw.count {
+			counts = true
+			break
+		}
+	}
+	for i := 0; counts && i < len(countKeywords); i++ {
+		k := countKeywords[i]
 		if v, ok := m[k]; ok {
 			n, err := countValue(v)
 			if err != nil {
@@ -504,7 +524,13 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 				return &Error{Keyword: k, Location: loc, Reason: "must be an object"}
 			}
 			subs := make(map[string]any, len(mm))
-			for _, name := range SortedKeys(mm) { // the first refusal found is always the same
+			from := len(a.keys)
+			for name := range mm {
+				a.keys = append(a.keys, name)
+			}
+			names := a.keys[from:len(a.keys):len(a.keys)]
+			slices.Sort(names)
+			for _, name := range names { // the first refusal found is always the same
 				e := mm[name]
 				if _, isNames := e.([]any); isNames && k == "dependencies" {
 					subs[name] = e
@@ -516,6 +542,7 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 				}
 				subs[name] = r
 			}
+			a.keys = a.keys[:from]
 			out[k] = subs
 		}
 	}
