@@ -115,6 +115,42 @@ func TestEvaluatorWritesTheCommonKeywordsIssues(t *testing.T) {
 	issuesAgree(t, s, answer, "common keywords")
 }
 
+// TestEvaluatorWritesTheApplicatorsIssuesWhereThereIsNoChoice: a failing
+// anyOf or oneOf of one branch, a oneOf two branches pass, and a failing
+// contains over no item or one, get their issues from the evaluator, as
+// gojsonschema writes them (its choice of the best-scored branch or item
+// is no choice there); several failing branches or items are still left
+// to gojsonschema.
+func TestEvaluatorWritesTheApplicatorsIssuesWhereThereIsNoChoice(t *testing.T) {
+	s, err := CompileSchema([]byte(`{"properties": {
+		"any": {"anyOf": [{"type": "integer", "minimum": 3}]},
+		"one": {"oneOf": [{"type": "object", "required": ["x"]}]},
+		"two": {"oneOf": [{"type": "integer"}, {"minimum": 0}]},
+		"has": {"contains": {"type": "string", "minLength": 2}},
+		"many": {"anyOf": [{"type": "string"}, {"type": "integer"}]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		answer string
+		own    bool
+	}{
+		{`{"any": 1}`, true},
+		{`{"any": "a"}`, true},
+		{`{"one": {"y": 1}}`, true},
+		{`{"two": 5}`, true},
+		{`{"has": []}`, true},
+		{`{"has": ["a"]}`, true},
+		{`{"has": [1, "a"]}`, false},
+		{`{"many": true}`, false},
+	} {
+		failing, own := issuesAgree(t, s, c.answer, "applicators")
+		if !failing || own != c.own {
+			t.Errorf("%s: failing %t, issues written by the evaluator %t, want %t", c.answer, failing, own, c.own)
+		}
+	}
+}
+
 // TestGojsonschemaCompilesOnFirstNeed: a contract the evaluator judges
 // alone compiles without gojsonschema, which compiles on the first
 // answer the evaluator cannot write the issues of; a schema gojsonschema

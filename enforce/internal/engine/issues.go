@@ -13,9 +13,10 @@ import (
 
 // Issues returns the issues gojsonschema finds in v (a tree as Valid
 // takes it), with its pointers and its words, in no set order; ok is
-// false where n cannot write them all exactly so (a failing anyOf, oneOf
-// or contains, whose issues gojsonschema picks by a score; a value it
-// panics on), and gojsonschema must.
+// false where n cannot write them all exactly so (a failing anyOf or
+// oneOf of several branches, or contains of several items, whose issues
+// gojsonschema picks by a score; a value it panics on), and gojsonschema
+// must.
 func (n *Node) Issues(v any) (issues []Issue, ok bool) {
 	w := issueWalk{ok: true}
 	defer func() {
@@ -163,8 +164,11 @@ func (w *issueWalk) walk(n *Node, v any) {
 
 // applicators is gojsonschema's validateSchema.
 func (w *issueWalk) applicators(n *Node, v any) {
-	// anyOf, oneOf: gojsonschema writes the issues of the branch it
-	// scores best; this walk goes on only where they pass.
+	// anyOf, oneOf: where every branch fails, gojsonschema writes the
+	// issues of the branch it scores best, beside its own; this walk
+	// writes them only where there is one branch to choose, and gives
+	// up elsewhere. oneOf with two branches passing writes its own issue
+	// alone.
 	if len(n.anyOf) > 0 {
 		passed := false
 		for _, s := range n.anyOf {
@@ -173,8 +177,7 @@ func (w *issueWalk) applicators(n *Node, v any) {
 				break
 			}
 		}
-		if !passed {
-			w.ok = false
+		if !passed && !w.onlyBranch("anyOf", "Must validate at least one schema (anyOf)", n.anyOf, v) {
 			return
 		}
 	}
@@ -185,8 +188,10 @@ func (w *issueWalk) applicators(n *Node, v any) {
 				passed++
 			}
 		}
-		if passed != 1 {
-			w.ok = false
+		switch {
+		case passed > 1:
+			w.add("oneOf", oneOfMessage)
+		case passed == 0 && !w.onlyBranch("oneOf", oneOfMessage, n.oneOf, v):
 			return
 		}
 	}
@@ -225,6 +230,23 @@ func (w *issueWalk) applicators(n *Node, v any) {
 			w.add("else", `Must validate "else" as "if" was not valid`)
 		}
 	}
+}
+
+// oneOfMessage is gojsonschema's issue of a failing oneOf.
+const oneOfMessage = "Must validate one and only one schema (oneOf)"
+
+// onlyBranch writes the issues of an anyOf or oneOf (keyword, with
+// message) whose branches all fail v, where gojsonschema's choice of
+// the branch whose issues it writes is no choice: there is one. It
+// reports false, the walk given up, where there are more.
+func (w *issueWalk) onlyBranch(keyword, message string, branches []*Node, v any) bool {
+	if len(branches) != 1 {
+		w.ok = false
+		return false
+	}
+	w.add(keyword, message)
+	w.walk(branches[0], v)
+	return w.ok
 }
 
 // format writes the issue of a format v does not match.
@@ -378,7 +400,16 @@ func (w *issueWalk) array(n *Node, a []any) {
 				return
 			}
 		}
-		w.ok = false // gojsonschema writes the issues of the item it scores best
+		// gojsonschema writes the issues of the item it scores best,
+		// beside its own: exactly so here where there is one item or none.
+		if len(a) > 1 {
+			w.ok = false
+			return
+		}
+		w.add("contains", "At least one of the items must match")
+		if len(a) == 1 {
+			w.down(n.contains, a[0], "0")
+		}
 	}
 }
 
