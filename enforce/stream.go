@@ -58,7 +58,7 @@ func (s *Schema) Stream() *Incremental {
 // values may still be coerced).
 func (s *Schema) stream(h streamHost, noSchema bool) *Incremental {
 	st := &Incremental{host: h}
-	st.sc.Init(scan.Config{Plan: s.plan, Fast: s.fast, FanOut: s.work.Fan != nil, Canonical: s.canonical,
+	st.sc.Init(scan.Config{Plan: s.plan, Fast: s.parts().fast, FanOut: s.parts().work.Fan != nil, Canonical: s.canonical,
 		Limit: s.maxAnswerBytes(), NoSchema: noSchema, Validating: len(h.pointed) > 0}, &st.host)
 	return st
 }
