@@ -1,6 +1,7 @@
 package enforce_test
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"slices"
@@ -166,4 +167,64 @@ func FuzzJSONRulesStream(f *testing.F) {
 			}
 		}
 	})
+}
+
+// After a rule's early verdict, Partial is what it was before the byte of
+// the verdict: a direct caller never sees the byte a rule refused, nor a
+// refused value settled, whether the answer came in one write or byte by
+// byte.
+func TestPartialAfterARulesVerdictHoldsNothingPastTheLastByteAccepted(t *testing.T) {
+	city := enforce.NewValidator("paris", func(_ context.Context, c string, _ enforce.Try) ([]enforce.Issue, error) {
+		if c != "Paris" {
+			return []enforce.Issue{{Message: "not Paris"}}, nil
+		}
+		return nil, nil
+	}).At("/city")
+	low := enforce.NewValidator("low", func(_ context.Context, n int, _ enforce.Try) ([]enforce.Issue, error) {
+		if n > 9 {
+			return []enforce.Issue{{Message: "too high"}}, nil
+		}
+		return nil, nil
+	}).At("/n")
+	s, err := enforce.CompileSchema([]byte(`{"type": "object", "properties": {"city": {"type": "string"}, "n": {"type": "integer"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = s.WithValidators(city, low, enforce.ForbiddenWords("words", "Globex")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct{ answer, want string }{
+		{`{"b": "ok", "a": "try Globex, now"}`, `{"b": "ok", "a": "try Globex"}`}, // cut at the comma
+		{`{"b": "ok", "a": "Globex"}`, `{"b": "ok", "a": "Globex"}`},              // cut at the closing quote
+		{`{"b": "ok", "city": "Lyon", "x": 1}`, `{"b": "ok", "city": "Lyon"}`},    // refused as it closed
+		{`{"b": "ok", "n": 12, "x": 1}`, `{"b": "ok"}`},                           // a number ends at the byte after it
+	} {
+		// Byte by byte, with Partial after each write, and in one write
+		// with Partial only once the verdict is given.
+		var before []byte
+		var beforeSettled []string
+		st := s.StreamValidating(t.Context(), enforce.Try{})
+		for i := range len(tt.answer) {
+			_, err := st.WriteString(tt.answer[i : i+1])
+			doc, settled := st.Partial()
+			if err != nil {
+				if string(doc) != string(before) || !slices.Equal(settled, beforeSettled) {
+					t.Errorf("%s: Partial after the verdict at byte %d = %s %q, want it as before that byte, %s %q",
+						tt.answer, i, doc, settled, before, beforeSettled)
+				}
+				break
+			}
+			before, beforeSettled = doc, slices.Clone(settled)
+		}
+		if string(before) != tt.want {
+			t.Errorf("%s: Partial before the verdict = %s, want %s", tt.answer, before, tt.want)
+		}
+		one := s.StreamValidating(t.Context(), enforce.Try{})
+		if _, err := one.WriteString(tt.answer); err == nil {
+			t.Fatalf("%s: no early verdict", tt.answer)
+		}
+		if doc, settled := one.Partial(); string(doc) != tt.want || slices.Contains(settled, "/city") || slices.Contains(settled, "/n") {
+			t.Errorf("%s: Partial after one write = %s %q, want %s and no refused value settled", tt.answer, doc, settled, tt.want)
+		}
+	}
 }
