@@ -131,6 +131,15 @@ func (st *runState) inputRuled(rs []enforce.Ruling) {
 	st.a.record(events.RulesJudged{TurnID: st.turn, Rules: eventRulings(rs)})
 }
 
+// resultRuled puts the rules' rulings on call c's result, whose row is
+// row, on the stream: before the run goes on, or ends by a tripwire.
+func (st *runState) resultRuled(c ToolCall, row enforce.Attempt, rs []enforce.Ruling) {
+	if len(rs) == 0 {
+		return
+	}
+	st.a.record(events.RulesJudged{TurnID: st.turn, Call: row.Attempt, Iteration: row.Iteration, Tool: c.Name, CallID: c.ID, Rules: eventRulings(rs)})
+}
+
 // eventRulings are rs as the session stream says them.
 func eventRulings(rs []enforce.Ruling) []events.Ruling {
 	out := make([]events.Ruling, len(rs))

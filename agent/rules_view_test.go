@@ -99,3 +99,40 @@ func TestInputRulesVerdictsAreOnTheResult(t *testing.T) {
 		}
 	})
 }
+
+// The rules on each tool result are on the stream, naming the call,
+// before the run ends: a tripwire's too, before turn/completed.
+func TestToolResultRulesAreOnTheStream(t *testing.T) {
+	m := agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("c1", "lookup", `{"ID": "7"}`)))
+	rec := &lastEvents{}
+	a := agent.New(m, agent.WithTools(customerLookup), agent.WithEvents(rec), agent.WithToolResultRules(
+		enforce.PII("personal", enforce.PIIEmail).OnFail(enforce.PolicyWarn),
+		enforce.ForbiddenWords("competitors", "Globex").OnFail(enforce.PolicyTripwire)))
+	res, err := a.Run(t.Context(), "Who is customer 7?")
+	if !errors.Is(err, enforce.ErrTripwire) {
+		t.Fatalf("err = %v, want a tripwire", err)
+	}
+	got, next := ruledEvents(rec)
+	want := []events.RulesJudged{{TurnID: res.TurnID, Call: 1, Iteration: 1, Tool: "lookup", CallID: "c1", Rules: []events.Ruling{
+		{Rule: "personal", Verdict: "warned", Reason: "holds an email address at byte 10"},
+		{Rule: "competitors", Verdict: "tripped", Reason: `forbidden word "Globex"`},
+	}}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("rules/judged = %+v, want %+v", got, want)
+	}
+	if next[0] != "TurnCompleted" {
+		t.Errorf("after the tool result's rules came %q, want turn/completed", next[0])
+	}
+	if len(res.Calls) != 1 || !reflect.DeepEqual(eventsOf(*res.Calls[0].Rules), want[0].Rules) {
+		t.Errorf("calls = %+v, want the stream's verdicts on the call's row", res.Calls)
+	}
+}
+
+// eventsOf is rs as the stream says them.
+func eventsOf(rs enforce.Rulings) []events.Ruling {
+	var out []events.Ruling
+	for _, r := range rs {
+		out = append(out, events.Ruling{Rule: r.Rule, Verdict: string(r.Verdict), Path: r.Path, Reason: r.Reason})
+	}
+	return out
+}

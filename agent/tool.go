@@ -101,12 +101,13 @@ func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
 		return err
 	}
 	st.takeJudged(ctx) // the results' judges, before the next request's caps
-	for _, r := range runs {
+	for i, r := range runs {
 		if r.rules != nil {
 			if st.resultRulings == nil {
 				st.resultRulings = map[int]*enforce.Rulings{}
 			}
 			st.resultRulings[r.row.Attempt] = r.rules
+			st.resultRuled(calls[i], r.row, *r.rules)
 		}
 	}
 	for _, r := range runs {

@@ -16,7 +16,8 @@ import (
 // the rule and its issues instead; a tripwire ends the run with an
 // *[InputRuleError] naming the rule and the tool; a fix gives the model
 // the fixed text; a warning lets the result through. Their verdicts are
-// the Rules of the call's row ([Result.Calls]). A tool's error is not
+// the Rules of the call's row ([Result.Calls]), and on the session stream
+// a rules/judged naming the call. A tool's error is not
 // judged; a rule that cannot judge ends the run with its
 // *enforce.ValidatorError. Rules given twice by name are refused.
 func WithToolResultRules(rules ...enforce.Validator) Option {

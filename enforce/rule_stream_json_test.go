@@ -1,6 +1,7 @@
 package enforce_test
 
 import (
+	"context"
 	"errors"
 	"reflect"
 	"slices"
@@ -164,6 +165,113 @@ func FuzzJSONRulesStream(f *testing.F) {
 			if !inWhole(t, s, whole, ce.Issues[0]) {
 				t.Fatalf("cut after %q with %+v, but %q judges %v", answer[:read], ce.Issues, whole, s.Judge(t.Context(), enforce.Answer{Given: whole}))
 			}
+		}
+	})
+}
+
+// After a rule's early verdict, Partial is what it was before the byte of
+// the verdict: a direct caller never sees the byte a rule refused, nor a
+// refused value settled, whether the answer came in one write or byte by
+// byte.
+func TestPartialAfterARulesVerdictHoldsNothingPastTheLastByteAccepted(t *testing.T) {
+	s := partialRules(t)
+	for _, tt := range []struct{ answer, want string }{
+		{`{"b": "ok", "a": "try Globex, now"}`, `{"b": "ok", "a": "try Globex"}`}, // cut at the comma
+		{`{"b": "ok", "a": "Globex"}`, `{"b": "ok", "a": "Globex"}`},              // cut at the closing quote
+		{`{"b": "ok", "city": "Lyon", "x": 1}`, `{"b": "ok", "city": "Lyon"}`},    // refused as it closed
+		{`{"b": "ok", "n": 12, "x": 1}`, `{"b": "ok"}`},                           // a number ends at the byte after it
+	} {
+		// Byte by byte, with Partial after each write, and in one write
+		// with Partial only once the verdict is given.
+		var before []byte
+		var beforeSettled []string
+		st := s.StreamValidating(t.Context(), enforce.Try{})
+		for i := range len(tt.answer) {
+			_, err := st.WriteString(tt.answer[i : i+1])
+			doc, settled := st.Partial()
+			if err != nil {
+				if string(doc) != string(before) || !slices.Equal(settled, beforeSettled) {
+					t.Errorf("%s: Partial after the verdict at byte %d = %s %q, want it as before that byte, %s %q",
+						tt.answer, i, doc, settled, before, beforeSettled)
+				}
+				break
+			}
+			before, beforeSettled = doc, slices.Clone(settled)
+		}
+		if string(before) != tt.want {
+			t.Errorf("%s: Partial before the verdict = %s, want %s", tt.answer, before, tt.want)
+		}
+		one := s.StreamValidating(t.Context(), enforce.Try{})
+		if _, err := one.WriteString(tt.answer); err == nil {
+			t.Fatalf("%s: no early verdict", tt.answer)
+		}
+		if doc, settled := one.Partial(); string(doc) != tt.want || slices.Contains(settled, "/city") || slices.Contains(settled, "/n") {
+			t.Errorf("%s: Partial after one write = %s %q, want %s and no refused value settled", tt.answer, doc, settled, tt.want)
+		}
+	}
+}
+
+// partialRules is a contract whose members are held to validators and
+// whose strings to a forbidden word.
+func partialRules(t testing.TB) *enforce.Schema {
+	t.Helper()
+	city := enforce.NewValidator("paris", func(_ context.Context, c string, _ enforce.Try) ([]enforce.Issue, error) {
+		if c != "Paris" {
+			return []enforce.Issue{{Message: "not Paris"}}, nil
+		}
+		return nil, nil
+	}).At("/city")
+	low := enforce.NewValidator("low", func(_ context.Context, n int, _ enforce.Try) ([]enforce.Issue, error) {
+		if n > 9 {
+			return []enforce.Issue{{Message: "too high"}}, nil
+		}
+		return nil, nil
+	}).At("/n")
+	s, err := enforce.CompileSchema([]byte(`{"type": "object", "properties": {"city": {"type": "string"}, "n": {"type": "integer"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err = s.WithValidators(city, low, enforce.ForbiddenWords("words", "Globex")); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// Whatever the answer and its chunks, Partial after a rule's verdict is
+// the Partial of the bytes before the one of the verdict.
+func FuzzPartialAfterARulesVerdict(f *testing.F) {
+	f.Add(`{"b": "ok", "a": "try Globex, now"}`, byte(3))
+	f.Add(`{"b": "ok", "city": "Lyon", "x": 1}`, byte(1))
+	f.Add(`{"b": ["ok"], "n": 12}`, byte(7))
+	f.Add(`{"a": "G\u006cobex!", "n": 1}`, byte(2))
+	f.Fuzz(func(t *testing.T, answer string, size byte) {
+		s := partialRules(t)
+		st := s.StreamValidating(t.Context(), enforce.Try{})
+		step, at := int(size%16)+1, -1
+		for i := 0; i < len(answer) && at < 0; i += step {
+			n, err := st.WriteString(answer[i:min(i+step, len(answer))])
+			var ce *enforce.CheckError
+			if errors.As(err, &ce) && ce.Stage == enforce.StageSchemaValidate && slices.ContainsFunc(ce.Issues, func(is enforce.Issue) bool {
+				return is.Keyword == "paris" || is.Keyword == "low" || is.Keyword == "words"
+			}) {
+				at = i + n - 1
+			} else if err != nil {
+				return // the schema's own verdict
+			}
+		}
+		if at < 0 {
+			return
+		}
+		doc, settled := st.Partial()
+		before := s.StreamValidating(t.Context(), enforce.Try{})
+		if _, err := before.WriteString(answer[:at]); err != nil {
+			t.Fatalf("%q: the bytes before the verdict at %d fail: %v", answer, at, err)
+		}
+		wantDoc, wantSettled := before.Partial()
+		slices.Sort(settled)
+		slices.Sort(wantSettled)
+		if string(doc) != string(wantDoc) || !slices.Equal(settled, wantSettled) {
+			t.Fatalf("%q in chunks of %d: Partial after the verdict at byte %d = %s %q, want %s %q", answer, step, at, doc, settled, wantDoc, wantSettled)
 		}
 	})
 }

@@ -1,8 +1,10 @@
 package enforce
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"slices"
 	"sort"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/guard"
@@ -35,6 +37,8 @@ type Incremental struct {
 	// (rule_stream_json.go), and cut is its verdict once it gave one.
 	strs *stringWatch
 	cut  error
+	// held is what Partial returns once a rule gave the early verdict.
+	held *heldPartial
 	// closed: Close was called; a later write is refused.
 	closed bool
 }
@@ -107,6 +111,10 @@ func (st *Incremental) Write(p []byte) (int, error) {
 		return st.mend.WriteString(string(p))
 	case st.strs != nil:
 		return st.watched(string(p))
+	case len(st.host.pointed) > 0:
+		base := len(st.sc.Text()) // the bytes written before p
+		n, err := st.sc.Write(p)
+		return n, st.hold(err, base+n-1)
 	}
 	return st.sc.Write(p)
 }
@@ -122,6 +130,10 @@ func (st *Incremental) WriteString(p string) (int, error) {
 		return st.mend.WriteString(p)
 	case st.strs != nil:
 		return st.watched(p)
+	case len(st.host.pointed) > 0:
+		base := len(st.sc.Text()) // the bytes written before p
+		n, err := st.sc.WriteString(p)
+		return n, st.hold(err, base+n-1)
 	}
 	return st.sc.WriteString(p)
 }
@@ -134,19 +146,48 @@ func (st *Incremental) watched(p string) (int, error) {
 	if st.cut != nil {
 		return 0, st.cut
 	}
+	base := len(st.sc.Text()) // the bytes written before p
 	k, ce, shut := st.strs.read(p)
 	if ce == nil {
-		return st.sc.WriteString(p)
+		n, err := st.sc.WriteString(p)
+		return n, st.hold(err, base+n-1)
 	}
 	read := k
 	if shut {
 		read--
 	}
 	if n, err := st.sc.WriteString(p[:read]); err != nil {
-		return n, err
+		return n, st.hold(err, base+n-1)
 	}
 	st.cut = ce
-	return k, ce
+	return k, st.hold(ce, base+k-1)
+}
+
+// heldPartial is Partial's answer after a rule's early verdict.
+type heldPartial struct {
+	doc     []byte
+	settled []string
+}
+
+// hold returns err, and when it is a rule's early verdict given at byte
+// at of the answer, keeps for Partial what it gave before that byte: the
+// document of the bytes before it, read again without the rules (the
+// scanner has read that byte), and the values settled but the one the
+// verdict refused as it closed, which settled at that very byte.
+func (st *Incremental) hold(err error, at int) error {
+	var ce *CheckError
+	if st.held != nil || !errors.As(err, &ce) || !ce.byValidators {
+		return err
+	}
+	again := st.host.s.stream(streamHost{s: st.host.s}, false)
+	again.sc.WriteString(st.sc.Text()[:min(max(at, 0), len(st.sc.Text()))]) // the rules passed it, and the schema: no verdict
+	doc, _ := again.sc.Partial()
+	_, settled := st.sc.Partial()
+	if ptr := st.sc.Doomed(); ptr != "" {
+		settled = slices.DeleteFunc(slices.Clone(settled), func(s string) bool { return s == ptr })
+	}
+	st.held = &heldPartial{doc: doc, settled: settled[:len(settled):len(settled)]}
+	return err
 }
 
 // Close ends the answer and returns its verdict: the early verdict if a
@@ -181,6 +222,10 @@ func (st *Incremental) Close() error {
 // pointers followed by new ones; the slice is shared, so do not change
 // it. A Go type's verdict ([Schema.For]) is given only by Close.
 //
+// After a rule's early verdict ([Schema.StreamValidating]), Partial
+// returns what it returned before the byte of the verdict: never that
+// byte nor any after it, nor the value the rule refused as settled.
+//
 // Partial's work is bounded: past four times the values read plus 4096
 // value checks, no more values settle. For a contract of a [Kind], doc
 // and settled are nil.
@@ -190,6 +235,9 @@ func (st *Incremental) Partial() (doc []byte, settled []string) {
 	}
 	if st.mend != nil {
 		return st.mend.Partial()
+	}
+	if st.held != nil {
+		return bytes.Clone(st.held.doc), st.held.settled
 	}
 	return st.sc.Partial()
 }

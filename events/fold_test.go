@@ -288,6 +288,11 @@ func TestAppendRefusesEventsThatBreakTheProducerContract(t *testing.T) {
 		{"a rule of an unknown verdict", RulesJudged{TurnID: "t", Rules: []Ruling{{Rule: "r", Verdict: "maybe"}}}},
 		{"a rule that spent negative money", RulesJudged{TurnID: "t", Rules: []Ruling{{Rule: "r", Verdict: "passed", Money: -1}}}},
 		{"too many rules", RulesJudged{TurnID: "t", Rules: make([]Ruling, MaxRulings+1)}},
+		{"rules of both an answer and a call", RulesJudged{TurnID: "t", Attempt: 1, Call: 1, Iteration: 1, Tool: "lookup", CallID: "c1", Rules: []Ruling{{Rule: "r", Verdict: "passed"}}}},
+		{"rules of a call without its tool", RulesJudged{TurnID: "t", Call: 1, Iteration: 1, CallID: "c1", Rules: []Ruling{{Rule: "r", Verdict: "passed"}}}},
+		{"rules of a call without its ID", RulesJudged{TurnID: "t", Call: 1, Iteration: 1, Tool: "lookup", Rules: []Ruling{{Rule: "r", Verdict: "passed"}}}},
+		{"rules of a call without its iteration", RulesJudged{TurnID: "t", Call: 1, Tool: "lookup", CallID: "c1", Rules: []Ruling{{Rule: "r", Verdict: "passed"}}}},
+		{"rules naming a tool but no call", RulesJudged{TurnID: "t", Tool: "lookup", Rules: []Ruling{{Rule: "r", Verdict: "passed"}}}},
 		{"an exhausted row with negative tokens", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", OutputTokens: -1}},
 	}
 	for _, tt := range tests {

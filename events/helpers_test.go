@@ -86,6 +86,8 @@ func transcript() []Event {
 				InputTokens: 112, OutputTokens: 14, CachedTokens: 100, ReasoningTokens: 4, Money: 0.0000252},
 			{Rule: "no-pii", Verdict: "passed"}}},
 		RulesJudged{TurnID: "t1", Rules: []Ruling{{Rule: "injection", Verdict: "warned", Path: "", Reason: "forbidden word \"ignore\""}}},
+		RulesJudged{TurnID: "t1", Call: 2, Iteration: 3, Tool: "lookup", CallID: "call_2", Rules: []Ruling{
+			{Rule: "no-secrets", Verdict: "failed", Reason: "forbidden word \"password\""}}},
 		TurnCompleted{TurnID: "t1", Terminal: "completed", Duration: 48211 * time.Millisecond, TimeToFirstToken: 902 * time.Millisecond,
 			Usage: &Usage{InputTokens: 48210, OutputTokens: 1211, CachedTokens: 40100, ReasoningTokens: 384}},
 		TurnStarted{TurnID: "t2", CommandID: "c2"},

@@ -12,17 +12,24 @@ import (
 const MethodRulesJudged Method = "rules/judged"
 
 // RulesJudged is every rule's verdict on one final answer (its row's
-// rules, enforce.Attempt.Rules), or on the run's input: recorded
-// for each judging that asked a rule, before the row's own event. Record
-// kind rules_judged; folds to rules/judged. Describe reads "rules on
-// answer 1 · about-paris failed · no-pii passed", or "rules on the input
-// · injection tripped" (the first four rules, then "· 2 more").
+// rules, enforce.Attempt.Rules), on a tool's result (its call's row's), or
+// on the run's input: recorded for each judging that asked a rule, before
+// the row's own event and the run's end. Record kind rules_judged; folds
+// to rules/judged. Describe reads "rules on answer 1 · about-paris failed
+// · no-pii passed", "rules on the result of tool lookup · no-pii failed"
+// or "rules on the input · injection tripped" (the first four rules, then
+// "· 2 more").
 type RulesJudged struct {
 	TurnID string `json:"turnId"`
-	// Attempt and Iteration are the answer's row's; both zero (absent on
-	// the wire) when the rules judged the run's input.
-	Attempt   int `json:"attempt,omitempty"`
-	Iteration int `json:"iteration,omitempty"`
+	// Attempt is the answer's row; Call, Tool and CallID name the call
+	// whose result the rules judged (Call its row among the run's calls);
+	// all zero (absent on the wire) when the rules judged the run's input.
+	// Iteration is the row's, zero for the input.
+	Attempt   int    `json:"attempt,omitempty"`
+	Call      int    `json:"call,omitempty"`
+	Tool      string `json:"tool,omitempty"`
+	CallID    string `json:"callId,omitempty"`
+	Iteration int    `json:"iteration,omitempty"`
 	// Rules are the verdicts in the order the rules were asked: 1 to
 	// [MaxRulings].
 	Rules []Ruling `json:"rules"`
@@ -59,8 +66,10 @@ func (e RulesJudged) turn() string { return e.TurnID }
 func (e RulesJudged) check() (Event, error) {
 	const name = "rules_judged"
 	switch {
-	case (e.Attempt == 0) != (e.Iteration == 0) || e.Attempt < 0 || e.Iteration < 0:
-		return nil, invalid("%s: attempt %d and iteration %d: want both >= 1 (an answer's) or both 0 (the input's)", name, e.Attempt, e.Iteration)
+	case e.Attempt < 0 || e.Call < 0 || e.Iteration < 0 || e.Attempt > 0 && e.Call > 0 || (e.Attempt+e.Call == 0) != (e.Iteration == 0):
+		return nil, invalid("%s: attempt %d, call %d and iteration %d: want an attempt or a call and an iteration >= 1 (an answer's or a tool result's), or all 0 (the input's)", name, e.Attempt, e.Call, e.Iteration)
+	case (e.Call > 0) != (e.Tool != "") || (e.Call > 0) != (e.CallID != ""):
+		return nil, invalid("%s: call %d, tool %q and callId %q: want all set (a tool result's) or none", name, e.Call, text(e.Tool), text(e.CallID))
 	case len(e.Rules) == 0 || len(e.Rules) > MaxRulings:
 		return nil, invalid("%s: %d rules, want 1 to %d", name, len(e.Rules), MaxRulings)
 	}
@@ -80,6 +89,7 @@ func (e RulesJudged) check() (Event, error) {
 		rules[i] = r
 	}
 	e.Rules = rules
+	e.Tool, e.CallID = text(e.Tool), text(e.CallID)
 	return e, checkIDs(name, e.TurnID)
 }
 
@@ -95,6 +105,9 @@ func knownVerdict(v string) bool {
 func (e RulesJudged) wire(w *jw) {
 	w.str("turnId", e.TurnID)
 	w.intOpt("attempt", int64(e.Attempt))
+	w.intOpt("call", int64(e.Call))
+	w.strOpt("tool", e.Tool)
+	w.strOpt("callId", e.CallID)
 	w.intOpt("iteration", int64(e.Iteration))
 	w.key("rules")
 	w.b = append(w.b, '[')
@@ -128,10 +141,13 @@ const describedRulings = 4
 
 func (e RulesJudged) describe(time.Duration) string {
 	var b strings.Builder
-	if e.Attempt == 0 {
-		b.WriteString("rules on the input")
-	} else {
+	switch {
+	case e.Attempt > 0:
 		b.WriteString("rules on answer " + strconv.Itoa(e.Attempt))
+	case e.Call > 0 || e.Tool != "":
+		b.WriteString("rules on the result of tool " + toolWords(e.Tool))
+	default:
+		b.WriteString("rules on the input")
 	}
 	for i, r := range e.Rules {
 		if i == describedRulings {

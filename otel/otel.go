@@ -186,6 +186,12 @@ func (t *tracer) runEnd(ctx context.Context, res *agent.Result, err error) {
 			attribute.Int("enforcer.attempts", len(res.Attempts)),
 		)
 		t.rules(span, "input", 0, res.InputRules)
+		for _, row := range res.Calls {
+			if row.Rules != nil {
+				t.rules(span, "tool_result", 0, *row.Rules, attribute.String("enforcer.rule.tool", row.Tool),
+					attribute.String("enforcer.rule.call_id", row.CallID), attribute.Int("enforcer.rule.call", row.Attempt))
+			}
+		}
 		if len(res.Attempts) > 0 {
 			last := res.Attempts[len(res.Attempts)-1]
 			span.SetAttributes(attribute.String("enforcer.outcome", string(last.Outcome)))
@@ -370,15 +376,17 @@ func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
 }
 
 // rules adds each rule's verdict as an "enforcer.rule" event on the run
-// span: on an answer's row (attempt) or on the input (attempt 0). The
-// rule's name and pointer are names; its reason is text.
-func (t *tracer) rules(span trace.Span, on string, attempt int, rs []enforce.Ruling) {
+// span: on an answer's row (attempt), on the input (attempt 0), or on a
+// tool's result (where names the call). The rule's name and pointer are
+// names; its reason is text.
+func (t *tracer) rules(span trace.Span, on string, attempt int, rs []enforce.Ruling, where ...attribute.KeyValue) {
 	for _, r := range rs {
 		attrs := []attribute.KeyValue{
 			attribute.String("enforcer.rule.name", r.Rule),
 			attribute.String("enforcer.rule.verdict", string(r.Verdict)),
 			attribute.String("enforcer.rule.on", on),
 		}
+		attrs = append(attrs, where...)
 		if attempt > 0 {
 			attrs = append(attrs, attribute.Int("enforcer.rule.attempt", attempt))
 		}

@@ -2,7 +2,10 @@ package otel_test
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"testing"
 
@@ -53,6 +56,34 @@ func TestEveryRulesVerdictIsAnEventOnTheRunSpan(t *testing.T) {
 		{"enforcer.rule.name": "about-zanzibar", "enforcer.rule.verdict": "passed", "enforcer.rule.on": "answer", "enforcer.rule.attempt": "2"},
 		{"enforcer.rule.name": "words", "enforcer.rule.verdict": "warned", "enforcer.rule.on": "input",
 			"enforcer.rule.reason.length": fmt.Sprint(len(`forbidden word "weather"`)), "enforcer.rule.reason.hash": fnv.Hex32a(`forbidden word "weather"`)},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("enforcer.rule events:\n%v\nwant\n%v", got, want)
+	}
+}
+
+// The rules on a tool's result are enforcer.rule events naming the tool
+// and the call, a tripwire's too.
+func TestEveryToolResultRulesVerdictIsAnEventOnTheRunSpan(t *testing.T) {
+	tp, exp := traced(t)
+	m := agenttest.NewModel(t, agenttest.CallTools(agenttest.Call("call-1", "lookup", `{"city":"Paris"}`)))
+	lookup := agent.Tool{Name: "lookup", Run: func(context.Context, json.RawMessage) (string, error) { return "31C, says Globex", nil }}
+	a := newAgent(t, tp, m, agent.WithTools(lookup), agent.WithToolResultRules(
+		enforce.PII("personal", enforce.PIIEmail),
+		enforce.ForbiddenWords("competitors", "Globex").OnFail(enforce.PolicyTripwire)))
+	if _, err := a.Run(t.Context(), prompt); !errors.Is(err, enforce.ErrTripwire) {
+		t.Fatalf("err = %v, want a tripwire", err)
+	}
+	got := ruleEvents(span(t, exp.GetSpans(), "invoke_agent"))
+	reason := `forbidden word "Globex"`
+	on := map[string]string{"enforcer.rule.on": "tool_result", "enforcer.rule.tool": "lookup", "enforcer.rule.call_id": "call-1", "enforcer.rule.call": "1"}
+	want := []map[string]string{
+		{"enforcer.rule.name": "personal", "enforcer.rule.verdict": "passed"},
+		{"enforcer.rule.name": "competitors", "enforcer.rule.verdict": "tripped",
+			"enforcer.rule.reason.length": fmt.Sprint(len(reason)), "enforcer.rule.reason.hash": fnv.Hex32a(reason)},
+	}
+	for _, w := range want {
+		maps.Copy(w, on)
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("enforcer.rule events:\n%v\nwant\n%v", got, want)

@@ -69,7 +69,11 @@
   const verdicts = ["passed", "failed", "tripped", "fixed", "warned"];
   const verdict = (v) => (verdicts.includes(v) ? v : "judged");
   const rulings = (p) => (Array.isArray(p.rules) ? p.rules.filter((r) => r && typeof r === "object") : []);
-  const ruledWhat = (p) => (num(p.attempt) ? "answer " + num(p.attempt) : "the input");
+  // toolName is a tool's name as Describe shows it (toolWords).
+  const toolName = (t) => (/^[A-Za-z0-9_-]{1,64}$/.test(str(t)) ? t : "(unnamed)");
+  // ruledWhat is what the rules judged: an answer, a tool's result, the input.
+  const ruledWhat = (p) =>
+    num(p.attempt) ? "answer " + num(p.attempt) : num(p.call) || str(p.tool) ? "the result of tool " + toolName(p.tool) : "the input";
   // rulesLine is RulesJudged's Describe.
   function rulesLine(p) {
     const rs = rulings(p);
@@ -103,7 +107,7 @@
       case M.rulesJudged:
         return rulesLine(p);
       case M.toolCallRejected: {
-        const tool = /^[A-Za-z0-9_-]{1,64}$/.test(str(p.tool)) ? p.tool : "(unnamed)";
+        const tool = toolName(p.tool);
         const why = str(p.outcome) !== "exhausted" ? "asking again" : str(p.reason) === "repeated" ? "same issues again" : "run stopped";
         return "tool call " + tool + " rejected (" + stageWords(p.stage) + ") · " + why;
       }
@@ -206,8 +210,8 @@
     t.retries.hidden = t.retriesH.hidden = false;
   }
 
-  // addRules lists each rule's verdict on an answer or the input: its
-  // name and verdict, where and why, and what a judge spent.
+  // addRules lists each rule's verdict on an answer, a tool's result or
+  // the input: its name and verdict, where and why, and what a judge spent.
   function addRules(t, p) {
     for (const r of rulings(p)) {
       const li = el("li");

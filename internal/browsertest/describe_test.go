@@ -52,6 +52,9 @@ func everyLine() []events.Event {
 		add(events.SchemaExhausted{TurnID: id(), Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Kind: k})
 	}
 	add(events.RulesJudged{TurnID: id(), Rules: []events.Ruling{{Rule: "injection", Verdict: "tripped"}}})
+	for _, tool := range []string{"lookup", "<b>x</b>"} { // the last a hostile or newer server's
+		add(events.RulesJudged{TurnID: id(), Call: 1, Iteration: 1, Tool: tool, CallID: "call_1", Rules: []events.Ruling{{Rule: "no-pii", Verdict: "failed"}}})
+	}
 	var rules []events.Ruling
 	for i, v := range []string{"passed", "failed", "tripped", "fixed", "warned"} {
 		rules = append(rules, events.Ruling{Rule: []string{"about-paris", "no pii", "a.b:c/d_e", "<b>x</b>", strings.Repeat("r", 65)}[i], Verdict: v})

@@ -99,6 +99,8 @@ func script() (done, live []events.Event, lastRetry events.ModelRetry) {
 		events.TurnRetry{TurnID: "turn-1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, Kind: events.RetryCorrective,
 			Reason: "answer broke the output contract at schema-validate /city"},
 		events.RulesJudged{TurnID: "turn-1", Rules: []events.Ruling{{Rule: "injection", Verdict: "warned", Reason: `forbidden word "ignore"`}}},
+		events.RulesJudged{TurnID: "turn-1", Call: 1, Iteration: 1, Tool: "lookup", CallID: "call_1", Rules: []events.Ruling{
+			{Rule: "personal", Verdict: "warned", Reason: "holds an email address at byte 10"}}},
 		events.RulesJudged{TurnID: "turn-1", Attempt: 1, Iteration: 1, Rules: []events.Ruling{
 			{Rule: "about-paris", Verdict: "failed", Path: "/city", Reason: "the forecast is for Lyon", Provider: "acme", Model: "judge",
 				InputTokens: 112, OutputTokens: 14},
@@ -217,6 +219,7 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		}
 		wantRules := []string{
 			`the input · injection · warned: forbidden word "ignore"`,
+			"the result of tool lookup · personal · warned: holds an email address at byte 10",
 			"answer 1 · about-paris · failed at /city: the forecast is for Lyon · judge in 112 · out 14",
 			"answer 1 · <b>no-pii</b> · passed",
 		}

@@ -87,8 +87,9 @@ type Scanner struct {
 
 	watch *Watch // the array whose elements are delivered; nil: none
 
-	asks    int   // documents gojsonschema was asked about
-	verdict error // the early verdict, once given
+	asks    int    // documents gojsonschema was asked about
+	verdict error  // the early verdict, once given
+	doomed  string // the pointer of the value a validator refused as it closed
 	closed  bool
 
 	// For Partial: where the value began and ended (-1 until then), the

@@ -18,12 +18,17 @@ func (st *Scanner) validateClosed(d, start, end int) bool {
 	if !st.validating || st.verdict != nil {
 		return false
 	}
-	if err := st.host.Closed(st.pointer(d), st.buf.String()[start:end]); err != nil {
-		st.verdict = err
+	ptr := st.pointer(d)
+	if err := st.host.Closed(ptr, st.buf.String()[start:end]); err != nil {
+		st.verdict, st.doomed = err, ptr
 		return true
 	}
 	return false
 }
+
+// Doomed is the pointer of the value a validator's verdict was given on
+// as it closed (Host.Closed); "" for none.
+func (st *Scanner) Doomed() string { return st.doomed }
 
 // duplicate gives the verdict on an item that just closed equal to an
 // item before it, in an array whose subschema its path decides and says
