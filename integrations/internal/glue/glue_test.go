@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"testing"
+	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
@@ -58,6 +60,16 @@ func TestFailureIsClassifiedByTheErrorsShape(t *testing.T) {
 			}
 		})
 	}
+	t.Run("Retry-After is read from the headers the framework's error carries", func(t *testing.T) {
+		h := http.Header{"Retry-After": {"3"}}
+		var pe *agent.ProviderError
+		if err := glue.Failure(t.Context(), "fw", errors.New("boom"), glue.Known{Status: 429, Header: h}); !errors.As(err, &pe) || pe.RetryAfter != 3*time.Second {
+			t.Errorf("error = %#v, want a RetryAfter of 3s", err)
+		}
+		if err := glue.Failure(t.Context(), "fw", errors.New("boom"), glue.Known{Header: h}); !errors.As(err, &pe) || pe.RetryAfter != 0 {
+			t.Errorf("error = %#v: without a status, want no RetryAfter", err)
+		}
+	})
 	t.Run("a done context yields its cause", func(t *testing.T) {
 		cause := errors.New("gave up")
 		ctx, cancel := context.WithCancelCause(t.Context())
