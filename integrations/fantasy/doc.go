@@ -10,6 +10,10 @@
 // under agent.WithModelRetry, waiting as the provider asked. A doomed
 // streamed answer is cut early, the provider's request ended there.
 //
+// fantasy's package and this one share a name; one takes an alias:
+//
+//	import charm "charm.land/fantasy"
+//
 //	a := agent.New(fantasy.NewModel(lm, charm.Call{}), agent.WithOutputSchema(s), agent.WithOutputRetries(2))
 //	w, res, err := agent.RunTyped[Weather](ctx, a, "Weather in Paris?")
 //
@@ -29,12 +33,13 @@
 //
 // [RepairText] offers enforcer's repairs to a fantasy program's own
 // GenerateObject calls, as its ObjectCall.RepairText hook, each mend on
-// the record.
+// the record. There fantasy judges; the hook hands it a mended text only
+// when that keeps the whole contract, and fantasy checks it again, so
+// the two judges never disagree silently.
 //
 // # Versions
 //
 // The glue is built and tested against fantasy v0.41.2, the newest
 // release that builds with Go 1.26; v0.48 needs Go 1.27, which would
-// make every user of this module switch toolchains. Its LanguageModel,
-// ObjectCall.RepairText and Agent are the same from v0.41 on.
+// make every user of this module switch toolchains.
 package fantasy
