@@ -14,7 +14,8 @@ import (
 // fa.Generate once on the conversation so far (call's Messages; its
 // Prompt is left empty) and gives the text of its final step as the
 // final answer, so a failing answer and its corrective turn are the
-// input of its next run. Its tools run inside fantasy: the agent.Agent
+// input of its next run. Its tools run inside fantasy ([JudgeTools] puts
+// the judge in front of them): the agent.Agent
 // must offer none (agent.WithTools, agent.WithOutputTool), or the call
 // fails with agent.ErrInvalidOption. Usage is the run's TotalUsage,
 // every step's.
@@ -36,7 +37,11 @@ func Agent(fa fantasy.Agent, call fantasy.AgentCall) agent.Model {
 		}
 		c := call
 		c.Prompt, c.Messages = "", msgs
-		res, err := fa.Generate(ctx, c)
+		var halt stopped
+		res, err := fa.Generate(context.WithValue(ctx, stopKey{}, &halt), c)
+		if err := halt.get(); err != nil {
+			return agent.Response{}, err // a judged tool's exhausted call
+		}
 		if err != nil {
 			return agent.Response{}, failure(ctx, err)
 		}
