@@ -27,6 +27,7 @@
 // the model of an agent.Agent: each run of it is one final answer, its
 // usage every step's; a failing answer and the corrective turn are
 // appended to the conversation the fantasy agent is run with again.
+// [JudgeTools] puts the judge in front of its tools.
 // fantasy's step hooks (PrepareStep, OnStepFinish) are left to the
 // program: fantasy's loop ends at the first step without tool calls, so
 // no hook can send a corrective turn inside it.
