@@ -102,19 +102,18 @@ func wantCorrected(t *testing.T, req map[string]any, failed string, row enforce.
 
 func TestAFailingAnswerIsCorrectedThroughFantasysOpenAIClient(t *testing.T) {
 	for _, tt := range []struct {
-		name   string
-		reply  gluetest.Reply
-		model  func(*fantasy.Model) agent.Model
-		failed string
+		name          string
+		failing, next gluetest.Reply
+		model         func(*fantasy.Model) agent.Model
+		failed        string
 	}{
-		{"generated", gluetest.Reply{Body: gluetest.Completion(fenced, 10, 3)}, func(m *fantasy.Model) agent.Model { return agent.ModelFunc(m.Generate) }, fenced},
-		{"streamed, cut at its first byte", streamed(10, 3, "```json\n", `{"city": "Paris", "tempC": 21}`, "\n```"), func(m *fantasy.Model) agent.Model { return m }, "`"},
+		{"generated", gluetest.Reply{Body: gluetest.Completion(fenced, 10, 3)}, gluetest.Reply{Body: gluetest.Completion(valid, 12, 4)},
+			func(m *fantasy.Model) agent.Model { return agent.ModelFunc(m.Generate) }, fenced},
+		{"streamed, cut at its first byte", streamed(10, 3, "```json\n", `{"city": "Paris", "tempC": 21}`, "\n```"), streamed(12, 4, valid),
+			func(m *fantasy.Model) agent.Model { return m }, "`"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := gluetest.NewServer(t, tt.reply, gluetest.Reply{Body: gluetest.Completion(valid, 12, 4)})
-			if tt.name != "generated" {
-				srv = gluetest.NewServer(t, tt.reply, streamed(12, 4, valid))
-			}
+			srv := gluetest.NewServer(t, tt.failing, tt.next)
 			m := fantasy.NewModel(fantasyOpenAI(t, srv.URL, ""), charm.Call{})
 			a := agent.New(tt.model(m), agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2))
 			w, res, err := agent.RunTyped[Weather](t.Context(), a, "Weather in Paris?")
@@ -181,18 +180,16 @@ func TestARateLimitAndAnOverloadAreRetriedThroughFantasysOpenAIClient(t *testing
 			streamed(10, 3, "Sunny."), "Sunny.")
 	})
 	t.Run("the 429's Retry-After is read from fantasy's error", func(t *testing.T) {
-		for _, model := range []func(*fantasy.Model) agent.Model{
-			func(m *fantasy.Model) agent.Model { return agent.ModelFunc(m.Generate) },
-			func(m *fantasy.Model) agent.Model { return m },
+		limited := gluetest.Reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: gluetest.Error("rate_limit_exceeded", "slow down")}
+		for _, tt := range []struct {
+			model func(*fantasy.Model) agent.Model
+			ok    gluetest.Reply
+		}{
+			{func(m *fantasy.Model) agent.Model { return agent.ModelFunc(m.Generate) }, gluetest.Reply{Body: gluetest.Completion("Sunny.", 1, 1)}},
+			{func(m *fantasy.Model) agent.Model { return m }, streamed(1, 1, "Sunny.")},
 		} {
-			srv := gluetest.NewServer(t,
-				gluetest.Reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: gluetest.Error("rate_limit_exceeded", "slow down")},
-				gluetest.Reply{Body: gluetest.Completion("Sunny.", 1, 1)})
-			if _, ok := model(lm(srv.URL)).(agent.StreamingModel); ok {
-				srv = gluetest.NewServer(t,
-					gluetest.Reply{Status: 429, Header: map[string]string{"Retry-After": "3"}, Body: gluetest.Error("rate_limit_exceeded", "slow down")},
-					streamed(1, 1, "Sunny."))
-			}
+			srv := gluetest.NewServer(t, limited, tt.ok)
+			model := tt.model
 			var asked []time.Duration
 			policy := agent.RetryPolicy{Backoff: func(_ int, err error) time.Duration {
 				var pe *agent.ProviderError
