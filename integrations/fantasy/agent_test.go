@@ -1,3 +1,5 @@
+//go:build !enforcer_workspace
+
 package fantasy_test
 
 import (

@@ -4,9 +4,31 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"testing"
 
 	charm "charm.land/fantasy"
+
+	"github.com/enforcer-go/enforcer/enforce"
 )
+
+type Weather struct {
+	City  string  `json:"city"`
+	TempC float64 `json:"tempC"`
+}
+
+const (
+	fenced = "```json\n{\"city\": \"Paris\", \"tempC\": 21}\n```"
+	valid  = `{"city": "Paris", "tempC": 21}`
+)
+
+func weatherSchema(t testing.TB) *enforce.Schema {
+	t.Helper()
+	s, err := enforce.SchemaFor[Weather]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // scripted is a fantasy.LanguageModel that answers from a script of
 // texts: Generate gives the next whole, Stream in pieces of 8 bytes.
