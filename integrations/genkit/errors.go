@@ -3,12 +3,10 @@ package genkit
 import (
 	"context"
 	"errors"
-	"time"
 
 	"github.com/openai/openai-go"
 
 	"github.com/enforcer-go/enforcer/integrations/internal/glue"
-	"github.com/enforcer-go/enforcer/internal/retryafter"
 )
 
 // System names Genkit in *agent.ProviderError: the provider behind a
@@ -43,7 +41,7 @@ func failure(ctx context.Context, err error) error {
 	if errors.As(err, &oe) {
 		known.Status = oe.StatusCode
 		if oe.Response != nil {
-			known.RetryAfter = retryafter.Read(oe.Response.Header, time.Now())
+			known.Header = oe.Response.Header
 		}
 	}
 	return glue.Failure(ctx, System, err, known)

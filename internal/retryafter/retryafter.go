@@ -1,6 +1,6 @@
 // Package retryafter reads how long a provider asks a client to wait
-// before it tries again, for the provider adapters and the framework
-// integrations whose errors keep the response's headers.
+// before it calls again, from the response's headers, for the provider
+// adapters and the framework integrations alike.
 package retryafter
 
 import (
@@ -19,8 +19,8 @@ import (
 const Max = 24 * time.Hour
 
 // Read reads retry-after-ms (milliseconds), then Retry-After (seconds
-// or an HTTP date, relative to now). Absent, unparsable or past values are
-// 0; a value past Max, however large ("1e400"), is Max.
+// or an HTTP date, relative to now). Absent, unparsable or past values
+// are 0; a value past Max, however large ("1e400"), is Max.
 func Read(h http.Header, now time.Time) time.Duration {
 	if v := h.Get("Retry-After-Ms"); v != "" {
 		if d, ok := scaled(v, time.Millisecond); ok {

@@ -140,10 +140,10 @@ func TestRunTestsAndVetsEveryModuleAndTheREADMEInOneGoCommand(t *testing.T) {
 		t.Fatalf("the go command was called %d times, want once: %+v", len(cs), cs)
 	}
 	test := cs[0]
-	if got, want := test.Args[:3], []string{"test", "-vet=all", "-short"}; !slices.Equal(got, want) {
-		t.Errorf("the call = go %v, want go test -vet=all -short …", test.Args)
+	if got, want := test.Args[:4], []string{"test", "-vet=all", "-tags=enforcer_workspace", "-short"}; !slices.Equal(got, want) {
+		t.Errorf("the call = go %v, want go test -vet=all -tags=enforcer_workspace -short …", test.Args)
 	}
-	pkgs := test.Args[3:]
+	pkgs := test.Args[4:]
 	for _, want := range []string{readme.ModulePath + "/...", "./...", "./providers/openai/...", "./events/jetstream/...", "./internal/browsertest/..."} {
 		if !slices.Contains(pkgs, want) {
 			t.Errorf("the packages %v leave out %s", pkgs, want)

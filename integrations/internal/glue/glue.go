@@ -8,12 +8,14 @@ import (
 	"errors"
 	"io"
 	"net"
+	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/internal/retryafter"
 )
 
 // ErrMalformed is the cause of a reply that arrived but makes no sense.
@@ -25,10 +27,7 @@ var ErrMalformed = errors.New("malformed response")
 type Known struct {
 	Status int              // the HTTP status, 0 when the error carries none
 	Kind   events.ErrorKind // a kind the framework names; "" when none
-	// RetryAfter is the provider's Retry-After, where the framework's
-	// error keeps the response's headers (Genkit's OpenAI-compatible
-	// plugin does); 0 when unknown.
-	RetryAfter time.Duration
+	Header http.Header      // the response's headers, nil when the error carries none
 }
 
 // Failure maps a failed call of system's framework to
@@ -37,8 +36,9 @@ type Known struct {
 // words of the clients the frameworks run ([StatusInText]); from the kind
 // known names; from the error's shape (a timeout, a lost connection);
 // else it is unknown. A status keeps its kind (events.KindForStatus), so
-// a 429 or a 503 is retried, after known's RetryAfter where the
-// framework kept the response's headers. An error that already is a
+// a 429 or a 503 is retried. With a status, Retry-After is read from
+// known.Header (internal/retryafter), when the framework's error carries
+// the response's headers (fantasy's does). An error that already is a
 // *agent.ProviderError (a framework model written over one of this
 // library's adapters) is kept; a done ctx yields its cause.
 func Failure(ctx context.Context, system string, err error, known Known) error {
@@ -70,7 +70,11 @@ func Failure(ctx context.Context, system string, err error, known Known) error {
 	case errors.As(err, &ue) || errors.As(err, &oe) || errors.Is(err, io.ErrUnexpectedEOF):
 		kind = events.KindConnection
 	}
-	return &agent.ProviderError{System: system, Kind: kind, HTTPStatus: status, RetryAfter: max(known.RetryAfter, 0), Err: err}
+	pe = &agent.ProviderError{System: system, Kind: kind, HTTPStatus: status, Err: err}
+	if status != 0 && known.Header != nil {
+		pe.RetryAfter = retryafter.Read(known.Header, time.Now())
+	}
+	return pe
 }
 
 // statusMarkers precede the HTTP status in the errors of the clients the

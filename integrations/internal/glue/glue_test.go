@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"testing"
 	"time"
 
@@ -59,6 +60,16 @@ func TestFailureIsClassifiedByTheErrorsShape(t *testing.T) {
 			}
 		})
 	}
+	t.Run("Retry-After is read from the headers the framework's error carries", func(t *testing.T) {
+		h := http.Header{"Retry-After": {"3"}}
+		var pe *agent.ProviderError
+		if err := glue.Failure(t.Context(), "fw", errors.New("boom"), glue.Known{Status: 429, Header: h}); !errors.As(err, &pe) || pe.RetryAfter != 3*time.Second {
+			t.Errorf("error = %#v, want a RetryAfter of 3s", err)
+		}
+		if err := glue.Failure(t.Context(), "fw", errors.New("boom"), glue.Known{Header: h}); !errors.As(err, &pe) || pe.RetryAfter != 0 {
+			t.Errorf("error = %#v: without a status, want no RetryAfter", err)
+		}
+	})
 	t.Run("a done context yields its cause", func(t *testing.T) {
 		cause := errors.New("gave up")
 		ctx, cancel := context.WithCancelCause(t.Context())
@@ -67,21 +78,6 @@ func TestFailureIsClassifiedByTheErrorsShape(t *testing.T) {
 			t.Errorf("error = %v, want the context's cause", got)
 		}
 	})
-}
-
-// A Retry-After the framework's error kept reaches the ProviderError, so
-// a retry waits as the provider asked; a negative one is none.
-func TestFailureKeepsTheRetryAfterKnown(t *testing.T) {
-	for _, tt := range []struct {
-		known time.Duration
-		want  time.Duration
-	}{{3 * time.Second, 3 * time.Second}, {0, 0}, {-time.Second, 0}} {
-		err := glue.Failure(t.Context(), "fw", errors.New("boom"), glue.Known{Status: 429, RetryAfter: tt.known})
-		var pe *agent.ProviderError
-		if !errors.As(err, &pe) || pe.RetryAfter != tt.want {
-			t.Errorf("Known.RetryAfter %v: error = %#v, want a ProviderError with RetryAfter %v", tt.known, err, tt.want)
-		}
-	}
 }
 
 func TestStatusInTextReadsTheClientsWordsOnly(t *testing.T) {
