@@ -27,7 +27,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -88,6 +87,8 @@ type Options struct {
 	// Verdict, when not nil, is called with each record's verdict, in
 	// the dataset's order.
 	Verdict func(Verdict)
+	// Judges reaches the models of the records' judge checks.
+	Judges Judges
 }
 
 // Verdict is what judging one record found.
@@ -194,6 +195,10 @@ type Group struct {
 	// ChecksRun and ChecksPassed sum the records' [Checks].
 	ChecksRun    int `json:"checksRun,omitzero"`
 	ChecksPassed int `json:"checksPassed,omitzero"`
+	// JudgeTokens and JudgeMoney sum what the judge checks' models
+	// spent ([Judged]), apart from Tokens and Money.
+	JudgeTokens int     `json:"judgeTokens,omitzero"`
+	JudgeMoney  float64 `json:"judgeMoney,omitzero"`
 
 	// The figures of a live eval ([Live]); zero offline. Runs counts the
 	// group's runs; PassedAsWritten and PassedAfterRepair count runs
@@ -232,7 +237,7 @@ type Count struct {
 // schema is compiled once. It stops when ctx ends, returning
 // context.Cause(ctx).
 func Offline(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
-	j := judge{opts: opts, schemas: map[string]compiled{}, groups: map[string]*group{}}
+	j := judge{ctx: ctx, opts: opts, checks: newCheckCache(opts.Judges), schemas: map[string]compiled{}, groups: map[string]*group{}}
 	cases := []Verdict{} // "cases": [] for an empty dataset, as "groups"
 	digest, err := eachRecord(r, func(line int, text []byte) error {
 		if err := context.Cause(ctx); err != nil {
@@ -320,9 +325,10 @@ type compiled struct {
 
 // judge is one Offline's state.
 type judge struct {
+	ctx     context.Context // the judge checks' (Offline's)
 	opts    Options
-	regexps map[string]*regexp.Regexp // the checks', by their text
-	schemas map[string]compiled       // by schema text (inline) or "file:"+path
+	checks  *checkCache
+	schemas map[string]compiled // by schema text (inline) or "file:"+path
 	groups  map[string]*group
 	records int
 }
@@ -353,10 +359,7 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	case rec.Output == nil:
 		return Verdict{}, errors.New(`the record has no "output" (a live run's "prompt" needs a model: not offline)`)
 	}
-	if j.regexps == nil {
-		j.regexps = map[string]*regexp.Regexp{}
-	}
-	checks, err := compileChecks(rec.Checks, j.regexps)
+	checks, err := j.checks.compile(rec.Checks)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -384,7 +387,7 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 			v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
 		}
 		if len(rec.Checks) > 0 {
-			v.Checks = runChecks(checks, final, v.PassedAfterRepair)
+			v.Checks = runChecks(j.ctx, checks, final, v.PassedAfterRepair)
 		}
 		g.add(v)
 		return v, nil
@@ -417,7 +420,7 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 		v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
 	}
 	if len(rec.Checks) > 0 {
-		v.Checks = runChecks(checks, final, v.PassedAfterRepair)
+		v.Checks = runChecks(j.ctx, checks, final, v.PassedAfterRepair)
 	}
 	g.add(v)
 	return v, nil
@@ -606,16 +609,26 @@ func (g *group) add(v Verdict) {
 			}
 		}
 	}
-	if v.Checks != nil {
-		g.ChecksRun += v.Checks.Run
-		g.ChecksPassed += v.Checks.Passed
-	}
+	g.addChecks(v.Checks)
 	if v.Fields != nil {
 		g.FieldsCompared += v.Fields.Compared
 		g.FieldsMatched += v.Fields.Matched
 		for _, p := range v.Fields.Wrong {
 			g.wrong[p]++
 		}
+	}
+}
+
+// addChecks counts c, an answer's checks (nil: none), in g.
+func (g *group) addChecks(c *Checks) {
+	if c == nil {
+		return
+	}
+	g.ChecksRun += c.Run
+	g.ChecksPassed += c.Passed
+	for _, j := range c.Judged {
+		g.JudgeTokens += j.Tokens
+		g.JudgeMoney += j.Money
 	}
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -40,6 +39,8 @@ type LiveOptions struct {
 	// Stop, when closed, starts no more runs: the runs in flight end, and
 	// Live reports them and those before, with [Report.Partial] set.
 	Stop <-chan struct{}
+	// Judges reaches the models of the records' judge checks.
+	Judges Judges
 	// Run, when not nil, is called with each run's verdict as it ends,
 	// from one goroutine at a time, in no set order, with how many runs
 	// have ended and how many there are: a progress bar's figures.
@@ -134,7 +135,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 	var jobs []job
 	cases := []Verdict{} // "cases": [] for an empty dataset, as "groups"
 	agents := map[*enforce.Schema]*agent.Agent{}
-	regexps := map[string]*regexp.Regexp{}
+	checkCache := newCheckCache(opts.Judges)
 	digest, err := eachRecord(r, func(line int, text []byte) error {
 		var rec liveRecord
 		if err := json.Unmarshal(text, &rec); err != nil {
@@ -150,7 +151,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		if modelName != "" {
 			model = modelName
 		}
-		checks, err := compileChecks(rec.Checks, regexps)
+		checks, err := checkCache.compile(rec.Checks)
 		if err != nil {
 			return fmt.Errorf("eval: line %d: %w", line, err)
 		}
@@ -203,7 +204,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 					v.Fields = compare(jb.rec.Expected, out, v.PassedAfterRetry)
 				}
 				if len(jb.checks) > 0 {
-					v.Checks = runChecks(jb.checks, out, v.PassedAfterRetry)
+					v.Checks = runChecks(ctx, jb.checks, out, v.PassedAfterRetry)
 				}
 				mu.Lock()
 				j.group(jb.group).addRun(v)
@@ -350,10 +351,7 @@ func (g *group) addRun(v RunVerdict) {
 	g.Money += v.Money
 	g.Cut += v.Cut
 	g.CutBytes += v.CutBytes
-	if v.Checks != nil {
-		g.ChecksRun += v.Checks.Run
-		g.ChecksPassed += v.Checks.Passed
-	}
+	g.addChecks(v.Checks)
 	if v.Fields != nil {
 		g.FieldsCompared += v.Fields.Compared
 		g.FieldsMatched += v.Fields.Matched

@@ -38,12 +38,12 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	compare := fs.Bool("compare", false, "compare two -json reports, OLD and NEW: what moved, exit 1 on a regression")
 	tolerance := fs.Float64("tolerance", 0.01, "with -compare: how far (a share, 0.01 for one point) a rate may fall before it is a regression")
 	model := fs.String("model", "", "run the dataset's prompts live through this model (records hold prompt, not output)")
-	provider := fs.String("provider", "openai", "with -model: the adapter, openai, anthropic or gemini; its key is read from OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY")
-	baseURL := fs.String("base-url", "", "with -model: the provider's base URL, for an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
+	provider := fs.String("provider", "openai", "with -model or judge checks: the adapter, openai, anthropic or gemini; its key is read from OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY")
+	baseURL := fs.String("base-url", "", "with -model or judge checks: the provider's base URL, for an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
 	retries := fs.Int("retries", 2, fmt.Sprintf("with -model: the output retries of each run (0..%d)", enforce.MaxRetries))
 	runs := fs.Int("runs", 1, "with -model: how many times each record is run")
 	concurrency := fs.Int("concurrency", 1, "with -model: how many runs go at once")
-	prices := fs.String("prices", "", `with -model: a JSON file of prices per million tokens by model name, {"gpt-4o-mini": {"input": 0.15, "cachedInput": 0.075, "output": 0.6}}, as agent.WithPrices`)
+	prices := fs.String("prices", "", `with -model or judge checks: a JSON file of prices per million tokens by model name, {"gpt-4o-mini": {"input": 0.15, "cachedInput": 0.075, "output": 0.6}}, as agent.WithPrices`)
 	files, err := parseAll(fs, args, []string{"DATASET", "| -compare OLD NEW"})
 	if err != nil {
 		return 0, err
@@ -81,6 +81,21 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		defer f.Close()
 		in, dir = f, filepath.Dir(files[0])
 	}
+	// A judge check names its model as -model names a live run's, and
+	// reaches it the same way: -provider, -base-url, the key from the
+	// provider's variable, priced by -prices.
+	judges := eval.Judges{Model: func(name string) (agent.Model, error) {
+		return liveModel(ctx, *provider, name, *baseURL, getenv)
+	}}
+	var priced []agent.Option
+	if *prices != "" {
+		p, err := readPrices(*prices)
+		if err != nil {
+			return 0, err
+		}
+		priced = []agent.Option{agent.WithPrices(p)}
+		judges.Agent = priced
+	}
 	var rep *eval.Report
 	if *model != "" {
 		switch {
@@ -93,14 +108,7 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if err != nil {
 			return 0, err
 		}
-		agentOpts := []agent.Option{agent.WithOutputRetries(*retries), agent.WithRepairs(repairs)}
-		if *prices != "" {
-			p, err := readPrices(*prices)
-			if err != nil {
-				return 0, err
-			}
-			agentOpts = append(agentOpts, agent.WithPrices(p))
-		}
+		agentOpts := append([]agent.Option{agent.WithOutputRetries(*retries), agent.WithRepairs(repairs)}, priced...)
 		runCtx, stop, end := stopOnSignal(ctx)
 		defer end()
 		if rep, err = eval.Live(runCtx, in, eval.LiveOptions{
@@ -112,11 +120,12 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			Schemas:     os.DirFS(dir),
 			Stop:        stop,
 			Run:         progress(stderr),
+			Judges:      judges,
 		}); err != nil {
 			return 0, fmt.Errorf("eval: %s: %s", files[0], redact(err.Error(), getenv(providers[*provider])))
 		}
-	} else if rep, err = eval.Offline(ctx, in, eval.Options{Repairs: repairs, By: *by, Schemas: os.DirFS(dir)}); err != nil {
-		return 0, fmt.Errorf("eval: %s: %w", files[0], err)
+	} else if rep, err = eval.Offline(ctx, in, eval.Options{Repairs: repairs, By: *by, Schemas: os.DirFS(dir), Judges: judges}); err != nil {
+		return 0, fmt.Errorf("eval: %s: %s", files[0], redact(err.Error(), getenv(providers[*provider])))
 	}
 	if *htmlFile != "" {
 		if err := writeFile("-html", *htmlFile, rep, eval.WriteHTML); err != nil {
@@ -251,6 +260,19 @@ func failedAt(g eval.Group) string {
 	return strings.Join(parts, ", ")
 }
 
+// judgeSpend is "; judges spent N tokens" (and money, when priced) of a
+// group whose judge checks asked models, "" of one whose did not.
+func judgeSpend(g eval.Group) string {
+	if g.JudgeTokens == 0 && g.JudgeMoney == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("; judges spent %d tokens", g.JudgeTokens)
+	if g.JudgeMoney > 0 {
+		s += fmt.Sprintf(", %.6f", g.JudgeMoney)
+	}
+	return s
+}
+
 // total is the report's groups summed, as the group "all".
 func total(rep *eval.Report) eval.Group {
 	all := eval.Group{Group: "all", Failed: map[enforce.Stage]int{}}
@@ -281,7 +303,7 @@ func writeTable(w io.Writer, rep *eval.Report) {
 	fmt.Fprintf(w, "repairs: %s\n", repairs)
 	for _, g := range rows[:len(rows)-1] {
 		if g.ChecksRun > 0 {
-			fmt.Fprintf(w, "%s checks: %d of %d passed\n", groupName(g.Group), g.ChecksPassed, g.ChecksRun)
+			fmt.Fprintf(w, "%s checks: %d of %d passed%s\n", groupName(g.Group), g.ChecksPassed, g.ChecksRun, judgeSpend(g))
 		}
 	}
 	for _, g := range rows[:len(rows)-1] {
