@@ -192,6 +192,9 @@ type Group struct {
 	FieldsCompared int     `json:"fieldsCompared,omitzero"`
 	FieldsMatched  int     `json:"fieldsMatched,omitzero"`
 	FieldsWrong    []Count `json:"fieldsWrong,omitzero"`
+	// Labels compares the answers of its choice and multi-label records
+	// with the labels expected; nil without any ([Labels]).
+	Labels *Labels `json:"labels,omitempty"`
 	// ChecksRun and ChecksPassed sum the records' [Checks].
 	ChecksRun    int `json:"checksRun,omitzero"`
 	ChecksPassed int `json:"checksPassed,omitzero"`
@@ -321,6 +324,7 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 type compiled struct {
 	plain, repaired *enforce.Schema
 	err             string
+	labels          *labelSet // the labels it lists, for Labels
 }
 
 // judge is one Offline's state.
@@ -337,6 +341,7 @@ type judge struct {
 type group struct {
 	Group
 	pointers, wrong map[string]int
+	labelCounts     *labelCounts
 }
 
 func (j *judge) record(line int, text []byte) (Verdict, error) {
@@ -389,6 +394,7 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 		if len(rec.Checks) > 0 {
 			v.Checks = runChecks(j.ctx, checks, final, v.PassedAfterRepair)
 		}
+		g.addLabels(c.labels, rec.Expected, final, v.PassedAfterRepair)
 		g.add(v)
 		return v, nil
 	}
@@ -422,6 +428,7 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	if len(rec.Checks) > 0 {
 		v.Checks = runChecks(j.ctx, checks, final, v.PassedAfterRepair)
 	}
+	g.addLabels(c.labels, rec.Expected, final, v.PassedAfterRepair)
 	g.add(v)
 	return v, nil
 }
@@ -567,6 +574,7 @@ func (j *judge) compile(raw json.RawMessage) (compiled, error) {
 		c.err = err.Error()
 	} else {
 		c.plain, c.repaired = s, s.WithRepairs(j.opts.Repairs)
+		c.labels = labelsOf(text)
 	}
 	j.schemas[key] = c
 	return c, nil
@@ -643,6 +651,7 @@ func (j *judge) report() *Report {
 			g.FieldsWrong = append(g.FieldsWrong, Count{k, n})
 		}
 		sortCounts(g.FieldsWrong)
+		g.Labels = g.labelCounts.report()
 		r.Groups = append(r.Groups, g.Group)
 	}
 	slices.SortFunc(r.Groups, func(a, b Group) int { return strings.Compare(a.Group, b.Group) })

@@ -51,6 +51,26 @@ type pageView struct {
 	Failing int
 	Filters []filter
 	Style   template.CSS
+	// Labelled are the groups with labelled records ([Group.Labels]).
+	Labelled []labelView
+}
+
+// maxMatrixLabels is the most labels whose confusion matrix the page
+// draws; a group with more has its per-label table only (-json holds
+// the matrix).
+const maxMatrixLabels = 30
+
+// labelView is a group's Labels as the page shows them.
+type labelView struct {
+	*Labels
+	Name, Group string
+	Rows        []matrixRow // nil past maxMatrixLabels
+}
+
+// matrixRow is the records of one expected label, by the label answered.
+type matrixRow struct {
+	Label string
+	Cells []int
 }
 
 // maxPageCases is how many failing cases the page lists: a report of
@@ -133,6 +153,17 @@ func pageData(rep *Report) pageView {
 		sortCounts(r.Stages)
 		r.Top = g.Pointers[:min(len(g.Pointers), 10)]
 		v.Rows = append(v.Rows, r)
+		if g.Labels != nil {
+			lv := labelView{Labels: g.Labels, Name: r.Name, Group: g.Group}
+			if len(g.Labels.Labels) <= maxMatrixLabels {
+				for i, row := range g.Labels.Matrix {
+					if i < len(g.Labels.Labels) {
+						lv.Rows = append(lv.Rows, matrixRow{Label: g.Labels.Labels[i], Cells: row})
+					}
+				}
+			}
+			v.Labelled = append(v.Labelled, lv)
+		}
 	}
 	v.failingCases(rep)
 	return v
@@ -276,6 +307,12 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"sprintf":    fmt.Sprintf,
 	"join":       func(r enforce.Repairs) string { return r.String() },
 	"groupLabel": groupLabel,
+	"ratio": func(r *float64) string {
+		if r == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*r, 'f', 3, 64)
+	},
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -339,6 +376,32 @@ details.case pre { white-space: pre-wrap; word-break: break-all; background: #f5
 {{- end}}
 </table>
 {{- end}}{{end}}
+{{- if .Labelled}}
+
+<section id="labels">
+<h2>Labels</h2>
+<p>The labelled records' answers against the labels expected: a row per label expected, a column per label answered.</p>
+{{- range .Labelled}}
+<h3>{{.Name}}: {{.Exact}} of {{.Records}} exactly right</h3>
+{{- if .Rows}}
+<table class="matrix" data-group="{{.Group}}">
+<tr><th>expected \ answered</th>{{range .Labels.Labels}}<th>{{.}}</th>{{end}}<th>failed</th></tr>
+{{- range .Rows}}
+<tr data-expected="{{.Label}}"><th>{{.Label}}</th>{{range .Cells}}<td class="n">{{.}}</td>{{end}}</tr>
+{{- end}}
+</table>
+{{- else}}
+<p>{{len .Labels.Labels}} labels: the matrix is in -json.</p>
+{{- end}}
+<table class="per-label" data-group="{{.Group}}">
+<tr><th>label</th><th>precision</th><th>recall</th><th>true +</th><th>false +</th><th>false −</th></tr>
+{{- range .PerLabel}}
+<tr data-label="{{.Label}}"><td>{{.Label}}</td><td class="n" data-score="precision">{{ratio .Precision}}</td><td class="n" data-score="recall">{{ratio .Recall}}</td><td class="n">{{.TruePositives}}</td><td class="n">{{.FalsePositives}}</td><td class="n">{{.FalseNegatives}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+</section>
+{{- end}}
 {{- if .Failing}}
 
 <section id="cases">

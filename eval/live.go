@@ -131,6 +131,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		run    int
 		c      int // its case, in cases
 		checks []compiledCheck
+		labels *labelSet
 	}
 	var jobs []job
 	cases := []Verdict{} // "cases": [] for an empty dataset, as "groups"
@@ -169,7 +170,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 			agents[c.plain] = a
 		}
 		for run := 1; run <= runs; run++ {
-			jobs = append(jobs, job{line, rec, name, a, run, len(cases) - 1, checks})
+			jobs = append(jobs, job{line, rec, name, a, run, len(cases) - 1, checks, c.labels})
 		}
 		return nil
 	})
@@ -208,6 +209,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 				}
 				mu.Lock()
 				j.group(jb.group).addRun(v)
+				j.group(jb.group).addLabels(jb.labels, jb.rec.Expected, out, v.PassedAfterRetry)
 				cases[jb.c].Runs = append(cases[jb.c].Runs, v)
 				latencies[jb.group] = append(latencies[jb.group], v.Latency)
 				ended++

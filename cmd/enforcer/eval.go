@@ -307,6 +307,11 @@ func writeTable(w io.Writer, rep *eval.Report) {
 		}
 	}
 	for _, g := range rows[:len(rows)-1] {
+		if l := g.Labels; l != nil {
+			fmt.Fprintf(w, "%s labels: %d of %d exactly right (-md and -html show the confusion matrix)\n", groupName(g.Group), l.Exact, l.Records)
+		}
+	}
+	for _, g := range rows[:len(rows)-1] {
 		if f := failedAt(g); f != "-" {
 			fmt.Fprintf(w, "%s failed at: %s", groupName(g.Group), f)
 			if len(g.Pointers) > 0 {
@@ -486,6 +491,51 @@ func writeMarkdown(w io.Writer, rep *eval.Report) {
 		}
 		fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", name, g.Records, share(g, eval.AsWritten), share(g, eval.AfterRepair), mdCell(failedAt(g)))
 	}
+	for _, g := range rep.Groups {
+		if g.Labels != nil {
+			writeLabelsMarkdown(w, g)
+		}
+	}
+}
+
+// maxMatrixLabels is the most labels whose confusion matrix -md prints,
+// as the page draws (-json holds every one).
+const maxMatrixLabels = 30
+
+// writeLabelsMarkdown prints a group's labels: its confusion matrix (of
+// at most maxMatrixLabels labels) and each label's precision and recall.
+func writeLabelsMarkdown(w io.Writer, g eval.Group) {
+	l := g.Labels
+	fmt.Fprintf(w, "\n**%s**: %d of %d labelled records exactly right\n\n", mdCell(groupName(g.Group)), l.Exact, l.Records)
+	if len(l.Labels) <= maxMatrixLabels {
+		fmt.Fprint(w, "| expected \\ answered |")
+		for _, name := range l.Labels {
+			fmt.Fprintf(w, " %s |", mdCell(name))
+		}
+		fmt.Fprintln(w, " failed |")
+		fmt.Fprintln(w, "| --- |"+strings.Repeat(" ---: |", len(l.Labels)+1))
+		for i, row := range l.Matrix {
+			fmt.Fprintf(w, "| %s |", mdCell(l.Labels[i]))
+			for _, n := range row {
+				fmt.Fprintf(w, " %d |", n)
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "| label | precision | recall | true + | false + | false − |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: |")
+	for _, s := range l.PerLabel {
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %d |\n", mdCell(s.Label), ratio(s.Precision), ratio(s.Recall), s.TruePositives, s.FalsePositives, s.FalseNegatives)
+	}
+}
+
+// ratio is a precision or recall to three places, "-" when undefined.
+func ratio(r *float64) string {
+	if r == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*r, 'f', 3, 64)
 }
 
 // mdCell escapes what would break a Markdown table's cell.
