@@ -32,7 +32,7 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	by := fs.String("by", "", `the record field to group by (default "model")`)
 	asJSON := fs.Bool("json", false, "print the report as JSON (the contract docs/eval.md describes)")
 	asMD := fs.Bool("md", false, "print the report as a Markdown table, for a pull request")
-	htmlFile := fs.String("html", "", "also write the report as one self-contained HTML page with charts to this file")
+	htmlFile := fs.String("html", "", "also write the report as one self-contained HTML page with charts to this file; with -compare, NEW's page opening with what moved")
 	failUnder := fs.String("fail-under", "", "RATE=MIN: exit 1 when a group's rate (as-written or after-repair) is under MIN (0..1); a bare MIN gates the overall as-written rate")
 	junitFile := fs.String("junit", "", "also write the cases as JUnit XML to this file, for CI (a test case per record, a suite per group)")
 	compare := fs.Bool("compare", false, "compare two -json reports, OLD and NEW: what moved, exit 1 on a regression")
@@ -52,7 +52,7 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if err := wantOperands(fs, files, []string{"OLD", "NEW"}); err != nil {
 			return 0, err
 		}
-		return compareCmd(files[0], files[1], *tolerance, stdout)
+		return compareCmd(files[0], files[1], *tolerance, *htmlFile, stdout)
 	}
 	if err := wantOperands(fs, files, []string{"DATASET"}); err != nil {
 		return 0, err
@@ -595,8 +595,9 @@ func clip(s string) string {
 	return s
 }
 
-// compareCmd is `enforcer eval -compare OLD NEW`.
-func compareCmd(oldFile, newFile string, tolerance float64, stdout io.Writer) (int, error) {
+// compareCmd is `enforcer eval -compare OLD NEW`; with -html, the page
+// of NEW opening with what moved.
+func compareCmd(oldFile, newFile string, tolerance float64, htmlFile string, stdout io.Writer) (int, error) {
 	if tolerance < 0 || tolerance > 1 {
 		return 0, fmt.Errorf("eval: -tolerance %v is not in 0..1", tolerance)
 	}
@@ -611,6 +612,12 @@ func compareCmd(oldFile, newFile string, tolerance float64, stdout io.Writer) (i
 		}
 	}
 	d := eval.Compare(reps[0], reps[1], tolerance)
+	if htmlFile != "" {
+		page := func(w io.Writer, rep *eval.Report) error { return eval.WriteCompareHTML(w, rep, d) }
+		if err := writeFile("-html", htmlFile, reps[1], page); err != nil {
+			return 0, err
+		}
+	}
 	columns(stdout, func(tw *tabwriter.Writer) {
 		fmt.Fprintln(tw, "group\trate\told\tnew\t")
 		for _, c := range d.Rates {
