@@ -221,6 +221,15 @@ func TestEvalShowsAChoiceDatasetsConfusionMatrix(t *testing.T) {
 			t.Errorf("-md lacks the line %q:\n%s", want, out)
 		}
 	}
+	guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "eval.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(guide), "<!-- eval-labels -->\n```\n")
+	block, _, ok2 := strings.Cut(block, "```\n")
+	if _, printed, _ := strings.Cut(out, "\n\n"); !ok || !ok2 || block != printed {
+		t.Errorf("docs/eval.md shows, after <!-- eval-labels -->,\n%s\nenforcer eval -md prints after its table\n%s", block, printed)
+	}
 	_, out, _ = runCmd(t.Context(), "", "eval", data)
 	if !strings.Contains(out, "c labels: 1 of 3 exactly right") {
 		t.Errorf("the table does not count the labelled records:\n%s", out)
