@@ -13,7 +13,9 @@
 // those of `enforcer check` and `enforcer check -repair LIST` on the same
 // schema and answer. The report holds each record's case ([Verdict]) as
 // well as the groups' figures; [Compare] holds two reports against each
-// other, case by case, and [WriteJUnit] writes the cases for CI.
+// other, case by case ([WriteCompareHTML] draws it), and [WriteJUnit]
+// writes the cases for CI. A record's checks may ask a model ([Judges]),
+// and choice and multi-label records get a confusion matrix ([Labels]).
 package eval
 
 import (
