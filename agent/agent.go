@@ -114,6 +114,10 @@ type Result struct {
 	// Attempts is the ledger: one row per final answer. Nil unless the
 	// agent has [WithOutputRetries].
 	Attempts []enforce.Attempt `json:"attempts,omitzero"`
+	// InputRules are the verdicts of the rules on the (last) run's input
+	// ([WithInputRules]), in order, as a row's Rules are; nil without
+	// input rules, or when the run ended before they judged.
+	InputRules []enforce.Ruling `json:"inputRules,omitzero"`
 	// Calls is the ledger of the (last) run's tool calls: one row per
 	// call of a tool the agent has, in order, each judged against the
 	// tool's parameters (Kind enforce.KindToolCall, with Tool and CallID).
@@ -210,7 +214,7 @@ type runState struct {
 	a *Agent
 	// inputVerdict waits for the input rules' verdict, until the first
 	// call returns ([WithInputRules]); then nil.
-	inputVerdict func() error
+	inputVerdict func() ([]enforce.Ruling, error)
 	schema       *enforce.Schema
 	ledger       *enforce.Ledger
 	calls        *enforce.CallLedger // made at the first tool call
@@ -413,7 +417,9 @@ func (st *runState) loop(ctx context.Context) error {
 			// Nothing the first reply asks is done before the input
 			// rules pass ([WithInputRules]).
 			st.inputVerdict = nil
-			if verdict := wait(); verdict != nil {
+			rulings, verdict := wait()
+			st.inputRuled(rulings)
+			if verdict != nil {
 				return verdict
 			}
 		}

@@ -53,6 +53,15 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	if e := st.overBudget(true); e != nil {
 		ans.Stop = e.Reason // no correction can be asked for
+	} else if runOf(ctx) != nil {
+		// A judge's spend may reach a cap while it judges.
+		ans.StopAfter = func() enforce.Reason {
+			st.takeJudged(ctx)
+			if e := st.overBudget(true); e != nil {
+				return e.Reason
+			}
+			return ""
+		}
 	}
 	st.takeJudged(ctx)
 	v := st.ledger.Judge(ctx, ans)

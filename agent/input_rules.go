@@ -61,21 +61,22 @@ func (e *InputRuleError) Unwrap() error { return enforce.ErrTripwire }
 
 // guardInput starts judging in by rules and returns the context of the
 // run from here, which ends with the verdict's error when a rule trips;
-// wait, which gives the verdict once there is one; and stop, which ends
-// the judging, called when the run ends.
-func guardInput(ctx context.Context, rules *enforce.Schema, in string) (_ context.Context, wait func() error, stop func()) {
+// wait, which gives the rules' rulings and the verdict once there is
+// one; and stop, which ends the judging, called when the run ends.
+func guardInput(ctx context.Context, rules *enforce.Schema, in string) (_ context.Context, wait func() ([]enforce.Ruling, error), stop func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	done := make(chan struct{})
 	var verdict error
+	var rulings []enforce.Ruling
 	go func() {
 		defer close(done)
-		if verdict = judgeInput(ctx, rules, in); verdict != nil {
+		if rulings, verdict = judgeInput(ctx, rules, in); verdict != nil {
 			cancel(verdict) // the first call, if in flight, ends now
 		}
 	}()
-	wait = func() error {
+	wait = func() ([]enforce.Ruling, error) {
 		<-done
-		return verdict
+		return rulings, verdict
 	}
 	stop = func() {
 		cancel(context.Canceled)
@@ -84,17 +85,27 @@ func guardInput(ctx context.Context, rules *enforce.Schema, in string) (_ contex
 	return ctx, wait, stop
 }
 
-// judgeInput is the rules' verdict on in: nil, an *InputRuleError, or
-// why they could not judge it.
-func judgeInput(ctx context.Context, rules *enforce.Schema, in string) error {
+// judgeInput is the rules' rulings on in, in order, and their verdict:
+// nil, an *InputRuleError, or why they could not judge it.
+func judgeInput(ctx context.Context, rules *enforce.Schema, in string) ([]enforce.Ruling, error) {
 	given, err := json.Marshal(in)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	err = rules.Judge(ctx, enforce.Answer{Given: string(given)})
+	// A ledger of one row, for its rulings: the input has no retries.
+	l, err := enforce.NewLedger(rules, 0)
+	if err != nil {
+		return nil, err
+	}
+	v := l.Judge(ctx, enforce.Answer{Iteration: 1, Given: string(given)})
+	var rulings []enforce.Ruling
+	if v.Row.Rules != nil {
+		rulings = *v.Row.Rules
+	}
+	err = v.Err
 	var ce *enforce.CheckError
 	if !errors.As(err, &ce) || len(ce.Issues) == 0 {
-		return err
+		return rulings, err
 	}
 	rule := ce.Issues[0].Keyword
 	var oe *enforce.OutputError
@@ -110,5 +121,5 @@ func judgeInput(ctx context.Context, rules *enforce.Schema, in string) error {
 	if issues == nil {
 		issues = ce.Issues
 	}
-	return &InputRuleError{Rule: rule, Issues: issues}
+	return rulings, &InputRuleError{Rule: rule, Issues: issues}
 }

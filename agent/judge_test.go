@@ -186,16 +186,23 @@ func TestJudgeBudget(t *testing.T) {
 		t.Fatalf("err = %v, want the judge refused by the budget", err)
 	}
 
-	// The judge's calls count against the next request of the agent.
+	// The judge's call reaches the cap: no correction is sent, and the
+	// row says so instead of claiming one.
 	m = agenttest.NewModel(t, agenttest.Reply(lyon))
 	jm = agenttest.NewModel(t, agenttest.Reply(judgeFails))
 	a = agent.New(m, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2),
 		agent.WithBudget(agent.Budget{Requests: 2}),
 		agent.WithValidators(agent.Judge("about-paris", jm, "Is it about Paris?")))
 	res, err := a.Run(t.Context(), "Weather in Paris?")
-	var be *agent.BudgetError
-	if !errors.As(err, &be) || be.Cap != "Requests" || len(m.Requests()) != 1 {
-		t.Fatalf("Run = %v after %d agent calls, want the request cap reached by the judge's call", err, len(m.Requests()))
+	var oe *enforce.OutputError
+	if !errors.As(err, &oe) || !errors.Is(err, agent.ErrBudget) || len(m.Requests()) != 1 {
+		t.Fatalf("Run = %v after %d agent calls, want the answer's *enforce.OutputError, the request cap reached by the judge's call", err, len(m.Requests()))
+	}
+	if got, want := rows(res.Attempts), []row{{Attempt: 1, Iteration: 1, Outcome: enforce.OutcomeExhausted, Stage: enforce.StageSchemaValidate, Path: ""}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("rows = %+v, want %+v", got, want)
+	}
+	if row := lastRow(t, res); row.Reason != enforce.ReasonRequestBudget || row.CorrectiveMessageHash != "" {
+		t.Errorf("row = %+v, want exhausted with request-budget and no corrective message", row)
 	}
 	if got := res.Models[1]; !got.Judge || got.Requests != 1 {
 		t.Errorf("Models = %+v, want the judge's one request", res.Models)

@@ -80,6 +80,9 @@ func (a *Agent) recordTerminal(ev events.TurnCompleted) {
 }
 
 func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
+	if row.Rules != nil {
+		a.record(events.RulesJudged{TurnID: turn, Attempt: row.Attempt, Iteration: row.Iteration, Rules: eventRulings(*row.Rules)})
+	}
 	switch row.Outcome {
 	case enforce.OutcomeRetried:
 		// For clients, a corrective turn is a retry scheduled at once —
@@ -117,6 +120,27 @@ func (a *Agent) recordRow(turn string, row enforce.Attempt, retriesLeft int) {
 			Provider: row.Provider, Model: row.Model, Kind: string(row.Kind), Member: row.Member,
 		})
 	}
+}
+
+// inputRuled puts the input rules' rulings on the result and the stream.
+func (st *runState) inputRuled(rs []enforce.Ruling) {
+	if len(rs) == 0 {
+		return
+	}
+	st.res.InputRules = rs
+	st.a.record(events.RulesJudged{TurnID: st.turn, Rules: eventRulings(rs)})
+}
+
+// eventRulings are rs as the session stream says them.
+func eventRulings(rs []enforce.Ruling) []events.Ruling {
+	out := make([]events.Ruling, len(rs))
+	for i, r := range rs {
+		out[i] = events.Ruling{
+			Rule: r.Rule, Verdict: string(r.Verdict), Path: r.Path, Reason: r.Reason, Provider: r.Provider, Model: r.Model,
+			InputTokens: r.InputTokens, OutputTokens: r.OutputTokens, CachedTokens: r.CachedTokens, ReasoningTokens: r.ReasoningTokens, Money: r.Money,
+		}
+	}
+	return out
 }
 
 // repairNames are the names of rs in order, nil for none.

@@ -28,6 +28,8 @@ func fullResult() *agent.Result {
 			}, ToolCallID: "c0"},
 		},
 		Iterations: 3,
+		InputRules: []enforce.Ruling{{Rule: "injection", Verdict: enforce.RuleWarned, Path: "/x", Reason: "forbidden word",
+			Provider: "openai", Model: "gpt-4o-mini", Cost: enforce.Cost{InputTokens: 9, OutputTokens: 2, CachedTokens: 1, ReasoningTokens: 1, LatencyMs: 5, Money: 0.00002}}},
 		Attempts: []enforce.Attempt{{
 			Attempt: 1, Iteration: 2, Outcome: enforce.OutcomeExhausted, Stage: enforce.StageSchemaValidate,
 			Error: "tempC is required", Path: "/tempC", CorrectiveMessageHash: "0c1f2e3d", BrokenBy: "signature",

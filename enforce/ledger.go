@@ -224,6 +224,11 @@ type Answer struct {
 	// a reason of its own (a run's budget reached): a failing answer is
 	// exhausted with this reason, retries unspent. A passing one passes.
 	Stop Reason
+	// StopAfter, when not nil and Stop is empty, is asked once the rules
+	// have judged a failing answer, before a correction is chosen: rules
+	// that ask a model spend while they judge, and its reason stops the
+	// run as Stop's does.
+	StopAfter func() Reason
 	// Thinking says how much thinking the reply held beside Given, which
 	// holds none of it; the row carries it. When Given is blank after
 	// thinking, at the output limit (Truncated), or after reasoning
@@ -482,6 +487,9 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 	}
 	if row.Outcome = OutcomeRetried; l.overBudget(row, a.FailedCalls) {
 		return fail(ReasonBudget, "")
+	}
+	if a.Stop == "" && a.StopAfter != nil {
+		a.Stop = a.StopAfter()
 	}
 	if a.Stop != "" {
 		return fail(a.Stop, "")

@@ -219,13 +219,20 @@ func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 		s = s.WithRepairs(s.repairs &^ (RepairProse | RepairGather))
 	}
 	text := a.Text()
-	j := s.judgeText(ctx, text, at)
+	// One answer's judging asks each rule once per value it judges: the
+	// answer as it stands, the model's own and each rewrite may share a
+	// member, and a rule that asks a model is paid per question.
+	var memo ruleMemo
+	if len(s.validators) > 0 {
+		memo = ruleMemo{}
+	}
+	j := s.judgeText(ctx, text, at, memo)
 	if j.done() || j.ce == nil || len(a.Rewrites) == 0 || a.Given == text {
 		return j
 	}
 	// From here j's text and repairs stay those of the answer as it
 	// stands: they describe the answer the rows and errors name.
-	own := s.judgeText(ctx, a.Given, at)
+	own := s.judgeText(ctx, a.Given, at, memo)
 	if own.done() || own.ce != nil {
 		return own
 	}
@@ -234,7 +241,7 @@ func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 		if rw.Text == prev {
 			continue
 		}
-		step := s.judgeText(ctx, rw.Text, at)
+		step := s.judgeText(ctx, rw.Text, at, memo)
 		if step.done() {
 			return step
 		}
@@ -247,9 +254,26 @@ func (s *Schema) judgeAnswer(ctx context.Context, a Answer, at Try) judgement {
 	return j
 }
 
+// ruleMemo keeps what each rule found in each value it judged, for the
+// judging of one answer.
+type ruleMemo map[ruleAsked]ruleFound
+
+// ruleAsked is one question of one answer's judging: the validator (its
+// index in the contract) and the value it judged.
+type ruleAsked struct {
+	rule  int
+	value string
+}
+
+// ruleFound is a rule's result and what it spent finding it.
+type ruleFound struct {
+	r  guard.Checked[[]Issue]
+	sc *ruleScope
+}
+
 // judgeText judges one text: the schema, then, when it passes, the
-// validators.
-func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
+// validators, each asked once per value memo has not seen.
+func (s *Schema) judgeText(ctx context.Context, text string, at Try, memo ruleMemo) judgement {
 	text, repaired, err := s.judgeForm(text)
 	if err != nil {
 		return judgement{ce: err.(*CheckError), text: text, repaired: repaired}
@@ -260,7 +284,7 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 	var issues []Issue
 	var rules []Ruling
 	beyond, tripped := false, ""
-	for _, v := range s.validators {
+	for i, v := range s.validators {
 		if cause := context.Cause(ctx); cause != nil {
 			return judgement{stopped: cause}
 		}
@@ -268,9 +292,18 @@ func (s *Schema) judgeText(ctx context.Context, text string, at Try) judgement {
 		if !has {
 			continue // the member it judges is absent
 		}
-		sc := &ruleScope{}
+		asked := ruleAsked{i, judged}
+		f, seen := memo[asked]
+		if !seen {
+			f.sc = &ruleScope{}
+			vctx := context.WithValue(ctx, ruleScopeKey{}, f.sc)
+			f.r = guard.Check(vctx, func() ([]Issue, error) { return v.check(vctx, judged, at) }, isBeyondRepair)
+			if f.r.Stopped == nil && memo != nil {
+				memo[asked] = f
+			}
+		}
+		r, sc := f.r, f.sc
 		vctx := context.WithValue(ctx, ruleScopeKey{}, sc)
-		r := guard.Check(vctx, func() ([]Issue, error) { return v.check(vctx, judged, at) }, isBeyondRepair)
 		switch {
 		case r.Stopped != nil:
 			return judgement{stopped: r.Stopped}

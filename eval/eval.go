@@ -227,6 +227,9 @@ type Group struct {
 	CutBytes int `json:"cutBytes,omitzero"`
 	// LatencyMs is the runs' latency, nearest-rank p50 and p99.
 	LatencyMs *Latency `json:"latencyMs,omitempty"`
+	// Rules is each rule's pass rate ([RuleRate]), in the order the
+	// rules first came; nil when no rule was asked.
+	Rules []RuleRate `json:"rules,omitzero"`
 }
 
 // Count is how many records something holds.
@@ -351,10 +354,11 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	if err := json.Unmarshal(text, &rec); err != nil {
 		return Verdict{}, fmt.Errorf("not a record: %w", err)
 	}
+	saved := rec.Output == nil && len(rec.Result) > 0
 	switch {
 	case len(rec.Schema) == 0 || string(rec.Schema) == "null":
 		return Verdict{}, errors.New(`the record has no "schema"`)
-	case rec.Output == nil && len(rec.Result) > 0:
+	case saved:
 		out, model, err := firstAnswer(rec.Result)
 		if err != nil {
 			return Verdict{}, err
@@ -384,6 +388,9 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 		return v, nil
 	}
 	g := j.group(name)
+	if saved {
+		g.addRules(savedRules(rec.Result)) // the rules' verdicts as the run recorded them
+	}
 	out := *rec.Output
 	if rec.Tool != "" {
 		final := judgeCall(&v, c, rec.Tool, out, j.opts.Repairs != 0)

@@ -527,6 +527,16 @@ tr.regressed td { color: #c62828; font-weight: 600; }
 {{- end}}
 </table>
 {{- end}}{{end}}
+{{- range .Rows}}{{if .Group.Rules}}
+
+<h2>Rules of {{.Name}}</h2>
+<table class="rules" data-group="{{.Group.Group}}">
+<tr><th>rule</th><th>on</th><th>asked</th><th>passed</th><th>failed</th><th>tripped</th><th>fixed</th><th>warned</th></tr>
+{{- range .Group.Rules}}
+<tr data-rule="{{.Rule}}" data-of="{{.On}}"><td>{{.Rule}}</td><td>{{.On}}</td><td class="n">{{.Asked}}</td><td class="n" data-rate="passed">{{.Passed}} ({{pct .Passed .Asked}})</td><td class="n">{{.Failed}}</td><td class="n">{{.Tripped}}</td><td class="n">{{.Fixed}}</td><td class="n">{{.Warned}}</td></tr>
+{{- end}}
+</table>
+{{- end}}{{end}}
 {{- if .Labelled}}
 
 <section id="labels">

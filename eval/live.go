@@ -87,6 +87,9 @@ type RunVerdict struct {
 	// Rows are the run's ledger rows (agent.Result.Attempts), one per
 	// final answer; nil without retries.
 	Rows []enforce.Attempt `json:"rows,omitzero"`
+	// InputRules are the verdicts of the rules on the run's input
+	// (agent.WithInputRules); nil without them.
+	InputRules []enforce.Ruling `json:"inputRules,omitzero"`
 }
 
 // Latency is a group's run latencies, in milliseconds.
@@ -266,7 +269,7 @@ func runVerdict(res *agent.Result, err error) RunVerdict {
 	var v RunVerdict
 	if res != nil {
 		v.Usage, v.Money = res.Usage, res.Money
-		v.Answers, v.Rows = len(res.Attempts), res.Attempts
+		v.Answers, v.Rows, v.InputRules = len(res.Attempts), res.Attempts, res.InputRules
 		for _, row := range res.Attempts {
 			if row.Cut != nil {
 				v.Cut++
@@ -353,6 +356,7 @@ func (g *group) addRun(v RunVerdict) {
 	g.Money += v.Money
 	g.Cut += v.Cut
 	g.CutBytes += v.CutBytes
+	g.addRules(v)
 	g.addChecks(v.Checks)
 	if v.Fields != nil {
 		g.FieldsCompared += v.Fields.Compared

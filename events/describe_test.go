@@ -62,6 +62,10 @@ func TestDescribe(t *testing.T) {
 		{"a newer producer's kind reads as output", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate", Error: "e", CorrectiveMessageHash: "811c9dc5", Kind: "table"}, 0, "output rejected (schema-validate) · asking again · 1 retry left"},
 		{"a union's retry names the member the answer named", SchemaRetry{TurnID: "t", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate", Error: "e", CorrectiveMessageHash: "811c9dc5", Member: "refund"}, 0, "output rejected (schema-validate) · member refund · asking again · 1 retry left"},
 		{"a union's exhausted answer names its member", SchemaExhausted{TurnID: "t", Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Member: "escalation", BrokenBy: "redact"}, 0, "output rejected (schema-validate) · member escalation · broken by redact"},
+		{"an answer's rules name each verdict", RulesJudged{TurnID: "t", Attempt: 2, Iteration: 3, Rules: []Ruling{{Rule: "about-paris", Verdict: "failed", Reason: "Lyon"}, {Rule: "no-pii", Verdict: "passed"}}}, 0, "rules on answer 2 · about-paris failed · no-pii passed"},
+		{"the input's rules say so", RulesJudged{TurnID: "t", Rules: []Ruling{{Rule: "injection", Verdict: "tripped"}}}, 0, "rules on the input · injection tripped"},
+		{"past four rules the rest are counted", RulesJudged{TurnID: "t", Attempt: 1, Iteration: 1, Rules: []Ruling{{Rule: "a", Verdict: "passed"}, {Rule: "b", Verdict: "warned"}, {Rule: "c", Verdict: "fixed"}, {Rule: "d", Verdict: "passed"}, {Rule: "e", Verdict: "passed"}, {Rule: "f", Verdict: "passed"}}}, 0, "rules on answer 1 · a passed · b warned · c fixed · d passed · 2 more"},
+		{"a rule's name that is not a name reads unnamed", RulesJudged{TurnID: "t", Attempt: 1, Iteration: 1, Rules: []Ruling{{Rule: "<b>x</b>", Verdict: "passed"}}}, 0, "rules on answer 1 · (unnamed) passed"},
 		{"a run out of money", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", Reason: ExhaustMoneyBudget}, 0, "output rejected (json-parse) · money budget reached"},
 	}
 	for _, tt := range tests {

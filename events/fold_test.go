@@ -282,6 +282,12 @@ func TestAppendRefusesEventsThatBreakTheProducerContract(t *testing.T) {
 		{"an exhausted row of an unknown stage", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "parse", Error: "e"}},
 		{"an exhausted row at iteration 0", SchemaExhausted{TurnID: "t", Attempt: 1, Stage: "json-parse", Error: "e"}},
 		{"an exhausted row of an unknown reason", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", Reason: "bored"}},
+		{"rules without a rule", RulesJudged{TurnID: "t", Attempt: 1, Iteration: 1}},
+		{"rules of an attempt without its iteration", RulesJudged{TurnID: "t", Attempt: 1, Rules: []Ruling{{Rule: "r", Verdict: "passed"}}}},
+		{"a rule of no name", RulesJudged{TurnID: "t", Rules: []Ruling{{Verdict: "passed"}}}},
+		{"a rule of an unknown verdict", RulesJudged{TurnID: "t", Rules: []Ruling{{Rule: "r", Verdict: "maybe"}}}},
+		{"a rule that spent negative money", RulesJudged{TurnID: "t", Rules: []Ruling{{Rule: "r", Verdict: "passed", Money: -1}}}},
+		{"too many rules", RulesJudged{TurnID: "t", Rules: make([]Ruling, MaxRulings+1)}},
 		{"an exhausted row with negative tokens", SchemaExhausted{TurnID: "t", Attempt: 1, Iteration: 1, Stage: "json-parse", Error: "e", OutputTokens: -1}},
 	}
 	for _, tt := range tests {

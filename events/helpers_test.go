@@ -81,6 +81,11 @@ func transcript() []Event {
 			Reason: ExhaustRepeated, InputTokens: 1902, OutputTokens: 17},
 		ToolCallRejected{TurnID: "t1", Call: 1, Iteration: 3, Tool: "lookup", CallID: "call_1", Outcome: "retried", Stage: "schema-validate",
 			Error: "city: city is required", Path: "/city", CorrectiveMessageHash: "5e1f0a2b"},
+		RulesJudged{TurnID: "t1", Attempt: 3, Iteration: 4, Rules: []Ruling{
+			{Rule: "about-paris", Verdict: "failed", Path: "/city", Reason: "the forecast is for Lyon", Provider: "acme", Model: "judge",
+				InputTokens: 112, OutputTokens: 14, CachedTokens: 100, ReasoningTokens: 4, Money: 0.0000252},
+			{Rule: "no-pii", Verdict: "passed"}}},
+		RulesJudged{TurnID: "t1", Rules: []Ruling{{Rule: "injection", Verdict: "warned", Path: "", Reason: "forbidden word \"ignore\""}}},
 		TurnCompleted{TurnID: "t1", Terminal: "completed", Duration: 48211 * time.Millisecond, TimeToFirstToken: 902 * time.Millisecond,
 			Usage: &Usage{InputTokens: 48210, OutputTokens: 1211, CachedTokens: 40100, ReasoningTokens: 384}},
 		TurnStarted{TurnID: "t2", CommandID: "c2"},

@@ -46,8 +46,8 @@ func pageWords() map[string]map[string]string {
 	method := map[string]string{
 		"turnStarted": string(MethodTurnStarted), "turnRetry": string(MethodTurnRetry), "modelRetry": string(MethodModelRetry),
 		"schemaRetry": string(MethodSchemaRetry), "schemaExhausted": string(MethodSchemaExhausted),
-		"toolCallRejected": string(MethodToolCallRejected),
-		"turnCompleted":    string(MethodTurnCompleted), "turnUnqueued": string(MethodTurnUnqueued),
+		"toolCallRejected": string(MethodToolCallRejected), "rulesJudged": string(MethodRulesJudged),
+		"turnCompleted": string(MethodTurnCompleted), "turnUnqueued": string(MethodTurnUnqueued),
 	}
 	errs := map[string]string{}
 	for _, k := range []ErrorKind{KindRateLimit, KindOverloaded, KindServerError, KindTimeout, KindConnection, KindBadRequest, KindAuth, KindUnknown} {

@@ -185,6 +185,7 @@ func (t *tracer) runEnd(ctx context.Context, res *agent.Result, err error) {
 			attribute.Int("enforcer.turn.attempts", res.TurnAttempts),
 			attribute.Int("enforcer.attempts", len(res.Attempts)),
 		)
+		t.rules(span, "input", 0, res.InputRules)
 		if len(res.Attempts) > 0 {
 			last := res.Attempts[len(res.Attempts)-1]
 			span.SetAttributes(attribute.String("enforcer.outcome", string(last.Outcome)))
@@ -363,6 +364,47 @@ func (t *tracer) attempt(ctx context.Context, row enforce.Attempt) {
 		attrs = append(attrs, attribute.StringSlice("enforcer.attempt.repaired", strings.Split(row.Repaired.String(), ",")))
 	}
 	span.AddEvent("enforcer.attempt", trace.WithAttributes(attrs...))
+	if row.Rules != nil {
+		t.rules(span, "answer", row.Attempt, *row.Rules)
+	}
+}
+
+// rules adds each rule's verdict as an "enforcer.rule" event on the run
+// span: on an answer's row (attempt) or on the input (attempt 0). The
+// rule's name and pointer are names; its reason is text.
+func (t *tracer) rules(span trace.Span, on string, attempt int, rs []enforce.Ruling) {
+	for _, r := range rs {
+		attrs := []attribute.KeyValue{
+			attribute.String("enforcer.rule.name", r.Rule),
+			attribute.String("enforcer.rule.verdict", string(r.Verdict)),
+			attribute.String("enforcer.rule.on", on),
+		}
+		if attempt > 0 {
+			attrs = append(attrs, attribute.Int("enforcer.rule.attempt", attempt))
+		}
+		for _, f := range [...]struct{ k, v string }{{"path", r.Path}, {"provider", r.Provider}, {"model", r.Model}} {
+			if f.v != "" {
+				attrs = append(attrs, attribute.String("enforcer.rule."+f.k, f.v))
+			}
+		}
+		if r.Reason != "" {
+			attrs = append(attrs, t.text("enforcer.rule.reason", "enforcer.rule.reason", r.Reason)...)
+		}
+		// What a judge spent: its own keys, not gen_ai.usage.*, which
+		// the run span's totals already count.
+		for _, f := range [...]struct {
+			k string
+			v int
+		}{{"input_tokens", r.InputTokens}, {"output_tokens", r.OutputTokens}, {"cached_tokens", r.CachedTokens}, {"reasoning_tokens", r.ReasoningTokens}} {
+			if f.v > 0 {
+				attrs = append(attrs, attribute.Int("enforcer.rule."+f.k, f.v))
+			}
+		}
+		if r.Money > 0 {
+			attrs = append(attrs, attribute.Float64("enforcer.rule.money", r.Money))
+		}
+		span.AddEvent("enforcer.rule", trace.WithAttributes(attrs...))
+	}
 }
 
 // retry adds a scheduled retry as an "enforcer.retry" event on the run span.

@@ -146,10 +146,13 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		fmt.Fprintf(stdout, "%s\n", b)
 	case *asMD:
 		writeMarkdown(stdout, rep)
+		writeRules(stdout, rep, true)
 	case *model != "":
 		writeLiveTable(stdout, rep)
+		writeRules(stdout, rep, false)
 	default:
 		writeTable(stdout, rep)
+		writeRules(stdout, rep, false)
 	}
 	if rep.Partial {
 		runs := 0
@@ -536,6 +539,37 @@ func ratio(r *float64) string {
 		return "-"
 	}
 	return strconv.FormatFloat(*r, 'f', 3, 64)
+}
+
+// writeRules prints each group's rules' pass rates, a Markdown table
+// when md, a line each otherwise; nothing when no rule was asked.
+func writeRules(w io.Writer, rep *eval.Report, md bool) {
+	head := false
+	for _, g := range rep.Groups {
+		for _, r := range g.Rules {
+			passed := fmt.Sprintf("%d of %d (%s)", r.Passed, r.Asked, percent(r.Rate()))
+			if !md {
+				fmt.Fprintf(w, "%s rule %s on %s: passed %s", groupName(g.Group), r.Rule, r.On, passed)
+				for _, v := range [...]struct {
+					n    int
+					word string
+				}{{r.Failed, "failed"}, {r.Tripped, "tripped"}, {r.Fixed, "fixed"}, {r.Warned, "warned"}} {
+					if v.n > 0 {
+						fmt.Fprintf(w, ", %s %d", v.word, v.n)
+					}
+				}
+				fmt.Fprintln(w)
+				continue
+			}
+			if !head {
+				fmt.Fprintln(w, "\n| group | rule | on | passed | failed | tripped | fixed | warned |")
+				fmt.Fprintln(w, "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: |")
+				head = true
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %d | %d | %d | %d |\n", mdCell(groupName(g.Group)), mdCell(r.Rule), r.On, passed,
+				r.Failed, r.Tripped, r.Fixed, r.Warned)
+		}
+	}
 }
 
 // mdCell escapes what would break a Markdown table's cell.

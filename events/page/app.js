@@ -64,6 +64,26 @@
     return i || o ? "in " + i + " · out " + o : "";
   }
 
+  // ruleName is a rule's name as RulesJudged's Describe shows it.
+  const ruleName = (r) => (typeof r === "string" && /^[A-Za-z0-9 _.:\/-]{1,64}$/.test(r) ? r : "(unnamed)");
+  const verdicts = ["passed", "failed", "tripped", "fixed", "warned"];
+  const verdict = (v) => (verdicts.includes(v) ? v : "judged");
+  const rulings = (p) => (Array.isArray(p.rules) ? p.rules.filter((r) => r && typeof r === "object") : []);
+  const ruledWhat = (p) => (num(p.attempt) ? "answer " + num(p.attempt) : "the input");
+  // rulesLine is RulesJudged's Describe.
+  function rulesLine(p) {
+    const rs = rulings(p);
+    let line = "rules on " + ruledWhat(p);
+    for (let i = 0; i < rs.length; i++) {
+      if (i === 4) {
+        line += " · " + (rs.length - i) + " more";
+        break;
+      }
+      line += " · " + ruleName(rs[i].rule) + " " + verdict(rs[i].verdict);
+    }
+    return line;
+  }
+
   // describe is Notification.Describe.
   function describe(m, p, elapsedMs) {
     const M = WORDS.method;
@@ -80,6 +100,8 @@
       }
       case M.schemaExhausted:
         return rejected(p) + " · " + exhaustedWhy(p);
+      case M.rulesJudged:
+        return rulesLine(p);
       case M.toolCallRejected: {
         const tool = /^[A-Za-z0-9_-]{1,64}$/.test(str(p.tool)) ? p.tool : "(unnamed)";
         const why = str(p.outcome) !== "exhausted" ? "asking again" : str(p.reason) === "repeated" ? "same issues again" : "run stopped";
@@ -119,6 +141,9 @@
     const retriesH = el("h3", "", "Retries");
     const retries = el("ol", "retries");
     retriesH.hidden = retries.hidden = true;
+    const rulesH = el("h3", "", "Rules");
+    const rules = el("ol", "rules");
+    rulesH.hidden = rules.hidden = true;
     const wrap = el("div", "scroll");
     wrap.tabIndex = 0;
     wrap.setAttribute("role", "region");
@@ -139,10 +164,10 @@
     wrap.hidden = true;
     const outcome = el("dl", "outcome");
     outcome.hidden = true;
-    art.append(head, now, retriesH, retries, wrap, outcome);
+    art.append(head, now, retriesH, retries, wrap, rulesH, rules, outcome);
     $("empty").hidden = true;
     main.append(art);
-    t = { id, state, now, retriesH, retries, wrap, tbody, tfoot, outcome, rows: [], last: null, ended: false };
+    t = { id, state, now, retriesH, retries, rulesH, rules, wrap, tbody, tfoot, outcome, rows: [], last: null, ended: false };
     turns.set(id, t);
     return t;
   }
@@ -179,6 +204,22 @@
     li.append(el("span", "kind", kind), " · " + text);
     t.retries.append(li);
     t.retries.hidden = t.retriesH.hidden = false;
+  }
+
+  // addRules lists each rule's verdict on an answer or the input: its
+  // name and verdict, where and why, and what a judge spent.
+  function addRules(t, p) {
+    for (const r of rulings(p)) {
+      const li = el("li");
+      let text = " · " + verdict(r.verdict);
+      if (str(r.path)) text += " at " + r.path;
+      if (str(r.reason)) text += ": " + r.reason;
+      const spent = tokens(r);
+      if (spent) text += " · " + (str(r.model) ? r.model + " " : "") + spent;
+      li.append(ruledWhat(p) + " · ", el("span", "kind", str(r.rule)), text);
+      t.rules.append(li);
+    }
+    t.rules.hidden = t.rulesH.hidden = !t.rules.childElementCount;
   }
 
   function addOutcome(t, p) {
@@ -244,6 +285,9 @@
       case M.modelRetry:
         setState(t, "retrying");
         addRetry(t, m, p);
+        break;
+      case M.rulesJudged:
+        addRules(t, p);
         break;
       case M.schemaRetry:
         setState(t, "running");

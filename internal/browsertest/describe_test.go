@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,6 +50,12 @@ func everyLine() []events.Event {
 	add(events.SchemaExhausted{TurnID: id(), Attempt: 2, Iteration: 2, Stage: "schema-validate", Error: "e", Member: "escalation", Reason: events.ExhaustRepeated})
 	for _, k := range []string{"constructor", "valueof"} { // a name a JavaScript object has of its own, and a near one
 		add(events.SchemaExhausted{TurnID: id(), Attempt: 1, Iteration: 1, Stage: "schema-validate", Error: "e", Kind: k})
+	}
+	add(events.RulesJudged{TurnID: id(), Rules: []events.Ruling{{Rule: "injection", Verdict: "tripped"}}})
+	var rules []events.Ruling
+	for i, v := range []string{"passed", "failed", "tripped", "fixed", "warned"} {
+		rules = append(rules, events.Ruling{Rule: []string{"about-paris", "no pii", "a.b:c/d_e", "<b>x</b>", strings.Repeat("r", 65)}[i], Verdict: v})
+		add(events.RulesJudged{TurnID: id(), Attempt: 2, Iteration: 3, Rules: rules})
 	}
 	add(events.TurnCompleted{TurnID: id(), Terminal: events.TerminalCompleted})
 	add(events.TurnCompleted{TurnID: id(), Terminal: events.TerminalCancelled})

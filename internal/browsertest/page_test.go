@@ -98,6 +98,11 @@ func script() (done, live []events.Event, lastRetry events.ModelRetry) {
 			RetryDelay: 2 * time.Second, ErrorKind: events.KindOverloaded, HTTPStatus: 529, System: "anthropic"},
 		events.TurnRetry{TurnID: "turn-1", Attempt: 1, NextAttempt: 2, MaxAttempts: 3, Kind: events.RetryCorrective,
 			Reason: "answer broke the output contract at schema-validate /city"},
+		events.RulesJudged{TurnID: "turn-1", Rules: []events.Ruling{{Rule: "injection", Verdict: "warned", Reason: `forbidden word "ignore"`}}},
+		events.RulesJudged{TurnID: "turn-1", Attempt: 1, Iteration: 1, Rules: []events.Ruling{
+			{Rule: "about-paris", Verdict: "failed", Path: "/city", Reason: "the forecast is for Lyon", Provider: "acme", Model: "judge",
+				InputTokens: 112, OutputTokens: 14},
+			{Rule: "<b>no-pii</b>", Verdict: "passed"}}},
 		events.SchemaRetry{TurnID: "turn-1", Attempt: 1, RetriesRemaining: 1, Iteration: 1, Stage: "schema-validate",
 			Error: "city is required", Path: "/city", CorrectiveMessageHash: "0c1f2e3d", InputTokens: 1790, OutputTokens: 64},
 		events.TurnCompleted{TurnID: "turn-1", Terminal: events.TerminalCompleted, Duration: 6200 * time.Millisecond,
@@ -124,6 +129,7 @@ type turnView struct {
 	State   string     `json:"state"`
 	Now     string     `json:"now"`
 	Retries []string   `json:"retries"`
+	Rules   []string   `json:"rules"`
 	Rows    [][]string `json:"rows"`
 	Foot    []string   `json:"foot"`
 	Outcome []string   `json:"outcome"`
@@ -134,6 +140,7 @@ const readTurns = `[...document.querySelectorAll("article.turn")].map(a => ({
 	state: a.querySelector(".state").textContent,
 	now: a.querySelector(".now").textContent,
 	retries: [...a.querySelectorAll(".retries li")].map(li => li.textContent),
+	rules: [...a.querySelectorAll(".rules li")].map(li => li.textContent),
 	rows: [...a.querySelectorAll("tbody tr")].map(tr => [...tr.cells].map(c => c.textContent)),
 	foot: [...a.querySelectorAll("tfoot tr")].map(tr => tr.textContent),
 	outcome: [...a.querySelectorAll("dl.outcome dd")].map(d => d.textContent),
@@ -207,6 +214,17 @@ func TestTheLivePageInABrowser(t *testing.T) {
 		}
 		if fmt.Sprint(t1.Rows) != fmt.Sprint(wantRows) {
 			t.Errorf("turn-1 rows:\n%q\nwant\n%q", t1.Rows, wantRows)
+		}
+		wantRules := []string{
+			`the input · injection · warned: forbidden word "ignore"`,
+			"answer 1 · about-paris · failed at /city: the forecast is for Lyon · judge in 112 · out 14",
+			"answer 1 · <b>no-pii</b> · passed",
+		}
+		if !slices.Equal(t1.Rules, wantRules) {
+			t.Errorf("turn-1 rules:\n%q\nwant\n%q", t1.Rules, wantRules)
+		}
+		if v := v["turn-2"]; len(v.Rules) != 0 {
+			t.Errorf("turn-2, judged by no rule, lists rules %q", v.Rules)
 		}
 		if len(t1.Foot) != 1 || !strings.Contains(t1.Foot[0], "in 1840 · out 212 · cached 1024 · reasoning 0") {
 			t.Errorf("turn-1 tokens %q", t1.Foot)
