@@ -79,18 +79,19 @@ func TestAJudgeCheckAsksItsModelTheRubric(t *testing.T) {
 }
 
 // A live run's judge spends apart from the run: the group's Tokens are
-// the runs', JudgeTokens the judge's.
+// the runs', JudgeTokens the judge's; runs at once share the judge.
 func TestALiveRunsJudgeIsCountedApart(t *testing.T) {
-	jm := agenttest.NewModel(t, agenttest.Reply(`{"pass":true,"reason":"Oslo is Norway's"}`).WithUsage(40, 4))
+	passes := agenttest.Reply(`{"pass":true,"reason":"Oslo is Norway's"}`).WithUsage(40, 4)
+	jm := agenttest.NewModel(t, passes, passes)
 	var asked []string
 	data := `{"id":"oslo","schema":` + cityJSON + `,"prompt":"oslo","checks":` + judgeCheck + `}`
-	rep, err := eval.Live(t.Context(), strings.NewReader(data), eval.LiveOptions{Model: scripted("m"), Judges: judgesOf(jm, &asked)})
+	rep, err := eval.Live(t.Context(), strings.NewReader(data), eval.LiveOptions{Model: scripted("m"), Runs: 2, Concurrency: 2, Judges: judgesOf(jm, &asked)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	g := rep.Groups[0]
-	if g.Tokens != 15 || g.JudgeTokens != 44 || g.ChecksPassed != 1 {
-		t.Errorf("group = %+v, want the run's 15 tokens, the judge's 44 apart, its check passed", g)
+	if g.Tokens != 30 || g.JudgeTokens != 88 || g.ChecksPassed != 2 {
+		t.Errorf("group = %+v, want the two runs' 30 tokens, the judge's 88 apart, both checks passed", g)
 	}
 	if r := rep.Cases[0].Runs[0]; r.Checks == nil || len(r.Checks.Judged) != 1 || !r.Checks.Judged[0].Pass {
 		t.Errorf("the run's checks = %+v, want the judge's verdict", r.Checks)
