@@ -218,8 +218,11 @@ type runState struct {
 	schema       *enforce.Schema
 	ledger       *enforce.Ledger
 	calls        *enforce.CallLedger // made at the first tool call
-	res          *Result
-	turn         string
+	// resultRulings are the verdicts of the rules on each call's result,
+	// by its row's number ([WithToolResultRules]).
+	resultRulings map[int]*enforce.Rulings
+	res           *Result
+	turn          string
 	// contract is the schema's text, shared by every request (nil
 	// without a schema).
 	contract *contract
@@ -263,6 +266,9 @@ type runState struct {
 	thought enforce.Thinking
 	// format is the format step ([WithFormatStep]); nil without it.
 	format *formatStep
+	// free: the answer judged is the free step's, which never came
+	// ([runState.freeNoAnswer]).
+	free bool
 }
 
 func (a *Agent) run(ctx context.Context, input string, override *enforce.Schema, watch watcher) (*Result, error) {
@@ -362,7 +368,7 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 			res.Attempts = st.ledger.Attempts()
 		}
 		if st.calls != nil {
-			res.Calls = st.calls.Calls()
+			res.Calls = st.callRows()
 		}
 		st.takeJudged(ctx)
 	}()
@@ -418,6 +424,7 @@ func (st *runState) loop(ctx context.Context) error {
 			// rules pass ([WithInputRules]).
 			st.inputVerdict = nil
 			rulings, verdict := wait()
+			st.takeJudged(ctx) // the input's judges, before any cap is checked
 			st.inputRuled(rulings)
 			if verdict != nil {
 				return verdict
@@ -431,7 +438,8 @@ func (st *runState) loop(ctx context.Context) error {
 		}
 		msg := resp.Message
 		msg.Role = RoleAssistant
-		st.thought = a.thinking(&msg) // before anything reads the answer
+		apart := msg.Reasoning
+		st.thought = st.thinking(&msg) // before anything reads the answer
 		resp.Message.Content, resp.Message.Reasoning = msg.Content, msg.Reasoning
 		st.fromText = false
 		if len(msg.ToolCalls) == 0 && resp.Stop != StopLength && !resp.Stop.withheld() {
@@ -465,11 +473,19 @@ func (st *runState) loop(ctx context.Context) error {
 			}
 			continue
 		}
-		if st.freeStep() && strings.TrimSpace(msg.Content) != "" {
-			st.beginFormat(msg.Content)
+		if st.freeStep() {
+			if strings.TrimSpace(msg.Content) != "" {
+				st.beginFormat(msg.Content)
+				continue
+			}
+			done, err := st.freeNoAnswer(ctx, iteration, msg.Content, resp.Stop == StopLength)
+			if done || err != nil {
+				return err
+			}
 			continue
 		}
-		done, err := st.final(ctx, iteration, msg.Content, resp.Stop == StopLength)
+		content := st.answerInReasoning(msg.Content, apart, resp.Stop)
+		done, err := st.final(ctx, iteration, content, resp.Stop == StopLength)
 		if done || err != nil {
 			return err
 		}

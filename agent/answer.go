@@ -27,7 +27,11 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	m := st.model()
 	ans := enforce.Answer{Iteration: iteration, Given: content, Last: res.Iterations >= a.cfg.maxIterations, Truncated: truncated, Cost: st.cost, FailedCalls: st.failedCalls(), Cut: st.cut, ReadBack: st.readBack, Provider: m.provider, Model: m.name, Mode: st.mode(), Thinking: st.thought}
-	ans.Tool, ans.NoCall = st.answerTool()
+	if st.free {
+		ans.Free = true // asked in no form: no tool to call
+	} else {
+		ans.Tool, ans.NoCall = st.answerTool()
+	}
 	for _, s := range steps {
 		if s.Changed {
 			ans.Rewrites = append(ans.Rewrites, enforce.Rewrite{By: s.Name, Text: s.Text})
@@ -35,7 +39,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	if st.ledger == nil {
 		// Not opted in: judged once, after the run, with no rows.
-		if runOf(ctx) != nil {
+		if judgesAnswers(ctx) {
 			// Rules may fix the answer: it passes as they left it.
 			st.takeJudged(ctx)
 			text, err := st.schema.Accept(ctx, ans)
@@ -53,7 +57,7 @@ func (st *runState) final(ctx context.Context, iteration int, content string, tr
 	}
 	if e := st.overBudget(true); e != nil {
 		ans.Stop = e.Reason // no correction can be asked for
-	} else if runOf(ctx) != nil {
+	} else if judgesAnswers(ctx) {
 		// A judge's spend may reach a cap while it judges.
 		ans.StopAfter = func() enforce.Reason {
 			st.takeJudged(ctx)

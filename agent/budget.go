@@ -144,11 +144,13 @@ type ModelSpend struct {
 	Usage    Usage `json:"usage"`
 	// Money is Usage at the model's price ([WithPrices]); 0 without one.
 	Money float64 `json:"money,omitempty"`
-	// Judge: the model was asked by the contract's rules ([Judge]), not
-	// by the agent; such rows follow the chain's.
+	// Judge: the model was asked by a rule ([Judge]) on the answer, the
+	// input or a tool's result, not by the agent; such rows follow the
+	// chain's.
 	Judge bool `json:"judge,omitempty"`
 	// Format: the model formatted the free answer ([WithFormatStep]); its
-	// row follows the chain's, before the judges'.
+	// row follows the chain's, before the judges'. A chain's model that
+	// formats after escalation spends on its own row.
 	Format bool `json:"format,omitempty"`
 }
 

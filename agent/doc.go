@@ -76,11 +76,14 @@
 // their provider gives apart in [Message.Reasoning] (and, where the
 // provider must be sent it back as it came, [Message.ReasoningRaw]);
 // the loop moves thinking written in tags at the start of any model's
-// text there too ([WithInlineThinking]). The answer's row says how much
+// text there too ([WithInlineThinking]; [WithHeadlessThinking] for a
+// block whose opening tag the prompt held). The answer's row says how much
 // thinking there was (enforce.Attempt.Thinking). A reply with no answer
 // after its thinking — cut at the output limit while thinking, or all of
 // it in the reasoning — fails at enforce.StageNoAnswer, not json-parse,
-// and its corrective turn asks for the answer. The conversation keeps
+// and its corrective turn asks for the answer; an answer a server left
+// at the end of the reasoning is taken only under enforce.RepairProse,
+// the row saying so (enforce.Thinking.Answer). The conversation keeps
 // the model's message, thinking beside the answer; each adapter sends
 // back what its provider documents (the thinking of a turn that called
 // tools, not an answer's). [WithFormatStep] has the model answer freely

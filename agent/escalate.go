@@ -131,12 +131,18 @@ func (st *runState) model() chainModel {
 // one.
 func (st *runState) moveOn(why string) bool {
 	c := st.chain
-	if c.at+1 >= len(c.models) || st.format != nil && st.format.on {
-		return false // the format step is not moved ([WithFormatStep])
+	if c.at+1 >= len(c.models) {
+		return false
 	}
 	c.at++
 	c.failures = 0
 	m := c.models[c.at]
+	if f := st.format; f != nil && f.on {
+		// The step that failed moves ([WithFormatStep]): the next model
+		// formats, in the format step's conversation, the free answer
+		// kept.
+		f.model, f.moved = m, true
+	}
 	st.a.cfg.logger.Debug("escalated", "turn", st.turn, "why", why, "provider", m.provider, "model", m.name)
 	if st.auto != nil {
 		st.chooseMode() // the next model may take other modes

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"context"
 	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce"
@@ -13,15 +14,22 @@ import (
 // and the contract enforced. The format step's conversation is the
 // contract as its system message and the free answer quoted as data, with
 // no tools but the output tool: the formatter copies, it does not act.
-// Escalation moves the free step only; a free step with no answer ends
-// the run as a run without a contract does (ErrEmptyAnswer).
+// Escalation moves the step that failed to the chain's next model: the
+// free step, or, once the free answer came, the format step, which the
+// chain's model then answers in the format step's conversation (the
+// free answer is not asked again). A free step with no answer (its
+// thinking spent the limit, or it was empty) is an answer that never
+// came, judged against the contract held back so that it has its row
+// (enforce.StageNoAnswer) and its correction, which asks for the answer
+// in no form.
 
 // WithFormatStep has the model answer freely (no contract, output schema
 // or output tool; its tools run), then format (nil: the same model) turn
 // that answer into the contract's JSON in a conversation of its own,
 // judged as usual; its rows name format. Both steps count in Usage,
-// [WithBudget] and [Result.Models] ([ModelSpend.Format]). It needs a JSON
-// contract.
+// [WithBudget] and [Result.Models] ([ModelSpend.Format]). A free step
+// with no answer fails at enforce.StageNoAnswer; [WithEscalation] moves
+// the step that failed. It needs a JSON contract.
 func WithFormatStep(format Model) Option {
 	return optionFunc(func(c *config) { c.format = &formatOpt{m: format} })
 }
@@ -38,6 +46,7 @@ type formatStep struct {
 	contract *contract
 	model    chainModel
 	on       bool // the free answer came: the formatter answers
+	moved    bool // escalation moved the format step onto the chain's model
 	from     int  // the format step's system message in res.Messages
 }
 
@@ -89,11 +98,20 @@ func formatQuestion(answer string) string {
 	return b.String()
 }
 
+// freeNoAnswer handles a free step's reply that held no answer: its row,
+// and its correction where retries are left, as [runState.final] does;
+// done reports whether the run ends.
+func (st *runState) freeNoAnswer(ctx context.Context, iteration int, content string, truncated bool) (done bool, err error) {
+	st.schema, st.free = st.format.schema, true
+	defer func() { st.schema, st.free = nil, false }()
+	return st.final(ctx, iteration, content, truncated)
+}
+
 // spendAt is the row of [Result.Models] the model that answers spends
-// on: its place in the chain, or, in the format step, the row after the
-// chain's.
+// on: its place in the chain, or, in the format step on its formatter,
+// the row after the chain's.
 func (st *runState) spendAt() int {
-	if st.format != nil && st.format.on {
+	if f := st.format; f != nil && f.on && !f.moved {
 		return len(st.chain.models)
 	}
 	return st.chain.at

@@ -222,14 +222,109 @@ func TestFormatStepChoosesTheOutputModeForTheFormatter(t *testing.T) {
 	}
 }
 
-func TestFormatStepAfterAFreeStepWithNoAnswerIsNeverAsked(t *testing.T) {
-	big := agenttest.NewModel(t, agenttest.Reply("").WithReasoning("Paris? Let me think").WithStop(agent.StopLength))
-	small := agenttest.NewModel(t)
-	a := agent.New(big, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1), agent.WithFormatStep(small))
-	if _, err := a.Run(context.Background(), "Weather in Paris?"); !errors.Is(err, agent.ErrEmptyAnswer) {
-		t.Errorf("err = %v, want ErrEmptyAnswer", err)
+func TestFormatStepAfterAFreeStepWithNoAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		step      agenttest.Step
+		truncated bool
+	}{
+		{"its thinking spent the limit", agenttest.Reply("").WithReasoning("Paris? Let me think").WithStop(agent.StopLength), true},
+		{"it was empty", agenttest.Reply(""), false},
+	} {
+		step := tc.step
+		t.Run(tc.name+": a no-answer row, the free step asked again", func(t *testing.T) {
+			big := named(t, "openai", "big", step, agenttest.Reply(freeAnswer))
+			small := agenttest.NewModel(t, agenttest.Reply(valid))
+			a := agent.New(big, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(1), agent.WithFormatStep(small))
+			w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w.City != "Paris" {
+				t.Errorf("answer = %+v, want Paris", w)
+			}
+			if got, want := rows(res.Attempts), []row{
+				{Attempt: 1, Iteration: 1, Outcome: enforce.OutcomeRetried, Stage: enforce.StageNoAnswer, Hashed: true},
+				{Attempt: 2, Iteration: 3, Outcome: enforce.OutcomePassed},
+			}; !slices.Equal(got, want) {
+				t.Errorf("rows\n got %+v\nwant %+v", got, want)
+			}
+			if got := res.Attempts[0]; got.Model != "big" || got.Truncated != tc.truncated {
+				t.Errorf("first row = %+v, want the free model's, truncated as its reply was", got)
+			}
+			// The free step is asked again for its answer, in no form.
+			msgs := big.Requests()[1].Messages
+			if corr := msgs[len(msgs)-1].Content; !strings.Contains(corr, "give the answer") || strings.Contains(corr, "JSON") {
+				t.Errorf("corrective = %q, want one asking for the answer, in no form", corr)
+			}
+			if n := len(small.Requests()); n != 1 {
+				t.Errorf("formatter asked %d times, want once", n)
+			}
+		})
 	}
-	if n := len(small.Requests()); n != 0 {
-		t.Errorf("formatter asked %d times, want never", n)
-	}
+
+	t.Run("with no retry left, the run ends at no-answer, never ErrEmptyAnswer", func(t *testing.T) {
+		for _, opts := range [][]agent.Option{{agent.WithOutputRetries(0)}, nil} {
+			big := agenttest.NewModel(t, agenttest.Reply("").WithReasoning("Paris? Let me think").WithStop(agent.StopLength))
+			small := agenttest.NewModel(t)
+			a := agent.New(big, append(opts, agent.WithOutputSchema(weatherSchema(t)), agent.WithFormatStep(small))...)
+			_, err := a.Run(context.Background(), "Weather in Paris?")
+			var oe *enforce.OutputError
+			if !errors.As(err, &oe) || oe.Stage != enforce.StageNoAnswer || !oe.Truncated || errors.Is(err, agent.ErrEmptyAnswer) {
+				t.Errorf("err = %v, want an *enforce.OutputError at no-answer, truncated", err)
+			}
+			if n := len(small.Requests()); n != 0 {
+				t.Errorf("formatter asked %d times, want never", n)
+			}
+		}
+	})
+}
+
+func TestFormatStepEscalationMovesTheStepThatFailed(t *testing.T) {
+	t.Run("a failing format step moves to the chain's next model, the free answer kept", func(t *testing.T) {
+		big := named(t, "openai", "big", agenttest.Reply(freeAnswer).WithUsage(100, 40))
+		bigger := named(t, "openai", "bigger", agenttest.Reply(valid).WithUsage(70, 9))
+		small := named(t, "openai", "small", agenttest.Reply(missing).WithUsage(60, 8))
+		a := agent.New(big, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithFormatStep(small),
+			agent.WithEscalation(agent.Escalation{Models: []agent.Model{bigger}, AfterFailures: 1}))
+		w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.City != "Paris" {
+			t.Errorf("answer = %+v, want Paris", w)
+		}
+		if got, want := models(res.Attempts), []string{"openai/small", "openai/bigger"}; !slices.Equal(got, want) {
+			t.Errorf("rows written by %v, want %v", got, want)
+		}
+		// bigger formats in the format step's conversation: the contract,
+		// the free answer quoted, the failed format and its correction.
+		req := bigger.Requests()[0]
+		if got := roles(req.Messages); !slices.Equal(got, []agent.Role{agent.RoleSystem, agent.RoleUser, agent.RoleAssistant, agent.RoleUser}) {
+			t.Errorf("bigger's request roles %v, want the format step's conversation", got)
+		}
+		if req.OutputSchema == nil || !strings.Contains(req.Messages[1].Content, freeAnswer) {
+			t.Errorf("bigger's request %+v, want the contract and the free answer quoted", req)
+		}
+		if got, want := res.Models, []agent.ModelSpend{
+			{Provider: "openai", Model: "big", Requests: 1, Usage: agent.Usage{InputTokens: 100, OutputTokens: 40}},
+			{Provider: "openai", Model: "bigger", Requests: 1, Usage: agent.Usage{InputTokens: 70, OutputTokens: 9}},
+			{Provider: "openai", Model: "small", Requests: 1, Usage: agent.Usage{InputTokens: 60, OutputTokens: 8}, Format: true},
+		}; !slices.Equal(got, want) {
+			t.Errorf("Models\n got %+v\nwant %+v", got, want)
+		}
+	})
+
+	t.Run("a free step with no answer moves the free step", func(t *testing.T) {
+		big := named(t, "openai", "big", agenttest.Reply("").WithReasoning("hmm").WithStop(agent.StopLength))
+		bigger := named(t, "openai", "bigger", agenttest.Reply(freeAnswer))
+		small := named(t, "openai", "small", agenttest.Reply(valid))
+		a := agent.New(big, agent.WithOutputSchema(weatherSchema(t)), agent.WithOutputRetries(2), agent.WithFormatStep(small),
+			agent.WithEscalation(agent.Escalation{Models: []agent.Model{bigger}, AfterFailures: 1}))
+		if _, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?"); err != nil {
+			t.Fatal(err)
+		} else if got, want := models(res.Attempts), []string{"openai/big", "openai/small"}; !slices.Equal(got, want) {
+			t.Errorf("rows written by %v, want %v", got, want)
+		}
+	})
 }

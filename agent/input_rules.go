@@ -40,20 +40,28 @@ var inputContract = func() *enforce.Schema {
 	return s
 }()
 
-// InputRuleError is a run ended by a rule on its input ([WithInputRules]):
-// Rule names it and Issues are what it found. It matches
+// InputRuleError is a run ended by a rule on what the model is given:
+// its input ([WithInputRules]), or a tool's result
+// ([WithToolResultRules]), when Tool and CallID name the call. Rule
+// names the rule and Issues are what it found. It matches
 // enforce.ErrTripwire.
 type InputRuleError struct {
 	Rule   string
 	Issues []enforce.Issue
+	Tool   string
+	CallID string
 }
 
-// Error names the rule and its first issue.
+// Error names the rule, the tool if any, and the first issue.
 func (e *InputRuleError) Error() string {
-	if len(e.Issues) == 0 {
-		return "agent: input rule " + e.Rule + " tripped"
+	what := "input rule " + e.Rule
+	if e.Tool != "" {
+		what = fmt.Sprintf("rule %s on the result of tool %s", e.Rule, e.Tool)
 	}
-	return fmt.Sprintf("agent: input rule %s tripped: %s", e.Rule, e.Issues[0].Message)
+	if len(e.Issues) == 0 {
+		return "agent: " + what + " tripped"
+	}
+	return fmt.Sprintf("agent: %s tripped: %s", what, e.Issues[0].Message)
 }
 
 // Unwrap returns enforce.ErrTripwire.

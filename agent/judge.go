@@ -80,7 +80,7 @@ func detached(ctx context.Context) (context.Context, func()) {
 	return d, func() { stop(); cancel(nil) }
 }
 
-// judgeRunKey keys the *judgeRun of a turn whose contract has rules.
+// judgeRunKey keys the *judgeRun of a turn with rules ([Agent.judgeRunFor]).
 type judgeRunKey struct{}
 
 // runOf is the run whose answer ctx judges; nil outside one.
@@ -102,6 +102,8 @@ type judgeRun struct {
 	pending []ModelSpend
 	judges  []ModelSpend
 	done    bool
+	// answers: the turn's contract has rules, not only its input.
+	answers bool
 }
 
 // spendTotals is what a run spent, over every model.
@@ -166,14 +168,23 @@ func (r *judgeRun) refuse() error {
 }
 
 // judgeRunFor returns ctx carrying a judgeRun for a turn whose contract
-// s has rules, and it; ctx itself and nil otherwise, so a turn without
-// rules pays nothing for them.
+// s, input or tool results have rules, and it; ctx itself and nil
+// otherwise, so a turn without rules pays nothing for them.
 func (a *Agent) judgeRunFor(ctx context.Context, s *enforce.Schema) (context.Context, *judgeRun) {
-	if s == nil || len(s.Validators()) == 0 {
+	// The judges of the input and of tool results are the turn's as the
+	// answer's are: one run counts them all, whichever has rules.
+	answers := s != nil && len(s.Validators()) > 0
+	if !answers && a.cfg.inputRules == nil && a.cfg.resultRules == nil {
 		return ctx, nil
 	}
-	r := &judgeRun{prices: a.cfg.prices, budget: a.cfg.runBudget}
+	r := &judgeRun{prices: a.cfg.prices, budget: a.cfg.runBudget, answers: answers}
 	return context.WithValue(ctx, judgeRunKey{}, r), r
+}
+
+// judgesAnswers reports whether ctx's turn has a contract with rules.
+func judgesAnswers(ctx context.Context) bool {
+	r := runOf(ctx)
+	return r != nil && r.answers
 }
 
 // takeJudged moves what the judges of ctx's turn spent since the last

@@ -28,6 +28,7 @@ type config struct {
 	retriesSet        bool
 	validators        []enforce.Validator // WithValidators
 	inputRules        *enforce.Schema     // WithInputRules: a string held to them
+	resultRules       *enforce.Schema     // WithToolResultRules: likewise
 	repeats           int                 // WithRepeatLimit; 0: off
 	callLimit         int                 // WithToolCallLimit; 0: none
 	repairs           enforce.Repairs     // WithRepairs
@@ -47,6 +48,7 @@ type config struct {
 	earlyAbort        bool // WithEarlyAbort; on unless turned off
 	earlyAbortSet     bool
 	inlineThinkingOff bool // WithInlineThinking(false)
+	headlessThinking  bool // WithHeadlessThinking
 	outputSteps       bool // some middleware has an Output step
 	logger            hclog.Logger
 	modelRetry        *RetryPolicy

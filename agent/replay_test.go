@@ -36,7 +36,7 @@ func fullResult() *agent.Result {
 			Truncated: true, Withheld: "refusal", Reason: enforce.ReasonRepeated, Cut: &enforce.Cut{Bytes: 3, OutputTokens: 2, Thinking: true},
 			Repaired: enforce.RepairFence | enforce.RepairCoerce,
 			ReadBack: &enforce.ReadBack{Members: []string{"/nick"}},
-			Thinking: &enforce.Thinking{Bytes: 40, Inline: true},
+			Thinking: &enforce.Thinking{Bytes: 40, Inline: true, Answer: true},
 			Rules: &enforce.Rulings{{Rule: "polite", Verdict: enforce.RuleWarned, Path: "/nick", Reason: "curt",
 				Provider: "openai", Model: "gpt-4o-mini", Cost: enforce.Cost{InputTokens: 20, OutputTokens: 3, CachedTokens: 8, ReasoningTokens: 1, LatencyMs: 40, Money: 0.0001}}},
 			Kind:     enforce.KindElements,

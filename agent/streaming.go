@@ -109,7 +109,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 	size := 0 // bytes of text, reasoning and tool-call arguments read
 	// think finds where the answer begins in the text, past its inline
 	// thinking: nothing before it is judged, cut or watched.
-	think := thinkScan{disabled: st.a.cfg.inlineThinkingOff}
+	think := thinkScan{disabled: st.a.cfg.inlineThinkingOff, headless: st.headless()}
 	idle := 0 // chunks that added no bytes
 	// take reads one chunk and reports whether to read another.
 	take := func(c Chunk, err error) bool {
@@ -174,7 +174,9 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 				r.keepAnswer(j.call, off+n)
 				return false
 			}
-			if st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt, false) {
+			// A doomed answer is not shown past what was read before the
+			// verdict: the bytes that gave it are refused.
+			if ce == nil && st.watch != nil && j.es != nil && j.fed > fed && !st.watch(st.schema, j.es, j.fed, j.attempt, false) {
 				failed = context.Cause(ctx) // the watcher ended the run
 				return false
 			}

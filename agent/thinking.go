@@ -10,9 +10,20 @@ import (
 // the thinking a reply's text begins with — <think>, <thinking> or
 // <reasoning>, any case, to its closing tag — moves to Message.Reasoning
 // before anything reads the answer, streamed or not; a block never closed
-// is all thinking. Off, the text is the answer as written.
+// is all thinking. Off, the text is the answer as written, and
+// [WithHeadlessThinking] does nothing.
 func WithInlineThinking(on bool) Option {
 	return optionFunc(func(c *config) { c.inlineThinkingOff = !on })
+}
+
+// WithHeadlessThinking reads a reply whose chat template opened its
+// thinking block in the prompt (DeepSeek R1 and Qwen3 on a server with no
+// reasoning parser): where the answer is one JSON value, the text before
+// a </think> alone on its line, with no opening tag, is thinking. Streamed,
+// a reply that begins with neither a JSON value nor a fence is then not
+// judged until that tag or its end.
+func WithHeadlessThinking() Option {
+	return optionFunc(func(c *config) { c.headlessThinking = true })
 }
 
 // thinkTags are the tags a reply's inline thinking may be written in.
@@ -25,9 +36,12 @@ var thinkTags = [...]string{"think", "thinking", "reasoning"}
 // between the tags without its surrounding blank space, and whether the
 // block closed; a block never closed runs to the end of s. s[n:] is the
 // answer, so no byte is lost or added.
-func splitThinking(s string) (n int, text string, closed bool) {
+func splitThinking(s string, headless bool) (n int, text string, closed bool) {
 	open, name := openTag(s)
 	if open == 0 {
+		if headless {
+			return splitHeadless(s)
+		}
 		return 0, "", false
 	}
 	at := indexCloseTag(s, open, name)
@@ -67,6 +81,47 @@ func indexCloseTag(s string, from int, name string) int {
 	}
 }
 
+// splitHeadless finds thinking whose opening tag the prompt held, as
+// DeepSeek R1's and Qwen3's chat templates end it with "<think>\n": the
+// text up to the first closing tag that is the one reading (headlessClose).
+// It returns what [splitThinking] returns.
+func splitHeadless(s string) (n int, text string, closed bool) {
+	if answerFirst(s) {
+		return 0, "", false
+	}
+	for from := 0; ; {
+		at := indexCloseTag(s, from, "think")
+		if at < 0 {
+			return 0, "", false
+		}
+		end := at + len("</think>")
+		if headlessClose(s, at) && (end == len(s) || blanks(s[end:end+1]) == 1) {
+			return end + blanks(s[end:]), strings.TrimSpace(s[:at]), true
+		}
+		from = at + 2
+	}
+}
+
+// answerFirst reports whether s, after blank space, begins as a JSON
+// object, array or string, or a markdown fence, does: an answer, which
+// may hold a closing tag in a string, not thinking.
+func answerFirst(s string) bool {
+	i := blanks(s)
+	return i < len(s) && strings.IndexByte("{[\"`~", s[i]) >= 0
+}
+
+// headlessClose reports whether the closing tag at s[at:] begins its
+// line (blank space before it on the line): no JSON string holds a line
+// break, so such a tag is no answer's text. splitHeadless wants blank
+// space or the end after it too, so the tag is alone on its line.
+func headlessClose(s string, at int) bool {
+	i := at
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t' || s[i-1] == '\r') {
+		i--
+	}
+	return i == 0 || s[i-1] == '\n'
+}
+
 // blanks is the length of the blank space s begins with.
 func blanks(s string) int {
 	return len(s) - len(strings.TrimLeft(s, " \t\r\n"))
@@ -75,12 +130,12 @@ func blanks(s string) int {
 // thinking moves the inline thinking at the start of msg's text into its
 // Reasoning (after any the adapter gave) unless the agent reads none, and
 // says what the reply's thinking was, for its row.
-func (a *Agent) thinking(msg *Message) enforce.Thinking {
+func (st *runState) thinking(msg *Message) enforce.Thinking {
 	t := enforce.Thinking{Bytes: len(msg.Reasoning)}
-	if a.cfg.inlineThinkingOff {
+	if st.a.cfg.inlineThinkingOff {
 		return t
 	}
-	n, text, _ := splitThinking(msg.Content)
+	n, text, _ := splitThinking(msg.Content, st.headless())
 	if n == 0 {
 		return t
 	}
@@ -95,6 +150,23 @@ func (a *Agent) thinking(msg *Message) enforce.Thinking {
 	return t
 }
 
+// headless reports whether a reply's text may hold thinking whose
+// opening tag the prompt held ([WithHeadlessThinking]): only where the
+// answer is one JSON value, which text before a closing tag alone on its
+// line cannot be (a text answer may quote the tag, and a label is a bare
+// word), and in the free step before a [WithFormatStep], whose thinking
+// would otherwise be quoted to the formatter as the answer.
+func (st *runState) headless() bool {
+	if !st.a.cfg.headlessThinking {
+		return false
+	}
+	s := st.schema
+	if st.format != nil {
+		s = st.format.schema
+	}
+	return s != nil && s.Kind() == ""
+}
+
 // thinkScan finds where a streamed reply's answer begins, past its inline
 // thinking, reading each byte of the text a bounded number of times.
 type thinkScan struct {
@@ -105,6 +177,8 @@ type thinkScan struct {
 	closed   bool   // the block has closed; blank space follows until off
 	decided  bool
 	disabled bool
+	headless bool // the text may begin with thinking whose opening tag the prompt held
+	nameless bool // it does: the block has no opening tag
 }
 
 // answer reports where the answer begins in s, the reply's text so far
@@ -126,17 +200,22 @@ func (t *thinkScan) answer(s string) (int, bool) {
 			return 0, false
 		}
 		open, name := openTag(s[t.from:])
-		if open == 0 {
-			if maybeOpenTag(s[t.from:]) {
-				return 0, false
-			}
+		switch {
+		case open != 0:
+			t.name, t.from = name, t.from+open
+		case maybeOpenTag(s[t.from:]):
+			return 0, false
+		case t.headless && !answerFirst(s[t.from:]):
+			// Thinking until a closing tag alone on its line, or the
+			// reply's end, says otherwise (splitHeadless).
+			t.name, t.nameless = "think", true
+		default:
 			t.decided = true
 			return 0, true
 		}
-		t.name, t.from = name, t.from+open
 		t.open = t.from
 	}
-	if !t.closed {
+	for !t.closed {
 		at := indexCloseTag(s, t.from, t.name)
 		if at < 0 {
 			// A closing tag may be split across pieces: look again from
@@ -144,7 +223,18 @@ func (t *thinkScan) answer(s string) (int, bool) {
 			t.from = max(t.from, len(s)-len(t.name)-2)
 			return 0, false
 		}
-		t.closed, t.from = true, at+len(t.name)+3
+		end := at + len(t.name) + 3
+		if t.nameless {
+			if end == len(s) {
+				t.from = at // what follows the tag decides
+				return 0, false
+			}
+			if !headlessClose(s, at) || blanks(s[end:end+1]) == 0 {
+				t.from = at + 2
+				continue
+			}
+		}
+		t.closed, t.from = true, end
 	}
 	t.from += blanks(s[t.from:])
 	if t.from == len(s) {
@@ -212,4 +302,27 @@ func (g *thinkingDegenerate) read(c Chunk, r *assembly, think *thinkScan) *enfor
 		}
 	}
 	return nil
+}
+
+// answerInReasoning is the answer a reply left in the reasoning it gave
+// apart, its text empty (vllm-project/vllm#48863): the one JSON value the
+// reasoning ends with, found as [enforce.RepairProse] finds a value in
+// prose, that keeps the contract as written. Found, the row says so
+// ([enforce.Thinking].Answer); it is the answer judged only under
+// RepairProse, since reading it is a mend, and never in place of an
+// output tool's call. It returns content otherwise.
+func (st *runState) answerInReasoning(content, apart string, stop StopReason) string {
+	s := st.schema
+	if s == nil || s.Kind() != "" || apart == "" || stop == StopLength || st.cut != nil || st.outputTool() != "" || strings.TrimSpace(content) != "" {
+		return content
+	}
+	text, applied := s.WithRepairs(enforce.RepairProse).Repaired(apart)
+	if applied != enforce.RepairProse || !strings.HasSuffix(strings.TrimRight(apart, " \t\r\n"), text) || s.WithRepairs(0).Check(text) != nil {
+		return content
+	}
+	st.thought.Answer = true
+	if s.Repairs()&enforce.RepairProse == 0 {
+		return content
+	}
+	return text
 }

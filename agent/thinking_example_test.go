@@ -38,3 +38,21 @@ func ExampleWithInlineThinking() {
 	// attempt 2: passed "" {"bytes":34,"inline":true}
 	// content {"city":"Paris","tempC":21}, reasoning "Paris, June: mild."
 }
+
+// DeepSeek R1's chat template ends the prompt with "<think>\n", so a
+// server with no reasoning parser returns the thinking with only its
+// closing tag. With WithHeadlessThinking, the text before a </think>
+// alone on its line is read as thinking.
+func ExampleWithHeadlessThinking() {
+	m := agent.ModelFunc(func(context.Context, agent.Request) (agent.Response, error) {
+		return agent.Response{Message: agent.Message{Content: "Paris in June is mild.\n</think>\n\n" + `{"city":"Paris","tempC":21}`}}, nil
+	})
+	a := agent.New(m, agent.WithOutputRetries(1), agent.WithHeadlessThinking())
+	w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+	thinking, _ := json.Marshal(res.Attempts[0].Thinking)
+	fmt.Printf("%+v %v %s\n", w, err, thinking)
+	fmt.Printf("reasoning %q\n", res.Messages[len(res.Messages)-1].Reasoning)
+	// Output:
+	// {City:Paris TempC:21} <nil> {"bytes":33,"inline":true}
+	// reasoning "Paris in June is mild."
+}

@@ -100,6 +100,20 @@ func (st *runState) runTools(ctx context.Context, calls []ToolCall) error {
 	if err := context.Cause(ctx); err != nil {
 		return err
 	}
+	st.takeJudged(ctx) // the results' judges, before the next request's caps
+	for _, r := range runs {
+		if r.rules != nil {
+			if st.resultRulings == nil {
+				st.resultRulings = map[int]*enforce.Rulings{}
+			}
+			st.resultRulings[r.row.Attempt] = r.rules
+		}
+	}
+	for _, r := range runs {
+		if r.stop != nil {
+			return r.stop // before any result reaches the conversation
+		}
+	}
 	for i, c := range calls {
 		st.res.Messages = append(st.res.Messages, Message{Role: RoleTool, Content: runs[i].out, ToolCallID: c.ID})
 	}
@@ -155,6 +169,8 @@ func (st *runState) callTool(ctx context.Context, c ToolCall, r *toolRun) string
 		return r.message
 	case err != nil:
 		return "error: " + err.Error()
+	case st.a.cfg.resultRules != nil:
+		out, r.rules, r.stop = st.judgeResult(ctx, c, out)
 	}
 	return out
 }

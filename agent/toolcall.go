@@ -94,6 +94,10 @@ type toolRun struct {
 	failed  *enforce.CheckError
 	message string
 	out     string // the tool message's content
+	// rules are the verdicts of the rules on the result, and stop the
+	// error that ends the run for it ([WithToolResultRules]).
+	rules *enforce.Rulings
+	stop  error
 }
 
 // judgeCalls judges the reply's calls in order, before any runs, so that
@@ -146,7 +150,7 @@ func (st *runState) exhausted(runs []toolRun) error {
 	for _, r := range runs {
 		if r.row.Outcome == enforce.OutcomeExhausted {
 			return &ToolCallError{Tool: r.row.Tool, CallID: r.row.CallID, Stage: r.failed.Stage,
-				Issues: r.failed.Issues, Reason: r.row.Reason, Calls: st.calls.Calls()}
+				Issues: r.failed.Issues, Reason: r.row.Reason, Calls: st.callRows()}
 		}
 	}
 	return nil

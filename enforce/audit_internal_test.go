@@ -48,7 +48,7 @@ func TestCheckCountsWhatTheValidatorChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.work.Fan == nil {
+	if s.parts().work.Fan == nil {
 		t.Fatal("the schema is not counted answer by answer")
 	}
 	for d := 1; d <= 12; d++ {

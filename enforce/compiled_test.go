@@ -22,7 +22,7 @@ func fastAgrees(t *testing.T, s *Schema, text, what string) (judged, failing, ow
 	t.Helper()
 	doc, err := jsonvalue.Parse(text)
 	if err != nil {
-		if scanned, _, _ := s.fast.Scan(text); s.fast != nil && scanned {
+		if scanned, _, _ := s.parts().fast.Scan(text); s.parts().fast != nil && scanned {
 			t.Errorf("%s: schema %s, answer %s: Scan passes what the parser refuses: %v", what, s.source, text, err)
 		}
 		return false, false, false
@@ -30,7 +30,7 @@ func fastAgrees(t *testing.T, s *Schema, text, what string) (judged, failing, ow
 	fast := s.passesFast(doc)
 	// The judge that reads as it validates passes exactly what the tree
 	// passes, where it judges (numbers not canonicalized).
-	if scanned, _, _ := s.fast.Scan(text); s.fast != nil && !s.canonical && scanned != fast {
+	if scanned, _, _ := s.parts().fast.Scan(text); s.parts().fast != nil && !s.canonical && scanned != fast {
 		t.Errorf("%s: schema %s, answer %s: Scan says pass=%t, the tree %t", what, s.source, text, scanned, fast)
 	}
 	doc, _ = jsonvalue.Parse(text)
@@ -59,7 +59,7 @@ func issuesAgree(t *testing.T, s *Schema, text, what string) (failing, own bool)
 		got = ce.Issues
 	}
 	doc, _ = jsonvalue.Parse(text)
-	found, err := s.gs.Checker().Judge(doc, s.canonical, MaxQuote, nil)
+	found, err := s.parts().gs.Checker().Judge(doc, s.canonical, MaxQuote, nil)
 	if err != nil {
 		found = []engine.Issue{{Keyword: "validator", Message: err.Error()}}
 	}
@@ -70,14 +70,14 @@ func issuesAgree(t *testing.T, s *Schema, text, what string) (failing, own bool)
 	if !slices.Equal(got, want) {
 		t.Errorf("%s: schema %s, answer %s:\nissues %q,\ngojsonschema's %q", what, s.source, text, got, want)
 	}
-	if s.fast == nil || len(want) == 0 {
+	if s.parts().fast == nil || len(want) == 0 {
 		return len(want) > 0, false
 	}
 	doc, _ = jsonvalue.Parse(text)
 	if s.canonical {
 		doc = jsonvalue.CanonicalizeInPlace(doc)
 	}
-	_, own = s.fast.Issues(doc)
+	_, own = s.parts().fast.Issues(doc)
 	return true, own
 }
 
@@ -118,7 +118,7 @@ func TestFastAgreesOnSuite(t *testing.T) {
 					if err != nil {
 						continue
 					}
-					if s.fast == nil {
+					if s.parts().fast == nil {
 						outside++
 						t.Errorf("%s / %s: the schema compiles but not for the fast path: %s", filepath.Base(file), g.Description, g.Schema)
 						continue
@@ -181,7 +181,7 @@ func TestFastAgreesOnEdges(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", tc.schema, err)
 		}
-		if s.fast == nil {
+		if s.parts().fast == nil {
 			t.Fatalf("%s: not compiled for the fast path", tc.schema)
 		}
 		var answers []json.RawMessage

@@ -35,7 +35,7 @@ func (e *CheckError) corrective(attempt, maxAttempts int, truncated bool, stoppe
 	case e.Stage == StageDegenerate:
 		m.Stage = corrective.Degenerate
 	case e.Stage == StageNoAnswer:
-		m.Stage = corrective.NoAnswer
+		m.Stage, m.InReasoning = corrective.NoAnswer, e.inReasoning
 	case e.Stage == StageJSONParse:
 		m.Stage = corrective.Parse
 	case e.byValidators:

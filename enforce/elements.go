@@ -83,7 +83,7 @@ func NewElements(st *Incremental, pointer string, deliver func(Element)) (*Eleme
 	// Refused at once, or the model is asked for what can never be read.
 	// A kind's contract (nil here) has no schema to ask.
 	if s != nil {
-		if why := s.fast.ArrayAt(toks); why != "" {
+		if why := s.parts().fast.ArrayAt(toks); why != "" {
 			return nil, fmt.Errorf("%w: %q: %s", ErrPointer, pointer, why)
 		}
 	}

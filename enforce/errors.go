@@ -67,6 +67,7 @@ type CheckError struct {
 	// validators' ([Validator]); beyondRepair: one said no retry can fix
 	// it ([ErrBeyondRepair]).
 	byValidators, beyondRepair bool
+	inReasoning                bool // a StageNoAnswer whose answer was in the reasoning
 	// tripwire names the first rule of PolicyTripwire that found issues.
 	tripwire string
 	// form is what kind of json-parse failure it is (jsonvalue.SyntaxError.Form), so the

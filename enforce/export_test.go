@@ -4,8 +4,8 @@ package enforce
 // compiled evaluator, its issues too: for benchmarks that compare the two.
 func WithoutFastPath(s *Schema) *Schema {
 	c := *s
-	c.fast = nil
-	c.gs = s.gs.Alone()
+	c.judging = &parts{gs: s.parts().gs.Alone(), work: s.parts().work}
+	c.judging.once.Do(func() {})
 	return &c
 }
 

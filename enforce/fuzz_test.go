@@ -95,13 +95,13 @@ func FuzzCompileSchema(f *testing.F) {
 		}
 		// gojsonschema, when it compiles later, never refuses what
 		// CompileSchema accepted.
-		if s.gs.Checker() == nil {
+		if s.parts().gs.Checker() == nil {
 			t.Fatalf("CompileSchema(%q) accepted the schema, and gojsonschema then refused it", schema)
 		}
 		for _, a := range answers {
 			if err := s.Check(a); err != nil {
 				var ce *CheckError
-				deepest := s.work.Fan != nil && nesting(a) >= 40
+				deepest := s.parts().work.Fan != nil && nesting(a) >= 40
 				if !errors.As(err, &ce) || ce.Stage != StageSchemaValidate && !(deepest && ce.Stage == StageJSONParse) {
 					t.Fatalf("schema %q: Check(%q) = %v, want nil or a schema-validate *CheckError", schema, a, err)
 				}

@@ -88,7 +88,7 @@ func TestEvaluatorWritesTheCommonKeywordsIssues(t *testing.T) {
 	}
 	answer := `{"id": 10, "name": "B", "kind": "c", "tags": ["abc", 1, "abc"], "at": "2024-01-01", "c": {"x": 2}, "extra": null}`
 	doc, _ := jsonvalue.Parse(answer)
-	if _, own := s.fast.Issues(doc); !own {
+	if _, own := s.parts().fast.Issues(doc); !own {
 		t.Fatal("gojsonschema had to write the issues")
 	}
 	var ce *CheckError
@@ -115,24 +115,57 @@ func TestEvaluatorWritesTheCommonKeywordsIssues(t *testing.T) {
 	issuesAgree(t, s, answer, "common keywords")
 }
 
+// TestEvaluatorWritesTheApplicatorsIssues: a failing anyOf, oneOf or
+// contains gets its issues from the evaluator, as gojsonschema writes
+// them: its own, and those of the branch or item it scores best (the
+// first of the highest score), which the evaluator scores as it does.
+func TestEvaluatorWritesTheApplicatorsIssues(t *testing.T) {
+	s, err := CompileSchema([]byte(`{"properties": {
+		"any": {"anyOf": [{"type": "integer", "minimum": 3}]},
+		"one": {"oneOf": [{"type": "object", "required": ["x"]}]},
+		"two": {"oneOf": [{"type": "integer"}, {"minimum": 0}]},
+		"has": {"contains": {"type": "string", "minLength": 2}},
+		"many": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
+		"obj": {"anyOf": [{"type": "null"}, {"type": "object", "required": ["a", "b"], "properties": {"a": {"type": "string"}}}, {"type": "object", "required": ["c"]}]},
+		"pick": {"oneOf": [{"type": "object", "required": ["x", "y"]}, {"type": "object", "required": ["z"], "properties": {"x": {"maximum": 1}}}]},
+		"cond": {"if": {"type": "string"}, "then": {"anyOf": [{"minLength": 5}, {"maxLength": 1}]}, "else": {"contains": {"anyOf": [{"const": 1}, {"type": "object", "required": ["q"]}]}}}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, answer := range []string{
+		`{"any": 1}`, `{"any": "a"}`, `{"one": {"y": 1}}`, `{"two": 5}`,
+		`{"has": []}`, `{"has": ["a"]}`, `{"has": [1, "a", {"x": 1}]}`,
+		`{"many": true}`, `{"obj": {"a": 1}}`, `{"obj": {"a": "s", "d": 2}}`, `{"obj": []}`,
+		`{"pick": {"x": 2}}`, `{"pick": {"x": 2, "y": 3}, "two": 1}`,
+		`{"cond": "abc"}`, `{"cond": [2, {"r": 1}, "s"]}`, `{"cond": [{"r": 2}, {"s": 1, "t": 2}]}`,
+	} {
+		failing, own := issuesAgree(t, s, answer, "applicators")
+		if !failing || !own {
+			t.Errorf("%s: failing %t, issues written by the evaluator %t", answer, failing, own)
+		}
+	}
+}
+
 // TestGojsonschemaCompilesOnFirstNeed: a contract the evaluator judges
 // alone compiles without gojsonschema, which compiles on the first
 // answer the evaluator cannot write the issues of; a schema gojsonschema
 // refuses is still refused by CompileSchema, not by a later Check.
 func TestGojsonschemaCompilesOnFirstNeed(t *testing.T) {
-	s, err := compileSchema([]byte(`{"type": "object", "required": ["a"], "properties": {"a": {"type": "integer", "maximum": 3}, "b": {"anyOf": [{"type": "string"}, {"type": "null"}]}}}`))
+	s, err := compileSchema([]byte(`{"type": "object", "required": ["a"], "properties": {"a": {"type": "integer", "maximum": 3}, "b": {"anyOf": [{"type": "string"}, {"type": "null"}]}}, "additionalProperties": {"type": "string"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, a := range []string{`{"a": 1}`, `{"a": 4}`, `{"b": null}`, `[]`} {
+	for _, a := range []string{`{"a": 1}`, `{"a": 4}`, `{"b": null}`, `[]`, `{"a": 1, "b": 5}`} {
 		_ = s.Check(a)
-		if s.gs.Compiled() {
+		if s.parts().gs.Compiled() {
 			t.Fatalf("gojsonschema compiled for %s, which the evaluator judges alone", a)
 		}
 	}
 	var ce *CheckError
-	if !errors.As(s.Check(`{"a": 1, "b": 5}`), &ce) || !s.gs.Compiled() {
-		t.Fatalf("a failing anyOf: %v, gojsonschema compiled: %t", ce, s.gs.Compiled())
+	// A member name holding a NUL splits gojsonschema's context: only
+	// it writes the pointer it writes then.
+	if !errors.As(s.Check(`{"a": 1, "x\u0000y": 5}`), &ce) || !s.parts().gs.Compiled() {
+		t.Fatalf("a member name with a NUL: %v, gojsonschema compiled: %t", ce, s.parts().gs.Compiled())
 	}
 	for _, schema := range []string{
 		`{"minLength": 3, "maxLength": 2}`,
@@ -195,8 +228,8 @@ func TestCompileSchemaSharesWhatItCompiledOfTheSameBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a == b || a.gs != b.gs || a.fast != b.fast {
-		t.Fatalf("the same bytes compiled twice: shared *Schema %t, judge %t, evaluator %t", a == b, a.gs == b.gs, a.fast == b.fast)
+	if a == b || a.parts().gs != b.parts().gs || a.parts().fast != b.parts().fast {
+		t.Fatalf("the same bytes compiled twice: shared *Schema %t, judge %t, evaluator %t", a == b, a.parts().gs == b.parts().gs, a.parts().fast == b.parts().fast)
 	}
 	type N struct {
 		N uint8 `json:"n"`

@@ -235,6 +235,10 @@ type Answer struct {
 	// tokens (Cost), the answer never came: it fails at [StageNoAnswer],
 	// not json-parse, and its corrective message asks for the answer.
 	Thinking Thinking
+	// Free: the answer was asked for in no form (the agent's free step
+	// before a format step) and Given is blank: it never came, whatever
+	// the reply held, and its corrective message asks for it in no form.
+	Free bool
 }
 
 // Text is the answer as it stands after every rewrite.
@@ -428,7 +432,8 @@ func (l *Ledger) Judge(ctx context.Context, a Answer) Verdict {
 		row.ReadBack = &ReadBack{Members: slices.Clone(a.ReadBack)}
 	}
 	if a.Thinking != (Thinking{}) {
-		row.Thinking = &Thinking{Bytes: a.Thinking.Bytes, Inline: a.Thinking.Inline}
+		t := a.Thinking
+		row.Thinking = &t
 	}
 	if a.Withheld != "" {
 		row.Outcome, row.Withheld = OutcomeExhausted, a.Withheld

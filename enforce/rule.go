@@ -51,7 +51,8 @@ func (v Validator) OnFail(p Policy) Validator {
 // which encoding/json encodes. The fixed answer must keep the schema and
 // is what later rules judge and the run returns; v is not asked again.
 // An error, a panic or a fix that breaks the schema is a
-// *[ValidatorError]. A fix needs a JSON contract, not one of a [Kind].
+// *[ValidatorError]. Of a [Text] answer the fix gets the text, a string,
+// and must return the text to put in its place; a choice takes no fix.
 func (v Validator) Fix(fix func(ctx context.Context, value any, issues []Issue) (any, error)) Validator {
 	v.policy, v.fix = PolicyFix, fix
 	return v
@@ -70,8 +71,11 @@ func (v Validator) checkPolicy(s *Schema) string {
 		switch {
 		case v.fix == nil:
 			return fmt.Sprintf("validator %q: policy fix needs its fix (Validator.Fix)", v.name)
-		case s.reading != nil:
-			return fmt.Sprintf("validator %q: a fix needs a JSON contract, not one of kind %s", v.name, s.Kind())
+		case s.reading != nil && s.Kind() != KindText:
+			// A choice's fix would pick a label for the model: a
+			// corrective turn asks the model to, and a default is the
+			// caller's to pick after the run.
+			return fmt.Sprintf("validator %q: a fix needs a JSON contract or text, not one of kind %s", v.name, s.Kind())
 		}
 		return ""
 	}
@@ -184,6 +188,9 @@ func (v Validator) verdict() RuleVerdict {
 // fixed returns text, an answer of a JSON contract that keeps the schema,
 // with v's member rewritten by its fix for issues; or why it could not.
 func (s *Schema) fixed(ctx context.Context, v Validator, text string, issues []Issue) (string, *ValidatorError, error) {
+	if s.reading != nil {
+		return s.fixedText(ctx, v, text, issues)
+	}
 	tree, err := jsonvalue.Parse(text)
 	if err != nil {
 		return "", &ValidatorError{Name: v.name, Err: err}, nil
@@ -218,6 +225,28 @@ func (s *Schema) fixed(ctx context.Context, v Validator, text string, issues []I
 		}
 	}
 	out := string(b)
+	if _, _, err := s.judgeForm(out); err != nil {
+		return "", &ValidatorError{Name: v.name, Err: fixErr(fmt.Errorf("the fixed answer breaks the contract: %w", err))}, nil
+	}
+	return out, nil, nil
+}
+
+// fixedText is fixed for a [Text] answer: the fix gets the text and
+// gives the text in its place, held to the text's rules.
+func (s *Schema) fixedText(ctx context.Context, v Validator, text string, issues []Issue) (string, *ValidatorError, error) {
+	r := guard.Check(ctx, func() (any, error) { return v.fix(ctx, text, issues) }, func(error) bool { return false })
+	switch {
+	case r.Stopped != nil:
+		return "", nil, r.Stopped
+	case r.Failed && r.Panic != nil:
+		return "", &ValidatorError{Name: v.name, Panic: r.Panic, Err: r.Err}, nil
+	case r.Failed:
+		return "", &ValidatorError{Name: v.name, Err: fixErr(r.Err)}, nil
+	}
+	out, ok := r.Value.(string)
+	if !ok {
+		return "", &ValidatorError{Name: v.name, Err: fixErr(fmt.Errorf("a text answer's fix gave %T, not a string", r.Value))}, nil
+	}
 	if _, _, err := s.judgeForm(out); err != nil {
 		return "", &ValidatorError{Name: v.name, Err: fixErr(fmt.Errorf("the fixed answer breaks the contract: %w", err))}, nil
 	}

@@ -37,7 +37,8 @@ func ForbiddenWords(name string, words ...string) Validator {
 		}
 		return found
 	})
-	v.prefix = forbiddenPrefix(folded, kept)
+	judge := forbiddenPrefix(folded, kept) // reads no more than it is given
+	v.prefix = func() prefixJudge { return judge }
 	return v
 }
 
@@ -75,7 +76,7 @@ func AllowedDomains(name string, domains ...string) Validator {
 // stringRule is a rule named name that asks find of each string value
 // of what it judges, and fails each with the messages find returns.
 func stringRule(name string, find func(s string) []string) Validator {
-	return NewValidator(name, func(_ context.Context, v any, _ Try) ([]Issue, error) {
+	v := NewValidator(name, func(_ context.Context, v any, _ Try) ([]Issue, error) {
 		var issues []Issue
 		walkStrings(v, "", func(ptr, s string) {
 			for _, msg := range find(s) {
@@ -84,6 +85,8 @@ func stringRule(name string, find func(s string) []string) Validator {
 		})
 		return issues, nil
 	})
+	v.str = find
+	return v
 }
 
 // walkStrings calls f with each string in v, a parsed JSON value, and its

@@ -30,22 +30,52 @@ const (
 	// PIIIBAN is an IBAN: a country's code and length, bare or in groups
 	// of four, passing the mod-97 check.
 	PIIIBAN PIIKind = "iban"
+
+	// National identity numbers, looked for only when asked for by
+	// kind: each country's layout, and its check where it has one.
+
+	// PIISSN is a US Social Security number written 3-2-4, split by
+	// hyphens or spaces (no area 000, 666 or 9xx, group 00 or serial
+	// 0000). It has no check digit; nine bare digits are not one.
+	PIISSN PIIKind = "us-ssn"
+	// PIININO is a UK National Insurance number: two letters of the
+	// allowed prefixes, six digits (bare or in pairs) and A to D. No
+	// check digit.
+	PIININO PIIKind = "uk-nino"
+	// PIIDNI is a Spanish DNI (8 digits) or NIE (X, Y or Z and 7
+	// digits) with its check letter, after a hyphen, a space or none.
+	PIIDNI PIIKind = "es-dni"
+	// PIINIR is a French social security number (NIR): 13 digits and
+	// their mod-97 key, bare or grouped 1 2 2 2 3 3 2 or 13 2; sex 1 or
+	// 2, month 01 to 12 or 20.
+	PIINIR PIIKind = "fr-nir"
+	// PIIAadhaar is an Indian Aadhaar number: 12 digits, the first 2 to
+	// 9, passing the Verhoeff check, bare or grouped 4 4 4.
+	PIIAadhaar PIIKind = "in-aadhaar"
+	// PIISteuerID is a German tax ID (Steuer-ID): 11 digits, the first
+	// not 0, one digit of the first ten twice or thrice and the rest at
+	// most once, passing ISO 7064's MOD 11,10; bare or grouped 2 3 3 3.
+	PIISteuerID PIIKind = "de-steuer-id"
 )
 
+// piiKinds are the kinds [PII] looks for, in the order a finding stands
+// where two overlap: the surer first (a checksum and a layout over a
+// layout alone).
+var piiKinds = []PIIKind{PIIEmail, PIIIBAN, PIICard, PIINIR, PIIAadhaar, PIISteuerID, PIIDNI, PIININO, PIISSN, PIIPhone}
+
 // PII returns a rule named name that fails an answer whose strings hold
-// personal data of kinds (all kinds when none is given), with an issue
+// personal data of kinds (when none is given: email, phone, card and
+// IBAN; national IDs are asked for by kind), with an issue
 // per finding naming its kind and byte offset, never the data itself.
 // An unknown kind cannot judge: a *[ValidatorError].
 func PII(name string, kinds ...PIIKind) Validator {
 	want := map[PIIKind]bool{}
 	var unknown []PIIKind
 	for _, k := range kinds {
-		switch k {
-		case PIIEmail, PIIPhone, PIICard, PIIIBAN:
-			want[k] = true
-		default:
+		if piiNoun[k] == "" {
 			unknown = append(unknown, k)
 		}
+		want[k] = true
 	}
 	if len(kinds) == 0 {
 		want = map[PIIKind]bool{PIIEmail: true, PIIPhone: true, PIICard: true, PIIIBAN: true}
@@ -70,6 +100,13 @@ var piiNoun = map[PIIKind]string{
 	PIIPhone: "a phone number",
 	PIICard:  "a credit-card number",
 	PIIIBAN:  "an IBAN",
+
+	PIISSN:      "a US Social Security number",
+	PIININO:     "a UK National Insurance number",
+	PIIDNI:      "a Spanish DNI or NIE",
+	PIINIR:      "a French social security number",
+	PIIAadhaar:  "an Aadhaar number",
+	PIISteuerID: "a German tax ID",
 }
 
 // piiMatch is personal data of kind at s[start:end].
@@ -80,10 +117,10 @@ type piiMatch struct {
 
 // findPII returns the personal data of the kinds in want that s holds,
 // in order of where each begins. Where two findings overlap, the surer
-// kind's stands: an email address, an IBAN, a card, a phone number.
+// kind's stands (piiKinds).
 func findPII(s string, want map[PIIKind]bool) []piiMatch {
 	var all []piiMatch
-	for _, k := range []PIIKind{PIIEmail, PIIIBAN, PIICard, PIIPhone} {
+	for _, k := range piiKinds {
 		if !want[k] {
 			continue
 		}
@@ -97,6 +134,8 @@ func findPII(s string, want map[PIIKind]bool) []piiMatch {
 			found = findCards(s)
 		case PIIPhone:
 			found = findPhones(s)
+		default:
+			found = findNationalIDs(s, k)
 		}
 	next:
 		for _, m := range found {

@@ -19,6 +19,10 @@ import (
 // judge may read only what lies near and after it.
 type prefixJudge func(text string, from int) (end int, msg string)
 
+// newPrefixJudge returns a judge for one text as it grows: it may keep
+// what it read between calls, for the text passed to it only grows.
+type newPrefixJudge func() prefixJudge
+
 // streamRules is t's stream, held also to s's prefix-sound rules that
 // retry (a warning or a fix accepts the answer; a tripwire judges it
 // whole) and judge the whole text.
@@ -33,14 +37,18 @@ func (t *text) streamRules(s *Schema) *kindStream {
 	if len(rules) == 0 {
 		return ks
 	}
+	judges := make([]prefixJudge, len(rules))
+	for i, v := range rules {
+		judges[i] = v.prefix()
+	}
 	read, judged := ks.read, 0
 	ks.read = func(p string) (int, error) {
 		n, err := read(p)
 		text := ks.text()
 		base := len(text) - n
 		best, msg, name := -1, "", ""
-		for _, v := range rules {
-			if end, m := v.prefix(text, judged); end >= 0 && (best < 0 || end < best) {
+		for i, v := range rules {
+			if end, m := judges[i](text, judged); end >= 0 && (best < 0 || end < best) {
 				best, msg, name = end, m, v.name
 			}
 		}

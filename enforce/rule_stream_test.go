@@ -85,8 +85,8 @@ func TestStreamValidatingCutsOnlyForRulesThatRetry(t *testing.T) {
 	}
 }
 
-// FuzzTextRulesStream holds a text's early verdict from a prefix-sound
-// rule to the sound early abort's rule as it stands for rules: the
+// FuzzTextRulesStream holds a text's early verdict from the prefix-sound
+// rules (ForbiddenWords, Grounded) to the sound early abort's rule as it stands for rules: the
 // answer read up to the cut, however it goes on to keep the schema,
 // fails with that very issue.
 func FuzzTextRulesStream(f *testing.F) {
@@ -94,13 +94,15 @@ func FuzzTextRulesStream(f *testing.F) {
 	f.Add("ΣΊΣΥΦΟΣ… rolls", "σίσυφος", byte(2))
 	f.Add("use c++ here", "C++", byte(5))
 	f.Add("cafe\u0301 \xe2\x82", "cafe", byte(1))
+	f.Add("he said “the bridge fell” and \"it was closed\"", "the bridge was closed", byte(3))
 	f.Fuzz(func(t *testing.T, answer, word string, size byte) {
-		s := textWith(t, enforce.ForbiddenWords("words", word))
+		// word is also Grounded's one source.
+		s := textWith(t, enforce.ForbiddenWords("words", word), enforce.Grounded("grounded", word))
 		ce, read := streamedRules(t, s, answer, int(size%16)+1)
 		if ce == nil {
 			return
 		}
-		for _, c := range []string{answer[read:], "", "y", "5", "\u0301", "é", " ", "\x80", strings.ToUpper(word)} {
+		for _, c := range []string{answer[read:], "", "y", "5", "\u0301", "é", " ", "\x80", strings.ToUpper(word), `"`, "”"} {
 			whole := answer[:read] + c
 			if s.Check(whole) != nil {
 				continue // rules judge only answers that keep the schema

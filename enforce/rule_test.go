@@ -191,3 +191,46 @@ func TestRulesAbsentWithoutValidators(t *testing.T) {
 		t.Errorf("row JSON %s has rules", b)
 	}
 }
+
+func TestRuleFixText(t *testing.T) {
+	// masked writes each forbidden word as ***; the text's own rules still hold.
+	masked := enforce.ForbiddenWords("competitors", "Globex").Fix(func(_ context.Context, value any, _ []enforce.Issue) (any, error) {
+		return strings.ReplaceAll(value.(string), "Globex", "***"), nil
+	})
+	text := func(t *testing.T, rules []enforce.TextRule, vs ...enforce.Validator) *enforce.Ledger {
+		t.Helper()
+		s, err := enforce.Text(rules...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := enforce.NewLedger(withValidators(t, s, vs...), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+	t.Run("a text answer's fix rewrites the text", func(t *testing.T) {
+		v := text(t, nil, masked).Judge(t.Context(), enforce.Answer{Iteration: 1, Given: "Ask Globex, or us."})
+		if v.Row.Outcome != enforce.OutcomePassed || v.Answer != "Ask ***, or us." {
+			t.Fatalf("row %+v, answer %q; want passed as fixed", v.Row, v.Answer)
+		}
+		if want := []enforce.Ruling{{Rule: "competitors", Verdict: enforce.RuleFixed, Reason: `forbidden word "Globex"`}}; !reflect.DeepEqual(rules(v.Row), want) {
+			t.Errorf("rules = %+v, want %+v", v.Row.Rules, want)
+		}
+	})
+	t.Run("a fix that breaks the text's rules could not judge", func(t *testing.T) {
+		v := text(t, []enforce.TextRule{enforce.MustNotContain("***")}, masked).Judge(t.Context(), enforce.Answer{Iteration: 1, Given: "Ask Globex."})
+		var ve *enforce.ValidatorError
+		if !errors.As(v.Err, &ve) || ve.Name != "competitors" {
+			t.Errorf("err = %v, want the fix's ValidatorError", v.Err)
+		}
+	})
+	t.Run("a text answer's fix must give text", func(t *testing.T) {
+		number := enforce.ForbiddenWords("n", "Globex").Fix(func(context.Context, any, []enforce.Issue) (any, error) { return 7, nil })
+		v := text(t, nil, number).Judge(t.Context(), enforce.Answer{Iteration: 1, Given: "Globex"})
+		var ve *enforce.ValidatorError
+		if !errors.As(v.Err, &ve) || ve.Name != "n" {
+			t.Errorf("err = %v, want the fix's ValidatorError", v.Err)
+		}
+	})
+}

@@ -15,16 +15,14 @@ import (
 
 // Schema is a compiled output contract. It is safe for concurrent use.
 type Schema struct {
-	source []byte        // the schema as given, for prompts and logs
-	gs     *engine.Judge // the judge of every answer the fast path does not pass
+	source []byte // the schema as given, for prompts and logs
+	// judging judges answers; see parts.
+	judging *parts
 	// canonical: canonicalize an answer's numbers before validating (the
 	// schema compares values by their JSON text).
 	canonical bool
 	// maxAnswer is the longest answer judged; 0 means MaxAnswerBytes.
 	maxAnswer int
-	// work holds an answer to MaxCheckWork subschema checks before any
-	// evaluator sees it (see engine.Work).
-	work engine.Work
 	// goType, set by SchemaFor and For, is the Go type every passing
 	// answer must decode into: a schema cannot tell 21.0 from 21, but an
 	// int field can.
@@ -35,9 +33,6 @@ type Schema struct {
 	// plan is what an Incremental checks before the answer ends, shared by
 	// every copy of the schema and built on first use.
 	plan *engine.Plan
-	// fast judges passing answers without gojsonschema (see
-	// engine.CompileFast); nil when the schema is not in the form it compiles.
-	fast *engine.Node
 	// validators are checks of an answer's content joined to the
 	// contract ([Schema.WithValidators]); Judge and Ledger.Judge run them.
 	validators []Validator
@@ -137,18 +132,54 @@ func compileSchema(jsonSchema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, refused(err)
 	}
-	fast := engine.CompileFast(tree, a.Target)
-	gs, err := engine.NewJudge(tree, a.Target, fast)
-	if err != nil {
-		return nil, &SchemaError{Reason: "not a valid " + a.Target.String() + " schema", Err: err}
+	p := &parts{}
+	if target := a.Target; engine.Compiles(tree, target) {
+		// Nothing left can refuse the schema (gojsonschema surely
+		// compiles it, and the rest refuses nothing): what judges waits
+		// for the first answer, which a contract compiled among many
+		// (a client's tools, an eval's records) may never get.
+		p.make = func(p *parts) {
+			p.fast = engine.CompileFast(tree, target)
+			p.gs = engine.LazyJudge(tree, target, p.fast)
+			p.work = a.Work()
+		}
+	} else {
+		p.fast = engine.CompileFast(tree, target)
+		if p.gs, err = engine.NewJudge(tree, target, p.fast); err != nil {
+			return nil, &SchemaError{Reason: "not a valid " + target.String() + " schema", Err: err}
+		}
+		p.make = func(p *parts) { p.work = a.Work() }
 	}
 	return &Schema{
-		source: append([]byte(nil), jsonSchema...), gs: gs, canonical: a.Compares, typed: new(sync.Map),
-		work:    a.Work(),
+		source: append([]byte(nil), jsonSchema...), judging: p, canonical: a.Compares, typed: new(sync.Map),
 		plan:    &engine.Plan{Tree: tree, Draft: a.Target},
-		fast:    fast,
 		ignored: ignored(a.Ignored),
 	}, nil
+}
+
+// parts are what judges a compiled schema's answers, shared by its
+// copies and made once, by make, on the first answer (see compileSchema).
+type parts struct {
+	once sync.Once
+	make func(*parts)
+	// gs is the judge of every answer the fast path does not pass.
+	gs *engine.Judge
+	// fast judges passing answers without gojsonschema (see
+	// engine.CompileFast); nil when the schema is not in the form it compiles.
+	fast *engine.Node
+	// work holds an answer to MaxCheckWork subschema checks before any
+	// evaluator sees it (see engine.Work).
+	work engine.Work
+}
+
+// parts are s's parts, made now if they were not.
+func (s *Schema) parts() *parts {
+	p := s.judging
+	p.once.Do(func() {
+		p.make(p)
+		p.make = nil // nor the audit kept alive
+	})
+	return p
 }
 
 // refused is the engine's refusal err as a *SchemaError, whatever the
@@ -305,11 +336,12 @@ func (s *Schema) checkStrict(answer string) error {
 func (s *Schema) scanPasses(answer string) bool {
 	// Where numbers compare by their canonical text, or the bound on
 	// work follows the tree's shape, the tree is needed anyway.
-	if s.fast == nil || s.canonical || s.work.Fan != nil {
+	p := s.parts()
+	if p.fast == nil || s.canonical || p.work.Fan != nil {
 		return false
 	}
-	ok, values, names := s.fast.Scan(answer)
-	return ok && s.work.Refusal(nil, values, names, MaxCheckWork) == ""
+	ok, values, names := p.fast.Scan(answer)
+	return ok && p.work.Refusal(nil, values, names, MaxCheckWork) == ""
 }
 
 // checkParsed is Check after parsing: answer parsed into doc, which holds
@@ -356,7 +388,7 @@ func (s *Schema) checkSize(answer string) *CheckError {
 // checkWork refuses a parsed answer whose values (and member names) the
 // validator would check against more than MaxCheckWork subschemas in all.
 func (s *Schema) checkWork(doc any, values, names int) *CheckError {
-	if msg := s.work.Refusal(doc, values, names, MaxCheckWork); msg != "" {
+	if msg := s.parts().work.Refusal(doc, values, names, MaxCheckWork); msg != "" {
 		return &CheckError{Stage: StageJSONParse, Issues: []Issue{{Keyword: "json", Message: quote(msg)}}}
 	}
 	return nil
@@ -459,7 +491,7 @@ func (s *Schema) validate(doc any) error {
 			return compose.Reword(doc, s.union.names, path, keyword)
 		}
 	}
-	found, err := s.gs.Judge(doc, s.canonical, MaxQuote, words)
+	found, err := s.parts().gs.Judge(doc, s.canonical, MaxQuote, words)
 	switch {
 	case err != nil:
 		return &CheckError{Stage: StageSchemaValidate, Issues: []Issue{{Keyword: "validator", Message: err.Error()}}}
@@ -477,5 +509,6 @@ func (s *Schema) validate(doc any) error {
 // made for this check (its numbers may be canonicalized in place). False
 // means gojsonschema must judge it.
 func (s *Schema) passesFast(doc any) bool {
-	return s.fast != nil && s.fast.Passes(doc, s.canonical)
+	fast := s.parts().fast
+	return fast != nil && fast.Passes(doc, s.canonical)
 }

@@ -31,6 +31,10 @@ type Incremental struct {
 	mend *repair.Stream
 	sc   scan.Scanner
 	host streamHost
+	// strs holds the strings to the built-in rules as they stream
+	// (rule_stream_json.go), and cut is its verdict once it gave one.
+	strs *stringWatch
+	cut  error
 	// closed: Close was called; a later write is refused.
 	closed bool
 }
@@ -54,7 +58,7 @@ func (s *Schema) Stream() *Incremental {
 // values may still be coerced).
 func (s *Schema) stream(h streamHost, noSchema bool) *Incremental {
 	st := &Incremental{host: h}
-	st.sc.Init(scan.Config{Plan: s.plan, Fast: s.fast, FanOut: s.work.Fan != nil, Canonical: s.canonical,
+	st.sc.Init(scan.Config{Plan: s.plan, Fast: s.parts().fast, FanOut: s.parts().work.Fan != nil, Canonical: s.canonical,
 		Limit: s.maxAnswerBytes(), NoSchema: noSchema, Validating: len(h.pointed) > 0}, &st.host)
 	return st
 }
@@ -64,7 +68,8 @@ func (s *Schema) stream(h streamHost, noSchema bool) *Incremental {
 // that member's value closes: an issue they find fails the answer there.
 // One that errs, panics or outlives ctx gives no early verdict. A text
 // answer ([Text]) is also held, as it streams, to the prefix-sound
-// built-in rules (docs/guardrails.md names them).
+// built-in rules, and a JSON answer's strings to those while open and to
+// every built-in rule once closed (docs/guardrails.md says which).
 func (s *Schema) StreamValidating(ctx context.Context, at Try) *Incremental {
 	if t, ok := s.reading.(*text); ok && s.repairs == 0 {
 		return &Incremental{kind: t.streamRules(s)}
@@ -76,11 +81,13 @@ func (s *Schema) StreamValidating(ctx context.Context, at Try) *Incremental {
 	for _, v := range s.validators {
 		// Only a rule that fails the answer may cut it: a warning or a
 		// fix accepts it, and a tripwire stops the run at the end.
-		if v.pointed && (v.policy == "" || v.policy == PolicyRetry) {
+		if v.pointed && (v.policy == "" || v.policy == PolicyRetry) && v.str == nil {
 			h.pointed = append(h.pointed, v)
 		}
 	}
-	return s.stream(h, false)
+	st := s.stream(h, false)
+	st.strs = newStringWatch(s)
+	return st
 }
 
 var errStreamClosed = errors.New("enforce: write to a closed Incremental")
@@ -98,6 +105,8 @@ func (st *Incremental) Write(p []byte) (int, error) {
 		return 0, errStreamClosed
 	case st.mend != nil:
 		return st.mend.WriteString(string(p))
+	case st.strs != nil:
+		return st.watched(string(p))
 	}
 	return st.sc.Write(p)
 }
@@ -111,8 +120,33 @@ func (st *Incremental) WriteString(p string) (int, error) {
 		return 0, errStreamClosed
 	case st.mend != nil:
 		return st.mend.WriteString(p)
+	case st.strs != nil:
+		return st.watched(p)
 	}
 	return st.sc.WriteString(p)
+}
+
+// watched is WriteString for a stream whose strings are held to rules:
+// the scanner reads up to the byte that makes a rule's issue sure, and
+// its own verdict, given before that byte, stands. A string's closing
+// quote is kept from it: it would deliver the string as an element.
+func (st *Incremental) watched(p string) (int, error) {
+	if st.cut != nil {
+		return 0, st.cut
+	}
+	k, ce, shut := st.strs.read(p)
+	if ce == nil {
+		return st.sc.WriteString(p)
+	}
+	read := k
+	if shut {
+		read--
+	}
+	if n, err := st.sc.WriteString(p[:read]); err != nil {
+		return n, err
+	}
+	st.cut = ce
+	return k, ce
 }
 
 // Close ends the answer and returns its verdict: the early verdict if a
@@ -123,8 +157,11 @@ func (st *Incremental) Close() error {
 		return st.kind.close()
 	}
 	st.closed = true
-	if st.mend != nil {
+	switch {
+	case st.mend != nil:
 		return st.mend.Close()
+	case st.cut != nil:
+		return st.cut
 	}
 	return st.sc.Close()
 }

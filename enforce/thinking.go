@@ -1,6 +1,10 @@
 package enforce
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/enforcer-go/enforcer/enforce/internal/corrective"
+)
 
 // Thinking says how much of a reply was the model's thinking (its
 // reasoning before the answer), which was kept apart from the answer and
@@ -13,6 +17,12 @@ type Thinking struct {
 	// Inline: the reply's text began with the thinking in tags
 	// (<think>…</think>), removed before the answer was judged.
 	Inline bool `json:"inline,omitempty"`
+	// Answer: the reply's text was empty, and the reasoning given apart
+	// ended with the one JSON value that keeps the contract. Given is
+	// that value when the caller took it (the agent does under
+	// [RepairProse]); blank, the answer never came, and the corrective
+	// message asks for it in the text.
+	Answer bool `json:"answer,omitempty"`
 }
 
 // issueNoAnswer is the keyword of a [StageNoAnswer] issue.
@@ -23,6 +33,9 @@ const issueNoAnswer = "answer"
 // reasoning tokens a provider did not show. Its reasoning spent the reply:
 // that is not a malformed answer, and is not judged as one.
 func (a Answer) noAnswer() bool {
+	if a.Free && a.Cut == nil && strings.TrimSpace(a.Given) == "" {
+		return true
+	}
 	if a.Cut != nil || a.Tool != "" && !a.NoCall || strings.TrimSpace(a.Given) != "" {
 		return false
 	}
@@ -33,11 +46,17 @@ func (a Answer) noAnswer() bool {
 // words of s's kind.
 func (s *Schema) noAnswerError(a Answer) *CheckError {
 	msg := "the reply held thinking and no answer"
-	if a.Truncated {
+	switch {
+	case a.Truncated:
 		msg = "the reply reached the output limit before its answer began"
+	case a.Thinking.Answer:
+		msg = "the reply's answer was in its reasoning, and its text was empty"
 	}
-	ce := &CheckError{Stage: StageNoAnswer, Issues: []Issue{{Keyword: issueNoAnswer, Message: msg}}}
-	if s.reading != nil {
+	ce := &CheckError{Stage: StageNoAnswer, Issues: []Issue{{Keyword: issueNoAnswer, Message: msg}}, inReasoning: a.Thinking.Answer}
+	switch {
+	case a.Free:
+		ce.words = &corrective.Words{} // no form: the answer alone is asked for
+	case s.reading != nil:
 		ce.words = s.reading.words()
 	}
 	return ce

@@ -35,7 +35,10 @@ type Validator struct {
 	fix    func(ctx context.Context, value any, issues []Issue) (any, error)
 	// prefix judges a text as it streams, for a rule that is prefix-sound
 	// (rule_stream.go); nil for one judged only whole.
-	prefix prefixJudge
+	prefix newPrefixJudge
+	// str finds the messages of a built-in rule's issues in one string
+	// (stringRule), so a JSON answer's strings are judged as they close.
+	str func(s string) []string
 }
 
 // At returns v judging only the member at pointer: its check gets that

@@ -183,6 +183,10 @@ type Group struct {
 	// Failed counts failing records by the stage they failed at (after
 	// the repairs).
 	Failed map[enforce.Stage]int `json:"failed,omitzero"`
+	// NoAnswer counts the records that failed at enforce.StageNoAnswer,
+	// and the live runs that ended with no answer ([RunVerdict.NoAnswer]):
+	// the model's thinking spent the reply, which is no malformed answer.
+	NoAnswer int `json:"noAnswer,omitzero"`
 	// Pointers counts failing records by the pointer of each of their
 	// issues (a record once per pointer), most first.
 	Pointers []Count `json:"pointers,omitzero"`
@@ -618,6 +622,9 @@ func (g *group) add(v Verdict) {
 			g.Failed = map[enforce.Stage]int{}
 		}
 		g.Failed[v.Stage]++
+		if v.Stage == enforce.StageNoAnswer {
+			g.NoAnswer++
+		}
 		seen := map[string]bool{}
 		for _, is := range v.Issues {
 			if !seen[is.Path] {

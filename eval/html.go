@@ -129,7 +129,7 @@ func issueLine(v Verdict) string {
 
 // A segment is one part of a group's bar.
 type segment struct {
-	Kind  string // as-written, repaired, retried, failed, schema-error
+	Kind  string // as-written, repaired, retried, failed, schema-error, no-answer
 	Label string
 	Count int
 	X, W  float64 // in percent of the bar
@@ -213,6 +213,7 @@ var kinds = []segment{
 	{Kind: "retried", Label: "passed after a retry"},
 	{Kind: "failed", Label: "failed"},
 	{Kind: "schema-error", Label: "schema did not compile"},
+	{Kind: "no-answer", Label: "no answer came"},
 }
 
 func pageData(rep *Report) pageView {
@@ -222,8 +223,12 @@ func pageData(rep *Report) pageView {
 			v.Live = true
 		}
 	}
+	noAnswer := false
+	for _, g := range rep.Groups {
+		noAnswer = noAnswer || g.NoAnswer > 0
+	}
 	for _, k := range kinds {
-		if k.Kind != "retried" || v.Live {
+		if (k.Kind != "retried" || v.Live) && (k.Kind != "no-answer" || noAnswer) {
 			v.Kinds = append(v.Kinds, k)
 		}
 	}
@@ -232,7 +237,7 @@ func pageData(rep *Report) pageView {
 		var counts []int
 		if g.Runs > 0 {
 			r.Judged = g.Runs
-			counts = []int{g.PassedAsWritten, g.PassedFirstTry - g.PassedAsWritten, g.PassedAfterRetry - g.PassedFirstTry, g.Runs - g.PassedAfterRetry, 0}
+			counts = []int{g.PassedAsWritten, g.PassedFirstTry - g.PassedAsWritten, g.PassedAfterRetry - g.PassedFirstTry, g.Runs - g.PassedAfterRetry - g.NoAnswer, 0, g.NoAnswer}
 			if g.PassedAfterRetry > 0 {
 				r.PerPass = strconv.FormatFloat(float64(g.Tokens)/float64(g.PassedAfterRetry), 'f', 0, 64)
 				if g.Money > 0 {
@@ -241,7 +246,7 @@ func pageData(rep *Report) pageView {
 			}
 		} else {
 			r.Judged = g.Records - g.SchemaErrors
-			counts = []int{g.PassedAsWritten, g.PassedAfterRepair - g.PassedAsWritten, 0, r.Judged - g.PassedAfterRepair, g.SchemaErrors}
+			counts = []int{g.PassedAsWritten, g.PassedAfterRepair - g.PassedAsWritten, 0, r.Judged - g.PassedAfterRepair - g.NoAnswer, g.SchemaErrors, g.NoAnswer}
 		}
 		total := 0
 		for _, c := range counts {
@@ -448,7 +453,7 @@ th { border-bottom: 1px solid #999; }
 svg.bar { width: 28em; height: 1.2em; display: block; }
 .as-written { fill: #2e7d32; background: #2e7d32; } .repaired { fill: #81c784; background: #81c784; }
 .retried { fill: #fbc02d; background: #fbc02d; } .failed { fill: #c62828; background: #c62828; }
-.schema-error { fill: #9e9e9e; background: #9e9e9e; } .count { fill: #5c6bc0; }
+.schema-error { fill: #9e9e9e; background: #9e9e9e; } .no-answer { fill: #8d6e63; background: #8d6e63; } .count { fill: #5c6bc0; }
 .legend span.swatch { display: inline-block; width: .9em; height: .9em; margin: 0 .3em 0 1em; vertical-align: -.1em; }
 #cases input { display: none; } .filters label { cursor: pointer; margin-right: .8em; text-decoration: underline dotted; }
 details.case { border-top: 1px solid #ddd; padding: .2em 0; } details.case summary { cursor: pointer; }

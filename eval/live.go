@@ -60,8 +60,11 @@ type RunVerdict struct {
 	PassedFirstTry   bool `json:"passedFirstTry"`
 	PassedAfterRetry bool `json:"passedAfterRetry"`
 	// Exhausted: the run ended with an answer that failed its contract
-	// (an *enforce.OutputError).
+	// (an *enforce.OutputError); NoAnswer: with no answer at all, its
+	// thinking having spent the reply (enforce.StageNoAnswer), counted
+	// apart.
 	Exhausted bool `json:"exhausted"`
+	NoAnswer  bool `json:"noAnswer,omitempty"`
 	// Error is why the run ended with neither a passing answer nor an
 	// exhausted one: a provider's error, a refusal, a cancelled context.
 	Error string `json:"error,omitempty"`
@@ -291,7 +294,8 @@ func runVerdict(res *agent.Result, err error) RunVerdict {
 			v.PassedAsWritten = true
 		}
 	case errors.As(err, &oe):
-		v.Exhausted = true
+		v.Exhausted = oe.Stage != enforce.StageNoAnswer
+		v.NoAnswer = !v.Exhausted
 		v.Answers = max(v.Answers, 1)
 	default:
 		v.Error = err.Error()
@@ -348,6 +352,9 @@ func (g *group) addRun(v RunVerdict) {
 	}
 	if v.Exhausted {
 		g.Exhausted++
+	}
+	if v.NoAnswer {
+		g.NoAnswer++
 	}
 	if v.Error != "" {
 		g.RunErrors++

@@ -284,6 +284,7 @@ func total(rep *eval.Report) eval.Group {
 		all.PassedAsWritten += g.PassedAsWritten
 		all.PassedAfterRepair += g.PassedAfterRepair
 		all.SchemaErrors += g.SchemaErrors
+		all.NoAnswer += g.NoAnswer
 		for k, v := range g.Failed {
 			all.Failed[k] += v
 		}
@@ -326,12 +327,16 @@ func writeTable(w io.Writer, rep *eval.Report) {
 }
 
 func writeLiveTable(w io.Writer, rep *eval.Report) {
-	priced := false
+	priced, noAnswer := false, false
 	for _, g := range rep.Groups {
 		priced = priced || g.Money > 0
+		noAnswer = noAnswer || g.NoAnswer > 0
 	}
 	columns(w, func(tw *tabwriter.Writer) {
 		head := "group\truns\tfirst try\tafter retry\texhausted\terrors\ttokens\tp50 ms\tp99 ms"
+		if noAnswer {
+			head = "group\truns\tfirst try\tafter retry\texhausted\tno answer\terrors\ttokens\tp50 ms\tp99 ms"
+		}
 		if priced {
 			head += "\tmoney"
 		}
@@ -343,8 +348,12 @@ func writeLiveTable(w io.Writer, rep *eval.Report) {
 			}
 			first, _ := g.Rate(eval.FirstTry)
 			after, _ := g.Rate(eval.AfterRetry)
-			fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%d (%s)\t%d\t%d\t%d\t%.0f\t%.0f", groupName(g.Group), g.Runs,
-				g.PassedFirstTry, percent(first), g.PassedAfterRetry, percent(after), g.Exhausted, g.RunErrors, g.Tokens, p50, p99)
+			exhausted := strconv.Itoa(g.Exhausted)
+			if noAnswer {
+				exhausted += "\t" + strconv.Itoa(g.NoAnswer)
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d (%s)\t%d (%s)\t%s\t%d\t%d\t%.0f\t%.0f", groupName(g.Group), g.Runs,
+				g.PassedFirstTry, percent(first), g.PassedAfterRetry, percent(after), exhausted, g.RunErrors, g.Tokens, p50, p99)
 			if priced {
 				fmt.Fprintf(tw, "\t%.6f", g.Money)
 			}
@@ -484,15 +493,26 @@ func columns(w io.Writer, fill func(tw *tabwriter.Writer)) {
 func pointerName(p string) string { return "#" + p }
 
 func writeMarkdown(w io.Writer, rep *eval.Report) {
-	fmt.Fprintln(w, "| group | records | as written | after repair | failed at |")
-	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | --- |")
 	rows := append(append([]eval.Group(nil), rep.Groups...), total(rep))
+	// An answer that never came has a column of its own, when one did not.
+	noAnswer := rows[len(rows)-1].NoAnswer > 0
+	if noAnswer {
+		fmt.Fprintln(w, "| group | records | as written | after repair | failed at | no answer |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | --- | ---: |")
+	} else {
+		fmt.Fprintln(w, "| group | records | as written | after repair | failed at |")
+		fmt.Fprintln(w, "| --- | ---: | ---: | ---: | --- |")
+	}
 	for i, g := range rows {
 		name := mdCell(groupName(g.Group))
 		if i == len(rows)-1 {
 			name = "**all**"
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", name, g.Records, share(g, eval.AsWritten), share(g, eval.AfterRepair), mdCell(failedAt(g)))
+		fmt.Fprintf(w, "| %s | %d | %s | %s | %s |", name, g.Records, share(g, eval.AsWritten), share(g, eval.AfterRepair), mdCell(failedAt(g)))
+		if noAnswer {
+			fmt.Fprintf(w, " %d |", g.NoAnswer)
+		}
+		fmt.Fprintln(w)
 	}
 	for _, g := range rep.Groups {
 		if g.Labels != nil {

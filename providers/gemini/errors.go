@@ -13,6 +13,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/internal/retryafter"
 	"github.com/enforcer-go/enforcer/providers/internal/wire"
 )
 
@@ -48,7 +49,7 @@ func failure(ctx context.Context, err error, c *call) error {
 			pe.HTTPStatus = status
 		}
 		if status >= 400 && status <= 599 {
-			pe.Kind, pe.RetryAfter = events.KindForStatus(status), wire.RetryAfter(header, time.Now())
+			pe.Kind, pe.RetryAfter = events.KindForStatus(status), retryafter.Read(header, time.Now())
 		}
 		return pe
 	case readErr != nil:
@@ -88,8 +89,8 @@ func retryDelay(details []map[string]any) (time.Duration, bool) {
 		switch {
 		case f <= 0:
 			return 0, true
-		case f >= wire.MaxRetryAfter.Seconds():
-			return wire.MaxRetryAfter, true
+		case f >= retryafter.Max.Seconds():
+			return retryafter.Max, true
 		}
 		return time.Duration(f * float64(time.Second)), true
 	}

@@ -29,6 +29,7 @@ type Model struct {
 	native     native.Profile // "" without WithNativeSchema
 	lowered    openaiwire.Lowerings
 	unstreamed bool
+	reasons    bool // WithReasoning
 	opts       wire.Options[sdk.ChatCompletionRequest]
 }
 
@@ -91,6 +92,15 @@ func WithNativeSchema(p native.Profile) Option {
 		}
 		m.native = p
 	})
+}
+
+// WithReasoning says the model reasons before it answers (a reasoning
+// model, or reasoning turned on through WithParams). OutputModes then
+// reports no native mode for a profile whose server does not hold a
+// reasoning model's answer to the response format (native.Ollama,
+// native.LlamaCpp), and says why, for agent.WithAutoOutputMode.
+func WithReasoning() Option {
+	return optionFunc(func(m *Model) { m.reasons = true })
 }
 
 // WithoutStreaming sends every request unstreamed, for an OpenAI-compatible

@@ -23,10 +23,15 @@ func (m *Model) lowering(req agent.Request) (*native.Lowering, error) {
 // OutputModes says what the endpoint takes for contract
 // (agent.ModeReporter, read by agent.WithAutoOutputMode): native when
 // WithNativeSchema's profile lowers it exactly (native.Report.Exact),
-// and tools.
+// unless WithReasoning says the model reasons and the profile's server
+// then does not constrain the answer; and tools.
 func (m *Model) OutputModes(contract json.RawMessage) agent.Modes {
 	l, err := m.lowering(agent.Request{OutputSchema: contract}) // kept for the requests that follow
-	return wire.Modes(l, err, "WithNativeSchema")
+	modes := wire.Modes(l, err, "WithNativeSchema")
+	if m.reasons {
+		modes = openaiwire.ReasoningModes(modes, m.native)
+	}
+	return modes
 }
 
 // NativeReport says how WithNativeSchema(p) sends contract (a JSON

@@ -20,6 +20,9 @@ func TestTheChatCompletionsWire(t *testing.T) {
 			if o.Unstreamed {
 				opts = append(opts, WithoutStreaming())
 			}
+			if o.Reasoning {
+				opts = append(opts, WithReasoning())
+			}
 			if o.Invalid {
 				opts = append(opts, WithParams(nil))
 			}

@@ -28,6 +28,7 @@ type Model struct {
 	native     native.Profile // "" without WithNativeSchema
 	lowered    openaiwire.Lowerings
 	unstreamed bool
+	reasons    bool // WithReasoning
 	opts       wire.Options[sdk.ChatCompletionNewParams]
 	reqOpts    []option.RequestOption
 }
@@ -106,6 +107,15 @@ func WithNativeSchema(p native.Profile) Option {
 // are not recorded, and they add to the delay of agent.WithModelRetry.
 func WithClientRetries() Option {
 	return optionFunc(func(m *Model) { m.opts.ClientRetries = true })
+}
+
+// WithReasoning says the model reasons before it answers (a reasoning
+// model, or reasoning turned on through WithParams). OutputModes then
+// reports no native mode for a profile whose server does not hold a
+// reasoning model's answer to the response format (native.Ollama,
+// native.LlamaCpp), and says why, for agent.WithAutoOutputMode.
+func WithReasoning() Option {
+	return optionFunc(func(m *Model) { m.reasons = true })
 }
 
 // WithoutStreaming sends every request unstreamed, for an OpenAI-compatible

@@ -68,10 +68,12 @@ type Message struct {
 	// InThinking: Stopped counts bytes of the reply's thinking, stopped
 	// before any answer.
 	InThinking bool
-	Stage      Stage
-	Repaired   string // what the repairs applied did, in our words; "" for none
-	Words      *Words // nil: JSON's
-	Issues     []Issue
+	// InReasoning: no answer came, and the reasoning held one.
+	InReasoning bool
+	Stage       Stage
+	Repaired    string // what the repairs applied did, in our words; "" for none
+	Words       *Words // nil: JSON's
+	Issues      []Issue
 }
 
 // String is the message's text.
@@ -84,18 +86,25 @@ func (m Message) String() string {
 	if m.Stage == NoAnswer {
 		// Nothing was written to fix: the message asks for the answer,
 		// and quotes nothing.
-		if m.Truncated {
+		switch {
+		case m.Truncated:
 			b.WriteString("Your previous reply reached the output length limit while you were still thinking, before its answer began.\n")
-		} else {
-			b.WriteString("Your previous reply held only thinking, and no answer.\n")
+		case m.InReasoning:
+			b.WriteString("Your previous reply put its answer in its reasoning, and its text was empty.\n")
+		default:
+			b.WriteString("Your previous reply held no answer.\n")
 		}
-		fmt.Fprintf(&b, "This was attempt %d of %d. Think briefly, then give the answer.\n", m.Attempt, m.MaxAttempts)
+		if m.InReasoning && !m.Truncated {
+			fmt.Fprintf(&b, "This was attempt %d of %d. After thinking, give the answer in the reply's text, not in the reasoning.\n", m.Attempt, m.MaxAttempts)
+		} else {
+			fmt.Fprintf(&b, "This was attempt %d of %d. Think briefly, then give the answer.\n", m.Attempt, m.MaxAttempts)
+		}
 		b.WriteString(w.Reply)
 		if w.After != "" {
 			b.WriteString("\n")
 			b.WriteString(strings.TrimRight(w.After, "\n"))
 		}
-		return b.String()
+		return strings.TrimRight(b.String(), "\n") // words with no reply: in no form
 	}
 	switch {
 	case m.Stopped >= 0 && m.InThinking:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -53,14 +54,21 @@ type Auditor struct {
 	// steps maps a subschema's location to the subschemas it applies to a
 	// part of its instance, and to which part, for the fan-out bound.
 	steps map[string][]step
-	// PerValue is the most subschemas checkFanOut found one value of an
+	// fan and start are checkFanOut's walk and the answer's own
+	// subschemas, kept for reach.
+	fan   *FanOut
+	start visits
+	// PerValue is the most subschemas reach found one value of an
 	// answer checked against, and PerName one member's name (propertyNames):
 	// more, never fewer. Check holds an answer's
 	// values and names times these to MaxCheckWork.
 	PerValue, PerName int
 	// fans: recursion fans out, or the ways to nest are too many for
-	// checkFanOut to follow: Check counts each answer's checks instead.
+	// reach to follow: Check counts each answer's checks instead.
 	fans bool
+	// keys holds each object's keys in order while its subschemas are
+	// walked (walkObject): one slice for the whole walk.
+	keys []string
 	// Ignored are the keywords the walk met where their subschema's
 	// dialect does not define them (enforce.Schema.Ignored).
 	Ignored []IgnoredKeyword
@@ -104,6 +112,7 @@ func (a *Auditor) Audit() (any, error) {
 	if err := a.indexRoot(); err != nil {
 		return nil, err
 	}
+	a.walked = make(map[string]bool, len(a.ix.base)) // the index met every subschema a keyword holds
 	out, err := a.walk(a.root, "", "")
 	if err != nil {
 		return nil, err
@@ -180,7 +189,15 @@ func (a *Auditor) walkObject(m map[string]any, loc string) (any, error) {
 		defer func(outer Draft) { a.draft = outer }(a.draft)
 		a.draft = d
 	}
-	keys := SortedKeys(m) // the first refusal found is always the same
+	// The first refusal found is always the same: keys in order, in a
+	// slice of a.keys, which the subschemas' walks append to past it.
+	from := len(a.keys)
+	for k := range m {
+		a.keys = append(a.keys, k)
+	}
+	keys := a.keys[from:len(a.keys):len(a.keys)]
+	slices.Sort(keys)
+	defer func() { a.keys = a.keys[:from] }()
 	if err := a.refuse(m, keys, loc); err != nil {
 		return nil, err
 	}
@@ -206,7 +223,7 @@ func (a *Auditor) walkObject(m map[string]any, loc string) (any, error) {
 	if err := a.rewriteForDialect(m, out, loc); err != nil {
 		return nil, err
 	}
-	if err := a.normalise(m, out, loc); err != nil {
+	if err := a.normalise(m, out, keys, loc); err != nil {
 		return nil, err
 	}
 	if err := a.descend(m, out, keys, loc); err != nil {
@@ -389,8 +406,16 @@ func (a *Auditor) rewriteForDialect(m, out map[string]any, loc string) error {
 // Schema means them: counts written as 2.0, an empty enum, an enum
 // listing a value twice, and numbers in values compared by their JSON
 // text.
-func (a *Auditor) normalise(m, out map[string]any, loc string) error {
-	for _, k := range countKeywords {
+func (a *Auditor) normalise(m, out map[string]any, keys []string, loc string) error {
+	counts := false // most subschemas bound no count: six lookups saved
+	for _, k := range keys {
+		if kw, ok := keywords[k]; ok && kw.count {
+			counts = true
+			break
+		}
+	}
+	for i := 0; counts && i < len(countKeywords); i++ {
+		k := countKeywords[i]
 		if v, ok := m[k]; ok {
 			n, err := countValue(v)
 			if err != nil {
@@ -499,7 +524,13 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 				return &Error{Keyword: k, Location: loc, Reason: "must be an object"}
 			}
 			subs := make(map[string]any, len(mm))
-			for _, name := range SortedKeys(mm) { // the first refusal found is always the same
+			from := len(a.keys)
+			for name := range mm {
+				a.keys = append(a.keys, name)
+			}
+			names := a.keys[from:len(a.keys):len(a.keys)]
+			slices.Sort(names)
+			for _, name := range names { // the first refusal found is always the same
 				e := mm[name]
 				if _, isNames := e.([]any); isNames && k == "dependencies" {
 					subs[name] = e
@@ -511,6 +542,7 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 				}
 				subs[name] = r
 			}
+			a.keys = a.keys[:from]
 			out[k] = subs
 		}
 	}
@@ -679,6 +711,9 @@ func countValue(v any) (json.Number, error) {
 	n, ok := v.(json.Number)
 	if !ok {
 		return "", fmt.Errorf("must be a non-negative integer, not %s", jsonvalue.Kind(v))
+	}
+	if len(n) > 0 && len(n) < 19 && strings.Trim(string(n), "0123456789") == "" && (n[0] != '0' || len(n) == 1) {
+		return n, nil // plain digits, as most counts are written: the same number, no big.Rat
 	}
 	r, ok := new(big.Rat).SetString(string(n))
 	if !ok || !r.IsInt() || r.Sign() < 0 || !r.Num().IsInt64() {

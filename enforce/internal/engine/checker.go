@@ -237,13 +237,20 @@ type Judge struct {
 // wait for it: then on the first answer own cannot judge alone.
 func NewJudge(tree any, draft Draft, own *Node) (*Judge, error) {
 	if own != nil && Compiles(tree, draft) {
-		return &Judge{own: own, lazy: new(sync.Once), tree: tree, draft: draft}, nil
+		return LazyJudge(tree, draft, own), nil
 	}
 	c, err := Compile(tree, draft)
 	if err != nil {
 		return nil, err
 	}
 	return &Judge{own: own, checker: c}, nil
+}
+
+// LazyJudge is NewJudge of a tree Compiles(tree, draft) passed,
+// gojsonschema compiled on the first answer own (nil: every answer)
+// cannot judge alone, from a copy of tree, which readers may hold.
+func LazyJudge(tree any, draft Draft, own *Node) *Judge {
+	return &Judge{own: own, lazy: new(sync.Once), tree: tree, draft: draft}
 }
 
 // gojsonschema is j's Checker, compiled now if it was not.

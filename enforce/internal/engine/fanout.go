@@ -32,17 +32,26 @@ type step struct {
 // never fewer.
 //
 // A schema that checks the answer itself against more is refused: no
-// answer could be judged. Where recursion fans out, so that some value
-// nested deep enough would be checked against more, or the walk passes
-// fanOutWork, the schema is accepted and Check counts the checks of each
-// answer along the answer itself (a.fans): real answers are shallow
-// where the worst case is deep.
+// answer could be judged. That is all the audit asks of it; the walk
+// below the answer itself refuses nothing, and runs when an answer is
+// first counted (reach, from Work).
 func (a *Auditor) checkFanOut() error {
 	f := newFanOut(a)
 	start := f.closure(f.id(""))
 	if start.total() > MaxSchemaExpansion {
 		return &Error{Keyword: "$ref", Location: f.busiest(start), Reason: fmt.Sprintf("the schema checks an answer against more than MaxSchemaExpansion (%d) subschemas with its references followed: validating one answer could take minutes", MaxSchemaExpansion)}
 	}
+	a.fan, a.start = f, start
+	return nil
+}
+
+// reach walks what checkFanOut accepted: PerValue, PerName, and fans
+// where recursion fans out, or the walk passes fanOutWork, so that Check
+// counts the checks of each answer along the answer itself: real answers
+// are shallow where the worst case is deep.
+func (a *Auditor) reach() {
+	f, start := a.fan, a.start
+	a.fan, a.start = nil, nil
 	a.PerValue = start.total()
 	seen := map[string]bool{start.key(): true}
 	work := 0
@@ -58,7 +67,7 @@ func (a *Auditor) checkFanOut() error {
 				v := f.take(u, s, &f.sc)
 				if work += scan + len(v); work > fanOutWork || v.total() > MaxSchemaExpansion {
 					a.fans = true
-					return nil
+					return
 				}
 				if s.kind == stepName {
 					a.PerName = max(a.PerName, v.total())
@@ -73,7 +82,6 @@ func (a *Auditor) checkFanOut() error {
 		}
 		frontier = next
 	}
-	return nil
 }
 
 // FrozenFanOut is, for a schema whose recursion fans out, what counts an
@@ -563,8 +571,10 @@ type Work struct {
 	Fan               *FanOut
 }
 
-// Work is the audited schema's [Work].
+// Work is the audited schema's [Work], walked now (reach): call it
+// once, after Audit.
 func (a *Auditor) Work() Work {
+	a.reach()
 	return Work{PerValue: a.PerValue, PerName: a.PerName, Fan: a.FrozenFanOut()}
 }
 

@@ -13,8 +13,7 @@ import (
 
 // Issues returns the issues gojsonschema finds in v (a tree as Valid
 // takes it), with its pointers and its words, in no set order; ok is
-// false where n cannot write them all exactly so (a failing anyOf, oneOf
-// or contains, whose issues gojsonschema picks by a score; a value it
+// false where n cannot write them all exactly so (a value gojsonschema
 // panics on), and gojsonschema must.
 func (n *Node) Issues(v any) (issues []Issue, ok bool) {
 	w := issueWalk{ok: true}
@@ -37,17 +36,26 @@ type issueWalk struct {
 	issues []Issue
 	at     []string // the member names and item indexes down to the value
 	ok     bool
+	// score is gojsonschema's score of what the walk judged (result.go:
+	// one for each of its validate functions that ran to its end, and
+	// for each required member present and member a pattern matched;
+	// less two for each issue), by which it picks the branch of a
+	// failing anyOf or oneOf, and the item of a failing contains, whose
+	// issues it writes.
+	score int
 }
 
 // add writes the issue of keyword with message at the value the walk is
 // at.
 func (w *issueWalk) add(keyword, message string) {
+	w.score -= 2
 	w.issues = append(w.issues, Issue{Path: w.pointer(), Keyword: keyword, Message: message})
 }
 
 // addMember writes the issue of keyword with message at the member name
 // of the object the walk is at (missing, or not allowed).
 func (w *issueWalk) addMember(keyword, message, name string) {
+	w.score -= 2
 	w.issues = append(w.issues, Issue{Path: w.pointer() + "/" + jsonvalue.EscapePointer(name), Keyword: keyword, Message: message})
 }
 
@@ -83,11 +91,51 @@ func (w *issueWalk) down(sub *Node, v any, seg string) {
 }
 
 // failed reports whether walking sub over v, at the same value, finds an
-// issue, and keeps what it finds.
+// issue, and keeps what it finds, as gojsonschema merges a subschema's
+// result whatever it is (allOf).
 func (w *issueWalk) failed(sub *Node, v any) bool {
 	before := len(w.issues)
 	w.walk(sub, v)
 	return len(w.issues) > before
+}
+
+// trial is a walk of sub over v, the member or item seg of the value
+// the walk is at ("" for that value itself), in a result of its own
+// (gojsonschema's subValidateWithContext): its issues and score, kept
+// only where the caller merges them.
+type trial struct {
+	issues []Issue
+	score  int
+}
+
+func (w *issueWalk) try(sub *Node, v any, seg string) trial {
+	before, score := len(w.issues), w.score
+	if seg == "" {
+		w.walk(sub, v)
+	} else {
+		w.down(sub, v, seg)
+	}
+	t := trial{issues: append([]Issue(nil), w.issues[before:]...), score: w.score - score}
+	w.issues, w.score = w.issues[:before], score
+	return t
+}
+
+// merge keeps t's issues and score (gojsonschema's mergeErrors).
+func (w *issueWalk) merge(t trial) {
+	w.issues = append(w.issues, t.issues...)
+	w.score += t.score
+}
+
+// best is the trial gojsonschema keeps of several failing ones: the
+// first of the highest score.
+func best(ts []trial) trial {
+	b := ts[0]
+	for _, t := range ts[1:] {
+		if t.score > b.score {
+			b = t
+		}
+	}
+	return b
 }
 
 func (w *issueWalk) walk(n *Node, v any) {
@@ -140,6 +188,14 @@ func (w *issueWalk) walk(n *Node, v any) {
 		w.add("type", "Invalid type. Expected: "+n.typeNames+", given: "+given)
 		return
 	}
+	// validateSchema, validateCommon and validateRecursive itself each
+	// score one, and the function of the value's kind one more (there is
+	// none for null and booleans).
+	w.score += 3
+	switch v.(type) {
+	case string, json.Number, []any, map[string]any:
+		w.score++
+	}
 	w.applicators(n, v)
 	switch x := v.(type) {
 	case string:
@@ -163,8 +219,9 @@ func (w *issueWalk) walk(n *Node, v any) {
 
 // applicators is gojsonschema's validateSchema.
 func (w *issueWalk) applicators(n *Node, v any) {
-	// anyOf, oneOf: gojsonschema writes the issues of the branch it
-	// scores best; this walk goes on only where they pass.
+	// anyOf, oneOf: where every branch fails, gojsonschema writes the
+	// issues of the branch it scores best, beside its own. oneOf with
+	// two branches passing writes its own issue alone.
 	if len(n.anyOf) > 0 {
 		passed := false
 		for _, s := range n.anyOf {
@@ -174,8 +231,7 @@ func (w *issueWalk) applicators(n *Node, v any) {
 			}
 		}
 		if !passed {
-			w.ok = false
-			return
+			w.bestBranch("anyOf", "Must validate at least one schema (anyOf)", n.anyOf, v)
 		}
 	}
 	if len(n.oneOf) > 0 {
@@ -185,9 +241,11 @@ func (w *issueWalk) applicators(n *Node, v any) {
 				passed++
 			}
 		}
-		if passed != 1 {
-			w.ok = false
-			return
+		switch {
+		case passed > 1:
+			w.add("oneOf", oneOfMessage)
+		case passed == 0:
+			w.bestBranch("oneOf", oneOfMessage, n.oneOf, v)
 		}
 	}
 	if len(n.allOf) > 0 {
@@ -217,14 +275,43 @@ func (w *issueWalk) applicators(n *Node, v any) {
 		}
 	}
 	if n.ifS != nil {
+		// then and else are merged only where they fail.
 		if n.ifS.Check(v, nil) {
-			if n.thenS != nil && w.failed(n.thenS, v) {
+			if t := w.tryFailing(n.thenS, v); t != nil {
 				w.add("then", `Must validate "then" as "if" was valid`)
+				w.merge(*t)
 			}
-		} else if n.elseS != nil && w.failed(n.elseS, v) {
+		} else if t := w.tryFailing(n.elseS, v); t != nil {
 			w.add("else", `Must validate "else" as "if" was not valid`)
+			w.merge(*t)
 		}
 	}
+}
+
+// oneOfMessage is gojsonschema's issue of a failing oneOf.
+const oneOfMessage = "Must validate one and only one schema (oneOf)"
+
+// bestBranch writes the issues of an anyOf or oneOf (keyword, with
+// message) whose branches all fail v: its own, and those of the branch
+// gojsonschema scores best.
+func (w *issueWalk) bestBranch(keyword, message string, branches []*Node, v any) {
+	ts := make([]trial, len(branches))
+	for i, b := range branches {
+		ts[i] = w.try(b, v, "")
+	}
+	w.add(keyword, message)
+	w.merge(best(ts))
+}
+
+// tryFailing is the trial of sub (nil: none) over v where it fails.
+func (w *issueWalk) tryFailing(sub *Node, v any) *trial {
+	if sub == nil {
+		return nil
+	}
+	if t := w.try(sub, v, ""); len(t.issues) > 0 {
+		return &t
+	}
+	return nil
 }
 
 // format writes the issue of a format v does not match.
@@ -378,7 +465,16 @@ func (w *issueWalk) array(n *Node, a []any) {
 				return
 			}
 		}
-		w.ok = false // gojsonschema writes the issues of the item it scores best
+		// gojsonschema writes the issues of the item it scores best,
+		// beside its own.
+		ts := make([]trial, len(a))
+		for i, x := range a {
+			ts[i] = w.try(n.contains, x, strconv.Itoa(i))
+		}
+		w.add("contains", "At least one of the items must match")
+		if len(ts) > 0 {
+			w.merge(best(ts))
+		}
 	}
 }
 
@@ -392,6 +488,8 @@ func (w *issueWalk) object(n *Node, m map[string]any) {
 	for _, r := range n.required {
 		if _, has := m[r]; !has {
 			w.addMember("required", r+" is required", r)
+		} else {
+			w.score++
 		}
 	}
 	for k, v := range m {
@@ -403,6 +501,9 @@ func (w *issueWalk) object(n *Node, m map[string]any) {
 				w.down(pp.node, v, k)
 			}
 		}
+		if matched {
+			w.score++
+		}
 		if !found && !matched {
 			if n.AddlFalse {
 				w.addMember("additionalProperties", "Additional property "+k+" is not allowed", k)
@@ -413,8 +514,9 @@ func (w *issueWalk) object(n *Node, m map[string]any) {
 	}
 	if n.names != nil {
 		for k := range m {
-			if w.failed(n.names, k) {
+			if t := w.tryFailing(n.names, k); t != nil {
 				w.add("propertyNames", `Property name of "`+k+`" does not match`)
+				w.merge(*t)
 			}
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"math/big"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
@@ -109,7 +111,7 @@ func (c *compilesCheck) object(m map[string]any) bool {
 			pm, isMap := v.(map[string]any)
 			ok = isMap
 			for p, s := range pm {
-				if _, err := regexp.Compile(p); err != nil || !c.schema(s) {
+				if !compilesRegexp(p) || !c.schema(s) {
 					ok = false
 				}
 			}
@@ -126,15 +128,16 @@ func (c *compilesCheck) object(m map[string]any) bool {
 		case "allOf", "anyOf", "oneOf":
 			ok = c.list(v)
 		case "multipleOf", "minimum", "maximum":
-			r := number(v)
-			ok = r != nil && (k != "multipleOf" || r.Sign() > 0)
+			sign, isNum := numberSign(v)
+			ok = isNum && (k != "multipleOf" || sign > 0)
 		case "exclusiveMinimum", "exclusiveMaximum":
 			if c.draft == Draft4 {
 				_, isBool := v.(bool)
 				_, bounded := m[map[string]string{"exclusiveMinimum": "minimum", "exclusiveMaximum": "maximum"}[k]]
-				ok = isBool && bounded && number(m[map[string]string{"exclusiveMinimum": "minimum", "exclusiveMaximum": "maximum"}[k]]) != nil
+				_, isNum := numberSign(m[map[string]string{"exclusiveMinimum": "minimum", "exclusiveMaximum": "maximum"}[k]])
+				ok = isBool && bounded && isNum
 			} else {
-				ok = number(v) != nil
+				_, ok = numberSign(v)
 			}
 		case "minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties":
 			n, isNum := v.(json.Number)
@@ -143,8 +146,7 @@ func (c *compilesCheck) object(m map[string]any) bool {
 			counts[slices.Index(countKeys[:], k)] = i
 		case "pattern":
 			s, isString := v.(string)
-			_, err := regexp.Compile(s)
-			ok = isString && err == nil
+			ok = isString && compilesRegexp(s)
 		case "format":
 			_, ok = v.(string)
 		case "required":
@@ -176,16 +178,35 @@ func (c *compilesCheck) object(m map[string]any) bool {
 // before its maximum.
 var countKeys = [6]string{"minLength", "maxLength", "minItems", "maxItems", "minProperties", "maxProperties"}
 
-func number(v any) *big.Rat {
+// numberSign is the sign of v, and whether it is a number gojsonschema
+// reads (one big.Rat reads): a plain integer read as it is written,
+// without a big.Rat, as most bounds are.
+func numberSign(v any) (sign int, ok bool) {
 	n, ok := v.(json.Number)
 	if !ok {
-		return nil
+		return 0, false
+	}
+	if d := strings.TrimPrefix(string(n), "-"); d != "" && strings.Trim(d, "0123456789") == "" {
+		switch {
+		case strings.Trim(d, "0") == "":
+			return 0, true
+		case d != string(n):
+			return -1, true
+		}
+		return 1, true
 	}
 	r, ok := new(big.Rat).SetString(string(n))
 	if !ok {
-		return nil
+		return 0, false
 	}
-	return r
+	return r.Sign(), true
+}
+
+// compilesRegexp reports whether regexp.Compile, as gojsonschema calls
+// it, compiles p: only its parse can refuse, so only that is run.
+func compilesRegexp(p string) bool {
+	_, err := syntax.Parse(p, syntax.Perl)
+	return err == nil
 }
 
 func (c *compilesCheck) types(v any) bool {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
@@ -24,6 +25,10 @@ var ErrMalformed = errors.New("malformed response")
 type Known struct {
 	Status int              // the HTTP status, 0 when the error carries none
 	Kind   events.ErrorKind // a kind the framework names; "" when none
+	// RetryAfter is the provider's Retry-After, where the framework's
+	// error keeps the response's headers (Genkit's OpenAI-compatible
+	// plugin does); 0 when unknown.
+	RetryAfter time.Duration
 }
 
 // Failure maps a failed call of system's framework to
@@ -32,8 +37,8 @@ type Known struct {
 // words of the clients the frameworks run ([StatusInText]); from the kind
 // known names; from the error's shape (a timeout, a lost connection);
 // else it is unknown. A status keeps its kind (events.KindForStatus), so
-// a 429 or a 503 is retried. No Retry-After is read: the frameworks'
-// errors do not carry the response's headers. An error that already is a
+// a 429 or a 503 is retried, after known's RetryAfter where the
+// framework kept the response's headers. An error that already is a
 // *agent.ProviderError (a framework model written over one of this
 // library's adapters) is kept; a done ctx yields its cause.
 func Failure(ctx context.Context, system string, err error, known Known) error {
@@ -65,7 +70,7 @@ func Failure(ctx context.Context, system string, err error, known Known) error {
 	case errors.As(err, &ue) || errors.As(err, &oe) || errors.Is(err, io.ErrUnexpectedEOF):
 		kind = events.KindConnection
 	}
-	return &agent.ProviderError{System: system, Kind: kind, HTTPStatus: status, Err: err}
+	return &agent.ProviderError{System: system, Kind: kind, HTTPStatus: status, RetryAfter: max(known.RetryAfter, 0), Err: err}
 }
 
 // statusMarkers precede the HTTP status in the errors of the clients the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"testing"
+	"time"
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
@@ -66,6 +67,21 @@ func TestFailureIsClassifiedByTheErrorsShape(t *testing.T) {
 			t.Errorf("error = %v, want the context's cause", got)
 		}
 	})
+}
+
+// A Retry-After the framework's error kept reaches the ProviderError, so
+// a retry waits as the provider asked; a negative one is none.
+func TestFailureKeepsTheRetryAfterKnown(t *testing.T) {
+	for _, tt := range []struct {
+		known time.Duration
+		want  time.Duration
+	}{{3 * time.Second, 3 * time.Second}, {0, 0}, {-time.Second, 0}} {
+		err := glue.Failure(t.Context(), "fw", errors.New("boom"), glue.Known{Status: 429, RetryAfter: tt.known})
+		var pe *agent.ProviderError
+		if !errors.As(err, &pe) || pe.RetryAfter != tt.want {
+			t.Errorf("Known.RetryAfter %v: error = %#v, want a ProviderError with RetryAfter %v", tt.known, err, tt.want)
+		}
+	}
 }
 
 func TestStatusInTextReadsTheClientsWordsOnly(t *testing.T) {

@@ -155,3 +155,41 @@ func (h Harness) testARefusedOutputModeIsOnTheProviderError(t *testing.T) {
 		}
 	})
 }
+
+func (h Harness) testAReasoningModelsModesOnAServerThatIgnoresTheFormat(t *testing.T) {
+	city := wiretest.SchemaOf[City](t)
+	for _, tt := range []struct {
+		profile native.Profile
+		native  bool // a reasoning model's answer still constrained
+	}{{native.Ollama, false}, {native.LlamaCpp, false}, {native.VLLM, true}, {native.OpenAI, true}} {
+		t.Run(string(tt.profile), func(t *testing.T) {
+			plain := h.New(newFakeServer(t).URL, "m", WithNativeSchema(tt.profile)).OutputModes(city)
+			got := h.New(newFakeServer(t).URL, "m", WithNativeSchema(tt.profile), WithReasoning()).OutputModes(city)
+			if !plain.Native || got.Native != tt.native || got.Strict != tt.native || !got.Tools {
+				t.Errorf("OutputModes = %+v, without WithReasoning %+v; want native %v with it", got, plain, tt.native)
+			}
+			if !tt.native && !strings.Contains(got.Why, "the model reasons") {
+				t.Errorf("Why = %q, want it to say the model reasons", got.Why)
+			}
+		})
+	}
+
+	t.Run("auto mode sends the output tool, and Result.Modes says why", func(t *testing.T) {
+		srv := newFakeServer(t, okReply(toolCall("call_1", "final_result", `{"name":"Lyon","population":520000}`)))
+		m := h.New(srv.URL, "qwen3:8b", WithNativeSchema(native.Ollama), WithReasoning())
+		c, res, err := agent.RunTyped[City](context.Background(), agent.New(m, agent.WithAutoOutputMode("final_result")), "Lyon?")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c != (City{"Lyon", 520000}) {
+			t.Errorf("answer = %+v", c)
+		}
+		if len(res.Modes) != 1 || res.Modes[0].Mode != agent.ModeTool || !strings.Contains(res.Modes[0].Why, "ollama/ollama#10538") {
+			t.Errorf("Modes = %+v, want tool, saying Ollama leaves a thinking model's answer unconstrained", res.Modes)
+		}
+		req, keys := DecodeRequest(t, srv.requests()[0])
+		if keys["response_format"] != nil || len(req.Tools) != 1 {
+			t.Errorf("sent response_format %s and tools %+v; want the output tool alone", keys["response_format"], req.Tools)
+		}
+	})
+}

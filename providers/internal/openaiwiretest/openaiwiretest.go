@@ -46,6 +46,7 @@ type Harness struct {
 type Options struct {
 	Native     native.Profile // WithNativeSchema's profile; "" for none
 	Unstreamed bool           // WithoutStreaming
+	Reasoning  bool           // WithReasoning
 	Invalid    bool           // an option the adapter refuses: WithParams(nil)
 }
 
@@ -57,6 +58,9 @@ func WithNativeSchema(p native.Profile) Option { return func(o *Options) { o.Nat
 
 // WithoutStreaming asks for the adapter's WithoutStreaming().
 func WithoutStreaming() Option { return func(o *Options) { o.Unstreamed = true } }
+
+// WithReasoning asks for the adapter's WithReasoning().
+func WithReasoning() Option { return func(o *Options) { o.Reasoning = true } }
 
 // withAnInvalidOption asks for an option the adapter refuses.
 func withAnInvalidOption() Option { return func(o *Options) { o.Invalid = true } }
@@ -87,6 +91,7 @@ func Run(t *testing.T, h Harness) {
 		{"TestAgentTextCutAtAForbiddenSubstringThroughTheWire", h.testAgentTextCutAtAForbiddenSubstringThroughTheWire},
 		{"TestAutoOutputModeThroughTheWire", h.testAutoOutputModeThroughTheWire},
 		{"TestOutputModesSaysWhatTheEndpointTakes", h.testOutputModesSaysWhatTheEndpointTakes},
+		{"TestAReasoningModelsModesOnAServerThatIgnoresTheFormat", h.testAReasoningModelsModesOnAServerThatIgnoresTheFormat},
 		{"TestARefusedOutputModeIsOnTheProviderError", h.testARefusedOutputModeIsOnTheProviderError},
 		{"TestAgentCutsADoomedOutputToolCallOffMidStream", h.testAgentCutsADoomedOutputToolCallOffMidStream},
 		{"TestAgentOutputToolThroughTheWire", h.testAgentOutputToolThroughTheWire},

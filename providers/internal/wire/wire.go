@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/enforcer-go/enforcer/agent"
 	"github.com/enforcer-go/enforcer/events"
+	"github.com/enforcer-go/enforcer/internal/retryafter"
 )
 
 // Failure classifies a failed call of system's SDK. res is the last HTTP
@@ -44,7 +44,7 @@ func Failure(ctx context.Context, system string, err error, res *http.Response, 
 	case res != nil && res.StatusCode >= 400:
 		pe.HTTPStatus = res.StatusCode
 		pe.Kind = events.KindForStatus(res.StatusCode)
-		pe.RetryAfter = RetryAfter(res.Header, time.Now())
+		pe.RetryAfter = retryafter.Read(res.Header, time.Now())
 		switch {
 		case pe.Message != "":
 		case long != nil:
@@ -93,51 +93,6 @@ func bodyText(res *http.Response) string {
 	}
 	b, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 	return strings.Join(strings.Fields(string(b)), " ")
-}
-
-// MaxRetryAfter is the largest retry delay an adapter reads from a provider
-// (Retry-After, Gemini's RetryInfo), so that absurd values cannot overflow
-// a time.Duration. It bounds what is read, not how long a retry waits:
-// that is the retry policy's (agent.DefaultBackoff caps it).
-const MaxRetryAfter = 24 * time.Hour
-
-// RetryAfter reads retry-after-ms (milliseconds), then Retry-After (seconds
-// or an HTTP date, relative to now). Absent, unparsable or past values are
-// 0; a value past MaxRetryAfter, however large ("1e400"), is MaxRetryAfter.
-func RetryAfter(h http.Header, now time.Time) time.Duration {
-	if v := h.Get("Retry-After-Ms"); v != "" {
-		if d, ok := scaled(v, time.Millisecond); ok {
-			return d
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if d, ok := scaled(v, time.Second); ok {
-		return d
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return min(max(t.Sub(now), 0), MaxRetryAfter)
-	}
-	return 0
-}
-
-func scaled(v string, unit time.Duration) (time.Duration, bool) {
-	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if errors.Is(err, strconv.ErrRange) {
-		err = nil // past float64's range ("1e400"): ±Inf, or 0, as numbers go
-	}
-	if err != nil || math.IsNaN(f) {
-		return 0, false
-	}
-	if f <= 0 {
-		return 0, true
-	}
-	if f >= float64(MaxRetryAfter/unit) {
-		return MaxRetryAfter, true
-	}
-	return time.Duration(f * float64(unit)), true
 }
 
 // EventFailure classifies an error the provider sent as an event inside a
