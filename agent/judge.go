@@ -18,7 +18,8 @@ import (
 // opts, options of that run as [New]'s, say otherwise); a verdict it
 // never gives is a *enforce.ValidatorError. In an agent's run its calls
 // count in Usage, Models (as a judge's) and Money, and [WithBudget]
-// refuses one past a cap; each row's ruling says what it cost.
+// refuses one past a cap; each row's ruling says what it cost (outside
+// one, by the prices among opts).
 func Judge(name string, model Model, rubric string, opts ...Option) enforce.Validator {
 	// A rule, not a type of its own: it is an enforce.Validator, so At,
 	// OnFail and Fix compose with it exactly as with a Go check, and its
@@ -113,10 +114,11 @@ type spendTotals struct {
 }
 
 // count records m, what a judge's run spent on one model, and returns
-// its money at the model's price.
+// its money at the model's price: the judged run's, else the judge's own
+// ([WithPrices] among Judge's options), as when it judges outside a run.
 func (r *judgeRun) count(m ModelSpend) float64 {
 	if r == nil {
-		return 0
+		return m.Money
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

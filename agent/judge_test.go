@@ -234,3 +234,25 @@ func TestJudgeStopsWithTheRun(t *testing.T) {
 		t.Errorf("rows = %+v, want none: nothing was concluded", res.Attempts)
 	}
 }
+
+// A judge asked outside an agent's run (an eval's check, a ledger of
+// your own) prices its calls by the prices among its own options: its
+// ruling says what it cost.
+func TestAJudgeOutsideARunPricesItsCallsByItsOwnOptions(t *testing.T) {
+	jm := named(t, "acme", "judge", agenttest.Reply(judgeFails).WithUsage(50, 5))
+	rule := agent.Judge("about-paris", jm, "Is the forecast about Paris?",
+		agent.WithPrices(map[string]agent.Price{"judge": {Input: 10, Output: 10}})).At("/city")
+	s, err := weatherSchema(t).WithValidators(rule)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := enforce.NewLedger(s, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := l.Judge(t.Context(), enforce.Answer{Iteration: 1, Given: lyon}).Row
+	got := ruled(row)
+	if len(got) != 1 || got[0].Verdict != enforce.RuleFailed || got[0].InputTokens != 50 || !near(got[0].Money, 550e-6) {
+		t.Errorf("rulings = %+v, want the judge's failing verdict costing 55 tokens at 10 a million, 550e-6", got)
+	}
+}

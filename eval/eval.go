@@ -13,7 +13,9 @@
 // those of `enforcer check` and `enforcer check -repair LIST` on the same
 // schema and answer. The report holds each record's case ([Verdict]) as
 // well as the groups' figures; [Compare] holds two reports against each
-// other, case by case, and [WriteJUnit] writes the cases for CI.
+// other, case by case ([WriteCompareHTML] draws it), and [WriteJUnit]
+// writes the cases for CI. A record's checks may ask a model ([Judges]),
+// and choice and multi-label records get a confusion matrix ([Labels]).
 package eval
 
 import (
@@ -27,7 +29,6 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -88,6 +89,8 @@ type Options struct {
 	// Verdict, when not nil, is called with each record's verdict, in
 	// the dataset's order.
 	Verdict func(Verdict)
+	// Judges reaches the models of the records' judge checks.
+	Judges Judges
 }
 
 // Verdict is what judging one record found.
@@ -195,9 +198,16 @@ type Group struct {
 	FieldsCompared int     `json:"fieldsCompared,omitzero"`
 	FieldsMatched  int     `json:"fieldsMatched,omitzero"`
 	FieldsWrong    []Count `json:"fieldsWrong,omitzero"`
+	// Labels compares the answers of its choice and multi-label records
+	// with the labels expected; nil without any ([Labels]).
+	Labels *Labels `json:"labels,omitempty"`
 	// ChecksRun and ChecksPassed sum the records' [Checks].
 	ChecksRun    int `json:"checksRun,omitzero"`
 	ChecksPassed int `json:"checksPassed,omitzero"`
+	// JudgeTokens and JudgeMoney sum what the judge checks' models
+	// spent ([Judged]), apart from Tokens and Money.
+	JudgeTokens int     `json:"judgeTokens,omitzero"`
+	JudgeMoney  float64 `json:"judgeMoney,omitzero"`
 
 	// The figures of a live eval ([Live]); zero offline. Runs counts the
 	// group's runs; PassedAsWritten and PassedAfterRepair count runs
@@ -239,7 +249,7 @@ type Count struct {
 // schema is compiled once. It stops when ctx ends, returning
 // context.Cause(ctx).
 func Offline(ctx context.Context, r io.Reader, opts Options) (*Report, error) {
-	j := judge{opts: opts, schemas: map[string]compiled{}, groups: map[string]*group{}}
+	j := judge{ctx: ctx, opts: opts, checks: newCheckCache(opts.Judges), schemas: map[string]compiled{}, groups: map[string]*group{}}
 	cases := []Verdict{} // "cases": [] for an empty dataset, as "groups"
 	digest, err := eachRecord(r, func(line int, text []byte) error {
 		if err := context.Cause(ctx); err != nil {
@@ -323,13 +333,15 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 type compiled struct {
 	plain, repaired *enforce.Schema
 	err             string
+	labels          *labelSet // the labels it lists, for Labels
 }
 
 // judge is one Offline's state.
 type judge struct {
+	ctx     context.Context // the judge checks' (Offline's)
 	opts    Options
-	regexps map[string]*regexp.Regexp // the checks', by their text
-	schemas map[string]compiled       // by schema text (inline) or "file:"+path
+	checks  *checkCache
+	schemas map[string]compiled // by schema text (inline) or "file:"+path
 	groups  map[string]*group
 	records int
 }
@@ -338,6 +350,7 @@ type judge struct {
 type group struct {
 	Group
 	pointers, wrong map[string]int
+	labelCounts     *labelCounts
 }
 
 func (j *judge) record(line int, text []byte) (Verdict, error) {
@@ -361,10 +374,7 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 	case rec.Output == nil:
 		return Verdict{}, errors.New(`the record has no "output" (a live run's "prompt" needs a model: not offline)`)
 	}
-	if j.regexps == nil {
-		j.regexps = map[string]*regexp.Regexp{}
-	}
-	checks, err := compileChecks(rec.Checks, j.regexps)
+	checks, err := j.checks.compile(rec.Checks)
 	if err != nil {
 		return Verdict{}, err
 	}
@@ -395,8 +405,9 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 			v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
 		}
 		if len(rec.Checks) > 0 {
-			v.Checks = runChecks(checks, final, v.PassedAfterRepair)
+			v.Checks = runChecks(j.ctx, checks, final, v.PassedAfterRepair)
 		}
+		g.addLabels(c.labels, rec.Expected, final, v.PassedAfterRepair)
 		g.add(v)
 		return v, nil
 	}
@@ -428,8 +439,9 @@ func (j *judge) record(line int, text []byte) (Verdict, error) {
 		v.Fields = compare(rec.Expected, final, v.PassedAfterRepair)
 	}
 	if len(rec.Checks) > 0 {
-		v.Checks = runChecks(checks, final, v.PassedAfterRepair)
+		v.Checks = runChecks(j.ctx, checks, final, v.PassedAfterRepair)
 	}
+	g.addLabels(c.labels, rec.Expected, final, v.PassedAfterRepair)
 	g.add(v)
 	return v, nil
 }
@@ -575,6 +587,7 @@ func (j *judge) compile(raw json.RawMessage) (compiled, error) {
 		c.err = err.Error()
 	} else {
 		c.plain, c.repaired = s, s.WithRepairs(j.opts.Repairs)
+		c.labels = labelsOf(text)
 	}
 	j.schemas[key] = c
 	return c, nil
@@ -620,16 +633,26 @@ func (g *group) add(v Verdict) {
 			}
 		}
 	}
-	if v.Checks != nil {
-		g.ChecksRun += v.Checks.Run
-		g.ChecksPassed += v.Checks.Passed
-	}
+	g.addChecks(v.Checks)
 	if v.Fields != nil {
 		g.FieldsCompared += v.Fields.Compared
 		g.FieldsMatched += v.Fields.Matched
 		for _, p := range v.Fields.Wrong {
 			g.wrong[p]++
 		}
+	}
+}
+
+// addChecks counts c, an answer's checks (nil: none), in g.
+func (g *group) addChecks(c *Checks) {
+	if c == nil {
+		return
+	}
+	g.ChecksRun += c.Run
+	g.ChecksPassed += c.Passed
+	for _, j := range c.Judged {
+		g.JudgeTokens += j.Tokens
+		g.JudgeMoney += j.Money
 	}
 }
 
@@ -644,6 +667,7 @@ func (j *judge) report() *Report {
 			g.FieldsWrong = append(g.FieldsWrong, Count{k, n})
 		}
 		sortCounts(g.FieldsWrong)
+		g.Labels = g.labelCounts.report()
 		r.Groups = append(r.Groups, g.Group)
 	}
 	slices.SortFunc(r.Groups, func(a, b Group) int { return strings.Compare(a.Group, b.Group) })

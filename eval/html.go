@@ -21,6 +21,112 @@ func WriteHTML(w io.Writer, rep *Report) error {
 	return page.Execute(w, pageData(rep))
 }
 
+// WriteCompareHTML writes rep's page as [WriteHTML] does, opening with
+// d, what moved since the report rep was compared with ([Compare]): the
+// rates that moved, then the cases newly failing, newly passing and
+// whose issue changed, each open to its output and its issue before and
+// now.
+func WriteCompareHTML(w io.Writer, rep *Report, d Diff) error {
+	v := pageData(rep)
+	v.Diff = diffData(d)
+	return page.Execute(w, v)
+}
+
+// diffView is a Diff as the page shows it.
+type diffView struct {
+	Rates                     []Change // those that moved
+	Regressed                 int
+	Failing, Passing, Changed int
+	Unmatched                 int
+	Moved, Listed             int // cases that moved, and those listed: at most maxPageCases
+	Moves                     []moveView
+}
+
+// moveView is the cases of one move.
+type moveView struct {
+	Move  CaseMove
+	Title string
+	Count int
+	Cases []movedCase
+}
+
+// movedCase is a case that moved, as the page lists it.
+type movedCase struct {
+	Move               CaseMove
+	Name, ID, Group    string
+	Line               int
+	OldIssue, NewIssue string // "" when it passed
+	Output, OutputOf   string // the new output, or the old when the new passed
+}
+
+func diffData(d Diff) *diffView {
+	v := &diffView{Unmatched: d.Unmatched}
+	for _, c := range d.Rates {
+		if c.Old != c.New || c.Missing != "" {
+			v.Rates = append(v.Rates, c)
+		}
+		if c.Regressed {
+			v.Regressed++
+		}
+	}
+	moves := []moveView{
+		{Move: NewlyFailing, Title: "Newly failing"},
+		{Move: NewlyPassing, Title: "Newly passing"},
+		{Move: IssueChanged, Title: "Failing at another issue"},
+	}
+	for _, c := range d.Cases {
+		i := slices.IndexFunc(moves, func(m moveView) bool { return m.Move == c.Move })
+		if i < 0 {
+			continue
+		}
+		moves[i].Count++
+		v.Moved++
+		if v.Listed == maxPageCases {
+			continue
+		}
+		v.Listed++
+		m := movedCase{Move: c.Move, Name: caseName(c.New), ID: c.New.ID, Group: c.New.Group, Line: c.New.Line,
+			OldIssue: issueLine(c.Old), NewIssue: issueLine(c.New), Output: c.New.Output, OutputOf: "now"}
+		if m.Output == "" {
+			m.Output, m.OutputOf = c.Old.Output, "before"
+		}
+		moves[i].Cases = append(moves[i].Cases, m)
+	}
+	v.Failing, v.Passing, v.Changed = moves[0].Count, moves[1].Count, moves[2].Count
+	for _, m := range moves {
+		if m.Count > 0 {
+			v.Moves = append(v.Moves, m)
+		}
+	}
+	return v
+}
+
+// caseName is a case's id, or "line N".
+func caseName(v Verdict) string {
+	if v.ID != "" {
+		return v.ID
+	}
+	return "line " + strconv.Itoa(v.Line)
+}
+
+// issueLine is where a case failed, on one line: its stage and first
+// issue, or its schema's error; "" when it passed.
+func issueLine(v Verdict) string {
+	switch {
+	case v.SchemaError != "":
+		return "the schema did not compile: " + v.SchemaError
+	case v.PassedAfterRepair:
+		return ""
+	case len(v.Issues) == 0:
+		return string(v.Stage)
+	}
+	s := fmt.Sprintf("%s at #%s: %s", v.Stage, v.Issues[0].Path, v.Issues[0].Message)
+	if len(v.Issues) > 1 {
+		s += fmt.Sprintf(" (and %d more)", len(v.Issues)-1)
+	}
+	return s
+}
+
 // A segment is one part of a group's bar.
 type segment struct {
 	Kind  string // as-written, repaired, retried, failed, schema-error, no-answer
@@ -51,6 +157,29 @@ type pageView struct {
 	Failing int
 	Filters []filter
 	Style   template.CSS
+	// Labelled are the groups with labelled records ([Group.Labels]).
+	Labelled []labelView
+	// Diff is what moved since an older report; nil on a report's own
+	// page.
+	Diff *diffView
+}
+
+// maxMatrixLabels is the most labels whose confusion matrix the page
+// draws; a group with more has its per-label table only (-json holds
+// the matrix).
+const maxMatrixLabels = 30
+
+// labelView is a group's Labels as the page shows them.
+type labelView struct {
+	*Labels
+	Name, Group string
+	Rows        []matrixRow // nil past maxMatrixLabels
+}
+
+// matrixRow is the records of one expected label, by the label answered.
+type matrixRow struct {
+	Label string
+	Cells []int
 }
 
 // maxPageCases is how many failing cases the page lists: a report of
@@ -138,6 +267,17 @@ func pageData(rep *Report) pageView {
 		sortCounts(r.Stages)
 		r.Top = g.Pointers[:min(len(g.Pointers), 10)]
 		v.Rows = append(v.Rows, r)
+		if g.Labels != nil {
+			lv := labelView{Labels: g.Labels, Name: r.Name, Group: g.Group}
+			if len(g.Labels.Labels) <= maxMatrixLabels {
+				for i, row := range g.Labels.Matrix {
+					if i < len(g.Labels.Labels) {
+						lv.Rows = append(lv.Rows, matrixRow{Label: g.Labels.Labels[i], Cells: row})
+					}
+				}
+			}
+			v.Labelled = append(v.Labelled, lv)
+		}
 	}
 	v.failingCases(rep)
 	return v
@@ -281,6 +421,24 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	"sprintf":    fmt.Sprintf,
 	"join":       func(r enforce.Repairs) string { return r.String() },
 	"groupLabel": groupLabel,
+	"share":      func(r float64) string { return strconv.FormatFloat(100*r, 'f', 1, 64) + "%" },
+	"mark": func(c Change) string {
+		switch {
+		case c.Regressed && c.Missing == "new":
+			return "regressed (not in the new report)"
+		case c.Regressed:
+			return "regressed"
+		case c.Missing == "old":
+			return "new group"
+		}
+		return ""
+	},
+	"ratio": func(r *float64) string {
+		if r == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*r, 'f', 3, 64)
+	},
 }).Parse(`<!doctype html>
 <html lang="en">
 <head>
@@ -301,11 +459,41 @@ svg.bar { width: 28em; height: 1.2em; display: block; }
 details.case { border-top: 1px solid #ddd; padding: .2em 0; } details.case summary { cursor: pointer; }
 details.case pre { white-space: pre-wrap; word-break: break-all; background: #f5f5f5; padding: .5em; max-height: 30em; overflow: auto; }
 .case-body { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
+details.moved { border-top: 1px solid #ddd; padding: .2em 0; } details.moved summary { cursor: pointer; }
+details.moved pre { white-space: pre-wrap; word-break: break-all; background: #f5f5f5; padding: .5em; max-height: 30em; overflow: auto; }
+tr.regressed td { color: #c62828; font-weight: 600; }
 {{.Style}}</style>
 </head>
 <body>
 <h1>enforcer eval</h1>
 <p id="summary">{{.Report.Records}} records in {{len .Rows}} groups; repairs: {{repairs .Report}}.</p>
+{{- with .Diff}}
+
+<section id="compare">
+<h2>Compared with the old report</h2>
+<p id="compare-summary">{{.Failing}} newly failing, {{.Passing}} newly passing, {{.Changed}} failing at another issue{{if .Unmatched}}; {{.Unmatched}} cases without a match (a record without an id is matched by line only in one dataset){{end}}; {{.Regressed}} rates regressed.{{if gt .Moved .Listed}} The first {{.Listed}} cases are listed.{{end}}</p>
+{{- if .Rates}}
+<table id="compare-rates">
+<tr><th>group</th><th>rate</th><th>before</th><th>now</th><th></th></tr>
+{{- range .Rates}}
+<tr data-group="{{.Group}}" data-rate="{{.Rate}}"{{if .Regressed}} class="regressed"{{end}}><td>{{groupLabel .Group}}</td><td>{{.Rate}}</td><td class="n">{{share .Old}}</td><td class="n">{{share .New}}</td><td>{{mark .}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+{{- range .Moves}}
+<h3 data-move="{{.Move}}">{{.Title}}: {{.Count}}</h3>
+{{- range .Cases}}
+<details class="moved" data-move="{{.Move}}" data-id="{{.ID}}" data-line="{{.Line}}" data-group="{{.Group}}">
+<summary>{{.Name}} · {{groupLabel .Group}} · {{or .NewIssue "passes"}}</summary>
+<div class="case-body">
+<div><h4>output ({{.OutputOf}})</h4><pre class="output">{{.Output}}</pre></div>
+<div><h4>before</h4><p class="old-issue">{{or .OldIssue "passed"}}</p><h4>now</h4><p class="new-issue">{{or .NewIssue "passes"}}</p></div>
+</div>
+</details>
+{{- end}}
+{{- end}}
+</section>
+{{- end}}
 
 <h2>How each group passed</h2>
 <p class="legend">{{range .Kinds}}<span class="swatch {{.Kind}}"></span>{{.Label}}{{end}}</p>
@@ -354,6 +542,32 @@ details.case pre { white-space: pre-wrap; word-break: break-all; background: #f5
 {{- end}}
 </table>
 {{- end}}{{end}}
+{{- if .Labelled}}
+
+<section id="labels">
+<h2>Labels</h2>
+<p>The labelled records' answers against the labels expected: a row per label expected, a column per label answered.</p>
+{{- range .Labelled}}
+<h3>{{.Name}}: {{.Exact}} of {{.Records}} exactly right</h3>
+{{- if .Rows}}
+<table class="matrix" data-group="{{.Group}}">
+<tr><th>expected \ answered</th>{{range .Labels.Labels}}<th>{{.}}</th>{{end}}<th>failed</th></tr>
+{{- range .Rows}}
+<tr data-expected="{{.Label}}"><th>{{.Label}}</th>{{range .Cells}}<td class="n">{{.}}</td>{{end}}</tr>
+{{- end}}
+</table>
+{{- else}}
+<p>{{len .Labels.Labels}} labels: the matrix is in -json.</p>
+{{- end}}
+<table class="per-label" data-group="{{.Group}}">
+<tr><th>label</th><th>precision</th><th>recall</th><th>true +</th><th>false +</th><th>false −</th></tr>
+{{- range .PerLabel}}
+<tr data-label="{{.Label}}"><td>{{.Label}}</td><td class="n" data-score="precision">{{ratio .Precision}}</td><td class="n" data-score="recall">{{ratio .Recall}}</td><td class="n">{{.TruePositives}}</td><td class="n">{{.FalsePositives}}</td><td class="n">{{.FalseNegatives}}</td></tr>
+{{- end}}
+</table>
+{{- end}}
+</section>
+{{- end}}
 {{- if .Failing}}
 
 <section id="cases">

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"regexp"
 	"slices"
 	"sync"
 	"time"
@@ -40,6 +39,8 @@ type LiveOptions struct {
 	// Stop, when closed, starts no more runs: the runs in flight end, and
 	// Live reports them and those before, with [Report.Partial] set.
 	Stop <-chan struct{}
+	// Judges reaches the models of the records' judge checks.
+	Judges Judges
 	// Run, when not nil, is called with each run's verdict as it ends,
 	// from one goroutine at a time, in no set order, with how many runs
 	// have ended and how many there are: a progress bar's figures.
@@ -136,11 +137,12 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		run    int
 		c      int // its case, in cases
 		checks []compiledCheck
+		labels *labelSet
 	}
 	var jobs []job
 	cases := []Verdict{} // "cases": [] for an empty dataset, as "groups"
 	agents := map[*enforce.Schema]*agent.Agent{}
-	regexps := map[string]*regexp.Regexp{}
+	checkCache := newCheckCache(opts.Judges)
 	digest, err := eachRecord(r, func(line int, text []byte) error {
 		var rec liveRecord
 		if err := json.Unmarshal(text, &rec); err != nil {
@@ -156,7 +158,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 		if modelName != "" {
 			model = modelName
 		}
-		checks, err := compileChecks(rec.Checks, regexps)
+		checks, err := checkCache.compile(rec.Checks)
 		if err != nil {
 			return fmt.Errorf("eval: line %d: %w", line, err)
 		}
@@ -174,7 +176,7 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 			agents[c.plain] = a
 		}
 		for run := 1; run <= runs; run++ {
-			jobs = append(jobs, job{line, rec, name, a, run, len(cases) - 1, checks})
+			jobs = append(jobs, job{line, rec, name, a, run, len(cases) - 1, checks, c.labels})
 		}
 		return nil
 	})
@@ -209,10 +211,11 @@ func Live(ctx context.Context, r io.Reader, opts LiveOptions) (*Report, error) {
 					v.Fields = compare(jb.rec.Expected, out, v.PassedAfterRetry)
 				}
 				if len(jb.checks) > 0 {
-					v.Checks = runChecks(jb.checks, out, v.PassedAfterRetry)
+					v.Checks = runChecks(ctx, jb.checks, out, v.PassedAfterRetry)
 				}
 				mu.Lock()
 				j.group(jb.group).addRun(v)
+				j.group(jb.group).addLabels(jb.labels, jb.rec.Expected, out, v.PassedAfterRetry)
 				cases[jb.c].Runs = append(cases[jb.c].Runs, v)
 				latencies[jb.group] = append(latencies[jb.group], v.Latency)
 				ended++
@@ -361,10 +364,7 @@ func (g *group) addRun(v RunVerdict) {
 	g.Cut += v.Cut
 	g.CutBytes += v.CutBytes
 	g.addRules(v)
-	if v.Checks != nil {
-		g.ChecksRun += v.Checks.Run
-		g.ChecksPassed += v.Checks.Passed
-	}
+	g.addChecks(v.Checks)
 	if v.Fields != nil {
 		g.FieldsCompared += v.Fields.Compared
 		g.FieldsMatched += v.Fields.Matched

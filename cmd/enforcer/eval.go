@@ -32,18 +32,18 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	by := fs.String("by", "", `the record field to group by (default "model")`)
 	asJSON := fs.Bool("json", false, "print the report as JSON (the contract docs/eval.md describes)")
 	asMD := fs.Bool("md", false, "print the report as a Markdown table, for a pull request")
-	htmlFile := fs.String("html", "", "also write the report as one self-contained HTML page with charts to this file")
+	htmlFile := fs.String("html", "", "also write the report as one self-contained HTML page with charts to this file; with -compare, NEW's page opening with what moved")
 	failUnder := fs.String("fail-under", "", "RATE=MIN: exit 1 when a group's rate (as-written or after-repair) is under MIN (0..1); a bare MIN gates the overall as-written rate")
 	junitFile := fs.String("junit", "", "also write the cases as JUnit XML to this file, for CI (a test case per record, a suite per group)")
 	compare := fs.Bool("compare", false, "compare two -json reports, OLD and NEW: what moved, exit 1 on a regression")
 	tolerance := fs.Float64("tolerance", 0.01, "with -compare: how far (a share, 0.01 for one point) a rate may fall before it is a regression")
 	model := fs.String("model", "", "run the dataset's prompts live through this model (records hold prompt, not output)")
-	provider := fs.String("provider", "openai", "with -model: the adapter, openai, anthropic or gemini; its key is read from OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY")
-	baseURL := fs.String("base-url", "", "with -model: the provider's base URL, for an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
+	provider := fs.String("provider", "openai", "with -model or judge checks: the adapter, openai, anthropic or gemini; its key is read from OPENAI_API_KEY, ANTHROPIC_API_KEY or GEMINI_API_KEY")
+	baseURL := fs.String("base-url", "", "with -model or judge checks: the provider's base URL, for an OpenAI-compatible server (Ollama, vLLM, llama.cpp)")
 	retries := fs.Int("retries", 2, fmt.Sprintf("with -model: the output retries of each run (0..%d)", enforce.MaxRetries))
 	runs := fs.Int("runs", 1, "with -model: how many times each record is run")
 	concurrency := fs.Int("concurrency", 1, "with -model: how many runs go at once")
-	prices := fs.String("prices", "", `with -model: a JSON file of prices per million tokens by model name, {"gpt-4o-mini": {"input": 0.15, "cachedInput": 0.075, "output": 0.6}}, as agent.WithPrices`)
+	prices := fs.String("prices", "", `with -model or judge checks: a JSON file of prices per million tokens by model name, {"gpt-4o-mini": {"input": 0.15, "cachedInput": 0.075, "output": 0.6}}, as agent.WithPrices`)
 	files, err := parseAll(fs, args, []string{"DATASET", "| -compare OLD NEW"})
 	if err != nil {
 		return 0, err
@@ -52,7 +52,7 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if err := wantOperands(fs, files, []string{"OLD", "NEW"}); err != nil {
 			return 0, err
 		}
-		return compareCmd(files[0], files[1], *tolerance, stdout)
+		return compareCmd(files[0], files[1], *tolerance, *htmlFile, stdout)
 	}
 	if err := wantOperands(fs, files, []string{"DATASET"}); err != nil {
 		return 0, err
@@ -81,6 +81,21 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		defer f.Close()
 		in, dir = f, filepath.Dir(files[0])
 	}
+	// A judge check names its model as -model names a live run's, and
+	// reaches it the same way: -provider, -base-url, the key from the
+	// provider's variable, priced by -prices.
+	judges := eval.Judges{Model: func(name string) (agent.Model, error) {
+		return liveModel(ctx, *provider, name, *baseURL, getenv)
+	}}
+	var priced []agent.Option
+	if *prices != "" {
+		p, err := readPrices(*prices)
+		if err != nil {
+			return 0, err
+		}
+		priced = []agent.Option{agent.WithPrices(p)}
+		judges.Agent = priced
+	}
 	var rep *eval.Report
 	if *model != "" {
 		switch {
@@ -93,14 +108,7 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		if err != nil {
 			return 0, err
 		}
-		agentOpts := []agent.Option{agent.WithOutputRetries(*retries), agent.WithRepairs(repairs)}
-		if *prices != "" {
-			p, err := readPrices(*prices)
-			if err != nil {
-				return 0, err
-			}
-			agentOpts = append(agentOpts, agent.WithPrices(p))
-		}
+		agentOpts := append([]agent.Option{agent.WithOutputRetries(*retries), agent.WithRepairs(repairs)}, priced...)
 		runCtx, stop, end := stopOnSignal(ctx)
 		defer end()
 		if rep, err = eval.Live(runCtx, in, eval.LiveOptions{
@@ -112,11 +120,12 @@ func evalCmd(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 			Schemas:     os.DirFS(dir),
 			Stop:        stop,
 			Run:         progress(stderr),
+			Judges:      judges,
 		}); err != nil {
 			return 0, fmt.Errorf("eval: %s: %s", files[0], redact(err.Error(), getenv(providers[*provider])))
 		}
-	} else if rep, err = eval.Offline(ctx, in, eval.Options{Repairs: repairs, By: *by, Schemas: os.DirFS(dir)}); err != nil {
-		return 0, fmt.Errorf("eval: %s: %w", files[0], err)
+	} else if rep, err = eval.Offline(ctx, in, eval.Options{Repairs: repairs, By: *by, Schemas: os.DirFS(dir), Judges: judges}); err != nil {
+		return 0, fmt.Errorf("eval: %s: %s", files[0], redact(err.Error(), getenv(providers[*provider])))
 	}
 	if *htmlFile != "" {
 		if err := writeFile("-html", *htmlFile, rep, eval.WriteHTML); err != nil {
@@ -254,6 +263,19 @@ func failedAt(g eval.Group) string {
 	return strings.Join(parts, ", ")
 }
 
+// judgeSpend is "; judges spent N tokens" (and money, when priced) of a
+// group whose judge checks asked models, "" of one whose did not.
+func judgeSpend(g eval.Group) string {
+	if g.JudgeTokens == 0 && g.JudgeMoney == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("; judges spent %d tokens", g.JudgeTokens)
+	if g.JudgeMoney > 0 {
+		s += fmt.Sprintf(", %.6f", g.JudgeMoney)
+	}
+	return s
+}
+
 // total is the report's groups summed, as the group "all".
 func total(rep *eval.Report) eval.Group {
 	all := eval.Group{Group: "all", Failed: map[enforce.Stage]int{}}
@@ -285,7 +307,12 @@ func writeTable(w io.Writer, rep *eval.Report) {
 	fmt.Fprintf(w, "repairs: %s\n", repairs)
 	for _, g := range rows[:len(rows)-1] {
 		if g.ChecksRun > 0 {
-			fmt.Fprintf(w, "%s checks: %d of %d passed\n", groupName(g.Group), g.ChecksPassed, g.ChecksRun)
+			fmt.Fprintf(w, "%s checks: %d of %d passed%s\n", groupName(g.Group), g.ChecksPassed, g.ChecksRun, judgeSpend(g))
+		}
+	}
+	for _, g := range rows[:len(rows)-1] {
+		if l := g.Labels; l != nil {
+			fmt.Fprintf(w, "%s labels: %d of %d exactly right (-md and -html show the confusion matrix)\n", groupName(g.Group), l.Exact, l.Records)
 		}
 	}
 	for _, g := range rows[:len(rows)-1] {
@@ -487,6 +514,51 @@ func writeMarkdown(w io.Writer, rep *eval.Report) {
 		}
 		fmt.Fprintln(w)
 	}
+	for _, g := range rep.Groups {
+		if g.Labels != nil {
+			writeLabelsMarkdown(w, g)
+		}
+	}
+}
+
+// maxMatrixLabels is the most labels whose confusion matrix -md prints,
+// as the page draws (-json holds every one).
+const maxMatrixLabels = 30
+
+// writeLabelsMarkdown prints a group's labels: its confusion matrix (of
+// at most maxMatrixLabels labels) and each label's precision and recall.
+func writeLabelsMarkdown(w io.Writer, g eval.Group) {
+	l := g.Labels
+	fmt.Fprintf(w, "\n**%s**: %d of %d labelled records exactly right\n\n", mdCell(groupName(g.Group)), l.Exact, l.Records)
+	if len(l.Labels) <= maxMatrixLabels {
+		fmt.Fprint(w, "| expected \\ answered |")
+		for _, name := range l.Labels {
+			fmt.Fprintf(w, " %s |", mdCell(name))
+		}
+		fmt.Fprintln(w, " failed |")
+		fmt.Fprintln(w, "| --- |"+strings.Repeat(" ---: |", len(l.Labels)+1))
+		for i, row := range l.Matrix {
+			fmt.Fprintf(w, "| %s |", mdCell(l.Labels[i]))
+			for _, n := range row {
+				fmt.Fprintf(w, " %d |", n)
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "| label | precision | recall | true + | false + | false − |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: |")
+	for _, s := range l.PerLabel {
+		fmt.Fprintf(w, "| %s | %s | %s | %d | %d | %d |\n", mdCell(s.Label), ratio(s.Precision), ratio(s.Recall), s.TruePositives, s.FalsePositives, s.FalseNegatives)
+	}
+}
+
+// ratio is a precision or recall to three places, "-" when undefined.
+func ratio(r *float64) string {
+	if r == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*r, 'f', 3, 64)
 }
 
 // writeRules prints each group's rules' pass rates, a Markdown table
@@ -577,8 +649,9 @@ func clip(s string) string {
 	return s
 }
 
-// compareCmd is `enforcer eval -compare OLD NEW`.
-func compareCmd(oldFile, newFile string, tolerance float64, stdout io.Writer) (int, error) {
+// compareCmd is `enforcer eval -compare OLD NEW`; with -html, the page
+// of NEW opening with what moved.
+func compareCmd(oldFile, newFile string, tolerance float64, htmlFile string, stdout io.Writer) (int, error) {
 	if tolerance < 0 || tolerance > 1 {
 		return 0, fmt.Errorf("eval: -tolerance %v is not in 0..1", tolerance)
 	}
@@ -593,6 +666,12 @@ func compareCmd(oldFile, newFile string, tolerance float64, stdout io.Writer) (i
 		}
 	}
 	d := eval.Compare(reps[0], reps[1], tolerance)
+	if htmlFile != "" {
+		page := func(w io.Writer, rep *eval.Report) error { return eval.WriteCompareHTML(w, rep, d) }
+		if err := writeFile("-html", htmlFile, reps[1], page); err != nil {
+			return 0, err
+		}
+	}
 	columns(stdout, func(tw *tabwriter.Writer) {
 		fmt.Fprintln(tw, "group\trate\told\tnew\t")
 		for _, c := range d.Rates {

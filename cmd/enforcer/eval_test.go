@@ -196,3 +196,42 @@ func TestEvalWritesTheHTMLPage(t *testing.T) {
 	code, out, errs = runCmd(t.Context(), "", "eval", "-html", filepath.Join(t.TempDir(), "no", "such", "dir.html"), data)
 	wantOneLineError(t, code, out, errs, "-html")
 }
+
+// A choice dataset's -md holds each group's confusion matrix and
+// per-label scores; the table says how many were exactly right.
+func TestEvalShowsAChoiceDatasetsConfusionMatrix(t *testing.T) {
+	const schema = `{"enum":["neg","pos"]}`
+	data := write(t, "choice.jsonl", `{"model":"c","schema":`+schema+`,"output":"\"pos\"","expected":"pos"}
+{"model":"c","schema":`+schema+`,"output":"\"pos\"","expected":"neg"}
+{"model":"c","schema":`+schema+`,"output":"neg","expected":"neg"}
+`)
+	code, out, errs := runCmd(t.Context(), "", "eval", "-md", data)
+	if code != exitOK || errs != "" {
+		t.Fatalf("status %d, stderr %q", code, errs)
+	}
+	for _, want := range []string{
+		"**c**: 1 of 3 labelled records exactly right",
+		"| expected \\ answered | neg | pos | failed |",
+		"| neg | 0 | 1 | 1 |",
+		"| pos | 0 | 1 | 0 |",
+		"| neg | - | 0.000 | 0 | 0 | 2 |",
+		"| pos | 0.500 | 1.000 | 1 | 1 | 0 |",
+	} {
+		if !strings.Contains(out, want+"\n") {
+			t.Errorf("-md lacks the line %q:\n%s", want, out)
+		}
+	}
+	guide, err := os.ReadFile(filepath.Join("..", "..", "docs", "eval.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(guide), "<!-- eval-labels -->\n```\n")
+	block, _, ok2 := strings.Cut(block, "```\n")
+	if _, printed, _ := strings.Cut(out, "\n\n"); !ok || !ok2 || block != printed {
+		t.Errorf("docs/eval.md shows, after <!-- eval-labels -->,\n%s\nenforcer eval -md prints after its table\n%s", block, printed)
+	}
+	_, out, _ = runCmd(t.Context(), "", "eval", data)
+	if !strings.Contains(out, "c labels: 1 of 3 exactly right") {
+		t.Errorf("the table does not count the labelled records:\n%s", out)
+	}
+}

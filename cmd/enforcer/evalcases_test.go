@@ -51,6 +51,15 @@ func TestEvalCompareListsTheCasesThatMoved(t *testing.T) {
 	if !strings.Contains(out, "cases: 0 newly failing, 1 newly passing, 0 changed issue\n") || !strings.Contains(out, "newly passing: line 2 (a)\n") {
 		t.Errorf("compare plain → mended:\n%s", out)
 	}
+	// With -html, NEW's page opens with the case that moved.
+	page := filepath.Join(t.TempDir(), "compare.html")
+	if code, _, errs := runCmd(t.Context(), "", "eval", "-compare", "-html", page, mended, plain); code != exitFail || errs != "" {
+		t.Errorf("compare -html: status %d, stderr %q", code, errs)
+	}
+	if b, err := os.ReadFile(page); err != nil || !strings.Contains(string(b), `<p id="compare-summary">1 newly failing, 0 newly passing, 0 failing at another issue;`) ||
+		!strings.Contains(string(b), `<details class="moved" data-move="newly-failing" data-id="" data-line="2" data-group="a">`) {
+		t.Errorf("the compare page (%v) does not list the newly failing case:\n%s", err, b)
+	}
 	// Another dataset without ids: no line is matched, and the command says why.
 	other := write(t, "other.jsonl", `{"model":"a","schema":{},"output":"1"}`+"\n")
 	_, o, _ := runCmd(t.Context(), "", "eval", "-json", other)

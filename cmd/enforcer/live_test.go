@@ -149,3 +149,52 @@ func TestEvalDrawsProgressOnlyOnATerminal(t *testing.T) {
 	}
 
 }
+
+// An offline eval's judge check asks the model it names over -provider
+// and -base-url, as a live run's: its verdict fails the case's check,
+// and the table counts the judge's tokens and money apart.
+func TestEvalAsksAJudgeChecksModelOverTheProvider(t *testing.T) {
+	getenv = func(string) string { return liveKey }
+	t.Cleanup(func() { getenv = osGetenv })
+	check := `[{"at":"/city","judge":"Is the city a capital?","model":"judge-m"}]`
+	data := write(t, "judged.jsonl", fmt.Sprintf(`{"id":"oslo","model":"a","schema":%s,"output":"{\"city\":\"Oslo\",\"days\":3}","checks":%s}
+{"id":"lyon","model":"a","schema":%s,"output":"{\"city\":\"Lyon\",\"days\":3}","checks":%s}
+`, citySchema, check, citySchema, check))
+	var models []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Model string `json:"model"`
+		}
+		body, _ := io.ReadAll(r.Body)
+		json.Unmarshal(body, &req)
+		models = append(models, req.Model)
+		verdict := `{"pass":true,"reason":"Oslo is Norway's capital"}`
+		if strings.Contains(string(body), "Lyon") {
+			verdict = `{"pass":false,"reason":"Lyon is no capital"}`
+		}
+		w.Header().Set("Content-Type", "text/event-stream")
+		liveServers["openai"](w, verdict)
+	}))
+	defer srv.Close()
+	prices := write(t, "prices.json", `{"judge-m": {"input": 1, "output": 2}}`)
+	args := []string{"eval", "-base-url", srv.URL + "/v1/", "-prices", prices}
+	code, out, errs := runCmd(t.Context(), "", append(args, data)...)
+	if code != exitOK || errs != "" {
+		t.Fatalf("status %d, stderr %q", code, errs)
+	}
+	if !strings.Contains(out, "a checks: 1 of 2 passed; judges spent 120 tokens, 0.000140") {
+		t.Errorf("the table does not count the judge's checks and spend apart:\n%s", out)
+	}
+	if len(models) != 2 || models[0] != "judge-m" {
+		t.Errorf("the server was asked for %q, want judge-m twice", models)
+	}
+	_, out, _ = runCmd(t.Context(), "", append(args, "-json", data)...)
+	var rep eval.Report
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	lyon := rep.Cases[1].Checks
+	if lyon == nil || len(lyon.Judged) != 1 || lyon.Judged[0].Pass || lyon.Judged[0].Reason != "Lyon is no capital" || rep.Groups[0].Tokens != 0 {
+		t.Errorf("lyon's checks = %+v (group tokens %d), want the judge's failing verdict and reason, no run tokens", lyon, rep.Groups[0].Tokens)
+	}
+}

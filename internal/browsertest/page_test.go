@@ -22,7 +22,7 @@ import (
 	"github.com/enforcer-go/enforcer/events"
 )
 
-var screenshot = flag.Bool("screenshot", false, "rewrite the guide's screenshot, docs/live-page.png")
+var screenshot = flag.Bool("screenshot", false, "rewrite the guides' screenshots, docs/live-page.png and docs/eval.png")
 
 // session is a stream served over HTTP that records the Last-Event-ID of
 // every event-stream request.

@@ -5,7 +5,8 @@
 // other Go validators (gojsonschema, santhosh-tekuri/jsonschema,
 // github.com/google/jsonschema-go) on the same contract and answer. And
 // it writes and holds enforce's label tables (canonical decompositions,
-// combining classes, full case folding) to golang.org/x/text. It is
-// a module of its own so that the core module keeps its three
+// combining classes, full case folding) to golang.org/x/text. A
+// JUnit consumer that is not ours (github.com/joshdk/go-junit) reads
+// `enforcer eval -junit`'s file back, as CI reads it. It is a module of its own so that the core module keeps its three
 // dependencies; the test command (internal/testall) runs it.
 package oracle
