@@ -159,7 +159,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 				text := r.text.String()
 				var ok bool
 				if off, ok = think.answer(text); ok {
-					ce, n = j.read(text[off:])
+					ce, n = j.read(text[off:think.end(text)])
 				}
 			} else {
 				ce, n = j.read(r.args[j.call].String())
@@ -203,7 +203,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 				text := r.text.String()
 				if o, ok := think.answer(text); ok {
 					off = o
-					n, why = degen.read(text[off:])
+					n, why = degen.read(text[off:think.end(text)])
 				}
 			case d != nil && d.Arguments != "" && r.isAnswer(d.Index):
 				call = d.Index
@@ -231,7 +231,7 @@ func (st *runState) stream(ctx context.Context, m StreamingModel, req Request) (
 			// decides it for the whole text. Cut it there, retries or not.
 			// Thinking before it is not the answer, and counts only to the
 			// reply's bound.
-			if off, ok := think.answer(r.text.String()); ok && r.text.Len()-off > bound {
+			if off, ok := think.answer(r.text.String()); ok && think.end(r.text.String())-off > bound {
 				cancel()
 				st.cut = st.tooLong(r.keepAnswer(-1, off+bound+1)[off:], r.usage)
 				return false

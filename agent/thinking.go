@@ -8,7 +8,8 @@ import (
 
 // WithInlineThinking turns inline thinking on (the default) or off. On,
 // the thinking a reply's text begins with — <think>, <thinking> or
-// <reasoning>, any case, to its closing tag — moves to Message.Reasoning
+// <reasoning>, any case, to its closing tag, or gpt-oss's harmony
+// analysis channel to its final channel — moves to Message.Reasoning
 // before anything reads the answer, streamed or not; a block never closed
 // is all thinking. Off, the text is the answer as written, and
 // [WithHeadlessThinking] does nothing.
@@ -37,6 +38,9 @@ var thinkTags = [...]string{"think", "thinking", "reasoning"}
 // block closed; a block never closed runs to the end of s. s[n:] is the
 // answer, so no byte is lost or added.
 func splitThinking(s string, headless bool) (n int, text string, closed bool) {
+	if open := harmonyOpen(s); open != 0 {
+		return splitHarmony(s, open)
+	}
 	open, name := openTag(s)
 	if open == 0 {
 		if headless {
@@ -135,11 +139,15 @@ func (st *runState) thinking(msg *Message) enforce.Thinking {
 	if st.a.cfg.inlineThinkingOff {
 		return t
 	}
-	n, text, _ := splitThinking(msg.Content, st.headless())
+	n, text, closed := splitThinking(msg.Content, st.headless())
 	if n == 0 {
 		return t
 	}
-	msg.Content = msg.Content[n:]
+	end := len(msg.Content)
+	if closed && harmonyOpen(msg.Content) != 0 {
+		end -= harmonyStop(msg.Content[n:], false) // a marker, not the answer's
+	}
+	msg.Content = msg.Content[n:end]
 	t.Bytes, t.Inline = t.Bytes+n, true
 	switch {
 	case msg.Reasoning == "":
@@ -179,6 +187,8 @@ type thinkScan struct {
 	disabled bool
 	headless bool // the text may begin with thinking whose opening tag the prompt held
 	nameless bool // it does: the block has no opening tag
+	harmony  bool // the text begins with a harmony analysis message
+	ended    bool // harmony: the analysis message has ended, a header may follow
 }
 
 // answer reports where the answer begins in s, the reply's text so far
@@ -200,10 +210,13 @@ func (t *thinkScan) answer(s string) (int, bool) {
 			return 0, false
 		}
 		open, name := openTag(s[t.from:])
+		hopen := harmonyOpen(s[t.from:])
 		switch {
+		case hopen != 0:
+			t.name, t.harmony, t.from = "harmony", true, t.from+hopen
 		case open != 0:
 			t.name, t.from = name, t.from+open
-		case maybeOpenTag(s[t.from:]):
+		case maybeOpenTag(s[t.from:]) || maybeHarmony(s[t.from:]):
 			return 0, false
 		case t.headless && !answerFirst(s[t.from:]):
 			// Thinking until a closing tag alone on its line, or the
@@ -214,6 +227,9 @@ func (t *thinkScan) answer(s string) (int, bool) {
 			return 0, true
 		}
 		t.open = t.from
+	}
+	if t.harmony {
+		return t.harmonyAnswer(s)
 	}
 	for !t.closed {
 		at := indexCloseTag(s, t.from, t.name)
@@ -242,6 +258,45 @@ func (t *thinkScan) answer(s string) (int, bool) {
 	}
 	t.off, t.decided = t.from, true
 	return t.off, true
+}
+
+// harmonyAnswer is answer for a reply that began with a harmony analysis
+// message: it agrees with splitHarmony.
+func (t *thinkScan) harmonyAnswer(s string) (int, bool) {
+	for {
+		if !t.ended {
+			at := strings.Index(s[t.from:], harmonyEnd)
+			if at < 0 {
+				// The marker may be split across pieces.
+				t.from = max(t.from, len(s)-len(harmonyEnd)+1)
+				return 0, false
+			}
+			t.from, t.ended = t.from+at+len(harmonyEnd), true
+		}
+		t.from += blanks(s[t.from:]) // read once, however it streams
+		next, end := harmonyNext(s, t.from)
+		switch next {
+		case harmonyMore:
+			return 0, false
+		case harmonyToAnalysis:
+			t.from, t.ended = end, false
+			continue
+		case harmonyToFinal:
+			t.off = end
+		} // else not the shape read: the text is the answer as written
+		t.closed, t.decided = true, true
+		return t.off, true
+	}
+}
+
+// end is where the answer in s ends, after answer reported its start:
+// before the stop marker, or what may begin one, that ends a harmony
+// final message (splitHarmony drops it), else at the end of s.
+func (t *thinkScan) end(s string) int {
+	if !t.harmony || t.off == 0 {
+		return len(s)
+	}
+	return len(s) - harmonyStop(s[t.off:], true)
 }
 
 // maybeOpenTag reports whether s, not blank, is the beginning of an
@@ -325,4 +380,113 @@ func (st *runState) answerInReasoning(content, apart string, stop StopReason) st
 		return content
 	}
 	return text
+}
+
+// gpt-oss's harmony response format (openai/harmony), as a server with no
+// harmony parser passes it in the text: the special tokens written out.
+// An assistant's reply is "<|channel|>analysis<|message|>" (the prompt
+// held "<|start|>assistant", which some servers repeat), the thinking,
+// "<|end|>", then "<|start|>assistant<|channel|>final<|message|>" and the
+// answer, ended by "<|return|>" (or "<|end|>").
+const (
+	harmonyAssistant = "<|start|>assistant"
+	harmonyAnalysis  = "<|channel|>analysis<|message|>"
+	harmonyFinal     = harmonyAssistant + "<|channel|>final<|message|>"
+	harmonyEnd       = "<|end|>"
+	harmonyReturn    = "<|return|>"
+)
+
+// harmonyOpen returns the end of the analysis header s begins with,
+// after blank space, and 0 when s begins with none: only a text that
+// begins so is ever read as harmony.
+func harmonyOpen(s string) int {
+	i := blanks(s)
+	if strings.HasPrefix(s[i:], harmonyAssistant) {
+		i += len(harmonyAssistant)
+	}
+	if strings.HasPrefix(s[i:], harmonyAnalysis) {
+		return i + len(harmonyAnalysis)
+	}
+	return 0
+}
+
+// maybeHarmony reports whether s, not blank, is the beginning of an
+// analysis header, which more text may complete.
+func maybeHarmony(s string) bool {
+	return len(s) < len(harmonyAnalysis) && strings.HasPrefix(harmonyAnalysis, s) ||
+		len(s) < len(harmonyAssistant+harmonyAnalysis) && strings.HasPrefix(harmonyAssistant+harmonyAnalysis, s)
+}
+
+// What follows an analysis message's "<|end|>".
+const (
+	harmonyOther      = iota // anything else: not the shape read
+	harmonyMore              // the beginning of a header, or nothing yet
+	harmonyToAnalysis        // another analysis message
+	harmonyToFinal           // the final message: the answer
+)
+
+// harmonyNext says what follows the analysis message that ended at
+// s[at:], past blank space, and where the header it found ends.
+func harmonyNext(s string, at int) (int, int) {
+	at += blanks(s[at:])
+	rest := s[at:]
+	switch analysis := harmonyAssistant + harmonyAnalysis; {
+	case strings.HasPrefix(rest, harmonyFinal):
+		return harmonyToFinal, at + len(harmonyFinal)
+	case strings.HasPrefix(rest, analysis):
+		return harmonyToAnalysis, at + len(analysis)
+	case strings.HasPrefix(harmonyFinal, rest) || strings.HasPrefix(analysis, rest):
+		return harmonyMore, 0
+	}
+	return harmonyOther, 0
+}
+
+// splitHarmony is splitThinking for a text whose analysis header ends at
+// open: the analysis messages are the thinking, to the final message's
+// header. A text cut before that header is all thinking; one where
+// anything else follows an analysis message (a commentary message, a
+// tool call) is left as it is.
+func splitHarmony(s string, open int) (n int, text string, closed bool) {
+	var texts []string
+	add := func(t string) {
+		if t = strings.TrimSpace(t); t != "" {
+			texts = append(texts, t)
+		}
+	}
+	for i := open; ; {
+		at := strings.Index(s[i:], harmonyEnd)
+		if at < 0 {
+			add(s[i:])
+			return len(s), strings.Join(texts, "\n\n"), false
+		}
+		add(s[i : i+at])
+		switch next, end := harmonyNext(s, i+at+len(harmonyEnd)); next {
+		case harmonyToFinal:
+			return end, strings.Join(texts, "\n\n"), true
+		case harmonyToAnalysis:
+			i = end
+		case harmonyMore:
+			return len(s), strings.Join(texts, "\n\n"), false
+		default:
+			return 0, "", false
+		}
+	}
+}
+
+// harmonyStop is the length of the stop marker the final message a ends
+// with ("<|return|>" or "<|end|>"), 0 when none; partial, a beginning of
+// one at the end of a streamed text counts too, as more may complete it.
+func harmonyStop(a string, partial bool) int {
+	n := 0
+	for _, m := range [...]string{harmonyReturn, harmonyEnd} {
+		if strings.HasSuffix(a, m) {
+			return len(m)
+		}
+		for k := min(len(a), len(m)-1); partial && k > n; k-- {
+			if strings.HasSuffix(a, m[:k]) {
+				n = k
+			}
+		}
+	}
+	return n
 }
