@@ -9,10 +9,11 @@ import (
 
 // FuzzThinking holds the inline-thinking splitter to its word: it never
 // panics; the thinking removed and the answer left are the reply's text,
-// every byte of it, in order; a text that begins with no thinking block
-// is left as it is (unless, headless, it holds a closing tag alone on
-// its line); and the streamed scan, fed the text in pieces, puts
-// the answer where the whole text's split does.
+// every byte of it, in order (but a harmony final message's stop
+// marker); a text that begins with no thinking block or harmony analysis
+// header is left as it is (unless, headless, it holds a closing tag
+// alone on its line); and the streamed scan, fed the text in pieces,
+// puts the answer where the whole text's split does.
 // anyJSON is a JSON contract any value keeps.
 var anyJSON, _ = enforce.CompileSchema([]byte(`{}`))
 
@@ -22,6 +23,12 @@ func FuzzThinking(f *testing.F) {
 		"<reasoning></reasoning>", "<think>a</thinking>b</think>c", "<thi", "<think>a</thi", "\n\n", "<think>x</think>  ",
 		"<thinker>{}", "a<think>b</think>",
 		"a\n</think>\n{}", " x \n  </THINK>\t{}", "a</think>\n{}", "{\"a\":\"\n</think>\n\"}", "a\n</think>b\n</think>\n{}", "x\n</think>",
+		"<|channel|>analysis<|message|>a<|end|><|start|>assistant<|channel|>final<|message|>{}<|return|>",
+		"<|start|>assistant<|channel|>analysis<|message|>a<|end|><|start|>assistant<|channel|>analysis<|message|>b<|end|><|start|>assistant<|channel|>final<|message|>{}<|end|>",
+		"<|channel|>analysis<|message|>cut", "<|channel|>analysis<|message|>a<|end|><|start|>assist", "<|chan",
+		"<|channel|>analysis<|message|>a<|end|><|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{}<|call|>",
+		"{\"a\":\"<|channel|>analysis<|message|>a<|end|><|start|>assistant<|channel|>final<|message|>\"}",
+		"<|channel|>analysis<|message|>a<|end|><|start|>assistant<|channel|>final<|message|>{}<|ret",
 	} {
 		f.Add(s, uint8(3), true)
 	}
@@ -30,10 +37,11 @@ func FuzzThinking(f *testing.F) {
 		if n < 0 || n > len(s) {
 			t.Fatalf("split %q: %d bytes of %d", s, n, len(s))
 		}
-		if open, _ := openTag(s); open == 0 && n != 0 && (!headless || !closed || !strings.Contains(s[:n], "</")) {
+		if open, _ := openTag(s); open == 0 && harmonyOpen(s) == 0 && n != 0 && (!headless || !closed || !strings.Contains(s[:n], "</")) {
 			t.Fatalf("split %q: no block at the start, yet %d bytes removed", s, n)
 		}
-		if n > 0 && (!strings.Contains(s[:n], text) || !closed && n != len(s)) {
+		// Harmony's analysis messages are joined by a blank line.
+		if n > 0 && (!strings.Contains(s[:n], text) && (harmonyOpen(s) == 0 || len(text) > n) || !closed && n != len(s)) {
 			t.Fatalf("split %q: n %d, text %q, closed %v", s, n, text, closed)
 		}
 		st := &runState{a: &Agent{cfg: config{headlessThinking: headless}}}
@@ -42,9 +50,12 @@ func FuzzThinking(f *testing.F) {
 		}
 		msg := Message{Content: s}
 		th := st.thinking(&msg)
-		if removed := s[:len(s)-len(msg.Content)]; removed+msg.Content != s || th.Bytes != len(removed) || th.Inline != (n > 0) {
+		rest, stop := strings.CutPrefix(s[min(th.Bytes, len(s)):], msg.Content)
+		if !stop || th.Bytes != n || th.Inline != (n > 0) ||
+			rest != "" && (harmonyOpen(s) == 0 || !closed || rest != harmonyReturn && rest != harmonyEnd) {
 			t.Fatalf("thinking(%q): content %q, row %+v", s, msg.Content, th)
 		}
+		answer := msg.Content
 		off := &runState{a: &Agent{cfg: config{inlineThinkingOff: true}}, schema: st.schema}
 		msg = Message{Content: s}
 		if th := off.thinking(&msg); msg.Content != s || th.Bytes != 0 {
@@ -59,10 +70,13 @@ func FuzzThinking(f *testing.F) {
 				break
 			}
 		}
+		lead := strings.TrimLeft(s, " \t\r\n")
 		switch {
 		case ok && at != n:
 			t.Fatalf("scan of %q: the answer at %d, the split's at %d", s, at, n)
-		case !ok && strings.TrimSpace(s[n:]) != "" && !maybeOpenTag(strings.TrimLeft(s, " \t\r\n")) && !(scan.nameless && n == 0):
+		case ok && (scan.end(s) < at || !strings.HasPrefix(answer, s[at:scan.end(s)])):
+			t.Fatalf("scan of %q: the answer %q, the split's %q", s, s[at:scan.end(s)], answer)
+		case !ok && strings.TrimSpace(s[n:]) != "" && !maybeOpenTag(lead) && !maybeHarmony(lead) && !(scan.nameless && n == 0):
 			t.Fatalf("scan of %q: still thinking at its end, yet the split's answer is %q", s, s[n:])
 		}
 	})
