@@ -15,7 +15,8 @@ type Thinking struct {
 	// the reply's text (its tags and blank space included).
 	Bytes int `json:"bytes"`
 	// Inline: the reply's text began with the thinking in tags
-	// (<think>…</think>), removed before the answer was judged.
+	// (<think>…</think>) or harmony's analysis channel, removed before
+	// the answer was judged.
 	Inline bool `json:"inline,omitempty"`
 	// Answer: the reply's text was empty, and the reasoning given apart
 	// ended with the one JSON value that keeps the contract. Given is
