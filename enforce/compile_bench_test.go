@@ -40,7 +40,9 @@ func BenchmarkCompileRefChain(b *testing.B) {
 // TestCompileAllocations: compiling the order contract allocates what
 // the audit needs, and what judges waits for the first answer (719
 // allocations when the evaluator, the bound's walk and every count's
-// big.Rat were made at compile).
+// big.Rat were made at compile; 314 when the audit indexed a document
+// without identifiers, and gojsonschema's refusals of an enum, a list of
+// names and a pattern were checked by encoding and parsing them).
 func TestCompileAllocations(t *testing.T) {
 	raw := []byte(orderSchema)
 	allocs := testing.AllocsPerRun(20, func() {
@@ -48,7 +50,7 @@ func TestCompileAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if allocs > 350 {
-		t.Errorf("CompileSchema of the order contract: %.0f allocations, want at most 350", allocs)
+	if allocs > 250 {
+		t.Errorf("CompileSchema of the order contract: %.0f allocations, want at most 250", allocs)
 	}
 }

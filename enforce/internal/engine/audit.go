@@ -33,6 +33,10 @@ type Auditor struct {
 	// translated.
 	draft, Target Draft
 	ix            index
+	// plain: no identifier or nested dialect anywhere (compileDraft),
+	// so the index is the document alone; objects is a size hint.
+	plain   bool
+	objects int
 	// refs maps the location of each $ref to its target's location.
 	refs map[string]string
 	// edges maps a subschema's location to the subschemas it applies to the
@@ -102,7 +106,7 @@ func NewAuditor(root any) (*Auditor, error) {
 			a.draft = d
 		}
 	}
-	a.Target = compileDraft(root, a.draft)
+	a.Target, a.plain, a.objects = compileDraft(root, a.draft)
 	return a, nil
 }
 
@@ -112,7 +116,7 @@ func (a *Auditor) Audit() (any, error) {
 	if err := a.indexRoot(); err != nil {
 		return nil, err
 	}
-	a.walked = make(map[string]bool, len(a.ix.base)) // the index met every subschema a keyword holds
+	a.walked = make(map[string]bool, max(len(a.ix.base), a.objects)) // the index met every subschema a keyword holds
 	out, err := a.walk(a.root, "", "")
 	if err != nil {
 		return nil, err
@@ -450,6 +454,9 @@ func (a *Auditor) normalise(m, out map[string]any, keys []string, loc string) er
 
 // uniqueValues is list without the values an earlier one equals.
 func uniqueValues(list []any) []any {
+	if validStrings(list) && distinct(list) {
+		return list // equal encodings are equal strings here: none repeats
+	}
 	seen := make(map[string]bool, len(list))
 	out := list[:0:0]
 	for _, v := range list {
