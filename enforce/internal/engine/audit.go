@@ -474,6 +474,15 @@ func uniqueValues(list []any) []any {
 // rewrite, and records which apply to the same instance (for the cycle
 // check) and which are reached at all (for the expansion bound).
 func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) error {
+	// m's steps gather in one slice, made once for as many as m's
+	// keywords hold subschemas, and are recorded when all are walked
+	// (nothing reads a.steps during the walk).
+	var steps []step
+	defer func() {
+		if len(steps) > 0 {
+			a.steps[loc] = append(a.steps[loc], steps...)
+		}
+	}()
 	for _, k := range keys {
 		kw, ok := keywords[k]
 		if !ok || kw.kind == valueData || kw.refused != "" || !kw.defines(a.draft) {
@@ -490,7 +499,10 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 				a.edges[loc] = append(a.edges[loc], at)
 			}
 			if st, ok := a.stepFor(m, k, at); ok {
-				a.steps[loc] = append(a.steps[loc], st)
+				if steps == nil {
+					steps = make([]step, 0, subschemaCount(m, keys))
+				}
+				steps = append(steps, st)
 			}
 			return r, nil
 		}
@@ -554,6 +566,23 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 		}
 	}
 	return nil
+}
+
+// subschemaCount is at most how many subschemas m's keywords keys hold:
+// descend's steps, made once.
+func subschemaCount(m map[string]any, keys []string) int {
+	n := 0
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case []any:
+			n += len(v)
+		case map[string]any:
+			n += max(len(v), 1)
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // stepFor says which part of m's instance the subschema of keyword k at

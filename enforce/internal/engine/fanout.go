@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
@@ -244,9 +245,19 @@ func (f *FanOut) stepsOf(node int) []nodeStep { return f.info(node).all }
 // member costs what the node has besides its properties.
 type nodeInfo struct {
 	all     []nodeStep
-	members map[string][]int
+	members []nodeStep // the stepMember steps, by key (stable)
 	rest    []nodeStep
 	edges   []int // the subschemas the node applies in place, as ids
+}
+
+// named is the steps into the member key.
+func (in *nodeInfo) named(key string) []nodeStep {
+	i, _ := slices.BinarySearchFunc(in.members, key, func(s nodeStep, k string) int { return strings.Compare(s.key, k) })
+	j := i
+	for j < len(in.members) && in.members[j].key == key {
+		j++
+	}
+	return in.members[i:j]
 }
 
 func (f *FanOut) info(node int) *nodeInfo {
@@ -254,21 +265,33 @@ func (f *FanOut) info(node int) *nodeInfo {
 		return f.nodeSteps[node]
 	}
 	steps := f.a.steps[f.locs[node]]
-	in := &nodeInfo{all: make([]nodeStep, len(steps))}
-	for _, e := range f.a.edges[f.locs[node]] {
-		in.edges = append(in.edges, f.id(e))
+	// One array holds all, then members and rest, which split it.
+	buf := make([]nodeStep, 2*len(steps))
+	in := &nodeInfo{all: buf[:len(steps):len(steps)]}
+	if es := f.a.edges[f.locs[node]]; len(es) > 0 {
+		in.edges = make([]int, len(es))
+		for i, e := range es {
+			in.edges[i] = f.id(e)
+		}
 	}
+	members, rest := buf[len(steps):len(steps)], buf[len(steps):]
 	for i, st := range steps {
 		ns := nodeStep{st, f.id(st.to)}
 		in.all[i] = ns
 		if st.kind == stepMember {
-			if in.members == nil {
-				in.members = map[string][]int{}
-			}
-			in.members[st.key] = append(in.members[st.key], ns.node)
-		} else {
-			in.rest = append(in.rest, ns)
+			members = append(members, ns)
 		}
+	}
+	rest = rest[len(members):len(members)]
+	for _, ns := range in.all {
+		if ns.kind != stepMember {
+			rest = append(rest, ns)
+		}
+	}
+	slices.SortStableFunc(members, func(x, y nodeStep) int { return strings.Compare(x.key, y.key) })
+	in.members = members[:len(members):len(members)]
+	if len(rest) > 0 {
+		in.rest = rest
 	}
 	for node >= len(f.nodeSteps) {
 		f.nodeSteps = append(f.nodeSteps, nil)
@@ -381,14 +404,14 @@ func (f *FanOut) paths(node int) visits {
 // in v to different subschemas: each member name their properties list,
 // any other member, each tuple position, any later item, a member's name.
 func (f *FanOut) stepsFrom(v visits) []step {
-	names := map[string]bool{}
+	var names []string
 	other, items, name := false, false, false
 	tuple := 0
 	for _, x := range v {
 		for _, s := range f.stepsOf(x.node) {
 			switch s.kind {
 			case stepMember:
-				names[s.key] = true
+				names = append(names, s.key)
 			case stepPattern, stepOther:
 				other = true
 			case stepAt:
@@ -401,8 +424,10 @@ func (f *FanOut) stepsFrom(v visits) []step {
 			}
 		}
 	}
-	var out []step
-	for _, n := range SortedKeys(names) {
+	slices.Sort(names)
+	names = slices.Compact(names)
+	out := make([]step, 0, len(names)+tuple+3)
+	for _, n := range names {
 		out = append(out, step{kind: stepMember, key: n})
 	}
 	if other {
@@ -456,9 +481,9 @@ func (f *FanOut) take(v visits, s step, sc *scratch) visits {
 		steps := in.rest
 		switch s.kind {
 		case stepMember:
-			named := in.members[s.key]
+			named := in.named(s.key)
 			for _, t := range named {
-				add(f.closure(t), x.n)
+				add(f.closure(t.node), x.n)
 			}
 			matched := false
 			for _, t := range steps {
