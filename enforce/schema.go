@@ -139,12 +139,12 @@ func compileSchema(jsonSchema []byte) (*Schema, error) {
 		// for the first answer, which a contract compiled among many
 		// (a client's tools, an eval's records) may never get.
 		p.make = func(p *parts) {
-			p.fast = engine.CompileFast(tree, target)
+			p.fast = a.CompileFast(tree)
 			p.gs = engine.LazyJudge(tree, target, p.fast)
 			p.work = a.Work()
 		}
 	} else {
-		p.fast = engine.CompileFast(tree, target)
+		p.fast = a.CompileFast(tree)
 		if p.gs, err = engine.NewJudge(tree, target, p.fast); err != nil {
 			return nil, &SchemaError{Reason: "not a valid " + target.String() + " schema", Err: err}
 		}
