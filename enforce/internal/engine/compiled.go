@@ -458,7 +458,7 @@ func (b *cbuilder) number(m map[string]any, k string) *cnum {
 }
 
 func (b *cbuilder) enumOf(list []any) *cenum {
-	e := &cenum{strs: map[string]bool{}, keys: map[string]bool{}}
+	e := &cenum{strs: make(map[string]bool, len(list)), keys: make(map[string]bool, len(list)), list: make([]string, 0, len(list))}
 	for _, v := range list {
 		if s, ok := v.(string); ok {
 			e.strs[s] = true

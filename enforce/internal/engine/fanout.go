@@ -210,7 +210,10 @@ type FanOut struct {
 	patterns map[string]*regexp.Regexp
 	// nodeSteps are each node's steps, their targets as ids.
 	nodeSteps []*nodeInfo // by node; nil until computed
+	slab      []nodeInfo  // where info puts them; never grown in place
 	sc        scratch     // take's, in the audit
+	names     []string    // stepsFrom's, in the audit
+	stepBuf   []step      // stepsFrom's result, read before it is called again
 	csc       pathScratch // paths'
 	kept      int         // visits in closures
 	spent     int         // the work of paths, for the audit's bound
@@ -267,7 +270,13 @@ func (f *FanOut) info(node int) *nodeInfo {
 	steps := f.a.steps[f.locs[node]]
 	// One array holds all, then members and rest, which split it.
 	buf := make([]nodeStep, 2*len(steps))
-	in := &nodeInfo{all: buf[:len(steps):len(steps)]}
+	if len(f.slab) == cap(f.slab) {
+		// Infos in blocks, each twice the last up to 64: one allocation
+		// for many nodes, and little unused where few are asked for.
+		f.slab = make([]nodeInfo, 0, min(2*cap(f.slab)+2, 64))
+	}
+	f.slab = append(f.slab, nodeInfo{all: buf[:len(steps):len(steps)]})
+	in := &f.slab[len(f.slab)-1]
 	if es := f.a.edges[f.locs[node]]; len(es) > 0 {
 		in.edges = make([]int, len(es))
 		for i, e := range es {
@@ -403,8 +412,9 @@ func (f *FanOut) paths(node int) visits {
 // stepsFrom lists the steps into a value that lead from the subschemas
 // in v to different subschemas: each member name their properties list,
 // any other member, each tuple position, any later item, a member's name.
+// The list is f's, valid until the next call.
 func (f *FanOut) stepsFrom(v visits) []step {
-	var names []string
+	names := f.names[:0]
 	other, items, name := false, false, false
 	tuple := 0
 	for _, x := range v {
@@ -426,7 +436,8 @@ func (f *FanOut) stepsFrom(v visits) []step {
 	}
 	slices.Sort(names)
 	names = slices.Compact(names)
-	out := make([]step, 0, len(names)+tuple+3)
+	f.names = names
+	out := f.stepBuf[:0]
 	for _, n := range names {
 		out = append(out, step{kind: stepMember, key: n})
 	}
@@ -441,6 +452,7 @@ func (f *FanOut) stepsFrom(v visits) []step {
 	if name {
 		out = append(out, step{kind: stepName})
 	}
+	f.stepBuf = out
 	return out
 }
 

@@ -47,3 +47,18 @@ func TestPlainRegexp(t *testing.T) {
 		}
 	}
 }
+
+// FuzzEqKeyString: a string's key, written without encoding/json where
+// it is plain, is what encoding/json writes.
+func FuzzEqKeyString(f *testing.F) {
+	for _, s := range []string{"", "open", "a b", `"`, `\`, "<&>", "\x7f", "\x1f", "é", "\xff", "\u2028"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := EqKey(s)
+		want, wantOK := eqKeyJSON(s)
+		if got != want || ok != wantOK {
+			t.Errorf("EqKey(%q) = %q, %v; encoding/json: %q, %v", s, got, ok, want, wantOK)
+		}
+	})
+}
