@@ -50,8 +50,8 @@ func TestCompileAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if allocs > 250 {
-		t.Errorf("CompileSchema of the order contract: %.0f allocations, want at most 250", allocs)
+	if allocs > 230 {
+		t.Errorf("CompileSchema of the order contract: %.0f allocations, want at most 230", allocs)
 	}
 }
 

@@ -489,7 +489,7 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 			continue
 		}
 		v := m[k]
-		child := loc + "/" + jsonvalue.EscapePointer(k)
+		ek := jsonvalue.EscapePointer(k)
 		sub := func(s any, at string, inPlace bool) (any, error) {
 			r, err := a.walk(s, at, k)
 			if err != nil {
@@ -515,7 +515,7 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 		}
 		switch kind {
 		case valueSchema:
-			r, err := sub(v, child, kw.inPlace)
+			r, err := sub(v, loc+"/"+ek, kw.inPlace)
 			if err != nil {
 				return err
 			}
@@ -530,7 +530,7 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 			}
 			subs := make([]any, len(list))
 			for i, e := range list {
-				r, err := sub(e, child+"/"+strconv.Itoa(i), kw.inPlace)
+				r, err := sub(e, loc+"/"+ek+"/"+strconv.Itoa(i), kw.inPlace)
 				if err != nil {
 					return err
 				}
@@ -555,7 +555,7 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 					subs[name] = e
 					continue
 				}
-				r, err := sub(e, child+"/"+jsonvalue.EscapePointer(name), kw.inPlace)
+				r, err := sub(e, loc+"/"+ek+"/"+jsonvalue.EscapePointer(name), kw.inPlace)
 				if err != nil {
 					return err
 				}
