@@ -460,14 +460,31 @@ func uniqueValues(list []any) []any {
 	seen := make(map[string]bool, len(list))
 	out := list[:0:0]
 	for _, v := range list {
-		b, err := json.Marshal(v)
-		if err == nil && seen[string(b)] {
+		b, err := encoded(v)
+		if err == nil && seen[b] {
 			continue
 		}
-		seen[string(b)] = true
+		seen[b] = true
 		out = append(out, v)
 	}
 	return out
+}
+
+// encoded is json.Marshal(v) as a string, written without it for a
+// plain string (see plainString), null, true and false.
+func encoded(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		if plainString(v) {
+			return `"` + v + `"`, nil
+		}
+	case nil:
+		return "null", nil
+	case bool:
+		return strconv.FormatBool(v), nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
 }
 
 // descend audits every subschema of m, replacing it in out by its

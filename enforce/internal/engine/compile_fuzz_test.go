@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"regexp/syntax"
 	"testing"
 )
@@ -61,4 +62,15 @@ func FuzzEqKeyString(f *testing.F) {
 			t.Errorf("EqKey(%q) = %q, %v; encoding/json: %q, %v", s, got, ok, want, wantOK)
 		}
 	})
+}
+
+// TestEncodedIsMarshal: uniqueValues' key is json.Marshal's text.
+func TestEncodedIsMarshal(t *testing.T) {
+	for _, v := range []any{"", "open", `"`, "<&>", "é", "\xff", nil, true, false, json.Number("1.50"), []any{"a", nil}, map[string]any{"k": "<"}} {
+		got, err := encoded(v)
+		want, wantErr := json.Marshal(v)
+		if got != string(want) || (err == nil) != (wantErr == nil) {
+			t.Errorf("encoded(%#v) = %q, %v; json.Marshal: %q, %v", v, got, err, want, wantErr)
+		}
+	}
 }

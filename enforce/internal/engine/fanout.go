@@ -310,7 +310,7 @@ func (f *FanOut) info(node int) *nodeInfo {
 }
 
 func newFanOut(a *Auditor) *FanOut {
-	return &FanOut{a: a, ids: map[string]int{}, patterns: map[string]*regexp.Regexp{}}
+	return &FanOut{a: a, ids: map[string]int{}}
 }
 
 func (f *FanOut) id(loc string) int {
@@ -358,6 +358,11 @@ const maxKept = 1 << 20
 // paths is closure's count: node's visits, the number of paths by edges
 // from node to each node it reaches. Its work goes to f.spent.
 func (f *FanOut) paths(node int) visits {
+	if len(f.info(node).edges) == 0 {
+		// node alone, as the walk below would find it, without its space.
+		f.spent++
+		return visits{{node, 1}}
+	}
 	cs := &f.csc
 	for node >= len(cs.mark) {
 		cs.mark = append(cs.mark, make([]int, len(f.locs)+1-len(cs.mark))...)
@@ -564,6 +569,9 @@ func (f *FanOut) matches(pattern, name string) bool {
 	re, ok := f.patterns[pattern]
 	if !ok {
 		re, _ = regexp.Compile(pattern)
+		if f.patterns == nil {
+			f.patterns = map[string]*regexp.Regexp{}
+		}
 		f.patterns[pattern] = re
 	}
 	return re == nil || re.MatchString(name)
