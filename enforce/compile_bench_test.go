@@ -51,8 +51,8 @@ func TestCompileAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if allocs > 225 {
-		t.Errorf("CompileSchema of the order contract: %.0f allocations, want at most 225", allocs)
+	if allocs > 215 {
+		t.Errorf("CompileSchema of the order contract: %.0f allocations, want at most 215", allocs)
 	}
 }
 
@@ -73,8 +73,8 @@ func TestCompileFirstAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if allocs > 445 {
-		t.Errorf("CompileSchema and Check of the order contract: %.0f allocations, want at most 445", allocs)
+	if allocs > 435 {
+		t.Errorf("CompileSchema and Check of the order contract: %.0f allocations, want at most 435", allocs)
 	}
 }
 

@@ -93,9 +93,10 @@ const (
 func NewAuditor(root any) (*Auditor, error) {
 	a := &Auditor{
 		root: root, draft: draft7,
-		refs: map[string]string{}, edges: map[string][]string{},
-		walked: map[string]bool{},
-		steps:  map[string][]step{},
+		steps: map[string][]step{},
+		keys:  make([]string, 0, 32),
+		// refs and edges are made when the walk meets the first (see
+		// addEdge), walked by Audit.
 	}
 	if m, ok := root.(map[string]any); ok {
 		if v, ok := m["$schema"]; ok {
@@ -164,6 +165,9 @@ func (a *Auditor) Audit() (any, error) {
 // walk checks the subschema s at location loc, the value of keyword
 // under (or "" for the root and $ref targets), and returns its rewrite.
 func (a *Auditor) walk(s any, loc, under string) (any, error) {
+	if a.walked == nil {
+		a.walked = map[string]bool{} // a walk without Audit's
+	}
 	a.walked[loc] = true
 	switch s := s.(type) {
 	case bool:
@@ -358,10 +362,22 @@ func (a *Auditor) identify(m, out map[string]any, loc string) error {
 	if err != nil {
 		return &Error{Keyword: "$ref", Location: loc, Reason: err.Error()}
 	}
+	if a.refs == nil {
+		a.refs = map[string]string{}
+	}
 	a.refs[loc] = target
-	a.edges[loc] = append(a.edges[loc], target)
+	a.addEdge(loc, target)
 	out["$ref"] = pointerRef(target)
 	return nil
+}
+
+// addEdge records that the subschema at from applies the one at to to
+// the same instance.
+func (a *Auditor) addEdge(from, to string) {
+	if a.edges == nil {
+		a.edges = map[string][]string{}
+	}
+	a.edges[from] = append(a.edges[from], to)
 }
 
 // rewriteForDialect rewrites what the dialect means differently from the
@@ -513,7 +529,7 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 				return nil, err
 			}
 			if inPlace {
-				a.edges[loc] = append(a.edges[loc], at)
+				a.addEdge(loc, at)
 			}
 			if st, ok := a.stepFor(m, k, at); ok {
 				if steps == nil {
