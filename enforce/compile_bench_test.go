@@ -73,8 +73,8 @@ func TestCompileFirstAllocations(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if allocs > 435 {
-		t.Errorf("CompileSchema and Check of the order contract: %.0f allocations, want at most 435", allocs)
+	if allocs > 420 {
+		t.Errorf("CompileSchema and Check of the order contract: %.0f allocations, want at most 420", allocs)
 	}
 }
 

@@ -211,6 +211,7 @@ type FanOut struct {
 	// nodeSteps are each node's steps, their targets as ids.
 	nodeSteps []*nodeInfo // by node; nil until computed
 	slab      []nodeInfo  // where info puts them; never grown in place
+	ones      visits      // where paths puts a closure of one node; likewise
 	sc        scratch     // take's, in the audit
 	names     []string    // stepsFrom's, in the audit
 	stepBuf   []step      // stepsFrom's result, read before it is called again
@@ -359,9 +360,14 @@ const maxKept = 1 << 20
 // from node to each node it reaches. Its work goes to f.spent.
 func (f *FanOut) paths(node int) visits {
 	if len(f.info(node).edges) == 0 {
-		// node alone, as the walk below would find it, without its space.
+		// node alone, as the walk below would find it, without its
+		// space, in a block of such visits (none is written once made).
 		f.spent++
-		return visits{{node, 1}}
+		if len(f.ones) == cap(f.ones) {
+			f.ones = make(visits, 0, min(2*cap(f.ones)+2, 64))
+		}
+		f.ones = append(f.ones, visit{node, 1})
+		return f.ones[len(f.ones)-1 : len(f.ones) : len(f.ones)]
 	}
 	cs := &f.csc
 	for node >= len(cs.mark) {
