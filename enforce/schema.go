@@ -15,7 +15,7 @@ import (
 
 // Schema is a compiled output contract. It is safe for concurrent use.
 type Schema struct {
-	source []byte // the schema as given, for prompts and logs
+	source string // the schema as given, for prompts and logs
 	// judging judges answers; see parts.
 	judging *parts
 	// canonical: canonicalize an answer's numbers before validating (the
@@ -68,7 +68,7 @@ func CompileSchema(jsonSchema []byte) (*Schema, error) {
 		return nil, err
 	}
 	c := *s
-	compiledCache.put(jsonSchema, &c)
+	compiledCache.put(s.source, &c) // the source's text is the key: no copy more
 	return s, nil
 }
 
@@ -98,7 +98,7 @@ func (c *bytesCache) get(b []byte) *Schema {
 	return c.m[string(b)]
 }
 
-func (c *bytesCache) put(b []byte, s *Schema) {
+func (c *bytesCache) put(b string, s *Schema) {
 	if len(b) > maxCompiledCachedBytes {
 		return
 	}
@@ -107,7 +107,7 @@ func (c *bytesCache) put(b []byte, s *Schema) {
 	if len(c.m) >= maxCompiledCached {
 		clear(c.m)
 	}
-	c.m[string(b)] = s
+	c.m[b] = s
 }
 
 func compileSchema(jsonSchema []byte) (*Schema, error) {
@@ -120,7 +120,10 @@ func compileSchema(jsonSchema []byte) (*Schema, error) {
 	// formats idn-hostname and idn-email where asserted, a $ref cycle
 	// that consumes no input, a $ref to a missing target or outside the
 	// document.
-	doc, err := jsonvalue.Parse(string(jsonSchema))
+	// One copy of the bytes: the source JSON gives back, and the text the
+	// parsed tree's names and strings are read from.
+	src := string(jsonSchema)
+	doc, err := jsonvalue.Parse(src)
 	if err != nil {
 		return nil, &SchemaError{Reason: "not a JSON document gojsonschema accepts", Err: err}
 	}
@@ -139,19 +142,19 @@ func compileSchema(jsonSchema []byte) (*Schema, error) {
 		// for the first answer, which a contract compiled among many
 		// (a client's tools, an eval's records) may never get.
 		p.make = func(p *parts) {
-			p.fast = engine.CompileFast(tree, target)
+			p.fast = a.CompileFast(tree)
 			p.gs = engine.LazyJudge(tree, target, p.fast)
 			p.work = a.Work()
 		}
 	} else {
-		p.fast = engine.CompileFast(tree, target)
+		p.fast = a.CompileFast(tree)
 		if p.gs, err = engine.NewJudge(tree, target, p.fast); err != nil {
 			return nil, &SchemaError{Reason: "not a valid " + target.String() + " schema", Err: err}
 		}
 		p.make = func(p *parts) { p.work = a.Work() }
 	}
 	return &Schema{
-		source: append([]byte(nil), jsonSchema...), judging: p, canonical: a.Compares, typed: new(sync.Map),
+		source: src, judging: p, canonical: a.Compares, typed: new(sync.Map),
 		plan:    &engine.Plan{Tree: tree, Draft: a.Target},
 		ignored: ignored(a.Ignored),
 	}, nil

@@ -33,6 +33,10 @@ type Auditor struct {
 	// translated.
 	draft, Target Draft
 	ix            index
+	// plain: no identifier or nested dialect anywhere (compileDraft),
+	// so the index is the document alone; objects is a size hint.
+	plain   bool
+	objects int
 	// refs maps the location of each $ref to its target's location.
 	refs map[string]string
 	// edges maps a subschema's location to the subschemas it applies to the
@@ -89,9 +93,10 @@ const (
 func NewAuditor(root any) (*Auditor, error) {
 	a := &Auditor{
 		root: root, draft: draft7,
-		refs: map[string]string{}, edges: map[string][]string{},
-		walked: map[string]bool{},
-		steps:  map[string][]step{},
+		steps: map[string][]step{},
+		keys:  make([]string, 0, 32),
+		// refs and edges are made when the walk meets the first (see
+		// addEdge), walked by Audit.
 	}
 	if m, ok := root.(map[string]any); ok {
 		if v, ok := m["$schema"]; ok {
@@ -102,7 +107,7 @@ func NewAuditor(root any) (*Auditor, error) {
 			a.draft = d
 		}
 	}
-	a.Target = compileDraft(root, a.draft)
+	a.Target, a.plain, a.objects = compileDraft(root, a.draft)
 	return a, nil
 }
 
@@ -112,7 +117,7 @@ func (a *Auditor) Audit() (any, error) {
 	if err := a.indexRoot(); err != nil {
 		return nil, err
 	}
-	a.walked = make(map[string]bool, len(a.ix.base)) // the index met every subschema a keyword holds
+	a.walked = make(map[string]bool, max(len(a.ix.base), a.objects)) // the index met every subschema a keyword holds
 	out, err := a.walk(a.root, "", "")
 	if err != nil {
 		return nil, err
@@ -160,6 +165,9 @@ func (a *Auditor) Audit() (any, error) {
 // walk checks the subschema s at location loc, the value of keyword
 // under (or "" for the root and $ref targets), and returns its rewrite.
 func (a *Auditor) walk(s any, loc, under string) (any, error) {
+	if a.walked == nil {
+		a.walked = map[string]bool{} // a walk without Audit's
+	}
 	a.walked[loc] = true
 	switch s := s.(type) {
 	case bool:
@@ -354,10 +362,22 @@ func (a *Auditor) identify(m, out map[string]any, loc string) error {
 	if err != nil {
 		return &Error{Keyword: "$ref", Location: loc, Reason: err.Error()}
 	}
+	if a.refs == nil {
+		a.refs = map[string]string{}
+	}
 	a.refs[loc] = target
-	a.edges[loc] = append(a.edges[loc], target)
+	a.addEdge(loc, target)
 	out["$ref"] = pointerRef(target)
 	return nil
+}
+
+// addEdge records that the subschema at from applies the one at to to
+// the same instance.
+func (a *Auditor) addEdge(from, to string) {
+	if a.edges == nil {
+		a.edges = map[string][]string{}
+	}
+	a.edges[from] = append(a.edges[from], to)
 }
 
 // rewriteForDialect rewrites what the dialect means differently from the
@@ -450,40 +470,72 @@ func (a *Auditor) normalise(m, out map[string]any, keys []string, loc string) er
 
 // uniqueValues is list without the values an earlier one equals.
 func uniqueValues(list []any) []any {
+	if validStrings(list) && distinct(list) {
+		return list // equal encodings are equal strings here: none repeats
+	}
 	seen := make(map[string]bool, len(list))
 	out := list[:0:0]
 	for _, v := range list {
-		b, err := json.Marshal(v)
-		if err == nil && seen[string(b)] {
+		b, err := encoded(v)
+		if err == nil && seen[b] {
 			continue
 		}
-		seen[string(b)] = true
+		seen[b] = true
 		out = append(out, v)
 	}
 	return out
+}
+
+// encoded is json.Marshal(v) as a string, written without it for a
+// plain string (see plainString), null, true and false.
+func encoded(v any) (string, error) {
+	switch v := v.(type) {
+	case string:
+		if plainString(v) {
+			return `"` + v + `"`, nil
+		}
+	case nil:
+		return "null", nil
+	case bool:
+		return strconv.FormatBool(v), nil
+	}
+	b, err := json.Marshal(v)
+	return string(b), err
 }
 
 // descend audits every subschema of m, replacing it in out by its
 // rewrite, and records which apply to the same instance (for the cycle
 // check) and which are reached at all (for the expansion bound).
 func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) error {
+	// m's steps gather in one slice, made once for as many as m's
+	// keywords hold subschemas, and are recorded when all are walked
+	// (nothing reads a.steps during the walk).
+	var steps []step
+	defer func() {
+		if len(steps) > 0 {
+			a.steps[loc] = append(a.steps[loc], steps...)
+		}
+	}()
 	for _, k := range keys {
 		kw, ok := keywords[k]
 		if !ok || kw.kind == valueData || kw.refused != "" || !kw.defines(a.draft) {
 			continue
 		}
 		v := m[k]
-		child := loc + "/" + jsonvalue.EscapePointer(k)
+		ek := jsonvalue.EscapePointer(k)
 		sub := func(s any, at string, inPlace bool) (any, error) {
 			r, err := a.walk(s, at, k)
 			if err != nil {
 				return nil, err
 			}
 			if inPlace {
-				a.edges[loc] = append(a.edges[loc], at)
+				a.addEdge(loc, at)
 			}
 			if st, ok := a.stepFor(m, k, at); ok {
-				a.steps[loc] = append(a.steps[loc], st)
+				if steps == nil {
+					steps = make([]step, 0, subschemaCount(m, keys))
+				}
+				steps = append(steps, st)
 			}
 			return r, nil
 		}
@@ -496,7 +548,7 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 		}
 		switch kind {
 		case valueSchema:
-			r, err := sub(v, child, kw.inPlace)
+			r, err := sub(v, loc+"/"+ek, kw.inPlace)
 			if err != nil {
 				return err
 			}
@@ -511,7 +563,7 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 			}
 			subs := make([]any, len(list))
 			for i, e := range list {
-				r, err := sub(e, child+"/"+strconv.Itoa(i), kw.inPlace)
+				r, err := sub(e, loc+"/"+ek+"/"+strconv.Itoa(i), kw.inPlace)
 				if err != nil {
 					return err
 				}
@@ -536,7 +588,7 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 					subs[name] = e
 					continue
 				}
-				r, err := sub(e, child+"/"+jsonvalue.EscapePointer(name), kw.inPlace)
+				r, err := sub(e, loc+"/"+ek+"/"+jsonvalue.EscapePointer(name), kw.inPlace)
 				if err != nil {
 					return err
 				}
@@ -547,6 +599,23 @@ func (a *Auditor) descend(m, out map[string]any, keys []string, loc string) erro
 		}
 	}
 	return nil
+}
+
+// subschemaCount is at most how many subschemas m's keywords keys hold:
+// descend's steps, made once.
+func subschemaCount(m map[string]any, keys []string) int {
+	n := 0
+	for _, k := range keys {
+		switch v := m[k].(type) {
+		case []any:
+			n += len(v)
+		case map[string]any:
+			n += max(len(v), 1)
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // stepFor says which part of m's instance the subschema of keyword k at

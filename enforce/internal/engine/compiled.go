@@ -90,8 +90,18 @@ var anyCnode = &Node{always: true, minLen: -1, maxLen: -1, minProps: -1, maxProp
 // in a form it compiles (gojsonschema then judges every answer). It
 // knows every keyword gojsonschema applies, for the drafts in which it
 // applies them, and ignores the others as gojsonschema does.
-func CompileFast(tree any, d Draft) *Node {
-	b := &cbuilder{tree: tree, draft: d, memo: map[string]*Node{}}
+func CompileFast(tree any, d Draft) *Node { return compileFast(tree, d, true) }
+
+// CompileFast is [CompileFast] of the tree a's Audit returned: where
+// the audit met no $ref, each subschema is built once, where it stands,
+// with neither its location nor a memo by location.
+func (a *Auditor) CompileFast(tree any) *Node { return compileFast(tree, a.Target, len(a.refs) > 0) }
+
+func compileFast(tree any, d Draft, refs bool) *Node {
+	b := &cbuilder{tree: tree, draft: d}
+	if refs {
+		b.memo = map[string]*Node{}
+	}
 	defer func() {
 		if recover() != nil {
 			b.ok = false
@@ -108,8 +118,20 @@ func CompileFast(tree any, d Draft) *Node {
 type cbuilder struct {
 	tree  any
 	draft Draft
-	memo  map[string]*Node
+	memo  map[string]*Node // by location; nil where the tree holds no $ref (nor are locations written)
 	ok    bool
+}
+
+// at is the location of keyword k of the subschema at loc, and of its
+// member or item tail when not "": "" when b keeps no memo.
+func (b *cbuilder) at(loc, k, tail string) string {
+	if b.memo == nil {
+		return ""
+	}
+	if tail != "" {
+		return loc + "/" + jsonvalue.EscapePointer(k) + "/" + tail
+	}
+	return loc + "/" + jsonvalue.EscapePointer(k)
 }
 
 func (b *cbuilder) fail() *Node {
@@ -146,11 +168,13 @@ func (b *cbuilder) build(loc string, v any) *Node {
 			// The validator ignores a $ref's siblings. The audit refused
 			// cycles of $ref alone, so this ends.
 			t := b.build(target, sub)
-			b.memo[loc] = t
+			b.memo[loc] = t // a $ref: the memo is there
 			return t
 		}
 		n := &Node{minLen: -1, maxLen: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1}
-		b.memo[loc] = n
+		if b.memo != nil {
+			b.memo[loc] = n
+		}
 		b.fill(n, loc, v)
 		return n
 	}
@@ -158,7 +182,7 @@ func (b *cbuilder) build(loc string, v any) *Node {
 }
 
 func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
-	at := func(k string) string { return loc + "/" + jsonvalue.EscapePointer(k) }
+	at := func(k string) string { return b.at(loc, k, "") }
 	if t, has := m["type"]; has {
 		var ok bool
 		if n.types, ok = TypeKinds(t); !ok {
@@ -243,6 +267,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 		if !ok {
 			b.fail()
 		}
+		n.required = make([]string, 0, len(list))
 		for _, e := range list {
 			s, ok := e.(string)
 			if !ok {
@@ -258,7 +283,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 		}
 		n.props = make(map[string]*Node, len(pm))
 		for name, sub := range pm {
-			n.props[name] = b.build(at("properties")+"/"+jsonvalue.EscapePointer(name), sub)
+			n.props[name] = b.build(b.at(loc, "properties", jsonvalue.EscapePointer(name)), sub)
 		}
 	}
 	if p, has := m["patternProperties"]; has {
@@ -272,7 +297,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 				b.fail()
 				continue
 			}
-			n.patterns = append(n.patterns, cpattern{re: re, node: b.build(at("patternProperties")+"/"+jsonvalue.EscapePointer(pat), pm[pat])})
+			n.patterns = append(n.patterns, cpattern{re: re, node: b.build(b.at(loc, "patternProperties", jsonvalue.EscapePointer(pat)), pm[pat])})
 		}
 	}
 	switch ap := m["additionalProperties"].(type) {
@@ -316,7 +341,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 				if n.depSchemas == nil {
 					n.depSchemas = map[string]*Node{}
 				}
-				n.depSchemas[k] = b.build(at("dependencies")+"/"+jsonvalue.EscapePointer(k), dv)
+				n.depSchemas[k] = b.build(b.at(loc, "dependencies", jsonvalue.EscapePointer(k)), dv)
 			default:
 				b.fail()
 			}
@@ -327,7 +352,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 		case []any:
 			n.tupleSet = true
 			for i, e := range it {
-				n.tuple = append(n.tuple, b.sub(at("items")+"/"+strconv.Itoa(i), e))
+				n.tuple = append(n.tuple, b.sub(b.at(loc, "items", strconv.Itoa(i)), e))
 			}
 		default:
 			n.items = b.sub(at("items"), it)
@@ -357,7 +382,7 @@ func (b *cbuilder) fill(n *Node, loc string, m map[string]any) {
 		}
 		var subs []*Node
 		for i, e := range list {
-			subs = append(subs, b.build(at(k)+"/"+strconv.Itoa(i), e))
+			subs = append(subs, b.build(b.at(loc, k, strconv.Itoa(i)), e))
 		}
 		switch k {
 		case "allOf":
@@ -433,7 +458,7 @@ func (b *cbuilder) number(m map[string]any, k string) *cnum {
 }
 
 func (b *cbuilder) enumOf(list []any) *cenum {
-	e := &cenum{strs: map[string]bool{}, keys: map[string]bool{}}
+	e := &cenum{strs: make(map[string]bool, len(list)), keys: make(map[string]bool, len(list)), list: make([]string, 0, len(list))}
 	for _, v := range list {
 		if s, ok := v.(string); ok {
 			e.strs[s] = true

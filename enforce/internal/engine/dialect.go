@@ -57,20 +57,40 @@ func dialectOf(v any, loc string) (Draft, error) {
 
 // compileDraft is the draft gojsonschema compiles a document of root
 // dialect d as: d itself when every $schema in it agrees on draft-04,
-// -06 or -07, else draft-07.
-func compileDraft(root any, d Draft) Draft {
-	same := d <= draft7
+// -06 or -07, else draft-07. plain: no object in it names an
+// identifier ($id, id, $anchor) or, below the root, a dialect, so every
+// subschema's base URI is the document's own and the index has nothing
+// to record (see Auditor.indexRoot). objects counts its objects.
+func compileDraft(root any, d Draft) (target Draft, plain bool, objects int) {
+	same, plain := d <= draft7, true
 	var scan func(v any, depth int)
 	scan = func(v any, depth int) {
-		if !same || depth > jsonvalue.MaxDepth {
+		if !same && !plain {
+			return
+		}
+		if depth > jsonvalue.MaxDepth {
+			// Beyond what the index reads: the index is left to decide.
+			plain = false
 			return
 		}
 		switch v := v.(type) {
 		case map[string]any:
-			if s, ok := v["$schema"].(string); ok && depth > 0 {
-				if nd, known := dialects[strings.TrimSuffix(s, "#")]; known && nd != d {
-					same = false
+			objects++
+			if s, ok := v["$schema"]; ok && depth > 0 {
+				plain = false
+				if s, ok := s.(string); ok {
+					if nd, known := dialects[strings.TrimSuffix(s, "#")]; known && nd != d {
+						same = false
+					}
 				}
+			}
+			if plain {
+				// Any object, whatever keyword holds it: a superset of
+				// the subschemas the index reads.
+				_, id := v["$id"]
+				_, oldID := v["id"]
+				_, anchor := v["$anchor"]
+				plain = !id && !oldID && !anchor
 			}
 			for _, e := range v {
 				scan(e, depth+1)
@@ -83,7 +103,7 @@ func compileDraft(root any, d Draft) Draft {
 	}
 	scan(root, 0)
 	if same {
-		return d
+		return d, plain, objects
 	}
-	return draft7
+	return draft7, plain, objects
 }

@@ -528,6 +528,10 @@ func (n *Node) ShapeOnly() bool {
 // fails to (a number beyond float64), which fails the value.
 func EqKey(v any) (string, bool) {
 	switch v := v.(type) {
+	case string:
+		if plainString(v) {
+			return `"` + v + `"`, true // what encoding/json writes for it
+		}
 	case nil:
 		return "null", true
 	case bool:
@@ -536,6 +540,11 @@ func EqKey(v any) (string, bool) {
 		}
 		return "false", true
 	}
+	return eqKeyJSON(v)
+}
+
+// eqKeyJSON is EqKey by encoding/json: v encoded, decoded and encoded.
+func eqKeyJSON(v any) (string, bool) {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return "", false
@@ -548,6 +557,18 @@ func EqKey(v any) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// plainString reports whether encoding/json writes s as it is, between
+// quotes: printable ASCII, none of it escaped (no quote, backslash, nor
+// what it escapes for HTML).
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return false
+		}
+	}
+	return true
 }
 
 func (e *cenum) has(v any) bool {

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
@@ -209,7 +210,11 @@ type FanOut struct {
 	patterns map[string]*regexp.Regexp
 	// nodeSteps are each node's steps, their targets as ids.
 	nodeSteps []*nodeInfo // by node; nil until computed
+	slab      []nodeInfo  // where info puts them; never grown in place
+	ones      visits      // where paths puts a closure of one node; likewise
 	sc        scratch     // take's, in the audit
+	names     []string    // stepsFrom's, in the audit
+	stepBuf   []step      // stepsFrom's result, read before it is called again
 	csc       pathScratch // paths'
 	kept      int         // visits in closures
 	spent     int         // the work of paths, for the audit's bound
@@ -244,9 +249,19 @@ func (f *FanOut) stepsOf(node int) []nodeStep { return f.info(node).all }
 // member costs what the node has besides its properties.
 type nodeInfo struct {
 	all     []nodeStep
-	members map[string][]int
+	members []nodeStep // the stepMember steps, by key (stable)
 	rest    []nodeStep
 	edges   []int // the subschemas the node applies in place, as ids
+}
+
+// named is the steps into the member key.
+func (in *nodeInfo) named(key string) []nodeStep {
+	i, _ := slices.BinarySearchFunc(in.members, key, func(s nodeStep, k string) int { return strings.Compare(s.key, k) })
+	j := i
+	for j < len(in.members) && in.members[j].key == key {
+		j++
+	}
+	return in.members[i:j]
 }
 
 func (f *FanOut) info(node int) *nodeInfo {
@@ -254,21 +269,39 @@ func (f *FanOut) info(node int) *nodeInfo {
 		return f.nodeSteps[node]
 	}
 	steps := f.a.steps[f.locs[node]]
-	in := &nodeInfo{all: make([]nodeStep, len(steps))}
-	for _, e := range f.a.edges[f.locs[node]] {
-		in.edges = append(in.edges, f.id(e))
+	// One array holds all, then members and rest, which split it.
+	buf := make([]nodeStep, 2*len(steps))
+	if len(f.slab) == cap(f.slab) {
+		// Infos in blocks, each twice the last up to 64: one allocation
+		// for many nodes, and little unused where few are asked for.
+		f.slab = make([]nodeInfo, 0, min(2*cap(f.slab)+2, 64))
 	}
+	f.slab = append(f.slab, nodeInfo{all: buf[:len(steps):len(steps)]})
+	in := &f.slab[len(f.slab)-1]
+	if es := f.a.edges[f.locs[node]]; len(es) > 0 {
+		in.edges = make([]int, len(es))
+		for i, e := range es {
+			in.edges[i] = f.id(e)
+		}
+	}
+	members, rest := buf[len(steps):len(steps)], buf[len(steps):]
 	for i, st := range steps {
 		ns := nodeStep{st, f.id(st.to)}
 		in.all[i] = ns
 		if st.kind == stepMember {
-			if in.members == nil {
-				in.members = map[string][]int{}
-			}
-			in.members[st.key] = append(in.members[st.key], ns.node)
-		} else {
-			in.rest = append(in.rest, ns)
+			members = append(members, ns)
 		}
+	}
+	rest = rest[len(members):len(members)]
+	for _, ns := range in.all {
+		if ns.kind != stepMember {
+			rest = append(rest, ns)
+		}
+	}
+	slices.SortStableFunc(members, func(x, y nodeStep) int { return strings.Compare(x.key, y.key) })
+	in.members = members[:len(members):len(members)]
+	if len(rest) > 0 {
+		in.rest = rest
 	}
 	for node >= len(f.nodeSteps) {
 		f.nodeSteps = append(f.nodeSteps, nil)
@@ -278,7 +311,7 @@ func (f *FanOut) info(node int) *nodeInfo {
 }
 
 func newFanOut(a *Auditor) *FanOut {
-	return &FanOut{a: a, ids: map[string]int{}, patterns: map[string]*regexp.Regexp{}}
+	return &FanOut{a: a, ids: map[string]int{}}
 }
 
 func (f *FanOut) id(loc string) int {
@@ -326,6 +359,16 @@ const maxKept = 1 << 20
 // paths is closure's count: node's visits, the number of paths by edges
 // from node to each node it reaches. Its work goes to f.spent.
 func (f *FanOut) paths(node int) visits {
+	if len(f.info(node).edges) == 0 {
+		// node alone, as the walk below would find it, without its
+		// space, in a block of such visits (none is written once made).
+		f.spent++
+		if len(f.ones) == cap(f.ones) {
+			f.ones = make(visits, 0, min(2*cap(f.ones)+2, 64))
+		}
+		f.ones = append(f.ones, visit{node, 1})
+		return f.ones[len(f.ones)-1 : len(f.ones) : len(f.ones)]
+	}
 	cs := &f.csc
 	for node >= len(cs.mark) {
 		cs.mark = append(cs.mark, make([]int, len(f.locs)+1-len(cs.mark))...)
@@ -380,15 +423,16 @@ func (f *FanOut) paths(node int) visits {
 // stepsFrom lists the steps into a value that lead from the subschemas
 // in v to different subschemas: each member name their properties list,
 // any other member, each tuple position, any later item, a member's name.
+// The list is f's, valid until the next call.
 func (f *FanOut) stepsFrom(v visits) []step {
-	names := map[string]bool{}
+	names := f.names[:0]
 	other, items, name := false, false, false
 	tuple := 0
 	for _, x := range v {
 		for _, s := range f.stepsOf(x.node) {
 			switch s.kind {
 			case stepMember:
-				names[s.key] = true
+				names = append(names, s.key)
 			case stepPattern, stepOther:
 				other = true
 			case stepAt:
@@ -401,8 +445,11 @@ func (f *FanOut) stepsFrom(v visits) []step {
 			}
 		}
 	}
-	var out []step
-	for _, n := range SortedKeys(names) {
+	slices.Sort(names)
+	names = slices.Compact(names)
+	f.names = names
+	out := f.stepBuf[:0]
+	for _, n := range names {
 		out = append(out, step{kind: stepMember, key: n})
 	}
 	if other {
@@ -416,6 +463,7 @@ func (f *FanOut) stepsFrom(v visits) []step {
 	if name {
 		out = append(out, step{kind: stepName})
 	}
+	f.stepBuf = out
 	return out
 }
 
@@ -456,9 +504,9 @@ func (f *FanOut) take(v visits, s step, sc *scratch) visits {
 		steps := in.rest
 		switch s.kind {
 		case stepMember:
-			named := in.members[s.key]
+			named := in.named(s.key)
 			for _, t := range named {
-				add(f.closure(t), x.n)
+				add(f.closure(t.node), x.n)
 			}
 			matched := false
 			for _, t := range steps {
@@ -527,6 +575,9 @@ func (f *FanOut) matches(pattern, name string) bool {
 	re, ok := f.patterns[pattern]
 	if !ok {
 		re, _ = regexp.Compile(pattern)
+		if f.patterns == nil {
+			f.patterns = map[string]*regexp.Regexp{}
+		}
 		f.patterns[pattern] = re
 	}
 	return re == nil || re.MatchString(name)

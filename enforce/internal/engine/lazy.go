@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/enforcer-go/enforcer/enforce/internal/jsonvalue"
 )
@@ -19,14 +20,14 @@ import (
 // schema is refused never waits for an answer. It reads every subschema
 // gojsonschema parses: definitions too, and each $ref's target.
 func Compiles(tree any, draft Draft) bool {
-	c := compilesCheck{tree: tree, draft: draft, refs: map[string]bool{}}
+	c := compilesCheck{tree: tree, draft: draft}
 	return c.schema(tree)
 }
 
 type compilesCheck struct {
 	tree  any
 	draft Draft
-	refs  map[string]bool // the targets read (or being read)
+	refs  map[string]bool // the targets read (or being read); nil until the first
 }
 
 // gojsonschemaTypes are the names its type keyword takes.
@@ -86,6 +87,9 @@ func (c *compilesCheck) object(m map[string]any) bool {
 			return false
 		}
 		if !c.refs[rs] {
+			if c.refs == nil {
+				c.refs = map[string]bool{}
+			}
 			c.refs[rs] = true
 			target, found := jsonvalue.ResolvePointer(c.tree, rs[1:])
 			if !found || !c.schema(target) {
@@ -205,8 +209,106 @@ func numberSign(v any) (sign int, ok bool) {
 // compilesRegexp reports whether regexp.Compile, as gojsonschema calls
 // it, compiles p: only its parse can refuse, so only that is run.
 func compilesRegexp(p string) bool {
+	if plainRegexp(p) {
+		return true
+	}
 	_, err := syntax.Parse(p, syntax.Perl)
 	return err == nil
+}
+
+// plainRegexp reports whether p is in a small subset of regexp/syntax's
+// Perl grammar that it surely parses, read without building anything:
+// printable ASCII, literals, ".", anchors, classes of literals and
+// ordered ranges, groups without flags, alternation, and *, + or ?
+// after an atom. false says nothing: syntax.Parse then decides.
+func plainRegexp(p string) bool {
+	if len(p) > 256 {
+		return false // nesting and size stay far below regexp/syntax's limits
+	}
+	depth, atom := 0, false // atom: what came last can be repeated
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+		switch c {
+		case '\\':
+			if i+1 == len(p) || !plainEscape(p[i+1]) {
+				return false
+			}
+			i++
+			atom = true
+		case '[':
+			end, ok := plainClass(p, i+1)
+			if !ok {
+				return false
+			}
+			i, atom = end, true
+		case '(':
+			if i+1 == len(p) || p[i+1] == '?' || p[i+1] == ')' {
+				return false
+			}
+			depth, atom = depth+1, false
+		case ')':
+			if depth == 0 {
+				return false
+			}
+			depth, atom = depth-1, true
+		case '*', '+', '?':
+			if !atom {
+				return false
+			}
+			atom = false
+		case '|', '^', '$':
+			atom = false
+		case '{', '}', ']':
+			return false // a count, or a brace or bracket read as itself
+		default:
+			atom = true
+		}
+	}
+	return depth == 0
+}
+
+// plainEscape: \c is a class escape or a punctuation mark escaped, as
+// regexp/syntax reads it in and out of classes.
+func plainEscape(c byte) bool {
+	return strings.IndexByte(`dDwWsS.+*?()|[]{}^$\/-`, c) >= 0
+}
+
+// plainClass reads the class whose body starts at p[i] (past its '['),
+// in plainRegexp's subset, and returns the index of its ']'.
+func plainClass(p string, i int) (end int, ok bool) {
+	if i < len(p) && p[i] == '^' {
+		i++
+	}
+	if i < len(p) && p[i] == ']' {
+		return 0, false // an empty class, or a ']' read as itself
+	}
+	for i < len(p) {
+		c := p[i]
+		switch {
+		case c < 0x20 || c > 0x7e || c == '[':
+			return 0, false
+		case c == ']':
+			return i, true
+		case c == '\\':
+			if i+1 == len(p) || !plainEscape(p[i+1]) || i+2 < len(p) && p[i+2] == '-' {
+				return 0, false
+			}
+			i += 2
+		case i+2 < len(p) && p[i+1] == '-' && p[i+2] != ']':
+			// A range: both ends literals, in order.
+			hi := p[i+2]
+			if hi < c || hi > 0x7e || hi == '\\' || hi == '[' {
+				return 0, false
+			}
+			i += 3
+		default:
+			i++
+		}
+	}
+	return 0, false
 }
 
 func (c *compilesCheck) types(v any) bool {
@@ -214,13 +316,11 @@ func (c *compilesCheck) types(v any) bool {
 	case string:
 		return gojsonschemaTypes[v]
 	case []any:
-		seen := map[string]bool{}
-		for _, e := range v {
+		for i, e := range v {
 			s, ok := e.(string)
-			if !ok || !gojsonschemaTypes[s] || seen[s] {
+			if !ok || !gojsonschemaTypes[s] || slices.Contains(v[:i], e) {
 				return false
 			}
-			seen[s] = true
 		}
 		return true
 	}
@@ -234,13 +334,44 @@ func (c *compilesCheck) names(v any, nonEmpty bool) bool {
 	if !ok || nonEmpty && len(l) == 0 {
 		return false
 	}
-	seen := map[string]bool{}
 	for _, e := range l {
-		s, ok := e.(string)
-		if !ok || seen[s] {
+		if _, ok := e.(string); !ok {
+			return false
+		}
+	}
+	return distinct(l)
+}
+
+// distinct reports whether no two of l, each a string, are equal:
+// pairwise for a short list (no map), by a set for a long one.
+func distinct(l []any) bool {
+	if len(l) <= 16 {
+		for i := 1; i < len(l); i++ {
+			if slices.Contains(l[:i], l[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	seen := make(map[string]bool, len(l))
+	for _, e := range l {
+		s := e.(string)
+		if seen[s] {
 			return false
 		}
 		seen[s] = true
+	}
+	return true
+}
+
+// validStrings reports whether every value of l is a string of valid
+// UTF-8: then two are equal as gojsonschema compares them (EqKey, their
+// encoding) exactly when they are equal strings.
+func validStrings(l []any) bool {
+	for _, e := range l {
+		if s, ok := e.(string); !ok || !utf8.ValidString(s) {
+			return false
+		}
 	}
 	return true
 }
@@ -271,6 +402,9 @@ func (c *compilesCheck) enum(v any) bool {
 	l, ok := v.([]any)
 	if !ok {
 		return false
+	}
+	if validStrings(l) {
+		return distinct(l) // an enum of names, as most are: no encoding
 	}
 	seen := make(map[string]bool, len(l))
 	for _, e := range l {

@@ -28,6 +28,13 @@ const ambiguous = "\x00"
 
 // indexRoot indexes the document from its root.
 func (a *Auditor) indexRoot() error {
+	if a.plain {
+		// Every base is defaultBase (a missing entry of base means it),
+		// the root its one resource, and no anchor: the walk below
+		// would record only that, and refuse nothing.
+		a.ix = index{resources: map[string]string{defaultBase: ""}}
+		return nil
+	}
 	a.ix = index{resources: map[string]string{}, anchors: map[string]string{}, base: map[string]string{}}
 	return a.index(a.root, "", defaultBase, a.draft, 0)
 }
@@ -218,8 +225,10 @@ func (a *Auditor) walkTarget(out any, loc string) (any, error) {
 	outer := a.draft
 	a.draft = d
 	defer func() { a.draft = outer }()
-	if err := a.index(v, loc, base, d, 0); err != nil {
-		return nil, err
+	if !a.plain { // else there is nothing to record (see indexRoot)
+		if err := a.index(v, loc, base, d, 0); err != nil {
+			return nil, err
+		}
 	}
 	r, err := a.walk(v, loc, "")
 	if err != nil {
