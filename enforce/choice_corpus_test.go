@@ -4,48 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/enforcer-go/enforcer/enforce"
 	realworld "github.com/enforcer-go/enforcer/internal/corpus"
 )
-
-// stringEnums returns every enum of v, a schema tree, whose values are
-// all strings.
-func stringEnums(v any, out [][]string) [][]string {
-	switch v := v.(type) {
-	case map[string]any:
-		if e, ok := v["enum"].([]any); ok && len(e) > 0 {
-			var labels []string
-			for _, x := range e {
-				s, ok := x.(string)
-				if !ok {
-					labels = nil
-					break
-				}
-				labels = append(labels, s)
-			}
-			if labels != nil {
-				out = append(out, labels)
-			}
-		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			out = stringEnums(v[k], out)
-		}
-	case []any:
-		for _, x := range v {
-			out = stringEnums(x, out)
-		}
-	}
-	return out
-}
 
 // maxDocStrings bounds the strings of one file's documents judged as
 // answers to each of its enums.
@@ -108,7 +72,7 @@ func TestChoiceHoldsToTheEnumsOfRealSchemas(t *testing.T) {
 				docs = docs[:maxDocStrings]
 			}
 		}
-		for _, names := range stringEnums(tree, nil) {
+		for _, names := range realworld.StringEnums(tree) {
 			key := strings.Join(names, "\x00")
 			if seen[key] {
 				continue

@@ -196,16 +196,11 @@ func (s *Schema) fixed(ctx context.Context, v Validator, text string, issues []I
 		return "", &ValidatorError{Name: v.name, Err: err}, nil
 	}
 	value, _ := jsonvalue.LookupPointer(tree, v.at)
-	r := guard.Check(ctx, func() (any, error) { return v.fix(ctx, value, issues) }, func(error) bool { return false })
-	switch {
-	case r.Stopped != nil:
-		return "", nil, r.Stopped
-	case r.Failed && r.Panic != nil:
-		return "", &ValidatorError{Name: v.name, Panic: r.Panic, Err: r.Err}, nil
-	case r.Failed:
-		return "", &ValidatorError{Name: v.name, Err: fixErr(r.Err)}, nil
+	fixedValue, verr, err := runFix(ctx, v, value, issues)
+	if verr != nil || err != nil {
+		return "", verr, err
 	}
-	b, err := json.Marshal(r.Value)
+	b, err := json.Marshal(fixedValue)
 	if err != nil {
 		return "", &ValidatorError{Name: v.name, Err: fixErr(err)}, nil
 	}
@@ -234,23 +229,33 @@ func (s *Schema) fixed(ctx context.Context, v Validator, text string, issues []I
 // fixedText is fixed for a [Text] answer: the fix gets the text and
 // gives the text in its place, held to the text's rules.
 func (s *Schema) fixedText(ctx context.Context, v Validator, text string, issues []Issue) (string, *ValidatorError, error) {
-	r := guard.Check(ctx, func() (any, error) { return v.fix(ctx, text, issues) }, func(error) bool { return false })
-	switch {
-	case r.Stopped != nil:
-		return "", nil, r.Stopped
-	case r.Failed && r.Panic != nil:
-		return "", &ValidatorError{Name: v.name, Panic: r.Panic, Err: r.Err}, nil
-	case r.Failed:
-		return "", &ValidatorError{Name: v.name, Err: fixErr(r.Err)}, nil
+	fixedValue, verr, err := runFix(ctx, v, text, issues)
+	if verr != nil || err != nil {
+		return "", verr, err
 	}
-	out, ok := r.Value.(string)
+	out, ok := fixedValue.(string)
 	if !ok {
-		return "", &ValidatorError{Name: v.name, Err: fixErr(fmt.Errorf("a text answer's fix gave %T, not a string", r.Value))}, nil
+		return "", &ValidatorError{Name: v.name, Err: fixErr(fmt.Errorf("a text answer's fix gave %T, not a string", fixedValue))}, nil
 	}
 	if _, _, err := s.judgeForm(out); err != nil {
 		return "", &ValidatorError{Name: v.name, Err: fixErr(fmt.Errorf("the fixed answer breaks the contract: %w", err))}, nil
 	}
 	return out, nil, nil
+}
+
+// runFix calls v's fix on value under guard: what it gave, or why it
+// gave nothing (a *ValidatorError), or ctx's stop.
+func runFix(ctx context.Context, v Validator, value any, issues []Issue) (any, *ValidatorError, error) {
+	r := guard.Check(ctx, func() (any, error) { return v.fix(ctx, value, issues) }, func(error) bool { return false })
+	switch {
+	case r.Stopped != nil:
+		return nil, nil, r.Stopped
+	case r.Failed && r.Panic != nil:
+		return nil, &ValidatorError{Name: v.name, Panic: r.Panic, Err: r.Err}, nil
+	case r.Failed:
+		return nil, &ValidatorError{Name: v.name, Err: fixErr(r.Err)}, nil
+	}
+	return r.Value, nil, nil
 }
 
 func fixErr(err error) error { return fmt.Errorf("its fix: %w", err) }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 
@@ -82,41 +81,6 @@ func TestLabelledRecordsGetAConfusionMatrixAndPerLabelScores(t *testing.T) {
 	}
 }
 
-// stringEnums returns every enum of v, a schema tree, of two or more
-// labels, all strings.
-func stringEnums(v any, out [][]string) [][]string {
-	switch v := v.(type) {
-	case map[string]any:
-		if e, ok := v["enum"].([]any); ok && len(e) > 1 {
-			var labels []string
-			for _, x := range e {
-				s, ok := x.(string)
-				if !ok {
-					labels = nil
-					break
-				}
-				labels = append(labels, s)
-			}
-			if labels != nil {
-				out = append(out, labels)
-			}
-		}
-		keys := make([]string, 0, len(v))
-		for k := range v {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			out = stringEnums(v[k], out)
-		}
-	case []any:
-		for _, x := range v {
-			out = stringEnums(x, out)
-		}
-	}
-	return out
-}
-
 // A choice dataset built from JSONSchemaBench's real string enums, one
 // group a set: a classifier right on two records of three, wrong (the
 // next label) on the third, and broken on every seventh. Each group's
@@ -133,7 +97,10 @@ func TestTheConfusionMatrixOfRealEnums(t *testing.T) {
 		if json.Unmarshal(f.Schema, &tree) != nil {
 			continue
 		}
-		for _, labels := range stringEnums(tree, nil) {
+		for _, labels := range corpus.StringEnums(tree) {
+			if len(labels) < 2 {
+				continue
+			}
 			key := strings.Join(labels, "\x00")
 			if seen[key] || sets == maxSets {
 				continue

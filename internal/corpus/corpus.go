@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -254,4 +255,36 @@ func ModelOutputs(t testing.TB) []ModelOutput {
 		t.Fatal(err)
 	}
 	return recs
+}
+
+// StringEnums returns every enum in v, a schema parsed into any, whose
+// values are all strings, in a fixed order (members by name).
+func StringEnums(v any) [][]string { return stringEnums(v, nil) }
+
+func stringEnums(v any, out [][]string) [][]string {
+	switch v := v.(type) {
+	case map[string]any:
+		if e, ok := v["enum"].([]any); ok && len(e) > 0 {
+			var labels []string
+			for _, x := range e {
+				s, ok := x.(string)
+				if !ok {
+					labels = nil
+					break
+				}
+				labels = append(labels, s)
+			}
+			if labels != nil {
+				out = append(out, labels)
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(v)) {
+			out = stringEnums(v[k], out)
+		}
+	case []any:
+		for _, x := range v {
+			out = stringEnums(x, out)
+		}
+	}
+	return out
 }
