@@ -401,10 +401,30 @@ func (a *Agent) runOnce(ctx context.Context, turn, input string, schema *enforce
 	return res, st.loop(ctx)
 }
 
+// inputDone waits for the input rules' verdict, if still to come, and
+// puts their rulings and their judges' spend on the record; it returns
+// the verdict's error, nil when they passed or were already waited for.
+func (st *runState) inputDone(ctx context.Context) error {
+	wait := st.inputVerdict
+	if wait == nil {
+		return nil
+	}
+	st.inputVerdict = nil
+	rulings, verdict := wait()
+	st.takeJudged(ctx) // the input's judges, before any cap is checked
+	st.inputRuled(rulings)
+	return verdict
+}
+
 func (st *runState) loop(ctx context.Context) error {
 	a, res := st.a, st.res
 	for res.Iterations < a.cfg.maxIterations {
 		if err := context.Cause(ctx); err != nil {
+			// A rule that tripped on the input may have ended ctx before
+			// the first call: its verdicts are on the record all the same.
+			if verdict := st.inputDone(ctx); verdict != nil {
+				return verdict
+			}
 			return err
 		}
 		res.Iterations++
@@ -419,16 +439,10 @@ func (st *runState) loop(ctx context.Context) error {
 			CachedTokens: max(resp.Usage.CachedTokens, 0), ReasoningTokens: max(resp.Usage.ReasoningTokens, 0),
 			LatencyMs: st.latency.Milliseconds(), Money: st.price(resp.Usage),
 		}
-		if wait := st.inputVerdict; wait != nil {
-			// Nothing the first reply asks is done before the input
-			// rules pass ([WithInputRules]).
-			st.inputVerdict = nil
-			rulings, verdict := wait()
-			st.takeJudged(ctx) // the input's judges, before any cap is checked
-			st.inputRuled(rulings)
-			if verdict != nil {
-				return verdict
-			}
+		// Nothing the first reply asks is done before the input rules
+		// pass ([WithInputRules]).
+		if verdict := st.inputDone(ctx); verdict != nil {
+			return verdict
 		}
 		if err != nil {
 			if cause := context.Cause(ctx); cause != nil {

@@ -175,3 +175,23 @@ func TestInputRulesPolicies(t *testing.T) {
 		}
 	})
 }
+
+// A rule that trips at once may end the run's context before the loop
+// asks the model at all; its verdicts are on the result all the same.
+// Which comes first is the scheduler's choice, so the run is repeated.
+func TestAnInputRuleTrippingAtOnceIsOnTheRecord(t *testing.T) {
+	blocked := agent.ModelFunc(func(ctx context.Context, _ agent.Request) (agent.Response, error) {
+		<-ctx.Done()
+		return agent.Response{}, ctx.Err()
+	})
+	a := agent.New(blocked, agent.WithInputRules(enforce.ForbiddenWords("no-lima", "lima")))
+	for i := range 300 {
+		res, err := a.Run(t.Context(), "Weather in Lima?")
+		if !errors.Is(err, enforce.ErrTripwire) {
+			t.Fatalf("run %d: err = %v, want the tripwire", i, err)
+		}
+		if len(res.InputRules) != 1 || res.InputRules[0].Rule != "no-lima" || res.InputRules[0].Verdict != enforce.RuleFailed {
+			t.Fatalf("run %d: InputRules = %+v, want no-lima's failed verdict", i, res.InputRules)
+		}
+	}
+}
