@@ -68,3 +68,18 @@ func readBench(name string) string {
 	}
 	return strings.TrimSuffix(string(b), "\n")
 }
+
+// ruleIssues judges answer against schema held to rule: the issues
+// found, nil when it passed; any other failure ends the test.
+func ruleIssues(t *testing.T, schema string, rule enforce.Validator, answer string) []enforce.Issue {
+	t.Helper()
+	err := withValidators(t, mustCompile(t, schema), rule).Judge(t.Context(), enforce.Answer{Given: answer})
+	var ce *enforce.CheckError
+	if errors.As(err, &ce) {
+		return ce.Issues
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return nil
+}

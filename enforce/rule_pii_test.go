@@ -55,15 +55,7 @@ func TestPII(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := withValidators(t, mustCompile(t, `{"type": "object", "additionalProperties": {"type": ["string", "array"]}}`), enforce.PII("pii", tt.kinds...))
-			err := s.Judge(t.Context(), enforce.Answer{Given: tt.answer})
-			var got []enforce.Issue
-			var ce *enforce.CheckError
-			if errors.As(err, &ce) {
-				got = ce.Issues
-			} else if err != nil {
-				t.Fatal(err)
-			}
+			got := ruleIssues(t, `{"type": "object", "additionalProperties": {"type": ["string", "array"]}}`, enforce.PII("pii", tt.kinds...), tt.answer)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("issues = %+v, want %+v", got, tt.want)
 			}
