@@ -11,7 +11,6 @@ import (
 	"github.com/enforcer-go/enforcer/enforce"
 )
 
-
 func TestForbiddenWords(t *testing.T) {
 	rule := enforce.ForbiddenWords("competitors", "Globex", "Straße", "σίσυφος")
 	tests := []struct {
