@@ -58,3 +58,27 @@ func ExampleCompare() {
 	// Output:
 	// m as-written: 90% → 70%
 }
+
+func ExampleWriteCompareHTML() {
+	const schema = `{"type":"object","required":["city"]}`
+	read := func(data string) *eval.Report {
+		rep, _ := eval.Offline(context.Background(), strings.NewReader(data), eval.Options{})
+		return rep
+	}
+	old := read(`{"id":"oslo","model":"m","schema":` + schema + `,"output":"{\"city\":\"Oslo\"}"}
+{"id":"rome","model":"m","schema":` + schema + `,"output":"{\"city\":\"Rome\"}"}`)
+	new := read(`{"id":"oslo","model":"m","schema":` + schema + `,"output":"{\"city\":\"Oslo\"}"}
+{"id":"rome","model":"m","schema":` + schema + `,"output":"{}"}`)
+	var page strings.Builder
+	if err := eval.WriteCompareHTML(&page, new, eval.Compare(old, new, 0.01)); err != nil {
+		fmt.Println(err)
+		return
+	}
+	_, summary, _ := strings.Cut(page.String(), `<p id="compare-summary">`)
+	summary, _, _ = strings.Cut(summary, "</p>")
+	fmt.Println(summary)
+	fmt.Println("lists rome as newly failing:", strings.Contains(page.String(), `data-move="newly-failing" data-id="rome"`))
+	// Output:
+	// 1 newly failing, 0 newly passing, 0 failing at another issue; 2 rates regressed.
+	// lists rome as newly failing: true
+}

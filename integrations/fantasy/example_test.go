@@ -71,3 +71,65 @@ func ExampleRepairText() {
 	// Output:
 	// map[city:Paris tempC:21] [coerce]
 }
+
+// textObjects answers fantasy's object calls in its text mode over the
+// scripted replies, as a provider without a JSON mode would.
+type textObjects struct{ *scripted }
+
+func (m textObjects) GenerateObject(ctx context.Context, call charm.ObjectCall) (*charm.ObjectResponse, error) {
+	return object.GenerateWithText(ctx, m.scripted, call)
+}
+
+func ExampleNewObjectModel() {
+	// The first object breaks the contract (a string temperature); fantasy
+	// refuses it too, and enforcer judges and corrects its raw text.
+	lm := textObjects{&scripted{replies: []string{`{"city": "Paris", "tempC": "21"}`, `{"city": "Paris", "tempC": 21}`}}}
+	s, _ := enforce.SchemaFor[Weather]()
+	a := agent.New(fantasy.NewObjectModel(lm, charm.ObjectCall{SchemaName: "weather"}), agent.WithOutputSchema(s), agent.WithOutputRetries(1))
+	w, res, err := agent.RunTyped[Weather](context.Background(), a, "Weather in Paris?")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%+v\n", w)
+	for _, r := range res.Attempts {
+		fmt.Println(r.Attempt, r.Outcome, r.Path)
+	}
+	// Output:
+	// {City:Paris TempC:21}
+	// 1 retried /tempC
+	// 2 passed
+}
+
+func ExampleJudgeTools() {
+	lookup := charm.NewAgentTool("lookup", "Current weather of a city.", func(_ context.Context, in struct {
+		City string `json:"city"`
+	}, _ charm.ToolCall) (charm.ToolResponse, error) {
+		return charm.NewTextResponse("21C in " + in.City), nil
+	})
+	calls, _ := fantasy.NewToolCalls(0, 0, 0)
+	tools, err := fantasy.JudgeTools(calls, lookup)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// A fantasy agent runs the judged tools (charm.WithTools(tools...));
+	// here two of its calls are made by hand: the first never reaches the
+	// tool, its output is the correction the model is given.
+	for _, in := range []string{`{"city": 5}`, `{"city": "Paris"}`} {
+		out, _ := tools[0].Run(context.Background(), charm.ToolCall{ID: "c1", Name: "lookup", Input: in})
+		if out.IsError {
+			fmt.Println("refused, the correction names /city:", strings.Contains(out.Content, "/city"))
+		} else {
+			fmt.Println("ran:", out.Content)
+		}
+	}
+	for _, r := range calls.Rows() {
+		fmt.Println(r.Tool, r.Outcome, r.Path)
+	}
+	// Output:
+	// refused, the correction names /city: true
+	// ran: 21C in Paris
+	// lookup retried /city
+	// lookup passed
+}

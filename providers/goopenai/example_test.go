@@ -10,7 +10,9 @@ import (
 	"github.com/sashabaranov/go-openai"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
 	"github.com/enforcer-go/enforcer/providers/goopenai"
+	"github.com/enforcer-go/enforcer/providers/native"
 )
 
 type Weather struct {
@@ -50,4 +52,25 @@ func ExampleNew() {
 	// Paris 18°C
 	// attempt 1: passed
 	// tokens: 52 in, 9 out
+}
+
+func ExampleWithReasoning() {
+	// No request is made: OutputModes only looks at the contract.
+	config := openai.DefaultConfig("unused")
+	config.BaseURL = "http://localhost:11434/v1"
+	s, _ := enforce.SchemaFor[Weather]()
+	for _, reasons := range []bool{false, true} {
+		opts := []goopenai.Option{goopenai.WithNativeSchema(native.Ollama)}
+		if reasons {
+			// Ollama leaves a thinking model's answer unconstrained by
+			// the response format, so its native mode is not offered.
+			opts = append(opts, goopenai.WithReasoning())
+		}
+		modes := goopenai.New(config, "qwen3:8b", opts...).OutputModes(s.JSON())
+		mode, _ := modes.Choice()
+		fmt.Println("reasoning:", reasons, "native:", modes.Native, "auto mode:", mode)
+	}
+	// Output:
+	// reasoning: false native: true auto mode: native
+	// reasoning: true native: false auto mode: tool
 }

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 
 	"github.com/enforcer-go/enforcer/agent"
+	"github.com/enforcer-go/enforcer/enforce"
+	"github.com/enforcer-go/enforcer/providers/native"
 	enforceropenai "github.com/enforcer-go/enforcer/providers/openai"
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -94,4 +96,24 @@ func ExampleModel_GenerateStream() {
 	// text "Paris"}
 	// stop: complete
 	// tokens: 52 in, 6 out
+}
+
+func ExampleWithReasoning() {
+	// No request is made: OutputModes only looks at the contract.
+	client := openai.NewClient(option.WithBaseURL("http://localhost:11434/v1/"), option.WithAPIKey("unused"))
+	s, _ := enforce.SchemaFor[Weather]()
+	for _, reasons := range []bool{false, true} {
+		opts := []enforceropenai.Option{enforceropenai.WithNativeSchema(native.Ollama)}
+		if reasons {
+			// Ollama leaves a thinking model's answer unconstrained by
+			// the response format, so its native mode is not offered.
+			opts = append(opts, enforceropenai.WithReasoning())
+		}
+		modes := enforceropenai.New(client, "qwen3:8b", opts...).OutputModes(s.JSON())
+		mode, _ := modes.Choice()
+		fmt.Println("reasoning:", reasons, "native:", modes.Native, "auto mode:", mode)
+	}
+	// Output:
+	// reasoning: false native: true auto mode: native
+	// reasoning: true native: false auto mode: tool
 }
